@@ -1,0 +1,84 @@
+// The one error vocabulary of Baton. The wire protocols, the ops API and the CLI all take
+// their codes and texts from this table, so an operator sees the same words everywhere.
+
+export type ErrorName =
+  | 'server-going-away'
+  | 'protocol-error'
+  | 'lease-expired'
+  | 'force-released'
+  | 'kicked'
+  | 'too-many-connections'
+  | 'io-timeout'
+  | 'unknown-op'
+  | 'bad-key'
+  | 'bad-lease'
+  | 'bad-wait'
+  | 'bad-token'
+  | 'line-too-long'
+  | 'backlog-full'
+  | 'not-found'
+  | 'stale-token'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'invalid-input'
+  | 'conflict'
+  | 'bad-usage';
+
+export interface ErrorSpec {
+  /** Session-protocol code (`ERROR 0x0N`), where the error ends a session. */
+  readonly sessionCode?: number;
+  /** Whether the condition is the server's (client reconnects at once) or the client's own. */
+  readonly side: 'server' | 'client';
+  readonly httpStatus: number;
+  readonly message: string;
+}
+
+export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
+  'server-going-away': { sessionCode: 0x01, side: 'server', httpStatus: 503, message: 'server going away' },
+  'protocol-error': { sessionCode: 0x02, side: 'client', httpStatus: 400, message: 'protocol error' },
+  'lease-expired': { sessionCode: 0x03, side: 'client', httpStatus: 409, message: 'lease expired' },
+  'force-released': { sessionCode: 0x04, side: 'client', httpStatus: 409, message: 'force-released by an admin' },
+  kicked: { sessionCode: 0x05, side: 'client', httpStatus: 409, message: 'removed from the queue by an admin' },
+  'too-many-connections': { sessionCode: 0x06, side: 'server', httpStatus: 503, message: 'too many connections' },
+  'io-timeout': { sessionCode: 0x02, side: 'client', httpStatus: 408, message: 'io timeout' },
+  'unknown-op': { side: 'client', httpStatus: 400, message: 'unknown op' },
+  'bad-key': { side: 'client', httpStatus: 400, message: 'bad key: 1 to 250 bytes of UTF-8 without whitespace or control characters' },
+  'bad-lease': { side: 'client', httpStatus: 400, message: 'bad lease: a decimal number of seconds > 0' },
+  'bad-wait': { side: 'client', httpStatus: 400, message: 'bad wait: a decimal number of seconds >= 0' },
+  'bad-token': { side: 'client', httpStatus: 400, message: 'bad token: a decimal u64' },
+  'line-too-long': { side: 'client', httpStatus: 413, message: 'line too long: over 4096 bytes' },
+  'backlog-full': { side: 'client', httpStatus: 429, message: 'backlog full: too many requests waiting on this connection' },
+  'not-found': { side: 'client', httpStatus: 404, message: 'not found' },
+  'stale-token': { side: 'client', httpStatus: 409, message: 'token no longer holds the lock' },
+  unauthorized: { side: 'client', httpStatus: 401, message: 'missing or bad credentials' },
+  forbidden: { side: 'client', httpStatus: 403, message: 'forbidden' },
+  'invalid-input': { side: 'client', httpStatus: 422, message: 'invalid input' },
+  conflict: { side: 'client', httpStatus: 409, message: 'conflict' },
+  'bad-usage': { side: 'client', httpStatus: 400, message: 'bad usage' },
+};
+
+/** Exit code of the CLI for bad flags or arguments. */
+export const EXIT_USAGE = 2;
+
+/** `0x01`, the form codes take on the session wire. */
+export function hexCode(code: number): string {
+  return `0x${code.toString(16).padStart(2, '0')}`;
+}
+
+/** Maps a session error code back to its name (for clients). */
+export function errorNameForSessionCode(code: number): ErrorName | undefined {
+  for (const name of Object.keys(ERRORS) as ErrorName[]) {
+    if (ERRORS[name].sessionCode === code && name !== 'io-timeout') return name;
+  }
+  return undefined;
+}
+
+/** An error carrying a Baton error name; thrown by the client library and the CLI. */
+export class BatonError extends Error {
+  readonly code: ErrorName;
+  constructor(code: ErrorName, detail?: string) {
+    super(detail ? `${ERRORS[code].message}: ${detail}` : ERRORS[code].message);
+    this.name = 'BatonError';
+    this.code = code;
+  }
+}

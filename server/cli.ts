@@ -1,0 +1,1 @@
+console.log('hello', process.argv.slice(2))

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    globals: false,
+    include: ['lib/**/*.test.ts', 'server/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    // Integration tests spawn real servers and processes; two workers match the two cores.
+    maxWorkers: 2,
+  },
+});
