@@ -1,1 +1,39 @@
-console.log('hello', process.argv.slice(2))
+// The `baton` command line. Bad flags or arguments print a clear message and exit 2.
+import { Command, CommanderError, Option } from 'commander';
+import { EXIT_USAGE } from '../lib/errors.ts';
+import { DEFAULT_OPTIONS } from './daemon.ts';
+import { countOption, durationOption, portOption, positiveDurationOption } from './cli-options.ts';
+import { serve } from './serve-command.ts';
+
+const program = new Command('baton')
+  .description('Baton: a lock service with FIFO queues, direct handover, leases and fencing tokens')
+  .exitOverride()
+  .showHelpAfterError('(run baton --help for usage)');
+
+program
+  .command('serve')
+  .description('run the lock daemon (keyed protocol, session protocol, HTTP health and metrics)')
+  .option('--host <host>', 'address to bind', DEFAULT_OPTIONS.host)
+  .option('--lock-port <port>', 'keyed protocol port (0 picks a free one)', portOption, DEFAULT_OPTIONS.lockPort)
+  .option('--session-port <port>', 'session protocol port (0 picks a free one)', portOption, DEFAULT_OPTIONS.sessionPort)
+  .option('--http-port <port>', 'HTTP port for health and metrics (0 picks a free one)', portOption, DEFAULT_OPTIONS.httpPort)
+  .option('--data-dir <dir>', 'where the fencing-token ceiling is kept', './data')
+  .option('--io-timeout <duration>', 'longest a line may take to arrive or a reply to be read', positiveDurationOption, DEFAULT_OPTIONS.ioTimeoutMs)
+  .option('--drain <duration>', 'how long health and metrics stay up after the lock ports close', durationOption, DEFAULT_OPTIONS.drainMs)
+  .option('--max-connections <n>', 'connections per protocol; the rest are refused with an error', countOption, DEFAULT_OPTIONS.maxConnections)
+  .option('--max-backlog <n>', 'requests that may wait at once on one keyed connection', countOption, DEFAULT_OPTIONS.maxBacklog)
+  .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
+  .action(serve);
+
+try {
+  const { registerRunCommand } = await import('./run-command.ts');
+  registerRunCommand(program);
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // Help and version are not errors; everything else commander rejects is a usage error.
+    process.exit(err.exitCode === 0 ? 0 : EXIT_USAGE);
+  }
+  process.stderr.write(`baton: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}

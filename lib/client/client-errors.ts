@@ -1,0 +1,47 @@
+// Turns what the server said (an error name or a session code, plus its human text) and what
+// the client saw (a dropped connection) into BatonErrors, so both clients fail the same way.
+import { BatonError, ERRORS, errorNameForSessionCode } from '../errors.ts';
+import type { ErrorName } from '../errors.ts';
+
+function isErrorName(name: string): name is ErrorName {
+  return Object.hasOwn(ERRORS, name);
+}
+
+/** A BatonError whose message is exactly `text`, so the operator reads the server's own words. */
+export function errorWithText(name: ErrorName, text: string): BatonError {
+  const error = new BatonError(name);
+  if (text !== '') error.message = text;
+  return error;
+}
+
+/** An `E <op> <key> <name> <text>` from the keyed protocol. */
+export function errorFromWireName(name: string, text: string): BatonError {
+  if (isErrorName(name)) return errorWithText(name, text);
+  // A server newer than this client may send a name we do not know; keep its words.
+  return errorWithText('protocol-error', `${name} ${text}`.trim());
+}
+
+/** An `ERROR <code> <text>` from the session protocol. */
+export function errorFromSessionCode(code: number, text: string): BatonError {
+  const name = errorNameForSessionCode(code);
+  if (name) return errorWithText(name, text);
+  return errorWithText('protocol-error', `unknown error code ${code}: ${text}`);
+}
+
+/** Whether the server, not the client, is at fault: the client then tries again elsewhere. */
+export function isServerSide(error: Error): boolean {
+  return error instanceof BatonError && ERRORS[error.code].side === 'server';
+}
+
+/**
+ * The connection went away without an error from the server. errors.ts has no name for this
+ * yet; it is the server's trouble, like 'server-going-away', so callers retry the same way.
+ */
+export function connectionLost(detail: string): BatonError {
+  return errorWithText('server-going-away', `connection lost: ${detail}`);
+}
+
+/** Calls after close(), and requests still pending when close() was called. */
+export function clientClosed(): BatonError {
+  return errorWithText('bad-usage', 'the Baton client is closed');
+}

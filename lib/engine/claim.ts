@@ -1,0 +1,59 @@
+// A claim is one request for a lock: first a waiter in the lock's FIFO queue, then its holder,
+// then ended. One object per request; the engine links it into its lock's queue and into the
+// deadline heap directly (intrusive links), so queue moves and removals allocate nothing.
+import type { HeapItem } from './deadline-heap.ts';
+import type { LockState } from './lock-state.ts';
+
+export type Protocol = 'keyed' | 'session';
+export type ClaimState = 'waiting' | 'holding' | 'ended';
+
+/** Why the engine (not the owner) ended a claim. */
+export type EndReason = 'wait-timeout' | 'expired' | 'force-released' | 'kicked';
+
+/**
+ * The connection (or in-process caller) a claim belongs to. One object per connection, not a
+ * closure per request.
+ */
+export interface ClaimOwner {
+  /**
+   * The claim now holds its lock. Return false when the grant cannot be delivered (the
+   * connection is gone): the engine then releases it at once and hands the lock on.
+   */
+  onGranted(claim: Claim): boolean;
+  /** The engine ended the claim for `reason`; not called for ends the owner asked for. */
+  onEnded(claim: Claim, reason: EndReason): void;
+}
+
+export class Claim implements HeapItem {
+  due = Number.POSITIVE_INFINITY;
+  heapIndex = -1;
+  state: ClaimState = 'waiting';
+  token = 0n;
+  /** Enqueue order within the lock, for queue positions. */
+  seq = 0;
+  prev: Claim | null = null;
+  next: Claim | null = null;
+  grantedAt = 0;
+  /** Lease end: grant + lease (fixed), or last sign of life + lease (sliding). */
+  expiresAt = Number.POSITIVE_INFINITY;
+  /** Absolute wait deadline while queued; +Infinity waits forever. */
+  waitDeadline = Number.POSITIVE_INFINITY;
+
+  constructor(
+    readonly id: number,
+    readonly lock: LockState,
+    readonly owner: ClaimOwner,
+    readonly protocol: Protocol,
+    /** Peer address, for operators ("127.0.0.1:53122"). */
+    readonly client: string,
+    readonly leaseMs: number,
+    readonly sliding: boolean,
+    readonly enqueuedAt: number,
+    /** Owner-defined number (e.g. the request's sequence on its connection). */
+    readonly tag: number,
+  ) {}
+
+  get name(): string {
+    return this.lock.name;
+  }
+}

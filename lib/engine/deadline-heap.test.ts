@@ -1,0 +1,104 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DeadlineHeap, type HeapItem } from './deadline-heap.ts';
+
+interface Item extends HeapItem {
+  id: number;
+}
+
+const item = (id: number, due: number): Item => ({ id, due, heapIndex: -1 });
+
+/** Pops everything in heap order. */
+function drain(heap: DeadlineHeap<Item>): number[] {
+  const out: number[] = [];
+  for (let top = heap.peek(); top !== undefined; top = heap.peek()) {
+    out.push(top.due);
+    heap.remove(top);
+  }
+  return out;
+}
+
+describe('DeadlineHeap', () => {
+  it('peeks the earliest deadline and is empty after removing everything', () => {
+    const heap = new DeadlineHeap<Item>();
+    const items = [item(1, 30), item(2, 10), item(3, 20)];
+    for (const i of items) heap.push(i);
+    expect(heap.peek()?.id).toBe(2);
+    expect(drain(heap)).toEqual([10, 20, 30]);
+    expect(heap.size).toBe(0);
+    expect(items.map((i) => i.heapIndex)).toEqual([-1, -1, -1]);
+  });
+
+  it('ignores removal of an item that is not in the heap', () => {
+    const heap = new DeadlineHeap<Item>();
+    const inside = item(1, 5);
+    heap.push(inside);
+    heap.remove(item(2, 1));
+    heap.remove(inside);
+    heap.remove(inside);
+    expect(heap.size).toBe(0);
+  });
+
+  it('re-files an item moved earlier or later, and pushes one that was not filed', () => {
+    const heap = new DeadlineHeap<Item>();
+    const a = item(1, 10);
+    const b = item(2, 20);
+    heap.push(a);
+    heap.push(b);
+    a.due = 30;
+    heap.update(a);
+    expect(heap.peek()).toBe(b);
+    const c = item(3, 1);
+    heap.update(c);
+    expect(heap.peek()).toBe(c);
+    expect(heap.has(c)).toBe(true);
+  });
+
+  it('matches a sorted array through random pushes, removals and updates', () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('push' as const), due: fc.integer({ min: 0, max: 50 }) }),
+      fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('update' as const), pick: fc.nat(), due: fc.integer({ min: 0, max: 50 }) }),
+      fc.record({ kind: fc.constant('pop' as const) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
+        const heap = new DeadlineHeap<Item>();
+        const model: Item[] = [];
+        let nextId = 1;
+        for (const o of ops) {
+          if (o.kind === 'push') {
+            const it = item(nextId++, o.due);
+            heap.push(it);
+            model.push(it);
+          } else if (o.kind === 'pop') {
+            const top = heap.peek();
+            if (top === undefined) {
+              expect(model).toEqual([]);
+              continue;
+            }
+            expect(top.due).toBe(Math.min(...model.map((m) => m.due)));
+            heap.remove(top);
+            model.splice(model.indexOf(top), 1);
+          } else if (model.length > 0) {
+            const target = model[o.pick % model.length] as Item;
+            if (o.kind === 'remove') {
+              heap.remove(target);
+              model.splice(model.indexOf(target), 1);
+              expect(heap.has(target)).toBe(false);
+            } else {
+              target.due = o.due;
+              heap.update(target);
+            }
+          }
+          expect(heap.size).toBe(model.length);
+          for (const m of model) expect(heap.has(m)).toBe(true);
+          const min = model.length === 0 ? undefined : Math.min(...model.map((m) => m.due));
+          expect(heap.peek()?.due).toBe(min);
+        }
+        expect(drain(heap)).toEqual(model.map((m) => m.due).sort((x, y) => x - y));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,94 @@
+// The engine's event stream: every state change, in order. Metrics, the ops API's SSE feed
+// and replication all read this one stream. `at` is the engine's monotonic clock (ms).
+//
+// A holder ends by exactly one of: release, expire, force-release.
+// A waiter leaves the queue by exactly one of: grant, leave-queue (timeout, disconnect,
+// expired), kick.
+import type { Protocol } from './claim.ts';
+import type { HandoverCause } from './lock-state.ts';
+
+export interface GrantEvent {
+  type: 'grant';
+  at: number;
+  lock: string;
+  claimId: number;
+  token: bigint;
+  protocol: Protocol;
+  client: string;
+  leaseMs: number;
+  sliding: boolean;
+  /** Time spent in the queue (0 for an immediate grant). */
+  waitedMs: number;
+  /** Time from the previous holder's end to this grant, and what ended it; null when the lock was free. */
+  handoverMs: number | null;
+  handoverCause: HandoverCause | null;
+}
+
+export interface ReleaseEvent {
+  type: 'release';
+  at: number;
+  lock: string;
+  claimId: number;
+  token: bigint;
+  protocol: Protocol;
+  /** `disconnect`: the session closed, or the grant could not be delivered. */
+  cause: 'release' | 'disconnect';
+}
+
+export interface ExpireEvent {
+  type: 'expire';
+  at: number;
+  lock: string;
+  claimId: number;
+  token: bigint;
+  protocol: Protocol;
+}
+
+export interface ForceReleaseEvent {
+  type: 'force-release';
+  at: number;
+  lock: string;
+  claimId: number;
+  token: bigint;
+  protocol: Protocol;
+}
+
+export interface EnqueueEvent {
+  type: 'enqueue';
+  at: number;
+  lock: string;
+  claimId: number;
+  protocol: Protocol;
+  client: string;
+  position: number;
+  /** Absolute wait deadline on the engine clock, or null to wait forever. */
+  waitDeadline: number | null;
+}
+
+export interface LeaveQueueEvent {
+  type: 'leave-queue';
+  at: number;
+  lock: string;
+  claimId: number;
+  protocol: Protocol;
+  reason: 'timeout' | 'disconnect' | 'expired';
+}
+
+export interface KickEvent {
+  type: 'kick';
+  at: number;
+  lock: string;
+  claimId: number;
+  protocol: Protocol;
+}
+
+export type LockEvent =
+  | GrantEvent
+  | ReleaseEvent
+  | ExpireEvent
+  | ForceReleaseEvent
+  | EnqueueEvent
+  | LeaveQueueEvent
+  | KickEvent;
+
+export type LockEventListener = (event: LockEvent) => void;

@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import type { Claim, ClaimOwner } from './claim.ts';
+import { FakeClock } from './clock.ts';
+import type { LockEvent } from './events.ts';
+import { LockEngine } from './lock-engine.ts';
+import { BlockTokenSource, MemoryCeilingStore } from '../tokens/token-source.ts';
+
+const live: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
+const gone: ClaimOwner = { onGranted: () => false, onEnded: () => {} };
+
+function setup() {
+  const clock = new FakeClock(1_000);
+  const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore(), 100n));
+  const events: LockEvent[] = [];
+  const unsubscribe = engine.subscribe((e) => events.push(e));
+  const fixed = (name: string, leaseMs = 10_000, waitMs = 0, owner = live) =>
+    engine.acquire(name, owner, 'keyed', '10.0.0.1:1', leaseMs, waitMs, false);
+  const sliding = (name: string, leaseMs = 10_000, waitMs = 0) =>
+    engine.acquire(name, live, 'session', '10.0.0.2:2', leaseMs, waitMs, true);
+  /** Forgets what happened so far, so a test sees only the events of the step it checks. */
+  const take = () => events.splice(0);
+  return { clock, engine, events, unsubscribe, fixed, sliding, take };
+}
+
+describe('lock engine events', () => {
+  it('emits a grant with no handover for a free lock', () => {
+    const { take, sliding } = setup();
+    const claim = sliding('a', 700);
+    expect(take()).toEqual([{
+      type: 'grant', at: 1_000, lock: 'a', claimId: claim.id, token: 1n, protocol: 'session', client: '10.0.0.2:2',
+      leaseMs: 700, sliding: true, waitedMs: 0, handoverMs: null, handoverCause: null,
+    }]);
+  });
+
+  it('emits enqueue with the queue position and the absolute wait deadline, or null for forever', () => {
+    const { take, fixed } = setup();
+    fixed('a');
+    take();
+    const first = fixed('a', 100, 0);
+    const second = fixed('a', 100, 250);
+    expect(take()).toEqual([
+      { type: 'enqueue', at: 1_000, lock: 'a', claimId: first.id, protocol: 'keyed', client: '10.0.0.1:1', position: 1, waitDeadline: null },
+      { type: 'enqueue', at: 1_000, lock: 'a', claimId: second.id, protocol: 'keyed', client: '10.0.0.1:1', position: 2, waitDeadline: 1_250 },
+    ]);
+  });
+
+  it('emits release then a grant caused by the release, with the time the waiter spent queued', () => {
+    const { take, fixed, engine, clock } = setup();
+    const holder = fixed('a');
+    const waiter = fixed('a');
+    clock.advance(40);
+    take();
+    engine.release('a', holder.token);
+    expect(take()).toEqual([
+      { type: 'release', at: 1_040, lock: 'a', claimId: holder.id, token: 1n, protocol: 'keyed', cause: 'release' },
+      expect.objectContaining({ type: 'grant', claimId: waiter.id, token: 2n, waitedMs: 40, handoverMs: 0, handoverCause: 'release' }),
+    ]);
+  });
+
+  it('marks a handover after the holder disconnected with cause disconnect', () => {
+    const { take, fixed, engine } = setup();
+    const holder = fixed('a');
+    fixed('a');
+    take();
+    engine.end(holder);
+    expect(take().map((e) => [e.type, 'cause' in e ? e.cause : e.type === 'grant' ? e.handoverCause : null])).toEqual([
+      ['release', 'disconnect'],
+      ['grant', 'disconnect'],
+    ]);
+  });
+
+  it('measures expiry handover latency from the lease end when advance() runs late', () => {
+    const { take, fixed, engine, clock } = setup();
+    const holder = fixed('a', 100);
+    const waiter = fixed('a');
+    take();
+    clock.advance(250); // the lease ended at 1,100; the timer fires at 1,250
+    engine.advance();
+    expect(take()).toEqual([
+      { type: 'expire', at: 1_250, lock: 'a', claimId: holder.id, token: holder.token, protocol: 'keyed' },
+      expect.objectContaining({ type: 'grant', at: 1_250, claimId: waiter.id, waitedMs: 250, handoverMs: 150, handoverCause: 'expiry' }),
+    ]);
+  });
+
+  it('emits force-release then a grant caused by it', () => {
+    const { take, fixed, engine } = setup();
+    const holder = fixed('a');
+    const waiter = fixed('a');
+    take();
+    engine.forceRelease('a');
+    expect(take()).toEqual([
+      { type: 'force-release', at: 1_000, lock: 'a', claimId: holder.id, token: holder.token, protocol: 'keyed' },
+      expect.objectContaining({ type: 'grant', claimId: waiter.id, handoverMs: 0, handoverCause: 'force-release' }),
+    ]);
+  });
+
+  it('emits a granted-then-released pair for an undeliverable grant, and the next grant is caused by disconnect', () => {
+    const { take, fixed, engine } = setup();
+    const holder = fixed('a');
+    const dead = fixed('a', 10_000, 0, gone);
+    const alive = fixed('a');
+    take();
+    engine.release('a', holder.token);
+    expect(take().map((e) => [e.type, e.claimId])).toEqual([
+      ['release', holder.id],
+      ['grant', dead.id],
+      ['release', dead.id],
+      ['grant', alive.id],
+    ]);
+  });
+
+  it('emits leave-queue with reason timeout, disconnect or expired', () => {
+    const { take, fixed, sliding, engine, clock } = setup();
+    fixed('a');
+    const timesOut = fixed('a', 10_000, 100);
+    const disconnects = fixed('a');
+    const silent = sliding('a', 200);
+    take();
+    engine.end(disconnects);
+    clock.advance(200);
+    engine.advance();
+    expect(take()).toEqual([
+      { type: 'leave-queue', at: 1_000, lock: 'a', claimId: disconnects.id, protocol: 'keyed', reason: 'disconnect' },
+      { type: 'leave-queue', at: 1_200, lock: 'a', claimId: timesOut.id, protocol: 'keyed', reason: 'timeout' },
+      { type: 'leave-queue', at: 1_200, lock: 'a', claimId: silent.id, protocol: 'session', reason: 'expired' },
+    ]);
+  });
+
+  it('emits kick for an admin kick, not leave-queue', () => {
+    const { take, fixed, engine } = setup();
+    fixed('a');
+    const waiter = fixed('a');
+    take();
+    engine.kick('a', waiter.id);
+    expect(take()).toEqual([{ type: 'kick', at: 1_000, lock: 'a', claimId: waiter.id, protocol: 'keyed' }]);
+  });
+
+  it('times out a waiter whose deadline passed before the lock came free, then grants the next one', () => {
+    const { take, fixed, engine, clock } = setup();
+    const holder = fixed('a');
+    const late = fixed('a', 10_000, 50);
+    const next = fixed('a');
+    take();
+    clock.advance(80);
+    engine.release('a', holder.token);
+    expect(take().map((e) => [e.type, e.claimId, e.type === 'leave-queue' ? e.reason : null])).toEqual([
+      ['release', holder.id, null],
+      ['leave-queue', late.id, 'timeout'],
+      ['grant', next.id, null],
+    ]);
+  });
+
+  it('stops delivering events after unsubscribe', () => {
+    const { events, unsubscribe, fixed } = setup();
+    fixed('a');
+    unsubscribe();
+    fixed('b');
+    expect(events.map((e) => e.lock)).toEqual(['a']);
+  });
+
+  it('reports the grant token on the release and expire events of the same claim', () => {
+    const { take, fixed, engine, clock } = setup();
+    const tokens: bigint[] = [];
+    const a: Claim = fixed('a', 100);
+    const b: Claim = fixed('b', 100);
+    engine.release('a', a.token);
+    clock.advance(100);
+    engine.advance();
+    for (const e of take()) if (e.type !== 'enqueue' && e.type !== 'leave-queue' && e.type !== 'kick') tokens.push(e.token);
+    expect(tokens).toEqual([a.token, b.token, a.token, b.token]);
+  });
+});

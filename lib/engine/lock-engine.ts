@@ -1,0 +1,288 @@
+// The lock engine: a pure state machine over named locks. No sockets, no real clock, no
+// timers: time comes from the injected Clock, and the engine reports its next deadline
+// (`nextDeadline()`) for the caller to wake it (`advance()`). Every state change is emitted
+// on one event stream.
+//
+// Deadlines (leases and waits) live in one indexed binary heap (see deadline-heap.ts).
+// Sliding leases are extended lazily: a heartbeat only moves `claim.expiresAt`; when the heap
+// pops the stale deadline, the claim is re-filed under its real one. A heartbeat is O(1).
+import { Claim, type ClaimOwner, type EndReason, type Protocol } from './claim.ts';
+import type { Clock } from './clock.ts';
+import { DeadlineHeap } from './deadline-heap.ts';
+import type { LockEvent, LockEventListener } from './events.ts';
+import { type HandoverCause, LockState } from './lock-state.ts';
+import type { TokenSource } from '../tokens/token-source.ts';
+
+const NEVER = Number.POSITIVE_INFINITY;
+
+export type ForceReleaseResult =
+  | { ok: true; token: bigint; claim: Claim }
+  | { ok: false; reason: 'not-held' | 'stale-token'; holderToken: bigint | null };
+
+export class LockEngine {
+  private readonly locks = new Map<string, LockState>();
+  private readonly heap = new DeadlineHeap<Claim>();
+  private readonly listeners: LockEventListener[] = [];
+  private nextClaimId = 1;
+  private held = 0;
+  private queued = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly tokens: TokenSource,
+  ) {}
+
+  /** Subscribes to every state change; returns the unsubscribe function. */
+  subscribe(listener: LockEventListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /**
+   * Asks for `name`. The claim is granted now (owner.onGranted is called before this returns)
+   * or queued at the tail. `waitMs` 0 waits forever. Sliding claims (sessions) must be
+   * touched within `leaseMs` while queued too, or they leave the queue as dead.
+   */
+  acquire(name: string, owner: ClaimOwner, protocol: Protocol, client: string, leaseMs: number, waitMs: number, sliding: boolean, tag = 0): Claim {
+    const now = this.clock.now();
+    let lock = this.locks.get(name);
+    if (lock === undefined) {
+      lock = new LockState(name);
+      this.locks.set(name, lock);
+    }
+    const claim = new Claim(this.nextClaimId++, lock, owner, protocol, client, leaseMs, sliding, now, tag);
+    if (sliding) claim.expiresAt = now + leaseMs;
+    if (lock.idle) {
+      this.grant(lock, claim, now, null);
+      // The owner may have ended the claim itself inside onGranted; then it is already handed on.
+      if (!owner.onGranted(claim) && claim.state === 'holding') {
+        this.dropHolder(lock, claim, now, 'disconnect');
+        this.handOver(lock, now);
+      }
+      return claim;
+    }
+    claim.waitDeadline = waitMs > 0 ? now + waitMs : NEVER;
+    lock.enqueue(claim);
+    this.queued++;
+    claim.due = Math.min(claim.waitDeadline, sliding ? claim.expiresAt : NEVER);
+    if (claim.due !== NEVER) this.heap.push(claim);
+    if (this.listeners.length > 0) {
+      this.emit({
+        type: 'enqueue', at: now, lock: name, claimId: claim.id, protocol, client,
+        position: lock.waiting, waitDeadline: claim.waitDeadline === NEVER ? null : claim.waitDeadline,
+      });
+    }
+    return claim;
+  }
+
+  /** Releases the grant that `token` names. 'stale' when that token no longer holds `name`; nothing changes then. */
+  release(name: string, token: bigint): 'ok' | 'stale' {
+    const lock = this.locks.get(name);
+    const holder = lock?.holder;
+    if (lock === undefined || !holder || holder.token !== token) return 'stale';
+    const now = this.clock.now();
+    this.dropHolder(lock, holder, now, 'release');
+    this.handOver(lock, now);
+    return 'ok';
+  }
+
+  /** The owner is gone (connection closed): a holder releases, a waiter leaves the queue. */
+  end(claim: Claim): void {
+    if (claim.state === 'ended') return;
+    const now = this.clock.now();
+    if (claim.state === 'holding') {
+      this.dropHolder(claim.lock, claim, now, 'disconnect');
+      this.handOver(claim.lock, now);
+    } else {
+      this.leaveQueue(claim);
+      if (this.listeners.length > 0) {
+        this.emit({ type: 'leave-queue', at: now, lock: claim.name, claimId: claim.id, protocol: claim.protocol, reason: 'disconnect' });
+      }
+    }
+  }
+
+  /** A sign of life from a sliding claim's client: its lease restarts. */
+  touch(claim: Claim): void {
+    const now = this.clock.now();
+    // A lease that has already lapsed stays lapsed, even if advance() has not got round to it yet.
+    if (claim.sliding && claim.state !== 'ended' && claim.expiresAt > now) claim.expiresAt = now + claim.leaseMs;
+  }
+
+  /** Admin: ends the holder of `name` (only the one holding `token`, when given) and hands the lock on. */
+  forceRelease(name: string, token?: bigint): ForceReleaseResult {
+    const lock = this.locks.get(name);
+    const holder = lock?.holder ?? null;
+    if (lock === undefined || holder === null) return { ok: false, reason: 'not-held', holderToken: null };
+    if (token !== undefined && holder.token !== token) return { ok: false, reason: 'stale-token', holderToken: holder.token };
+    const now = this.clock.now();
+    this.endHolder(lock, holder, now, 'force-release');
+    if (this.listeners.length > 0) {
+      this.emit({ type: 'force-release', at: now, lock: name, claimId: holder.id, token: holder.token, protocol: holder.protocol });
+    }
+    holder.owner.onEnded(holder, 'force-released');
+    this.handOver(lock, now);
+    return { ok: true, token: holder.token, claim: holder };
+  }
+
+  /** Admin: removes waiter `claimId` from the queue of `name`. */
+  kick(name: string, claimId: number): boolean {
+    const lock = this.locks.get(name);
+    if (lock === undefined) return false;
+    let claim = lock.head;
+    while (claim !== null && claim.id !== claimId) claim = claim.next;
+    if (claim === null) return false;
+    const now = this.clock.now();
+    this.leaveQueue(claim);
+    if (this.listeners.length > 0) this.emit({ type: 'kick', at: now, lock: name, claimId, protocol: claim.protocol });
+    claim.owner.onEnded(claim, 'kicked');
+    return true;
+  }
+
+  /** Runs every deadline that has come: lease expiries and wait timeouts. */
+  advance(): void {
+    const now = this.clock.now();
+    for (let top = this.heap.peek(); top !== undefined && top.due <= now; top = this.heap.peek()) {
+      const real = top.state === 'holding' ? top.expiresAt : this.queueDeadline(top);
+      if (real > now) {
+        top.due = real; // a sliding lease was extended since it was filed
+        this.heap.update(top);
+        continue;
+      }
+      this.heap.remove(top);
+      if (top.state === 'holding') this.expire(top, now);
+      else this.timeOut(top, now);
+    }
+  }
+
+  /** The engine clock time at which `advance()` has work next; +Infinity when none. */
+  nextDeadline(): number {
+    return this.heap.peek()?.due ?? NEVER;
+  }
+
+  get tokenHighWater(): bigint {
+    return this.tokens.highWater;
+  }
+
+  get lockCount(): number {
+    return this.locks.size;
+  }
+
+  get heldCount(): number {
+    return this.held;
+  }
+
+  get waiterCount(): number {
+    return this.queued;
+  }
+
+  /** The lock's state (holder and queue), or undefined when nobody holds or waits for it. */
+  lock(name: string): LockState | undefined {
+    return this.locks.get(name);
+  }
+
+  /** Every lock that has a holder or waiters. */
+  allLocks(): IterableIterator<LockState> {
+    return this.locks.values();
+  }
+
+  // --- internals ---
+
+  private grant(lock: LockState, claim: Claim, now: number, cause: HandoverCause | null): void {
+    claim.state = 'holding';
+    claim.token = this.tokens.next();
+    claim.grantedAt = now;
+    if (!claim.sliding) claim.expiresAt = now + claim.leaseMs;
+    lock.holder = claim;
+    this.held++;
+    claim.due = claim.expiresAt;
+    this.heap.update(claim);
+    if (this.listeners.length > 0) {
+      this.emit({
+        type: 'grant', at: now, lock: lock.name, claimId: claim.id, token: claim.token, protocol: claim.protocol,
+        client: claim.client, leaseMs: claim.leaseMs, sliding: claim.sliding, waitedMs: now - claim.enqueuedAt,
+        handoverMs: cause === null ? null : Math.max(0, now - lock.endedAt), handoverCause: cause,
+      });
+    }
+  }
+
+  /** When a waiter leaves the queue unless granted first: its wait deadline or its sliding lease. */
+  private queueDeadline(waiter: Claim): number {
+    return Math.min(waiter.waitDeadline, waiter.sliding ? waiter.expiresAt : NEVER);
+  }
+
+  /**
+   * Hands the lock to the head of its queue, skipping waiters whose grant cannot be delivered.
+   * A waiter whose deadline had passed when the lock came free (advance() had not run yet)
+   * times out instead: it left the queue before the lock was there to take.
+   */
+  private handOver(lock: LockState, now: number): void {
+    for (let next = lock.head; next !== null; next = lock.head) {
+      if (this.queueDeadline(next) <= lock.endedAt) {
+        this.timeOut(next, now);
+        continue;
+      }
+      this.leaveQueue(next, false);
+      this.grant(lock, next, now, lock.endCause);
+      // Delivered, or the owner ended the claim inside onGranted (which already handed the lock on).
+      if (next.owner.onGranted(next) || next.state !== 'holding') return;
+      this.dropHolder(lock, next, now, 'disconnect');
+    }
+    if (lock.idle && this.locks.get(lock.name) === lock) this.locks.delete(lock.name);
+  }
+
+  private endHolder(lock: LockState, holder: Claim, endedAt: number, cause: HandoverCause): void {
+    holder.state = 'ended';
+    this.heap.remove(holder);
+    lock.holder = null;
+    lock.endedAt = endedAt;
+    lock.endCause = cause;
+    this.held--;
+  }
+
+  private dropHolder(lock: LockState, holder: Claim, now: number, cause: 'release' | 'disconnect'): void {
+    this.endHolder(lock, holder, now, cause);
+    if (this.listeners.length > 0) {
+      this.emit({ type: 'release', at: now, lock: lock.name, claimId: holder.id, token: holder.token, protocol: holder.protocol, cause });
+    }
+  }
+
+  private expire(holder: Claim, now: number): void {
+    const lock = holder.lock;
+    // The lease ended at expiresAt, whenever the timer got round to it: handover latency counts from there.
+    this.endHolder(lock, holder, Math.min(holder.expiresAt, now), 'expiry');
+    if (this.listeners.length > 0) {
+      this.emit({ type: 'expire', at: now, lock: lock.name, claimId: holder.id, token: holder.token, protocol: holder.protocol });
+    }
+    holder.owner.onEnded(holder, 'expired');
+    this.handOver(lock, now);
+  }
+
+  private timeOut(waiter: Claim, now: number): void {
+    const timedOut = waiter.waitDeadline <= now;
+    this.leaveQueue(waiter);
+    if (this.listeners.length > 0) {
+      this.emit({ type: 'leave-queue', at: now, lock: waiter.name, claimId: waiter.id, protocol: waiter.protocol, reason: timedOut ? 'timeout' : 'expired' });
+    }
+    waiter.owner.onEnded(waiter, timedOut ? 'wait-timeout' : 'expired');
+  }
+
+  /** Takes a waiter out of its queue (and the heap); deletes the lock when nothing is left. */
+  private leaveQueue(claim: Claim, dropIdleLock = true): void {
+    const lock = claim.lock;
+    lock.unlink(claim);
+    this.queued--;
+    this.heap.remove(claim);
+    claim.state = 'ended';
+    if (dropIdleLock && lock.idle && this.locks.get(lock.name) === lock) this.locks.delete(lock.name);
+  }
+
+  private emit(event: LockEvent): void {
+    const ls = this.listeners;
+    for (let i = 0; i < ls.length; i++) (ls[i] as LockEventListener)(event);
+  }
+}
+
+export type { EndReason };

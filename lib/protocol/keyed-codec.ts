@@ -1,0 +1,80 @@
+// The keyed protocol's requests and replies, as pure functions. See docs/protocol.md.
+//   A <key> <lease> <wait>   ->  A <key> <token> | T <key> | E A <key> <code> <text>
+//   R <key> <token>          ->  R <key> OK | R <key> STALE | E R <key> <code> <text>
+import { ERRORS, type ErrorName } from '../errors.ts';
+import { nextSpace, parseDecimalSecondsMs, parseKey, parseU64 } from './wire-fields.ts';
+
+export type KeyedRequest =
+  | { kind: 'acquire'; key: string; leaseMs: number; waitMs: number }
+  | { kind: 'release'; key: string; token: bigint }
+  | { kind: 'error'; op: string; key: string; error: ErrorName };
+
+const A = 65;
+const R = 82;
+const SP = 32;
+
+function fail(op: string, key: string, error: ErrorName): KeyedRequest {
+  return { kind: 'error', op, key, error };
+}
+
+/** Parses one request line (bytes [start, end) of buf, without its line ending). */
+export function parseKeyedRequest(buf: Buffer, start: number, end: number): KeyedRequest {
+  const opEnd = nextSpace(buf, start, end);
+  const op0 = buf[start];
+  if (opEnd - start !== 1 || (op0 !== A && op0 !== R)) {
+    const op = opEnd === start ? '-' : printable(buf, start, Math.min(opEnd, start + 16));
+    const keyStart = opEnd + 1;
+    const key = keyStart < end ? printable(buf, keyStart, nextSpace(buf, keyStart, end)) : '-';
+    return fail(op, key || '-', opEnd === start && end === start ? 'protocol-error' : 'unknown-op');
+  }
+  const op = op0 === A ? 'A' : 'R';
+  const keyStart = opEnd + 1;
+  const keyEnd = nextSpace(buf, keyStart, end);
+  const key = keyStart < end ? parseKey(buf, keyStart, keyEnd) : null;
+  if (key === null) return fail(op, keyStart < keyEnd ? printable(buf, keyStart, Math.min(keyEnd, keyStart + 64)) : '-', 'bad-key');
+  if (op0 === R) {
+    const tokenStart = keyEnd + 1;
+    if (tokenStart > end || buf[keyEnd] !== SP) return fail(op, key, 'bad-token');
+    const token = parseU64(buf, tokenStart, end);
+    return token === null ? fail(op, key, 'bad-token') : { kind: 'release', key, token };
+  }
+  const leaseStart = keyEnd + 1;
+  const leaseEnd = nextSpace(buf, leaseStart, end);
+  const leaseMs = leaseStart < end ? parseDecimalSecondsMs(buf, leaseStart, leaseEnd) : Number.NaN;
+  if (!(leaseMs > 0)) return fail(op, key, 'bad-lease');
+  const waitStart = leaseEnd + 1;
+  const waitMs = waitStart < end ? parseDecimalSecondsMs(buf, waitStart, end) : Number.NaN;
+  if (!(waitMs >= 0)) return fail(op, key, 'bad-wait');
+  return { kind: 'acquire', key, leaseMs, waitMs };
+}
+
+/** Bytes shown back in an error line: printable ASCII only, so a reply is always one clean line. */
+function printable(buf: Buffer, start: number, end: number): string {
+  let s = '';
+  for (let i = start; i < end; i++) {
+    const b = buf[i] as number;
+    s += b > 0x20 && b < 0x7f ? String.fromCharCode(b) : '?';
+  }
+  return s;
+}
+
+export function encodeGranted(key: string, token: bigint): string {
+  return `A ${key} ${token}\n`;
+}
+
+export function encodeTimeout(key: string): string {
+  return `T ${key}\n`;
+}
+
+export function encodeReleased(key: string, ok: boolean): string {
+  return ok ? `R ${key} OK\n` : `R ${key} STALE\n`;
+}
+
+/** `E <op> <key> <code> <text>`; op and key are `-` for errors about the connection itself. */
+export function encodeKeyedError(op: string, key: string, error: ErrorName): string {
+  return `E ${op} ${key} ${error} ${ERRORS[error].message}\n`;
+}
+
+export function encodeRedirect(hostPort: string): string {
+  return `M ${hostPort}\n`;
+}

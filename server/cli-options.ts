@@ -1,0 +1,43 @@
+// Option parsers shared by the CLI's commands. A bad value throws commander's
+// InvalidArgumentError, which cli.ts turns into a clear message and exit code 2.
+import { InvalidArgumentError } from 'commander';
+import { parseDuration } from '../lib/duration.ts';
+
+export function durationOption(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === null) throw new InvalidArgumentError('expected a duration such as 250ms, 5s or 2m.');
+  return ms;
+}
+
+export function positiveDurationOption(text: string): number {
+  const ms = durationOption(text);
+  if (ms <= 0) throw new InvalidArgumentError('must be greater than zero.');
+  return ms;
+}
+
+export function portOption(text: string): number {
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535) throw new InvalidArgumentError('expected a port from 0 to 65535 (0 picks a free one).');
+  return Number(text);
+}
+
+export function countOption(text: string): number {
+  if (!/^\d{1,9}$/.test(text) || Number(text) < 1) throw new InvalidArgumentError('expected a whole number >= 1.');
+  return Number(text);
+}
+
+export interface Address {
+  host: string;
+  port: number;
+}
+
+export function addressListOption(text: string): Address[] {
+  const out: Address[] = [];
+  for (const part of text.split(',')) {
+    const m = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):(\d{1,5})$/.exec(part.trim());
+    if (m === null || Number(m[2]) < 1 || Number(m[2]) > 65_535) {
+      throw new InvalidArgumentError(`expected host:port[,host:port...], got ${JSON.stringify(part)}.`);
+    }
+    out.push({ host: (m[1] as string).replace(/^\[|\]$/g, ''), port: Number(m[2]) });
+  }
+  return out;
+}

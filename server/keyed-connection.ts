@@ -1,0 +1,126 @@
+// One connection of the keyed protocol: pipelined `A`/`R` requests with a fixed lease and a
+// wait per request, explicit release. A connection may have any number of requests waiting
+// (bounded by maxBacklog); they leave their queues when it closes. A grant already delivered
+// outlives the connection (it ends by R or by its lease); a grant that could not be written
+// because the connection was gone is released at once.
+//
+// Reply order: replies with the same (op, key) must leave in request order. Grants on one key
+// are FIFO anyway; only a timeout or kick can overtake an earlier waiter on the same key, so
+// such a reply is held back on that earlier waiter and sent right after its own reply.
+import type { Socket } from 'node:net';
+import type { Claim, ClaimOwner, EndReason } from '../lib/engine/claim.ts';
+import type { LockEngine } from '../lib/engine/lock-engine.ts';
+import {
+  encodeGranted,
+  encodeKeyedError,
+  encodeReleased,
+  encodeTimeout,
+  parseKeyedRequest,
+} from '../lib/protocol/keyed-codec.ts';
+import { type ConnectionContext, LineConnection } from './line-connection.ts';
+
+export const KEYED_GOODBYE = encodeKeyedError('-', '-', 'server-going-away');
+export const KEYED_REFUSAL = encodeKeyedError('-', '-', 'too-many-connections');
+
+export interface KeyedLimits {
+  /** Requests that may wait in queues at once on one connection. */
+  maxBacklog: number;
+}
+
+export class KeyedConnection extends LineConnection implements ClaimOwner {
+  /** Waiting requests in request order (a Set keeps insertion order). */
+  private readonly waiting = new Set<Claim>();
+  /** Replies held back behind an earlier waiter on the same key. */
+  private heldBack: Map<Claim, string> | null = null;
+
+  constructor(
+    socket: Socket,
+    ctx: ConnectionContext,
+    private readonly engine: LockEngine,
+    private readonly limits: KeyedLimits,
+  ) {
+    super(socket, ctx);
+  }
+
+  onLine(buf: Buffer, start: number, end: number): void {
+    const req = parseKeyedRequest(buf, start, end);
+    switch (req.kind) {
+      case 'acquire': {
+        if (this.waiting.size >= this.limits.maxBacklog) {
+          this.send(encodeKeyedError('A', req.key, 'backlog-full'));
+          return;
+        }
+        const claim = this.engine.acquire(req.key, this, 'keyed', this.address, req.leaseMs, req.waitMs, false);
+        if (claim.state === 'waiting') this.waiting.add(claim);
+        return;
+      }
+      case 'release':
+        this.send(encodeReleased(req.key, this.engine.release(req.key, req.token) === 'ok'));
+        return;
+      case 'error':
+        this.send(encodeKeyedError(req.op, req.key, req.error));
+        return;
+    }
+  }
+
+  onOverflow(): void {
+    this.close(encodeKeyedError('-', '-', 'line-too-long'));
+  }
+
+  protected onIoTimeout(): void {
+    this.close(encodeKeyedError('-', '-', 'io-timeout'));
+  }
+
+  onGranted(claim: Claim): boolean {
+    if (this.closing) return false;
+    this.waiting.delete(claim);
+    this.reply(claim, encodeGranted(claim.lock.name, claim.token));
+    return true;
+  }
+
+  onEnded(claim: Claim, reason: EndReason): void {
+    if (!this.waiting.delete(claim)) return;
+    // Only waiters get an answer here; an expired or force-released grant is learnt by its R (STALE).
+    if (reason === 'wait-timeout') this.replyInOrder(claim, encodeTimeout(claim.lock.name));
+    else if (reason === 'kicked') this.replyInOrder(claim, encodeKeyedError('A', claim.lock.name, 'kicked'));
+  }
+
+  protected releaseClaims(): void {
+    if (this.waiting.size === 0) return;
+    const claims = [...this.waiting];
+    this.waiting.clear();
+    this.heldBack = null;
+    for (const claim of claims) this.engine.end(claim);
+  }
+
+  /** Sends `line` unless an earlier waiter on the same key is still unanswered. */
+  private replyInOrder(claim: Claim, line: string): void {
+    let earlier: Claim | null = null;
+    for (const other of this.waiting) {
+      if (other.id > claim.id) break;
+      if (other.lock.name === claim.lock.name) earlier = other;
+    }
+    if (earlier === null) {
+      this.reply(claim, line);
+      return;
+    }
+    // Whatever was held behind this claim goes out after it, so it moves along too.
+    const mine = line + (this.takeHeldBack(claim) ?? '');
+    this.heldBack ??= new Map();
+    this.heldBack.set(earlier, (this.heldBack.get(earlier) ?? '') + mine);
+  }
+
+  private reply(claim: Claim, line: string): void {
+    this.send(line);
+    const held = this.takeHeldBack(claim);
+    if (held !== null) this.send(held);
+  }
+
+  private takeHeldBack(claim: Claim): string | null {
+    if (this.heldBack === null) return null;
+    const held = this.heldBack.get(claim);
+    if (held === undefined) return null;
+    this.heldBack.delete(claim);
+    return held;
+  }
+}

@@ -1,0 +1,142 @@
+// What both wire protocols share about one TCP connection: line splitting, batched writes,
+// backpressure, and the io-timeout bookkeeping that the watchdog reads. Subclasses add the
+// protocol (keyed-connection.ts, session-connection.ts).
+import type { Socket } from 'node:net';
+import { LineSplitter, type LineSink } from '../lib/protocol/line-splitter.ts';
+import type { Clock } from '../lib/engine/clock.ts';
+import type { FlushScheduler } from './flush-scheduler.ts';
+
+/** Past this many buffered output bytes we stop reading from the client until it drains. */
+const HIGH_WATER = 1 << 20;
+
+export interface ConnectionContext {
+  readonly clock: Clock;
+  readonly flusher: FlushScheduler;
+  /** Called after each chunk of input has been handled (wakes the engine timer). */
+  afterInput(): void;
+  /** Called once when the connection is gone. */
+  onGone(conn: LineConnection): void;
+}
+
+export abstract class LineConnection implements LineSink {
+  readonly address: string;
+  readonly connectedAt: number;
+  /** Engine-clock time the unfinished input line started, or 0. */
+  partialSince = 0;
+  /** Engine-clock time a write started waiting for the peer to read, or 0. */
+  writeBlockedSince = 0;
+  /** Set when we decided to close; the socket may still be flushing. */
+  closing = false;
+  closed = false;
+  private out = '';
+  private readonly splitter: LineSplitter;
+
+  constructor(
+    protected readonly socket: Socket,
+    protected readonly ctx: ConnectionContext,
+  ) {
+    this.address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`;
+    this.connectedAt = ctx.clock.now();
+    this.splitter = new LineSplitter(this);
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('drain', () => this.onDrain());
+    socket.on('error', () => {
+      // A reset peer is ordinary here; 'close' follows and does the clean-up.
+    });
+    socket.on('close', () => this.onSocketClose());
+  }
+
+  abstract onLine(buf: Buffer, start: number, end: number): void;
+  abstract onOverflow(): void;
+  /** Ends every claim the connection still has in the engine. Must be idempotent. */
+  protected abstract releaseClaims(): void;
+  /** Input arrived (any bytes): sessions treat it as a sign of life. */
+  protected onActivity(): void {}
+  /** A line was started and not finished within the io-timeout (or a first line never came). */
+  protected abstract onIoTimeout(): void;
+
+  /**
+   * Called by the listener's watchdog. A half-sent line past the io-timeout ends the
+   * connection politely; a peer that has not read our output within it is cut off at once.
+   */
+  checkIo(now: number, ioTimeoutMs: number): void {
+    if (this.closed) return;
+    if (this.writeBlockedSince !== 0 && now - this.writeBlockedSince > ioTimeoutMs) {
+      this.destroy();
+    } else if (!this.closing && this.partialSince !== 0 && now - this.partialSince > ioTimeoutMs) {
+      this.onIoTimeout();
+    } else if (!this.closing && this.idleTooLong(now, ioTimeoutMs)) {
+      this.onIoTimeout();
+    }
+  }
+
+  /** Protocol-specific silence rule (the session's first ACQUIRE); none by default. */
+  protected idleTooLong(_now: number, _ioTimeoutMs: number): boolean {
+    return false;
+  }
+
+  /** Queues a reply; it goes out with this turn's batch. */
+  send(line: string): void {
+    if (this.closed) return;
+    if (this.out.length === 0) this.ctx.flusher.mark(this);
+    this.out += line;
+  }
+
+  flush(): void {
+    if (this.out.length === 0 || this.closed) return;
+    const data = this.out;
+    this.out = '';
+    const ok = this.socket.write(data);
+    if (!ok && this.writeBlockedSince === 0) this.writeBlockedSince = this.ctx.clock.now();
+    if (this.socket.writableLength > HIGH_WATER && !this.socket.isPaused()) this.socket.pause();
+  }
+
+  /** Sends a last line (if any), then closes. Claims are ended at once, not when the socket finally goes. */
+  close(lastLine?: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.splitter.stop();
+    if (lastLine) this.send(lastLine);
+    this.flush();
+    this.releaseClaims();
+    this.socket.end();
+    // A peer that never reads cannot hold the socket open: the watchdog destroys it.
+    if (this.writeBlockedSince === 0 && this.socket.writableLength > 0) this.writeBlockedSince = this.ctx.clock.now();
+  }
+
+  /** Closes at once without a goodbye (stuck peer, shutdown deadline). */
+  destroy(): void {
+    this.closing = true;
+    this.splitter.stop();
+    this.releaseClaims();
+    this.socket.destroy();
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.closing) return;
+    this.onActivity();
+    this.splitter.push(chunk);
+    if (this.splitter.hasPartial) {
+      if (this.splitter.startedPartial || this.partialSince === 0) this.partialSince = this.ctx.clock.now();
+    } else {
+      this.partialSince = 0;
+    }
+    this.ctx.afterInput();
+  }
+
+  private onDrain(): void {
+    this.writeBlockedSince = 0;
+    if (this.socket.isPaused() && !this.closing) this.socket.resume();
+  }
+
+  private onSocketClose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closing = true;
+    this.out = '';
+    this.releaseClaims();
+    this.ctx.afterInput();
+    this.ctx.onGone(this);
+  }
+}

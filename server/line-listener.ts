@@ -1,0 +1,91 @@
+// A TCP listener for one line protocol: accepts connections up to a limit (refusing the rest
+// with the protocol's own error line), tracks them, runs the io-timeout watchdog, and closes
+// them all at shutdown. The only place besides http-server.ts that touches node:net.
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { Clock } from '../lib/engine/clock.ts';
+import type { ConnectionContext, LineConnection } from './line-connection.ts';
+import type { FlushScheduler } from './flush-scheduler.ts';
+
+export interface LineListenerOptions {
+  host: string;
+  port: number;
+  maxConnections: number;
+  ioTimeoutMs: number;
+  clock: Clock;
+  flusher: FlushScheduler;
+  /** Called after each chunk of input anywhere (wakes the engine timer). */
+  afterInput(): void;
+}
+
+export class LineListener<C extends LineConnection> {
+  readonly connections = new Set<C>();
+  private readonly server: Server;
+  private readonly ctx: ConnectionContext;
+  private watchdog: NodeJS.Timeout | null = null;
+  private accepting = true;
+
+  constructor(
+    private readonly opts: LineListenerOptions,
+    create: (socket: Socket, ctx: ConnectionContext) => C,
+    /** The line sent to a connection refused for being over the limit. */
+    private readonly refusal: string,
+  ) {
+    this.ctx = {
+      clock: opts.clock,
+      flusher: opts.flusher,
+      afterInput: opts.afterInput,
+      onGone: (conn) => this.connections.delete(conn as C),
+    };
+    this.server = createServer({ noDelay: true }, (socket) => {
+      if (!this.accepting || this.connections.size >= opts.maxConnections) {
+        socket.on('error', () => {});
+        socket.end(this.refusal);
+        socket.setTimeout(opts.ioTimeoutMs, () => socket.destroy());
+        return;
+      }
+      this.connections.add(create(socket, this.ctx));
+    });
+  }
+
+  async listen(): Promise<AddressInfo> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen({ host: this.opts.host, port: this.opts.port }, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    const every = Math.min(1000, Math.max(25, Math.floor(this.opts.ioTimeoutMs / 4)));
+    this.watchdog = setInterval(() => this.sweep(), every);
+    this.watchdog.unref();
+    return this.server.address() as AddressInfo;
+  }
+
+  get address(): AddressInfo {
+    return this.server.address() as AddressInfo;
+  }
+
+  /** Stops accepting; existing connections stay until closeAll(). */
+  stopAccepting(): Promise<void> {
+    this.accepting = false;
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Closes every connection with its goodbye line, destroying stragglers after `graceMs`. */
+  closeAll(goodbye: (conn: C) => string | undefined): void {
+    for (const conn of this.connections) conn.close(goodbye(conn));
+    this.opts.flusher.flushAll();
+  }
+
+  destroyAll(): void {
+    for (const conn of this.connections) conn.destroy();
+    if (this.watchdog !== null) clearInterval(this.watchdog);
+    this.watchdog = null;
+  }
+
+  private sweep(): void {
+    const now = this.opts.clock.now();
+    for (const conn of this.connections) conn.checkIo(now, this.opts.ioTimeoutMs);
+    this.opts.flusher.flushAll();
+  }
+}

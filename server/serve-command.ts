@@ -1,0 +1,49 @@
+// `baton serve`: starts the daemon, prints the chosen ports on one line, and shuts down
+// gracefully on SIGINT/SIGTERM (exit 0).
+import pino from 'pino';
+import { startDaemon, type DaemonOptions } from './daemon.ts';
+
+export interface ServeFlags {
+  host: string;
+  lockPort: number;
+  sessionPort: number;
+  httpPort: number;
+  dataDir: string;
+  ioTimeout: number;
+  drain: number;
+  maxConnections: number;
+  maxBacklog: number;
+  logLevel: string;
+}
+
+export async function serve(flags: ServeFlags): Promise<void> {
+  const logger = pino({ level: flags.logLevel, base: { service: 'baton' } }, pino.destination(2));
+  const options: Partial<DaemonOptions> = {
+    host: flags.host, lockPort: flags.lockPort, sessionPort: flags.sessionPort, httpPort: flags.httpPort,
+    dataDir: flags.dataDir, ioTimeoutMs: flags.ioTimeout, drainMs: flags.drain,
+    maxConnections: flags.maxConnections, maxBacklog: flags.maxBacklog, logger,
+  };
+  const daemon = await startDaemon(options);
+  const hostPort = (a: { address: string; port: number }) => `${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
+  process.stdout.write(
+    `baton serving lock=${hostPort(daemon.lockAddress)} session=${hostPort(daemon.sessionAddress)} http=${hostPort(daemon.httpAddress)} data-dir=${flags.dataDir} instance=${daemon.instanceId}\n`,
+  );
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) {
+      logger.warn({ signal }, 'second signal: exiting without finishing the drain');
+      process.exit(1);
+    }
+    logger.info({ signal }, 'shutting down');
+    daemon.shutdown().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
