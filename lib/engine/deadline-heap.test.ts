@@ -8,6 +8,14 @@ interface Item extends HeapItem {
 
 const item = (id: number, due: number): Item => ({ id, due, heapIndex: -1 });
 
+/** Every item knows its slot: the slots are 0..n-1 and no item is due before its parent. */
+function expectHeapShape(model: Item[]): void {
+  const bySlot = new Map(model.map((m) => [m.heapIndex, m]));
+  expect([...bySlot.keys()].sort((a, b) => a - b)).toEqual(model.map((_, i) => i));
+  const misplaced = model.filter((m) => m.heapIndex > 0 && (bySlot.get((m.heapIndex - 1) >> 1) as Item).due > m.due);
+  expect(misplaced).toEqual([]);
+}
+
 /** Pops everything in heap order. */
 function drain(heap: DeadlineHeap<Item>): number[] {
   const out: number[] = [];
@@ -56,13 +64,13 @@ describe('DeadlineHeap', () => {
 
   it('matches a sorted array through random pushes, removals and updates', () => {
     const op = fc.oneof(
-      fc.record({ kind: fc.constant('push' as const), due: fc.integer({ min: 0, max: 50 }) }),
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('push' as const), due: fc.integer({ min: 0, max: 50 }) }) },
       fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }),
       fc.record({ kind: fc.constant('update' as const), pick: fc.nat(), due: fc.integer({ min: 0, max: 50 }) }),
       fc.record({ kind: fc.constant('pop' as const) }),
     );
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
+      fc.property(fc.array(op, { maxLength: 200, size: 'max' }), (ops) => {
         const heap = new DeadlineHeap<Item>();
         const model: Item[] = [];
         let nextId = 1;
@@ -92,7 +100,8 @@ describe('DeadlineHeap', () => {
             }
           }
           expect(heap.size).toBe(model.length);
-          for (const m of model) expect(heap.has(m)).toBe(true);
+          expect(model.every((m) => heap.has(m))).toBe(true);
+          expectHeapShape(model);
           const min = model.length === 0 ? undefined : Math.min(...model.map((m) => m.due));
           expect(heap.peek()?.due).toBe(min);
         }

@@ -135,7 +135,7 @@ describe('lock engine events', () => {
     expect(take()).toEqual([{ type: 'kick', at: 1_000, lock: 'a', claimId: waiter.id, protocol: 'keyed' }]);
   });
 
-  it('times out a waiter whose deadline passed before the lock came free, then grants the next one', () => {
+  it('times out a waiter whose wait ended before a release that came before the timer, then grants the next one', () => {
     const { take, fixed, engine, clock } = setup();
     const holder = fixed('a');
     const late = fixed('a', 10_000, 50);
@@ -144,10 +144,34 @@ describe('lock engine events', () => {
     clock.advance(80);
     engine.release('a', holder.token);
     expect(take().map((e) => [e.type, e.claimId, e.type === 'leave-queue' ? e.reason : null])).toEqual([
-      ['release', holder.id, null],
       ['leave-queue', late.id, 'timeout'],
+      ['release', holder.id, null],
       ['grant', next.id, null],
     ]);
+  });
+
+  it('expires a lapsed holder before a release that came before the timer: the release is stale', () => {
+    const { take, fixed, engine, clock } = setup();
+    const holder = fixed('a', 100);
+    const next = fixed('a');
+    take();
+    clock.advance(100);
+    expect(engine.release('a', holder.token)).toBe('stale');
+    expect(take().map((e) => [e.type, e.claimId])).toEqual([
+      ['expire', holder.id],
+      ['grant', next.id],
+    ]);
+  });
+
+  it('grants at once an acquire that comes after the holder lapsed but before the timer', () => {
+    const { take, fixed, engine, clock } = setup();
+    fixed('a', 100);
+    take();
+    clock.advance(150);
+    const late = fixed('a');
+    expect(late.state).toBe('holding');
+    expect(take().map((e) => e.type)).toEqual(['expire', 'grant']);
+    expect(engine.lock('a')?.holder).toBe(late);
   });
 
   it('stops delivering events after unsubscribe', () => {

@@ -26,6 +26,7 @@ export class LockEngine {
   private nextClaimId = 1;
   private held = 0;
   private queued = 0;
+  private advancing = false;
 
   constructor(
     private readonly clock: Clock,
@@ -47,6 +48,8 @@ export class LockEngine {
    * touched within `leaseMs` while queued too, or they leave the queue as dead.
    */
   acquire(name: string, owner: ClaimOwner, protocol: Protocol, client: string, leaseMs: number, waitMs: number, sliding: boolean, tag = 0): Claim {
+    if (!(leaseMs > 0 && leaseMs < NEVER) || !(waitMs >= 0)) throw new RangeError(`bad lease ${leaseMs} or wait ${waitMs}`);
+    this.catchUp();
     const now = this.clock.now();
     let lock = this.locks.get(name);
     if (lock === undefined) {
@@ -80,6 +83,7 @@ export class LockEngine {
 
   /** Releases the grant that `token` names. 'stale' when that token no longer holds `name`; nothing changes then. */
   release(name: string, token: bigint): 'ok' | 'stale' {
+    this.catchUp();
     const lock = this.locks.get(name);
     const holder = lock?.holder;
     if (lock === undefined || !holder || holder.token !== token) return 'stale';
@@ -113,6 +117,7 @@ export class LockEngine {
 
   /** Admin: ends the holder of `name` (only the one holding `token`, when given) and hands the lock on. */
   forceRelease(name: string, token?: bigint): ForceReleaseResult {
+    this.catchUp();
     const lock = this.locks.get(name);
     const holder = lock?.holder ?? null;
     if (lock === undefined || holder === null) return { ok: false, reason: 'not-held', holderToken: null };
@@ -129,6 +134,7 @@ export class LockEngine {
 
   /** Admin: removes waiter `claimId` from the queue of `name`. */
   kick(name: string, claimId: number): boolean {
+    this.catchUp();
     const lock = this.locks.get(name);
     if (lock === undefined) return false;
     let claim = lock.head;
@@ -143,18 +149,35 @@ export class LockEngine {
 
   /** Runs every deadline that has come: lease expiries and wait timeouts. */
   advance(): void {
-    const now = this.clock.now();
-    for (let top = this.heap.peek(); top !== undefined && top.due <= now; top = this.heap.peek()) {
-      const real = top.state === 'holding' ? top.expiresAt : this.queueDeadline(top);
-      if (real > now) {
-        top.due = real; // a sliding lease was extended since it was filed
-        this.heap.update(top);
-        continue;
+    // Owners may call back into the engine from onEnded/onGranted; a nested call must not
+    // start a second pass over the heap while this one is running.
+    if (this.advancing) return;
+    this.advancing = true;
+    try {
+      const now = this.clock.now();
+      for (let top = this.heap.peek(); top !== undefined && top.due <= now; top = this.heap.peek()) {
+        const real = top.state === 'holding' ? top.expiresAt : this.queueDeadline(top);
+        if (real > now) {
+          top.due = real; // a sliding lease was extended since it was filed
+          this.heap.update(top);
+          continue;
+        }
+        this.heap.remove(top);
+        if (top.state === 'holding') this.expire(top, now);
+        else this.timeOut(top, now);
       }
-      this.heap.remove(top);
-      if (top.state === 'holding') this.expire(top, now);
-      else this.timeOut(top, now);
+    } finally {
+      this.advancing = false;
     }
+  }
+
+  /**
+   * Runs deadlines that have passed but whose timer has not fired yet, so that no operation
+   * sees a lease or a wait that is already over (a release after the lease end is STALE).
+   */
+  private catchUp(): void {
+    const top = this.heap.peek();
+    if (top !== undefined && top.due <= this.clock.now()) this.advance();
   }
 
   /** The engine clock time at which `advance()` has work next; +Infinity when none. */

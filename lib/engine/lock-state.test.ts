@@ -58,7 +58,7 @@ describe('LockState queue positions', () => {
       fc.record({ kind: fc.constant('remove-tail' as const) }),
     );
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 120 }), (ops) => {
+      fc.property(fc.array(op, { maxLength: 120, size: 'max' }), (ops) => {
         const lock = new LockState('a');
         const model: Claim[] = [];
         let nextId = 1;

@@ -4,7 +4,7 @@
 // (100,000 grants by default), and no token of the block may be issued before it is durable.
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CeilingStore } from './token-source.ts';
+import { type CeilingStore, MAX_TOKEN } from './token-source.ts';
 
 const FILE = 'token-ceiling';
 
@@ -24,7 +24,8 @@ export class FileCeilingStore implements CeilingStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0n;
       throw err;
     }
-    if (!/^[0-9]{1,20}$/.test(text)) throw new Error(`corrupt token ceiling in ${this.path}: ${JSON.stringify(text)}`);
+    // 20 digits reach past u64: a larger value is as corrupt as text.
+    if (!/^[0-9]{1,20}$/.test(text) || BigInt(text) > MAX_TOKEN) throw new Error(`corrupt token ceiling in ${this.path}: ${JSON.stringify(text)}`);
     return BigInt(text);
   }
 

@@ -1,0 +1,3 @@
+export default function Home() {
+  return <main>Baton operator console: coming with the console issue.</main>;
+}

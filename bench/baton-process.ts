@@ -1,0 +1,54 @@
+// Starts `baton serve` as a child process on free ports with a throwaway data dir, and reads
+// its CPU time from /proc, so benchmarks measure the server's own cost apart from the load
+// generator's.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface BatonProcess {
+  child: ChildProcess;
+  lockPort: number;
+  sessionPort: number;
+  httpPort: number;
+  /** User + system CPU time of the server process so far, in milliseconds. */
+  cpuMs(): number;
+  stop(): Promise<void>;
+}
+
+const TICKS_PER_SECOND = 100; // Linux USER_HZ
+
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of /proc/pid/stat (utime, stime) are at 11 and 12 after the command name.
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+export async function startBaton(extraArgs: string[] = []): Promise<BatonProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
+  const bin = new URL('../bin/baton', import.meta.url).pathname;
+  const child = spawn(process.execPath, [bin, 'serve', '--lock-port', '0', '--session-port', '0', '--http-port', '0',
+    '--data-dir', dataDir, '--log-level', 'warn', '--drain', '0ms', ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const nl = out.indexOf('\n');
+      if (nl >= 0) resolve(out.slice(0, nl));
+    });
+    child.once('exit', (code) => reject(new Error(`baton exited early with ${code}`)));
+  });
+  const port = (name: string) => Number(new RegExp(`${name}=[^ ]*:(\\d+)`).exec(line)?.[1]);
+  const pid = child.pid as number;
+  return {
+    child, lockPort: port('lock'), sessionPort: port('session'), httpPort: port('http'),
+    cpuMs: () => processCpuMs(pid),
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
