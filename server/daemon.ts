@@ -16,6 +16,7 @@ import { createMetrics } from './metrics.ts';
 import { performanceClock } from './performance-clock.ts';
 import { SESSION_GOODBYE, SESSION_REFUSAL, SessionConnection } from './session-connection.ts';
 import { registerDaemonFacade, unregisterDaemonFacade } from './daemon-facade.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 
 export interface DaemonOptions {
   host: string;
@@ -61,7 +62,14 @@ export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise
   const opts: DaemonOptions = { ...DEFAULT_OPTIONS, ...partial };
   const log = opts.logger ?? pino({ level: 'silent' });
   const clock = performanceClock;
-  const store = opts.dataDir === null ? new MemoryCeilingStore() : new FileCeilingStore(opts.dataDir);
+  const dirLock = opts.dataDir === null ? null : lockDataDir(opts.dataDir);
+  let store;
+  try {
+    store = opts.dataDir === null ? new MemoryCeilingStore() : new FileCeilingStore(opts.dataDir);
+  } catch (err) {
+    dirLock?.release();
+    throw err;
+  }
   const engine = new LockEngine(clock, new BlockTokenSource(store));
   const driver = new EngineDriver(engine, clock);
   const flusher = new FlushScheduler();
@@ -111,6 +119,7 @@ export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise
       driver.stop();
       await closeHttp(http);
       unregisterDaemonFacade(instanceId);
+      dirLock?.release();
       log.info('baton stopped');
     }
   } catch (err) {
@@ -118,6 +127,7 @@ export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise
     sessions.destroyAll();
     driver.stop();
     await Promise.allSettled([keyed.stopAccepting(), sessions.stopAccepting(), closeHttp(http)]);
+    dirLock?.release();
     throw err;
   }
 }

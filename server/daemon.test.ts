@@ -1,0 +1,115 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Daemon, startDaemon } from './daemon.ts';
+import { getDaemonFacade } from './daemon-facade.ts';
+import { LineClient } from './testing/line-client.ts';
+
+const teardown: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of teardown.splice(0).reverse()) await fn();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-daemon-test-'));
+  teardown.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function daemon(dataDir: string | null = null, drainMs = 0): Promise<Daemon> {
+  const d = await startDaemon({ host: '127.0.0.1', lockPort: 0, sessionPort: 0, httpPort: 0, dataDir, drainMs });
+  teardown.push(() => d.shutdown());
+  return d;
+}
+
+async function client(port: number): Promise<LineClient> {
+  const c = await LineClient.open(port);
+  teardown.push(() => c.close());
+  return c;
+}
+
+const url = (d: Daemon, path: string) => `http://127.0.0.1:${d.httpAddress.port}${path}`;
+
+describe('daemon', () => {
+  it('serves one lock table to both protocols: a session waits behind a keyed holder', async () => {
+    const d = await daemon();
+    const keyed = await client(d.lockAddress.port);
+    keyed.send('A shared 30 0');
+    const keyedToken = BigInt((await keyed.next()).split(' ')[2] as string);
+    const session = await client(d.sessionAddress.port);
+    session.send('ACQUIRE shared 5000');
+    expect(await session.next()).toBe('WAITING 1');
+    keyed.send(`R shared ${keyedToken}`);
+    expect(await keyed.next()).toBe('R shared OK');
+    expect(await session.next()).toBe(`ACQUIRED ${keyedToken + 1n}`);
+  });
+
+  it('reports its instance id on /healthz and registers the same id on globalThis', async () => {
+    const d = await daemon();
+    const res = await fetch(url(d, '/healthz'));
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { status: string; instanceId: string };
+    expect(body.status).toBe('ok');
+    expect(body.instanceId).toBe(d.instanceId);
+    expect(getDaemonFacade()?.instanceId).toBe(d.instanceId);
+  });
+
+  it('exposes lock counters on /metrics', async () => {
+    const d = await daemon();
+    const c = await client(d.lockAddress.port);
+    c.send('A m 30 0');
+    await c.next();
+    const text = await (await fetch(url(d, '/metrics'))).text();
+    expect(text).toMatch(/^baton_grants_total\{protocol="keyed"\} 1$/m);
+    expect(text).toMatch(/^baton_locks_held 1$/m);
+    expect(text).toMatch(/^baton_connections\{protocol="keyed"\} 1$/m);
+  });
+
+  it('answers unknown paths with a JSON 404', async () => {
+    const d = await daemon();
+    const res = await fetch(url(d, '/nope'));
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: { code: 'not-found', message: 'not found: /nope' } });
+  });
+
+  it('refuses a second daemon on the same data dir, and allows it after the first stopped', async () => {
+    const dir = tempDir();
+    const first = await daemon(dir);
+    await expect(startDaemon({ host: '127.0.0.1', lockPort: 0, sessionPort: 0, httpPort: 0, dataDir: dir })).rejects.toThrow(/in use/);
+    await first.shutdown();
+    const second = await daemon(dir);
+    expect(second.state()).toBe('serving');
+  });
+
+  it('continues the token sequence above every token issued before a restart', async () => {
+    const dir = tempDir();
+    const first = await daemon(dir);
+    const c = await client(first.lockAddress.port);
+    c.send('A t 30 0');
+    const before = BigInt((await c.next()).split(' ')[2] as string);
+    await first.shutdown();
+    const second = await daemon(dir);
+    const c2 = await client(second.lockAddress.port);
+    c2.send('A t 30 0');
+    const after = BigInt((await c2.next()).split(' ')[2] as string);
+    expect(after).toBeGreaterThan(before);
+  });
+
+  it('drains: goodbyes on both protocols while /healthz says draining, then stops', async () => {
+    const d = await daemon(null, 400);
+    const keyed = await client(d.lockAddress.port);
+    const session = await client(d.sessionAddress.port);
+    session.send('ACQUIRE x 5000');
+    expect(await session.next()).toMatch(/^ACQUIRED \d+$/);
+    const stopped = d.shutdown();
+    expect(await session.next()).toMatch(/^ERROR 0x01 /);
+    expect(await keyed.next()).toMatch(/^E - - server-going-away /);
+    const health = await fetch(url(d, '/healthz'));
+    expect(((await health.json()) as { status: string }).status).toBe('draining');
+    expect((await fetch(url(d, '/readyz'))).status).toBe(503);
+    await stopped;
+    expect(d.engine.lockCount).toBe(0);
+    await expect(fetch(url(d, '/healthz'))).rejects.toThrow();
+  });
+});
