@@ -102,8 +102,18 @@ describe('daemon', () => {
     const session = await client(d.sessionAddress.port);
     session.send('ACQUIRE x 5000');
     expect(await session.next()).toMatch(/^ACQUIRED \d+$/);
+    const queued = await client(d.sessionAddress.port);
+    queued.send('ACQUIRE x 5000');
+    expect(await queued.next()).toBe('WAITING 1');
+    const grants: string[] = [];
+    d.engine.subscribe((e) => {
+      if (e.type === 'grant') grants.push(e.lock);
+    });
     const stopped = d.shutdown();
     expect(await session.next()).toMatch(/^ERROR 0x01 /);
+    // The waiter is told goodbye too, without first being handed the lock its holder let go.
+    expect(await queued.next()).toMatch(/^ERROR 0x01 /);
+    expect(grants).toEqual([]);
     expect(await keyed.next()).toMatch(/^E - - server-going-away /);
     const health = await fetch(url(d, '/healthz'));
     expect(((await health.json()) as { status: string }).status).toBe('draining');

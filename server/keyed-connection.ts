@@ -85,6 +85,7 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
     else if (reason === 'kicked') this.replyInOrder(claim, encodeKeyedError('A', claim.lock.name, 'kicked'));
   }
 
+  /** Only waiters: a delivered grant outlives its connection. */
   protected releaseClaims(): void {
     if (this.waiting.size === 0) return;
     const claims = [...this.waiting];

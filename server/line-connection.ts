@@ -27,6 +27,8 @@ export abstract class LineConnection implements LineSink {
   writeBlockedSince = 0;
   /** Set when we decided to close; the socket may still be flushing. */
   closing = false;
+  /** Engine-clock time close() was called, or 0; a peer that never finishes closing is destroyed. */
+  private closingSince = 0;
   closed = false;
   private out = '';
   private readonly splitter: LineSplitter;
@@ -49,8 +51,11 @@ export abstract class LineConnection implements LineSink {
 
   abstract onLine(buf: Buffer, start: number, end: number): void;
   abstract onOverflow(): void;
-  /** Ends every claim the connection still has in the engine. Must be idempotent. */
-  protected abstract releaseClaims(): void;
+  /**
+   * Ends the claims the connection still has in the engine: only those waiting in a queue when
+   * `waitingOnly`, else all. Must be idempotent.
+   */
+  protected abstract releaseClaims(waitingOnly?: boolean): void;
   /** Input arrived (any bytes): sessions treat it as a sign of life. */
   protected onActivity(): void {}
   /** A line was started and not finished within the io-timeout (or a first line never came). */
@@ -64,6 +69,8 @@ export abstract class LineConnection implements LineSink {
     if (this.closed) return;
     if (this.writeBlockedSince !== 0 && now - this.writeBlockedSince > ioTimeoutMs) {
       this.destroy();
+    } else if (this.closingSince !== 0 && now - this.closingSince > ioTimeoutMs) {
+      this.destroy(); // we said goodbye; the peer never closed its side
     } else if (!this.closing && this.partialSince !== 0 && now - this.partialSince > ioTimeoutMs) {
       this.onIoTimeout();
     } else if (!this.closing && this.idleTooLong(now, ioTimeoutMs)) {
@@ -94,8 +101,9 @@ export abstract class LineConnection implements LineSink {
 
   /** Sends a last line (if any), then closes. Claims are ended at once, not when the socket finally goes. */
   close(lastLine?: string): void {
-    if (this.closing) return;
+    if (this.closingSince !== 0 || this.closed) return;
     this.closing = true;
+    this.closingSince = this.ctx.clock.now();
     this.splitter.stop();
     if (lastLine) this.send(lastLine);
     this.flush();
@@ -103,6 +111,17 @@ export abstract class LineConnection implements LineSink {
     this.socket.end();
     // A peer that never reads cannot hold the socket open: the watchdog destroys it.
     if (this.writeBlockedSince === 0 && this.socket.writableLength > 0) this.writeBlockedSince = this.ctx.clock.now();
+  }
+
+  /**
+   * First step of closing many connections at once (shutdown): from now on no grant is
+   * delivered here, and the waiting claims leave their queues, so that closing the holders
+   * afterwards does not hand locks down queues that are about to close too.
+   */
+  beginClose(): void {
+    this.closing = true;
+    this.splitter.stop();
+    this.releaseClaims(true);
   }
 
   /** Closes at once without a goodbye (stuck peer, shutdown deadline). */

@@ -71,10 +71,12 @@ export class LineListener<C extends LineConnection> {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
-  /** Closes every connection with its goodbye line, destroying stragglers after `graceMs`. */
+  /** Closes every connection with its goodbye line; waiters leave their queues before holders let go. */
   closeAll(goodbye: (conn: C) => string | undefined): void {
+    for (const conn of this.connections) conn.beginClose();
     for (const conn of this.connections) conn.close(goodbye(conn));
     this.opts.flusher.flushAll();
+    this.opts.afterInput();
   }
 
   destroyAll(): void {
@@ -87,5 +89,7 @@ export class LineListener<C extends LineConnection> {
     const now = this.opts.clock.now();
     for (const conn of this.connections) conn.checkIo(now, this.opts.ioTimeoutMs);
     this.opts.flusher.flushAll();
+    // Connections closed here may have moved the engine's next deadline.
+    this.opts.afterInput();
   }
 }

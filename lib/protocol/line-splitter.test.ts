@@ -72,3 +72,14 @@ describe('LineSplitter', () => {
     expect(splitter.startedPartial).toBe(true);
   });
 });
+
+describe('LineSplitter at the limit', () => {
+  it('accepts a line of exactly the limit whose CRLF is split across chunks', () => {
+    const lines: string[] = [];
+    let overflow = 0;
+    const splitter = new LineSplitter({ onLine: (b, s, e) => lines.push(b.toString('latin1', s, e)), onOverflow: () => overflow++ }, 8);
+    splitter.push(Buffer.from('12345678\r'));
+    splitter.push(Buffer.from('\n'));
+    expect([lines, overflow]).toEqual([['12345678'], 0]);
+  });
+});

@@ -72,7 +72,9 @@ export class LineSplitter {
   }
 
   private keep(rest: Buffer): void {
-    if (rest.length > this.maxLine) {
+    // A line of exactly maxLine bytes may stop between its CR and LF: allow that one byte.
+    const limit = rest[rest.length - 1] === CR ? this.maxLine + 1 : this.maxLine;
+    if (rest.length > limit) {
       this.stop();
       this.sink.onOverflow();
       return;

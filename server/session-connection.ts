@@ -1,0 +1,128 @@
+// One session-protocol connection: one claim on one lock for the life of the connection.
+// The first line asks (ACQUIRE), every later byte is a sign of life that restarts the sliding
+// lease, and closing the connection is the release. The engine pushes the grant here
+// (onGranted) when the lock is handed over, and ends the session here (onEnded) on lease
+// expiry or an admin's action; each end sends one ERROR line and closes.
+import type { Socket } from 'node:net';
+import type { Claim, ClaimOwner, EndReason } from '../lib/engine/claim.ts';
+import type { LockEngine } from '../lib/engine/lock-engine.ts';
+import { ERRORS } from '../lib/errors.ts';
+import {
+  ACQUIRE_TWICE,
+  EXPECTED_ACQUIRE,
+  EXPECTED_HEARTBEAT,
+  encodeAcquired,
+  encodeSessionError,
+  encodeWaiting,
+  parseSessionRequest,
+} from '../lib/protocol/session-codec.ts';
+import { LineConnection, type ConnectionContext } from './line-connection.ts';
+
+export { SESSION_GOODBYE, SESSION_REFUSAL } from '../lib/protocol/session-codec.ts';
+
+// Every last line is known in advance; only ACQUIRED and WAITING carry numbers.
+const LINE_TOO_LONG = encodeSessionError('protocol-error', ERRORS['line-too-long'].message);
+const NO_ACQUIRE_YET = encodeSessionError('protocol-error', EXPECTED_ACQUIRE);
+const NOT_A_HEARTBEAT = encodeSessionError('protocol-error', EXPECTED_HEARTBEAT);
+const SECOND_ACQUIRE = encodeSessionError('protocol-error', ACQUIRE_TWICE);
+const IO_TIMEOUT_LINE = encodeSessionError('io-timeout', 'line not finished in time');
+const IO_TIMEOUT_FIRST = encodeSessionError('io-timeout', 'no ACQUIRE in time');
+const LEASE_EXPIRED = encodeSessionError('lease-expired');
+const FORCE_RELEASED = encodeSessionError('force-released');
+const KICKED = encodeSessionError('kicked');
+
+export class SessionConnection extends LineConnection implements ClaimOwner {
+  /** The connection's one claim, from its ACQUIRE on; kept after it ends. */
+  private claim: Claim | null = null;
+  /** `ACQUIRED <token>` of the current grant: the answer to every heartbeat while holding. */
+  private acquiredLine = '';
+
+  constructor(
+    socket: Socket,
+    ctx: ConnectionContext,
+    private readonly engine: LockEngine,
+  ) {
+    super(socket, ctx);
+  }
+
+  onLine(buf: Buffer, start: number, end: number): void {
+    const req = parseSessionRequest(buf, start, end);
+    const claim = this.claim;
+    switch (req.kind) {
+      case 'heartbeat':
+        // The lease was already restarted by onActivity; the reply says where the session stands.
+        if (claim === null) this.close(NO_ACQUIRE_YET);
+        else if (claim.state === 'holding') this.send(this.acquiredLine);
+        else if (claim.state === 'waiting') this.send(encodeWaiting(claim.lock.positionOf(claim)));
+        return;
+      case 'acquire':
+        if (claim !== null) this.close(SECOND_ACQUIRE);
+        else this.acquire(req.name, req.leaseMs);
+        return;
+      case 'unknown':
+        this.close(claim === null ? NO_ACQUIRE_YET : NOT_A_HEARTBEAT);
+        return;
+      case 'error':
+        this.close(encodeSessionError('protocol-error', req.detail));
+        return;
+    }
+  }
+
+  onOverflow(): void {
+    this.close(LINE_TOO_LONG);
+  }
+
+  /** ClaimOwner: the lock is ours, now or by handover. */
+  onGranted(claim: Claim): boolean {
+    if (this.closing) return false;
+    this.acquiredLine = encodeAcquired(claim.token);
+    this.send(this.acquiredLine);
+    return true;
+  }
+
+  /** ClaimOwner: the engine ended the claim; the session ends with it. */
+  onEnded(_claim: Claim, reason: EndReason): void {
+    this.close(endLine(reason));
+  }
+
+  /** Any input is a sign of life: the sliding lease restarts, holding or queued. */
+  protected override onActivity(): void {
+    if (this.claim !== null) this.engine.touch(this.claim);
+  }
+
+  protected override onIoTimeout(): void {
+    this.close(this.partialSince !== 0 ? IO_TIMEOUT_LINE : IO_TIMEOUT_FIRST);
+  }
+
+  /** A connection that has not asked for anything within the io-timeout is dropped. */
+  protected override idleTooLong(now: number, ioTimeoutMs: number): boolean {
+    return this.claim === null && now - this.connectedAt > ioTimeoutMs;
+  }
+
+  /** The connection is gone: a holder releases (the next waiter is granted), a waiter leaves. */
+  protected releaseClaims(waitingOnly = false): void {
+    // engine.end ignores a claim that has already ended, so this may run any number of times.
+    if (this.claim !== null && (!waitingOnly || this.claim.state === 'waiting')) this.engine.end(this.claim);
+  }
+
+  private acquire(name: string, leaseMs: number): void {
+    // A free lock is granted inside acquire (onGranted sends ACQUIRED); a busy one queues us.
+    const claim = this.engine.acquire(name, this, 'session', this.address, leaseMs, 0, true);
+    this.claim = claim;
+    if (claim.state === 'waiting') this.send(encodeWaiting(claim.lock.positionOf(claim)));
+  }
+}
+
+function endLine(reason: EndReason): string {
+  switch (reason) {
+    case 'expired':
+      return LEASE_EXPIRED;
+    case 'force-released':
+      return FORCE_RELEASED;
+    case 'kicked':
+      return KICKED;
+    case 'wait-timeout':
+      // Sessions wait forever (waitMs 0); only a silent lease can end a queued session.
+      return LEASE_EXPIRED;
+  }
+}
