@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LockEngine } from '../lib/engine/lock-engine.ts';
 import { BlockTokenSource, MemoryCeilingStore } from '../lib/tokens/token-source.ts';
@@ -239,6 +240,22 @@ describe('keyed protocol server', () => {
     listener.closeAll(() => KEYED_GOODBYE);
     expect(await a.next()).toBe(KEYED_GOODBYE.trimEnd());
     await a.waitClosed();
+  });
+
+  it('destroys a connection whose peer never closes its side after our goodbye', async () => {
+    const { port, listener } = await startKeyed({ ioTimeoutMs: 200 });
+    const halfOpen = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+    teardown.push(() => void halfOpen.destroy());
+    let ended = false;
+    halfOpen.resume();
+    halfOpen.on('end', () => {
+      ended = true; // and, being half-open, we never end our side
+    });
+    await new Promise((resolve) => halfOpen.once('connect', resolve));
+    await eventually(() => listener.connections.size === 1);
+    listener.closeAll(() => KEYED_GOODBYE);
+    await eventually(() => ended, 3_000, 'the goodbye FIN');
+    await eventually(() => listener.connections.size === 0, 3_000, 'the half-open peer to be destroyed');
   });
 
   it('cuts off a client that never reads its replies without stalling others', async () => {
