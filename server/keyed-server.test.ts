@@ -271,3 +271,19 @@ describe('keyed protocol server', () => {
     await eventually(() => listener.connections.size === 1, 5_000, 'the stuck reader to be cut off');
   });
 });
+
+describe('keyed protocol server and half-closing clients', () => {
+  it('still answers requests that arrive together with the client FIN, then releases its waiters', async () => {
+    const { port, engine } = await startKeyed();
+    const holder = await client(port);
+    holder.send('A busy 5 0');
+    await holder.next();
+    const c = await client(port);
+    // Like `printf 'A k 5 0\n' | nc -N host port`: the requests and the FIN arrive at once.
+    c.socket.end('A free 5 0\nA busy 5 0\n');
+    expect(await c.next()).toMatch(/^A free \d+$/);
+    await c.waitClosed();
+    expect(engine.waiterCount).toBe(0);
+    expect(engine.lock('free')?.holder).not.toBeNull();
+  });
+});

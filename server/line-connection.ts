@@ -46,6 +46,10 @@ export abstract class LineConnection implements LineSink {
     socket.on('error', () => {
       // A reset peer is ordinary here; 'close' follows and does the clean-up.
     });
+    // The peer's FIN: it will send nothing more. Replies already made still go out (the
+    // listener runs with allowHalfOpen so that Node does not end our side before we flush);
+    // then we end our side, and release now rather than a round trip later at 'close'.
+    socket.on('end', () => this.onPeerEnd());
     socket.on('close', () => this.onSocketClose());
   }
 
@@ -91,7 +95,7 @@ export abstract class LineConnection implements LineSink {
   }
 
   flush(): void {
-    if (this.out.length === 0 || this.closed) return;
+    if (this.out.length === 0 || this.closed || this.socket.writableEnded) return;
     const data = this.out;
     this.out = '';
     const ok = this.socket.write(data);
@@ -147,6 +151,16 @@ export abstract class LineConnection implements LineSink {
   private onDrain(): void {
     this.writeBlockedSince = 0;
     if (this.socket.isPaused() && !this.closing) this.socket.resume();
+  }
+
+  private onPeerEnd(): void {
+    if (this.closed) return;
+    this.closing = true;
+    this.splitter.stop();
+    this.flush();
+    this.releaseClaims();
+    this.socket.end();
+    this.ctx.afterInput();
   }
 
   private onSocketClose(): void {

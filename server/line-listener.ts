@@ -36,7 +36,7 @@ export class LineListener<C extends LineConnection> {
       afterInput: opts.afterInput,
       onGone: (conn) => this.connections.delete(conn as C),
     };
-    this.server = createServer({ noDelay: true }, (socket) => {
+    this.server = createServer({ noDelay: true, allowHalfOpen: true }, (socket) => {
       if (!this.accepting || this.connections.size >= opts.maxConnections) {
         socket.on('error', () => {});
         socket.end(this.refusal);
