@@ -22,7 +22,10 @@ export type ErrorName =
   | 'forbidden'
   | 'invalid-input'
   | 'conflict'
-  | 'bad-usage';
+  | 'bad-usage'
+  | 'lock-timeout'
+  | 'connection-lost'
+  | 'client-closed';
 
 export interface ErrorSpec {
   /** Session-protocol code (`ERROR 0x0N`), where the error ends a session. */
@@ -55,6 +58,10 @@ export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
   'invalid-input': { side: 'client', httpStatus: 422, message: 'invalid input' },
   conflict: { side: 'client', httpStatus: 409, message: 'conflict' },
   'bad-usage': { side: 'client', httpStatus: 400, message: 'bad usage' },
+  // Client-side outcomes: no server sends these, but clients and the CLI report them by name.
+  'lock-timeout': { side: 'client', httpStatus: 408, message: 'timed out waiting for the lock' },
+  'connection-lost': { side: 'server', httpStatus: 503, message: 'connection lost' },
+  'client-closed': { side: 'client', httpStatus: 400, message: 'client closed' },
 };
 
 /** Exit code of the CLI for bad flags or arguments. */

@@ -4,6 +4,7 @@ import { EXIT_USAGE } from '../lib/errors.ts';
 import { DEFAULT_OPTIONS } from './daemon.ts';
 import { countOption, durationOption, portOption, positiveDurationOption } from './cli-options.ts';
 import { serve } from './serve-command.ts';
+import { registerRunCommand } from './run-command.ts';
 
 const program = new Command('baton')
   .description('Baton: a lock service with FIFO queues, direct handover, leases and fencing tokens')
@@ -25,9 +26,9 @@ program
   .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
   .action(serve);
 
+registerRunCommand(program);
+
 try {
-  const { registerRunCommand } = await import('./run-command.ts');
-  registerRunCommand(program);
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) {

@@ -34,14 +34,14 @@ export function isServerSide(error: Error): boolean {
 }
 
 /**
- * The connection went away without an error from the server. errors.ts has no name for this
- * yet; it is the server's trouble, like 'server-going-away', so callers retry the same way.
+ * The connection went away without an error from the server. Like 'server-going-away' it is
+ * the server's side of things, so callers retry the same way.
  */
 export function connectionLost(detail: string): BatonError {
-  return errorWithText('server-going-away', `connection lost: ${detail}`);
+  return new BatonError('connection-lost', detail);
 }
 
 /** Calls after close(), and requests still pending when close() was called. */
 export function clientClosed(): BatonError {
-  return errorWithText('bad-usage', 'the Baton client is closed');
+  return new BatonError('client-closed');
 }

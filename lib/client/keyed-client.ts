@@ -1,0 +1,206 @@
+// The keyed-protocol client: a small pool of persistent connections (one per address, two when
+// there is only one address) shared round-robin by every acquire and release. It owns the retry
+// rules; each KeyedConnection owns its socket, its pending table and its redirects.
+import { DEFAULT_KEYED_PORT, normalizeAddresses } from './address.ts';
+import type { AddressInput } from './address.ts';
+import { KeyedConnection } from './keyed-connection.ts';
+import { KeyedGrant } from './keyed-grant.ts';
+import type { Releaser } from './keyed-grant.ts';
+import { shrinkWait } from './keyed-request.ts';
+import type { AcquireRequest, KeyedRequest, ReleaseRequest } from './keyed-request.ts';
+import { LockTimeoutError } from './lock-timeout-error.ts';
+import { clientClosed, connectionLost } from './client-errors.ts';
+import { leaseToWireSeconds, waitToWireSeconds } from './durations.ts';
+import { checkLockName } from './lock-names.ts';
+
+export interface KeyedClientOptions {
+  /** The servers of one Baton cluster; default 127.0.0.1:7070. */
+  readonly addresses?: readonly AddressInput[];
+  /** How often a dropped connection tries to come back, in ms (default 3000). */
+  readonly reconnectInterval?: number;
+  /** How long a release keeps being retried when its connection drops, in ms (default 5000). */
+  readonly releaseRetryFor?: number;
+  /** The pause between release retries, in ms (default 200). */
+  readonly releaseRetryInterval?: number;
+  /** How long a connect may take before it counts as failed, in ms (default 3000). */
+  readonly connectTimeout?: number;
+}
+
+export interface AcquireOptions {
+  /** How long the lock stays held without a release, in ms (> 0). */
+  readonly lease: number;
+  /** How long to queue for the lock, in ms. 0, undefined or Infinity: wait forever. */
+  readonly wait?: number;
+}
+
+const NO_CONNECTION = 'no connection to a Baton server is up';
+
+export class KeyedClient implements Releaser {
+  private readonly connections: KeyedConnection[];
+  private cursor = 0;
+  private started = false;
+  private closing: Promise<void> | undefined;
+  /** Releases waiting for their next try, with the timer that will send them. */
+  private readonly retrying = new Map<ReleaseRequest, NodeJS.Timeout>();
+  private readonly releaseRetryFor: number;
+  private readonly releaseRetryInterval: number;
+
+  constructor(options: KeyedClientOptions = {}) {
+    const addresses = normalizeAddresses(options.addresses ?? [`127.0.0.1:${DEFAULT_KEYED_PORT}`], DEFAULT_KEYED_PORT);
+    // With one address, a second connection keeps requests flowing while the first reconnects.
+    const homes = addresses.length === 1 ? [...addresses, ...addresses] : addresses;
+    const hooks = {
+      releaser: this,
+      orphaned: (requests: KeyedRequest[], reason: Error) => this.orphaned(requests, reason),
+    };
+    const connectionOptions = {
+      reconnectIntervalMs: options.reconnectInterval ?? 3000,
+      connectTimeoutMs: options.connectTimeout ?? 3000,
+    };
+    this.connections = homes.map((home) => new KeyedConnection(home, hooks, connectionOptions));
+    this.releaseRetryFor = options.releaseRetryFor ?? 5000;
+    this.releaseRetryInterval = options.releaseRetryInterval ?? 200;
+  }
+
+  /**
+   * Queues for `key` and resolves with the grant. Rejects with LockTimeoutError when the server
+   * answers `T`, with a BatonError for an `E` reply, or after every connection dropped under it.
+   */
+  acquire(key: string, options: AcquireOptions): Promise<KeyedGrant> {
+    if (this.closing) return Promise.reject(clientClosed());
+    let leaseWire: string;
+    let waitWire: string;
+    try {
+      checkLockName(key);
+      leaseWire = leaseToWireSeconds(options.lease);
+      waitWire = waitToWireSeconds(options.wait);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const waitMs = waitWire === '0' ? Infinity : (options.wait ?? Infinity);
+    const startedAt = performance.now();
+    const triesLeft = this.connections.length;
+    return new Promise<KeyedGrant>((resolve, reject) => {
+      const request: AcquireRequest = { op: 'A', slot: 'A ' + key, key, leaseWire, waitMs, startedAt, waitWire, triesLeft, resolve, reject };
+      this.sendAcquire(request, connectionLost(NO_CONNECTION));
+    });
+  }
+
+  /** Releases `token` on `key`: true when released, false when the token no longer held it. */
+  release(key: string, token: bigint): Promise<boolean> {
+    return this.releaseVia(undefined, key, token);
+  }
+
+  /** @internal Used by KeyedGrant, which knows the connection that granted it. */
+  releaseVia(via: object | undefined, key: string, token: bigint): Promise<boolean> {
+    if (this.closing) return Promise.reject(clientClosed());
+    try {
+      checkLockName(key);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const startedAt = performance.now();
+    return new Promise<boolean>((resolve, reject) => {
+      const request: ReleaseRequest = { op: 'R', slot: 'R ' + key, key, token, startedAt, via, resolve, reject };
+      this.sendRelease(request, connectionLost(NO_CONNECTION));
+    });
+  }
+
+  /**
+   * Runs `work` while holding `key` and releases afterwards. If `work` throws, that error wins
+   * over any release failure; otherwise a failed release rejects (a STALE release does not).
+   */
+  async withLock<T>(key: string, options: AcquireOptions, work: (grant: KeyedGrant) => Promise<T> | T): Promise<T> {
+    const grant = await this.acquire(key, options);
+    let result: T;
+    try {
+      result = await work(grant);
+    } catch (error) {
+      await grant.release().catch(() => undefined);
+      throw error;
+    }
+    await grant.release();
+    return result;
+  }
+
+  /** Fails pending requests and closes every connection. Safe to call more than once. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const reason = clientClosed();
+    for (const [request, timer] of this.retrying) {
+      clearTimeout(timer);
+      request.reject(reason);
+    }
+    this.retrying.clear();
+    await Promise.all(this.connections.map((connection) => connection.close(reason)));
+  }
+
+  private sendAcquire(request: AcquireRequest, reason: Error): void {
+    const connection = this.pick(undefined);
+    if (connection) connection.send(request);
+    else request.reject(reason);
+  }
+
+  private sendRelease(request: ReleaseRequest, reason: Error): void {
+    const connection = this.pick(request.via);
+    if (connection) connection.send(request);
+    else this.retryReleaseLater(request, reason);
+  }
+
+  /** Requests from a connection that dropped: acquires move on, releases retry later. */
+  private orphaned(requests: KeyedRequest[], reason: Error): void {
+    const now = performance.now();
+    for (const request of requests) {
+      if (this.closing) request.reject(clientClosed());
+      else if (request.op === 'R') this.retryReleaseLater(request, reason);
+      else if (--request.triesLeft <= 0) request.reject(reason);
+      else if (!shrinkWait(request, now, waitToWireSeconds)) request.reject(new LockTimeoutError(request.key, request.waitMs));
+      else this.sendAcquire(request, reason);
+    }
+  }
+
+  private retryReleaseLater(request: ReleaseRequest, reason: Error): void {
+    if (performance.now() - request.startedAt + this.releaseRetryInterval > this.releaseRetryFor) {
+      request.reject(reason);
+      return;
+    }
+    this.retrying.set(request, setTimeout(this.retryRelease, this.releaseRetryInterval, request, reason));
+  }
+
+  private readonly retryRelease = (request: ReleaseRequest, reason: Error): void => {
+    this.retrying.delete(request);
+    this.sendRelease(request, reason);
+  };
+
+  /**
+   * The next open connection after the last one used (round-robin), else one still connecting
+   * (its socket holds the bytes until it is up), else none. `preferred` wins when it is open.
+   */
+  private pick(preferred: object | undefined): KeyedConnection | undefined {
+    if (!this.started) {
+      this.started = true;
+      for (const connection of this.connections) connection.start();
+    }
+    const count = this.connections.length;
+    let fallback = -1;
+    for (const connection of this.connections) {
+      if (connection === preferred && connection.state === 'open') return connection;
+    }
+    for (let i = 0; i < count; i++) {
+      const index = (this.cursor + i) % count;
+      const state = this.connections[index]?.state;
+      if (state === 'open') {
+        this.cursor = (index + 1) % count;
+        return this.connections[index];
+      }
+      if (state === 'connecting' && fallback < 0) fallback = index;
+    }
+    if (fallback < 0) return undefined;
+    this.cursor = (fallback + 1) % count;
+    return this.connections[fallback];
+  }
+}

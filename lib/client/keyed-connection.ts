@@ -1,0 +1,185 @@
+// One persistent keyed-protocol connection: it pipelines requests, matches replies to them by
+// (op, key) in send order, follows `M` redirects, and after a drop hands its unanswered
+// requests back to the client and reconnects in the background.
+import { BatonError } from '../errors.ts';
+import { connectLines } from './transport.ts';
+import type { LineTransport } from './transport.ts';
+import { formatAddress } from './address.ts';
+import type { Address } from './address.ts';
+import { PendingTable } from './pending-table.ts';
+import { requestLine, shrinkWait } from './keyed-request.ts';
+import type { KeyedRequest } from './keyed-request.ts';
+import { parseKeyedReply } from './reply-parser.ts';
+import { KeyedGrant } from './keyed-grant.ts';
+import type { Releaser } from './keyed-grant.ts';
+import { LockTimeoutError } from './lock-timeout-error.ts';
+import { connectionLost, errorFromWireName, errorWithText } from './client-errors.ts';
+import { waitToWireSeconds } from './durations.ts';
+
+/** Redirects in a row without a real reply before we call it a loop. */
+const MAX_REDIRECTS = 8;
+
+/**
+ * idle: not started; connecting: socket opening (requests queue on it); open: ready;
+ * down: dropped, waiting for the next reconnect; closed: by the client, for good.
+ */
+export type ConnectionState = 'idle' | 'connecting' | 'open' | 'down' | 'closed';
+
+export interface KeyedConnectionHooks {
+  readonly releaser: Releaser;
+  /** Requests that were on a connection that dropped; none of them got an answer. */
+  orphaned(requests: KeyedRequest[], reason: Error): void;
+}
+
+export interface KeyedConnectionOptions {
+  readonly reconnectIntervalMs: number;
+  readonly connectTimeoutMs: number;
+}
+
+export class KeyedConnection {
+  state: ConnectionState = 'idle';
+  private transport: LineTransport | undefined;
+  /** Where we talk now: `home` until a redirect points elsewhere. */
+  private address: Address;
+  private readonly pending = new PendingTable<KeyedRequest>();
+  private redirects = 0;
+  /** What the server said before closing (`E - - ...`), the best reason for the drop. */
+  private farewell: Error | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    /** The address this connection belongs to; it comes back here after every drop. */
+    readonly home: Address,
+    private readonly hooks: KeyedConnectionHooks,
+    private readonly options: KeyedConnectionOptions,
+  ) {
+    this.address = home;
+  }
+
+  start(): void {
+    if (this.state === 'idle') this.connect(this.home);
+  }
+
+  /** Sends now if open; while connecting the socket holds the bytes until it is up. */
+  send(request: KeyedRequest): void {
+    const transport = this.transport;
+    if (!transport) throw new Error(`send on a ${this.state} connection`); // the pool picks only live ones
+    this.pending.push(request.slot, request);
+    transport.write(requestLine(request));
+  }
+
+  /** Fails whatever is pending with `reason` and closes for good. */
+  async close(reason: Error): Promise<void> {
+    this.state = 'closed';
+    clearTimeout(this.reconnectTimer);
+    for (const request of this.pending.drain()) request.reject(reason);
+    const transport = this.transport;
+    this.transport = undefined;
+    if (transport) await transport.end();
+  }
+
+  private connect(address: Address): void {
+    this.state = 'connecting';
+    this.address = address;
+    // The handlers check they still belong to the current socket: after a redirect the old
+    // socket may still deliver lines or its close, and those must not touch the new one.
+    const transport: LineTransport = connectLines(
+      address,
+      {
+        onOpen: () => {
+          if (this.transport === transport) this.state = 'open';
+        },
+        onLine: (line) => {
+          if (this.transport === transport) this.receive(line);
+        },
+        onClose: (error) => {
+          if (this.transport === transport) this.dropped(error);
+        },
+      },
+      this.options.connectTimeoutMs,
+    );
+    this.transport = transport;
+  }
+
+  private receive(line: string): void {
+    const reply = parseKeyedReply(line);
+    if (reply.kind !== 'redirect') this.redirects = 0;
+    switch (reply.kind) {
+      case 'granted': {
+        const request = this.pending.shift(reply.slot);
+        if (request?.op === 'A') request.resolve(new KeyedGrant(this.hooks.releaser, this, reply.key, reply.token));
+        return;
+      }
+      case 'timed-out': {
+        const request = this.pending.shift(reply.slot);
+        if (request?.op === 'A') request.reject(new LockTimeoutError(reply.key, request.waitMs));
+        return;
+      }
+      case 'released':
+      case 'stale': {
+        const request = this.pending.shift(reply.slot);
+        if (request?.op === 'R') request.resolve(reply.kind === 'released');
+        return;
+      }
+      case 'request-error': {
+        this.pending.shift(reply.slot)?.reject(errorFromWireName(reply.name, reply.text));
+        return;
+      }
+      case 'connection-error':
+        // The server closes after this; keep its words for the requests we hand back.
+        this.farewell = errorFromWireName(reply.name, reply.text);
+        return;
+      case 'redirect':
+        this.redirect(reply.address);
+        return;
+      case 'malformed':
+        // Matching replies to requests is only sound while we understand every line.
+        this.transport?.destroy(errorWithText('protocol-error', `unreadable reply (${reply.why}): ${reply.line}`));
+        return;
+    }
+  }
+
+  /** `M host:port`: this node is a standby. Talk to the active node and send everything again. */
+  private redirect(target: Address): void {
+    const old = this.transport;
+    if (++this.redirects > MAX_REDIRECTS) {
+      old?.destroy(errorWithText('protocol-error', `more than ${MAX_REDIRECTS} redirects in a row`));
+      return;
+    }
+    this.transport = undefined; // detach first, so the old socket's close is ignored
+    old?.destroy();
+    this.connect(target);
+    const now = performance.now();
+    for (const request of this.pending.drain()) {
+      if (request.op === 'A' && !shrinkWait(request, now, waitToWireSeconds)) {
+        request.reject(new LockTimeoutError(request.key, request.waitMs));
+      } else {
+        this.send(request);
+      }
+    }
+  }
+
+  private dropped(error: Error | undefined): void {
+    const where = formatAddress(this.address);
+    const reason =
+      this.farewell ??
+      (error instanceof BatonError
+        ? error
+        : connectionLost(error ? `${where}: ${error.message}` : `${where} closed the connection`));
+    this.transport = undefined;
+    this.farewell = undefined;
+    this.redirects = 0;
+    this.state = 'down';
+    this.address = this.home;
+    this.reconnectTimer = setTimeout(this.reconnect, this.options.reconnectIntervalMs);
+    // Reconnecting must not keep a process alive that has nothing else to do.
+    this.reconnectTimer.unref();
+    const orphans = this.pending.drain();
+    if (orphans.length > 0) this.hooks.orphaned(orphans, reason);
+  }
+
+  private readonly reconnect = (): void => {
+    this.reconnectTimer = undefined;
+    if (this.state === 'down') this.connect(this.home);
+  };
+}

@@ -1,0 +1,53 @@
+// The requests a KeyedClient has in flight. They are plain objects holding their promise's
+// resolve/reject, so a request can move from a dropped connection to another one unchanged.
+import type { KeyedGrant } from './keyed-grant.ts';
+
+export interface AcquireRequest {
+  readonly op: 'A';
+  /** 'A ' + key: where the reply is looked up. */
+  readonly slot: string;
+  readonly key: string;
+  readonly leaseWire: string;
+  /** What the caller asked for, in ms; Infinity = wait forever. */
+  readonly waitMs: number;
+  /** performance.now() at the call, to shrink the wait when the request is sent again. */
+  readonly startedAt: number;
+  /** The wait as sent next, in decimal seconds. */
+  waitWire: string;
+  /** Connections it may still be tried on. */
+  triesLeft: number;
+  readonly resolve: (grant: KeyedGrant) => void;
+  readonly reject: (error: Error) => void;
+}
+
+export interface ReleaseRequest {
+  readonly op: 'R';
+  readonly slot: string;
+  readonly key: string;
+  readonly token: bigint;
+  readonly startedAt: number;
+  /** The connection that granted the token, tried first; any connection will do. */
+  readonly via: object | undefined;
+  readonly resolve: (released: boolean) => void;
+  readonly reject: (error: Error) => void;
+}
+
+export type KeyedRequest = AcquireRequest | ReleaseRequest;
+
+export function requestLine(request: KeyedRequest): string {
+  return request.op === 'A'
+    ? `A ${request.key} ${request.leaseWire} ${request.waitWire}`
+    : `R ${request.key} ${request.token}`;
+}
+
+/**
+ * Before an acquire is sent again, shrink its wait by the time already spent, so the caller
+ * never waits longer than asked. Returns false when no wait is left.
+ */
+export function shrinkWait(request: AcquireRequest, now: number, toWire: (ms: number) => string): boolean {
+  if (request.waitMs === Infinity || request.waitMs === 0) return true; // forever stays forever
+  const left = request.waitMs - (now - request.startedAt);
+  if (left <= 0) return false;
+  request.waitWire = toWire(left);
+  return true;
+}

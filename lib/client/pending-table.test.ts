@@ -1,0 +1,27 @@
+import { describe, it, expect } from 'vitest';
+import { PendingTable } from './pending-table.ts';
+
+describe('PendingTable', () => {
+  it('hands out each slot oldest first and keeps slots apart', () => {
+    const table = new PendingTable<number>();
+    table.push('A k', 1);
+    table.push('A j', 2);
+    table.push('A k', 3);
+    expect(table.size).toBe(3);
+    expect(table.shift('A k')).toBe(1);
+    expect(table.shift('A k')).toBe(3);
+    expect(table.shift('A k')).toBeUndefined();
+    expect(table.shift('R j')).toBeUndefined();
+    expect(table.size).toBe(1);
+  });
+
+  it('drains everything, each slot in send order', () => {
+    const table = new PendingTable<number>();
+    table.push('A k', 1);
+    table.push('R k', 2);
+    table.push('A k', 3);
+    expect(table.drain()).toEqual([1, 3, 2]);
+    expect(table.size).toBe(0);
+    expect(table.shift('A k')).toBeUndefined();
+  });
+});

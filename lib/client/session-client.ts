@@ -1,0 +1,150 @@
+// The session-protocol client: finds a server that will hold a claim for us (following
+// REDIRECTs, moving down the address list when a server goes away) and hands out held leases.
+// Once a lease is held it is never moved: losing it aborts its signal instead.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULT_SESSION_PORT, normalizeAddresses } from './address.ts';
+import type { Address, AddressInput } from './address.ts';
+import { SessionConnection } from './session-connection.ts';
+import type { SessionHooks, SessionLease } from './session-connection.ts';
+import { LockTimeoutError } from './lock-timeout-error.ts';
+import { clientClosed, errorWithText } from './client-errors.ts';
+import { checkWaitMs, sessionLeaseMs } from './durations.ts';
+import { checkLockName } from './lock-names.ts';
+
+export interface SessionClientOptions extends SessionHooks {
+  /** The servers of one Baton cluster; default 127.0.0.1:7071. */
+  readonly addresses?: readonly AddressInput[];
+  /** The floor of the heartbeat interval, in ms (default 50). */
+  readonly minHeartbeatInterval?: number;
+  /** How long a connect may take, in ms (default 3000). */
+  readonly connectTimeout?: number;
+  /** How long to keep reconnecting while no server answers at all, in ms (default 5000). */
+  readonly reconnectFor?: number;
+}
+
+export interface SessionOptions extends SessionHooks {
+  /** The lease in whole ms: the server frees the lock after this long without hearing from us. */
+  readonly lease: number;
+  /** Give up with LockTimeoutError if not holding the lock within this many ms; default: never. */
+  readonly wait?: number;
+}
+
+export interface HoldContext {
+  /** Aborts the moment ownership is no longer confirmed; stop touching the resource then. */
+  readonly signal: AbortSignal;
+  readonly token: bigint;
+}
+
+/** Redirects in a row before we call it a loop. */
+const MAX_REDIRECTS = 8;
+/** Pause after a whole pass over the addresses found no server, so a restart is not hammered. */
+const PASS_PAUSE_MS = 200;
+
+export class SessionClient {
+  private readonly addresses: Address[];
+  /** Where the last claim succeeded; the next one starts there. */
+  private preferred = 0;
+  private readonly live = new Set<SessionConnection>();
+  private closed = false;
+
+  constructor(private readonly options: SessionClientOptions = {}) {
+    this.addresses = normalizeAddresses(options.addresses ?? [`127.0.0.1:${DEFAULT_SESSION_PORT}`], DEFAULT_SESSION_PORT);
+  }
+
+  /**
+   * Holds `name` while `work` runs and releases it afterwards; resolves to what `work` returns.
+   * The work should watch `signal`: it aborts when ownership is lost while the work runs.
+   */
+  async hold<T>(name: string, options: SessionOptions, work: (context: HoldContext) => Promise<T> | T): Promise<T> {
+    const lease = await this.open(name, options);
+    try {
+      return await work({ signal: lease.signal, token: lease.token });
+    } finally {
+      await lease.close();
+    }
+  }
+
+  /** Waits until `name` is held and returns the lease; the caller must close() it. */
+  async open(name: string, options: SessionOptions): Promise<SessionLease> {
+    if (this.closed) throw clientClosed();
+    checkLockName(name);
+    const leaseMs = sessionLeaseMs(options.lease);
+    const waitMs = checkWaitMs(options.wait);
+    const startedAt = performance.now();
+    const count = this.addresses.length;
+    let index = this.preferred;
+    let address = this.addressAt(index);
+    let redirects = 0;
+    let lastAnswerAt = startedAt;
+    let unansweredInRow = 0;
+    for (;;) {
+      if (this.closed) throw clientClosed();
+      const left = waitMs - (performance.now() - startedAt);
+      if (left <= 0) throw new LockTimeoutError(name, waitMs);
+      const attempt = this.attempt(address, name, leaseMs, left, options);
+      const outcome = await attempt.ready;
+      switch (outcome.kind) {
+        case 'held':
+          this.preferred = index;
+          return attempt;
+        case 'timed-out':
+          throw new LockTimeoutError(name, waitMs);
+        case 'failed':
+          throw outcome.reason;
+        case 'redirect':
+          if (++redirects > MAX_REDIRECTS) throw errorWithText('protocol-error', `more than ${MAX_REDIRECTS} redirects in a row`);
+          address = outcome.address;
+          break;
+        case 'retry': {
+          // Server trouble (going away, gone, silent) before we held anything: queue anew at
+          // once on the next address, or the same one when there is only one.
+          const now = performance.now();
+          redirects = 0;
+          if (outcome.answered) {
+            lastAnswerAt = now;
+            unansweredInRow = 0;
+          } else {
+            unansweredInRow++;
+          }
+          if (now - lastAnswerAt >= (this.options.reconnectFor ?? 5000)) throw outcome.reason;
+          index = (index + 1) % count;
+          address = this.addressAt(index);
+          if (unansweredInRow >= count) {
+            unansweredInRow = 0;
+            await sleep(Math.min(PASS_PAUSE_MS, Math.max(0, left)));
+          }
+          break;
+        }
+      }
+    }
+  }
+
+  /** Closes every lease and pending claim of this client. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.live].map((connection) => connection.close()));
+  }
+
+  private attempt(address: Address, name: string, leaseMs: number, giveUpAfterMs: number, options: SessionOptions): SessionConnection {
+    const onHeartbeat = options.onHeartbeat ?? this.options.onHeartbeat;
+    const onWaiting = options.onWaiting ?? this.options.onWaiting;
+    const connection: SessionConnection = new SessionConnection(address, {
+      name,
+      leaseMs,
+      minHeartbeatIntervalMs: this.options.minHeartbeatInterval ?? 50,
+      connectTimeoutMs: this.options.connectTimeout ?? 3000,
+      giveUpAfterMs,
+      ...(onHeartbeat ? { onHeartbeat } : {}),
+      ...(onWaiting ? { onWaiting } : {}),
+      onEnded: () => this.live.delete(connection),
+    });
+    this.live.add(connection);
+    return connection;
+  }
+
+  private addressAt(index: number): Address {
+    const address = this.addresses[index];
+    if (!address) throw new Error(`no address at ${index}`); // index is always taken mod count
+    return address;
+  }
+}

@@ -1,0 +1,285 @@
+// One session-protocol connection, which is one claim on one lock: it sends ACQUIRE, keeps the
+// claim alive with heartbeats (one in flight at most), takes the pushed ACQUIRED when the lock
+// reaches it, and aborts `signal` the moment it can no longer vouch for its ownership.
+// Reconnecting elsewhere is the SessionClient's job; this file only reports how the claim ended.
+import { BatonError } from '../errors.ts';
+import { connectLines } from './transport.ts';
+import type { LineTransport } from './transport.ts';
+import { formatAddress } from './address.ts';
+import type { Address } from './address.ts';
+import { parseSessionReply } from './reply-parser.ts';
+import { HeartbeatSchedule } from './heartbeat-schedule.ts';
+import { clientClosed, connectionLost, errorFromSessionCode, errorWithText, isServerSide } from './client-errors.ts';
+
+/** How a claim ended before it held the lock (or that it holds it). */
+export type AttemptOutcome =
+  | { readonly kind: 'held' }
+  | { readonly kind: 'redirect'; readonly address: Address }
+  /** Server-side trouble: try again. `answered`: the server did answer before. */
+  | { readonly kind: 'retry'; readonly reason: Error; readonly answered: boolean }
+  | { readonly kind: 'failed'; readonly reason: Error }
+  | { readonly kind: 'timed-out' };
+
+export interface SessionStats {
+  /** The gap the schedule now keeps between heartbeats, in ms. */
+  readonly heartbeatInterval: number;
+  /** EWMA of HEARTBEAT round trips, in ms; undefined before the first answer. */
+  readonly smoothedRtt: number | undefined;
+  readonly lastRtt: number | undefined;
+  /** Heartbeats answered so far. */
+  readonly heartbeats: number;
+  /** Place in the queue from the last WAITING; undefined once held. */
+  readonly position: number | undefined;
+}
+
+export interface SessionHooks {
+  /** After each answered heartbeat, with the schedule it leads to. */
+  readonly onHeartbeat?: (stats: SessionStats) => void;
+  /** After each WAITING (1 = next in line). */
+  readonly onWaiting?: (position: number) => void;
+}
+
+/** A held session lock, for callers that manage its lifetime themselves (like `baton run`). */
+export interface SessionLease {
+  readonly name: string;
+  /** The fencing token, a u64. */
+  readonly token: bigint;
+  /** Aborts as soon as ownership is no longer confirmed; `signal.reason` says why. */
+  readonly signal: AbortSignal;
+  readonly stats: SessionStats;
+  /** Releases the lock by closing the connection. Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+export interface SessionAttemptOptions extends SessionHooks {
+  readonly name: string;
+  readonly leaseMs: number;
+  readonly minHeartbeatIntervalMs: number;
+  readonly connectTimeoutMs: number;
+  /** Report 'timed-out' if not held within this many ms; Infinity: never. */
+  readonly giveUpAfterMs: number;
+  /** Called once when the connection is finished with, however that happened. */
+  readonly onEnded?: () => void;
+}
+
+/** Without an answer for this share of the lease, the client stops trusting its ownership. */
+const SILENCE_SHARE = 0.8;
+
+type Phase = 'acquiring' | 'queued' | 'held' | 'ended';
+
+export class SessionConnection implements SessionLease {
+  readonly name: string;
+  token = 0n;
+  readonly signal: AbortSignal;
+  /** Settles once: held, or how the claim ended before that. */
+  readonly ready: Promise<AttemptOutcome>;
+  private settle!: (outcome: AttemptOutcome) => void;
+  private readonly controller = new AbortController();
+  private readonly transport: LineTransport;
+  private readonly schedule: HeartbeatSchedule;
+  private phase: Phase = 'acquiring';
+  /** Send time of the one request awaiting its answer (ACQUIRE or HEARTBEAT). */
+  private inflightSince: number | undefined;
+  private inflightIsHeartbeat = false;
+  private lastSentAt = 0;
+  /**
+   * Send time of the last request the server answered. The server restarted our lease when that
+   * request reached it, which was no earlier than this; counting silence from here rather than
+   * from the answer's arrival keeps our deadline ahead of the server's even on a slow path back.
+   */
+  private anchor = 0;
+  private answered = false;
+  private heartbeats = 0;
+  private position: number | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private silenceTimer: NodeJS.Timeout | undefined;
+  private giveUpTimer: NodeJS.Timeout | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    address: Address,
+    private readonly options: SessionAttemptOptions,
+  ) {
+    this.name = options.name;
+    this.signal = this.controller.signal;
+    this.schedule = new HeartbeatSchedule(options.leaseMs, options.minHeartbeatIntervalMs);
+    this.ready = new Promise((resolve) => {
+      this.settle = resolve;
+    });
+    this.transport = connectLines(
+      address,
+      { onOpen: () => this.opened(), onLine: (line) => this.receive(line), onClose: (error) => this.closed(error) },
+      options.connectTimeoutMs,
+    );
+    if (options.giveUpAfterMs !== Infinity) this.giveUpTimer = setTimeout(this.giveUp, options.giveUpAfterMs);
+  }
+
+  get stats(): SessionStats {
+    return {
+      heartbeatInterval: this.schedule.intervalMs,
+      smoothedRtt: this.schedule.smoothedRtt,
+      lastRtt: this.schedule.lastRtt,
+      heartbeats: this.heartbeats,
+      position: this.position,
+    };
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    if (this.phase !== 'ended') {
+      const held = this.phase === 'held';
+      this.end();
+      if (held) this.controller.abort(new Error(`session ${this.name} closed by its holder`));
+      else this.settle({ kind: 'failed', reason: clientClosed() });
+    }
+    await this.transport.end();
+  }
+
+  private opened(): void {
+    if (this.phase === 'ended') return;
+    const now = performance.now();
+    this.anchor = now;
+    this.send(`ACQUIRE ${this.name} ${this.options.leaseMs}`, false, now);
+    this.silenceTimer = setTimeout(this.checkSilence, SILENCE_SHARE * this.options.leaseMs);
+  }
+
+  private send(line: string, isHeartbeat: boolean, now: number): void {
+    this.transport.writeNow(line);
+    this.inflightSince = now;
+    this.inflightIsHeartbeat = isHeartbeat;
+    this.lastSentAt = now;
+  }
+
+  private receive(line: string): void {
+    if (this.phase === 'ended') return;
+    const reply = parseSessionReply(line);
+    const now = performance.now();
+    switch (reply.kind) {
+      case 'acquired':
+        return this.onAcquired(reply.token, now);
+      case 'waiting':
+        return this.onWaiting(reply.position, now);
+      case 'error':
+        return this.onError(errorFromSessionCode(reply.code, reply.text));
+      case 'redirect':
+        if (this.phase === 'held') return this.lose(errorWithText('protocol-error', 'REDIRECT while holding the lock'));
+        return this.finish({ kind: 'redirect', address: reply.address });
+      case 'malformed':
+        return this.protocolFailure(`unreadable reply (${reply.why}): ${reply.line}`);
+    }
+  }
+
+  private onAcquired(token: bigint, now: number): void {
+    // While queued, the first ACQUIRED is the push (the server sends it before answering any
+    // heartbeat as holder); a heartbeat in flight is still owed its own answer.
+    if (this.phase === 'queued') return this.becomeHeld(token);
+    const sentAt = this.inflightSince;
+    if (sentAt === undefined) return this.protocolFailure('ACQUIRED that answers no request');
+    if (this.phase === 'held' && token !== this.token) {
+      return this.protocolFailure(`ACQUIRED with token ${token} while holding token ${this.token}`);
+    }
+    this.answer(sentAt, now);
+    if (this.phase === 'acquiring') this.becomeHeld(token);
+  }
+
+  private onWaiting(position: number, now: number): void {
+    const sentAt = this.inflightSince;
+    if (sentAt === undefined) return this.protocolFailure('WAITING that answers no request');
+    if (this.phase === 'held') return this.lose(errorWithText('protocol-error', 'WAITING while holding the lock'));
+    this.phase = 'queued';
+    this.position = position;
+    this.answer(sentAt, now);
+    this.options.onWaiting?.(position);
+  }
+
+  private onError(error: BatonError): void {
+    if (this.phase === 'held') return this.lose(error);
+    this.finish(isServerSide(error) ? { kind: 'retry', reason: error, answered: this.answered } : { kind: 'failed', reason: error });
+  }
+
+  private closed(error: Error | undefined): void {
+    if (this.phase === 'ended') return;
+    const where = formatAddress(this.transport.address);
+    const reason =
+      error instanceof BatonError
+        ? error
+        : connectionLost(error ? `${where}: ${error.message}` : `${where} closed the connection`);
+    if (this.phase === 'held') this.lose(reason);
+    else this.finish({ kind: 'retry', reason, answered: this.answered });
+  }
+
+  /** The request in flight got its answer: a round trip to learn from, and a fresh deadline. */
+  private answer(sentAt: number, now: number): void {
+    this.inflightSince = undefined;
+    this.anchor = sentAt;
+    this.answered = true;
+    if (this.inflightIsHeartbeat) {
+      this.schedule.sample(now - sentAt);
+      this.heartbeats++;
+    }
+    clearTimeout(this.heartbeatTimer);
+    this.heartbeatTimer = setTimeout(this.beat, Math.max(0, this.lastSentAt + this.schedule.intervalMs - now));
+    if (this.inflightIsHeartbeat) this.options.onHeartbeat?.(this.stats);
+  }
+
+  private becomeHeld(token: bigint): void {
+    this.phase = 'held';
+    this.token = token;
+    this.position = undefined;
+    clearTimeout(this.giveUpTimer);
+    this.settle({ kind: 'held' });
+  }
+
+  private readonly beat = (): void => {
+    if (this.phase !== 'ended' && this.inflightSince === undefined) this.send('HEARTBEAT', true, performance.now());
+  };
+
+  /** One timer, re-armed lazily: answers only move the anchor, the timer checks it when due. */
+  private readonly checkSilence = (): void => {
+    if (this.phase === 'ended') return;
+    const left = this.anchor + SILENCE_SHARE * this.options.leaseMs - performance.now();
+    if (left > 0) {
+      this.silenceTimer = setTimeout(this.checkSilence, left);
+      return;
+    }
+    const error = errorWithText('lease-expired', `no answer from the server within 0.8 x the ${this.options.leaseMs} ms lease`);
+    if (this.phase === 'held') this.lose(error);
+    else this.finish({ kind: 'retry', reason: error, answered: this.answered });
+  };
+
+  private readonly giveUp = (): void => {
+    if (this.phase === 'acquiring' || this.phase === 'queued') this.finish({ kind: 'timed-out' });
+  };
+
+  private protocolFailure(text: string): void {
+    const error = errorWithText('protocol-error', text);
+    if (this.phase === 'held') this.lose(error);
+    else this.finish({ kind: 'failed', reason: error });
+  }
+
+  /** Before holding: report how the claim ended and drop the connection. */
+  private finish(outcome: AttemptOutcome): void {
+    this.end();
+    this.transport.destroy();
+    this.settle(outcome);
+  }
+
+  /** While holding: ownership can no longer be vouched for. Closing lets the server move on. */
+  private lose(reason: Error): void {
+    this.end();
+    this.controller.abort(reason);
+    this.transport.destroy();
+  }
+
+  private end(): void {
+    this.phase = 'ended';
+    clearTimeout(this.heartbeatTimer);
+    clearTimeout(this.silenceTimer);
+    clearTimeout(this.giveUpTimer);
+    this.options.onEnded?.();
+  }
+}
