@@ -57,14 +57,16 @@ function run(ops: Op[]): void {
   const queue = new Map<string, Model[]>(KEYS.map((k) => [k, []]));
   const lastEnd = new Map<string, { at: number; cause: string }>();
   let lastToken = 0n;
-  let pending: (Op & { kind: 'acquire' }) | null = null;
+  // Acquires under way, innermost last: an owner may acquire again from inside a callback, and
+  // that acquire may run further callbacks (deadlines due) before its own claim exists.
+  const pending: Array<Op & { kind: 'acquire' }> = [];
   let events: LockEvent[] = [];
 
   const queueDeadline = (m: Model) => Math.min(m.waitDeadline, m.sliding ? m.expiresAt : Infinity);
   const fresh = (id: number): Model => {
-    expect(pending, `event for unknown claim ${id} outside an acquire`).not.toBeNull();
-    const p = pending as Op & { kind: 'acquire' };
-    pending = null;
+    const p = pending.pop();
+    expect(p, `event for unknown claim ${id} outside an acquire`).toBeDefined();
+    if (p === undefined) throw new Error('unreachable');
     const now = clock.now();
     const m: Model = {
       claim: null, id, key: p.key, sliding: p.sliding, leaseMs: p.leaseMs, waitDeadline: p.waitMs > 0 ? now + p.waitMs : Infinity,
@@ -169,7 +171,7 @@ function run(ops: Op[]): void {
       expect(reason, `owner of ${claim.id} told ${reason}`).toBe(m.owed);
       m.owed = null;
       if (kind === 'retrying') {
-        pending = { kind: 'acquire', key: m.key, sliding: false, leaseMs: 100, waitMs: 0, owner: 'live' };
+        pending.push({ kind: 'acquire', key: m.key, sliding: false, leaseMs: 100, waitMs: 0, owner: 'live' });
         const again = engine.acquire(m.key, ownerOf('live'), 'keyed', 'c', 100, 0, false);
         (byId.get(again.id) as Model).claim = again;
       }
@@ -194,7 +196,7 @@ function run(ops: Op[]): void {
     switch (op.kind) {
       case 'acquire': {
         const free = holder.get(op.key) === null && (queue.get(op.key) as Model[]).length === 0;
-        pending = op;
+        pending.push(op);
         const claim = engine.acquire(op.key, ownerOf(op.owner), op.sliding ? 'session' : 'keyed', 'c', op.leaseMs, op.waitMs, op.sliding);
         const made = byId.get(claim.id) as Model;
         made.claim = claim;

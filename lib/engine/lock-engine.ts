@@ -243,6 +243,8 @@ export class LockEngine {
    */
   private handOver(lock: LockState, now: number): void {
     for (let next = lock.head; next !== null; next = lock.head) {
+      // An owner callback below may have re-entered the engine and taken the lock already.
+      if (lock.holder !== null) return;
       if (this.queueDeadline(next) <= lock.endedAt) {
         this.timeOut(next, now);
         continue;
