@@ -8,5 +8,8 @@ export default defineConfig({
     hookTimeout: 20_000,
     // Integration tests spawn real servers and processes; two workers match the two cores.
     maxWorkers: 2,
+    // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
+    reporters: ['default', 'json'],
+    outputFile: { json: 'node_modules/.cache/baton-test-report.json' },
   },
 });
