@@ -1,17 +1,13 @@
-// Figures for the core issue, measured with the client library against a real `baton serve`
-// child process on loopback:
-//   1. acquire+release pairs per second with KeyedClient (50 concurrent loops on distinct keys),
-//      and the server's CPU time per pair;
-//   2. handover latency between two clients on one key (keyed and session): from the moment the
-//      holder lets go (release sent / connection closed) to the waiter's grant arriving.
-// Usage: npm run bench:client [-- seconds]
+// Figures measured with the client library against a real `baton serve` child process:
+//   - acquire+release pairs per second with KeyedClient (50 concurrent loops on distinct keys)
+//     and the server's CPU time per pair;
+//   - handover latency between two clients on one key (keyed and session): from the moment the
+//     holder lets go (release sent / connection closed) to the waiter's grant arriving.
 import { KeyedClient, SessionClient } from '../lib/client/index.ts';
-import { startBaton } from './baton-process.ts';
 import { median, percentile, round } from './stats.ts';
 
-const seconds = Number(process.argv[2] ?? 5);
 
-async function keyedPairs(lockPort: number, cpuMs: () => number, ms: number) {
+export async function keyedPairs(lockPort: number, cpuMs: () => number, ms: number) {
   const client = new KeyedClient({ addresses: [`127.0.0.1:${lockPort}`] });
   let pairs = 0;
   const cpu0 = cpuMs();
@@ -31,7 +27,7 @@ async function keyedPairs(lockPort: number, cpuMs: () => number, ms: number) {
   return { pairsPerSec: Math.round((pairs / elapsed) * 1000), serverCpuUsPerPair: round((cpu * 1000) / pairs) };
 }
 
-async function keyedHandover(lockPort: number, rounds: number) {
+export async function keyedHandover(lockPort: number, rounds: number) {
   const a = new KeyedClient({ addresses: [`127.0.0.1:${lockPort}`] });
   const b = new KeyedClient({ addresses: [`127.0.0.1:${lockPort}`] });
   const samples: number[] = [];
@@ -52,7 +48,7 @@ async function keyedHandover(lockPort: number, rounds: number) {
   return { p50Ms: round(median(samples), 3), p99Ms: round(percentile(samples, 99), 3), maxMs: round(Math.max(...samples), 3) };
 }
 
-async function sessionHandover(sessionPort: number, rounds: number) {
+export async function sessionHandover(sessionPort: number, rounds: number) {
   const clients = [0, 1].map(() => new SessionClient({ addresses: [`127.0.0.1:${sessionPort}`] }));
   const samples: number[] = [];
   let holder = await (clients[0] as SessionClient).open('handover/session', { lease: 10_000 });
@@ -67,15 +63,4 @@ async function sessionHandover(sessionPort: number, rounds: number) {
   await holder.close();
   await Promise.all(clients.map((c) => c.close()));
   return { p50Ms: round(median(samples), 3), p99Ms: round(percentile(samples, 99), 3), maxMs: round(Math.max(...samples), 3) };
-}
-
-const baton = await startBaton();
-try {
-  await keyedPairs(baton.lockPort, baton.cpuMs, 1_000); // warm-up
-  const pairs = await keyedPairs(baton.lockPort, baton.cpuMs, seconds * 1_000);
-  const keyed = await keyedHandover(baton.lockPort, 1_000);
-  const session = await sessionHandover(baton.sessionPort, 500);
-  console.log(JSON.stringify({ node: process.version, keyedClientPairs: pairs, keyedHandover: keyed, sessionHandover: session }, null, 2));
-} finally {
-  await baton.stop();
 }
