@@ -78,14 +78,14 @@ export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise
 
   const common = {
     host: opts.host, maxConnections: opts.maxConnections, ioTimeoutMs: opts.ioTimeoutMs, clock, flusher,
-    afterInput: () => driver.poke(),
+    afterInput: () => driver.poke(), logger: log,
   };
   const keyed = new LineListener(
-    { ...common, port: opts.lockPort },
+    { ...common, port: opts.lockPort, protocol: 'keyed' },
     (socket, ctx) => new KeyedConnection(socket, ctx, engine, { maxBacklog: opts.maxBacklog }),
     KEYED_REFUSAL,
   );
-  const sessions = new LineListener({ ...common, port: opts.sessionPort }, (socket, ctx) => new SessionConnection(socket, ctx, engine), SESSION_REFUSAL);
+  const sessions = new LineListener({ ...common, port: opts.sessionPort, protocol: 'session' }, (socket, ctx) => new SessionConnection(socket, ctx, engine), SESSION_REFUSAL);
   const registry = createMetrics(engine, { keyed: () => keyed.connections.size, session: () => sessions.connections.size });
   const http: Server = createHttpServer({ instanceId, state: () => state, tokenHighWater: () => engine.tokenHighWater }, registry);
 

@@ -64,6 +64,7 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
   }
 
   onOverflow(): void {
+    this.ctx.report(this, 'line-too-long');
     this.close(encodeKeyedError('-', '-', 'line-too-long'));
   }
 

@@ -9,6 +9,9 @@ import type { FlushScheduler } from './flush-scheduler.ts';
 /** Past this many buffered output bytes we stop reading from the client until it drains. */
 const HIGH_WATER = 1 << 20;
 
+/** Ways a peer ends its own connection, each logged with its own line. */
+export type Misbehaviour = 'line-too-long' | 'io-timeout' | 'stuck-reader' | 'half-open' | 'protocol-error';
+
 export interface ConnectionContext {
   readonly clock: Clock;
   readonly flusher: FlushScheduler;
@@ -16,6 +19,8 @@ export interface ConnectionContext {
   afterInput(): void;
   /** Called once when the connection is gone. */
   onGone(conn: LineConnection): void;
+  /** A peer broke a rule and is being cut off (for the log; not on any hot path). */
+  report(conn: LineConnection, what: Misbehaviour): void;
 }
 
 export abstract class LineConnection implements LineSink {
@@ -72,12 +77,13 @@ export abstract class LineConnection implements LineSink {
   checkIo(now: number, ioTimeoutMs: number): void {
     if (this.closed) return;
     if (this.writeBlockedSince !== 0 && now - this.writeBlockedSince > ioTimeoutMs) {
+      this.ctx.report(this, 'stuck-reader');
       this.destroy();
     } else if (this.closingSince !== 0 && now - this.closingSince > ioTimeoutMs) {
-      this.destroy(); // we said goodbye; the peer never closed its side
-    } else if (!this.closing && this.partialSince !== 0 && now - this.partialSince > ioTimeoutMs) {
-      this.onIoTimeout();
-    } else if (!this.closing && this.idleTooLong(now, ioTimeoutMs)) {
+      this.ctx.report(this, 'half-open'); // we said goodbye; the peer never closed its side
+      this.destroy();
+    } else if (!this.closing && ((this.partialSince !== 0 && now - this.partialSince > ioTimeoutMs) || this.idleTooLong(now, ioTimeoutMs))) {
+      this.ctx.report(this, 'io-timeout');
       this.onIoTimeout();
     }
   }

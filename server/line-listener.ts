@@ -3,6 +3,7 @@
 // them all at shutdown. The only place besides http-server.ts that touches node:net.
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Clock } from '../lib/engine/clock.ts';
+import type { Logger } from 'pino';
 import type { ConnectionContext, LineConnection } from './line-connection.ts';
 import type { FlushScheduler } from './flush-scheduler.ts';
 
@@ -15,6 +16,10 @@ export interface LineListenerOptions {
   flusher: FlushScheduler;
   /** Called after each chunk of input anywhere (wakes the engine timer). */
   afterInput(): void;
+  /** Where refused connections and misbehaving peers are logged. */
+  logger?: Logger;
+  /** Protocol name for log lines. */
+  protocol?: string;
 }
 
 export class LineListener<C extends LineConnection> {
@@ -23,6 +28,9 @@ export class LineListener<C extends LineConnection> {
   private readonly ctx: ConnectionContext;
   private watchdog: NodeJS.Timeout | null = null;
   private accepting = true;
+  /** Refusals since the last refusal log line; logged at most once a second. */
+  private refused = 0;
+  private refusalLoggedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly opts: LineListenerOptions,
@@ -35,11 +43,13 @@ export class LineListener<C extends LineConnection> {
       flusher: opts.flusher,
       afterInput: opts.afterInput,
       onGone: (conn) => this.connections.delete(conn as C),
+      report: (conn, what) => opts.logger?.warn({ protocol: opts.protocol, peer: conn.address, reason: what }, `closing connection: ${what}`),
     };
     this.server = createServer({ noDelay: true, allowHalfOpen: true }, (socket) => {
       if (!this.accepting || this.connections.size >= opts.maxConnections) {
         socket.on('error', () => {});
         socket.end(this.refusal);
+        this.logRefusal();
         socket.setTimeout(opts.ioTimeoutMs, () => socket.destroy());
         return;
       }
@@ -83,6 +93,18 @@ export class LineListener<C extends LineConnection> {
     for (const conn of this.connections) conn.destroy();
     if (this.watchdog !== null) clearInterval(this.watchdog);
     this.watchdog = null;
+  }
+
+  private logRefusal(): void {
+    this.refused++;
+    const now = this.opts.clock.now();
+    if (now - this.refusalLoggedAt < 1_000) return;
+    this.opts.logger?.warn(
+      { protocol: this.opts.protocol, refused: this.refused, open: this.connections.size, max: this.opts.maxConnections, accepting: this.accepting },
+      'refused connections: too many connections or shutting down',
+    );
+    this.refused = 0;
+    this.refusalLoggedAt = now;
   }
 
   private sweep(): void {

@@ -69,6 +69,7 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
   }
 
   onOverflow(): void {
+    this.ctx.report(this, 'line-too-long');
     this.close(LINE_TOO_LONG);
   }
 
