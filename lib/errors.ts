@@ -23,6 +23,7 @@ export type ErrorName =
   | 'invalid-input'
   | 'conflict'
   | 'bad-usage'
+  | 'method-not-allowed'
   | 'lock-timeout'
   | 'connection-lost'
   | 'client-closed';
@@ -57,6 +58,7 @@ export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
   forbidden: { side: 'client', httpStatus: 403, message: 'forbidden' },
   'invalid-input': { side: 'client', httpStatus: 422, message: 'invalid input' },
   conflict: { side: 'client', httpStatus: 409, message: 'conflict' },
+  'method-not-allowed': { side: 'client', httpStatus: 405, message: 'method not allowed' },
   'bad-usage': { side: 'client', httpStatus: 400, message: 'bad usage' },
   // Client-side outcomes: no server sends these, but clients and the CLI report them by name.
   'lock-timeout': { side: 'client', httpStatus: 408, message: 'timed out waiting for the lock' },

@@ -73,6 +73,14 @@ describe('daemon', () => {
     expect(await res.json()).toEqual({ error: { code: 'not-found', message: 'not found: /nope' } });
   });
 
+  it('answers other methods with a JSON 405', async () => {
+    const d = await daemon();
+    const res = await fetch(url(d, '/healthz'), { method: 'POST' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
+    expect(await res.json()).toEqual({ error: { code: 'method-not-allowed', message: 'method not allowed: POST /healthz' } });
+  });
+
   it('refuses a second daemon on the same data dir, and allows it after the first stopped', async () => {
     const dir = tempDir();
     const first = await daemon(dir);

@@ -26,7 +26,8 @@ export function createHttpServer(health: HealthSource, registry: Registry): Serv
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      sendError(res, 'bad-usage', `${req.method} not allowed here`);
+      res.setHeader('allow', 'GET, HEAD');
+      sendError(res, 'method-not-allowed', `${req.method} ${path}`);
       return;
     }
     if (path === '/healthz') {
