@@ -1,45 +1,23 @@
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LockEngine } from '../lib/engine/lock-engine.ts';
-import { BlockTokenSource, MemoryCeilingStore } from '../lib/tokens/token-source.ts';
-import { EngineDriver } from './engine-driver.ts';
-import { FlushScheduler } from './flush-scheduler.ts';
 import { KEYED_GOODBYE, KEYED_REFUSAL, KeyedConnection } from './keyed-connection.ts';
-import { LineListener } from './line-listener.ts';
-import { performanceClock } from './performance-clock.ts';
 import { eventually, LineClient } from './testing/line-client.ts';
-
-interface Stack {
-  engine: LockEngine;
-  listener: LineListener<KeyedConnection>;
-  port: number;
-  driver: EngineDriver;
-}
+import { startProtocolStack, type ProtocolStack, type ProtocolStackOptions } from './testing/protocol-stack.ts';
 
 const teardown: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const fn of teardown.splice(0).reverse()) await fn();
 });
 
-async function startKeyed(opts: { ioTimeoutMs?: number; maxConnections?: number; maxBacklog?: number } = {}): Promise<Stack> {
-  const engine = new LockEngine(performanceClock, new BlockTokenSource(new MemoryCeilingStore()));
-  const driver = new EngineDriver(engine, performanceClock);
-  const listener = new LineListener(
-    {
-      host: '127.0.0.1', port: 0, maxConnections: opts.maxConnections ?? 100, ioTimeoutMs: opts.ioTimeoutMs ?? 5_000,
-      clock: performanceClock, flusher: new FlushScheduler(), afterInput: () => driver.poke(),
-    },
-    (socket, ctx) => new KeyedConnection(socket, ctx, engine, { maxBacklog: opts.maxBacklog ?? 1_000 }),
+async function startKeyed(opts: ProtocolStackOptions & { maxBacklog?: number } = {}): Promise<ProtocolStack<KeyedConnection>> {
+  const stack = await startProtocolStack(
+    (socket, ctx, engine) => new KeyedConnection(socket, ctx, engine, { maxBacklog: opts.maxBacklog ?? 1_000 }),
     KEYED_REFUSAL,
+    opts,
   );
-  const { port } = await listener.listen();
-  teardown.push(async () => {
-    listener.destroyAll();
-    await listener.stopAccepting();
-    driver.stop();
-  });
-  return { engine, listener, port, driver };
+  teardown.push(stack.stop);
+  return stack;
 }
 
 async function client(port: number): Promise<LineClient> {

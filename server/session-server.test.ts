@@ -1,127 +1,38 @@
 // The session protocol end to end: real sockets on 127.0.0.1, the engine on the real clock,
 // built the way the daemon builds it.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
+import { spawn } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LockEngine } from '../lib/engine/lock-engine.ts';
-import { BlockTokenSource, MemoryCeilingStore } from '../lib/tokens/token-source.ts';
-import { EngineDriver } from './engine-driver.ts';
-import { FlushScheduler } from './flush-scheduler.ts';
-import { LineListener } from './line-listener.ts';
-import { performanceClock } from './performance-clock.ts';
 import { SESSION_GOODBYE, SESSION_REFUSAL, SessionConnection } from './session-connection.ts';
+import { eventually, LineClient } from './testing/line-client.ts';
+import { startProtocolStack, type ProtocolStackOptions } from './testing/protocol-stack.ts';
 
 const HOST = '127.0.0.1';
 const WAIT_MS = 5_000;
 const GOODBYE = SESSION_GOODBYE.trimEnd();
 
-/** A test client: reads the server's lines one by one, waiting on socket events. */
-class LineClient {
-  private readonly lines: string[] = [];
-  private partial = '';
-  private wake: () => void = () => {};
-  closed = false;
-
-  private constructor(readonly socket: Socket) {
-    socket.setEncoding('utf8');
-    socket.on('data', (text: string) => {
-      const parts = (this.partial + text).split('\n');
-      this.partial = parts.pop() ?? '';
-      this.lines.push(...parts);
-      this.wake();
-    });
-    socket.on('error', () => {}); // a reset is an ordinary end here; 'close' follows
-    socket.on('close', () => {
-      this.closed = true;
-      this.wake();
-    });
-  }
-
-  static async open(port: number): Promise<LineClient> {
-    const socket = connect(port, HOST);
-    await once(socket, 'connect');
-    const client = new LineClient(socket);
-    clients.push(client);
-    return client;
-  }
-
-  send(text: string): void {
-    this.socket.write(text);
-  }
-
-  /** The next line from the server; fails if the server closes first. */
-  async next(timeoutMs = WAIT_MS): Promise<string> {
-    await this.until(() => this.lines.length > 0 || this.closed, 'a line', timeoutMs);
-    const line = this.lines.shift();
-    if (line === undefined) throw new Error('server closed the connection without a line');
-    return line;
-  }
-
-  /** Every line not yet read, once the server has closed the connection. */
-  async closedWith(timeoutMs = WAIT_MS): Promise<string[]> {
-    await this.until(() => this.closed, 'the connection to close', timeoutMs);
-    return this.lines.splice(0);
-  }
-
-  /** Waits for socket events until `ready()`; one waiter at a time per client. */
-  private async until(ready: () => boolean, what: string, timeoutMs: number): Promise<void> {
-    const deadline = performance.now() + timeoutMs;
-    while (!ready()) {
-      const left = deadline - performance.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${what}; unread lines: ${JSON.stringify(this.lines)}`);
-      const timer = setTimeout(() => this.wake(), left);
-      await new Promise<void>((resolve) => (this.wake = resolve));
-      clearTimeout(timer);
-    }
-  }
-}
-
-async function eventually(check: () => boolean, what: string, timeoutMs = WAIT_MS): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(5);
-  }
-}
-
-const clients: LineClient[] = [];
-const children: ChildProcess[] = [];
-const teardowns: Array<() => Promise<void>> = [];
-
+const teardown: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
-  for (const client of clients.splice(0)) client.socket.destroy();
-  for (const teardown of teardowns.splice(0)) await teardown();
+  for (const fn of teardown.splice(0).reverse()) await fn();
 });
 
-async function startServer(opts: { ioTimeoutMs?: number; maxConnections?: number } = {}) {
-  const clock = performanceClock;
-  const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore()));
-  const flusher = new FlushScheduler();
-  const driver = new EngineDriver(engine, clock);
-  const listener = new LineListener(
-    {
-      host: HOST, port: 0, maxConnections: opts.maxConnections ?? 100, ioTimeoutMs: opts.ioTimeoutMs ?? 5_000,
-      clock, flusher, afterInput: () => driver.poke(),
-    },
-    (socket, ctx) => new SessionConnection(socket, ctx, engine),
-    SESSION_REFUSAL,
-  );
-  const { port } = await listener.listen();
-  teardowns.push(async () => {
-    listener.destroyAll();
-    await listener.stopAccepting();
-    driver.stop();
-  });
+/** A client closed after the test; it keeps any "\r", so each reply is pinned to end in a bare "\n". */
+async function open(port: number): Promise<LineClient> {
+  const client = await LineClient.open(port, HOST, { timeoutMs: WAIT_MS, keepCr: true });
+  teardown.push(() => client.close());
+  return client;
+}
+
+async function startServer(opts: ProtocolStackOptions = {}) {
+  const stack = await startProtocolStack((socket, ctx, engine) => new SessionConnection(socket, ctx, engine), SESSION_REFUSAL, opts);
+  teardown.push(stack.stop);
   /** Connects and sends ACQUIRE; resolves with the client and the server's answer. */
   const acquire = async (name: string, leaseMs = 30_000): Promise<[LineClient, string]> => {
-    const client = await LineClient.open(port);
-    client.send(`ACQUIRE ${name} ${leaseMs}\n`);
+    const client = await open(stack.port);
+    client.send(`ACQUIRE ${name} ${leaseMs}`);
     return [client, await client.next()];
   };
-  return { engine, listener, port, acquire };
+  return { ...stack, acquire };
 }
 
 function tokenOf(line: string): bigint {
@@ -146,8 +57,8 @@ describe('session server: acquiring and queueing', () => {
 
   it('accepts CRLF line endings and several lines in one packet', async () => {
     const { port } = await startServer();
-    const client = await LineClient.open(port);
-    client.send('ACQUIRE k 30000\r\nHEARTBEAT\r\n');
+    const client = await open(port);
+    client.socket.write('ACQUIRE k 30000\r\nHEARTBEAT\r\n');
     const token = tokenOf(await client.next());
     expect(await client.next()).toBe(`ACQUIRED ${token}`);
   });
@@ -157,13 +68,13 @@ describe('session server: acquiring and queueing', () => {
     const [holder, granted] = await acquire('k');
     const [first] = await acquire('k');
     const [second] = await acquire('k');
-    holder.send('HEARTBEAT\n');
+    holder.send('HEARTBEAT');
     expect(await holder.next()).toBe(granted);
-    second.send('HEARTBEAT\n');
+    second.send('HEARTBEAT');
     expect(await second.next()).toBe('WAITING 2');
     first.socket.end();
     await first.closedWith();
-    second.send('HEARTBEAT\n');
+    second.send('HEARTBEAT');
     expect(await second.next()).toBe('WAITING 1');
   });
 
@@ -174,7 +85,7 @@ describe('session server: acquiring and queueing', () => {
     const [behind] = await acquire('k');
     holder.socket.end();
     expect(tokenOf(await waiter.next())).toBeGreaterThan(tokenOf(granted));
-    behind.send('HEARTBEAT\n');
+    behind.send('HEARTBEAT');
     expect(await behind.next()).toBe('WAITING 1');
   });
 
@@ -184,7 +95,7 @@ describe('session server: acquiring and queueing', () => {
       const s = require('node:net').connect(${port}, '${HOST}', () => s.write('ACQUIRE k 60000\\n'));
       s.on('data', (d) => { if (String(d).startsWith('ACQUIRED ')) process.stdout.write('held\\n'); });`;
     const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
+    teardown.push(() => void child.kill('SIGKILL'));
     await new Promise<void>((resolve, reject) => {
       child.stdout?.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
       child.once('exit', () => reject(new Error('child exited before holding the lock')));
@@ -212,7 +123,7 @@ describe('session server: leases', () => {
     const [waiter] = await acquire('k', 300);
     expect(await waiter.closedWith()).toEqual(['ERROR 0x03 lease expired']);
     expect(engine.waiterCount).toBe(0);
-    holder.send('HEARTBEAT\n');
+    holder.send('HEARTBEAT');
     expect(await holder.next()).toBe(granted);
   });
 
@@ -224,10 +135,10 @@ describe('session server: leases', () => {
     const start = performance.now();
     while (performance.now() - start < 5 * leaseMs) {
       await delay(50);
-      holder.send('HEARTBEAT\n');
+      holder.send('HEARTBEAT');
       expect(await holder.next()).toBe(granted);
     }
-    waiter.send('HEARTBEAT\n');
+    waiter.send('HEARTBEAT');
     expect(await waiter.next()).toBe('WAITING 1');
   });
 });
@@ -243,8 +154,8 @@ describe('session server: protocol errors', () => {
       ['ACQUIRE a\tb 100', 'bad name: 1 to 250 bytes of UTF-8 without whitespace or control characters'],
     ];
     for (const [line, detail] of cases) {
-      const client = await LineClient.open(port);
-      client.send(`${line}\n`);
+      const client = await open(port);
+      client.send(line);
       expect(await client.closedWith()).toEqual([`ERROR 0x02 protocol error: ${detail}`]);
     }
     tokenOf((await acquire('k'))[1]);
@@ -254,7 +165,7 @@ describe('session server: protocol errors', () => {
     const { acquire } = await startServer();
     const [holder] = await acquire('k');
     const [waiter] = await acquire('k');
-    holder.send('ACQUIRE other 1000\n');
+    holder.send('ACQUIRE other 1000');
     expect(await holder.closedWith()).toEqual(['ERROR 0x02 protocol error: ACQUIRE already sent: one connection is one claim']);
     tokenOf(await waiter.next());
   });
@@ -263,23 +174,23 @@ describe('session server: protocol errors', () => {
     const { acquire } = await startServer();
     await acquire('k');
     const [waiter] = await acquire('k');
-    waiter.send('RELEASE\n');
+    waiter.send('RELEASE');
     expect(await waiter.closedWith()).toEqual(['ERROR 0x02 protocol error: expected HEARTBEAT']);
   });
 
   it('ends a session that sends a line over 4 KiB with ERROR 0x02', async () => {
     const { acquire, engine } = await startServer();
     const [holder] = await acquire('k');
-    holder.send(`HEARTBEAT ${'x'.repeat(5000)}`);
+    holder.socket.write(`HEARTBEAT ${'x'.repeat(5000)}`);
     expect(await holder.closedWith()).toEqual(['ERROR 0x02 protocol error: line too long: over 4096 bytes']);
-    await eventually(() => engine.lockCount === 0, 'the lock to be released');
+    await eventually(() => engine.lockCount === 0, WAIT_MS, 'the lock to be released');
   });
 });
 
 describe('session server: io-timeout', () => {
   it('closes a connection that sends no ACQUIRE within the io-timeout', async () => {
     const { port } = await startServer({ ioTimeoutMs: 300 });
-    const client = await LineClient.open(port);
+    const client = await open(port);
     expect(await client.closedWith()).toEqual(['ERROR 0x02 io timeout: no ACQUIRE in time']);
   });
 
@@ -287,7 +198,7 @@ describe('session server: io-timeout', () => {
     const { acquire } = await startServer({ ioTimeoutMs: 300 });
     const [holder] = await acquire('k');
     const [waiter] = await acquire('k');
-    holder.send('HEART');
+    holder.socket.write('HEART');
     expect(await holder.closedWith()).toEqual(['ERROR 0x02 io timeout: line not finished in time']);
     tokenOf(await waiter.next());
   });
@@ -305,10 +216,10 @@ describe('session server: io-timeout', () => {
     };
     stuck.socket.on('drain', flood);
     flood();
-    other.send('HEARTBEAT\n');
+    other.send('HEARTBEAT');
     expect(await other.next()).toBe(otherGrant);
     tokenOf(await waiter.next(10_000));
-    await eventually(() => listener.connections.size === 2, 'the stuck connection to be dropped');
+    await eventually(() => listener.connections.size === 2, WAIT_MS, 'the stuck connection to be dropped');
   });
 });
 
@@ -317,10 +228,10 @@ describe('session server: limits, shutdown and admin actions', () => {
     const { acquire, listener, port } = await startServer({ maxConnections: 2 });
     const [first] = await acquire('a');
     await acquire('b');
-    const refused = await LineClient.open(port);
+    const refused = await open(port);
     expect(await refused.closedWith()).toEqual(['ERROR 0x06 too many connections']);
     first.socket.end();
-    await eventually(() => listener.connections.size === 1, 'a connection slot to free up');
+    await eventually(() => listener.connections.size === 1, WAIT_MS, 'a connection slot to free up');
     tokenOf((await acquire('c'))[1]);
   });
 
@@ -347,9 +258,9 @@ describe('session server: limits, shutdown and admin actions', () => {
     const [behind] = await acquire('k');
     expect(engine.kick('k', engine.lock('k')?.queue()[0]?.id ?? -1)).toBe(true);
     expect(await waiter.closedWith()).toEqual(['ERROR 0x05 removed from the queue by an admin']);
-    behind.send('HEARTBEAT\n');
+    behind.send('HEARTBEAT');
     expect(await behind.next()).toBe('WAITING 1');
-    holder.send('HEARTBEAT\n');
+    holder.send('HEARTBEAT');
     expect(await holder.next()).toBe(granted);
   });
 
@@ -359,7 +270,7 @@ describe('session server: limits, shutdown and admin actions', () => {
     for (const name of ['a', 'a', 'a', 'b', 'b', 'c']) sessions.push((await acquire(name))[0]);
     expect([engine.lockCount, engine.heldCount, engine.waiterCount]).toEqual([3, 3, 3]);
     for (const session of sessions) session.socket.end();
-    await eventually(() => listener.connections.size === 0, 'every connection to close');
+    await eventually(() => listener.connections.size === 0, WAIT_MS, 'every connection to close');
     expect([engine.lockCount, engine.heldCount, engine.waiterCount]).toEqual([0, 0, 0]);
   });
 });

@@ -1,95 +1,19 @@
-import { afterEach, describe, it, expect, vi } from 'vitest';
+import { describe, it, expect, vi } from 'vitest';
 import net from 'node:net';
 import { BatonError } from '../errors.ts';
 import { KeyedClient } from './keyed-client.ts';
 import type { KeyedClientOptions } from './keyed-client.ts';
 import { LockTimeoutError } from './lock-timeout-error.ts';
+import { fakeLineServers } from './testing/fake-line-server.ts';
+import type { FakeConnection, LineScript } from './testing/fake-line-server.ts';
 
-// ---- A scripted keyed-protocol server on 127.0.0.1, port 0 ----
+// ---- Scripted keyed-protocol servers on 127.0.0.1, port 0 ----
 
-interface FakeConnection {
-  readonly socket: net.Socket;
-  readonly lines: string[];
-  send(...lines: string[]): void;
-}
-
-interface Script {
-  onConnect?(connection: FakeConnection): void;
-  onLine?(connection: FakeConnection, line: string): void;
-}
-
-const servers: { close(): Promise<void> }[] = [];
-const clients: KeyedClient[] = [];
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function fakeServer(script: Script, port = 0) {
-  const connections: FakeConnection[] = [];
-  const lines: string[] = []; // every line from every connection, in arrival order
-  // `until` conditions, checked after every connect, line and close.
-  let waiters: (() => boolean)[] = [];
-  const check = (): void => {
-    waiters = waiters.filter((settled) => !settled());
-  };
-  const listener = net.createServer((socket) => {
-    let inbox = '';
-    const connection: FakeConnection = {
-      socket,
-      lines: [],
-      send: (...out) => {
-        if (!socket.destroyed) socket.write(out.map((line) => line + '\n').join(''));
-      },
-    };
-    connections.push(connection);
-    socket.setEncoding('utf8');
-    socket.on('error', () => undefined);
-    socket.on('close', check);
-    socket.on('data', (chunk: string) => {
-      inbox += chunk;
-      for (let newline = inbox.indexOf('\n'); newline >= 0; newline = inbox.indexOf('\n')) {
-        const line = inbox.slice(0, newline);
-        inbox = inbox.slice(newline + 1);
-        connection.lines.push(line);
-        lines.push(line);
-        script.onLine?.(connection, line);
-        check();
-      }
-    });
-    script.onConnect?.(connection);
-    check();
-  });
-  await new Promise<void>((resolve) => listener.listen(port, '127.0.0.1', resolve));
-  const bound = (listener.address() as net.AddressInfo).port;
-  const server = {
-    port: bound,
-    address: `127.0.0.1:${bound}`,
-    connections,
-    lines,
-    until: (condition: () => boolean): Promise<void> =>
-      new Promise((resolve) => {
-        waiters.push(() => {
-          if (!condition()) return false;
-          resolve();
-          return true;
-        });
-        check();
-      }),
-    close: async (): Promise<void> => {
-      for (const connection of connections) connection.socket.destroy();
-      await new Promise<void>((resolve) => listener.close(() => resolve()));
-    },
-  };
-  servers.push(server);
-  return server;
-}
+const fakes = fakeLineServers<KeyedClient>();
+const fakeServer = fakes.start;
 
 function client(options: KeyedClientOptions): KeyedClient {
-  const made = new KeyedClient(options);
-  clients.push(made);
-  return made;
+  return fakes.track(new KeyedClient(options));
 }
 
 /** `A <key> <lease> <wait>` → its fields. */
@@ -100,7 +24,7 @@ function acquireFields(line: string): { key: string; lease: string; wait: string
 }
 
 /** Grants every acquire at once with the given token and releases every token as OK. */
-function grantingScript(token: string): Script {
+function grantingScript(token: string): LineScript {
   return {
     onLine: (connection, line) => {
       const { key } = line.startsWith('A ') ? acquireFields(line) : { key: line.split(' ')[1] };

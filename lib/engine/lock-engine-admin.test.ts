@@ -1,33 +1,11 @@
 // Grants that cannot be delivered, and the admin actions: force-release and kick.
 import { describe, expect, it } from 'vitest';
-import type { Claim, ClaimOwner, EndReason } from './claim.ts';
-import { FakeClock } from './clock.ts';
-import { LockEngine } from './lock-engine.ts';
-import { BlockTokenSource, MemoryCeilingStore } from '../tokens/token-source.ts';
-
-/** A connection stand-in that records what the engine told it. */
-class Owner implements ClaimOwner {
-  readonly granted: Claim[] = [];
-  readonly ended: Array<{ id: number; reason: EndReason }> = [];
-  constructor(private readonly deliverable = true) {}
-  onGranted(claim: Claim): boolean {
-    this.granted.push(claim);
-    return this.deliverable;
-  }
-  onEnded(claim: Claim, reason: EndReason): void {
-    this.ended.push({ id: claim.id, reason });
-  }
-}
-
-function setup() {
-  const engine = new LockEngine(new FakeClock(1_000), new BlockTokenSource(new MemoryCeilingStore(), 4n));
-  const fixed = (name: string, owner: ClaimOwner) => engine.acquire(name, owner, 'keyed', 'k', 10_000, 0, false);
-  return { engine, fixed };
-}
+import type { ClaimOwner } from './claim.ts';
+import { engineFixture, Owner } from './testing/engine-fixture.ts';
 
 describe('undeliverable grants', () => {
   it('releases an undeliverable grant of a free lock at once and forgets the lock', () => {
-    const { engine, fixed } = setup();
+    const { engine, fixed } = engineFixture();
     const claim = fixed('a', new Owner(false));
     expect(claim.state).toBe('ended');
     expect([engine.lockCount, engine.heldCount, engine.waiterCount]).toEqual([0, 0, 0]);
@@ -35,7 +13,7 @@ describe('undeliverable grants', () => {
   });
 
   it('skips an undeliverable waiter and hands the lock to the next one', () => {
-    const { engine, fixed } = setup();
+    const { engine, fixed } = engineFixture();
     const holder = fixed('a', new Owner());
     const dead = fixed('a', new Owner(false));
     const alive = fixed('a', new Owner());
@@ -48,7 +26,7 @@ describe('undeliverable grants', () => {
   });
 
   it('keeps one holder when an owner ends its own claim inside onGranted and reports it undeliverable', () => {
-    const { engine, fixed } = setup();
+    const { engine, fixed } = engineFixture();
     const reentrant: ClaimOwner = {
       onGranted: (claim) => {
         engine.end(claim); // the connection noticed it is gone and cleaned up
@@ -68,7 +46,7 @@ describe('undeliverable grants', () => {
   });
 
   it('keeps the counts right when an owner ends an immediate grant inside onGranted', () => {
-    const { engine, fixed } = setup();
+    const { engine, fixed } = engineFixture();
     const claim = engine.acquire('a', { onGranted: (c) => (engine.end(c), false), onEnded: () => {} }, 'keyed', 'k', 100, 0, false);
     expect(claim.state).toBe('ended');
     expect([engine.lockCount, engine.heldCount, engine.waiterCount]).toEqual([0, 0, 0]);
@@ -78,7 +56,7 @@ describe('undeliverable grants', () => {
 
 describe('admin', () => {
   it('force-releases the holder without a token, tells its owner and hands the lock on', () => {
-    const { engine, fixed } = setup();
+    const { engine, fixed } = engineFixture();
     const owner = new Owner();
     const holder = fixed('a', owner);
     const next = fixed('a', new Owner());
@@ -89,14 +67,14 @@ describe('admin', () => {
   });
 
   it('force-releases only the holder named by the token given', () => {
-    const { engine, fixed } = setup();
+    const { engine, fixed } = engineFixture();
     const holder = fixed('a', new Owner());
     expect(engine.forceRelease('a', holder.token)).toMatchObject({ ok: true, token: holder.token });
     expect(engine.lockCount).toBe(0);
   });
 
   it('refuses a force-release with a stale token and reports the current holder token', () => {
-    const { engine, fixed } = setup();
+    const { engine, fixed } = engineFixture();
     const first = fixed('a', new Owner());
     const second = fixed('a', new Owner());
     engine.release('a', first.token);
@@ -105,12 +83,12 @@ describe('admin', () => {
   });
 
   it('reports not-held when force-releasing a free lock', () => {
-    const { engine } = setup();
+    const { engine } = engineFixture();
     expect(engine.forceRelease('a')).toEqual({ ok: false, reason: 'not-held', holderToken: null });
   });
 
   it('kicks a waiter out of the queue, tells its owner and never grants it', () => {
-    const { engine, fixed } = setup();
+    const { engine, fixed } = engineFixture();
     const holder = fixed('a', new Owner());
     const owner = new Owner();
     const kicked = fixed('a', owner);
@@ -123,7 +101,7 @@ describe('admin', () => {
   });
 
   it('kicks nobody when the id is the holder, unknown, or on another lock', () => {
-    const { engine, fixed } = setup();
+    const { engine, fixed } = engineFixture();
     const holder = fixed('a', new Owner());
     const waiter = fixed('a', new Owner());
     expect(engine.kick('a', holder.id)).toBe(false);

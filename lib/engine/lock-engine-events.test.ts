@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Claim, ClaimOwner } from './claim.ts';
-import { FakeClock } from './clock.ts';
 import type { LockEvent } from './events.ts';
-import { LockEngine } from './lock-engine.ts';
-import { BlockTokenSource, MemoryCeilingStore } from '../tokens/token-source.ts';
+import { engineFixture } from './testing/engine-fixture.ts';
 
 const live: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
 const gone: ClaimOwner = { onGranted: () => false, onEnded: () => {} };
 
+// The fixture's engine, with its own claim helpers: these name the client address that the
+// events carry, and take the owner last since most claims here have the same live one.
 function setup() {
-  const clock = new FakeClock(1_000);
-  const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore(), 100n));
+  const { clock, engine } = engineFixture({ blockSize: 100n });
   const events: LockEvent[] = [];
   const unsubscribe = engine.subscribe((e) => events.push(e));
   const fixed = (name: string, leaseMs = 10_000, waitMs = 0, owner = live) =>

@@ -1,41 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Claim, ClaimOwner, EndReason } from './claim.ts';
-import { FakeClock } from './clock.ts';
-import { LockEngine } from './lock-engine.ts';
-import { BlockTokenSource, MemoryCeilingStore } from '../tokens/token-source.ts';
-
-/** A connection stand-in that records what the engine told it. */
-class Owner implements ClaimOwner {
-  readonly granted: Claim[] = [];
-  readonly ended: Array<{ id: number; reason: EndReason }> = [];
-  constructor(private readonly deliverable = true) {}
-  onGranted(claim: Claim): boolean {
-    this.granted.push(claim);
-    return this.deliverable;
-  }
-  onEnded(claim: Claim, reason: EndReason): void {
-    this.ended.push({ id: claim.id, reason });
-  }
-}
-
-function setup(startCeiling = 0n) {
-  const clock = new FakeClock(1_000);
-  const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore(startCeiling), 4n));
-  const fixed = (name: string, owner: ClaimOwner, leaseMs = 10_000, waitMs = 0) =>
-    engine.acquire(name, owner, 'keyed', 'k', leaseMs, waitMs, false);
-  const sliding = (name: string, owner: ClaimOwner, leaseMs = 10_000, waitMs = 0) =>
-    engine.acquire(name, owner, 'session', 's', leaseMs, waitMs, true);
-  /** Moves the clock and runs every deadline that has come, as the server's timer would. */
-  const tick = (ms: number) => {
-    clock.advance(ms);
-    engine.advance();
-  };
-  return { clock, engine, fixed, sliding, tick };
-}
+import type { Claim } from './claim.ts';
+import { engineFixture, Owner } from './testing/engine-fixture.ts';
 
 describe('queueing and handover', () => {
   it('grants a free lock at once, before acquire returns', () => {
-    const { engine, fixed } = setup();
+    const { engine, fixed } = engineFixture();
     const owner = new Owner();
     const claim = fixed('a', owner);
     expect(claim.state).toBe('holding');
@@ -45,7 +14,7 @@ describe('queueing and handover', () => {
   });
 
   it('queues later requesters at the tail and grants them in FIFO order', () => {
-    const { engine, fixed } = setup();
+    const { engine, fixed } = engineFixture();
     const first = fixed('a', new Owner());
     const waiters = [fixed('a', new Owner()), fixed('a', new Owner()), fixed('a', new Owner())];
     expect(waiters.map((w) => w.state)).toEqual(['waiting', 'waiting', 'waiting']);
@@ -61,7 +30,7 @@ describe('queueing and handover', () => {
   });
 
   it('hands the lock to the head of the queue inside the release call, with a larger token', () => {
-    const { engine, fixed } = setup();
+    const { engine, fixed } = engineFixture();
     const holder = fixed('a', new Owner());
     const nextOwner = new Owner();
     const next = fixed('a', nextOwner);
@@ -74,7 +43,7 @@ describe('queueing and handover', () => {
   });
 
   it('refuses a release with a stale token and changes nothing', () => {
-    const { engine, fixed } = setup();
+    const { engine, fixed } = engineFixture();
     const first = fixed('a', new Owner());
     const second = fixed('a', new Owner());
     engine.release('a', first.token);
@@ -86,14 +55,14 @@ describe('queueing and handover', () => {
   });
 
   it('issues one strictly increasing token sequence across all locks', () => {
-    const { fixed } = setup();
+    const { fixed } = engineFixture();
     const tokens = ['a', 'b', 'c', 'a2', 'b2'].map((name) => fixed(name, new Owner()).token);
     expect(tokens).toEqual([1n, 2n, 3n, 4n, 5n]);
   });
 
   it('keeps tokens above 2^53 exact', () => {
     const start = 2n ** 53n + 5n;
-    const { engine, fixed } = setup(start);
+    const { engine, fixed } = engineFixture({ startCeiling: start });
     const a = fixed('a', new Owner());
     const b = fixed('b', new Owner());
     expect(a.token).toBe(2n ** 53n + 6n);
@@ -106,7 +75,7 @@ describe('queueing and handover', () => {
 
 describe('leases', () => {
   it('reclaims a fixed lease exactly leaseMs after the grant and hands the lock on', () => {
-    const { engine, fixed, tick } = setup();
+    const { engine, fixed, tick } = engineFixture();
     const owner = new Owner();
     const holder = fixed('a', owner, 500);
     const next = fixed('a', new Owner());
@@ -119,7 +88,7 @@ describe('leases', () => {
   });
 
   it('does not extend a fixed lease on touch', () => {
-    const { fixed, tick, engine } = setup();
+    const { fixed, tick, engine } = engineFixture();
     const holder = fixed('a', new Owner(), 500);
     tick(400);
     engine.touch(holder);
@@ -128,7 +97,7 @@ describe('leases', () => {
   });
 
   it('restarts a sliding lease from each touch', () => {
-    const { sliding, tick, engine } = setup();
+    const { sliding, tick, engine } = engineFixture();
     const holder = sliding('a', new Owner(), 500);
     tick(400);
     engine.touch(holder);
@@ -142,7 +111,7 @@ describe('leases', () => {
   });
 
   it('reclaims a sliding lease after a full lease of silence and tells the owner it expired', () => {
-    const { sliding, tick } = setup();
+    const { sliding, tick } = engineFixture();
     const owner = new Owner();
     const holder = sliding('a', owner, 500);
     tick(500);
@@ -151,7 +120,7 @@ describe('leases', () => {
   });
 
   it('does not revive a sliding lease that lapsed before the touch arrived', () => {
-    const { sliding, tick, clock, engine } = setup();
+    const { sliding, tick, clock, engine } = engineFixture();
     const holder = sliding('a', new Owner(), 500);
     clock.advance(600); // the lease lapsed at +500; the timer has not run yet
     engine.touch(holder);
@@ -160,7 +129,7 @@ describe('leases', () => {
   });
 
   it('removes a sliding waiter that stays silent a full lease, with reason expired', () => {
-    const { engine, fixed, sliding, tick } = setup();
+    const { engine, fixed, sliding, tick } = engineFixture();
     const holder = fixed('a', new Owner(), 10_000);
     const owner = new Owner();
     const waiter = sliding('a', owner, 500);
@@ -172,7 +141,7 @@ describe('leases', () => {
   });
 
   it('keeps a sliding waiter that is touched in the queue', () => {
-    const { engine, fixed, sliding, tick } = setup();
+    const { engine, fixed, sliding, tick } = engineFixture();
     const holder = fixed('a', new Owner(), 10_000);
     const waiter = sliding('a', new Owner(), 500);
     for (let i = 0; i < 5; i++) {
@@ -187,7 +156,7 @@ describe('leases', () => {
 
 describe('waiting', () => {
   it('removes a waiter at its wait deadline with wait-timeout and never grants it', () => {
-    const { engine, fixed, tick } = setup();
+    const { engine, fixed, tick } = engineFixture();
     const holder = fixed('a', new Owner());
     const owner = new Owner();
     const waiter = fixed('a', owner, 10_000, 300);
@@ -201,7 +170,7 @@ describe('waiting', () => {
   });
 
   it('waits forever when waitMs is 0', () => {
-    const { engine, fixed, tick } = setup();
+    const { engine, fixed, tick } = engineFixture();
     const holder = fixed('a', new Owner(), 1e12);
     const waiter = fixed('a', new Owner(), 1_000, 0);
     tick(1e9);
@@ -211,7 +180,7 @@ describe('waiting', () => {
   });
 
   it('never grants a waiter that disconnected', () => {
-    const { engine, fixed } = setup();
+    const { engine, fixed } = engineFixture();
     const holder = fixed('a', new Owner());
     const goneOwner = new Owner();
     const gone = fixed('a', goneOwner);
@@ -224,7 +193,7 @@ describe('waiting', () => {
   });
 
   it('never grants a waiter whose wait deadline passed before a release the timer had not caught up with', () => {
-    const { engine, fixed, clock } = setup();
+    const { engine, fixed, clock } = engineFixture();
     const holder = fixed('a', new Owner());
     const lateOwner = new Owner();
     const late = fixed('a', lateOwner, 10_000, 50);
@@ -237,7 +206,7 @@ describe('waiting', () => {
   });
 
   it('grants a waiter whose deadline fell after a lease end that advance() handled late', () => {
-    const { engine, fixed, clock } = setup();
+    const { engine, fixed, clock } = engineFixture();
     fixed('a', new Owner(), 100);
     const waiter = fixed('a', new Owner(), 10_000, 150);
     clock.advance(200); // the lease ended at +100, still inside the wait; the timer runs at +200
@@ -248,7 +217,7 @@ describe('waiting', () => {
 
 describe('counts and deadlines', () => {
   it('returns lockCount, heldCount and waiterCount to 0 when every claim is done', () => {
-    const { engine, fixed, sliding, tick } = setup();
+    const { engine, fixed, sliding, tick } = engineFixture();
     const a = fixed('a', new Owner(), 100);
     fixed('a', new Owner(), 100, 50);
     const b = sliding('b', new Owner(), 300);
@@ -266,7 +235,7 @@ describe('counts and deadlines', () => {
   });
 
   it('reports no deadline for an empty engine and the earliest lease or wait deadline otherwise', () => {
-    const { engine, fixed, clock } = setup();
+    const { engine, fixed, clock } = engineFixture();
     expect(engine.nextDeadline()).toBe(Number.POSITIVE_INFINITY);
     const t0 = clock.now();
     fixed('a', new Owner(), 5_000);
@@ -278,7 +247,7 @@ describe('counts and deadlines', () => {
   });
 
   it('re-files a touched sliding lease when its old deadline comes, without expiring it', () => {
-    const { engine, sliding, clock, tick } = setup();
+    const { engine, sliding, clock, tick } = engineFixture();
     const t0 = clock.now();
     const holder = sliding('a', new Owner(), 1_000);
     tick(600);
@@ -290,7 +259,7 @@ describe('counts and deadlines', () => {
   });
 
   it('does nothing in advance() before the next deadline', () => {
-    const { engine, fixed, tick } = setup();
+    const { engine, fixed, tick } = engineFixture();
     const holder = fixed('a', new Owner(), 1_000);
     tick(999);
     expect(holder.state).toBe('holding');

@@ -2,19 +2,36 @@
 // with a deadline (never a fixed sleep).
 import { connect, type Socket } from 'node:net';
 
+export interface LineClientOptions {
+  /** The default deadline of next(), take(), waitClosed() and closedWith(); 3,000 ms if not given. */
+  timeoutMs?: number;
+  /**
+   * Keeps a trailing "\r" on each line read, so a test can pin that the server ends its lines
+   * with a bare "\n". By default it is dropped, which reads "\r\n" and "\n" alike.
+   */
+  keepCr?: boolean;
+}
+
 export class LineClient {
   readonly lines: string[] = [];
   closed = false;
   private buffered = '';
   private waiters: Array<() => void> = [];
+  private readonly timeoutMs: number;
 
-  private constructor(readonly socket: Socket) {
+  private constructor(
+    readonly socket: Socket,
+    options: LineClientOptions,
+  ) {
+    this.timeoutMs = options.timeoutMs ?? 3_000;
+    const keepCr = options.keepCr ?? false;
     socket.setEncoding('utf8');
     socket.on('data', (text: string) => {
       this.buffered += text;
       let nl = this.buffered.indexOf('\n');
       while (nl >= 0) {
-        this.lines.push(this.buffered.slice(0, nl).replace(/\r$/, ''));
+        const line = this.buffered.slice(0, nl);
+        this.lines.push(keepCr ? line : line.replace(/\r$/, ''));
         this.buffered = this.buffered.slice(nl + 1);
         nl = this.buffered.indexOf('\n');
       }
@@ -27,11 +44,11 @@ export class LineClient {
     });
   }
 
-  static open(port: number, host = '127.0.0.1'): Promise<LineClient> {
+  static open(port: number, host = '127.0.0.1', options: LineClientOptions = {}): Promise<LineClient> {
     return new Promise((resolve, reject) => {
       const socket = connect({ host, port }, () => {
         socket.off('error', reject);
-        resolve(new LineClient(socket));
+        resolve(new LineClient(socket, options));
       });
       socket.once('error', reject);
     });
@@ -42,19 +59,25 @@ export class LineClient {
   }
 
   /** Resolves with the next unread line; rejects after `ms`. */
-  async next(ms = 3_000): Promise<string> {
+  async next(ms = this.timeoutMs): Promise<string> {
     await this.until(() => this.lines.length > 0, ms, 'a reply line');
     return this.lines.shift() as string;
   }
 
   /** Waits until `count` unread lines are buffered, and takes them. */
-  async take(count: number, ms = 3_000): Promise<string[]> {
+  async take(count: number, ms = this.timeoutMs): Promise<string[]> {
     await this.until(() => this.lines.length >= count, ms, `${count} reply lines`);
     return this.lines.splice(0, count);
   }
 
-  async waitClosed(ms = 3_000): Promise<void> {
+  async waitClosed(ms = this.timeoutMs): Promise<void> {
     await this.until(() => this.closed, ms, 'the connection to close');
+  }
+
+  /** Waits until the server has closed the connection, and takes every unread line. */
+  async closedWith(ms = this.timeoutMs): Promise<string[]> {
+    await this.waitClosed(ms);
+    return this.lines.splice(0);
   }
 
   close(): void {

@@ -1,0 +1,53 @@
+// One protocol server for integration tests, built the way the daemon builds it: a lock engine
+// on the real clock with in-memory tokens, the driver that runs its deadlines, and a line
+// listener on 127.0.0.1 at a free port. Smaller than a daemon, so a test can set the listener's
+// limits and reach the engine and the listener directly.
+import type { Socket } from 'node:net';
+import { LockEngine } from '../../lib/engine/lock-engine.ts';
+import { BlockTokenSource, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
+import { EngineDriver } from '../engine-driver.ts';
+import { FlushScheduler } from '../flush-scheduler.ts';
+import type { ConnectionContext, LineConnection } from '../line-connection.ts';
+import { LineListener } from '../line-listener.ts';
+import { performanceClock } from '../performance-clock.ts';
+
+export interface ProtocolStackOptions {
+  /** 5,000 ms if not given. */
+  ioTimeoutMs?: number;
+  /** 100 if not given. */
+  maxConnections?: number;
+}
+
+export interface ProtocolStack<C extends LineConnection> {
+  engine: LockEngine;
+  driver: EngineDriver;
+  listener: LineListener<C>;
+  port: number;
+  /** Drops every connection, stops listening and stops the driver; for the test's teardown. */
+  stop(): Promise<void>;
+}
+
+export async function startProtocolStack<C extends LineConnection>(
+  create: (socket: Socket, ctx: ConnectionContext, engine: LockEngine) => C,
+  /** The protocol's line for a connection over the limit. */
+  refusal: string,
+  opts: ProtocolStackOptions = {},
+): Promise<ProtocolStack<C>> {
+  const engine = new LockEngine(performanceClock, new BlockTokenSource(new MemoryCeilingStore()));
+  const driver = new EngineDriver(engine, performanceClock);
+  const listener = new LineListener(
+    {
+      host: '127.0.0.1', port: 0, maxConnections: opts.maxConnections ?? 100, ioTimeoutMs: opts.ioTimeoutMs ?? 5_000,
+      clock: performanceClock, flusher: new FlushScheduler(), afterInput: () => driver.poke(),
+    },
+    (socket, ctx) => create(socket, ctx, engine),
+    refusal,
+  );
+  const { port } = await listener.listen();
+  const stop = async (): Promise<void> => {
+    listener.destroyAll();
+    await listener.stopAccepting();
+    driver.stop();
+  };
+  return { engine, driver, listener, port, stop };
+}
