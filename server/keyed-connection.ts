@@ -47,7 +47,7 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
     switch (req.kind) {
       case 'acquire': {
         if (this.waiting.size >= this.limits.maxBacklog) {
-          this.send(encodeKeyedError('A', req.key, 'backlog-full'));
+          this.replyBehindWaiters(req.key, encodeKeyedError('A', req.key, 'backlog-full'));
           return;
         }
         const claim = this.engine.acquire(req.key, this, 'keyed', this.address, req.leaseMs, req.waitMs, false);
@@ -58,7 +58,8 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
         this.send(encodeReleased(req.key, this.engine.release(req.key, req.token) === 'ok'));
         return;
       case 'error':
-        this.send(encodeKeyedError(req.op, req.key, req.error));
+        if (req.op === 'A') this.replyBehindWaiters(req.key, encodeKeyedError(req.op, req.key, req.error));
+        else this.send(encodeKeyedError(req.op, req.key, req.error));
         return;
     }
   }
@@ -97,19 +98,35 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
 
   /** Sends `line` unless an earlier waiter on the same key is still unanswered. */
   private replyInOrder(claim: Claim, line: string): void {
-    let earlier: Claim | null = null;
-    for (const other of this.waiting) {
-      if (other.id > claim.id) break;
-      if (other.lock.name === claim.lock.name) earlier = other;
-    }
+    const earlier = this.lastWaiterOn(claim.lock.name, claim.id);
     if (earlier === null) {
       this.reply(claim, line);
       return;
     }
     // Whatever was held behind this claim goes out after it, so it moves along too.
-    const mine = line + (this.takeHeldBack(claim) ?? '');
+    this.holdBehind(earlier, line + (this.takeHeldBack(claim) ?? ''));
+  }
+
+  /** An immediate answer to an `A` (an error) waits for the earlier `A`s on its key. */
+  private replyBehindWaiters(key: string, line: string): void {
+    const earlier = this.lastWaiterOn(key, Number.POSITIVE_INFINITY);
+    if (earlier === null) this.send(line);
+    else this.holdBehind(earlier, line);
+  }
+
+  /** The latest waiting claim on `key` sent before claim `beforeId`, or null. Error paths only: O(waiting). */
+  private lastWaiterOn(key: string, beforeId: number): Claim | null {
+    let last: Claim | null = null;
+    for (const other of this.waiting) {
+      if (other.id > beforeId) break;
+      if (other.lock.name === key) last = other;
+    }
+    return last;
+  }
+
+  private holdBehind(earlier: Claim, text: string): void {
     this.heldBack ??= new Map();
-    this.heldBack.set(earlier, (this.heldBack.get(earlier) ?? '') + mine);
+    this.heldBack.set(earlier, (this.heldBack.get(earlier) ?? '') + text);
   }
 
   private reply(claim: Claim, line: string): void {

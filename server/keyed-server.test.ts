@@ -188,8 +188,10 @@ describe('keyed protocol server', () => {
     holder.send('A k 5 0');
     await holder.next();
     const c = await client(port);
-    c.send('A k 5 0', 'A k 5 0', 'A k 5 0');
-    expect(await c.next()).toMatch(/^E A k backlog-full /);
+    c.send('A k 5 0.3', 'A k 5 0.3', 'A k 5 0', 'A j 5 0');
+    // At once on another key; on the waiting key only after the earlier requests are answered.
+    expect(await c.next()).toMatch(/^E A j backlog-full /);
+    expect(await c.take(3)).toEqual(['T k', 'T k', expect.stringMatching(/^E A k backlog-full /)]);
   });
 
   it('ends a half-sent line at the io-timeout', async () => {

@@ -44,7 +44,9 @@ describe('keyed protocol codec', () => {
   it('names unknown ops and empty lines', () => {
     expect(parse('Z k 1')).toMatchObject({ kind: 'error', op: 'Z', key: 'k', error: 'unknown-op' });
     expect(parse('AA k 1 0')).toMatchObject({ kind: 'error', op: 'AA', error: 'unknown-op' });
-    expect(parse('')).toMatchObject({ kind: 'error', op: '-', key: '-', error: 'protocol-error' });
+    expect(parse('')).toMatchObject({ kind: 'error', op: '?', key: '?', error: 'protocol-error' });
+    expect(parse('Z')).toMatchObject({ kind: 'error', op: 'Z', key: '?', error: 'unknown-op' });
+    expect(parse('A')).toMatchObject({ kind: 'error', op: 'A', key: '?', error: 'bad-key' });
   });
 
   it('never throws and always yields one printable reply line for random bytes', () => {

@@ -22,16 +22,17 @@ export function parseKeyedRequest(buf: Buffer, start: number, end: number): Keye
   const opEnd = nextSpace(buf, start, end);
   const op0 = buf[start];
   if (opEnd - start !== 1 || (op0 !== A && op0 !== R)) {
-    const op = opEnd === start ? '-' : printable(buf, start, Math.min(opEnd, start + 16));
+    // `?` stands for a field that was not sent; `- -` is kept for errors about the connection.
+    const op = opEnd === start ? '?' : printable(buf, start, Math.min(opEnd, start + 16));
     const keyStart = opEnd + 1;
-    const key = keyStart < end ? printable(buf, keyStart, nextSpace(buf, keyStart, end)) : '-';
-    return fail(op, key || '-', opEnd === start && end === start ? 'protocol-error' : 'unknown-op');
+    const key = keyStart < end ? printable(buf, keyStart, nextSpace(buf, keyStart, end)) : '?';
+    return fail(op, key || '?', opEnd === start && end === start ? 'protocol-error' : 'unknown-op');
   }
   const op = op0 === A ? 'A' : 'R';
   const keyStart = opEnd + 1;
   const keyEnd = nextSpace(buf, keyStart, end);
   const key = keyStart < end ? parseKey(buf, keyStart, keyEnd) : null;
-  if (key === null) return fail(op, keyStart < keyEnd ? printable(buf, keyStart, Math.min(keyEnd, keyStart + 64)) : '-', 'bad-key');
+  if (key === null) return fail(op, keyStart < keyEnd ? printable(buf, keyStart, Math.min(keyEnd, keyStart + 64)) : '?', 'bad-key');
   if (op0 === R) {
     const tokenStart = keyEnd + 1;
     if (tokenStart > end || buf[keyEnd] !== SP) return fail(op, key, 'bad-token');
@@ -70,7 +71,7 @@ export function encodeReleased(key: string, ok: boolean): string {
   return ok ? `R ${key} OK\n` : `R ${key} STALE\n`;
 }
 
-/** `E <op> <key> <code> <text>`; op and key are `-` for errors about the connection itself. */
+/** `E <op> <key> <code> <text>`; op and key are `-` for errors about the connection itself (then it closes). */
 export function encodeKeyedError(op: string, key: string, error: ErrorName): string {
   return `E ${op} ${key} ${error} ${ERRORS[error].message}\n`;
 }

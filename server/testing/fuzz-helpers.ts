@@ -180,6 +180,8 @@ export class EngineMonitor {
   readonly problems: string[] = [];
   /** Every grant seen, by token. */
   readonly grants = new Map<bigint, { lock: string; protocol: string }>();
+  /** Holders ended by a keyed `R` (release events with cause 'release'). */
+  releasedByRequest = 0;
   readonly stop: () => void;
   private readonly holders = new Map<string, bigint>();
   private readonly latestByLock = new Map<string, bigint>();
@@ -212,6 +214,7 @@ export class EngineMonitor {
       const holder = this.holders.get(e.lock);
       if (holder !== e.token) this.problems.push(`${e.type} of ${e.lock} token ${e.token}, but the holder is ${holder ?? 'nobody'}`);
       else this.holders.delete(e.lock);
+      if (e.type === 'release' && e.cause === 'release') this.releasedByRequest++;
     }
   }
 }
