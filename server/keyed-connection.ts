@@ -28,8 +28,9 @@ export interface KeyedLimits {
 }
 
 export class KeyedConnection extends LineConnection implements ClaimOwner {
-  /** Waiting requests in request order (a Set keeps insertion order). */
-  private readonly waiting = new Set<Claim>();
+  /** Waiting requests per key, each list in request order (the contended path only). */
+  private readonly waiting = new Map<string, Claim[]>();
+  private waitingCount = 0;
   /** Replies held back behind an earlier waiter on the same key. */
   private heldBack: Map<Claim, string> | null = null;
 
@@ -46,12 +47,12 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
     const req = parseKeyedRequest(buf, start, end);
     switch (req.kind) {
       case 'acquire': {
-        if (this.waiting.size >= this.limits.maxBacklog) {
+        if (this.waitingCount >= this.limits.maxBacklog) {
           this.replyBehindWaiters(req.key, encodeKeyedError('A', req.key, 'backlog-full'));
           return;
         }
         const claim = this.engine.acquire(req.key, this, 'keyed', this.address, req.leaseMs, req.waitMs, false);
-        if (claim.state === 'waiting') this.waiting.add(claim);
+        if (claim.state === 'waiting') this.addWaiting(claim);
         return;
       }
       case 'release':
@@ -75,13 +76,13 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
 
   onGranted(claim: Claim): boolean {
     if (this.closing) return false;
-    this.waiting.delete(claim);
+    this.removeWaiting(claim);
     this.reply(claim, encodeGranted(claim.lock.name, claim.token));
     return true;
   }
 
   onEnded(claim: Claim, reason: EndReason): void {
-    if (!this.waiting.delete(claim)) return;
+    if (!this.removeWaiting(claim)) return;
     // Only waiters get an answer here; an expired or force-released grant is learnt by its R (STALE).
     if (reason === 'wait-timeout') this.replyInOrder(claim, encodeTimeout(claim.lock.name));
     else if (reason === 'kicked') this.replyInOrder(claim, encodeKeyedError('A', claim.lock.name, 'kicked'));
@@ -89,9 +90,10 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
 
   /** Only waiters: a delivered grant outlives its connection. */
   protected releaseClaims(): void {
-    if (this.waiting.size === 0) return;
-    const claims = [...this.waiting];
+    if (this.waitingCount === 0) return;
+    const claims = [...this.waiting.values()].flat();
     this.waiting.clear();
+    this.waitingCount = 0;
     this.heldBack = null;
     for (const claim of claims) this.engine.end(claim);
   }
@@ -114,14 +116,33 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
     else this.holdBehind(earlier, line);
   }
 
-  /** The latest waiting claim on `key` sent before claim `beforeId`, or null. Error paths only: O(waiting). */
+  /** The latest waiting claim on `key` sent before claim `beforeId`, or null. */
   private lastWaiterOn(key: string, beforeId: number): Claim | null {
-    let last: Claim | null = null;
-    for (const other of this.waiting) {
-      if (other.id > beforeId) break;
-      if (other.lock.name === key) last = other;
+    const list = this.waiting.get(key);
+    if (list === undefined) return null;
+    for (let i = list.length - 1; i >= 0; i--) {
+      const other = list[i] as Claim;
+      if (other.id < beforeId) return other;
     }
-    return last;
+    return null;
+  }
+
+  private addWaiting(claim: Claim): void {
+    const list = this.waiting.get(claim.lock.name);
+    if (list === undefined) this.waiting.set(claim.lock.name, [claim]);
+    else list.push(claim);
+    this.waitingCount++;
+  }
+
+  /** False when the claim was not waiting here. Lists are short: requests on one key on one connection. */
+  private removeWaiting(claim: Claim): boolean {
+    const list = this.waiting.get(claim.lock.name);
+    const i = list === undefined ? -1 : list.indexOf(claim);
+    if (list === undefined || i < 0) return false;
+    if (list.length === 1) this.waiting.delete(claim.lock.name);
+    else list.splice(i, 1);
+    this.waitingCount--;
+    return true;
   }
 
   private holdBehind(earlier: Claim, text: string): void {
