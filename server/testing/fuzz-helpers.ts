@@ -1,8 +1,8 @@
-// Helpers for the socket-level fuzz tests (server/protocol-fuzz.test.ts): a raw client that
-// keeps every byte the server sends, a writer that cuts planned lines into random chunks, a
-// splitter that sees the bytes written the way the server does, and a monitor that checks the
-// lock invariants on the engine's event stream (it only records problems: a listener that
-// threw would break the engine it is watching).
+// Helpers for the socket-level fuzz tests (server/*-fuzz.test.ts): a raw client that keeps
+// every byte the server sends (and `fail`, which reports both sides of it), a writer that cuts
+// planned lines into random chunks, a splitter that sees the bytes written the way the server
+// does, and a monitor that checks the lock invariants on the engine's event stream (it only
+// records problems: a listener that threw would break the engine it is watching).
 import { connect, type Socket } from 'node:net';
 import type { LockEvent } from '../../lib/engine/events.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
@@ -100,6 +100,11 @@ export class RawConnection {
     this.waiters = [];
     for (const w of waiters) w();
   }
+}
+
+/** Fails the test with everything `c` sent and received. */
+export function fail(why: string, c: RawConnection): never {
+  throw new Error(`${why}\n  sent: ${JSON.stringify(c.sent.toString('latin1'))}\n  got: ${JSON.stringify(c.replies())}`);
 }
 
 /** How one planned line reaches the socket. */
