@@ -70,7 +70,8 @@ export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise
     dirLock?.release();
     throw err;
   }
-  const engine = new LockEngine(clock, new BlockTokenSource(store));
+  const tokens = new BlockTokenSource(store, undefined, (err) => log.error({ err }, 'background token reservation failed; the next block will be reserved with a blocking save'));
+  const engine = new LockEngine(clock, tokens);
   const driver = new EngineDriver(engine, clock);
   const flusher = new FlushScheduler();
   const instanceId = randomUUID();
@@ -117,6 +118,7 @@ export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise
       sessions.destroyAll();
       await Promise.all([keyedClosed, sessionsClosed]);
       driver.stop();
+      await tokens.settled();
       await closeHttp(http);
       unregisterDaemonFacade(instanceId);
       dirLock?.release();

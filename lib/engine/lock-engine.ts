@@ -214,8 +214,9 @@ export class LockEngine {
   // --- internals ---
 
   private grant(lock: LockState, claim: Claim, now: number, cause: HandoverCause | null): void {
-    claim.state = 'holding';
+    // The token first: if none can be issued (the ceiling cannot be made durable), nothing has changed.
     claim.token = this.tokens.next();
+    claim.state = 'holding';
     claim.grantedAt = now;
     if (!claim.sliding) claim.expiresAt = now + claim.leaseMs;
     lock.holder = claim;

@@ -1,32 +1,49 @@
-// Keeps the token ceiling in `<data-dir>/token-ceiling`: written to a temporary file, fsynced,
-// renamed over the old one, and the directory fsynced, so a crash leaves either the old or
-// the new ceiling, never a torn one. Synchronous on purpose: it runs once per token block
-// (100,000 grants by default), and no token of the block may be issued before it is durable.
+// Keeps the token ceiling in the data dir: written to a temporary file, fsynced, renamed over
+// the old one, and the directory fsynced, so a crash leaves either the old or the new ceiling,
+// never a torn one. Two files, one per writer: `token-ceiling` for blocking saves (the
+// fallback) and `token-ceiling.ahead` for background saves. Each is only ever raised by its
+// own writer, one save at a time, so neither can overwrite the other with a lower value, and
+// load() takes the larger of the two.
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type CeilingStore, MAX_TOKEN } from './token-source.ts';
 
 const FILE = 'token-ceiling';
+const AHEAD_FILE = 'token-ceiling.ahead';
 
 export class FileCeilingStore implements CeilingStore {
   private readonly path: string;
+  private readonly aheadPath: string;
 
   constructor(private readonly dir: string) {
     mkdirSync(dir, { recursive: true });
     this.path = join(dir, FILE);
+    this.aheadPath = join(dir, AHEAD_FILE);
   }
 
   load(): bigint {
-    let text: string;
+    const blocking = readCeiling(this.path);
+    const ahead = readCeiling(this.aheadPath);
+    return blocking > ahead ? blocking : ahead;
+  }
+
+  async saveAhead(ceiling: bigint): Promise<void> {
+    const tmp = `${this.aheadPath}.tmp`;
+    const file = await open(tmp, 'w', 0o600);
     try {
-      text = readFileSync(this.path, 'utf8').trim();
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0n;
-      throw err;
+      await file.writeFile(`${ceiling}\n`);
+      await file.sync();
+    } finally {
+      await file.close();
     }
-    // 20 digits reach past u64: a larger value is as corrupt as text.
-    if (!/^[0-9]{1,20}$/.test(text) || BigInt(text) > MAX_TOKEN) throw new Error(`corrupt token ceiling in ${this.path}: ${JSON.stringify(text)}`);
-    return BigInt(text);
+    await rename(tmp, this.aheadPath);
+    const dir = await open(this.dir, 'r');
+    try {
+      await dir.sync();
+    } finally {
+      await dir.close();
+    }
   }
 
   save(ceiling: bigint): void {
@@ -46,4 +63,17 @@ export class FileCeilingStore implements CeilingStore {
       closeSync(dirFd);
     }
   }
+}
+
+function readCeiling(path: string): bigint {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0n;
+    throw err;
+  }
+  // 20 digits reach past u64: a larger value is as corrupt as text.
+  if (!/^[0-9]{1,20}$/.test(text) || BigInt(text) > MAX_TOKEN) throw new Error(`corrupt token ceiling in ${path}: ${JSON.stringify(text)}`);
+  return BigInt(text);
 }

@@ -20,17 +20,34 @@ export interface CeilingStore {
   load(): bigint;
   /** Makes `ceiling` durable before returning. */
   save(ceiling: bigint): void;
+  /**
+   * Optional: makes `ceiling` durable without blocking, resolving once it is. Never called
+   * again before the previous call settles. What load() returns must never go down because of it.
+   */
+  saveAhead?(ceiling: bigint): Promise<void>;
 }
 
+/**
+ * Reserves blocks of tokens ahead of use. With a store that can save without blocking, the next
+ * block is reserved in the background once half of the current one is used, so the hot path
+ * never waits for an fsync; the blocking save is only the fallback when the background one has
+ * not finished (or failed) by the time the block runs out.
+ */
 export class BlockTokenSource implements TokenSource {
   private current: bigint;
   private ceiling: bigint;
+  private readonly halfBlock: bigint;
+  private ahead: Promise<void> | null = null;
+  /** After a failed background save, wait for a blocking save to succeed before trying again. */
+  private aheadFailed = false;
 
   constructor(
     private readonly store: CeilingStore,
     private readonly blockSize = 100_000n,
+    private readonly onAheadError: (err: unknown) => void = () => {},
   ) {
     if (blockSize < 1n) throw new RangeError('block size must be positive');
+    this.halfBlock = blockSize / 2n;
     // Every token up to the stored ceiling may have been issued before: start above it.
     this.ceiling = store.load();
     this.current = this.ceiling;
@@ -48,7 +65,15 @@ export class BlockTokenSource implements TokenSource {
   next(): bigint {
     if (this.current >= this.ceiling) this.reserve();
     this.current += 1n;
+    if (this.ahead === null && !this.aheadFailed && this.ceiling - this.current <= this.halfBlock && this.store.saveAhead !== undefined) {
+      this.reserveAhead(this.store.saveAhead.bind(this.store));
+    }
     return this.current;
+  }
+
+  /** Resolves when no background reservation is in flight (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.ahead !== null) await this.ahead;
   }
 
   private reserve(): void {
@@ -57,6 +82,25 @@ export class BlockTokenSource implements TokenSource {
     if (ceiling > MAX_TOKEN) ceiling = MAX_TOKEN;
     this.store.save(ceiling);
     this.ceiling = ceiling;
+    this.aheadFailed = false;
+  }
+
+  private reserveAhead(saveAhead: (ceiling: bigint) => Promise<void>): void {
+    let target = this.ceiling + this.blockSize;
+    if (target > MAX_TOKEN) target = MAX_TOKEN;
+    if (target <= this.ceiling) return;
+    this.ahead = saveAhead(target).then(
+      () => {
+        // A blocking reservation may have gone further meanwhile; the ceiling never goes down.
+        if (target > this.ceiling) this.ceiling = target;
+        this.ahead = null;
+      },
+      (err: unknown) => {
+        this.aheadFailed = true;
+        this.ahead = null;
+        this.onAheadError(err);
+      },
+    );
   }
 }
 
