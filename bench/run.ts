@@ -1,22 +1,36 @@
 // `npm run bench`: the core figures on this machine, in one run against one `baton serve`
-// child process on loopback. Prints a markdown table and writes JSON to bench/results/.
-// Usage: npm run bench [-- --seconds 5]
+// child process on loopback. Each figure is the median of `--repeats` runs (default 3).
+// Prints a markdown table and writes JSON to bench/results/.
+// Usage: npm run bench [-- --seconds 5 --repeats 3]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { startBaton } from './baton-process.ts';
 import { keyedHandover, keyedPairs, sessionHandover } from './client-figures.ts';
 import { rawKeyedLoad } from './raw-keyed-load.ts';
-import { round } from './stats.ts';
+import { median, round } from './stats.ts';
 
-const secondsFlag = process.argv.indexOf('--seconds');
-const seconds = secondsFlag > 0 ? Number(process.argv[secondsFlag + 1]) : 5;
-if (!(seconds > 0 && seconds <= 120)) {
-  console.error('bench: --seconds takes a number from 1 to 120');
-  process.exit(2);
+function flag(name: string, fallback: number, max: number): number {
+  const i = process.argv.indexOf(name);
+  const value = i > 0 ? Number(process.argv[i + 1]) : fallback;
+  if (!(Number.isInteger(value) && value >= 1 && value <= max)) {
+    console.error(`bench: ${name} takes a whole number from 1 to ${max}`);
+    process.exit(2);
+  }
+  return value;
+}
+const seconds = flag('--seconds', 5, 120);
+const repeats = flag('--repeats', 3, 20);
+
+/** Runs `measure` `repeats` times and keeps, for every numeric field, the median. */
+async function medianOf<T extends Record<string, number>>(measure: () => Promise<T>): Promise<T & { runs: number }> {
+  const runs: T[] = [];
+  for (let i = 0; i < repeats; i++) runs.push(await measure());
+  const out: Record<string, number> = { runs: repeats };
+  for (const key of Object.keys(runs[0] as T)) out[key] = median(runs.map((r) => r[key] as number));
+  return out as T & { runs: number };
 }
 
 async function rawPairs(port: number, cpuMs: () => number, depth: number) {
-  await rawKeyedLoad(port, 50, depth, 1_000); // warm-up
   const cpu0 = cpuMs();
   const r = await rawKeyedLoad(port, 50, depth, seconds * 1_000);
   const cpu = cpuMs() - cpu0;
@@ -25,14 +39,16 @@ async function rawPairs(port: number, cpuMs: () => number, depth: number) {
 
 const baton = await startBaton();
 try {
+  await rawKeyedLoad(baton.lockPort, 50, 16, 2_000); // warm-up: JIT and buffers on both sides
   const results = {
     machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
     seconds,
-    rawKeyedOneAtATime: await rawPairs(baton.lockPort, baton.cpuMs, 1),
-    rawKeyedPipelined16: await rawPairs(baton.lockPort, baton.cpuMs, 16),
-    keyedClientPairs: await keyedPairs(baton.lockPort, baton.cpuMs, seconds * 1_000),
-    keyedHandover: await keyedHandover(baton.lockPort, 2_000),
-    sessionHandover: await sessionHandover(baton.sessionPort, 1_000),
+    repeats,
+    rawKeyedOneAtATime: await medianOf(() => rawPairs(baton.lockPort, baton.cpuMs, 1)),
+    rawKeyedPipelined16: await medianOf(() => rawPairs(baton.lockPort, baton.cpuMs, 16)),
+    keyedClientPairs: await medianOf(() => keyedPairs(baton.lockPort, baton.cpuMs, seconds * 1_000)),
+    keyedHandover: await medianOf(() => keyedHandover(baton.lockPort, 2_000)),
+    sessionHandover: await medianOf(() => sessionHandover(baton.sessionPort, 1_000)),
   };
   const rows = [
     ['raw keyed, 50 clients, 1 pair at a time', `${results.rawKeyedOneAtATime.pairsPerSec} pairs/s`, `${results.rawKeyedOneAtATime.serverCpuUsPerPair} us server CPU/pair`],
@@ -41,7 +57,7 @@ try {
     ['keyed handover, 2 clients', `p50 ${results.keyedHandover.p50Ms} ms`, `p99 ${results.keyedHandover.p99Ms} ms, max ${results.keyedHandover.maxMs} ms`],
     ['session handover, 2 clients', `p50 ${results.sessionHandover.p50Ms} ms`, `p99 ${results.sessionHandover.p99Ms} ms, max ${results.sessionHandover.maxMs} ms`],
   ];
-  console.log(`Baton core figures (${results.machine.cores} cores, ${results.machine.cpu}, Node ${results.machine.node}, ${seconds} s per load)\n`);
+  console.log(`Baton core figures (${results.machine.cores} cores, ${results.machine.cpu}, Node ${results.machine.node}; medians of ${repeats} runs, ${seconds} s per load run)\n`);
   console.log('| measurement | figure | detail |\n|---|---|---|');
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
   const dir = new URL('./results/', import.meta.url).pathname;
