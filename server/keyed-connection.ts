@@ -31,6 +31,10 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
   /** Waiting requests per key, each list in request order (the contended path only). */
   private readonly waiting = new Map<string, Claim[]>();
   private waitingCount = 0;
+  /** Grants whose reply is in the output buffer, not yet handed to the socket. */
+  private unsent: Claim[] = [];
+  /** Grants handed to the socket whose bytes have not all reached the kernel yet. */
+  private unflushed: Claim[] = [];
   /** Replies held back behind an earlier waiter on the same key. */
   private heldBack: Map<Claim, string> | null = null;
 
@@ -75,10 +79,29 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
   }
 
   onGranted(claim: Claim): boolean {
-    if (this.closing) return false;
+    if (this.closing || this.socket.destroyed) return false;
     this.removeWaiting(claim);
     this.reply(claim, encodeGranted(claim.lock.name, claim.token));
+    this.unsent.push(claim);
     return true;
+  }
+
+  protected override afterWrite(drained: boolean): void {
+    if (drained) {
+      this.unsent.length = 0;
+      this.unflushed.length = 0;
+    } else if (this.unsent.length > 0) {
+      for (const claim of this.unsent) this.unflushed.push(claim);
+      this.unsent.length = 0;
+    }
+  }
+
+  /** Grants whose reply never left are released at once, not left to their lease. */
+  protected override discardUnwritten(): void {
+    const lost = this.unflushed.concat(this.unsent);
+    this.unsent.length = 0;
+    this.unflushed.length = 0;
+    for (const claim of lost) if (claim.state === 'holding') this.engine.end(claim);
   }
 
   onEnded(claim: Claim, reason: EndReason): void {

@@ -267,3 +267,27 @@ describe('keyed protocol server and half-closing clients', () => {
     expect(engine.lock('free')?.holder).not.toBeNull();
   });
 });
+
+describe('keyed protocol server and reset connections', () => {
+  it('releases at once a grant handed over to a connection the peer has just reset', async () => {
+    const { port, engine } = await startKeyed();
+    let leaked = 0;
+    for (let i = 0; i < 10; i++) {
+      const key = `race/${i}`;
+      const holder = await client(port);
+      const doomed = await client(port);
+      const later = await client(port);
+      holder.send(`A ${key} 30 0`);
+      const token = tokenOf(await holder.next());
+      doomed.send(`A ${key} 30 0`);
+      await eventually(() => engine.lock(key)?.waiting === 1, 3_000, 'the doomed waiter to queue');
+      // The reset reaches the server in the same turn as the release that hands the lock to it.
+      doomed.socket.resetAndDestroy();
+      holder.send(`R ${key} ${token}`);
+      expect(await holder.next()).toBe(`R ${key} OK`);
+      later.send(`A ${key} 30 1`);
+      if ((await later.next()) === `T ${key}`) leaked++;
+    }
+    expect(leaked).toBe(0);
+  });
+});

@@ -49,7 +49,9 @@ export abstract class LineConnection implements LineSink {
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('drain', () => this.onDrain());
     socket.on('error', () => {
-      // A reset peer is ordinary here; 'close' follows and does the clean-up.
+      // A reset peer is ordinary here. 'close' follows later in the loop and does the clean-up;
+      // until then, nothing more may be handed to this connection.
+      this.closing = true;
     });
     // The peer's FIN: it will send nothing more. Replies already made still go out (the
     // listener runs with allowHalfOpen so that Node does not end our side before we flush);
@@ -65,6 +67,13 @@ export abstract class LineConnection implements LineSink {
    * `waitingOnly`, else all. Must be idempotent.
    */
   protected abstract releaseClaims(waitingOnly?: boolean): void;
+  /**
+   * Called after output was handed to the socket: `drained` when all of it reached the kernel,
+   * else when a later 'drain' says so. What is still unwritten when the socket goes is lost.
+   */
+  protected afterWrite(_drained: boolean): void {}
+  /** The connection is gone with output never written (see afterWrite). */
+  protected discardUnwritten(): void {}
   /** Input arrived (any bytes): sessions treat it as a sign of life. */
   protected onActivity(): void {}
   /** A line was started and not finished within the io-timeout (or a first line never came). */
@@ -104,8 +113,13 @@ export abstract class LineConnection implements LineSink {
     if (this.out.length === 0 || this.closed || this.socket.writableEnded) return;
     const data = this.out;
     this.out = '';
+    if (this.socket.destroyed) {
+      this.discardUnwritten();
+      return;
+    }
     const ok = this.socket.write(data);
     if (!ok && this.writeBlockedSince === 0) this.writeBlockedSince = this.ctx.clock.now();
+    this.afterWrite(this.socket.writableLength === 0);
     if (this.socket.writableLength > HIGH_WATER && !this.socket.isPaused()) this.socket.pause();
   }
 
@@ -156,6 +170,7 @@ export abstract class LineConnection implements LineSink {
 
   private onDrain(): void {
     this.writeBlockedSince = 0;
+    this.afterWrite(true);
     if (this.socket.isPaused() && !this.closing) this.socket.resume();
   }
 
@@ -174,6 +189,7 @@ export abstract class LineConnection implements LineSink {
     this.closed = true;
     this.closing = true;
     this.out = '';
+    this.discardUnwritten();
     this.releaseClaims();
     this.ctx.afterInput();
     this.ctx.onGone(this);
