@@ -3,6 +3,9 @@
 import pino from 'pino';
 import { startDaemon, type DaemonOptions } from './daemon.ts';
 
+/** EX_SOFTWARE (sysexits.h): an internal error stopped the daemon. */
+const EXIT_SOFTWARE = 70;
+
 export interface ServeFlags {
   host: string;
   lockPort: number;
@@ -23,6 +26,13 @@ export async function serve(flags: ServeFlags): Promise<void> {
     dataDir: flags.dataDir, ioTimeoutMs: flags.ioTimeout, drainMs: flags.drain,
     maxConnections: flags.maxConnections, maxBacklog: flags.maxBacklog, logger,
   };
+  // Fail-stop: an error that escapes (such as a token ceiling that cannot be made durable) leaves
+  // no safe way to go on granting locks. Say so in the log and exit non-zero at once; clients
+  // fail over or reconnect, and a restart continues the token sequence above the stored ceiling.
+  process.on('uncaughtException', (err) => {
+    logger.fatal({ err }, 'fatal error: exiting without a drain');
+    process.exit(EXIT_SOFTWARE);
+  });
   const daemon = await startDaemon(options);
   const hostPort = (a: { address: string; port: number }) => `${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
   process.stdout.write(

@@ -46,6 +46,7 @@ interface Model {
   grants: number;
   /** The reason the owner must be told next, set by the event that ended the claim. */
   owed: EndReason | null;
+  owner: OwnerKind;
 }
 
 function run(ops: Op[]): void {
@@ -70,7 +71,7 @@ function run(ops: Op[]): void {
     const now = clock.now();
     const m: Model = {
       claim: null, id, key: p.key, sliding: p.sliding, leaseMs: p.leaseMs, waitDeadline: p.waitMs > 0 ? now + p.waitMs : Infinity,
-      expiresAt: now + p.leaseMs, state: 'waiting', grants: 0, owed: null,
+      expiresAt: now + p.leaseMs, state: 'waiting', grants: 0, owed: null, owner: p.owner,
     };
     byId.set(id, m);
     models.push(m);
@@ -82,9 +83,14 @@ function run(ops: Op[]): void {
     expect(e.token).toBe(m.claim?.token ?? e.token);
     m.state = 'ended';
     holder.set(e.lock, null);
-    lastEnd.set(e.lock, { at: endedAt, cause });
+    // A grant its owner could not take ('gone') is no real holder: the next grant still counts
+    // its handover from the end of the holder before it.
+    if (!(e.type === 'release' && cause === 'disconnect' && m.owner === 'gone' && lastEnd.has(e.lock) && queueHadWaiters(e.lock))) {
+      lastEnd.set(e.lock, { at: endedAt, cause });
+    }
     return m;
   };
+  const queueHadWaiters = (lock: string): boolean => (queue.get(lock) as Model[]).length > 0;
   const leave = (m: Model, lock: string) => {
     const q = queue.get(lock) as Model[];
     expect(q, `${m.id} left a queue it was not in`).toContain(m);

@@ -52,6 +52,8 @@ export class LockEngine {
     this.catchUp();
     const now = this.clock.now();
     let lock = this.locks.get(name);
+    // A token before any change: if none can be issued, the engine is left as it was.
+    const token = lock === undefined || lock.idle ? this.tokens.next() : 0n;
     if (lock === undefined) {
       lock = new LockState(name);
       this.locks.set(name, lock);
@@ -59,7 +61,7 @@ export class LockEngine {
     const claim = new Claim(this.nextClaimId++, lock, owner, protocol, client, leaseMs, sliding, now, tag);
     if (sliding) claim.expiresAt = now + leaseMs;
     if (lock.idle) {
-      this.grant(lock, claim, now, null);
+      this.grant(lock, claim, now, null, token);
       // The owner may have ended the claim itself inside onGranted; then it is already handed on.
       if (!owner.onGranted(claim) && claim.state === 'holding') {
         this.dropHolder(lock, claim, now, 'disconnect');
@@ -213,9 +215,9 @@ export class LockEngine {
 
   // --- internals ---
 
-  private grant(lock: LockState, claim: Claim, now: number, cause: HandoverCause | null): void {
-    // The token first: if none can be issued (the ceiling cannot be made durable), nothing has changed.
-    claim.token = this.tokens.next();
+  /** `token` is taken by the caller before it changes anything (see TokenSource.next: it may throw). */
+  private grant(lock: LockState, claim: Claim, now: number, cause: HandoverCause | null, token: bigint): void {
+    claim.token = token;
     claim.state = 'holding';
     claim.grantedAt = now;
     if (!claim.sliding) claim.expiresAt = now + claim.leaseMs;
@@ -243,18 +245,24 @@ export class LockEngine {
    * times out instead: it left the queue before the lock was there to take.
    */
   private handOver(lock: LockState, now: number): void {
+    // What ended the last real holder: an undeliverable grant below must not hide it.
+    const endedAt = lock.endedAt;
+    const endCause = lock.endCause;
     for (let next = lock.head; next !== null; next = lock.head) {
       // An owner callback below may have re-entered the engine and taken the lock already.
       if (lock.holder !== null) return;
-      if (this.queueDeadline(next) <= lock.endedAt) {
+      if (this.queueDeadline(next) <= endedAt) {
         this.timeOut(next, now);
         continue;
       }
+      const token = this.tokens.next();
       this.leaveQueue(next, false);
-      this.grant(lock, next, now, lock.endCause);
+      this.grant(lock, next, now, endCause, token);
       // Delivered, or the owner ended the claim inside onGranted (which already handed the lock on).
       if (next.owner.onGranted(next) || next.state !== 'holding') return;
       this.dropHolder(lock, next, now, 'disconnect');
+      lock.endedAt = endedAt;
+      lock.endCause = endCause;
     }
     if (lock.idle && this.locks.get(lock.name) === lock) this.locks.delete(lock.name);
   }

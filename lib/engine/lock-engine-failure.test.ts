@@ -1,0 +1,52 @@
+// The engine when things around it fail: a grant nobody can take, a token that cannot be issued.
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from './clock.ts';
+import type { GrantEvent, LockEvent } from './events.ts';
+import { LockEngine } from './lock-engine.ts';
+import { Owner, engineFixture } from './testing/engine-fixture.ts';
+import { BlockTokenSource, type CeilingStore } from '../tokens/token-source.ts';
+
+describe('lock engine under failures', () => {
+  it('reports the real cause and latency of a handover that skipped an undeliverable waiter', () => {
+    const { engine, fixed, clock } = engineFixture();
+    const events: LockEvent[] = [];
+    engine.subscribe((e) => events.push(e));
+    const live = new Owner();
+    const holder = fixed('a', live);
+    fixed('a', new Owner(false));
+    const next = fixed('a', live);
+    clock.advance(5);
+    engine.release('a', holder.token);
+    const grants = events.filter((e): e is GrantEvent => e.type === 'grant');
+    const last = grants[grants.length - 1] as GrantEvent;
+    expect(last.claimId).toBe(next.id);
+    expect([last.handoverCause, last.handoverMs]).toEqual(['release', 0]);
+  });
+
+  it('changes nothing when no token can be issued for a handover, and goes on once the store works again', () => {
+    let broken = false;
+    let ceiling = 0n;
+    const store: CeilingStore = {
+      load: () => ceiling,
+      save: (c) => {
+        if (broken) throw new Error('EIO: disk gone');
+        ceiling = c;
+      },
+    };
+    const engine = new LockEngine(new FakeClock(1_000), new BlockTokenSource(store, 1n));
+    const owner = new Owner();
+    const holder = engine.acquire('a', owner, 'keyed', 'k', 10_000, 0, false);
+    const waiter = engine.acquire('a', owner, 'keyed', 'k', 10_000, 0, false);
+    broken = true;
+    expect(() => engine.release('a', holder.token)).toThrow(/EIO/);
+    // The waiter is still queued and was never told anything: nothing was granted to nobody.
+    expect(waiter.state).toBe('waiting');
+    expect(engine.lock('a')?.queue()).toEqual([waiter]);
+    expect(() => engine.acquire('b', owner, 'keyed', 'k', 10_000, 0, false)).toThrow(/EIO/);
+    expect(engine.lock('b')).toBeUndefined();
+    broken = false;
+    const other = engine.acquire('b', owner, 'keyed', 'k', 10_000, 0, false);
+    expect(other.state).toBe('holding');
+    expect(other.token).toBeGreaterThan(holder.token);
+  });
+});
