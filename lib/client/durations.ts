@@ -34,11 +34,18 @@ export function sessionLeaseMs(leaseMs: number): number {
   return leaseMs;
 }
 
-/** Optional client-side wait: undefined = forever, else ms >= 0. */
+/** The longest delay setTimeout takes; it fires at once (with a warning) for anything longer. */
+const MAX_TIMER_MS = 0x7fffffff;
+
+/**
+ * Session wait, kept on the client by a timer: ms > 0, or Infinity for forever. 0 and undefined
+ * also mean forever, as for the keyed wait and `baton run --wait 0`; so does a wait longer than
+ * a timer can hold (~24.8 days), which would otherwise expire at once.
+ */
 export function checkWaitMs(waitMs: number | undefined): number {
-  if (waitMs === undefined) return Infinity;
+  if (waitMs === undefined || waitMs === 0) return Infinity;
   if (!(waitMs >= 0)) throw errorWithText('bad-wait', `bad wait: ${waitMs} ms; a number of ms >= 0`);
-  return waitMs;
+  return waitMs > MAX_TIMER_MS ? Infinity : waitMs;
 }
 
 function msToSeconds(ms: number): string {

@@ -121,6 +121,26 @@ describe('KeyedClient', () => {
     expect(server.lines).toEqual([]);
   });
 
+  it('refuses, before sending, names the server would refuse or read as another key', async () => {
+    const server = await fakeServer(grantingScript('1'));
+    const keyed = client({ addresses: [server.address] });
+    // NBSP, line separator, BOM, a lone surrogate (sent as U+FFFD it would be granted as "a\ufffd"), 251 bytes.
+    for (const key of ['a\u00a0b', 'a\u2028b', '\ufeffk', 'a\ud800', 'é'.repeat(125) + 'x']) {
+      await expect(keyed.acquire(key, { lease: 1000 })).rejects.toMatchObject({ code: 'bad-key' });
+      await expect(keyed.release(key, 1n)).rejects.toMatchObject({ code: 'bad-key' });
+    }
+    await expect(keyed.acquire('café/漢', { lease: 1000 })).resolves.toMatchObject({ key: 'café/漢' });
+    expect(server.lines).toEqual(['A café/漢 1 0']);
+  });
+
+  it('ignores an E reply whose key matches no pending request', async () => {
+    const server = await fakeServer({
+      onLine: (connection) => connection.send('E A a??b bad-key bad key', 'E R zz stale-token gone', 'A k 6'),
+    });
+    const keyed = client({ addresses: [server.address] });
+    await expect(keyed.acquire('k', { lease: 1000 })).resolves.toMatchObject({ key: 'k', token: 6n });
+  });
+
   it('follows an M sent on connect to the active node', async () => {
     const active = await fakeServer(grantingScript('77'));
     const standby = await fakeServer({

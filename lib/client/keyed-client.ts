@@ -6,10 +6,10 @@ import type { AddressInput } from './address.ts';
 import { KeyedConnection } from './keyed-connection.ts';
 import { KeyedGrant } from './keyed-grant.ts';
 import type { Releaser } from './keyed-grant.ts';
-import { shrinkWait } from './keyed-request.ts';
+import { acquireDeadlineMs, shrinkWait } from './keyed-request.ts';
 import type { AcquireRequest, KeyedRequest, ReleaseRequest } from './keyed-request.ts';
 import { LockTimeoutError } from './lock-timeout-error.ts';
-import { clientClosed, connectionLost } from './client-errors.ts';
+import { clientClosed, connectionLost, errorWithText } from './client-errors.ts';
 import { leaseToWireSeconds, waitToWireSeconds } from './durations.ts';
 import { checkLockName } from './lock-names.ts';
 
@@ -22,6 +22,11 @@ export interface KeyedClientOptions {
   readonly releaseRetryFor?: number;
   /** The pause between release retries, in ms (default 200). */
   readonly releaseRetryInterval?: number;
+  /**
+   * How long one release attempt waits for its answer, in ms (default 1000). A silent server
+   * fails the attempt (and that connection is dropped); the retries above then go on.
+   */
+  readonly releaseAttemptTimeout?: number;
   /** How long a connect may take before it counts as failed, in ms (default 3000). */
   readonly connectTimeout?: number;
 }
@@ -29,11 +34,17 @@ export interface KeyedClientOptions {
 export interface AcquireOptions {
   /** How long the lock stays held without a release, in ms (> 0). */
   readonly lease: number;
-  /** How long to queue for the lock, in ms. 0, undefined or Infinity: wait forever. */
+  /**
+   * How long to queue for the lock, in ms. 0, undefined or Infinity: wait forever. A finite wait
+   * also bounds how long the client waits for any answer: if the server is silent for the wait
+   * plus 1 s + 10%, the acquire rejects with LockTimeoutError and its connection is dropped.
+   */
   readonly wait?: number;
 }
 
 const NO_CONNECTION = 'no connection to a Baton server is up';
+/** setTimeout fires at once (with a warning) for anything longer. */
+const MAX_TIMER_MS = 0x7fffffff;
 
 export class KeyedClient implements Releaser {
   private readonly connections: KeyedConnection[];
@@ -44,6 +55,7 @@ export class KeyedClient implements Releaser {
   private readonly retrying = new Map<ReleaseRequest, NodeJS.Timeout>();
   private readonly releaseRetryFor: number;
   private readonly releaseRetryInterval: number;
+  private readonly releaseAttemptTimeout: number;
 
   constructor(options: KeyedClientOptions = {}) {
     const addresses = normalizeAddresses(options.addresses ?? [`127.0.0.1:${DEFAULT_KEYED_PORT}`], DEFAULT_KEYED_PORT);
@@ -60,11 +72,13 @@ export class KeyedClient implements Releaser {
     this.connections = homes.map((home) => new KeyedConnection(home, hooks, connectionOptions));
     this.releaseRetryFor = options.releaseRetryFor ?? 5000;
     this.releaseRetryInterval = options.releaseRetryInterval ?? 200;
+    this.releaseAttemptTimeout = options.releaseAttemptTimeout ?? 1000;
   }
 
   /**
    * Queues for `key` and resolves with the grant. Rejects with LockTimeoutError when the server
-   * answers `T`, with a BatonError for an `E` reply, or after every connection dropped under it.
+   * answers `T` or a finite wait runs past its client deadline, with a BatonError for an `E`
+   * reply, or after every connection dropped under it.
    */
   acquire(key: string, options: AcquireOptions): Promise<KeyedGrant> {
     if (this.closing) return Promise.reject(clientClosed());
@@ -81,7 +95,29 @@ export class KeyedClient implements Releaser {
     const startedAt = performance.now();
     const triesLeft = this.connections.length;
     return new Promise<KeyedGrant>((resolve, reject) => {
-      const request: AcquireRequest = { op: 'A', slot: 'A ' + key, key, leaseWire, waitMs, startedAt, waitWire, triesLeft, resolve, reject };
+      const request: AcquireRequest = {
+        op: 'A',
+        slot: 'A ' + key,
+        key,
+        leaseWire,
+        waitMs,
+        startedAt,
+        waitWire,
+        triesLeft,
+        timer: undefined,
+        resolve: (grant) => {
+          clearTimeout(request.timer);
+          resolve(grant);
+        },
+        reject: (error) => {
+          clearTimeout(request.timer);
+          reject(error);
+        },
+      };
+      // One deadline for the whole acquire, however often it moves to another connection. Past
+      // what a timer can hold (~24.8 days) a wait is as good as forever and gets none.
+      const deadline = acquireDeadlineMs(waitMs);
+      if (deadline <= MAX_TIMER_MS) request.timer = setTimeout(this.acquireOverdue, deadline, request);
       this.sendAcquire(request, connectionLost(NO_CONNECTION));
     });
   }
@@ -101,7 +137,23 @@ export class KeyedClient implements Releaser {
     }
     const startedAt = performance.now();
     return new Promise<boolean>((resolve, reject) => {
-      const request: ReleaseRequest = { op: 'R', slot: 'R ' + key, key, token, startedAt, via, resolve, reject };
+      const request: ReleaseRequest = {
+        op: 'R',
+        slot: 'R ' + key,
+        key,
+        token,
+        startedAt,
+        via,
+        timer: undefined,
+        resolve: (released) => {
+          clearTimeout(request.timer);
+          resolve(released);
+        },
+        reject: (error) => {
+          clearTimeout(request.timer);
+          reject(error);
+        },
+      };
       this.sendRelease(request, connectionLost(NO_CONNECTION));
     });
   }
@@ -147,14 +199,48 @@ export class KeyedClient implements Releaser {
 
   private sendRelease(request: ReleaseRequest, reason: Error): void {
     const connection = this.pick(request.via);
-    if (connection) connection.send(request);
-    else this.retryReleaseLater(request, reason);
+    if (!connection) {
+      this.retryReleaseLater(request, reason);
+      return;
+    }
+    connection.send(request);
+    // Never past the retry window (but long enough for a live server to answer), so a release
+    // settles about when its retries run out.
+    const windowLeft = this.releaseRetryFor - (performance.now() - request.startedAt);
+    const timeout = Math.min(this.releaseAttemptTimeout, Math.max(windowLeft, this.releaseRetryInterval));
+    request.timer = setTimeout(this.releaseOverdue, timeout, request, timeout);
+  }
+
+  /** A finite-wait acquire got no answer in time: the server is stalled or the link is dead. */
+  private readonly acquireOverdue = (request: AcquireRequest): void => {
+    request.timer = undefined;
+    // Dropping the connection is what makes the server forget the queued request.
+    this.abandon(request, `no answer to acquire ${JSON.stringify(request.key)} within ${Math.round(acquireDeadlineMs(request.waitMs))} ms`);
+    request.reject(new LockTimeoutError(request.key, request.waitMs));
+  };
+
+  /** A release attempt got no answer in time: it failed, and the retries go on. */
+  private readonly releaseOverdue = (request: ReleaseRequest, timeoutMs: number): void => {
+    request.timer = undefined;
+    const why = `no answer to release ${JSON.stringify(request.key)} within ${Math.round(timeoutMs)} ms`;
+    const where = this.abandon(request, why);
+    this.retryReleaseLater(request, errorWithText('io-timeout', where ? `${where}: ${why}` : why));
+  };
+
+  /** Takes `request` off its connection and drops that connection; returns its address. */
+  private abandon(request: KeyedRequest, why: string): string | undefined {
+    for (const connection of this.connections) {
+      const where = connection.abandon(request, why);
+      if (where !== undefined) return where;
+    }
+    return undefined;
   }
 
   /** Requests from a connection that dropped: acquires move on, releases retry later. */
   private orphaned(requests: KeyedRequest[], reason: Error): void {
     const now = performance.now();
     for (const request of requests) {
+      if (request.op === 'R') clearTimeout(request.timer); // that attempt is over: no answer can come
       if (this.closing) request.reject(clientClosed());
       else if (request.op === 'R') this.retryReleaseLater(request, reason);
       else if (--request.triesLeft <= 0) request.reject(reason);

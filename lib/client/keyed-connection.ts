@@ -68,6 +68,22 @@ export class KeyedConnection {
     transport.write(requestLine(request));
   }
 
+  /**
+   * Gives up on `request`, which the server has not answered in time, and drops this connection
+   * at once: the server then forgets the request, and replies still owed on this socket could
+   * no longer be matched. The other requests move on as after any drop. Returns the server's
+   * address, or undefined when `request` is not pending here.
+   */
+  abandon(request: KeyedRequest, why: string): string | undefined {
+    if (!this.pending.remove(request.slot, request)) return undefined;
+    const where = formatAddress(this.address);
+    const transport = this.transport;
+    this.transport = undefined; // detach first, so the socket's own close is ignored
+    transport?.destroy();
+    this.dropped(connectionLost(`${where}: dropped after ${why}`));
+    return where;
+  }
+
   /** Fails whatever is pending with `reason` and closes for good. */
   async close(reason: Error): Promise<void> {
     this.state = 'closed';
@@ -122,6 +138,9 @@ export class KeyedConnection {
         return;
       }
       case 'request-error': {
+        // A reply whose key matches nothing (the server echoes a key it refused in its own
+        // spelling) is ignored. Names are checked with the server's rule before they are sent
+        // (lib/protocol/key-rules.ts), so the server never refuses a key of ours.
         this.pending.shift(reply.slot)?.reject(errorFromWireName(reply.name, reply.text));
         return;
       }

@@ -16,6 +16,8 @@ export interface AcquireRequest {
   waitWire: string;
   /** Connections it may still be tried on. */
   triesLeft: number;
+  /** The client's own deadline for a finite wait (see acquireDeadlineMs), cleared when settled. */
+  timer: NodeJS.Timeout | undefined;
   readonly resolve: (grant: KeyedGrant) => void;
   readonly reject: (error: Error) => void;
 }
@@ -28,11 +30,23 @@ export interface ReleaseRequest {
   readonly startedAt: number;
   /** The connection that granted the token, tried first; any connection will do. */
   readonly via: object | undefined;
+  /** The deadline of the attempt in flight, cleared when it is answered or its connection drops. */
+  timer: NodeJS.Timeout | undefined;
   readonly resolve: (released: boolean) => void;
   readonly reject: (error: Error) => void;
 }
 
 export type KeyedRequest = AcquireRequest | ReleaseRequest;
+
+/**
+ * How long the client waits for an answer to an acquire with a finite wait before it gives up
+ * on its own: the wait plus a margin for the round trip and a busy server (1 s + 10% of the
+ * wait). The server answers `T` at the wait, so only a server that stopped answering (stalled,
+ * or a half-open connection) reaches this deadline.
+ */
+export function acquireDeadlineMs(waitMs: number): number {
+  return waitMs + 1000 + waitMs / 10;
+}
 
 export function requestLine(request: KeyedRequest): string {
   return request.op === 'A'

@@ -1,15 +1,10 @@
-// Both protocols put the key (or lock name) between spaces on a line, so a name with a space or
-// a control character would break the framing; refuse it before it reaches a socket.
+// Both protocols put the key (or lock name) between spaces on a line, and the server takes only
+// what lib/protocol/key-rules.ts allows. A name it refuses would be answered with a mangled key
+// that matches no request (or, for a lone surrogate, granted as another key), so refuse it here,
+// before it reaches a socket.
 import { BatonError } from '../errors.ts';
-
-const MAX_NAME_BYTES = 250;
+import { isValidKey } from '../protocol/key-rules.ts';
 
 export function checkLockName(name: string): void {
-  // A UTF-16 unit is at most 3 UTF-8 bytes, so short names skip the byte count.
-  let ok = name.length > 0 && (name.length * 3 <= MAX_NAME_BYTES || Buffer.byteLength(name) <= MAX_NAME_BYTES);
-  for (let i = 0; ok && i < name.length; i++) {
-    const c = name.charCodeAt(i);
-    ok = c > 32 && c !== 127 && (c < 0x80 || c > 0x9f);
-  }
-  if (!ok) throw new BatonError('bad-key', JSON.stringify(name));
+  if (!isValidKey(name)) throw new BatonError('bad-key', JSON.stringify(name));
 }

@@ -24,4 +24,16 @@ describe('PendingTable', () => {
     expect(table.size).toBe(0);
     expect(table.shift('A k')).toBeUndefined();
   });
+
+  it('removes one entry from the middle of its slot and leaves the order of the rest', () => {
+    const table = new PendingTable<number>();
+    table.push('A k', 1);
+    table.push('A k', 2);
+    table.push('A k', 3);
+    expect(table.remove('A k', 2)).toBe(true);
+    expect(table.remove('A k', 2)).toBe(false);
+    expect(table.remove('A j', 1)).toBe(false);
+    expect(table.size).toBe(2);
+    expect(table.drain()).toEqual([1, 3]);
+  });
 });

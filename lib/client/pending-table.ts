@@ -28,6 +28,21 @@ export class PendingTable<T> {
     return entry;
   }
 
+  /**
+   * Takes `entry` out of its slot wherever it stands; false when it is not here. Only for a
+   * connection about to be dropped: the server still owes that entry a reply, which would
+   * otherwise go to the next entry of the slot.
+   */
+  remove(slot: string, entry: T): boolean {
+    const queue = this.slots.get(slot);
+    const index = queue ? queue.indexOf(entry) : -1;
+    if (!queue || index < 0) return false;
+    queue.splice(index, 1);
+    if (queue.length === 0) this.slots.delete(slot);
+    this.count--;
+    return true;
+  }
+
   /** Removes and returns everything, each slot's entries still in send order. */
   drain(): T[] {
     const all: T[] = [];

@@ -242,6 +242,26 @@ describe('SessionClient', () => {
     await server.until(() => server.connections[0]?.socket.readableEnded === true || server.connections[0]?.socket.destroyed === true);
   });
 
+  it('waits forever with wait 0, as the keyed client and baton run --wait 0 do', async () => {
+    const server = await fakeServer({
+      onConnect: (connection) => setTimeout(() => connection.send('ACQUIRED 21'), 200),
+      onLine: (connection) => connection.send('WAITING 1'),
+    });
+    const sessions = client({ addresses: [server.address] });
+    const lease = await sessions.open('patient', { lease: 1000, wait: 0 });
+    expect(lease.token).toBe(21n);
+    await lease.close();
+  });
+
+  it('refuses, before connecting, a name the server would refuse', async () => {
+    const server = await fakeServer(grantingScript('1'));
+    const sessions = client({ addresses: [server.address] });
+    for (const name of ['a\u00a0b', 'a\u2029', '\ufeff', '\udc00x']) {
+      await expect(sessions.open(name, { lease: 1000 })).rejects.toMatchObject({ code: 'bad-key' });
+    }
+    expect(server.connections.length).toBe(0);
+  });
+
   it('fails with the named BatonError when an admin removes the claim from the queue', async () => {
     const server = await fakeServer({
       onLine: (connection) => {

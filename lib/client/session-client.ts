@@ -25,7 +25,10 @@ export interface SessionClientOptions extends SessionHooks {
 export interface SessionOptions extends SessionHooks {
   /** The lease in whole ms: the server frees the lock after this long without hearing from us. */
   readonly lease: number;
-  /** Give up with LockTimeoutError if not holding the lock within this many ms; default: never. */
+  /**
+   * Give up with LockTimeoutError if not holding the lock within this many ms. 0, undefined or
+   * Infinity: wait forever (as for the keyed client and `baton run --wait 0`).
+   */
   readonly wait?: number;
 }
 
