@@ -6,7 +6,7 @@
 // The plans and the oracle are in testing/keyed-fuzz-model.ts.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { daemon, FUZZ_TEST_MS, fuzzOptions, open, runTeardown, serverStillServes, waitIdle } from './testing/fuzz-harness.ts';
+import { daemon, expectCleanEnd, FUZZ_TEST_MS, fuzzOptions, open, runTeardown } from './testing/fuzz-harness.ts';
 import { EngineMonitor, fail, RawConnection, splitLikeServer } from './testing/fuzz-helpers.ts';
 import { checkKeyedReplies, driveKeyed, keyedPlan } from './testing/keyed-fuzz-model.ts';
 
@@ -39,13 +39,11 @@ describe('keyed protocol under fuzzed input', () => {
           expect(released, 'R OK replies, against releases by R').toBeLessThanOrEqual(monitor.releasedByRequest);
           expect(released + unseen, 'R OK replies (and releases we may not have seen answered), against releases by R')
             .toBeGreaterThanOrEqual(monitor.releasedByRequest);
-        } finally {
+        } catch (err) {
           for (const c of conns) c.destroy();
+          throw err;
         }
-        await waitIdle(d);
-        await serverStillServes(d, monitor);
-        expect(monitor.problems).toEqual([]);
-        await d.shutdown();
+        await expectCleanEnd(d, monitor, conns);
       }),
       fuzzOptions(25),
     );

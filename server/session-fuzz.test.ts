@@ -6,7 +6,7 @@
 // serves afterwards. The plans and the oracle are in testing/session-fuzz-model.ts.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { daemon, FUZZ_TEST_MS, fuzzOptions, open, runTeardown, serverStillServes, waitIdle } from './testing/fuzz-harness.ts';
+import { daemon, expectCleanEnd, FUZZ_TEST_MS, fuzzOptions, open, runTeardown } from './testing/fuzz-harness.ts';
 import { EngineMonitor, fail, RawConnection } from './testing/fuzz-helpers.ts';
 import { checkSessionReplies, driveSession, sessionPlan } from './testing/session-fuzz-model.ts';
 
@@ -30,13 +30,11 @@ describe('session protocol under fuzzed input', () => {
             seen.add(token);
             expect(monitor.grants.get(token)).toEqual({ lock: name, protocol: 'session' });
           }
-        } finally {
+        } catch (err) {
           for (const c of conns) c.destroy();
+          throw err;
         }
-        await waitIdle(d);
-        await serverStillServes(d, monitor);
-        expect(monitor.problems).toEqual([]);
-        await d.shutdown();
+        await expectCleanEnd(d, monitor, conns);
       }),
       fuzzOptions(20),
     );

@@ -62,3 +62,15 @@ export async function serverStillServes(d: Daemon, monitor: EngineMonitor): Prom
   session.destroy();
   await waitIdle(d);
 }
+
+/**
+ * The end of every fuzz run: the clients are gone, so every lock must come free, the server
+ * must still serve both protocols, and the engine monitor must have seen nothing wrong.
+ */
+export async function expectCleanEnd(d: Daemon, monitor: EngineMonitor, conns: RawConnection[]): Promise<void> {
+  for (const c of conns) c.destroy();
+  await waitIdle(d);
+  await serverStillServes(d, monitor);
+  expect(monitor.problems).toEqual([]);
+  await d.shutdown();
+}
