@@ -27,16 +27,25 @@ export interface KeyedLimits {
   maxBacklog: number;
 }
 
+interface HeldReplies {
+  text: string;
+  lines: number;
+}
+
 export class KeyedConnection extends LineConnection implements ClaimOwner {
   /** Waiting requests per key, each list in request order (the contended path only). */
   private readonly waiting = new Map<string, Claim[]>();
   private waitingCount = 0;
-  /** Grants whose reply is in the output buffer, not yet handed to the socket. */
-  private unsent: Claim[] = [];
-  /** Grants handed to the socket whose bytes have not all reached the kernel yet. */
-  private unflushed: Claim[] = [];
-  /** Replies held back behind an earlier waiter on the same key. */
-  private heldBack: Map<Claim, string> | null = null;
+  /**
+   * Grants whose reply line has not been confirmed written to the kernel, oldest first, with
+   * the byte offset where that line ends (from `pendingHead` on; the rest are confirmed).
+   */
+  private readonly pendingGrants: Claim[] = [];
+  private readonly pendingEnds: number[] = [];
+  private pendingHead = 0;
+  /** Replies held back behind an earlier waiter on the same key; at most maxBacklog lines. */
+  private heldBack: Map<Claim, HeldReplies> | null = null;
+  private heldLines = 0;
 
   constructor(
     socket: Socket,
@@ -81,27 +90,38 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
   onGranted(claim: Claim): boolean {
     if (this.closing || this.socket.destroyed) return false;
     this.removeWaiting(claim);
-    this.reply(claim, encodeGranted(claim.lock.name, claim.token));
-    this.unsent.push(claim);
+    this.send(encodeGranted(claim.lock.name, claim.token));
+    this.pendingGrants.push(claim);
+    this.pendingEnds.push(this.queuedEnd);
+    this.sendHeldBehind(claim);
     return true;
   }
 
-  protected override afterWrite(drained: boolean): void {
-    if (drained) {
-      this.unsent.length = 0;
-      this.unflushed.length = 0;
-    } else if (this.unsent.length > 0) {
-      for (const claim of this.unsent) this.unflushed.push(claim);
-      this.unsent.length = 0;
+  protected override afterWrite(confirmedBytes: number): void {
+    const ends = this.pendingEnds;
+    let head = this.pendingHead;
+    while (head < ends.length && (ends[head] as number) <= confirmedBytes) head++;
+    if (head === ends.length) {
+      this.pendingGrants.length = 0;
+      ends.length = 0;
+      head = 0;
     }
+    this.pendingHead = head;
   }
 
-  /** Grants whose reply never left are released at once, not left to their lease. */
-  protected override discardUnwritten(): void {
-    const lost = this.unflushed.concat(this.unsent);
-    this.unsent.length = 0;
-    this.unflushed.length = 0;
-    for (const claim of lost) if (claim.state === 'holding') this.engine.end(claim);
+  /**
+   * Grants whose reply line never left this process are released at once, not left to their
+   * lease. A line handed to the kernel counts as delivered, and that grant outlives the
+   * connection: when in doubt, a grant is left to its lease rather than handed on twice.
+   */
+  protected override discardUnwritten(confirmedBytes: number): void {
+    for (let i = this.pendingHead; i < this.pendingGrants.length; i++) {
+      const claim = this.pendingGrants[i] as Claim;
+      if ((this.pendingEnds[i] as number) > confirmedBytes && claim.state === 'holding') this.engine.end(claim);
+    }
+    this.pendingGrants.length = 0;
+    this.pendingEnds.length = 0;
+    this.pendingHead = 0;
   }
 
   onEnded(claim: Claim, reason: EndReason): void {
@@ -111,32 +131,50 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
     else if (reason === 'kicked') this.replyInOrder(claim, encodeKeyedError('A', claim.lock.name, 'kicked'));
   }
 
-  /** Only waiters: a delivered grant outlives its connection. */
+  /**
+   * Only waiters leave: a delivered grant outlives its connection. Where the socket can still
+   * write (the client half-closed), each waiter is answered `T` (its request is gone), followed
+   * by the replies held behind it, so every request read gets its answer in order.
+   */
   protected releaseClaims(): void {
     if (this.waitingCount === 0) return;
-    const claims = [...this.waiting.values()].flat();
+    const lists = [...this.waiting.values()];
     this.waiting.clear();
     this.waitingCount = 0;
+    for (const list of lists) {
+      for (const claim of list) {
+        this.engine.end(claim);
+        this.send(encodeTimeout(claim.lock.name));
+        this.sendHeldBehind(claim);
+      }
+    }
     this.heldBack = null;
-    for (const claim of claims) this.engine.end(claim);
+    this.heldLines = 0;
   }
 
   /** Sends `line` unless an earlier waiter on the same key is still unanswered. */
   private replyInOrder(claim: Claim, line: string): void {
     const earlier = this.lastWaiterOn(claim.lock.name, claim.id);
     if (earlier === null) {
-      this.reply(claim, line);
+      this.send(line);
+      this.sendHeldBehind(claim);
       return;
     }
     // Whatever was held behind this claim goes out after it, so it moves along too.
-    this.holdBehind(earlier, line + (this.takeHeldBack(claim) ?? ''));
+    const moved = this.takeHeldBack(claim);
+    this.holdBehind(earlier, line + (moved?.text ?? ''), 1 + (moved?.lines ?? 0));
   }
 
-  /** An immediate answer to an `A` (an error) waits for the earlier `A`s on its key. */
+  /**
+   * An immediate answer to an `A` (an error) waits for the earlier `A`s on its key. Held replies
+   * count toward the backlog; past it, the client is not reading its answers in any useful
+   * time, and the connection is closed rather than buffering without bound.
+   */
   private replyBehindWaiters(key: string, line: string): void {
     const earlier = this.lastWaiterOn(key, Number.POSITIVE_INFINITY);
     if (earlier === null) this.send(line);
-    else this.holdBehind(earlier, line);
+    else if (this.heldLines >= this.limits.maxBacklog) this.close(encodeKeyedError('-', '-', 'backlog-full'));
+    else this.holdBehind(earlier, line, 1);
   }
 
   /** The latest waiting claim on `key` sent before claim `beforeId`, or null. */
@@ -168,22 +206,29 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
     return true;
   }
 
-  private holdBehind(earlier: Claim, text: string): void {
+  private holdBehind(earlier: Claim, text: string, lines: number): void {
     this.heldBack ??= new Map();
-    this.heldBack.set(earlier, (this.heldBack.get(earlier) ?? '') + text);
+    const held = this.heldBack.get(earlier);
+    if (held === undefined) this.heldBack.set(earlier, { text, lines });
+    else {
+      held.text += text;
+      held.lines += lines;
+    }
+    this.heldLines += lines;
   }
 
-  private reply(claim: Claim, line: string): void {
-    this.send(line);
+  /** Sends what was held behind `claim`, now that its own answer has gone out. */
+  private sendHeldBehind(claim: Claim): void {
     const held = this.takeHeldBack(claim);
-    if (held !== null) this.send(held);
+    if (held !== null) this.send(held.text);
   }
 
-  private takeHeldBack(claim: Claim): string | null {
+  private takeHeldBack(claim: Claim): HeldReplies | null {
     if (this.heldBack === null) return null;
     const held = this.heldBack.get(claim);
     if (held === undefined) return null;
     this.heldBack.delete(claim);
+    this.heldLines -= held.lines;
     return held;
   }
 }

@@ -291,3 +291,39 @@ describe('keyed protocol server and reset connections', () => {
     expect(leaked).toBe(0);
   });
 });
+
+describe('keyed protocol server and clients that do not read', () => {
+  it('closes a connection whose replies held back behind a waiting request pass the backlog', async () => {
+    const { port } = await startKeyed({ maxBacklog: 3 });
+    const holder = await client(port);
+    holder.send('A k 600 0');
+    await holder.next();
+    const c = await client(port);
+    c.send('A k 600 0', ...Array.from({ length: 10 }, () => 'A k x 0'));
+    expect(await c.next()).toMatch(/^E - - backlog-full /);
+    await c.waitClosed();
+  });
+
+  it('keeps a grant whose reply was handed to the kernel, even when it shares a burst with megabytes the client never read', async () => {
+    const { port, engine, listener } = await startKeyed({ maxBacklog: 400_000 });
+    const holder = await client(port);
+    holder.send('A g 600 0');
+    const held = tokenOf(await holder.next());
+    const c = await client(port);
+    c.socket.pause(); // never reads: the server's output piles up in the kernel, then in Node
+    // One waiting request, then 300,000 malformed ones whose answers are held behind it.
+    c.socket.write(`A g 600 0\n${'A g x 0\n'.repeat(300_000)}`);
+    await eventually(() => engine.lock('g')?.waiting === 1, 10_000, 'the waiter to queue');
+    await new Promise((r) => setTimeout(r, 300)); // let the server read the whole burst
+    holder.send(`R g ${held}`);
+    expect(await holder.next()).toBe('R g OK');
+    const granted = engine.lock('g')?.holder?.token;
+    expect(granted).toBeGreaterThan(held);
+    await new Promise((r) => setTimeout(r, 200)); // the first pieces reach the kernel
+    c.socket.resetAndDestroy();
+    await eventually(() => listener.connections.size === 1, 5_000, 'the reset connection to go');
+    // The grant line was at the head of the output, handed to the kernel: it counts as delivered,
+    // and the grant outlives the connection (it ends by R or its lease), never handed on twice.
+    expect(engine.lock('g')?.holder?.token).toBe(granted);
+  });
+});

@@ -6,6 +6,8 @@ import { LineSplitter, type LineSink } from '../lib/protocol/line-splitter.ts';
 import type { Clock } from '../lib/engine/clock.ts';
 import type { FlushScheduler } from './flush-scheduler.ts';
 
+/** Output longer than this (in UTF-16 units) is written in pieces of at most this size. */
+const WRITE_PIECE = 64 * 1024;
 /** Past this many buffered output bytes we stop reading from the client until it drains. */
 const HIGH_WATER = 1 << 20;
 
@@ -36,6 +38,20 @@ export abstract class LineConnection implements LineSink {
   private closingSince = 0;
   closed = false;
   private out = '';
+  /** UTF-8 bytes in `out`. */
+  private outBytes = 0;
+  /** Bytes handed to socket.write so far. */
+  private handedBytes = 0;
+  /** Bytes whose write completed: they reached the kernel. */
+  private confirmedBytes = 0;
+  /** Sizes of the writes not yet completed, oldest first. */
+  private readonly inflight: number[] = [];
+  private readonly onWritten = (err?: Error | null): void => {
+    const n = this.inflight.shift() ?? 0;
+    if (err) return;
+    this.confirmedBytes += n;
+    this.afterWrite(this.confirmedBytes);
+  };
   private readonly splitter: LineSplitter;
 
   constructor(
@@ -68,12 +84,21 @@ export abstract class LineConnection implements LineSink {
    */
   protected abstract releaseClaims(waitingOnly?: boolean): void;
   /**
-   * Called after output was handed to the socket: `drained` when all of it reached the kernel,
-   * else when a later 'drain' says so. What is still unwritten when the socket goes is lost.
+   * A write completed: the first `confirmedBytes` bytes of our output left this process. (Node
+   * also completes the write in flight when the socket is destroyed, so that one counts as gone
+   * out: when in doubt a reply counts as delivered, the safe side for a grant.)
    */
-  protected afterWrite(_drained: boolean): void {}
-  /** The connection is gone with output never written (see afterWrite). */
-  protected discardUnwritten(): void {}
+  protected afterWrite(_confirmedBytes: number): void {}
+  /**
+   * The connection is gone: output past `confirmedBytes` never left this process (it was in our
+   * buffer, or queued in Node behind the write in flight).
+   */
+  protected discardUnwritten(_confirmedBytes: number): void {}
+
+  /** Where the output queued so far ends, in bytes from the start of the connection. */
+  protected get queuedEnd(): number {
+    return this.handedBytes + this.outBytes;
+  }
   /** Input arrived (any bytes): sessions treat it as a sign of life. */
   protected onActivity(): void {}
   /** A line was started and not finished within the io-timeout (or a first line never came). */
@@ -107,6 +132,7 @@ export abstract class LineConnection implements LineSink {
     if (this.closed) return;
     if (this.out.length === 0) this.ctx.flusher.mark(this);
     this.out += line;
+    this.outBytes += Buffer.byteLength(line);
   }
 
   flush(): void {
@@ -114,13 +140,35 @@ export abstract class LineConnection implements LineSink {
     const data = this.out;
     this.out = '';
     if (this.socket.destroyed) {
-      this.discardUnwritten();
+      this.outBytes = 0;
+      this.discardUnwritten(this.confirmedBytes);
       return;
     }
-    const ok = this.socket.write(data);
+    let ok: boolean;
+    if (data.length <= WRITE_PIECE) {
+      ok = this.writePiece(data, this.outBytes);
+    } else {
+      // Large output goes in pieces that each complete on their own, so that when the peer
+      // stops reading we still know, to a piece, which replies never left this process.
+      ok = true;
+      for (let at = 0; at < data.length; ) {
+        let end = Math.min(data.length, at + WRITE_PIECE);
+        if (end < data.length) end = data.lastIndexOf('\n', end - 1) + 1 || end;
+        if (end <= at) end = Math.min(data.length, at + WRITE_PIECE);
+        const piece = data.slice(at, end);
+        ok = this.writePiece(piece, Buffer.byteLength(piece));
+        at = end;
+      }
+    }
+    this.outBytes = 0;
     if (!ok && this.writeBlockedSince === 0) this.writeBlockedSince = this.ctx.clock.now();
-    this.afterWrite(this.socket.writableLength === 0);
     if (this.socket.writableLength > HIGH_WATER && !this.socket.isPaused()) this.socket.pause();
+  }
+
+  private writePiece(piece: string, bytes: number): boolean {
+    this.inflight.push(bytes);
+    this.handedBytes += bytes;
+    return this.socket.write(piece, this.onWritten);
   }
 
   /** Sends a last line (if any), then closes. Claims are ended at once, not when the socket finally goes. */
@@ -170,7 +218,6 @@ export abstract class LineConnection implements LineSink {
 
   private onDrain(): void {
     this.writeBlockedSince = 0;
-    this.afterWrite(true);
     if (this.socket.isPaused() && !this.closing) this.socket.resume();
   }
 
@@ -178,8 +225,9 @@ export abstract class LineConnection implements LineSink {
     if (this.closed) return;
     this.closing = true;
     this.splitter.stop();
-    this.flush();
+    // Claims first: ending waiters may release replies held behind them, which go out too.
     this.releaseClaims();
+    this.flush();
     this.socket.end();
     this.ctx.afterInput();
   }
@@ -189,7 +237,8 @@ export abstract class LineConnection implements LineSink {
     this.closed = true;
     this.closing = true;
     this.out = '';
-    this.discardUnwritten();
+    this.outBytes = 0;
+    this.discardUnwritten(this.confirmedBytes);
     this.releaseClaims();
     this.ctx.afterInput();
     this.ctx.onGone(this);

@@ -57,8 +57,12 @@ export class RawConnection {
     this.socket.write(buf);
   }
 
+  /** We sent our FIN. */
+  endedByUs = false;
+
   /** Sends our FIN: the server answers what it has read, then closes. */
   end(): void {
+    this.endedByUs = true;
     this.socket.end();
   }
 
