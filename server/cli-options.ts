@@ -4,6 +4,7 @@ import { InvalidArgumentError } from 'commander';
 import { parseDuration } from '../lib/duration.ts';
 
 export function durationOption(text: string): number {
+  if (text.trim() === '0') return 0; // zero needs no unit
   const ms = parseDuration(text);
   if (ms === null) throw new InvalidArgumentError('expected a duration such as 250ms, 5s or 2m.');
   return ms;

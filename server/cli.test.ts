@@ -258,4 +258,15 @@ describe('baton run losing its lock', () => {
     expect(await run.done(5_000)).toEqual({ code: 143, signal: null });
     expect(run.stderr).toMatch(/^baton: lost lock run\/lost: /);
   });
+
+  it('never reports success after the lock was lost, even when the command exits 0 on SIGTERM', async () => {
+    const server = await serve(await tempDir());
+    const script = "trap 'echo cleaned; exit 0' TERM; echo holding; while :; do sleep 0.05; done";
+    const run = baton('run', 'run/lost0', '--addr', `127.0.0.1:${server.sessionPort}`, '--lease', '1s', '--', 'sh', '-c', script);
+    await eventually(() => run.stdout.includes('holding') || run.exit !== undefined, 5_000, 'the command to start');
+    server.baton.child.kill('SIGKILL');
+    expect(await run.done(5_000)).toEqual({ code: 1, signal: null });
+    expect(run.stdout).toContain('cleaned');
+    expect(run.stderr).toMatch(/lock was lost while the command ran/);
+  });
 });

@@ -7,6 +7,9 @@ import type { Logger } from 'pino';
 import type { ConnectionContext, LineConnection } from './line-connection.ts';
 import type { FlushScheduler } from './flush-scheduler.ts';
 
+/** Refused connections that may be saying goodbye at once; beyond that they are dropped. */
+const MAX_REFUSING = 256;
+
 export interface LineListenerOptions {
   host: string;
   port: number;
@@ -28,6 +31,8 @@ export class LineListener<C extends LineConnection> {
   private readonly ctx: ConnectionContext;
   private watchdog: NodeJS.Timeout | null = null;
   private accepting = true;
+  /** Refused sockets still closing. */
+  private refusing = 0;
   /** Refusals since the last refusal log line; logged at most once a second. */
   private refused = 0;
   private refusalLoggedAt = Number.NEGATIVE_INFINITY;
@@ -48,9 +53,17 @@ export class LineListener<C extends LineConnection> {
     this.server = createServer({ noDelay: true, allowHalfOpen: true }, (socket) => {
       if (!this.accepting || this.connections.size >= opts.maxConnections) {
         socket.on('error', () => {});
-        socket.end(this.refusal);
         this.logRefusal();
-        socket.setTimeout(opts.ioTimeoutMs, () => socket.destroy());
+        // A flood of refused sockets must not hold file descriptors: past a small number still
+        // saying goodbye, refuse without a word; each goodbye gets a fixed io-timeout to finish.
+        if (this.refusing >= MAX_REFUSING) {
+          socket.destroy();
+          return;
+        }
+        this.refusing++;
+        socket.once('close', () => this.refusing--);
+        socket.end(this.refusal);
+        setTimeout(() => socket.destroy(), opts.ioTimeoutMs).unref();
         return;
       }
       this.connections.add(create(socket, this.ctx));

@@ -17,6 +17,10 @@ import type { Address } from './cli-options.ts';
 export const EXIT_UNAVAILABLE = 69;
 /** EX_TEMPFAIL (sysexits.h): the lock stayed busy for the whole --wait; trying later may work. */
 export const EXIT_TEMPFAIL = 75;
+/** The command exited 0, but the lock had been lost while it ran. */
+const EXIT_LOST = 1;
+/** Signals passed on to the command (SIGINT reaches it through the terminal's process group). */
+const FORWARDED: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGQUIT'];
 /** What a shell returns when it cannot start a command. */
 const EXIT_CANNOT_RUN = 127;
 /** How long SessionClient keeps trying while no server answers at all, at most. */
@@ -48,11 +52,13 @@ export function registerRunCommand(program: Command): void {
       'after',
       `
 The command runs with BATON_TOKEN (the fencing token) and BATON_LOCK (the lock name) in its
-environment and baton's stdin, stdout and stderr. SIGINT and SIGTERM sent to baton are passed on
-to it. If ownership is lost while it runs, it is sent SIGTERM, then SIGKILL after --grace.
+environment and baton's stdin, stdout and stderr. SIGTERM, SIGHUP and SIGQUIT sent to baton are
+passed on to it; Ctrl-C reaches it directly through the terminal. If ownership is lost while it
+runs, it is sent SIGTERM, then SIGKILL after --grace.
 
 Exit codes:
-  the command's own    the command exited (128 + n if it was killed by signal n)
+  the command's own    the command exited (128 + n if it was killed by signal n); but 1 if
+                       it exited 0 after the lock was lost
   2                    bad flags or arguments
   ${EXIT_UNAVAILABLE}                   no Baton server answered for 5s, or for half of --wait if that is
                        shorter (EX_UNAVAILABLE)
@@ -70,12 +76,19 @@ async function runUnderLock(name: string, command: string[], flags: RunFlags): P
   const waitMs = flags.wait > 0 ? flags.wait : Infinity;
   // Half the wait at most, so an unreachable cluster is reported as such rather than as a busy lock.
   const client = new SessionClient({ addresses: flags.addr, reconnectFor: Math.min(UNREACHABLE_AFTER_MS, waitMs / 2) });
+  const deadline = performance.now() + waitMs;
   let lease: SessionLease;
-  try {
-    lease = await client.open(name, { lease: flags.lease, wait: waitMs });
-  } catch (error) {
-    await client.close();
-    return exit(...failureToAcquire(error, name, flags));
+  for (;;) {
+    try {
+      lease = await client.open(name, { lease: flags.lease, wait: Math.max(1, deadline - performance.now()) });
+    } catch (error) {
+      await client.close();
+      return exit(...failureToAcquire(error, name, flags));
+    }
+    // The grant and its loss can arrive together (a slow client, merged writes): never start the
+    // command under a lock that is already gone; queue again for what is left of the wait.
+    if (!lease.signal.aborted) break;
+    await lease.close();
   }
   process.exit(await runCommand(lease, command, flags.grace, client));
 }
@@ -98,15 +111,20 @@ async function runCommand(lease: SessionLease, command: string[], graceMs: numbe
     env: { ...process.env, BATON_TOKEN: lease.token.toString(), BATON_LOCK: lease.name },
   });
   let killTimer: NodeJS.Timeout | undefined;
+  let lost = false;
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  // Ctrl-C reaches the command by itself (same process group); forwarding it too would send it
+  // twice, which many programs read as "force quit". So SIGINT is only kept from killing baton.
+  const ignore = () => {};
   const onLost = () => {
+    lost = true;
     const reason = lease.signal.reason instanceof Error ? lease.signal.reason.message : String(lease.signal.reason);
     process.stderr.write(`baton: lost lock ${lease.name}: ${reason}\n`);
     child.kill('SIGTERM');
     killTimer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   };
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
+  process.on('SIGINT', ignore);
+  for (const signal of FORWARDED) process.on(signal, forward);
   lease.signal.addEventListener('abort', onLost, { once: true });
 
   const code = await new Promise<number>((resolve) => {
@@ -119,10 +137,15 @@ async function runCommand(lease: SessionLease, command: string[], graceMs: numbe
   // Our own close aborts the signal too; that is a release, not a loss.
   lease.signal.removeEventListener('abort', onLost);
   clearTimeout(killTimer);
-  process.off('SIGINT', forward);
-  process.off('SIGTERM', forward);
+  process.off('SIGINT', ignore);
+  for (const signal of FORWARDED) process.off(signal, forward);
   await lease.close();
   await client.close();
+  if (lost && code === 0) {
+    // The command may have finished its work after ownership was gone: never report success then.
+    process.stderr.write(`baton: exiting ${EXIT_LOST}: the lock was lost while the command ran\n`);
+    return EXIT_LOST;
+  }
   return code;
 }
 

@@ -51,6 +51,10 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
     switch (req.kind) {
       case 'heartbeat':
         // The lease was already restarted by onActivity; the reply says where the session stands.
+        // A lease that lapsed before this line came is ended first (the timer may not have fired
+        // yet): a late ACQUIRED would confirm ownership the server has already taken back.
+        if (claim !== null && claim.state !== 'ended' && claim.expiresAt <= this.ctx.clock.now()) this.engine.advance();
+        if (this.closing) return;
         if (claim === null) this.close(NO_ACQUIRE_YET);
         else if (claim.state === 'holding') this.send(this.acquiredLine);
         else if (claim.state === 'waiting') this.send(encodeWaiting(claim.lock.positionOf(claim)));

@@ -86,3 +86,24 @@ describe('LockState queue positions', () => {
     );
   });
 });
+
+describe('LockState under churn behind a head that stays', () => {
+  it('keeps its position index bounded and right while waiters come and go from the middle', () => {
+    const lock = new LockState('k');
+    const [head, keeper] = fill(lock, 2) as [Claim, Claim];
+    let id = 100;
+    for (let round = 0; round < 10_000; round++) {
+      // Two join behind the keeper; the first of them leaves from the middle, the second stays a while.
+      const a = new Claim(id++, lock, owner, 'keyed', 'c', 1_000, false, 0, 0);
+      const b = new Claim(id++, lock, owner, 'keyed', 'c', 1_000, false, 0, 0);
+      lock.enqueue(a);
+      lock.enqueue(b);
+      lock.unlink(a);
+      if (round % 3 === 0) lock.unlink(b);
+    }
+    expect(lock.holeCount).toBeLessThanOrEqual(lock.waiting + 64);
+    for (const c of lock.queue()) expect(lock.positionOf(c)).toBe(walkPosition(lock, c));
+    expect(lock.positionOf(head)).toBe(1);
+    expect(lock.positionOf(keeper)).toBe(2);
+  });
+});

@@ -45,11 +45,35 @@ export class LockState {
     this.waiting--;
     if (this.head === null) {
       this.holes.length = 0;
+      this.nextSeq = 0;
     } else if (wasHead) {
       this.dropHolesBefore(this.head.seq);
+    } else if (claim.seq === this.nextSeq - 1) {
+      // The tail left: nobody stands behind it, so its number is free again and leaves no hole.
+      this.nextSeq = claim.seq;
+      this.dropHolesFrom(claim.seq);
     } else {
       this.holes.splice(this.lowerBound(claim.seq), 0, claim.seq);
+      // Churn behind a head that stays must not grow the holes without bound: renumber the
+      // queue once they outnumber the waiters (O(waiting), so amortized O(1) per removal).
+      if (this.holes.length > this.waiting + 64) this.renumber();
     }
+  }
+
+  private renumber(): void {
+    let seq = 0;
+    for (let c = this.head; c !== null; c = c.next) c.seq = seq++;
+    this.nextSeq = seq;
+    this.holes.length = 0;
+  }
+
+  private dropHolesFrom(seq: number): void {
+    this.holes.length = this.lowerBound(seq);
+  }
+
+  /** Bookkeeping size for the position index (bounded by the number of waiters plus a constant). */
+  get holeCount(): number {
+    return this.holes.length;
   }
 
   /** 1 = next in line. */
