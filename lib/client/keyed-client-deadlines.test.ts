@@ -124,3 +124,93 @@ describe('KeyedClient deadlines', () => {
     expect(server.lines.filter((line) => line.startsWith('R ')).length).toBeGreaterThanOrEqual(3);
   });
 });
+
+// The server answers `A`s on one key on one connection in send order: a `T` (or an immediate
+// `E A`) waits until every earlier waiting `A` on that key there is answered.
+describe('KeyedClient deadlines of acquires held back behind an earlier one', () => {
+  /** Acquires on `k` that land on the first of two connections, with `other` acquires between. */
+  async function sameKeyOnOneConnection(script: Parameters<typeof fakeServer>[0], waits: (number | undefined)[]) {
+    const server = await fakeServer(script);
+    const other = await fakeServer({ onLine: (connection, line) => connection.send(`A ${keyOf(line)} 9`) });
+    const keyed = client({ addresses: [server.address, other.address] });
+    const log: string[] = [];
+    const started = performance.now();
+    // Round-robin over the two connections: every second acquire goes to `other`.
+    const acquires = waits.map((wait, i) => {
+      const p = keyed.acquire('k', { lease: 1000, wait });
+      void keyed.acquire(`other${i}`, { lease: 1000 });
+      return p.then(
+        (grant) => (log.push(`${i} granted ${grant.token}`), grant),
+        (error: unknown) => (log.push(`${i} ${(error as Error).constructor.name}`), error),
+      );
+    });
+    return { server, log, started, acquires };
+  }
+
+  it('does not time out an acquire while earlier ones on its key on its connection wait', async () => {
+    let logAtFirstGrant: string[] = [];
+    const { server, log, started, acquires } = await sameKeyOnOneConnection(
+      {
+        onLine: (connection) => {
+          if (connection.lines.length < 3) return;
+          setTimeout(() => {
+            logAtFirstGrant = [...log];
+            connection.send('A k 1');
+          }, 2500);
+          setTimeout(() => connection.send('A k 2'), 2800);
+          setTimeout(() => connection.send('T k'), 3100);
+        },
+      },
+      [undefined, undefined, 100],
+    );
+    const [first, second, third] = await Promise.all(acquires);
+    expect(logAtFirstGrant).toEqual([]); // the 100 ms acquire outlived its deadline (1110 ms) twice
+    expect(log).toEqual(['0 granted 1', '1 granted 2', '2 LockTimeoutError']);
+    expect(first).toMatchObject({ key: 'k', token: 1n });
+    expect(second).toMatchObject({ key: 'k', token: 2n });
+    expect(third).toBeInstanceOf(LockTimeoutError);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(3000);
+    // Never dropped, so nothing was sent again and no queue place was lost.
+    expect(server.connections).toHaveLength(1);
+    expect(isGone(server.connections[0])).toBe(false);
+    expect(server.lines).toEqual(['A k 1 0', 'A k 1 0', 'A k 1 0.1']);
+  });
+
+  it('gives an acquire that just became the oldest on its key a margin from then', async () => {
+    // The first is granted just before the second's deadline (1110 ms); the `T` comes 550 ms later.
+    const { server, log, started, acquires } = await sameKeyOnOneConnection(
+      {
+        onLine: (connection) => {
+          if (connection.lines.length < 2) return;
+          setTimeout(() => connection.send('A k 1'), 1050);
+          setTimeout(() => connection.send('T k'), 1600);
+        },
+      },
+      [undefined, 100],
+    );
+    await Promise.all(acquires);
+    expect(log).toEqual(['0 granted 1', '1 LockTimeoutError']);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1550); // rejected by the `T`
+    expect(server.connections).toHaveLength(1);
+    expect(isGone(server.connections[0])).toBe(false);
+    expect(server.lines).toEqual(['A k 1 0', 'A k 1 0.1']);
+  });
+
+  it('lets a reply already received win over a deadline passed while the event loop was busy', async () => {
+    let started = 0;
+    const server = await fakeServer({
+      onLine: (connection, line) => {
+        connection.send(`A ${keyOf(line)} 7`);
+        // Busy past the client's deadline (100 + 1000 + 10 ms) with the grant in its socket.
+        while (performance.now() < started + 1400);
+      },
+    });
+    const keyed = client({ addresses: [server.address] });
+    started = performance.now();
+    const { ms, outcome } = await timed(keyed.acquire('job', { lease: 1000, wait: 100 }));
+    expect(outcome).toMatchObject({ key: 'job', token: 7n });
+    expect(ms).toBeGreaterThanOrEqual(1400);
+    expect(server.lines).toEqual(['A job 1 0.1']);
+    expect(server.connections.some(isGone)).toBe(false);
+  });
+});

@@ -6,7 +6,7 @@ import type { AddressInput } from './address.ts';
 import { KeyedConnection } from './keyed-connection.ts';
 import { KeyedGrant } from './keyed-grant.ts';
 import type { Releaser } from './keyed-grant.ts';
-import { acquireDeadlineMs, shrinkWait } from './keyed-request.ts';
+import { acquireDeadlineMs, acquireGraceLeftMs, shrinkWait } from './keyed-request.ts';
 import type { AcquireRequest, KeyedRequest, ReleaseRequest } from './keyed-request.ts';
 import { LockTimeoutError } from './lock-timeout-error.ts';
 import { clientClosed, connectionLost, errorWithText } from './client-errors.ts';
@@ -38,6 +38,8 @@ export interface AcquireOptions {
    * How long to queue for the lock, in ms. 0, undefined or Infinity: wait forever. A finite wait
    * also bounds how long the client waits for any answer: if the server is silent for the wait
    * plus 1 s + 10%, the acquire rejects with LockTimeoutError and its connection is dropped.
+   * An acquire sent behind an earlier acquire of the same key on the same connection is answered
+   * only after that one (even its timeout), so for it the 1 s + 10% also count from then.
    */
   readonly wait?: number;
 }
@@ -104,6 +106,7 @@ export class KeyedClient implements Releaser {
         startedAt,
         waitWire,
         triesLeft,
+        oldestSince: undefined,
         timer: undefined,
         resolve: (grant) => {
           clearTimeout(request.timer);
@@ -117,12 +120,16 @@ export class KeyedClient implements Releaser {
       // One deadline for the whole acquire, however often it moves to another connection. Past
       // what a timer can hold (~24.8 days) a wait is as good as forever and gets none.
       const deadline = acquireDeadlineMs(waitMs);
-      if (deadline <= MAX_TIMER_MS) request.timer = setTimeout(this.acquireOverdue, deadline, request);
+      if (deadline <= MAX_TIMER_MS) request.timer = setTimeout(this.acquireDue, deadline, request);
       this.sendAcquire(request, connectionLost(NO_CONNECTION));
     });
   }
 
-  /** Releases `token` on `key`: true when released, false when the token no longer held it. */
+  /**
+   * Releases `token` on `key`: true when released, false when the token no longer held it. An
+   * attempt whose answer was lost is retried, and gets `STALE` if that attempt did release: so
+   * false means "released, or no longer held".
+   */
   release(key: string, token: bigint): Promise<boolean> {
     return this.releaseVia(undefined, key, token);
   }
@@ -211,11 +218,23 @@ export class KeyedClient implements Releaser {
     request.timer = setTimeout(this.releaseOverdue, timeout, request, timeout);
   }
 
-  /** A finite-wait acquire got no answer in time: the server is stalled or the link is dead. */
-  private readonly acquireOverdue = (request: AcquireRequest): void => {
+  /** A finite-wait acquire reached its deadline: first read the replies already received. */
+  private readonly acquireDue = (request: AcquireRequest): void => {
     request.timer = undefined;
-    // Dropping the connection is what makes the server forget the queued request.
-    this.abandon(request, `no answer to acquire ${JSON.stringify(request.key)} within ${Math.round(acquireDeadlineMs(request.waitMs))} ms`);
+    setImmediate(this.checkAcquire, request);
+  };
+
+  private readonly checkAcquire = (request: AcquireRequest): void => {
+    if (!this.connections.some((connection) => connection.holds(request))) return; // settled meanwhile
+    const graceLeft = acquireGraceLeftMs(request, performance.now());
+    if (graceLeft > 0) {
+      request.timer = setTimeout(this.acquireDue, graceLeft, request);
+      return;
+    }
+    // Overdue: the server is stalled or the link is dead. Dropping the connection is what makes
+    // the server forget the queued request.
+    const waited = Math.round(performance.now() - request.startedAt);
+    this.abandon(request, `no answer to acquire ${JSON.stringify(request.key)} within ${waited} ms`);
     request.reject(new LockTimeoutError(request.key, request.waitMs));
   };
 

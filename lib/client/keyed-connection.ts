@@ -64,8 +64,14 @@ export class KeyedConnection {
   send(request: KeyedRequest): void {
     const transport = this.transport;
     if (!transport) throw new Error(`send on a ${this.state} connection`); // the pool picks only live ones
+    if (request.op === 'A') request.oldestSince = this.pending.oldest(request.slot) ? undefined : performance.now();
     this.pending.push(request.slot, request);
     transport.write(requestLine(request));
+  }
+
+  /** Whether `request` is sent here and not yet answered. */
+  holds(request: KeyedRequest): boolean {
+    return this.pending.has(request.slot, request);
   }
 
   /**
@@ -122,18 +128,18 @@ export class KeyedConnection {
     if (reply.kind !== 'redirect') this.redirects = 0;
     switch (reply.kind) {
       case 'granted': {
-        const request = this.pending.shift(reply.slot);
+        const request = this.answered(reply.slot);
         if (request?.op === 'A') request.resolve(new KeyedGrant(this.hooks.releaser, this, reply.key, reply.token));
         return;
       }
       case 'timed-out': {
-        const request = this.pending.shift(reply.slot);
+        const request = this.answered(reply.slot);
         if (request?.op === 'A') request.reject(new LockTimeoutError(reply.key, request.waitMs));
         return;
       }
       case 'released':
       case 'stale': {
-        const request = this.pending.shift(reply.slot);
+        const request = this.answered(reply.slot);
         if (request?.op === 'R') request.resolve(reply.kind === 'released');
         return;
       }
@@ -141,7 +147,7 @@ export class KeyedConnection {
         // A reply whose key matches nothing (the server echoes a key it refused in its own
         // spelling) is ignored. Names are checked with the server's rule before they are sent
         // (lib/protocol/key-rules.ts), so the server never refuses a key of ours.
-        this.pending.shift(reply.slot)?.reject(errorFromWireName(reply.name, reply.text));
+        this.answered(reply.slot)?.reject(errorFromWireName(reply.name, reply.text));
         return;
       }
       case 'connection-error':
@@ -156,6 +162,17 @@ export class KeyedConnection {
         this.transport?.destroy(errorWithText('protocol-error', `unreadable reply (${reply.why}): ${reply.line}`));
         return;
     }
+  }
+
+  /**
+   * Takes the oldest request of `slot`, which this reply answers. The next `A` on that key is
+   * now the oldest: the server answers it next, and its deadline gives it a margin from here.
+   */
+  private answered(slot: string): KeyedRequest | undefined {
+    const request = this.pending.shift(slot);
+    const next = this.pending.oldest(slot);
+    if (next?.op === 'A') next.oldestSince = performance.now();
+    return request;
   }
 
   /** `M host:port`: this node is a standby. Talk to the active node and send everything again. */

@@ -23,7 +23,9 @@ export class KeyedGrant {
 
   /**
    * Resolves true when the server released the lock, false when the token no longer held it
-   * (the lease ran out or an admin took it). Calling it again returns the same promise.
+   * (the lease ran out or an admin took it). An attempt whose answer was lost is retried, and the
+   * retry gets `STALE` if that attempt did release: after a retry, false means "released, or no
+   * longer held". Calling it again returns the same promise.
    */
   release(): Promise<boolean> {
     this.released ??= this.releaser.releaseVia(this.via, this.key, this.token);

@@ -16,6 +16,12 @@ export interface AcquireRequest {
   waitWire: string;
   /** Connections it may still be tried on. */
   triesLeft: number;
+  /**
+   * performance.now() since when it is the oldest outstanding `A` on its key on its connection,
+   * set by the connection; undefined while an older one is outstanding there. The server holds
+   * its `T` (or an immediate `E A`) back until every older one is answered.
+   */
+  oldestSince: number | undefined;
   /** The client's own deadline for a finite wait (see acquireDeadlineMs), cleared when settled. */
   timer: NodeJS.Timeout | undefined;
   readonly resolve: (grant: KeyedGrant) => void;
@@ -40,12 +46,28 @@ export type KeyedRequest = AcquireRequest | ReleaseRequest;
 
 /**
  * How long the client waits for an answer to an acquire with a finite wait before it gives up
- * on its own: the wait plus a margin for the round trip and a busy server (1 s + 10% of the
- * wait). The server answers `T` at the wait, so only a server that stopped answering (stalled,
- * or a half-open connection) reaches this deadline.
+ * on its own: the wait plus a margin for the round trip and a busy server (acquireMarginMs).
+ * The server answers `T` at the wait, so only a server that stopped answering (stalled, or a
+ * half-open connection) reaches this deadline.
  */
 export function acquireDeadlineMs(waitMs: number): number {
-  return waitMs + 1000 + waitMs / 10;
+  return waitMs + acquireMarginMs(waitMs);
+}
+
+/** The margin past the wait: 1 s + 10% of the wait. */
+export function acquireMarginMs(waitMs: number): number {
+  return 1000 + waitMs / 10;
+}
+
+/**
+ * For an unanswered acquire past its deadline: how much longer to wait for its answer; <= 0
+ * when it is overdue. The server answers an `A` only after every older `A` on its key on its
+ * connection, so one behind them is not overdue, and once it is the oldest it gets the margin
+ * again from then.
+ */
+export function acquireGraceLeftMs(request: AcquireRequest, now: number): number {
+  const margin = acquireMarginMs(request.waitMs);
+  return request.oldestSince === undefined ? margin : margin - (now - request.oldestSince);
 }
 
 export function requestLine(request: KeyedRequest): string {

@@ -36,4 +36,18 @@ describe('PendingTable', () => {
     expect(table.size).toBe(2);
     expect(table.drain()).toEqual([1, 3]);
   });
+
+  it('shows the oldest entry of a slot and whether an entry is pending, without taking anything', () => {
+    const table = new PendingTable<number>();
+    expect(table.oldest('A k')).toBeUndefined();
+    table.push('A k', 1);
+    table.push('A k', 2);
+    expect(table.oldest('A k')).toBe(1);
+    expect(table.has('A k', 2)).toBe(true);
+    expect(table.has('A j', 2)).toBe(false);
+    expect(table.size).toBe(2);
+    table.shift('A k');
+    expect(table.oldest('A k')).toBe(2);
+    expect(table.has('A k', 1)).toBe(false);
+  });
 });

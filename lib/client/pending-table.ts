@@ -17,6 +17,15 @@ export class PendingTable<T> {
     this.count++;
   }
 
+  /** The oldest entry of the slot, left in place; undefined when the slot is empty. */
+  oldest(slot: string): T | undefined {
+    return this.slots.get(slot)?.[0];
+  }
+
+  has(slot: string, entry: T): boolean {
+    return this.slots.get(slot)?.includes(entry) === true;
+  }
+
   /** The oldest entry of the slot, removed; undefined for a reply nobody waits for. */
   shift(slot: string): T | undefined {
     const queue = this.slots.get(slot);
