@@ -144,7 +144,7 @@ export class SessionConnection implements SessionLease {
     const now = performance.now();
     this.anchor = now;
     this.send(`ACQUIRE ${this.name} ${this.options.leaseMs}`, false, now);
-    this.silenceTimer = setTimeout(this.checkSilence, SILENCE_SHARE * this.options.leaseMs);
+    this.silenceTimer = setTimeout(this.checkSilence, timerDelay(SILENCE_SHARE * this.options.leaseMs));
   }
 
   private send(line: string, isHeartbeat: boolean, now: number): void {
@@ -222,7 +222,7 @@ export class SessionConnection implements SessionLease {
       this.heartbeats++;
     }
     clearTimeout(this.heartbeatTimer);
-    this.heartbeatTimer = setTimeout(this.beat, Math.max(0, this.lastSentAt + this.schedule.intervalMs - now));
+    this.heartbeatTimer = setTimeout(this.beat, timerDelay(this.lastSentAt + this.schedule.intervalMs - now));
     if (this.inflightIsHeartbeat) this.options.onHeartbeat?.(this.stats);
   }
 
@@ -243,7 +243,7 @@ export class SessionConnection implements SessionLease {
     if (this.phase === 'ended') return;
     const left = this.anchor + SILENCE_SHARE * this.options.leaseMs - performance.now();
     if (left > 0) {
-      this.silenceTimer = setTimeout(this.checkSilence, left);
+      this.silenceTimer = setTimeout(this.checkSilence, timerDelay(left));
       return;
     }
     const error = errorWithText('lease-expired', `no answer from the server within 0.8 x the ${this.options.leaseMs} ms lease`);
@@ -282,4 +282,12 @@ export class SessionConnection implements SessionLease {
     clearTimeout(this.giveUpTimer);
     this.options.onEnded?.();
   }
+}
+
+/**
+ * setTimeout's delay, within what it takes: past 2^31-1 ms Node fires after 1 ms instead. Huge
+ * leases then get an early heartbeat (harmless) and an early silence check (which re-arms).
+ */
+function timerDelay(ms: number): number {
+  return Math.min(2_147_483_647, Math.max(0, ms));
 }

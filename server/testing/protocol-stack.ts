@@ -10,12 +10,15 @@ import { FlushScheduler } from '../flush-scheduler.ts';
 import type { ConnectionContext, LineConnection } from '../line-connection.ts';
 import { LineListener } from '../line-listener.ts';
 import { performanceClock } from '../performance-clock.ts';
+import type { Clock } from '../../lib/engine/clock.ts';
 
 export interface ProtocolStackOptions {
   /** 5,000 ms if not given. */
   ioTimeoutMs?: number;
   /** 100 if not given. */
   maxConnections?: number;
+  /** The real monotonic clock if not given; a FakeClock lets a test stand between a deadline and its timer. */
+  clock?: Clock;
 }
 
 export interface ProtocolStack<C extends LineConnection> {
@@ -33,12 +36,13 @@ export async function startProtocolStack<C extends LineConnection>(
   refusal: string,
   opts: ProtocolStackOptions = {},
 ): Promise<ProtocolStack<C>> {
-  const engine = new LockEngine(performanceClock, new BlockTokenSource(new MemoryCeilingStore()));
-  const driver = new EngineDriver(engine, performanceClock);
+  const clock = opts.clock ?? performanceClock;
+  const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore()));
+  const driver = new EngineDriver(engine, clock);
   const listener = new LineListener(
     {
       host: '127.0.0.1', port: 0, maxConnections: opts.maxConnections ?? 100, ioTimeoutMs: opts.ioTimeoutMs ?? 5_000,
-      clock: performanceClock, flusher: new FlushScheduler(), afterInput: () => driver.poke(),
+      clock, flusher: new FlushScheduler(), afterInput: () => driver.poke(),
     },
     (socket, ctx) => create(socket, ctx, engine),
     refusal,
