@@ -38,7 +38,7 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
   private waitingCount = 0;
   /**
    * Grants whose reply line has not been confirmed written to the kernel, oldest first, with
-   * the byte offset where that line ends (from `pendingHead` on; the rest are confirmed).
+   * the output position where that line ends (from `pendingHead` on; the rest are confirmed).
    */
   private readonly pendingGrants: Claim[] = [];
   private readonly pendingEnds: number[] = [];
@@ -97,10 +97,10 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
     return true;
   }
 
-  protected override afterWrite(confirmedBytes: number): void {
+  protected override afterWrite(confirmed: number): void {
     const ends = this.pendingEnds;
     let head = this.pendingHead;
-    while (head < ends.length && (ends[head] as number) <= confirmedBytes) head++;
+    while (head < ends.length && (ends[head] as number) <= confirmed) head++;
     if (head === ends.length) {
       this.pendingGrants.length = 0;
       ends.length = 0;
@@ -114,10 +114,10 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
    * lease. A line handed to the kernel counts as delivered, and that grant outlives the
    * connection: when in doubt, a grant is left to its lease rather than handed on twice.
    */
-  protected override discardUnwritten(confirmedBytes: number): void {
+  protected override discardUnwritten(confirmed: number): void {
     for (let i = this.pendingHead; i < this.pendingGrants.length; i++) {
       const claim = this.pendingGrants[i] as Claim;
-      if ((this.pendingEnds[i] as number) > confirmedBytes && claim.state === 'holding') this.engine.end(claim);
+      if ((this.pendingEnds[i] as number) > confirmed && claim.state === 'holding') this.engine.end(claim);
     }
     this.pendingGrants.length = 0;
     this.pendingEnds.length = 0;

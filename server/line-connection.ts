@@ -38,19 +38,19 @@ export abstract class LineConnection implements LineSink {
   private closingSince = 0;
   closed = false;
   private out = '';
-  /** UTF-8 bytes in `out`. */
-  private outBytes = 0;
-  /** Bytes handed to socket.write so far. */
-  private handedBytes = 0;
-  /** Bytes whose write completed: they reached the kernel. */
-  private confirmedBytes = 0;
+  // Output positions are counted in string units (UTF-16), not bytes: they only locate replies
+  // relative to the writes that carried them, and a string's length costs nothing to read.
+  /** Units handed to socket.write so far. */
+  private handedUnits = 0;
+  /** Units whose write completed. */
+  private confirmedUnits = 0;
   /** Sizes of the writes not yet completed, oldest first. */
   private readonly inflight: number[] = [];
   private readonly onWritten = (err?: Error | null): void => {
     const n = this.inflight.shift() ?? 0;
     if (err) return;
-    this.confirmedBytes += n;
-    this.afterWrite(this.confirmedBytes);
+    this.confirmedUnits += n;
+    this.afterWrite(this.confirmedUnits);
   };
   private readonly splitter: LineSplitter;
 
@@ -84,20 +84,20 @@ export abstract class LineConnection implements LineSink {
    */
   protected abstract releaseClaims(waitingOnly?: boolean): void;
   /**
-   * A write completed: the first `confirmedBytes` bytes of our output left this process. (Node
+   * A write completed: the first `confirmed` units of our output left this process. (Node
    * also completes the write in flight when the socket is destroyed, so that one counts as gone
    * out: when in doubt a reply counts as delivered, the safe side for a grant.)
    */
-  protected afterWrite(_confirmedBytes: number): void {}
+  protected afterWrite(_confirmed: number): void {}
   /**
-   * The connection is gone: output past `confirmedBytes` never left this process (it was in our
+   * The connection is gone: output past `confirmed` units never left this process (it was in our
    * buffer, or queued in Node behind the write in flight).
    */
-  protected discardUnwritten(_confirmedBytes: number): void {}
+  protected discardUnwritten(_confirmed: number): void {}
 
-  /** Where the output queued so far ends, in bytes from the start of the connection. */
+  /** Where the output queued so far ends, in units from the start of the connection. */
   protected get queuedEnd(): number {
-    return this.handedBytes + this.outBytes;
+    return this.handedUnits + this.out.length;
   }
   /** Input arrived (any bytes): sessions treat it as a sign of life. */
   protected onActivity(): void {}
@@ -132,7 +132,6 @@ export abstract class LineConnection implements LineSink {
     if (this.closed) return;
     if (this.out.length === 0) this.ctx.flusher.mark(this);
     this.out += line;
-    this.outBytes += Buffer.byteLength(line);
   }
 
   flush(): void {
@@ -140,13 +139,12 @@ export abstract class LineConnection implements LineSink {
     const data = this.out;
     this.out = '';
     if (this.socket.destroyed) {
-      this.outBytes = 0;
-      this.discardUnwritten(this.confirmedBytes);
+      this.discardUnwritten(this.confirmedUnits);
       return;
     }
     let ok: boolean;
     if (data.length <= WRITE_PIECE) {
-      ok = this.writePiece(data, this.outBytes);
+      ok = this.writePiece(data);
     } else {
       // Large output goes in pieces that each complete on their own, so that when the peer
       // stops reading we still know, to a piece, which replies never left this process.
@@ -156,18 +154,17 @@ export abstract class LineConnection implements LineSink {
         if (end < data.length) end = data.lastIndexOf('\n', end - 1) + 1 || end;
         if (end <= at) end = Math.min(data.length, at + WRITE_PIECE);
         const piece = data.slice(at, end);
-        ok = this.writePiece(piece, Buffer.byteLength(piece));
+        ok = this.writePiece(piece);
         at = end;
       }
     }
-    this.outBytes = 0;
     if (!ok && this.writeBlockedSince === 0) this.writeBlockedSince = this.ctx.clock.now();
     if (this.socket.writableLength > HIGH_WATER && !this.socket.isPaused()) this.socket.pause();
   }
 
-  private writePiece(piece: string, bytes: number): boolean {
-    this.inflight.push(bytes);
-    this.handedBytes += bytes;
+  private writePiece(piece: string): boolean {
+    this.inflight.push(piece.length);
+    this.handedUnits += piece.length;
     return this.socket.write(piece, this.onWritten);
   }
 
@@ -237,8 +234,7 @@ export abstract class LineConnection implements LineSink {
     this.closed = true;
     this.closing = true;
     this.out = '';
-    this.outBytes = 0;
-    this.discardUnwritten(this.confirmedBytes);
+    this.discardUnwritten(this.confirmedUnits);
     this.releaseClaims();
     this.ctx.afterInput();
     this.ctx.onGone(this);
