@@ -8,6 +8,11 @@ export interface DaemonFacade {
   readonly engine: LockEngine;
   state(): 'starting' | 'serving' | 'draining';
   shutdown(): Promise<void>;
+  /**
+   * Call after acting on the engine directly (an admin force-release or kick): re-arms the
+   * daemon's one timer for the engine's next deadline, which such an action may have moved.
+   */
+  wake(): void;
 }
 
 const KEY = Symbol.for('baton.daemon');

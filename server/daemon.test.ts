@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Server as NetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Daemon, startDaemon } from './daemon.ts';
 import { getDaemonFacade } from './daemon-facade.ts';
@@ -88,6 +89,20 @@ describe('daemon', () => {
     await first.shutdown();
     const second = await daemon(dir);
     expect(second.state()).toBe('serving');
+  });
+
+  it('fails to start on a busy port without leaving listeners or the data dir behind', async () => {
+    const dir = tempDir();
+    const first = await daemon();
+    const busy = first.lockAddress.port;
+    await expect(startDaemon({ host: 'localhost', lockPort: busy, sessionPort: 0, httpPort: 0, dataDir: dir })).rejects.toThrow(/EADDRINUSE/);
+    // The data dir is free again, and nothing of the failed start is still bound.
+    const next = await daemon(dir);
+    expect(next.state()).toBe('serving');
+    const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
+    const listening = handles.filter((h) => h instanceof NetServer && h.listening);
+    // first's three listeners and next's three; the data-dir lock is unref'd and not listed as active.
+    expect(listening.length).toBe(6);
   });
 
   it('continues the token sequence above every token issued before a restart', async () => {

@@ -16,7 +16,7 @@ import { createMetrics } from './metrics.ts';
 import { performanceClock } from './performance-clock.ts';
 import { SESSION_GOODBYE, SESSION_REFUSAL, SessionConnection } from './session-connection.ts';
 import { registerDaemonFacade, unregisterDaemonFacade } from './daemon-facade.ts';
-import { lockDataDir } from './data-dir-lock.ts';
+import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 
 export interface DaemonOptions {
   host: string;
@@ -61,15 +61,19 @@ export interface Daemon {
 export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise<Daemon> {
   const opts: DaemonOptions = { ...DEFAULT_OPTIONS, ...partial };
   const log = opts.logger ?? pino({ level: 'silent' });
-  const clock = performanceClock;
-  const dirLock = opts.dataDir === null ? null : lockDataDir(opts.dataDir);
-  let store;
+  const dirLock = opts.dataDir === null ? null : await lockDataDir(opts.dataDir);
   try {
-    store = opts.dataDir === null ? new MemoryCeilingStore() : new FileCeilingStore(opts.dataDir);
+    return await assemble(opts, log, dirLock);
   } catch (err) {
-    dirLock?.release();
+    await dirLock?.release();
     throw err;
   }
+}
+
+/** Everything after the data dir is ours; any failure here releases it (see startDaemon). */
+async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock | null): Promise<Daemon> {
+  const clock = performanceClock;
+  const store = opts.dataDir === null ? new MemoryCeilingStore() : new FileCeilingStore(opts.dataDir);
   const tokens = new BlockTokenSource(store, undefined, (err) => log.error({ err }, 'background token reservation failed; the next block will be reserved with a blocking save'));
   const engine = new LockEngine(clock, tokens);
   const driver = new EngineDriver(engine, clock);
@@ -91,9 +95,10 @@ export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise
   const http: Server = createHttpServer({ instanceId, state: () => state, tokenHighWater: () => engine.tokenHighWater }, registry);
 
   try {
-    const [lockAddress, sessionAddress, httpAddress] = await Promise.all([
-      keyed.listen(), sessions.listen(), listenHttp(http, opts.host, opts.httpPort),
-    ]);
+    // All three settle before anything is judged, so a failure never leaves another one binding later.
+    const listens = await Promise.allSettled([keyed.listen(), sessions.listen(), listenHttp(http, opts.host, opts.httpPort)]);
+    for (const result of listens) if (result.status === 'rejected') throw result.reason;
+    const [lockAddress, sessionAddress, httpAddress] = listens.map((r) => (r as PromiseFulfilledResult<AddressInfo>).value) as [AddressInfo, AddressInfo, AddressInfo];
     state = 'serving';
     let shutdownPromise: Promise<void> | null = null;
     const daemon: Daemon = {
@@ -101,7 +106,7 @@ export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise
       state: () => state,
       shutdown: () => (shutdownPromise ??= drainAndClose()),
     };
-    registerDaemonFacade({ instanceId, engine, state: () => state, shutdown: daemon.shutdown });
+    registerDaemonFacade({ instanceId, engine, state: () => state, shutdown: daemon.shutdown, wake: () => driver.poke() });
     log.info({ lock: lockAddress, session: sessionAddress, http: httpAddress, instanceId }, 'baton serving');
     return daemon;
 
@@ -118,10 +123,11 @@ export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise
       sessions.destroyAll();
       await Promise.all([keyedClosed, sessionsClosed]);
       driver.stop();
-      await tokens.settled();
+      // A background ceiling save stuck on a dead disk must not hold the exit forever.
+      await Promise.race([tokens.settled(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
       await closeHttp(http);
       unregisterDaemonFacade(instanceId);
-      dirLock?.release();
+      await dirLock?.release();
       log.info('baton stopped');
     }
   } catch (err) {
@@ -129,7 +135,6 @@ export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise
     sessions.destroyAll();
     driver.stop();
     await Promise.allSettled([keyed.stopAccepting(), sessions.stopAccepting(), closeHttp(http)]);
-    dirLock?.release();
     throw err;
   }
 }

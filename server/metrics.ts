@@ -15,7 +15,8 @@ export interface ConnectionCounts {
 
 export function createMetrics(engine: LockEngine, connections: ConnectionCounts): Registry {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'baton_process_' });
+  // The standard process_* and nodejs_* names, unprefixed, as dashboards for Node services expect.
+  collectDefaultMetrics({ register: registry });
   const grants = tally();
   const releases = tally();
   const expiries = tally();
