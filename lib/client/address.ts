@@ -1,6 +1,7 @@
 // Where a Baton server listens. Callers may give "host:port" strings (what people type and
 // what `M`/`REDIRECT` lines carry) or objects; everything past this file sees `Address`.
 import { BatonError } from '../errors.ts';
+import { parseDigits } from './decimal.ts';
 
 export interface Address {
   readonly host: string;
@@ -45,14 +46,8 @@ export function parseAddress(text: string, defaultPort?: number): Address | unde
 }
 
 function parsePort(text: string): number | undefined {
-  if (text.length === 0 || text.length > 5) return undefined;
-  let port = 0;
-  for (let i = 0; i < text.length; i++) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return undefined;
-    port = port * 10 + digit;
-  }
-  return port >= 1 && port <= 65535 ? port : undefined;
+  const port = parseDigits(text, 5);
+  return port !== undefined && port >= 1 && port <= 65535 ? port : undefined;
 }
 
 /** Turns the caller's list into addresses, refusing an empty list or unreadable entries up front. */

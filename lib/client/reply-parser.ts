@@ -2,6 +2,7 @@
 // parser runs once per reply on the hot path, so it scans with indexOf/charCodeAt and keeps
 // allocations to the slices it returns.
 import { parseAddress } from './address.ts';
+import { parseDigits } from './decimal.ts';
 import type { Address } from './address.ts';
 
 /** `slot` is `op + ' ' + key`, the key of the client's pending-request table. */
@@ -127,14 +128,8 @@ export function parseSessionReply(line: string): SessionReply {
 }
 
 function parsePositive(text: string): number | undefined {
-  if (text.length === 0 || text.length > 15) return undefined;
-  let value = 0;
-  for (let i = 0; i < text.length; i++) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return undefined;
-    value = value * 10 + digit;
-  }
-  return value > 0 ? value : undefined;
+  const value = parseDigits(text, 15);
+  return value !== undefined && value > 0 ? value : undefined;
 }
 
 /** `0x01` style codes, as errors.ts `hexCode` writes them. */
