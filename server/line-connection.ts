@@ -12,7 +12,7 @@ const WRITE_PIECE = 64 * 1024;
 const HIGH_WATER = 1 << 20;
 
 /** Ways a peer ends its own connection, each logged with its own line. */
-export type Misbehaviour = 'line-too-long' | 'io-timeout' | 'stuck-reader' | 'half-open' | 'protocol-error';
+export type Misbehaviour = 'line-too-long' | 'io-timeout' | 'stuck-reader' | 'half-open';
 
 export interface ConnectionContext {
   readonly clock: Clock;
@@ -151,8 +151,11 @@ export abstract class LineConnection implements LineSink {
       ok = true;
       for (let at = 0; at < data.length; ) {
         let end = Math.min(data.length, at + WRITE_PIECE);
-        if (end < data.length) end = data.lastIndexOf('\n', end - 1) + 1 || end;
-        if (end <= at) end = Math.min(data.length, at + WRITE_PIECE);
+        if (end < data.length) {
+          // Cut after the last whole line in the piece, when it has one.
+          const newline = data.lastIndexOf('\n', end - 1);
+          if (newline >= at) end = newline + 1;
+        }
         const piece = data.slice(at, end);
         ok = this.writePiece(piece);
         at = end;

@@ -6,7 +6,7 @@
 // Deadlines (leases and waits) live in one indexed binary heap (see deadline-heap.ts).
 // Sliding leases are extended lazily: a heartbeat only moves `claim.expiresAt`; when the heap
 // pops the stale deadline, the claim is re-filed under its real one. A heartbeat is O(1).
-import { Claim, type ClaimOwner, type EndReason, type Protocol } from './claim.ts';
+import { Claim, type ClaimOwner, type Protocol } from './claim.ts';
 import type { Clock } from './clock.ts';
 import { DeadlineHeap } from './deadline-heap.ts';
 import type { LockEvent, LockEventListener } from './events.ts';
@@ -318,5 +318,3 @@ export class LockEngine {
     for (let i = 0; i < ls.length; i++) (ls[i] as LockEventListener)(event);
   }
 }
-
-export type { EndReason };
