@@ -1,9 +1,12 @@
-// App Router skeleton for the operator console. The console issue installs Next.js and
-// fills this in; until then it is not built or type-checked (see tsconfig "exclude").
-export default function RootLayout({ children }: { children: unknown }) {
+import type { ReactNode } from 'react';
+import './globals.css';
+
+export const metadata = { title: 'Baton console' };
+
+export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body>{children as never}</body>
+      <body className="min-h-screen bg-white text-slate-900 dark:bg-slate-950 dark:text-slate-100">{children}</body>
     </html>
   );
 }

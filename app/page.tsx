@@ -1,3 +1,3 @@
 export default function Home() {
-  return <main>Baton operator console: coming with the console issue.</main>;
+  return <main className="p-4">Baton operator console</main>;
 }

@@ -1,12 +1,74 @@
 // The narrow face of the running daemon that in-process code (the ops API's route handlers,
-// later bundled by Next with their own module copies) reaches through globalThis. The server
-// registers it at start; nothing creates a daemon by importing this file.
+// bundled by Next with their own module copies) reaches through globalThis. The server
+// registers it at start; nothing creates a daemon by importing this file. Route code must use
+// only what is here: plain data and methods, never `instanceof` on daemon classes (a bundled
+// copy of a class is a different class).
 import type { LockEngine } from '../lib/engine/lock-engine.ts';
+import type { AuditEntry, ClusterView, DaemonState, HistoryBucket, LatencySummary, Protocol } from '../lib/ops/api-types.ts';
+import type { ViewClock } from './ops/lock-views.ts';
+
+/** What a request is allowed to do, as decided by the security policy. */
+export type Principal =
+  | { kind: 'anonymous' }
+  /** `name`: "admin" or "read" for bearer tokens; the public session id for cookies. */
+  | { kind: 'bearer' | 'session'; role: 'admin' | 'read'; name: string };
+
+export interface SecurityFacade {
+  /** Who is asking, from the Authorization header or the session cookie. */
+  identify(authorization: string | null, cookie: string | null): Principal;
+  /** Reads need no credentials (bound to loopback and no --read-token). */
+  readonly readsOpen: boolean;
+  /** Trades a token for a new session; null when the token is wrong. */
+  signIn(token: string): { cookieValue: string; role: 'admin' | 'read'; publicId: string; maxAgeSeconds: number } | null;
+  signOut(cookie: string | null): void;
+}
+
+export interface AuditFacade {
+  record(entry: Omit<AuditEntry, 'at'>): void;
+  /** Newest last. */
+  recent(limit: number): AuditEntry[];
+  /** Called for each entry as it is recorded (the SSE feed shows admin actions). */
+  subscribe(listener: (entry: AuditEntry) => void): () => void;
+}
+
+/** One subscriber of the SSE hub: it receives whole, already encoded SSE frames. */
+export interface FeedSubscriber {
+  /** Return false when the subscriber can take no more (a slow reader): the hub drops it. */
+  send(frame: string): boolean;
+  /** The hub ended the subscription (dropped as slow, or shutting down). */
+  close(): void;
+}
+
+export interface FeedFacade {
+  /** Sends a fresh snapshot frame at once, then coalesced deltas and heartbeats. */
+  subscribe(subscriber: FeedSubscriber): () => void;
+  readonly subscriberCount: number;
+}
+
+export interface HistoryFacade {
+  /** The last 15 minutes in 10-second buckets, oldest first. */
+  buckets(): HistoryBucket[];
+  /** Handover latency over the last `windowMs`. */
+  summary(windowMs: number): LatencySummary;
+}
+
+export type HandoffResult = { ok: true; target: string } | { ok: false; reason: string };
 
 export interface DaemonFacade {
   readonly instanceId: string;
+  readonly nodeId: string;
   readonly engine: LockEngine;
-  state(): 'starting' | 'serving' | 'draining';
+  /** The engine's clock and its mapping to epoch ms, for views. */
+  readonly clock: ViewClock;
+  state(): DaemonState;
+  connections(): Record<Protocol, number>;
+  cluster(): ClusterView;
+  handoff(target: string | null): Promise<HandoffResult>;
+  metrics(): Promise<{ contentType: string; body: string }>;
+  readonly security: SecurityFacade;
+  readonly audit: AuditFacade;
+  readonly feed: FeedFacade;
+  readonly history: HistoryFacade;
   shutdown(): Promise<void>;
   /**
    * Call after acting on the engine directly (an admin force-release or kick): re-arms the

@@ -1,0 +1,201 @@
+// The JSON shapes of the ops API (`/api/v1`) and of its server-sent events. The server builds
+// them and the dashboard reads them, so both sides import this one file. Fencing tokens and
+// claim ids travel as decimal strings (a u64 does not fit a JSON number); times are epoch
+// milliseconds, durations are milliseconds.
+import type { HandoverCause } from '../engine/lock-state.ts';
+
+export type Protocol = 'keyed' | 'session';
+export type NodeRole = 'active' | 'standby';
+export type DaemonState = 'starting' | 'serving' | 'draining';
+export type { HandoverCause };
+export const HANDOVER_CAUSES: readonly HandoverCause[] = ['release', 'disconnect', 'expiry', 'force-release'];
+
+export interface HolderView {
+  /** The claim's id (decimal string). */
+  claimId: string;
+  protocol: Protocol;
+  /** The client's address, "127.0.0.1:53122". */
+  client: string;
+  /** Fencing token (decimal u64). */
+  token: string;
+  grantedAt: number;
+  heldForMs: number;
+  leaseMs: number;
+  /** Session-protocol leases slide with each heartbeat. */
+  sliding: boolean;
+  /** Lease left at `asOf` of the enclosing message; the dashboard counts it down locally. */
+  leaseRemainingMs: number;
+}
+
+export interface LockSummary {
+  name: string;
+  holder: HolderView | null;
+  queueLength: number;
+}
+
+export interface WaiterView {
+  /** The waiter's claim id (decimal string): the `{id}` of the kick route. */
+  id: string;
+  /** 1 = next in line. */
+  position: number;
+  protocol: Protocol;
+  client: string;
+  waitingSince: number;
+  waitingForMs: number;
+  /** When the waiter gives up; null waits forever. */
+  waitDeadline: number | null;
+}
+
+export interface LockDetail extends LockSummary {
+  asOf: number;
+  /** FIFO order: the first waiter gets the lock next. */
+  queue: WaiterView[];
+}
+
+export interface LocksPage {
+  asOf: number;
+  locks: LockSummary[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface ReplicationLag {
+  events: number;
+  ms: number;
+}
+
+export interface NodeView {
+  id: string;
+  role: NodeRole;
+  /** 0 = highest (front of the peers list). */
+  priority: number;
+  self: boolean;
+  alive: boolean;
+  /** Last heartbeat seen from the node (now, for this node); null if never seen. */
+  lastSeen: number | null;
+  /** Standbys only, once clustered. */
+  replicationLag: ReplicationLag | null;
+  lockAddress: string;
+  sessionAddress: string;
+  httpAddress: string;
+}
+
+export type FailoverCause = 'crash' | 'signal' | 'api-handoff' | 'split-brain';
+
+export interface FailoverView {
+  at: number;
+  from: string | null;
+  to: string;
+  /** Time with no active node. */
+  gapMs: number;
+  cause: FailoverCause;
+}
+
+export interface ClusterView {
+  /** This node's id. */
+  self: string;
+  instanceId: string;
+  /** In priority order. */
+  nodes: NodeView[];
+  handoff: { available: boolean; reason: string | null; targets: string[] };
+  failovers: FailoverView[];
+}
+
+export interface LatencySummary {
+  count: number;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+}
+
+export interface StatsView {
+  asOf: number;
+  state: DaemonState;
+  role: NodeRole;
+  /** Locks with a holder or waiters. */
+  locks: number;
+  held: number;
+  waiters: number;
+  connections: Record<Protocol, number>;
+  tokenHighWater: string;
+  grantsTotal: number;
+  /** Handover latency (ms) over the last 60 seconds. */
+  handover: LatencySummary;
+}
+
+export interface CauseLatency {
+  count: number;
+  p50: number | null;
+  p99: number | null;
+}
+
+/** One 10-second bucket of the charts' history (the last 15 minutes are kept). */
+export interface HistoryBucket {
+  /** Epoch ms, a multiple of 10,000. */
+  start: number;
+  grants: number;
+  handovers: number;
+  p50: number | null;
+  p99: number | null;
+  byCause: Record<HandoverCause, CauseLatency>;
+}
+
+export type FeedKind = 'grant' | 'release' | 'expire' | 'force-release' | 'enqueue' | 'leave-queue' | 'kick' | 'admin';
+
+export interface FeedItem {
+  /** Increases by one per item; the dashboard keeps the last 200. */
+  seq: number;
+  at: number;
+  kind: FeedKind;
+  lock: string | null;
+  /** One line for people: "granted to 127.0.0.1:5312 (keyed) token 42". */
+  text: string;
+}
+
+export interface AuditEntry {
+  at: number;
+  /** "bearer:admin" or "session:<public id>". */
+  who: string;
+  action: 'force-release' | 'kick' | 'handoff' | 'sign-in' | 'sign-out';
+  target: string;
+  /** "ok" or the error code it failed with. */
+  result: string;
+  detail: string | null;
+}
+
+export interface AuthView {
+  /** What the caller may do: null when not signed in. */
+  role: 'admin' | 'read' | null;
+  /** Whether reads need no credentials on this node. */
+  readsOpen: boolean;
+}
+
+/** `event: snapshot`: the whole picture, sent first on every (re)connect. */
+export interface SnapshotMessage {
+  instanceId: string;
+  asOf: number;
+  stats: StatsView;
+  cluster: ClusterView;
+  locks: LockSummary[];
+  history: HistoryBucket[];
+  feed: FeedItem[];
+}
+
+/** `event: delta`: what changed since the previous message (at most 10 a second). */
+export interface DeltaMessage {
+  asOf: number;
+  stats: StatsView;
+  /** Locks whose holder or queue changed, as they are now. */
+  upserts: LockSummary[];
+  /** Locks nobody holds or waits for any more. */
+  removed: string[];
+  /** Buckets that changed (the current one, and one just closed). */
+  history: HistoryBucket[];
+  feed: FeedItem[];
+  /** Present when the cluster view changed. */
+  cluster: ClusterView | null;
+}
+
+export interface ApiError {
+  error: { code: string; message: string };
+}

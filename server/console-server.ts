@@ -1,0 +1,49 @@
+// The operator console: a custom Next.js server (App Router, production build) on the
+// daemon's HTTP port. Next is loaded only here, and only when the console is on, so the lock
+// daemon itself (and tests that do not need the console) never pay for it.
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { NextServer, NextServerOptions } from 'next/dist/server/next.js';
+
+/** The package root: where app/, next.config.ts and the .next build live. */
+export const CONSOLE_DIR = fileURLToPath(new URL('..', import.meta.url));
+
+export class ConsoleBuildMissingError extends Error {
+  constructor(dir: string) {
+    super(`no production build of the operator console in ${join(dir, '.next')}: run "npm run build" (npm start does it for you), or start with --no-console`);
+  }
+}
+
+export interface ConsoleServer {
+  readonly http: Server;
+  /** Closes Next after the HTTP server has stopped taking requests. */
+  closeNext(): Promise<void>;
+}
+
+type CreateNext = (options: NextServerOptions) => NextServer;
+
+export async function createConsoleServer(options: { host: string; port: number; dev: boolean }): Promise<ConsoleServer> {
+  if (!options.dev && !existsSync(join(CONSOLE_DIR, '.next', 'BUILD_ID'))) throw new ConsoleBuildMissingError(CONSOLE_DIR);
+  // next is CommonJS: Node hands its module.exports (the factory) to a default import, while
+  // TypeScript's nodenext view wraps it once more; accept either shape.
+  const imported = (await import('next')) as unknown as { default: CreateNext | { default: CreateNext } };
+  const createNext: CreateNext = typeof imported.default === 'function' ? imported.default : imported.default.default;
+  const app = createNext({ dev: options.dev, dir: CONSOLE_DIR, hostname: options.host, port: options.port, quiet: true });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const http = createServer((req, res) => {
+    res.setHeader('x-content-type-options', 'nosniff');
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { code: 'internal', message: err instanceof Error ? err.message : String(err) } }));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  http.keepAliveTimeout = 5_000;
+  return { http, closeNext: () => app.close() };
+}
