@@ -1,4 +1,22 @@
-// Prints the plain closing line "N passed, N failed, N skipped" from Vitest's JSON report.
+// Prints the plain closing line "N passed, N failed, N skipped" from Vitest's JSON report and
+// Playwright's JSON report (whichever exist: a red unit run stops before the browser tests).
+const { existsSync } = require('node:fs');
 const { resolve } = require('node:path');
-const r = require(resolve(process.argv[2]));
-console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+const vitest = resolve(process.argv[2]);
+if (existsSync(vitest)) {
+  const r = require(vitest);
+  passed += r.numPassedTests;
+  failed += r.numFailedTests;
+  skipped += r.numPendingTests + r.numTodoTests;
+}
+const e2e = process.argv[3] && resolve(process.argv[3]);
+if (e2e && existsSync(e2e)) {
+  const s = require(e2e).stats;
+  passed += s.expected + s.flaky;
+  failed += s.unexpected;
+  skipped += s.skipped;
+}
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);

@@ -24,6 +24,7 @@ export type ErrorName =
   | 'conflict'
   | 'bad-usage'
   | 'method-not-allowed'
+  | 'bad-request'
   | 'lock-timeout'
   | 'connection-lost'
   | 'client-closed';
@@ -59,6 +60,8 @@ export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
   'invalid-input': { side: 'client', httpStatus: 422, message: 'invalid input' },
   conflict: { side: 'client', httpStatus: 409, message: 'conflict' },
   'method-not-allowed': { side: 'client', httpStatus: 405, message: 'method not allowed' },
+  // A body that is not JSON at all (the ops API); well-formed JSON of the wrong shape is invalid-input.
+  'bad-request': { side: 'client', httpStatus: 400, message: 'bad request' },
   'bad-usage': { side: 'client', httpStatus: 400, message: 'bad usage' },
   // Client-side outcomes: no server sends these, but clients and the CLI report them by name.
   'lock-timeout': { side: 'client', httpStatus: 408, message: 'timed out waiting for the lock' },

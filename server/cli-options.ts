@@ -26,6 +26,12 @@ export function countOption(text: string): number {
   return Number(text);
 }
 
+/** Admin and read tokens: long enough not to be guessed, and safe inside a header. */
+export function tokenOption(text: string): string {
+  if (!/^[\x21-\x7e]{16,256}$/.test(text)) throw new InvalidArgumentError('expected 16 to 256 printable ASCII characters without spaces.');
+  return text;
+}
+
 export interface Address {
   host: string;
   port: number;

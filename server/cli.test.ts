@@ -74,7 +74,7 @@ async function tempDir(): Promise<string> {
 }
 
 async function serve(dataDir: string, drain = '200ms'): Promise<Server> {
-  const started = baton('serve', '--lock-port', '0', '--session-port', '0', '--http-port', '0', '--data-dir', dataDir, '--drain', drain, '--log-level', 'warn');
+  const started = baton('serve', '--lock-port', '0', '--session-port', '0', '--http-port', '0', '--data-dir', dataDir, '--drain', drain, '--log-level', 'warn', '--no-console');
   await eventually(() => started.stdout.includes('\n') || started.exit !== undefined, 10_000, 'the serving line');
   const line = started.stdout.split('\n')[0] as string;
   const ports = SERVING.exec(line);

@@ -2,7 +2,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_USAGE } from '../lib/errors.ts';
 import { DEFAULT_OPTIONS } from './daemon.ts';
-import { countOption, durationOption, portOption, positiveDurationOption } from './cli-options.ts';
+import { countOption, durationOption, portOption, positiveDurationOption, tokenOption } from './cli-options.ts';
 import { serve } from './serve-command.ts';
 import { registerRunCommand } from './run-command.ts';
 
@@ -13,11 +13,15 @@ const program = new Command('baton')
 
 program
   .command('serve')
-  .description('run the lock daemon (keyed protocol, session protocol, HTTP health and metrics)')
+  .description('run the lock daemon (keyed and session protocols) and the operator console (dashboard, ops API, health, metrics)')
   .option('--host <host>', 'address to bind', DEFAULT_OPTIONS.host)
   .option('--lock-port <port>', 'keyed protocol port (0 picks a free one)', portOption, DEFAULT_OPTIONS.lockPort)
   .option('--session-port <port>', 'session protocol port (0 picks a free one)', portOption, DEFAULT_OPTIONS.sessionPort)
-  .option('--http-port <port>', 'HTTP port for health and metrics (0 picks a free one)', portOption, DEFAULT_OPTIONS.httpPort)
+  .option('--http-port <port>', 'HTTP port of the console, the ops API, health and metrics (0 picks a free one)', portOption, DEFAULT_OPTIONS.httpPort)
+  .addOption(new Option('--admin-token <token>', 'token every mutation needs (default: a random one, printed once at start)').env('BATON_ADMIN_TOKEN').argParser(tokenOption))
+  .addOption(new Option('--read-token <token>', 'when set, reads (API, events, metrics) need it or the admin token').env('BATON_READ_TOKEN').argParser(tokenOption))
+  .option('--no-console', 'serve only /healthz, /readyz and /metrics on the HTTP port (no dashboard, no ops API)')
+  .addOption(new Option('--console-dev', 'run the console with Next dev server (for working on the dashboard)').hideHelp())
   .option('--data-dir <dir>', 'where the fencing-token ceiling is kept', './data')
   .option('--io-timeout <duration>', 'longest a line may take to arrive or a reply to be read', positiveDurationOption, DEFAULT_OPTIONS.ioTimeoutMs)
   .option('--drain <duration>', 'how long health and metrics stay up after the lock ports close', durationOption, DEFAULT_OPTIONS.drainMs)

@@ -4,7 +4,7 @@
 // only what is here: plain data and methods, never `instanceof` on daemon classes (a bundled
 // copy of a class is a different class).
 import type { LockEngine } from '../lib/engine/lock-engine.ts';
-import type { AuditEntry, ClusterView, DaemonState, HistoryBucket, LatencySummary, Protocol } from '../lib/ops/api-types.ts';
+import type { AuditEntry, ClusterView, DaemonState, HistoryBucket, LatencySummary, NodeRole, Protocol, StatsView } from '../lib/ops/api-types.ts';
 import type { ViewClock } from './ops/lock-views.ts';
 
 /** What a request is allowed to do, as decided by the security policy. */
@@ -61,7 +61,9 @@ export interface DaemonFacade {
   /** The engine's clock and its mapping to epoch ms, for views. */
   readonly clock: ViewClock;
   state(): DaemonState;
+  role(): NodeRole;
   connections(): Record<Protocol, number>;
+  stats(): StatsView;
   cluster(): ClusterView;
   handoff(target: string | null): Promise<HandoffResult>;
   metrics(): Promise<{ contentType: string; body: string }>;

@@ -1,6 +1,6 @@
 // The lock daemon: one engine, one token sequence, both wire protocols and the HTTP port,
 // created once by `baton serve` (or a test) and never as a side effect of an import.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
@@ -15,8 +15,11 @@ import { LineListener } from './line-listener.ts';
 import { createMetrics } from './metrics.ts';
 import { performanceClock } from './performance-clock.ts';
 import { SESSION_GOODBYE, SESSION_REFUSAL, SessionConnection } from './session-connection.ts';
-import { registerDaemonFacade, unregisterDaemonFacade } from './daemon-facade.ts';
+import { type DaemonFacade, registerDaemonFacade, unregisterDaemonFacade } from './daemon-facade.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
+import { createConsoleServer, type ConsoleServer } from './console-server.ts';
+import { createOpsServices } from './ops/ops-services.ts';
+import type { DaemonState } from '../lib/ops/api-types.ts';
 
 export interface DaemonOptions {
   host: string;
@@ -32,6 +35,20 @@ export interface DaemonOptions {
   maxConnections: number;
   /** Requests that may wait at once on one keyed connection. */
   maxBacklog: number;
+  /**
+   * What the HTTP port serves: 'next' is the operator console (dashboard and ops API, a
+   * custom Next.js server; needs a production build, or `consoleDev`); 'probes' only
+   * /healthz, /readyz and /metrics (a lock daemon without the console, and most tests).
+   */
+  console: 'next' | 'probes';
+  /** Run the console with Next's dev server (hot reload) instead of the production build. */
+  consoleDev: boolean;
+  /** This node's id (the cluster config names nodes; a single node defaults to "local"). */
+  nodeId: string;
+  /** Needed for every mutation (force-release, kick, handoff); null generates a random one. */
+  adminToken: string | null;
+  /** When set, reads need it (or the admin token); otherwise reads are open on loopback. */
+  readToken: string | null;
   logger?: Logger;
 }
 
@@ -45,6 +62,11 @@ export const DEFAULT_OPTIONS: DaemonOptions = {
   drainMs: 2_000,
   maxConnections: 16_384,
   maxBacklog: 10_000,
+  console: 'probes',
+  consoleDev: false,
+  nodeId: 'local',
+  adminToken: null,
+  readToken: null,
 };
 
 export interface Daemon {
@@ -53,7 +75,9 @@ export interface Daemon {
   readonly lockAddress: AddressInfo;
   readonly sessionAddress: AddressInfo;
   readonly httpAddress: AddressInfo;
-  state(): 'starting' | 'serving' | 'draining';
+  /** The admin token in force (generated when none was given: `baton serve` prints it once). */
+  readonly adminToken: string;
+  state(): DaemonState;
   /** Drain, stop listeners, close HTTP. Memoized: every caller gets the same promise. */
   shutdown(): Promise<void>;
 }
@@ -79,7 +103,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   const driver = new EngineDriver(engine, clock);
   const flusher = new FlushScheduler();
   const instanceId = randomUUID();
-  let state: 'starting' | 'serving' | 'draining' = 'starting';
+  const adminToken = opts.adminToken ?? randomBytes(24).toString('base64url');
+  let state: DaemonState = 'starting';
 
   const common = {
     host: opts.host, maxConnections: opts.maxConnections, ioTimeoutMs: opts.ioTimeoutMs, clock, flusher,
@@ -91,59 +116,97 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     KEYED_REFUSAL,
   );
   const sessions = new LineListener({ ...common, port: opts.sessionPort, protocol: 'session' }, (socket, ctx) => new SessionConnection(socket, ctx, engine), SESSION_REFUSAL);
-  const registry = createMetrics(engine, { keyed: () => keyed.connections.size, session: () => sessions.connections.size });
-  const http: Server = createHttpServer({ instanceId, state: () => state, tokenHighWater: () => engine.tokenHighWater }, registry);
+  const connections = () => ({ keyed: keyed.connections.size, session: sessions.connections.size });
+  let addresses = { lock: '', session: '', http: '' };
+  const viewClock = { now: () => clock.now(), wall: (t: number) => Date.now() - (clock.now() - t) };
+  const ops = await createOpsServices({
+    engine, instanceId, nodeId: opts.nodeId, host: opts.host, dataDir: opts.dataDir, adminToken, readToken: opts.readToken,
+    clock: viewClock,
+    state: () => state, connections, addresses: () => addresses,
+  });
+  const registry = createMetrics(engine, connections, { role: ops.role, nodeId: opts.nodeId, instanceId });
+  let shutdownPromise: Promise<void> | null = null;
+  const shutdown = () => (shutdownPromise ??= drainAndClose());
+  const facade: DaemonFacade = {
+    instanceId, nodeId: opts.nodeId, engine, clock: viewClock,
+    state: () => state, role: ops.role, connections, stats: ops.stats,
+    cluster: () => ops.cluster.view(), handoff: (target) => ops.cluster.handoff(target),
+    metrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+    security: ops.security, audit: ops.audit, feed: ops.hub, history: ops.history,
+    shutdown, wake: () => driver.poke(),
+  };
+  // Registered before the HTTP port opens: a route handler may run as soon as it does.
+  registerDaemonFacade(facade);
+  let consoleServer: ConsoleServer | null = null;
+  let http: Server | null = null;
 
   try {
+    if (opts.console === 'next') {
+      consoleServer = await createConsoleServer({ host: opts.host, port: opts.httpPort, dev: opts.consoleDev });
+      http = consoleServer.http;
+    } else {
+      http = createHttpServer(facade);
+    }
+    const httpServer = http;
     // All three settle before anything is judged, so a failure never leaves another one binding later.
-    const listens = await Promise.allSettled([keyed.listen(), sessions.listen(), listenHttp(http, opts.host, opts.httpPort)]);
+    const listens = await Promise.allSettled([keyed.listen(), sessions.listen(), listenHttp(httpServer, opts.host, opts.httpPort)]);
     for (const result of listens) if (result.status === 'rejected') throw result.reason;
     const [lockAddress, sessionAddress, httpAddress] = listens.map((r) => (r as PromiseFulfilledResult<AddressInfo>).value) as [AddressInfo, AddressInfo, AddressInfo];
+    addresses = { lock: hostPort(lockAddress), session: hostPort(sessionAddress), http: hostPort(httpAddress) };
     state = 'serving';
-    let shutdownPromise: Promise<void> | null = null;
-    const daemon: Daemon = {
-      instanceId, engine, lockAddress, sessionAddress, httpAddress,
-      state: () => state,
-      shutdown: () => (shutdownPromise ??= drainAndClose()),
-    };
-    registerDaemonFacade({ instanceId, engine, state: () => state, shutdown: daemon.shutdown, wake: () => driver.poke() });
-    log.info({ lock: lockAddress, session: sessionAddress, http: httpAddress, instanceId }, 'baton serving');
+    const daemon: Daemon = { instanceId, engine, lockAddress, sessionAddress, httpAddress, adminToken, state: () => state, shutdown };
+    log.info({ lock: lockAddress, session: sessionAddress, http: httpAddress, instanceId, console: opts.console }, 'baton serving');
     return daemon;
-
-    async function drainAndClose(): Promise<void> {
-      state = 'draining';
-      log.info({ drainMs: opts.drainMs }, 'draining: closing protocol listeners');
-      const keyedClosed = keyed.stopAccepting();
-      const sessionsClosed = sessions.stopAccepting();
-      keyed.closeAll(() => KEYED_GOODBYE);
-      sessions.closeAll(() => SESSION_GOODBYE);
-      // Health and metrics stay up through the drain window so orchestrators see "draining".
-      await new Promise((resolve) => setTimeout(resolve, opts.drainMs));
-      keyed.destroyAll();
-      sessions.destroyAll();
-      await Promise.all([keyedClosed, sessionsClosed]);
-      driver.stop();
-      // A background ceiling save stuck on a dead disk must not hold the exit forever.
-      await Promise.race([tokens.settled(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
-      await closeHttp(http);
-      unregisterDaemonFacade(instanceId);
-      await dirLock?.release();
-      log.info('baton stopped');
-    }
   } catch (err) {
     keyed.destroyAll();
     sessions.destroyAll();
     driver.stop();
-    await Promise.allSettled([keyed.stopAccepting(), sessions.stopAccepting(), closeHttp(http)]);
+    await Promise.allSettled([keyed.stopAccepting(), sessions.stopAccepting(), closeHttp(http, consoleServer), ops.close()]);
+    unregisterDaemonFacade(instanceId);
     throw err;
+  }
+
+  async function drainAndClose(): Promise<void> {
+    state = 'draining';
+    log.info({ drainMs: opts.drainMs }, 'draining: closing protocol listeners');
+    const keyedClosed = keyed.stopAccepting();
+    const sessionsClosed = sessions.stopAccepting();
+    keyed.closeAll(() => KEYED_GOODBYE);
+    sessions.closeAll(() => SESSION_GOODBYE);
+    // Health and metrics stay up through the drain window so orchestrators see "draining".
+    await new Promise((resolve) => setTimeout(resolve, opts.drainMs));
+    keyed.destroyAll();
+    sessions.destroyAll();
+    await Promise.all([keyedClosed, sessionsClosed]);
+    driver.stop();
+    // A background ceiling save stuck on a dead disk must not hold the exit forever.
+    await Promise.race([tokens.settled(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+    // The hub ends its event streams first: an open stream would hold the HTTP server open.
+    await ops.close();
+    await closeHttp(http, consoleServer);
+    unregisterDaemonFacade(instanceId);
+    await dirLock?.release();
+    log.info('baton stopped');
   }
 }
 
-async function closeHttp(http: Server): Promise<void> {
-  if (!http.listening) return;
-  const closed = new Promise<void>((resolve) => http.close(() => resolve()));
-  http.closeIdleConnections();
-  const force = setTimeout(() => http.closeAllConnections(), 1_000);
+function hostPort(a: AddressInfo): string {
+  return `${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
+}
+
+/**
+ * Stops the HTTP server, then Next. The close callback only resolves a promise: with no open
+ * connections it fires before Next has closed, and Next must still get to close.
+ */
+async function closeHttp(http: Server | null, consoleServer: ConsoleServer | null): Promise<void> {
+  let closed: Promise<void> = Promise.resolve();
+  let force: NodeJS.Timeout | undefined;
+  if (http?.listening) {
+    closed = new Promise<void>((resolve) => http.close(() => resolve()));
+    http.closeIdleConnections();
+    force = setTimeout(() => http.closeAllConnections(), 1_000);
+  }
+  await consoleServer?.closeNext();
   await closed;
   clearTimeout(force);
 }

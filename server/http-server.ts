@@ -1,28 +1,22 @@
-// The daemon's HTTP port. For now: /healthz, /readyz and /metrics (the operator console
-// issue replaces this with the custom Next.js server and keeps these three).
-import { createServer, type Server } from 'node:http';
+// The HTTP port without the console (`baton serve --no-console`, and tests that need no
+// dashboard): /healthz, /readyz and /metrics only, read through the same facade the console's
+// route handlers use.
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
 import { ERRORS, type ErrorName } from '../lib/errors.ts';
+import type { DaemonFacade } from './daemon-facade.ts';
 
-export interface HealthSource {
-  instanceId: string;
-  state(): 'starting' | 'serving' | 'draining';
-  tokenHighWater(): bigint;
-}
-
-function sendJson(res: import('node:http').ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(text);
+  res.end(JSON.stringify(body));
 }
 
-function sendError(res: import('node:http').ServerResponse, name: ErrorName, detail?: string): void {
+function sendError(res: ServerResponse, name: ErrorName, detail?: string): void {
   const spec = ERRORS[name];
   sendJson(res, spec.httpStatus, { error: { code: name, message: detail ? `${spec.message}: ${detail}` : spec.message } });
 }
 
-export function createHttpServer(health: HealthSource, registry: Registry): Server {
+export function createHttpServer(daemon: DaemonFacade): Server {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -31,19 +25,23 @@ export function createHttpServer(health: HealthSource, registry: Registry): Serv
       return;
     }
     if (path === '/healthz') {
-      const state = health.state();
+      const state = daemon.state();
       sendJson(res, 200, {
-        status: state === 'draining' ? 'draining' : 'ok', state, instanceId: health.instanceId,
-        pid: process.pid, tokenHighWater: health.tokenHighWater().toString(),
+        status: state === 'draining' ? 'draining' : 'ok', state, instanceId: daemon.instanceId,
+        pid: process.pid, tokenHighWater: daemon.engine.tokenHighWater.toString(),
       });
     } else if (path === '/readyz') {
-      const ready = health.state() === 'serving';
-      sendJson(res, ready ? 200 : 503, { ready, state: health.state() });
+      const ready = daemon.state() === 'serving';
+      sendJson(res, ready ? 200 : 503, { ready, state: daemon.state(), role: daemon.role() });
     } else if (path === '/metrics') {
-      registry.metrics().then(
-        (text) => {
-          res.writeHead(200, { 'content-type': registry.contentType });
-          res.end(text);
+      if (!daemon.security.readsOpen && daemon.security.identify(req.headers.authorization ?? null, req.headers.cookie ?? null).kind === 'anonymous') {
+        sendError(res, 'unauthorized', 'reads on this node need a token');
+        return;
+      }
+      daemon.metrics().then(
+        ({ contentType, body }) => {
+          res.writeHead(200, { 'content-type': contentType });
+          res.end(body);
         },
         (err: unknown) => sendJson(res, 500, { error: { code: 'internal', message: String(err) } }),
       );

@@ -16,6 +16,11 @@ export interface ServeFlags {
   drain: number;
   maxConnections: number;
   maxBacklog: number;
+  adminToken?: string;
+  readToken?: string;
+  /** commander's --no-console: false turns the console off. */
+  console: boolean;
+  consoleDev?: boolean;
   logLevel: string;
 }
 
@@ -25,6 +30,8 @@ export async function serve(flags: ServeFlags): Promise<void> {
     host: flags.host, lockPort: flags.lockPort, sessionPort: flags.sessionPort, httpPort: flags.httpPort,
     dataDir: flags.dataDir, ioTimeoutMs: flags.ioTimeout, drainMs: flags.drain,
     maxConnections: flags.maxConnections, maxBacklog: flags.maxBacklog, logger,
+    console: flags.console ? 'next' : 'probes', consoleDev: flags.consoleDev === true,
+    adminToken: flags.adminToken ?? null, readToken: flags.readToken ?? null,
   };
   // Fail-stop: an error that escapes (such as a token ceiling that cannot be made durable) leaves
   // no safe way to go on granting locks. Say so in the log and exit non-zero at once; clients
@@ -38,6 +45,10 @@ export async function serve(flags: ServeFlags): Promise<void> {
   process.stdout.write(
     `baton serving lock=${hostPort(daemon.lockAddress)} session=${hostPort(daemon.sessionAddress)} http=${hostPort(daemon.httpAddress)} data-dir=${flags.dataDir} instance=${daemon.instanceId}\n`,
   );
+  if (flags.adminToken === undefined) {
+    // Printed once, here, and nowhere else (not logged): the operator copies it to sign in.
+    process.stdout.write(`admin token (generated; set --admin-token or BATON_ADMIN_TOKEN to choose one): ${daemon.adminToken}\n`);
+  }
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     signals++;

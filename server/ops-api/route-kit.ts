@@ -1,7 +1,7 @@
 // Glue between Next route handlers and the daemon: every handler reaches the daemon through
 // the facade on globalThis (route code is bundled with its own module copies).
 import { ERRORS, type ErrorName } from '../../lib/errors.ts';
-import { type DaemonFacade, getDaemonFacade } from '../daemon-facade.ts';
+import { type DaemonFacade, getDaemonFacade, type Principal } from '../daemon-facade.ts';
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -24,4 +24,74 @@ export function withDaemon<P = Record<string, never>>(handler: Handler<P>) {
     if (daemon === undefined) return errorResponse('server-going-away', 'no daemon in this process');
     return handler(req, daemon, await ctx.params);
   };
+}
+
+/**
+ * Reads are open when the daemon says so (bound to loopback, no --read-token); otherwise any
+ * signed-in session or valid bearer token (read or admin) may read. Returns the refusal, or null.
+ */
+export function refuseRead(req: Request, daemon: DaemonFacade): Response | null {
+  if (daemon.security.readsOpen) return null;
+  const who = daemon.security.identify(req.headers.get('authorization'), req.headers.get('cookie'));
+  return who.kind === 'anonymous' ? errorResponse('unauthorized', 'reads on this node need a token (Authorization: Bearer, or sign in)') : null;
+}
+
+/** How an audit entry names the caller: "bearer:admin", "bearer:read" or "session:<public id>". */
+export function principalName(who: Principal): string {
+  return who.kind === 'anonymous' ? 'anonymous' : `${who.kind}:${who.name}`;
+}
+
+/**
+ * Where the request says it comes from, judged against its own Host header. Behind Next,
+ * `req.url` is rebuilt from the server's own hostname, so the Host header (what the browser
+ * addressed) is the reliable side. A missing Host falls back to the URL (direct handler calls).
+ */
+export function originVerdict(req: Request): 'absent' | 'same' | 'foreign' {
+  const origin = req.headers.get('origin');
+  if (origin === null) return 'absent';
+  try {
+    const from = new URL(origin);
+    const host = req.headers.get('host') ?? new URL(req.url).host;
+    // Parsing the Host with the Origin's scheme normalizes case and default ports alike.
+    return from.host === new URL(`${from.protocol}//${host}`).host ? 'same' : 'foreign';
+  } catch {
+    return 'foreign'; // "null" (sandboxed frames, file: pages) and anything unparsable
+  }
+}
+
+export type AdminGate = { allowed: true; who: string } | { allowed: false; response: Response };
+
+/**
+ * Mutations need the admin role. A browser session must also prove the request comes from
+ * our own pages (Origin equal to Host): the cookie travels with any form a foreign site
+ * submits, an Authorization header never does, so bearer callers need no Origin.
+ */
+export function checkAdmin(req: Request, daemon: DaemonFacade): AdminGate {
+  const who = daemon.security.identify(req.headers.get('authorization'), req.headers.get('cookie'));
+  if (who.kind === 'anonymous') return { allowed: false, response: errorResponse('unauthorized', 'this action needs the admin token (Authorization: Bearer, or sign in)') };
+  if (who.role !== 'admin') return { allowed: false, response: errorResponse('forbidden', 'the read token cannot change anything') };
+  if (who.kind === 'session' && originVerdict(req) !== 'same') return { allowed: false, response: errorResponse('forbidden', 'cross-site request refused') };
+  return { allowed: true, who: principalName(who) };
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+export type HttpMethod = (typeof METHODS)[number];
+type PlainHandler = (req: Request) => Response;
+
+/**
+ * Handlers for the methods a route does not implement, to export from its route file next to
+ * its own: `export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET', 'POST')`.
+ * Without them Next answers an empty 405 with no Allow header, and its automatic OPTIONS would
+ * list these refusals as allowed. HEAD follows GET (Next runs GET for it) when GET is allowed.
+ * The result type leaves out the allowed methods, so a route cannot export a refusal by mistake.
+ */
+export function otherMethods<A extends HttpMethod>(...allowed: A[]): Record<Exclude<HttpMethod, A | ('GET' extends A ? 'HEAD' : never)>, PlainHandler> {
+  const allow = new Set<HttpMethod>([...allowed, 'OPTIONS']);
+  if (allow.has('GET')) allow.add('HEAD');
+  const header = METHODS.filter((m) => allow.has(m)).join(', ');
+  const refuse: PlainHandler = (req) => errorResponse('method-not-allowed', `${req.method} ${new URL(req.url).pathname}; allowed: ${header}`, { allow: header });
+  const options: PlainHandler = () => new Response(null, { status: 204, headers: { allow: header } });
+  const out = {} as Record<HttpMethod, PlainHandler>;
+  for (const m of METHODS) out[m] = m === 'OPTIONS' ? options : refuse;
+  return out;
 }

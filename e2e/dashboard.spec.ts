@@ -1,0 +1,135 @@
+// The operator console in a real browser against a real daemon with real lock clients.
+import { ADMIN_TOKEN, expect, test } from './fixtures/baton-server.ts';
+import { sessionClaim, WireClient } from './fixtures/wire-client.ts';
+import type { Page } from '@playwright/test';
+
+const clients: WireClient[] = [];
+test.afterEach(() => {
+  for (const c of clients.splice(0)) c.close();
+});
+
+async function signIn(page: Page): Promise<void> {
+  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+}
+
+function row(page: Page, name: string) {
+  return page.locator(`[data-testid="lock-row"][data-lock="${name}"]`);
+}
+
+test('a lock taken by a client appears within a second and its lease counts down', async ({ page, baton }) => {
+  await page.goto('/');
+  await expect(page.getByTestId('live-status')).toHaveText('live');
+  const keyed = await WireClient.connect(baton.lockPort);
+  clients.push(keyed);
+  keyed.send('A e2e-appears 30 0');
+  const granted = await keyed.waitFor(/^A e2e-appears \d+$/);
+  const token = granted.split(' ')[2] as string;
+  await expect(row(page, 'e2e-appears')).toBeVisible({ timeout: 1_000 });
+  await expect(row(page, 'e2e-appears').getByTestId('holder-token')).toHaveText(token);
+  const countdown = row(page, 'e2e-appears').getByTestId('lease-countdown');
+  const first = await countdown.textContent();
+  await expect(countdown).not.toHaveText(first ?? '', { timeout: 3_000 });
+  const seconds = Number.parseFloat((await countdown.textContent()) ?? '');
+  expect(seconds).toBeGreaterThan(20);
+  expect(seconds).toBeLessThan(30);
+});
+
+test('force release without signing in is refused and the holder keeps the lock', async ({ page, baton, request }) => {
+  const holder = await sessionClaim(baton.sessionPort, 'e2e-refused');
+  clients.push(holder);
+  const acquired = await holder.waitFor(/^ACQUIRED \d+$/);
+  await page.goto('/');
+  await row(page, 'e2e-refused').getByRole('button', { name: 'Details for e2e-refused' }).click();
+  await page.getByTestId('lock-detail').getByRole('button', { name: 'Force release' }).click();
+  await page.getByRole('button', { name: 'Confirm force release' }).click();
+  await expect(page.getByTestId('action-status')).toContainText(/credentials|sign in|unauthori/i);
+  // The API says the same to a client without the token.
+  const api = await request.post('/api/v1/locks/e2e-refused/force-release', { data: {} });
+  expect(api.status()).toBe(401);
+  expect(((await api.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+  expect(holder.lines).toEqual([acquired]);
+  await expect(row(page, 'e2e-refused').getByTestId('holder-token')).toHaveText(acquired.split(' ')[1] as string);
+});
+
+test('force release through the dashboard hands the lock to the waiting client', async ({ page, baton }) => {
+  const holder = await sessionClaim(baton.sessionPort, 'e2e-force');
+  clients.push(holder);
+  const held = await holder.waitFor(/^ACQUIRED \d+$/);
+  const waiter = await sessionClaim(baton.sessionPort, 'e2e-force');
+  clients.push(waiter);
+  await waiter.waitFor(/^WAITING 1$/);
+  await page.goto('/');
+  await signIn(page);
+  await row(page, 'e2e-force').getByRole('button', { name: 'Details for e2e-force' }).click();
+  await page.getByTestId('lock-detail').getByRole('button', { name: 'Force release' }).click();
+  const dialog = page.getByTestId('force-release-dialog');
+  await expect(dialog).toContainText(held.split(' ')[1] as string);
+  await page.getByRole('button', { name: 'Confirm force release' }).click();
+  const next = await waiter.waitFor(/^ACQUIRED \d+$/);
+  expect(BigInt(next.split(' ')[1] as string)).toBeGreaterThan(BigInt(held.split(' ')[1] as string));
+  await holder.waitFor(/^ERROR 0x04/);
+  await expect(row(page, 'e2e-force').getByTestId('holder-token')).toHaveText(next.split(' ')[1] as string);
+});
+
+test('a kicked waiter is told ERROR 0x05 and leaves the queue', async ({ page, baton }) => {
+  const holder = await sessionClaim(baton.sessionPort, 'e2e-kick');
+  clients.push(holder);
+  await holder.waitFor(/^ACQUIRED/);
+  const waiter = await sessionClaim(baton.sessionPort, 'e2e-kick');
+  clients.push(waiter);
+  await waiter.waitFor(/^WAITING 1$/);
+  await page.goto('/');
+  await signIn(page);
+  await row(page, 'e2e-kick').getByRole('button', { name: 'Details for e2e-kick' }).click();
+  const waiterRow = page.getByTestId('waiter-row');
+  await expect(waiterRow).toHaveCount(1);
+  const id = await waiterRow.getAttribute('data-waiter-id');
+  await page.getByRole('button', { name: `Kick waiter ${id}` }).click();
+  await waiter.waitFor(/^ERROR 0x05/);
+  await expect(page.getByTestId('waiter-row')).toHaveCount(0);
+});
+
+test('the charts render with data and handoff is disabled with its reason on a single node', async ({ page, baton }) => {
+  const a = await WireClient.connect(baton.lockPort);
+  clients.push(a);
+  // Forty handovers on one key: each release hands the lock to the next queued A.
+  for (let i = 0; i < 40; i++) a.send('A e2e-chart 30 0');
+  const first = await a.waitFor(/^A e2e-chart \d+$/);
+  let token = first.split(' ')[2] as string;
+  for (let i = 1; i < 40; i++) {
+    a.send(`R e2e-chart ${token}`);
+    const expectCount = i + 1;
+    const deadline = Date.now() + 5_000;
+    while (a.lines.filter((l) => /^A e2e-chart \d+$/.test(l)).length < expectCount) {
+      if (Date.now() > deadline) throw new Error(`grant ${expectCount} never came: ${a.lines.slice(-3).join(' | ')}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    token = (a.lines.filter((l) => /^A e2e-chart \d+$/.test(l)).at(-1) as string).split(' ')[2] as string;
+  }
+  await page.goto('/');
+  for (const id of ['chart-latency', 'chart-by-cause', 'chart-grants']) {
+    await expect(page.getByTestId(id).locator('.recharts-surface').first()).toBeVisible();
+  }
+  await expect(page.getByTestId('chart-latency').locator('.recharts-line-curve').first()).toBeVisible();
+  await expect(page.getByTestId('chart-failovers')).toContainText('No failovers yet');
+  await expect(page.getByRole('button', { name: 'Graceful handoff' })).toBeDisabled();
+  await expect(page.getByTestId('handoff-reason')).toContainText('only one');
+});
+
+test('the console works at phone width and in dark mode', async ({ page, baton }, testInfo) => {
+  const holder = await sessionClaim(baton.sessionPort, 'e2e-phone');
+  clients.push(holder);
+  await holder.waitFor(/^ACQUIRED/);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/');
+  await expect(page.getByTestId('live-status')).toHaveText('live');
+  await expect(row(page, 'e2e-phone')).toBeVisible();
+  const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(scrollWidth).toBeLessThanOrEqual(390);
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  expect(bg).not.toBe('rgb(255, 255, 255)');
+  await testInfo.attach('phone-dark', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
+});

@@ -1,0 +1,85 @@
+// Reading what a request brings (JSON bodies, query strings, path segments) into checked
+// values. Bodies that are not JSON are 400 bad-request; JSON of the wrong shape, and bad query
+// or path values, are 422 invalid-input with a message naming the field.
+import { z } from 'zod';
+import { ERRORS } from '../../lib/errors.ts';
+import { isValidKey } from '../../lib/protocol/key-rules.ts';
+import { MAX_TOKEN } from '../../lib/tokens/token-source.ts';
+import { errorResponse } from './route-kit.ts';
+
+/** Every body of the ops API is a few fields; anything bigger is not ours. */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; response: Response };
+
+/** "limit: Too big: expected number to be <=1000" for the first issue. */
+export function describeIssues(error: z.ZodError, where: string): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return where;
+  const field = issue.path.length > 0 ? issue.path.map(String).join('.') : where;
+  return `${field}: ${issue.message}`;
+}
+
+/** The body's text, read with a size cap so an anonymous caller cannot make us buffer megabytes. */
+async function readCapped(req: Request): Promise<string | null> {
+  if (req.body === null) return '';
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** An empty body reads as `undefined`, so schemas decide whether a body is optional. */
+export async function readJsonBody<S extends z.ZodType>(req: Request, schema: S): Promise<Checked<z.output<S>>> {
+  const text = await readCapped(req);
+  if (text === null) return { ok: false, response: errorResponse('bad-request', `body over ${MAX_BODY_BYTES} bytes`) };
+  let json: unknown = undefined;
+  if (text.trim() !== '') {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return { ok: false, response: errorResponse('bad-request', 'the body is not valid JSON') };
+    }
+  }
+  return check(schema, json, 'body');
+}
+
+export function readQuery<S extends z.ZodType>(req: Request, schema: S): Checked<z.output<S>> {
+  return check(schema, Object.fromEntries(new URL(req.url).searchParams), 'query');
+}
+
+export function check<S extends z.ZodType>(schema: S, input: unknown, where: string): Checked<z.output<S>> {
+  const parsed = schema.safeParse(input);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, response: errorResponse('invalid-input', describeIssues(parsed.error, where)) };
+}
+
+/**
+ * A lock name from the path (Next has already URL-decoded it). A name the wire protocols
+ * could never hold is answered 422 invalid-input, like every other bad field of the ops API,
+ * with the bad-key rule as the detail (bad-key itself is the wire protocols' 400).
+ */
+export function checkLockName(name: string): Checked<string> {
+  return isValidKey(name) ? { ok: true, value: name } : { ok: false, response: errorResponse('invalid-input', `name: ${ERRORS['bad-key'].message}`) };
+}
+
+/** A fencing token: a decimal u64 string (1-20 digits, as on the wire) or a safe-integer number. */
+export const tokenSchema = z
+  .union([z.string().regex(/^[0-9]{1,20}$/, 'expected a decimal u64 string'), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)])
+  .transform((t) => BigInt(t))
+  .refine((t) => t <= MAX_TOKEN, 'expected a u64 (at most 18446744073709551615)');
+
+/** A claim id from the path: a positive decimal that fits a safe integer. */
+export function checkClaimId(id: string): Checked<number> {
+  const n = /^[1-9][0-9]{0,15}$/.test(id) ? Number(id) : Number.NaN;
+  return Number.isSafeInteger(n) ? { ok: true, value: n } : { ok: false, response: errorResponse('invalid-input', 'id: expected a decimal claim id') };
+}

@@ -1,0 +1,60 @@
+// The daemon's ops side, built once at start: security, the audit log, the latency history,
+// the SSE hub and the cluster view. The facade (daemon-facade.ts) hands these to route code.
+import type { LockEngine } from '../../lib/engine/lock-engine.ts';
+import type { DaemonState, NodeRole, Protocol, StatsView } from '../../lib/ops/api-types.ts';
+import { AuditLog } from './audit-log.ts';
+import { EventHub } from './event-hub.ts';
+import { HistoryRecorder } from './history-recorder.ts';
+import type { ViewClock } from './lock-views.ts';
+import { Security } from './security.ts';
+import { type NodeAddresses, SingleNodeCluster } from './single-node-cluster.ts';
+import { statsView } from './stats-view.ts';
+
+export interface OpsServicesOptions {
+  engine: LockEngine;
+  clock: ViewClock;
+  instanceId: string;
+  nodeId: string;
+  host: string;
+  dataDir: string | null;
+  adminToken: string;
+  readToken: string | null;
+  state(): DaemonState;
+  connections(): Record<Protocol, number>;
+  addresses(): NodeAddresses;
+}
+
+export interface OpsServices {
+  security: Security;
+  audit: AuditLog;
+  history: HistoryRecorder;
+  hub: EventHub;
+  cluster: SingleNodeCluster;
+  role(): NodeRole;
+  stats(): StatsView;
+  close(): Promise<void>;
+}
+
+export async function createOpsServices(o: OpsServicesOptions): Promise<OpsServices> {
+  const security = new Security({ adminToken: o.adminToken, readToken: o.readToken, host: o.host });
+  const audit = await AuditLog.open(o.dataDir);
+  const history = new HistoryRecorder(o.engine, o.clock);
+  const cluster = new SingleNodeCluster(o.nodeId, o.instanceId, o.addresses);
+  let grantsTotal = 0;
+  const stopCounting = o.engine.subscribe((e) => {
+    if (e.type === 'grant') grantsTotal++;
+  });
+  const role = (): NodeRole => 'active';
+  const stats = (): StatsView =>
+    statsView({ engine: o.engine, state: o.state, role, connections: o.connections, grantsTotal: () => grantsTotal, history });
+  const hub = new EventHub({ engine: o.engine, clock: o.clock, instanceId: o.instanceId, stats, cluster: () => cluster.view(), history, audit });
+  return {
+    security, audit, history, hub, cluster, role, stats,
+    async close() {
+      hub.close();
+      history.close();
+      stopCounting();
+      await audit.close();
+    },
+  };
+}
