@@ -1,3 +1,6 @@
+import { Dashboard } from '@/components/dashboard.tsx';
+
+// The page is a static shell; every figure on it arrives over /api/v1/events in the browser.
 export default function Home() {
-  return <main className="p-4">Baton operator console</main>;
+  return <Dashboard />;
 }

@@ -25,7 +25,9 @@ export function processCpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
-export async function startBaton(extraArgs: string[] = []): Promise<BatonProcess> {
+/** `console: true` serves the operator console too (needs `npm run build`); the core figures leave it off. */
+export async function startBaton(extraArgs: string[] = [], options: { console?: boolean } = {}): Promise<BatonProcess> {
+  if (options.console !== true) extraArgs = ['--no-console', ...extraArgs];
   const dataDir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
   const bin = new URL('../bin/baton', import.meta.url).pathname;
   const child = spawn(process.execPath, [bin, 'serve', '--lock-port', '0', '--session-port', '0', '--http-port', '0',

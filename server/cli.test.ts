@@ -204,7 +204,7 @@ describe('baton run', () => {
     const first = baton('run', 'run/queue', '--addr', addr, '--', 'sh', '-c', firstScript);
     await eventually(() => first.stdout.includes('holding') || first.exit !== undefined, 5_000, 'the first command to start');
     const second = baton('run', 'run/queue', '--addr', addr, '--', 'sh', '-c', `echo "second $BATON_TOKEN" >> ${log}`);
-    await waitForMetric(server, /^baton_waiters 1$/m);
+    await waitForMetric(server, /^baton_waiters\{protocol="session"\} 1$/m);
     await writeFile(go, '');
     expect(await first.done()).toEqual({ code: 0, signal: null });
     expect(await second.done()).toEqual({ code: 0, signal: null });

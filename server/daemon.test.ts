@@ -63,7 +63,7 @@ describe('daemon', () => {
     await c.next();
     const text = await (await fetch(url(d, '/metrics'))).text();
     expect(text).toMatch(/^baton_grants_total\{protocol="keyed"\} 1$/m);
-    expect(text).toMatch(/^baton_locks_held 1$/m);
+    expect(text).toMatch(/^baton_locks_held\{protocol="keyed"\} 1$/m);
     expect(text).toMatch(/^baton_connections\{protocol="keyed"\} 1$/m);
   });
 

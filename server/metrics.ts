@@ -1,41 +1,109 @@
-// Prometheus metrics, fed by the engine's event stream. The event listener only bumps plain
-// numbers (the hot path must stay cheap); prom-client reads them at scrape time.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+// Prometheus metrics (/metrics). The engine listener only bumps plain numbers (the hot path
+// must stay cheap and allocation-free); everything else is read at scrape time: per-protocol
+// holders and waiters by walking the engine's locks, connections, role and identity through
+// callbacks. The output passes `promtool check metrics` (see server/metrics-promtool.test.ts).
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Protocol } from '../lib/engine/claim.ts';
 import type { LockEngine } from '../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../lib/engine/events.ts';
-import type { Protocol } from '../lib/engine/claim.ts';
+import type { HandoverCause } from '../lib/engine/lock-state.ts';
+import { HANDOVER_CAUSES, type NodeRole } from '../lib/ops/api-types.ts';
 
 type Tally = Record<Protocol, number>;
 const tally = (): Tally => ({ keyed: 0, session: 0 });
+const PROTOCOLS: readonly Protocol[] = ['keyed', 'session'];
 
-export interface ConnectionCounts {
-  keyed(): number;
-  session(): number;
+export interface NodeIdentity {
+  /** Read at each scrape: a standby can become active. */
+  role(): NodeRole;
+  nodeId: string;
+  instanceId: string;
 }
 
-export function createMetrics(engine: LockEngine, connections: ConnectionCounts): Registry {
-  const registry = new Registry();
+/** prom-client defaults that promtool rejects: gauges named *_total. Their per-type siblings stay (sum them). */
+const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+/** Upper bounds (seconds): handovers are sub-millisecond when a release hands over, up to timer lateness for expiries. */
+export const HANDOVER_BOUNDS = [0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1];
+const CAUSE_INDEX: Record<HandoverCause, number> = { release: 0, disconnect: 1, expiry: 2, 'force-release': 3 };
+
+/**
+ * The handover histogram, counted in typed arrays: prom-client's Histogram.observe builds a
+ * label object and a hash string per call, too much for 60k grants a second. Exposed by hand
+ * in the text format (every cause from the start, zeros included).
+ */
+class HandoverHistogram {
+  /** Per cause: non-cumulative counts, one slot per bound plus one for +Inf. */
+  private readonly counts = HANDOVER_CAUSES.map(() => new Float64Array(HANDOVER_BOUNDS.length + 1));
+  private readonly sums = new Float64Array(HANDOVER_CAUSES.length);
+
+  observe(cause: HandoverCause, seconds: number): void {
+    const c = CAUSE_INDEX[cause];
+    let i = 0;
+    while (i < HANDOVER_BOUNDS.length && seconds > (HANDOVER_BOUNDS[i] as number)) i++;
+    (this.counts[c] as Float64Array)[i]!++;
+    this.sums[c]! += seconds;
+  }
+
+  exposition(): string {
+    const name = 'baton_handover_latency_seconds';
+    const lines = [`# HELP ${name} Time from the previous holder ending to the next grant, by what ended it`, `# TYPE ${name} histogram`];
+    HANDOVER_CAUSES.forEach((cause, c) => {
+      const counts = this.counts[c] as Float64Array;
+      let cumulative = 0;
+      HANDOVER_BOUNDS.forEach((bound, i) => {
+        cumulative += counts[i] as number;
+        lines.push(`${name}_bucket{le="${bound}",cause="${cause}"} ${cumulative}`);
+      });
+      cumulative += counts[HANDOVER_BOUNDS.length] as number;
+      lines.push(`${name}_bucket{le="+Inf",cause="${cause}"} ${cumulative}`);
+      lines.push(`${name}_sum{cause="${cause}"} ${this.sums[c] as number}`);
+      lines.push(`${name}_count{cause="${cause}"} ${cumulative}`);
+    });
+    return `${lines.join('\n')}\n`;
+  }
+}
+
+/** Adds the handover histogram to what prom-client renders. */
+class BatonRegistry extends Registry {
+  constructor(private readonly handover: HandoverHistogram) {
+    super();
+  }
+
+  override async metrics(): Promise<string> {
+    return `${await super.metrics()}\n${this.handover.exposition()}`;
+  }
+}
+
+/** Holders and waiters per protocol, by walking every lock and queue: O(locks + waiters), at scrape time only. */
+export function claimCensus(engine: Pick<LockEngine, 'allLocks'>): { held: Tally; waiting: Tally } {
+  const held = tally();
+  const waiting = tally();
+  for (const lock of engine.allLocks()) {
+    if (lock.holder !== null) held[lock.holder.protocol]++;
+    for (let c = lock.head; c !== null; c = c.next) waiting[c.protocol]++;
+  }
+  return { held, waiting };
+}
+
+export function createMetrics(engine: LockEngine, connections: () => Record<Protocol, number>, node: NodeIdentity): Registry {
+  const handover = new HandoverHistogram();
+  const registry = new BatonRegistry(handover);
   // The standard process_* and nodejs_* names, unprefixed, as dashboards for Node services expect.
   collectDefaultMetrics({ register: registry });
+  for (const name of LINT_FAILING_DEFAULTS) registry.removeSingleMetric(name);
+
   const grants = tally();
   const releases = tally();
   const expiries = tally();
   const timeouts = tally();
   const forced = tally();
   const kicks = tally();
-  const handover = new Histogram({
-    name: 'baton_handover_latency_seconds',
-    help: 'Time from the previous holder ending to the next grant, by what ended it',
-    labelNames: ['cause'] as const,
-    buckets: [0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1],
-    registers: [registry],
-  });
-
   engine.subscribe((e: LockEvent) => {
     switch (e.type) {
       case 'grant':
         grants[e.protocol]++;
-        if (e.handoverCause !== null && e.handoverMs !== null) handover.observe({ cause: e.handoverCause }, e.handoverMs / 1000);
+        if (e.handoverCause !== null) handover.observe(e.handoverCause, (e.handoverMs ?? 0) / 1000);
         return;
       case 'release':
         releases[e.protocol]++;
@@ -62,8 +130,7 @@ export function createMetrics(engine: LockEngine, connections: ConnectionCounts)
       name, help, labelNames: ['protocol'] as const, registers: [registry],
       collect() {
         this.reset();
-        this.inc({ protocol: 'keyed' }, source.keyed);
-        this.inc({ protocol: 'session' }, source.session);
+        for (const p of PROTOCOLS) this.inc({ protocol: p }, source[p]);
       },
     });
   };
@@ -74,18 +141,38 @@ export function createMetrics(engine: LockEngine, connections: ConnectionCounts)
   counter('baton_force_releases_total', 'Locks force-released by an admin', forced);
   counter('baton_kicks_total', 'Waiters removed from a queue by an admin', kicks);
 
-  const gauge = (name: string, help: string, read: () => number): void => {
-    new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+  const perProtocol = (name: string, help: string, read: () => Tally): void => {
+    new Gauge({
+      name, help, labelNames: ['protocol'] as const, registers: [registry],
+      collect() {
+        const t = read();
+        for (const p of PROTOCOLS) this.set({ protocol: p }, t[p]);
+      },
+    });
   };
-  gauge('baton_locks_held', 'Locks with a holder', () => engine.heldCount);
-  gauge('baton_waiters', 'Requests waiting in lock queues', () => engine.waiterCount);
-  gauge('baton_token_high_water', 'Largest fencing token issued (as a float; exact value in /api)', () => Number(engine.tokenHighWater));
+  perProtocol('baton_locks_held', 'Locks with a holder, by the holder\'s protocol', () => claimCensus(engine).held);
+  perProtocol('baton_waiters', 'Requests waiting in lock queues, by protocol', () => claimCensus(engine).waiting);
+  perProtocol('baton_sessions', 'Live claims (holding or waiting), by protocol: one per lock a client holds or waits for', () => {
+    const { held, waiting } = claimCensus(engine);
+    return { keyed: held.keyed + waiting.keyed, session: held.session + waiting.session };
+  });
+  perProtocol('baton_connections', 'Open client connections', connections);
+
   new Gauge({
-    name: 'baton_connections', help: 'Open client connections', labelNames: ['protocol'] as const, registers: [registry],
+    name: 'baton_token_high_water', help: 'Largest fencing token issued (as a float; exact value in /api)', registers: [registry],
     collect() {
-      this.set({ protocol: 'keyed' }, connections.keyed());
-      this.set({ protocol: 'session' }, connections.session());
+      this.set(Number(engine.tokenHighWater));
     },
   });
+  new Gauge({
+    name: 'baton_node_role', help: 'This node\'s role: 1 for the current one, 0 for the other', labelNames: ['role'] as const, registers: [registry],
+    collect() {
+      const role = node.role();
+      this.set({ role: 'active' }, role === 'active' ? 1 : 0);
+      this.set({ role: 'standby' }, role === 'standby' ? 1 : 0);
+    },
+  });
+  const info = new Gauge({ name: 'baton_node_info', help: 'This node\'s id and this process\'s instance id (always 1)', labelNames: ['node', 'instance'] as const, registers: [registry] });
+  info.set({ node: node.nodeId, instance: node.instanceId }, 1);
   return registry;
 }

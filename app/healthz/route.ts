@@ -1,4 +1,4 @@
-import { withDaemon, jsonResponse } from '@/server/ops-api/route-kit.ts';
+import { jsonResponse, otherMethods, withDaemon } from '@/server/ops-api/route-kit.ts';
 
 export const dynamic = 'force-dynamic';
 
@@ -6,3 +6,4 @@ export const GET = withDaemon((_req, daemon) => {
   const state = daemon.state();
   return jsonResponse(200, { status: state === 'draining' ? 'draining' : 'ok', state, instanceId: daemon.instanceId, pid: process.pid, tokenHighWater: daemon.engine.tokenHighWater.toString() });
 });
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');

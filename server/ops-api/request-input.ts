@@ -2,7 +2,7 @@
 // values. Bodies that are not JSON are 400 bad-request; JSON of the wrong shape, and bad query
 // or path values, are 422 invalid-input with a message naming the field.
 import { z } from 'zod';
-import { ERRORS } from '../../lib/errors.ts';
+import { ERRORS, type ErrorName } from '../../lib/errors.ts';
 import { isValidKey } from '../../lib/protocol/key-rules.ts';
 import { MAX_TOKEN } from '../../lib/tokens/token-source.ts';
 import { errorResponse } from './route-kit.ts';
@@ -10,7 +10,13 @@ import { errorResponse } from './route-kit.ts';
 /** Every body of the ops API is a few fields; anything bigger is not ours. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
-export type Checked<T> = { ok: true; value: T } | { ok: false; response: Response };
+/** A refusal is data, not a Response yet: mutations write it to the audit log before answering. */
+export type Refusal = { ok: false; error: ErrorName; detail: string };
+export type Checked<T> = { ok: true; value: T } | Refusal;
+
+export function refusalResponse(refusal: Refusal): Response {
+  return errorResponse(refusal.error, refusal.detail);
+}
 
 /** "limit: Too big: expected number to be <=1000" for the first issue. */
 export function describeIssues(error: z.ZodError, where: string): string {
@@ -42,13 +48,13 @@ async function readCapped(req: Request): Promise<string | null> {
 /** An empty body reads as `undefined`, so schemas decide whether a body is optional. */
 export async function readJsonBody<S extends z.ZodType>(req: Request, schema: S): Promise<Checked<z.output<S>>> {
   const text = await readCapped(req);
-  if (text === null) return { ok: false, response: errorResponse('bad-request', `body over ${MAX_BODY_BYTES} bytes`) };
+  if (text === null) return { ok: false, error: 'bad-request', detail: `body over ${MAX_BODY_BYTES} bytes` };
   let json: unknown = undefined;
   if (text.trim() !== '') {
     try {
       json = JSON.parse(text);
     } catch {
-      return { ok: false, response: errorResponse('bad-request', 'the body is not valid JSON') };
+      return { ok: false, error: 'bad-request', detail: 'the body is not valid JSON' };
     }
   }
   return check(schema, json, 'body');
@@ -60,7 +66,7 @@ export function readQuery<S extends z.ZodType>(req: Request, schema: S): Checked
 
 export function check<S extends z.ZodType>(schema: S, input: unknown, where: string): Checked<z.output<S>> {
   const parsed = schema.safeParse(input);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, response: errorResponse('invalid-input', describeIssues(parsed.error, where)) };
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: 'invalid-input', detail: describeIssues(parsed.error, where) };
 }
 
 /**
@@ -69,7 +75,7 @@ export function check<S extends z.ZodType>(schema: S, input: unknown, where: str
  * with the bad-key rule as the detail (bad-key itself is the wire protocols' 400).
  */
 export function checkLockName(name: string): Checked<string> {
-  return isValidKey(name) ? { ok: true, value: name } : { ok: false, response: errorResponse('invalid-input', `name: ${ERRORS['bad-key'].message}`) };
+  return isValidKey(name) ? { ok: true, value: name } : { ok: false, error: 'invalid-input', detail: `name: ${ERRORS['bad-key'].message}` };
 }
 
 /** A fencing token: a decimal u64 string (1-20 digits, as on the wire) or a safe-integer number. */
@@ -81,5 +87,5 @@ export const tokenSchema = z
 /** A claim id from the path: a positive decimal that fits a safe integer. */
 export function checkClaimId(id: string): Checked<number> {
   const n = /^[1-9][0-9]{0,15}$/.test(id) ? Number(id) : Number.NaN;
-  return Number.isSafeInteger(n) ? { ok: true, value: n } : { ok: false, response: errorResponse('invalid-input', 'id: expected a decimal claim id') };
+  return Number.isSafeInteger(n) ? { ok: true, value: n } : { ok: false, error: 'invalid-input', detail: 'id: expected a decimal claim id' };
 }

@@ -59,18 +59,24 @@ export function originVerdict(req: Request): 'absent' | 'same' | 'foreign' {
   }
 }
 
-export type AdminGate = { allowed: true; who: string } | { allowed: false; response: Response };
+/** `who` is set when the caller was identified but may not do this (the refusal is audited). */
+export type AdminGate = { allowed: true; who: string } | { allowed: false; response: Response; who: string | null; reason: string };
+
+function refuse(name: 'unauthorized' | 'forbidden', reason: string, who: string | null): AdminGate {
+  return { allowed: false, response: errorResponse(name, reason), who, reason };
+}
 
 /**
  * Mutations need the admin role. A browser session must also prove the request comes from
- * our own pages (Origin equal to Host): the cookie travels with any form a foreign site
- * submits, an Authorization header never does, so bearer callers need no Origin.
+ * our own pages (Origin equal to Host): SameSite does not separate ports, so another app on
+ * the same host would otherwise ride on the cookie; an Authorization header is never attached
+ * by the browser on its own, so bearer callers need no Origin.
  */
 export function checkAdmin(req: Request, daemon: DaemonFacade): AdminGate {
   const who = daemon.security.identify(req.headers.get('authorization'), req.headers.get('cookie'));
-  if (who.kind === 'anonymous') return { allowed: false, response: errorResponse('unauthorized', 'this action needs the admin token (Authorization: Bearer, or sign in)') };
-  if (who.role !== 'admin') return { allowed: false, response: errorResponse('forbidden', 'the read token cannot change anything') };
-  if (who.kind === 'session' && originVerdict(req) !== 'same') return { allowed: false, response: errorResponse('forbidden', 'cross-site request refused') };
+  if (who.kind === 'anonymous') return refuse('unauthorized', 'this action needs the admin token (Authorization: Bearer, or sign in)', null);
+  if (who.role !== 'admin') return refuse('forbidden', 'the read token cannot change anything', principalName(who));
+  if (who.kind === 'session' && originVerdict(req) !== 'same') return refuse('forbidden', 'cross-site request refused', principalName(who));
   return { allowed: true, who: principalName(who) };
 }
 
@@ -89,9 +95,9 @@ export function otherMethods<A extends HttpMethod>(...allowed: A[]): Record<Excl
   const allow = new Set<HttpMethod>([...allowed, 'OPTIONS']);
   if (allow.has('GET')) allow.add('HEAD');
   const header = METHODS.filter((m) => allow.has(m)).join(', ');
-  const refuse: PlainHandler = (req) => errorResponse('method-not-allowed', `${req.method} ${new URL(req.url).pathname}; allowed: ${header}`, { allow: header });
+  const notAllowed: PlainHandler = (req) => errorResponse('method-not-allowed', `${req.method} ${new URL(req.url).pathname}; allowed: ${header}`, { allow: header });
   const options: PlainHandler = () => new Response(null, { status: 204, headers: { allow: header } });
   const out = {} as Record<HttpMethod, PlainHandler>;
-  for (const m of METHODS) out[m] = m === 'OPTIONS' ? options : refuse;
+  for (const m of METHODS) out[m] = m === 'OPTIONS' ? options : notAllowed;
   return out;
 }

@@ -118,7 +118,7 @@ export class AuditLog implements AuditFacade {
     };
   }
 
-  /** Waits for every append recorded so far, then closes the file. Safe to call twice. */
+  /** Waits for every append recorded so far, then closes the file; later entries stay in memory only. Safe to call twice. */
   close(): Promise<void> {
     this.closed ??= this.writes.then(() => this.file?.close());
     return this.closed;

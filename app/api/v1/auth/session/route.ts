@@ -1,0 +1,9 @@
+import { getSession, signIn, signOut } from '@/server/ops-api/auth-session.ts';
+import { otherMethods, withDaemon } from '@/server/ops-api/route-kit.ts';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withDaemon(getSession);
+export const POST = withDaemon(signIn);
+export const DELETE = withDaemon(signOut);
+export const { PUT, PATCH, OPTIONS } = otherMethods('GET', 'POST', 'DELETE');

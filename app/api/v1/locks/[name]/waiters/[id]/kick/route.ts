@@ -1,0 +1,7 @@
+import { kickWaiter } from '@/server/ops-api/lock-actions.ts';
+import { otherMethods, withDaemon } from '@/server/ops-api/route-kit.ts';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = withDaemon<{ name: string; id: string }>(kickWaiter);
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods('POST');

@@ -1,0 +1,7 @@
+import { getStats } from '@/server/ops-api/overview.ts';
+import { otherMethods, withDaemon } from '@/server/ops-api/route-kit.ts';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withDaemon(getStats);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');

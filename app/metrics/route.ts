@@ -1,0 +1,7 @@
+import { getMetrics } from '@/server/ops-api/probes.ts';
+import { otherMethods, withDaemon } from '@/server/ops-api/route-kit.ts';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withDaemon(getMetrics);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');

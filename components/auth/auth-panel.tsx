@@ -1,0 +1,98 @@
+import { useId, useState, type FormEvent } from 'react';
+import { useSignIn, useSignOut } from '../data/mutations.ts';
+import { useAuth, useStreamStatus } from '../data/queries.ts';
+import { Badge } from '../ui/badge.tsx';
+import { buttonClass, inputClass } from '../ui/button.ts';
+import { Card } from '../ui/card.tsx';
+import { cn } from '../ui/cn.ts';
+
+function SignInForm({ prominent }: { prominent: boolean }) {
+  const inputId = useId();
+  const errorId = useId();
+  const [token, setToken] = useState('');
+  const signIn = useSignIn();
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (token === '') return;
+    signIn.mutate(token, { onSuccess: () => setToken('') });
+  };
+  const failed = signIn.isError;
+  return (
+    <form onSubmit={onSubmit} className={cn('flex flex-wrap items-end gap-2', prominent && 'flex-col items-stretch sm:flex-row sm:items-end')}>
+      <div className="flex min-w-0 flex-1 flex-col gap-1">
+        <label htmlFor={inputId} className="text-sm font-medium">
+          Admin token
+        </label>
+        <input
+          id={inputId}
+          type="password"
+          autoComplete="current-password"
+          required
+          value={token}
+          onChange={(e) => setToken(e.target.value)}
+          aria-invalid={failed || undefined}
+          aria-describedby={failed ? errorId : undefined}
+          className={cn(inputClass, 'w-full min-w-0')}
+        />
+      </div>
+      <button type="submit" className={buttonClass('primary')} disabled={signIn.isPending}>
+        {signIn.isPending ? 'Signing in…' : 'Sign in'}
+      </button>
+      {failed && (
+        <p id={errorId} role="alert" className="w-full text-sm text-red-700 dark:text-red-300">
+          {signIn.error.message}
+        </p>
+      )}
+    </form>
+  );
+}
+
+/**
+ * Who the viewer is and a way to change it. When the event stream was refused with 401 the
+ * panel becomes the page's first thing: nothing else can show until the viewer signs in.
+ */
+export function AuthPanel() {
+  const auth = useAuth();
+  const { needsSignIn } = useStreamStatus();
+  const signOut = useSignOut();
+  const role = auth.data?.role ?? null;
+
+  if (role !== null && !needsSignIn) {
+    return (
+      <Card title="Access" id="access">
+        <div className="flex flex-wrap items-center justify-between gap-2">
+          <p className="text-sm">
+            Signed in as <Badge tone={role === 'admin' ? 'info' : 'neutral'}>{role}</Badge>
+          </p>
+          <button type="button" className={buttonClass('secondary')} onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+            Sign out
+          </button>
+        </div>
+        {signOut.isError && (
+          <p role="alert" className="mt-2 text-sm text-red-700 dark:text-red-300">
+            {signOut.error.message}
+          </p>
+        )}
+      </Card>
+    );
+  }
+
+  return (
+    <Card
+      title={needsSignIn ? 'Sign in to see this node' : 'Access'}
+      headingLevel={needsSignIn ? 2 : 3}
+      id="access"
+      className={cn(needsSignIn && 'border-amber-400 ring-2 ring-amber-300 dark:border-amber-600 dark:ring-amber-700')}
+    >
+      <p className="mb-3 text-sm text-slate-600 dark:text-slate-300">
+        {needsSignIn
+          ? 'This node does not open its state to anonymous readers. Sign in with an admin token.'
+          : auth.data?.readsOpen === false
+            ? 'Reads need a sign-in on this node.'
+            : 'Reads are open; sign in to force-release locks, kick waiters or hand off.'}
+      </p>
+      {auth.isError && !needsSignIn && <p className="mb-2 text-sm text-red-700 dark:text-red-300">Could not check the session: {auth.error.message}</p>}
+      <SignInForm prominent={needsSignIn} />
+    </Card>
+  );
+}

@@ -1,0 +1,31 @@
+import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
+import { causeLatency } from '@/lib/ops/dashboard-charts.ts';
+import type { HistoryView } from '../data/queries.ts';
+import { ChartFrame } from './chart-frame.tsx';
+import { formatMs } from './latency-chart.tsx';
+import { tooltipStyle, useChartPalette } from './palette.ts';
+
+/** Latency by handover cause over the window: a weighted median estimate and the worst p99. */
+export function CauseChart({ view }: { view: HistoryView }) {
+  const p = useChartPalette();
+  const points = causeLatency(view.history, view.asOf);
+  const any = points.some((c) => c.count > 0);
+  return (
+    <ChartFrame
+      title="Latency by cause"
+      description="Last 15 minutes. p50: count-weighted mean of the 10 s medians; p99: the worst 10 s bucket."
+      testId="chart-by-cause"
+      empty={any ? null : 'No handovers in the last 15 minutes'}
+    >
+      <BarChart data={points} responsive style={{ width: '100%', height: '100%' }} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
+        <CartesianGrid stroke={p.grid} strokeDasharray="3 3" vertical={false} />
+        <XAxis dataKey="cause" stroke={p.axis} tick={{ fontSize: 11 }} interval={0} />
+        <YAxis stroke={p.axis} tick={{ fontSize: 11 }} width={56} tickFormatter={formatMs} />
+        <Tooltip {...tooltipStyle(p)} formatter={formatMs} cursor={{ fill: p.grid, opacity: 0.4 }} />
+        <Legend wrapperStyle={{ fontSize: 12 }} />
+        <Bar dataKey="p50" name="p50" fill={p.p50} isAnimationActive={false} />
+        <Bar dataKey="p99" name="p99" fill={p.p99} isAnimationActive={false} />
+      </BarChart>
+    </ChartFrame>
+  );
+}

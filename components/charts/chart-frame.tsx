@@ -1,0 +1,24 @@
+import type { ReactNode } from 'react';
+import { Card } from '../ui/card.tsx';
+
+export const CHART_HEIGHT = 220;
+
+/**
+ * A chart's card: heading, a one-line description (what the chart can and cannot tell), the
+ * test hook wrapper, and an overlay message when there is nothing to plot yet.
+ */
+export function ChartFrame({ title, description, testId, empty, children }: { title: string; description: string; testId: string; empty?: string | null; children: ReactNode }) {
+  return (
+    <Card title={title}>
+      <p className="-mt-2 mb-2 text-xs text-slate-500 dark:text-slate-400">{description}</p>
+      <div data-testid={testId} className="relative w-full" style={{ height: CHART_HEIGHT }}>
+        {children}
+        {empty ? (
+          <p className="pointer-events-none absolute inset-0 flex items-center justify-center text-sm text-slate-500 dark:text-slate-400">
+            <span className="rounded bg-white/80 px-2 py-1 dark:bg-slate-900/80">{empty}</span>
+          </p>
+        ) : null}
+      </div>
+    </Card>
+  );
+}

@@ -1,0 +1,62 @@
+import { CartesianGrid, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
+import type { FailoverView } from '@/lib/ops/api-types.ts';
+import { failoverDomain, failoverPoints } from '@/lib/ops/dashboard-charts.ts';
+import { formatClockMinutes, formatClockTime, formatLatency } from '@/lib/ops/dashboard-format.ts';
+import { Card } from '../ui/card.tsx';
+import { CHART_HEIGHT } from './chart-frame.tsx';
+import { useChartPalette, type ChartPalette } from './palette.ts';
+
+const LIST_LIMIT = 5;
+
+function FailoverTooltip({ active, payload, palette }: { active?: boolean; payload?: ReadonlyArray<{ payload?: unknown }>; palette: ChartPalette }) {
+  const point = payload?.[0]?.payload as (FailoverView & { label: string }) | undefined;
+  if (!active || point === undefined) return null;
+  return (
+    <div style={{ background: palette.tooltipBg, border: `1px solid ${palette.tooltipBorder}`, color: palette.tooltipText }} className="rounded-md px-2 py-1 text-xs">
+      <div className="font-semibold">{formatClockTime(point.at)}</div>
+      <div>{point.label}</div>
+      <div>
+        {point.cause}, no active node for {formatLatency(point.gapMs)}
+      </div>
+    </div>
+  );
+}
+
+/** Each failover as a point in time (height: how long no node was active), with a text list. */
+export function FailoverChart({ failovers, asOf }: { failovers: readonly FailoverView[]; asOf: number }) {
+  const p = useChartPalette();
+  const points = failoverPoints(failovers);
+  const [from, to] = failoverDomain(failovers, asOf);
+  const recent = points.slice(-LIST_LIMIT).reverse();
+  return (
+    <Card title="Failovers">
+      <p className="-mt-2 mb-2 text-xs text-slate-500 dark:text-slate-400">When the active node changed, and the gap with no active node.</p>
+      <div data-testid="chart-failovers" className="relative w-full" style={{ height: CHART_HEIGHT }}>
+        <ScatterChart responsive style={{ width: '100%', height: '100%' }} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
+          <CartesianGrid stroke={p.grid} strokeDasharray="3 3" />
+          <XAxis dataKey="at" type="number" scale="time" domain={[from, to]} tickFormatter={formatClockMinutes} stroke={p.axis} tick={{ fontSize: 11 }} minTickGap={24} name="time" />
+          <YAxis dataKey="gapMs" type="number" stroke={p.axis} tick={{ fontSize: 11 }} width={56} name="gap" tickFormatter={(v: number) => formatLatency(v)} />
+          <Tooltip content={(props) => <FailoverTooltip active={props.active} payload={props.payload} palette={p} />} />
+          <Scatter data={points} fill={p.failover} isAnimationActive={false} />
+        </ScatterChart>
+        {points.length === 0 && (
+          <p className="pointer-events-none absolute inset-0 flex items-center justify-center text-sm text-slate-500 dark:text-slate-400">
+            <span className="rounded bg-white/80 px-2 py-1 dark:bg-slate-900/80">No failovers yet</span>
+          </p>
+        )}
+      </div>
+      {recent.length > 0 && (
+        <ol className="mt-3 flex flex-col gap-1 text-xs" aria-label="Recent failovers, newest first">
+          {recent.map((f) => (
+            <li key={`${f.at}-${f.to}`} className="flex flex-wrap gap-x-2">
+              <span className="tabular-nums text-slate-500 dark:text-slate-400">{formatClockTime(f.at)}</span>
+              <span className="font-mono">{f.label}</span>
+              <span>{f.cause}</span>
+              <span className="text-slate-500 dark:text-slate-400">gap {formatLatency(f.gapMs)}</span>
+            </li>
+          ))}
+        </ol>
+      )}
+    </Card>
+  );
+}

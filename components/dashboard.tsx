@@ -1,0 +1,42 @@
+'use client';
+// The console page's client side: everything below reads the query cache that the event
+// stream (app/providers.tsx → OpsStreamProvider) writes.
+import { AuthPanel } from './auth/auth-panel.tsx';
+import { ChartsSection } from './charts/charts-section.tsx';
+import { DashboardHeader } from './dashboard-header.tsx';
+import { useStreamStatus } from './data/queries.ts';
+import { EventsFeed } from './feed/events-feed.tsx';
+import { LocksSection } from './locks/locks-section.tsx';
+import { NodeCard } from './overview/node-card.tsx';
+import { PeersCard } from './overview/peers-card.tsx';
+import { LatencyCard, TotalsCard } from './overview/totals-card.tsx';
+
+export function Dashboard() {
+  const { needsSignIn } = useStreamStatus();
+  return (
+    <>
+      <a href="#locks-heading" className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-20 focus:rounded focus:bg-white focus:p-2 dark:focus:bg-slate-900">
+        Skip to locks
+      </a>
+      <DashboardHeader />
+      <main className="mx-auto flex max-w-screen-2xl flex-col gap-6 px-4 py-4">
+        {needsSignIn && <AuthPanel />}
+        <section aria-labelledby="overview-heading" className="flex min-w-0 flex-col gap-3">
+          <h2 id="overview-heading" className="text-lg font-semibold">
+            Overview
+          </h2>
+          <div className="grid min-w-0 gap-4 md:grid-cols-2 xl:grid-cols-3">
+            <NodeCard />
+            <PeersCard className="xl:row-span-2" />
+            {!needsSignIn && <AuthPanel />}
+            <TotalsCard />
+            <LatencyCard />
+          </div>
+        </section>
+        <LocksSection />
+        <ChartsSection />
+        <EventsFeed />
+      </main>
+    </>
+  );
+}

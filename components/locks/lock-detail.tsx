@@ -1,0 +1,127 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import type { HolderView, LockDetail } from '@/lib/ops/api-types.ts';
+import { formatClockTime, formatCountdown, formatDuration } from '@/lib/ops/dashboard-format.ts';
+import { elapsedSince } from '@/lib/ops/dashboard-state.ts';
+import { useForceRelease, useKickWaiter } from '../data/mutations.ts';
+import { useAuth, useLockDetail, useLockRow } from '../data/queries.ts';
+import { useNow } from '../data/use-now.ts';
+import { buttonClass } from '../ui/button.ts';
+import { ForceReleaseDialog } from './force-release-dialog.tsx';
+import { WaiterTable } from './waiter-table.tsx';
+
+function HolderTimes({ holder, receivedAt }: { holder: HolderView; receivedAt: number }) {
+  const now = useNow(250);
+  const lease = Math.max(0, holder.leaseRemainingMs - Math.max(0, now - receivedAt));
+  return (
+    <>
+      <dt className="text-slate-500 dark:text-slate-400">Held for</dt>
+      <dd className="tabular-nums">{formatDuration(elapsedSince(holder.heldForMs, receivedAt, now))}</dd>
+      <dt className="text-slate-500 dark:text-slate-400">Lease left</dt>
+      <dd className="tabular-nums">
+        {formatCountdown(lease)} of {formatDuration(holder.leaseMs)}
+        {holder.sliding ? ' (sliding)' : ''}
+      </dd>
+    </>
+  );
+}
+
+function HolderFacts({ holder, receivedAt }: { holder: HolderView; receivedAt: number }) {
+  return (
+    <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+      <dt className="text-slate-500 dark:text-slate-400">Client</dt>
+      <dd className="font-mono break-all">{holder.client}</dd>
+      <dt className="text-slate-500 dark:text-slate-400">Protocol</dt>
+      <dd>{holder.protocol}</dd>
+      <dt className="text-slate-500 dark:text-slate-400">Token</dt>
+      <dd className="font-mono break-all" data-testid="detail-holder-token">
+        {holder.token}
+      </dd>
+      <dt className="text-slate-500 dark:text-slate-400">Granted</dt>
+      <dd className="tabular-nums">{formatClockTime(holder.grantedAt)}</dd>
+      <HolderTimes holder={holder} receivedAt={receivedAt} />
+    </dl>
+  );
+}
+
+/**
+ * One lock's holder and queue, fetched from /api/v1/locks/{name} and refetched whenever a delta
+ * touches the lock. Until the first answer it shows the table's summary of the holder.
+ */
+export function LockDetailPanel({ name, onClose }: { name: string; onClose: () => void }) {
+  const headingId = useId();
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const query = useLockDetail(name);
+  const row = useLockRow(name);
+  const auth = useAuth();
+  const forceRelease = useForceRelease();
+  const kick = useKickWaiter();
+  const [confirming, setConfirming] = useState<HolderView | null>(null);
+
+  // Move focus to the panel when a lock is chosen, so keyboard and screen reader users land on it.
+  useEffect(() => {
+    headingRef.current?.focus();
+  }, [name]);
+
+  const result = query.data;
+  const detail: LockDetail | null | undefined = result?.detail;
+  const holder = result !== undefined ? (detail?.holder ?? null) : (row?.summary.holder ?? null);
+  const holderSeenAt = result !== undefined ? result.receivedAt : (row?.receivedAt ?? 0);
+  const notAdmin = auth.data !== undefined && auth.data.role !== 'admin';
+
+  return (
+    <section data-testid="lock-detail" aria-labelledby={headingId} className="flex min-w-0 flex-col gap-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900">
+      <div className="flex items-start justify-between gap-2">
+        <h3 id={headingId} ref={headingRef} tabIndex={-1} className="min-w-0 text-base font-semibold break-all focus:outline-none">
+          <span className="sr-only">Lock </span>
+          <code className="font-mono">{name}</code>
+        </h3>
+        <button type="button" className={buttonClass('ghost', 'px-2 py-1')} onClick={onClose} aria-label="Close lock details">
+          <span aria-hidden="true">✕</span>
+        </button>
+      </div>
+
+      {query.isError && <p className="text-sm text-red-700 dark:text-red-300">Could not load the lock: {query.error.message}</p>}
+      {result !== undefined && detail === null && <p className="text-sm text-slate-600 dark:text-slate-300">Nobody holds or waits for this lock now.</p>}
+
+      <div className="flex flex-col gap-3">
+        <h4 className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">Holder</h4>
+        {holder === null ? <p className="text-sm text-slate-500 dark:text-slate-400">No holder.</p> : <HolderFacts holder={holder} receivedAt={holderSeenAt} />}
+        <div className="flex flex-wrap items-center gap-2">
+          <button type="button" className={buttonClass('danger')} disabled={holder === null || forceRelease.isPending} onClick={() => setConfirming(holder)}>
+            Force release
+          </button>
+          {notAdmin && <span className="text-xs text-slate-500 dark:text-slate-400">Needs an admin sign-in.</span>}
+        </div>
+      </div>
+
+      <div className="flex flex-col gap-2">
+        <h4 className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">
+          Queue{detail ? ` (${detail.queue.length})` : row ? ` (${row.summary.queueLength})` : ''}
+        </h4>
+        {detail ? (
+          <WaiterTable
+            queue={detail.queue}
+            asOf={detail.asOf}
+            receivedAt={holderSeenAt}
+            kicking={kick.isPending ? (kick.variables?.id ?? null) : null}
+            onKick={(w) => kick.mutate({ name, id: w.id, pendingText: `Kicking waiter ${w.id} from ${name}…` })}
+          />
+        ) : (
+          <p className="text-sm text-slate-500 dark:text-slate-400">{query.isPending ? 'Loading…' : 'Nobody is waiting.'}</p>
+        )}
+      </div>
+
+      {confirming !== null && (
+        <ForceReleaseDialog
+          lockName={name}
+          holder={confirming}
+          onCancel={() => setConfirming(null)}
+          onConfirm={() => {
+            forceRelease.mutate({ name, token: confirming.token, client: confirming.client, protocol: confirming.protocol, pendingText: `Force releasing ${name} (token ${confirming.token})…` });
+            setConfirming(null);
+          }}
+        />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,90 @@
+import { memo } from 'react';
+import { formatCountdown, formatDuration } from '@/lib/ops/dashboard-format.ts';
+import { heldForAt, leaseRemainingAt, type LockRow } from '@/lib/ops/dashboard-state.ts';
+import { useNow } from '../data/use-now.ts';
+import { Badge } from '../ui/badge.tsx';
+import { cn } from '../ui/cn.ts';
+import { GRID_COLUMNS, ROW_HEIGHT } from './columns.ts';
+
+const TICK_MS = 250;
+
+/** Held-for and lease cells: the only parts of a row that change between messages. */
+function LiveCells({ row }: { row: LockRow }) {
+  const now = useNow(TICK_MS);
+  const held = heldForAt(row, now);
+  const lease = leaseRemainingAt(row, now);
+  const sliding = row.summary.holder?.sliding ?? false;
+  return (
+    <>
+      <div role="cell" className="tabular-nums">
+        {held === null ? '—' : formatDuration(held)}
+      </div>
+      <div role="cell" className={cn('tabular-nums', lease !== null && lease < 2_000 && 'font-semibold text-amber-700 dark:text-amber-300')}>
+        <span data-testid="lease-countdown">{lease === null ? '—' : formatCountdown(lease)}</span>
+        {sliding && (
+          <span className="ml-1 text-slate-400" title="Sliding lease: each heartbeat renews it">
+            <span aria-hidden="true">↻</span>
+            <span className="sr-only"> (sliding)</span>
+          </span>
+        )}
+      </div>
+    </>
+  );
+}
+
+export interface LockRowProps {
+  row: LockRow;
+  index: number;
+  /** Pixel offset inside the virtual list. */
+  start: number;
+  selected: boolean;
+  onSelect: (name: string) => void;
+}
+
+/** One lock. Memoised: a delta re-renders only the rows whose summary it replaced. */
+export const LockRowView = memo(function LockRowView({ row, index, start, selected, onSelect }: LockRowProps) {
+  const { name, holder, queueLength } = row.summary;
+  return (
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      data-testid="lock-row"
+      data-lock={name}
+      data-row-index={index}
+      onClick={() => onSelect(name)}
+      style={{ height: ROW_HEIGHT, transform: `translateY(${start}px)` }}
+      className={cn(
+        GRID_COLUMNS,
+        'absolute top-0 left-0 w-full cursor-pointer border-b border-slate-100 text-sm dark:border-slate-800',
+        selected ? 'bg-sky-50 dark:bg-sky-950/60' : 'hover:bg-slate-50 dark:hover:bg-slate-800/50',
+      )}
+    >
+      <div role="cell" className="min-w-0">
+        <button
+          type="button"
+          aria-label={`Details for ${name}`}
+          aria-current={selected ? 'true' : undefined}
+          onClick={(e) => {
+            e.stopPropagation();
+            onSelect(name);
+          }}
+          className="max-w-full truncate rounded text-left font-mono font-medium text-sky-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-sky-500 dark:text-sky-300"
+          title={name}
+        >
+          {name}
+        </button>
+      </div>
+      <div role="cell" className="min-w-0 truncate font-mono text-xs" title={holder?.client}>
+        {holder === null ? <span className="text-slate-500 dark:text-slate-400">no holder</span> : <>{holder.client} <span className="text-slate-500 dark:text-slate-400">({holder.protocol})</span></>}
+      </div>
+      <div role="cell" className="min-w-0 truncate font-mono tabular-nums">
+        {holder === null ? '—' : <span data-testid="holder-token">{holder.token}</span>}
+      </div>
+      <LiveCells row={row} />
+      <div role="cell" className="tabular-nums">
+        {queueLength}
+      </div>
+      <div role="cell">{holder === null ? '—' : <Badge>{holder.protocol}</Badge>}</div>
+    </div>
+  );
+});

@@ -1,0 +1,132 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useDeferredValue, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { formatCount } from '@/lib/ops/dashboard-format.ts';
+import { nextSort, selectLockRows, type LockSort, type LockSortKey } from '@/lib/ops/dashboard-state.ts';
+import { useLocks } from '../data/queries.ts';
+import { inputClass } from '../ui/button.ts';
+import { cn } from '../ui/cn.ts';
+import { GRID_COLUMNS, ROW_HEIGHT, TABLE_MIN_WIDTH } from './columns.ts';
+import { LockRowView } from './lock-row.tsx';
+
+interface Column {
+  label: string;
+  sortKey?: LockSortKey;
+}
+
+const COLUMNS: Column[] = [
+  { label: 'Name', sortKey: 'name' },
+  { label: 'Holder' },
+  { label: 'Token', sortKey: 'token' },
+  { label: 'Held for', sortKey: 'heldFor' },
+  { label: 'Lease left' },
+  { label: 'Queue', sortKey: 'queue' },
+  { label: 'Protocol' },
+];
+
+function SortHeader({ column, sort, onSort }: { column: Column; sort: LockSort; onSort: (key: LockSortKey) => void }) {
+  const key = column.sortKey;
+  if (key === undefined) return <div role="columnheader">{column.label}</div>;
+  const active = sort.key === key;
+  return (
+    <div role="columnheader" aria-sort={active ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}>
+      <button
+        type="button"
+        onClick={() => onSort(key)}
+        className="inline-flex items-center gap-1 rounded font-semibold hover:text-sky-700 focus-visible:outline-2 focus-visible:outline-sky-500 dark:hover:text-sky-300"
+      >
+        {column.label}
+        <span aria-hidden="true" className={cn('text-xs', !active && 'opacity-30')}>
+          {active && sort.direction === 'desc' ? '▼' : '▲'}
+        </span>
+        <span className="sr-only">{active ? `, sorted ${sort.direction === 'asc' ? 'ascending' : 'descending'}` : ', sort'}</span>
+      </button>
+    </div>
+  );
+}
+
+/**
+ * Every lock this node knows, searchable and sortable, virtualised so 10,000 rows cost as much as
+ * the thirty on screen. Arrow keys move between rows' detail buttons.
+ */
+export function LockTable({ selected, onSelect }: { selected: string | null; onSelect: (name: string) => void }) {
+  const locks = useLocks();
+  const searchId = useId();
+  const [query, setQuery] = useState('');
+  const deferredQuery = useDeferredValue(query);
+  const [sort, setSort] = useState<LockSort>({ key: 'name', direction: 'asc' });
+  const rows = useMemo(() => (locks === undefined ? [] : selectLockRows(locks, deferredQuery, sort)), [locks, deferredQuery, sort]);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 8,
+    getItemKey: (index) => rows[index]?.summary.name ?? index,
+  });
+
+  const focusRow = (index: number) => {
+    const clamped = Math.max(0, Math.min(rows.length - 1, index));
+    virtualizer.scrollToIndex(clamped, { align: 'auto' });
+    const tryFocus = (attempts: number) => {
+      const button = scrollRef.current?.querySelector<HTMLButtonElement>(`[data-row-index="${clamped}"] button`);
+      if (button) button.focus();
+      else if (attempts > 0) requestAnimationFrame(() => tryFocus(attempts - 1));
+    };
+    requestAnimationFrame(() => tryFocus(3));
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const rowEl = (event.target as HTMLElement).closest<HTMLElement>('[data-row-index]');
+    if (rowEl === null) return;
+    const index = Number(rowEl.dataset.rowIndex);
+    const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? ROW_HEIGHT * 10) / ROW_HEIGHT) - 1);
+    const moves: Record<string, number> = { ArrowDown: index + 1, ArrowUp: index - 1, PageDown: index + page, PageUp: index - page, Home: 0, End: rows.length - 1 };
+    const target = moves[event.key];
+    if (target === undefined) return;
+    event.preventDefault();
+    focusRow(target);
+  };
+
+  const total = locks?.size ?? 0;
+  return (
+    <div className="flex min-w-0 flex-col gap-3">
+      <div className="flex flex-wrap items-end justify-between gap-2">
+        <div className="flex min-w-0 flex-col gap-1">
+          <label htmlFor={searchId} className="text-xs text-slate-500 dark:text-slate-400">
+            Search locks
+          </label>
+          <input id={searchId} type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="Name contains…" className={cn(inputClass, 'w-64 max-w-full')} />
+        </div>
+        <p className="text-xs text-slate-500 tabular-nums dark:text-slate-400" aria-live="polite">
+          {locks === undefined ? 'Waiting for data…' : deferredQuery.trim() === '' ? `${formatCount(total)} locks` : `${formatCount(rows.length)} of ${formatCount(total)} locks`}
+        </p>
+      </div>
+      <div role="table" aria-label="Locks" aria-rowcount={rows.length + 1} className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
+        <div className={TABLE_MIN_WIDTH}>
+          <div role="rowgroup">
+            <div role="row" aria-rowindex={1} className={cn(GRID_COLUMNS, 'h-9 border-b border-slate-200 bg-slate-50 text-xs text-slate-600 dark:border-slate-800 dark:bg-slate-800/60 dark:text-slate-300')}>
+              {COLUMNS.map((c) => (
+                <SortHeader key={c.label} column={c} sort={sort} onSort={(key) => setSort((s) => nextSort(s, key))} />
+              ))}
+            </div>
+          </div>
+          <div ref={scrollRef} role="rowgroup" onKeyDown={onKeyDown} className="h-[min(60vh,32rem)] min-h-64 overflow-y-auto">
+            {rows.length === 0 ? (
+              <p className="p-6 text-center text-sm text-slate-500 dark:text-slate-400">
+                {locks === undefined ? 'Waiting for the first snapshot…' : total === 0 ? 'No lock is held or waited for.' : `No lock name contains “${deferredQuery.trim()}”.`}
+              </p>
+            ) : (
+              <div className="relative w-full" style={{ height: virtualizer.getTotalSize() }}>
+                {virtualizer.getVirtualItems().map((item) => {
+                  const row = rows[item.index];
+                  if (row === undefined) return null;
+                  return <LockRowView key={item.key} row={row} index={item.index} start={item.start} selected={row.summary.name === selected} onSelect={onSelect} />;
+                })}
+              </div>
+            )}
+          </div>
+        </div>
+      </div>
+    </div>
+  );
+}

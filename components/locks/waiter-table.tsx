@@ -1,0 +1,59 @@
+import type { WaiterView } from '@/lib/ops/api-types.ts';
+import { formatCountdown, formatDuration } from '@/lib/ops/dashboard-format.ts';
+import { elapsedSince, remainingUntil } from '@/lib/ops/dashboard-state.ts';
+import { useNow } from '../data/use-now.ts';
+import { buttonClass } from '../ui/button.ts';
+
+/** Rendering more waiters than this helps nobody; the count says how many there are. */
+const MAX_WAITERS_SHOWN = 500;
+
+function WaitCells({ waiter, asOf, receivedAt }: { waiter: WaiterView; asOf: number; receivedAt: number }) {
+  const now = useNow(250);
+  return (
+    <>
+      <td className="px-2 py-1.5 tabular-nums">{formatDuration(elapsedSince(waiter.waitingForMs, receivedAt, now))}</td>
+      <td className="px-2 py-1.5 tabular-nums">{waiter.waitDeadline === null ? 'none' : `in ${formatCountdown(remainingUntil(waiter.waitDeadline, asOf, receivedAt, now))}`}</td>
+    </>
+  );
+}
+
+/** The queue in FIFO order, each waiter with a Kick button. */
+export function WaiterTable({ queue, asOf, receivedAt, onKick, kicking }: { queue: readonly WaiterView[]; asOf: number; receivedAt: number; onKick: (waiter: WaiterView) => void; kicking: string | null }) {
+  if (queue.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">Nobody is waiting.</p>;
+  const shown = [...queue].sort((a, b) => a.position - b.position).slice(0, MAX_WAITERS_SHOWN);
+  return (
+    <div className="overflow-x-auto">
+      <table className="w-full min-w-[30rem] text-left text-xs">
+        <caption className="sr-only">Waiters in FIFO order</caption>
+        <thead className="text-slate-500 dark:text-slate-400">
+          <tr>
+            <th scope="col" className="px-2 py-1">#</th>
+            <th scope="col" className="px-2 py-1">Id</th>
+            <th scope="col" className="px-2 py-1">Protocol</th>
+            <th scope="col" className="px-2 py-1">Client</th>
+            <th scope="col" className="px-2 py-1">Waiting</th>
+            <th scope="col" className="px-2 py-1">Deadline</th>
+            <th scope="col" className="px-2 py-1"><span className="sr-only">Actions</span></th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((w) => (
+            <tr key={w.id} data-testid="waiter-row" data-waiter-id={w.id} className="border-t border-slate-100 dark:border-slate-800">
+              <td className="px-2 py-1.5 tabular-nums">{w.position}</td>
+              <td className="px-2 py-1.5 font-mono">{w.id}</td>
+              <td className="px-2 py-1.5">{w.protocol}</td>
+              <td className="px-2 py-1.5 font-mono break-all">{w.client}</td>
+              <WaitCells waiter={w} asOf={asOf} receivedAt={receivedAt} />
+              <td className="px-2 py-1.5 text-right">
+                <button type="button" aria-label={`Kick waiter ${w.id}`} className={buttonClass('secondary', 'px-2 py-0.5 text-xs')} disabled={kicking === w.id} onClick={() => onKick(w)}>
+                  Kick
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {queue.length > shown.length && <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">Showing the first {MAX_WAITERS_SHOWN} of {queue.length} waiters.</p>}
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+import { useCluster, useStats } from '../data/queries.ts';
+import { Badge } from '../ui/badge.tsx';
+import { Card } from '../ui/card.tsx';
+import { HandoffControl } from './handoff-control.tsx';
+
+/** This node: its id, role and daemon state, and the handoff control. */
+export function NodeCard() {
+  const cluster = useCluster();
+  const stats = useStats();
+  if (cluster === undefined || stats === undefined) return <Card title="This node">{null}</Card>;
+  const self = cluster.nodes.find((n) => n.self);
+  return (
+    <Card title="This node">
+      <dl className="mb-4 grid grid-cols-2 gap-3">
+        <div>
+          <dt className="text-xs text-slate-500 dark:text-slate-400">Node</dt>
+          <dd className="truncate font-mono text-sm font-semibold">{cluster.self}</dd>
+        </div>
+        <div>
+          <dt className="text-xs text-slate-500 dark:text-slate-400">Role</dt>
+          <dd>
+            <Badge tone={stats.role === 'active' ? 'good' : 'info'}>{stats.role}</Badge>
+          </dd>
+        </div>
+        <div>
+          <dt className="text-xs text-slate-500 dark:text-slate-400">State</dt>
+          <dd>
+            <Badge tone={stats.state === 'serving' ? 'good' : 'warn'}>{stats.state}</Badge>
+          </dd>
+        </div>
+        <div>
+          <dt className="text-xs text-slate-500 dark:text-slate-400">Priority</dt>
+          <dd className="text-sm font-semibold tabular-nums">{self === undefined ? '—' : self.priority}</dd>
+        </div>
+      </dl>
+      <HandoffControl handoff={cluster.handoff} />
+    </Card>
+  );
+}

@@ -1,0 +1,63 @@
+import type { NodeView } from '@/lib/ops/api-types.ts';
+import { formatAgo } from '@/lib/ops/dashboard-format.ts';
+import { useCluster, useMessageClock } from '../data/queries.ts';
+import { useNow } from '../data/use-now.ts';
+import { Badge } from '../ui/badge.tsx';
+import { Card } from '../ui/card.tsx';
+import { cn } from '../ui/cn.ts';
+
+function LastSeen({ lastSeen }: { lastSeen: number | null }) {
+  const clock = useMessageClock();
+  const now = useNow(1_000);
+  if (lastSeen === null) return <>never seen</>;
+  if (clock === undefined) return null;
+  // The age at the newest message, plus the local time since it arrived.
+  const age = clock.asOf - lastSeen + Math.max(0, now - clock.receivedAt);
+  return <>seen {formatAgo(age)}</>;
+}
+
+function PeerRow({ node }: { node: NodeView }) {
+  return (
+    <li className={cn('flex flex-col gap-1 rounded-md border p-2', node.self ? 'border-sky-300 dark:border-sky-700' : 'border-slate-200 dark:border-slate-800')}>
+      <div className="flex flex-wrap items-center gap-2">
+        <span className="text-xs text-slate-500 tabular-nums dark:text-slate-400" title="Priority (0 is highest)">
+          #{node.priority}
+        </span>
+        <span className="font-mono text-sm font-semibold">{node.id}</span>
+        {node.self && <Badge tone="info">this node</Badge>}
+        <Badge tone={node.role === 'active' ? 'good' : 'neutral'}>{node.role}</Badge>
+        <Badge tone={node.alive ? 'good' : 'bad'}>{node.alive ? 'alive' : 'down'}</Badge>
+      </div>
+      <div className="flex flex-wrap gap-x-3 text-xs text-slate-600 dark:text-slate-300">
+        <span>
+          <LastSeen lastSeen={node.lastSeen} />
+        </span>
+        {node.replicationLag !== null && (
+          <span>
+            replication lag {node.replicationLag.events} events / {node.replicationLag.ms} ms
+          </span>
+        )}
+        <span className="font-mono break-all text-slate-500 dark:text-slate-400">{node.lockAddress}</span>
+      </div>
+    </li>
+  );
+}
+
+/** Every node of the cluster, in priority order (the server sends them sorted). */
+export function PeersCard({ className }: { className?: string }) {
+  const cluster = useCluster();
+  const nodes = cluster === undefined ? [] : [...cluster.nodes].sort((a, b) => a.priority - b.priority);
+  return (
+    <Card title="Cluster" className={className}>
+      {nodes.length === 0 ? (
+        <p className="text-sm text-slate-500 dark:text-slate-400">{cluster === undefined ? 'Waiting for data…' : 'No peers configured.'}</p>
+      ) : (
+        <ol className="flex flex-col gap-2" aria-label="Nodes in priority order">
+          {nodes.map((n) => (
+            <PeerRow key={n.id} node={n} />
+          ))}
+        </ol>
+      )}
+    </Card>
+  );
+}

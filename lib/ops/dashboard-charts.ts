@@ -1,0 +1,94 @@
+// Chart series derived from the 10-second history buckets and the cluster's failovers. The
+// server sends per-bucket percentiles; merging percentiles exactly is impossible without the
+// samples, so the by-cause chart uses two honest summaries (see causeLatency).
+import { HANDOVER_CAUSES, type FailoverView, type HandoverCause, type HistoryBucket } from './api-types.ts';
+import { BUCKET_MS, HISTORY_WINDOW_MS } from './dashboard-state.ts';
+
+export interface LatencyPoint {
+  start: number;
+  p50: number | null;
+  p99: number | null;
+}
+
+export interface GrantsPoint {
+  start: number;
+  perSecond: number;
+}
+
+export interface CauseLatencyPoint {
+  cause: HandoverCause;
+  count: number;
+  /** Count-weighted mean of the buckets' medians. */
+  p50: number | null;
+  /** The worst bucket's p99: an upper bound on the window's p99. */
+  p99: number | null;
+}
+
+export interface FailoverPoint extends FailoverView {
+  label: string;
+}
+
+/** The chart window [from, to] ending at the newest bucket that `asOf` falls in. */
+export function chartWindow(asOf: number): { from: number; to: number } {
+  const to = Math.floor(asOf / BUCKET_MS) * BUCKET_MS;
+  return { from: to - HISTORY_WINDOW_MS + BUCKET_MS, to };
+}
+
+function inWindow(history: readonly HistoryBucket[], asOf: number): HistoryBucket[] {
+  const { from, to } = chartWindow(asOf);
+  return history.filter((b) => b.start >= from && b.start <= to);
+}
+
+/** p50 and p99 per bucket; buckets without handovers have nulls (gaps the line bridges). */
+export function latencySeries(history: readonly HistoryBucket[], asOf: number): LatencyPoint[] {
+  return inWindow(history, asOf).map((b) => ({ start: b.start, p50: b.p50, p99: b.p99 }));
+}
+
+/** Whether any bucket in the window had a handover (the latency chart has something to draw). */
+export function hasLatency(points: readonly LatencyPoint[]): boolean {
+  return points.some((p) => p.p50 !== null || p.p99 !== null);
+}
+
+/** Grants per second for every bucket of the window; a bucket the server never sent had none. */
+export function grantsSeries(history: readonly HistoryBucket[], asOf: number): GrantsPoint[] {
+  const { from, to } = chartWindow(asOf);
+  const grants = new Map<number, number>();
+  for (const b of history) grants.set(b.start, b.grants);
+  const out: GrantsPoint[] = [];
+  for (let start = from; start <= to; start += BUCKET_MS) out.push({ start, perSecond: (grants.get(start) ?? 0) / (BUCKET_MS / 1_000) });
+  return out;
+}
+
+/** Per cause over the window: handover count, weighted median estimate, worst p99. */
+export function causeLatency(history: readonly HistoryBucket[], asOf: number): CauseLatencyPoint[] {
+  const buckets = inWindow(history, asOf);
+  return HANDOVER_CAUSES.map((cause) => {
+    let count = 0;
+    let weighted = 0;
+    let weight = 0;
+    let worst: number | null = null;
+    for (const b of buckets) {
+      const c = b.byCause[cause];
+      count += c.count;
+      if (c.p50 !== null && c.count > 0) {
+        weighted += c.p50 * c.count;
+        weight += c.count;
+      }
+      if (c.p99 !== null && (worst === null || c.p99 > worst)) worst = c.p99;
+    }
+    return { cause, count, p50: weight > 0 ? weighted / weight : null, p99: worst };
+  });
+}
+
+/** Failovers oldest first, each with a "from → to" label. */
+export function failoverPoints(failovers: readonly FailoverView[]): FailoverPoint[] {
+  return [...failovers].sort((a, b) => a.at - b.at).map((f) => ({ ...f, label: `${f.from ?? '(none)'} → ${f.to}` }));
+}
+
+/** The failover chart's time axis: the chart window, widened to include older failovers. */
+export function failoverDomain(failovers: readonly FailoverView[], asOf: number): [number, number] {
+  const { from, to } = chartWindow(asOf);
+  let lo = from;
+  for (const f of failovers) if (f.at < lo) lo = f.at;
+  return [lo, Math.max(to + BUCKET_MS, ...failovers.map((f) => f.at))];
+}

@@ -1,0 +1,68 @@
+// How the dashboard writes numbers and times for people. Pure and clock-free: callers pass
+// the durations they computed (see dashboard-state.ts for the local countdown arithmetic).
+
+const DASH = '—';
+
+/** A lease countdown, always in seconds with one decimal ("12.3 s"), rounded down. */
+export function formatCountdown(ms: number): string {
+  const clamped = Math.max(0, ms);
+  if (clamped >= 10_000_000) return `${(clamped / 3_600_000).toFixed(1)} h`;
+  return `${(Math.floor(clamped / 100) / 10).toFixed(1)} s`;
+}
+
+function pad2(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
+}
+
+/** A span of time at the precision that matters for it: "850 ms", "12.3 s", "4 m 05 s", "2 h 03 m", "3 d 04 h". */
+export function formatDuration(ms: number): string {
+  const v = Math.max(0, ms);
+  if (v < 1_000) return `${Math.round(v)} ms`;
+  if (v < 60_000) return `${(Math.floor(v / 100) / 10).toFixed(1)} s`;
+  const seconds = Math.floor(v / 1_000);
+  if (seconds < 3_600) return `${Math.floor(seconds / 60)} m ${pad2(seconds % 60)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 1_440) return `${Math.floor(minutes / 60)} h ${pad2(minutes % 60)} m`;
+  const hours = Math.floor(minutes / 60);
+  return `${Math.floor(hours / 24)} d ${pad2(hours % 24)} h`;
+}
+
+/** A latency in ms with sensible precision; null (no samples) prints a dash. */
+export function formatLatency(ms: number | null): string {
+  if (ms === null) return DASH;
+  if (ms < 1) return `${ms.toFixed(2)} ms`;
+  if (ms < 100) return `${ms.toFixed(1)} ms`;
+  return `${Math.round(ms).toLocaleString('en-US')} ms`;
+}
+
+/** "just now", "12 s ago", "3 m ago", "2 h ago". */
+export function formatAgo(ms: number): string {
+  const v = Math.max(0, ms);
+  if (v < 1_000) return 'just now';
+  if (v < 60_000) return `${Math.floor(v / 1_000)} s ago`;
+  if (v < 3_600_000) return `${Math.floor(v / 60_000)} m ago`;
+  if (v < 86_400_000) return `${Math.floor(v / 3_600_000)} h ago`;
+  return `${Math.floor(v / 86_400_000)} d ago`;
+}
+
+/** Integers with thousands separators: 10,000. */
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** A decimal token string grouped for reading ("18,446,744,073,709,551,615"); the raw string is shown where it is copied. */
+export function groupDigits(decimal: string): string {
+  return decimal.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** Local wall-clock time of day, 24-hour: "14:03:07". */
+export function formatClockTime(epochMs: number): string {
+  const d = new Date(epochMs);
+  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+}
+
+/** Local wall-clock hours and minutes: "14:03" (chart ticks). */
+export function formatClockMinutes(epochMs: number): string {
+  const d = new Date(epochMs);
+  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+}

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import type { ClaimOwner } from '../../lib/engine/claim.ts';
+import { engineFixture } from '../../lib/engine/testing/engine-fixture.ts';
+import type { ClusterView, SnapshotMessage, StatsView } from '../../lib/ops/api-types.ts';
+import type { DaemonFacade, FeedFacade, FeedSubscriber } from '../daemon-facade.ts';
+import { EventHub, type TimerHandle } from '../ops/event-hub.ts';
+import { HistoryRecorder } from '../ops/history-recorder.ts';
+import { RETRY_FRAME, eventStream, eventsRoute } from './events-route.ts';
+
+/** A feed with only what the route uses: it keeps the subscriber so the test can play the hub. */
+class FakeFeed implements FeedFacade {
+  subscriber: FeedSubscriber | null = null;
+  readonly subscriberCount = 0;
+  unsubscribed = 0;
+  subscribe(subscriber: FeedSubscriber): () => void {
+    this.subscriber = subscriber;
+    subscriber.send('event: snapshot\ndata: {"locks":[]}\n\n');
+    return () => {
+      this.unsubscribed++;
+    };
+  }
+}
+
+/** Reads until `count` SSE frames (blank-line terminated blocks) have arrived. */
+async function readFrames(body: ReadableStream<Uint8Array>, count: number): Promise<string[]> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const frames = text.split('\n\n').slice(0, -1).map((f) => `${f}\n\n`);
+    if (frames.length >= count) {
+      reader.releaseLock();
+      return frames.slice(0, count);
+    }
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`stream ended after ${frames.length} frames`);
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
+/** The first `count` chunks as enqueued: one per frame. */
+async function readChunks(body: ReadableStream<Uint8Array>, count: number): Promise<Uint8Array[]> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  while (chunks.length < count) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`stream ended after ${chunks.length} chunks`);
+    chunks.push(value);
+  }
+  reader.releaseLock();
+  return chunks;
+}
+
+function request(signal?: AbortSignal): Request {
+  return new Request('http://127.0.0.1/api/v1/events', signal ? { signal } : {});
+}
+
+describe('GET /api/v1/events', () => {
+  it('answers with SSE headers, then retry: 2000, then the snapshot', async () => {
+    const feed = new FakeFeed();
+    const res = eventStream(new AbortController().signal, feed);
+    expect(res.status).toBe(200);
+    expect(Object.fromEntries(res.headers)).toMatchObject({
+      'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no', connection: 'keep-alive',
+    });
+    expect(await readFrames(res.body as ReadableStream<Uint8Array>, 2)).toEqual([RETRY_FRAME, 'event: snapshot\ndata: {"locks":[]}\n\n']);
+  });
+
+  it('drops a reader that never reads once more than maxBufferedBytes are queued', async () => {
+    const feed = new FakeFeed();
+    const res = eventStream(new AbortController().signal, feed, 1_024);
+    const frame = `event: delta\ndata: ${'x'.repeat(86)}\n\n`; // 100 bytes
+    const sub = feed.subscriber as FeedSubscriber;
+    let accepted = 0;
+    while (sub.send(frame)) accepted++;
+    // retry (13 bytes) + snapshot (35) + frames: refused once the queue passed 1,024 bytes.
+    expect(13 + 35 + accepted * 100).toBeGreaterThan(1_024);
+    expect(13 + 35 + (accepted - 1) * 100).toBeLessThanOrEqual(1_024);
+    sub.close(); // what the hub does with a subscriber whose send failed
+    expect(feed.unsubscribed).toBe(1);
+    await expect((res.body as ReadableStream<Uint8Array>).getReader().read()).rejects.toThrow(/fell more than 1024 bytes behind/);
+  });
+
+  it('ends the stream cleanly when the hub closes it (shutdown)', async () => {
+    const feed = new FakeFeed();
+    const res = eventStream(new AbortController().signal, feed);
+    feed.subscriber?.close();
+    expect(await res.text()).toBe(`${RETRY_FRAME}event: snapshot\ndata: {"locks":[]}\n\n`);
+  });
+
+  it('unsubscribes when the request is aborted', async () => {
+    const feed = new FakeFeed();
+    const abort = new AbortController();
+    const res = eventStream(abort.signal, feed);
+    abort.abort();
+    expect(feed.unsubscribed).toBe(1);
+    expect(feed.subscriber?.send('event: delta\ndata: {}\n\n')).toBe(false);
+    await res.text();
+  });
+
+  it('unsubscribes when the body is cancelled', async () => {
+    const feed = new FakeFeed();
+    const res = eventStream(new AbortController().signal, feed);
+    await (res.body as ReadableStream<Uint8Array>).cancel();
+    expect(feed.unsubscribed).toBe(1);
+  });
+
+  it('does not subscribe for a request that was aborted already', () => {
+    const feed = new FakeFeed();
+    const abort = new AbortController();
+    abort.abort();
+    eventStream(abort.signal, feed);
+    expect(feed.subscriber).toBeNull();
+  });
+
+  it('refuses an anonymous reader when reads need credentials', async () => {
+    const feed = new FakeFeed();
+    const security = { readsOpen: false, identify: () => ({ kind: 'anonymous' as const }), signIn: () => null, signOut: () => {} };
+    // The route reads only `security` and `feed`; refuseRead is typed with the whole facade.
+    const res = eventsRoute(request(), { security, feed } as Pick<DaemonFacade, 'security' | 'feed'> as DaemonFacade);
+    expect(res.status).toBe(401);
+    expect(feed.subscriber).toBeNull();
+  });
+
+  it('streams the real hub: snapshot, then a delta after a flush, to two readers from one encoding', async () => {
+    const f = engineFixture();
+    const clock = { now: () => f.clock.now(), wall: (t: number) => 1_700_000_000_000 + t };
+    const flushers: Array<() => void> = [];
+    const scheduler = { setInterval: (fn: () => void, ms: number): TimerHandle => (ms === 100 ? flushers.push(fn) : 0), clearInterval: () => {} };
+    const stats = () => ({ held: f.engine.heldCount }) as StatsView;
+    const cluster = () => ({ self: 'n1' }) as ClusterView;
+    const history = new HistoryRecorder(f.engine, clock, () => clock.wall(f.clock.now()));
+    const hub = new EventHub({ engine: f.engine, clock, instanceId: 'i', stats, cluster, history, audit: { subscribe: () => () => {} }, scheduler });
+    const owner: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
+    f.engine.acquire('before', owner, 'keyed', '10.0.0.1:1', 10_000, 0, false);
+    const a = eventStream(new AbortController().signal, hub).body as ReadableStream<Uint8Array>;
+    const b = eventStream(new AbortController().signal, hub).body as ReadableStream<Uint8Array>;
+    f.engine.acquire('after', owner, 'keyed', '10.0.0.1:1', 10_000, 0, false);
+    for (const flush of flushers) flush();
+    const [chunksA, chunksB] = await Promise.all([readChunks(a, 3), readChunks(b, 3)]);
+    // The delta is one frame for every reader: encoded once, the same bytes queued on both streams.
+    expect(chunksA[2]).toBe(chunksB[2]);
+    const [retry, snapshot, delta] = chunksA.map((c) => new TextDecoder().decode(c)) as [string, string, string];
+    expect(retry).toBe(RETRY_FRAME);
+    expect((JSON.parse(snapshot.slice('event: snapshot\ndata: '.length)) as SnapshotMessage).locks.map((l) => l.name)).toEqual(['before']);
+    expect(delta).toMatch(/^event: delta\ndata: .*"upserts":\[\{"name":"after"/);
+    hub.close();
+  });
+});

@@ -1,0 +1,303 @@
+import { describe, expect, it } from 'vitest';
+import type { ClaimOwner } from '../../lib/engine/claim.ts';
+import type { LockEngine } from '../../lib/engine/lock-engine.ts';
+import { engineFixture } from '../../lib/engine/testing/engine-fixture.ts';
+import type { AuditEntry, ClusterView, DeltaMessage, SnapshotMessage, StatsView } from '../../lib/ops/api-types.ts';
+import type { FeedSubscriber } from '../daemon-facade.ts';
+import { EventHub, HEARTBEAT_FRAME, type Scheduler, type TimerHandle } from './event-hub.ts';
+import { FEED_SIZE } from './feed-ring.ts';
+import { HistoryRecorder } from './history-recorder.ts';
+
+const live: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
+const EPOCH = 1_700_000_000_000;
+const FLUSH_MS = 100;
+const HEARTBEAT_MS = 15_000;
+
+/** Intervals that run only when the test fires them. */
+class ManualScheduler implements Scheduler {
+  private next = 1;
+  readonly intervals = new Map<number, { fn: () => void; ms: number }>();
+  setInterval(fn: () => void, ms: number): TimerHandle {
+    const id = this.next++;
+    this.intervals.set(id, { fn, ms });
+    return id;
+  }
+  clearInterval(handle: TimerHandle): void {
+    if (typeof handle === 'number') this.intervals.delete(handle);
+  }
+  /** Runs every interval with period `ms` once. */
+  fire(ms: number): void {
+    for (const { fn, ms: period } of [...this.intervals.values()]) if (period === ms) fn();
+  }
+}
+
+class Recorder implements FeedSubscriber {
+  readonly frames: string[] = [];
+  closed = 0;
+  constructor(public accept = true) {}
+  send(frame: string): boolean {
+    if (!this.accept) return false;
+    this.frames.push(frame);
+    return true;
+  }
+  close(): void {
+    this.closed++;
+  }
+  messages(): Array<{ event: string; data: unknown }> {
+    return this.frames.filter((f) => f !== HEARTBEAT_FRAME).map((f) => {
+      const m = /^event: (\w+)\ndata: (.*)\n\n$/s.exec(f);
+      if (m === null) throw new Error(`not an SSE message: ${JSON.stringify(f)}`);
+      return { event: m[1] as string, data: JSON.parse(m[2] as string) as unknown };
+    });
+  }
+  deltas(): DeltaMessage[] {
+    return this.messages().filter((m) => m.event === 'delta').map((m) => m.data as DeltaMessage);
+  }
+  snapshot(): SnapshotMessage {
+    const first = this.messages()[0];
+    if (first?.event !== 'snapshot') throw new Error('the first message is not a snapshot');
+    return first.data as SnapshotMessage;
+  }
+}
+
+function setup() {
+  const f = engineFixture({ blockSize: 1_000n });
+  const clock = { now: () => f.clock.now(), wall: (t: number) => EPOCH + t };
+  // Counts the hub's engine listeners, to show it lets go when the dashboard closes.
+  let listeners = 0;
+  const engine: Pick<LockEngine, 'subscribe' | 'allLocks' | 'lock'> = {
+    subscribe(listener) {
+      listeners++;
+      const stop = f.engine.subscribe(listener);
+      return () => {
+        listeners--;
+        stop();
+      };
+    },
+    allLocks: () => f.engine.allLocks(),
+    lock: (name) => f.engine.lock(name),
+  };
+  const history = new HistoryRecorder(f.engine, clock, () => EPOCH + f.clock.now());
+  const auditListeners = new Set<(e: AuditEntry) => void>();
+  const audit = {
+    subscribe(listener: (e: AuditEntry) => void) {
+      auditListeners.add(listener);
+      return () => auditListeners.delete(listener);
+    },
+    emit: (e: AuditEntry) => auditListeners.forEach((l) => l(e)),
+  };
+  const state = { role: 'active' as 'active' | 'standby', cluster: { nodes: 1 } };
+  const stats = (): StatsView => ({
+    asOf: EPOCH + f.clock.now(), state: 'serving', role: state.role, locks: f.engine.lockCount, held: f.engine.heldCount,
+    waiters: f.engine.waiterCount, connections: { keyed: 0, session: 0 }, tokenHighWater: f.engine.tokenHighWater.toString(),
+    grantsTotal: 0, handover: { count: 0, p50: null, p99: null, p95: null },
+  });
+  const cluster = (): ClusterView => ({
+    self: 'n1', instanceId: 'i-1', nodes: [],
+    handoff: { available: false, reason: `nodes ${state.cluster.nodes}`, targets: [] }, failovers: [],
+  });
+  const scheduler = new ManualScheduler();
+  const hub = new EventHub({ engine, clock, instanceId: 'i-1', stats, cluster, history, audit, scheduler, flushIntervalMs: FLUSH_MS, heartbeatMs: HEARTBEAT_MS });
+  const hold = (name: string) => f.engine.acquire(name, live, 'keyed', '10.0.0.1:1', 10_000, 0, false);
+  const flush = () => scheduler.fire(FLUSH_MS);
+  return { ...f, hub, scheduler, audit, state, hold, flush, listeners: () => listeners };
+}
+
+describe('EventHub', () => {
+  it('sends a new subscriber a snapshot of the current locks, stats, cluster, history and feed at once', () => {
+    const { hub, hold } = setup();
+    const claim = hold('orders');
+    const sub = new Recorder();
+    hub.subscribe(sub);
+    expect(sub.frames).toHaveLength(1);
+    expect(sub.frames[0]).toMatch(/^event: snapshot\ndata: \{.*\}\n\n$/s);
+    const snap = sub.snapshot();
+    expect(snap.instanceId).toBe('i-1');
+    expect(snap.locks).toEqual([expect.objectContaining({ name: 'orders', queueLength: 0, holder: expect.objectContaining({ token: claim.token.toString() }) })]);
+    expect(snap.stats.held).toBe(1);
+    expect(snap.cluster.self).toBe('n1');
+    expect(snap.history).toHaveLength(90);
+    expect(snap.feed).toEqual([{ seq: 1, at: EPOCH + 1_000, kind: 'grant', lock: 'orders', text: `granted to 10.0.0.1:1 (keyed) token ${claim.token}` }]);
+  });
+
+  it('coalesces 1000 grants and releases between two flushes into exactly one delta', () => {
+    const { hub, engine, hold, flush } = setup();
+    const sub = new Recorder();
+    hub.subscribe(sub);
+    for (let i = 0; i < 1000; i++) engine.release(`k${i % 10}`, hold(`k${i % 10}`).token);
+    hold('stays');
+    flush();
+    flush();
+    const deltas = sub.deltas();
+    expect(deltas).toHaveLength(1);
+    const delta = deltas[0] as DeltaMessage;
+    expect(delta.removed.sort()).toEqual(Array.from({ length: 10 }, (_, i) => `k${i}`).sort());
+    expect(delta.upserts.map((l) => l.name)).toEqual(['stays']);
+    expect(delta.feed).toHaveLength(FEED_SIZE);
+    expect(delta.feed.at(-1)?.text).toMatch(/^granted to 10\.0\.0\.1:1 \(keyed\) token \d+$/);
+    expect(delta.history.at(-1)?.grants).toBe(1001);
+  });
+
+  it('sends no delta when nothing changed', () => {
+    const { hub, hold, flush, clock } = setup();
+    hold('a');
+    const sub = new Recorder();
+    hub.subscribe(sub);
+    for (let i = 0; i < 5; i++) {
+      clock.advance(1); // stats.asOf moves; no figure does
+      flush();
+    }
+    expect(sub.frames).toHaveLength(1);
+  });
+
+  it('lists a lock that went idle under removed, and a changed one under upserts', () => {
+    const { hub, engine, hold, flush } = setup();
+    const a = hold('a');
+    const sub = new Recorder();
+    hub.subscribe(sub);
+    engine.release('a', a.token);
+    hold('b');
+    flush();
+    const [delta] = sub.deltas();
+    expect(delta?.removed).toEqual(['a']);
+    expect(delta?.upserts).toEqual([expect.objectContaining({ name: 'b', queueLength: 0 })]);
+    expect(delta?.feed.map((i) => i.kind)).toEqual(['release', 'grant']);
+  });
+
+  it('closes and drops a subscriber whose send fails while the others keep receiving', () => {
+    const { hub, hold, flush } = setup();
+    const slow = new Recorder();
+    const fast = new Recorder();
+    hub.subscribe(slow);
+    hub.subscribe(fast);
+    slow.accept = false;
+    hold('a');
+    flush();
+    expect(slow.closed).toBe(1);
+    expect(hub.subscriberCount).toBe(1);
+    slow.accept = true;
+    hold('b');
+    flush();
+    expect(slow.frames).toHaveLength(1);
+    expect(fast.deltas()).toHaveLength(2);
+  });
+
+  it('refuses a subscriber that cannot take its snapshot', () => {
+    const { hub, listeners, scheduler } = setup();
+    const sub = new Recorder(false);
+    hub.subscribe(sub);
+    expect(sub.closed).toBe(1);
+    expect(hub.subscriberCount).toBe(0);
+    expect(listeners()).toBe(1);
+    expect(scheduler.intervals.size).toBe(0);
+  });
+
+  it('sends a heartbeat comment to every subscriber each heartbeat interval', () => {
+    const { hub, scheduler } = setup();
+    const a = new Recorder();
+    const b = new Recorder();
+    hub.subscribe(a);
+    hub.subscribe(b);
+    scheduler.fire(HEARTBEAT_MS);
+    expect(a.frames.slice(1)).toEqual([HEARTBEAT_FRAME]);
+    expect(b.frames.slice(1)).toEqual([HEARTBEAT_FRAME]);
+  });
+
+  it('gives a reconnecting subscriber a fresh snapshot', () => {
+    const { hub, hold } = setup();
+    const first = new Recorder();
+    const unsubscribe = hub.subscribe(first);
+    unsubscribe();
+    hold('while-away');
+    const again = new Recorder();
+    hub.subscribe(again);
+    expect(again.snapshot().locks.map((l) => l.name)).toEqual(['while-away']);
+    expect(first.frames).toHaveLength(1);
+    expect(first.closed).toBe(0);
+  });
+
+  it('keeps the last 200 feed items even with no subscriber, with consecutive seqs', () => {
+    const { hub, engine, hold } = setup();
+    for (let i = 0; i < 150; i++) engine.release('a', hold('a').token);
+    const sub = new Recorder();
+    hub.subscribe(sub);
+    const feed = sub.snapshot().feed;
+    expect(feed).toHaveLength(FEED_SIZE);
+    expect(feed.map((i) => i.seq)).toEqual(Array.from({ length: FEED_SIZE }, (_, i) => 300 - FEED_SIZE + 1 + i));
+    expect(feed.at(-1)).toMatchObject({ kind: 'release', lock: 'a', text: expect.stringMatching(/^released, token \d+$/) });
+  });
+
+  it('describes handovers with their latency and cause', () => {
+    const { hub, engine, hold } = setup();
+    const first = hold('a');
+    hold('a');
+    engine.release('a', first.token);
+    const sub = new Recorder();
+    hub.subscribe(sub);
+    expect(sub.snapshot().feed.map((i) => i.text)).toEqual([
+      `granted to 10.0.0.1:1 (keyed) token ${first.token}`,
+      '10.0.0.1:1 (keyed) queued at position 1',
+      `released, token ${first.token}`,
+      `granted to 10.0.0.1:1 (keyed) token ${first.token + 1n} after 0 ms (release)`,
+    ]);
+  });
+
+  it('turns audit entries into admin feed items', () => {
+    const { hub, audit, flush } = setup();
+    const sub = new Recorder();
+    hub.subscribe(sub);
+    audit.emit({ at: EPOCH + 5, who: 'session:ab12cd34', action: 'force-release', target: 'orders', result: 'ok', detail: null });
+    flush();
+    expect(sub.deltas()[0]?.feed).toEqual([{ seq: 1, at: EPOCH + 5, kind: 'admin', lock: 'orders', text: 'force-release of orders by session:ab12cd34: ok' }]);
+  });
+
+  it('sends a delta when only the stats or the cluster changed, with the cluster only when it did', () => {
+    const { hub, state, flush } = setup();
+    const sub = new Recorder();
+    hub.subscribe(sub);
+    state.role = 'standby';
+    flush();
+    state.cluster.nodes = 2;
+    flush();
+    const [statsOnly, clusterToo] = sub.deltas();
+    expect(statsOnly).toMatchObject({ upserts: [], removed: [], feed: [], history: [], cluster: null, stats: { role: 'standby' } });
+    expect(clusterToo?.cluster?.handoff.reason).toBe('nodes 2');
+  });
+
+  it('sends the new current history bucket when the 10-second bucket rolls over', () => {
+    const { hub, clock, flush } = setup();
+    const sub = new Recorder();
+    hub.subscribe(sub);
+    clock.advance(10_000);
+    flush();
+    expect(sub.deltas()[0]?.history.map((b) => b.start)).toEqual([EPOCH + 10_000]);
+  });
+
+  it('stops listening to the engine and its timers when the last subscriber leaves', () => {
+    const { hub, listeners, scheduler } = setup();
+    expect(listeners()).toBe(1); // the feed ring, always
+    const leaveA = hub.subscribe(new Recorder());
+    const leaveB = hub.subscribe(new Recorder());
+    expect(listeners()).toBe(2);
+    expect(scheduler.intervals.size).toBe(2);
+    leaveA();
+    expect(listeners()).toBe(2);
+    leaveB();
+    expect(listeners()).toBe(1);
+    expect(scheduler.intervals.size).toBe(0);
+  });
+
+  it('closes every subscriber on close and refuses new ones', () => {
+    const { hub, listeners } = setup();
+    const sub = new Recorder();
+    hub.subscribe(sub);
+    hub.close();
+    hub.close();
+    expect(sub.closed).toBe(1);
+    expect(listeners()).toBe(0);
+    const late = new Recorder();
+    hub.subscribe(late);
+    expect(late.frames).toEqual([]);
+    expect(late.closed).toBe(1);
+  });
+});
