@@ -27,7 +27,8 @@ export type ErrorName =
   | 'bad-request'
   | 'lock-timeout'
   | 'connection-lost'
-  | 'client-closed';
+  | 'client-closed'
+  | 'internal';
 
 export interface ErrorSpec {
   /** Session-protocol code (`ERROR 0x0N`), where the error ends a session. */
@@ -67,6 +68,7 @@ export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
   'lock-timeout': { side: 'client', httpStatus: 408, message: 'timed out waiting for the lock' },
   'connection-lost': { side: 'server', httpStatus: 503, message: 'connection lost' },
   'client-closed': { side: 'client', httpStatus: 400, message: 'client closed' },
+  internal: { side: 'server', httpStatus: 500, message: 'internal error' },
 };
 
 /** Exit code of the CLI for bad flags or arguments. */

@@ -21,6 +21,11 @@ export interface SecurityFacade {
   /** Trades a token for a new session; null when the token is wrong. */
   signIn(token: string): { cookieValue: string; role: 'admin' | 'read'; publicId: string; maxAgeSeconds: number } | null;
   signOut(cookie: string | null): void;
+  /**
+   * Counts a failed sign-in; true when it should be audited. Failures past 10 a minute are
+   * still refused but not written, so nobody can fill the disk by guessing tokens.
+   */
+  noteFailedSignIn(): boolean;
 }
 
 export interface AuditFacade {

@@ -105,7 +105,7 @@ describe('/metrics', () => {
   it('shows node identity, the token high water mark and the grant counters', async () => {
     const { registry, engine } = busyEngine();
     const text = await registry.metrics();
-    expect(sample(text, 'baton_node_info{node="node-a",instance="inst-1"}')).toBe(1);
+    expect(sample(text, 'baton_node_info{node="node-a",instance_id="inst-1"}')).toBe(1);
     expect(sample(text, 'baton_token_high_water')).toBe(Number(engine.tokenHighWater));
     expect(sample(text, 'baton_grants_total{protocol="keyed"}')).toBe(6);
     expect(sample(text, 'baton_grants_total{protocol="session"}')).toBe(3);

@@ -172,7 +172,7 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
       this.set({ role: 'standby' }, role === 'standby' ? 1 : 0);
     },
   });
-  const info = new Gauge({ name: 'baton_node_info', help: 'This node\'s id and this process\'s instance id (always 1)', labelNames: ['node', 'instance'] as const, registers: [registry] });
-  info.set({ node: node.nodeId, instance: node.instanceId }, 1);
+  const info = new Gauge({ name: 'baton_node_info', help: 'This node\'s id and this process\'s instance id (always 1)', labelNames: ['node', 'instance_id'] as const, registers: [registry] });
+  info.set({ node: node.nodeId, instance_id: node.instanceId }, 1);
   return registry;
 }

@@ -1,5 +1,6 @@
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
 import { causeLatency } from '@/lib/ops/dashboard-charts.ts';
+import { formatMsTick } from '@/lib/ops/dashboard-format.ts';
 import type { HistoryView } from '../data/queries.ts';
 import { ChartFrame } from './chart-frame.tsx';
 import { formatMs } from './latency-chart.tsx';
@@ -20,7 +21,7 @@ export function CauseChart({ view }: { view: HistoryView }) {
       <BarChart data={points} responsive style={{ width: '100%', height: '100%' }} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
         <CartesianGrid stroke={p.grid} strokeDasharray="3 3" vertical={false} />
         <XAxis dataKey="cause" stroke={p.axis} tick={{ fontSize: 11 }} interval={0} />
-        <YAxis stroke={p.axis} tick={{ fontSize: 11 }} width={56} tickFormatter={formatMs} />
+        <YAxis stroke={p.axis} tick={{ fontSize: 11 }} width={60} tickFormatter={formatMsTick} />
         <Tooltip {...tooltipStyle(p)} formatter={formatMs} cursor={{ fill: p.grid, opacity: 0.4 }} />
         <Legend wrapperStyle={{ fontSize: 12 }} />
         <Bar dataKey="p50" name="p50" fill={p.p50} isAnimationActive={false} />

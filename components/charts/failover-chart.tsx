@@ -1,7 +1,7 @@
 import { CartesianGrid, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { FailoverView } from '@/lib/ops/api-types.ts';
-import { failoverDomain, failoverPoints } from '@/lib/ops/dashboard-charts.ts';
-import { formatClockMinutes, formatClockTime, formatLatency } from '@/lib/ops/dashboard-format.ts';
+import { failoverDomain, failoverPoints, timeTicks } from '@/lib/ops/dashboard-charts.ts';
+import { formatClockMinutes, formatClockTime, formatLatency, formatMsTick } from '@/lib/ops/dashboard-format.ts';
 import { Card } from '../ui/card.tsx';
 import { CHART_HEIGHT } from './chart-frame.tsx';
 import { useChartPalette, type ChartPalette } from './palette.ts';
@@ -34,8 +34,8 @@ export function FailoverChart({ failovers, asOf }: { failovers: readonly Failove
       <div data-testid="chart-failovers" className="relative w-full" style={{ height: CHART_HEIGHT }}>
         <ScatterChart responsive style={{ width: '100%', height: '100%' }} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid stroke={p.grid} strokeDasharray="3 3" />
-          <XAxis dataKey="at" type="number" scale="time" domain={[from, to]} tickFormatter={formatClockMinutes} stroke={p.axis} tick={{ fontSize: 11 }} minTickGap={24} name="time" />
-          <YAxis dataKey="gapMs" type="number" stroke={p.axis} tick={{ fontSize: 11 }} width={56} name="gap" tickFormatter={(v: number) => formatLatency(v)} />
+          <XAxis dataKey="at" type="number" scale="time" domain={[from, to]} ticks={timeTicks(from, to)} tickFormatter={formatClockMinutes} stroke={p.axis} tick={{ fontSize: 11 }} name="time" />
+          <YAxis dataKey="gapMs" type="number" stroke={p.axis} tick={{ fontSize: 11 }} width={60} name="gap" tickFormatter={formatMsTick} />
           <Tooltip content={(props) => <FailoverTooltip active={props.active} payload={props.payload} palette={p} />} />
           <Scatter data={points} fill={p.failover} isAnimationActive={false} />
         </ScatterChart>

@@ -1,5 +1,5 @@
 import { Area, AreaChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
-import { chartWindow, grantsSeries } from '@/lib/ops/dashboard-charts.ts';
+import { chartWindow, grantsSeries, timeTicks } from '@/lib/ops/dashboard-charts.ts';
 import { formatClockMinutes, formatClockTime } from '@/lib/ops/dashboard-format.ts';
 import type { HistoryView } from '../data/queries.ts';
 import { ChartFrame } from './chart-frame.tsx';
@@ -18,7 +18,7 @@ export function GrantsChart({ view }: { view: HistoryView }) {
     <ChartFrame title="Grants per second" description="Grants in each 10 s bucket ÷ 10, last 15 minutes." testId="chart-grants">
       <AreaChart data={points} responsive style={{ width: '100%', height: '100%' }} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
         <CartesianGrid stroke={p.grid} strokeDasharray="3 3" />
-        <XAxis dataKey="start" type="number" scale="time" domain={[from, to]} tickFormatter={formatClockMinutes} stroke={p.axis} tick={{ fontSize: 11 }} minTickGap={24} />
+        <XAxis dataKey="start" type="number" scale="time" domain={[from, to]} ticks={timeTicks(from, to)} tickFormatter={formatClockMinutes} stroke={p.axis} tick={{ fontSize: 11 }} />
         <YAxis stroke={p.axis} tick={{ fontSize: 11 }} width={56} allowDecimals />
         <Tooltip {...tooltipStyle(p)} labelFormatter={(label) => formatClockTime(Number(label))} formatter={perSecond} />
         <Area type="stepAfter" dataKey="perSecond" name="grants" stroke={p.grants} fill={p.grants} fillOpacity={0.25} isAnimationActive={false} />

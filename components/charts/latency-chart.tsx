@@ -1,6 +1,6 @@
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import { chartWindow, hasLatency, latencySeries } from '@/lib/ops/dashboard-charts.ts';
-import { formatClockMinutes, formatClockTime, formatLatency } from '@/lib/ops/dashboard-format.ts';
+import { chartWindow, hasLatency, latencySeries, timeTicks } from '@/lib/ops/dashboard-charts.ts';
+import { formatClockMinutes, formatClockTime, formatLatency, formatMsTick } from '@/lib/ops/dashboard-format.ts';
 import type { HistoryView } from '../data/queries.ts';
 import { ChartFrame } from './chart-frame.tsx';
 import { tooltipStyle, useChartPalette } from './palette.ts';
@@ -21,8 +21,8 @@ export function LatencyChart({ view }: { view: HistoryView }) {
     <ChartFrame title="Handover latency" description="p50 and p99 per 10 s bucket, last 15 minutes." testId="chart-latency" empty={hasLatency(points) ? null : 'No handovers in the last 15 minutes'}>
       <LineChart data={points} responsive style={{ width: '100%', height: '100%' }} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
         <CartesianGrid stroke={p.grid} strokeDasharray="3 3" />
-        <XAxis dataKey="start" type="number" scale="time" domain={[from, to]} tickFormatter={formatClockMinutes} stroke={p.axis} tick={{ fontSize: 11 }} minTickGap={24} />
-        <YAxis stroke={p.axis} tick={{ fontSize: 11 }} width={56} tickFormatter={formatMs} />
+        <XAxis dataKey="start" type="number" scale="time" domain={[from, to]} ticks={timeTicks(from, to)} tickFormatter={formatClockMinutes} stroke={p.axis} tick={{ fontSize: 11 }} />
+        <YAxis stroke={p.axis} tick={{ fontSize: 11 }} width={60} tickFormatter={formatMsTick} />
         <Tooltip {...tooltipStyle(p)} labelFormatter={(label) => formatClockTime(Number(label))} formatter={formatMs} />
         <Legend wrapperStyle={{ fontSize: 12 }} />
         <Line type="monotone" dataKey="p50" name="p50" stroke={p.p50} strokeWidth={2} dot={dot} connectNulls isAnimationActive={false} />

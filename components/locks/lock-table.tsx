@@ -101,7 +101,7 @@ export function LockTable({ selected, onSelect }: { selected: string | null; onS
           {locks === undefined ? 'Waiting for data…' : deferredQuery.trim() === '' ? `${formatCount(total)} locks` : `${formatCount(rows.length)} of ${formatCount(total)} locks`}
         </p>
       </div>
-      <div role="table" aria-label="Locks" aria-rowcount={rows.length + 1} className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
+      <div role="table" aria-label="Locks" aria-rowcount={rows.length + 1} className="relative overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
         <div className={TABLE_MIN_WIDTH}>
           <div role="rowgroup">
             <div role="row" aria-rowindex={1} className={cn(GRID_COLUMNS, 'h-9 border-b border-slate-200 bg-slate-50 text-xs text-slate-600 dark:border-slate-800 dark:bg-slate-800/60 dark:text-slate-300')}>

@@ -22,7 +22,7 @@ export function WaiterTable({ queue, asOf, receivedAt, onKick, kicking }: { queu
   if (queue.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">Nobody is waiting.</p>;
   const shown = [...queue].sort((a, b) => a.position - b.position).slice(0, MAX_WAITERS_SHOWN);
   return (
-    <div className="overflow-x-auto">
+    <div className="relative overflow-x-auto">
       <table className="w-full min-w-[30rem] text-left text-xs">
         <caption className="sr-only">Waiters in FIFO order</caption>
         <thead className="text-slate-500 dark:text-slate-400">

@@ -92,3 +92,14 @@ export function failoverDomain(failovers: readonly FailoverView[], asOf: number)
   for (const f of failovers) if (f.at < lo) lo = f.at;
   return [lo, Math.max(to + BUCKET_MS, ...failovers.map((f) => f.at))];
 }
+
+const TICK_STEPS_MS = [60_000, 120_000, 180_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000];
+
+/** Time-axis ticks on whole minutes (whole steps), at most `maxTicks` of them, inside [from, to]. */
+export function timeTicks(from: number, to: number, maxTicks = 6): number[] {
+  const span = Math.max(0, to - from);
+  const step = TICK_STEPS_MS.find((s) => span / s <= maxTicks) ?? Math.ceil(span / maxTicks / 86_400_000) * 86_400_000;
+  const ticks: number[] = [];
+  for (let t = Math.ceil(from / step) * step; t <= to; t += step) ticks.push(t);
+  return ticks;
+}

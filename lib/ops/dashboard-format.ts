@@ -30,6 +30,7 @@ export function formatDuration(ms: number): string {
 /** A latency in ms with sensible precision; null (no samples) prints a dash. */
 export function formatLatency(ms: number | null): string {
   if (ms === null) return DASH;
+  if (ms === 0) return '0 ms';
   if (ms < 1) return `${ms.toFixed(2)} ms`;
   if (ms < 100) return `${ms.toFixed(1)} ms`;
   return `${Math.round(ms).toLocaleString('en-US')} ms`;
@@ -65,4 +66,11 @@ export function formatClockTime(epochMs: number): string {
 export function formatClockMinutes(epochMs: number): string {
   const d = new Date(epochMs);
   return `${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+}
+
+/** A short axis label for a latency: "0", "0.25 ms", "1.5 ms", "250 ms" (no trailing zeros). */
+export function formatMsTick(ms: number): string {
+  if (ms === 0) return '0';
+  const digits = ms < 1 ? 2 : ms < 10 ? 1 : 0;
+  return `${Number(ms.toFixed(digits)).toLocaleString('en-US')} ms`;
 }

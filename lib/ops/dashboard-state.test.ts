@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterView, DeltaMessage, FeedItem, HistoryBucket, HolderView, LockSummary, SnapshotMessage, StatsView } from './api-types.ts';
-import { causeLatency, chartWindow, failoverDomain, failoverPoints, grantsSeries, hasLatency, latencySeries } from './dashboard-charts.ts';
-import { formatAgo, formatCountdown, formatDuration, formatLatency, groupDigits } from './dashboard-format.ts';
+import { causeLatency, chartWindow, failoverDomain, failoverPoints, grantsSeries, hasLatency, latencySeries, timeTicks } from './dashboard-charts.ts';
+import { formatAgo, formatCountdown, formatDuration, formatLatency, formatMsTick, groupDigits } from './dashboard-format.ts';
 import {
   applyDelta,
   applySnapshot,
@@ -261,9 +261,18 @@ describe('formatting', () => {
 
   it('writes latencies with a dash for no samples', () => {
     expect(formatLatency(null)).toBe('—');
+    expect(formatLatency(0)).toBe('0 ms');
     expect(formatLatency(0.123)).toBe('0.12 ms');
     expect(formatLatency(12.34)).toBe('12.3 ms');
     expect(formatLatency(1234.4)).toBe('1,234 ms');
+  });
+
+  it('writes short latency axis labels without trailing zeros', () => {
+    expect(formatMsTick(0)).toBe('0');
+    expect(formatMsTick(0.25)).toBe('0.25 ms');
+    expect(formatMsTick(1.5)).toBe('1.5 ms');
+    expect(formatMsTick(3)).toBe('3 ms');
+    expect(formatMsTick(1250)).toBe('1,250 ms');
   });
 
   it('writes how long ago something was seen', () => {
@@ -311,6 +320,18 @@ describe('chart series', () => {
     expect(release).toEqual({ cause: 'release', count: 4, p50: 4, p99: 50 });
     expect(byCause.find((c) => c.cause === 'expiry')).toEqual({ cause: 'expiry', count: 0, p50: null, p99: null });
     expect(byCause.map((c) => c.cause)).toEqual(['release', 'disconnect', 'expiry', 'force-release']);
+  });
+
+  it('puts time ticks on whole minutes, a few per chart', () => {
+    const { from, to } = chartWindow(T0 + 3_000);
+    const ticks = timeTicks(from, to);
+    expect(ticks.length).toBeGreaterThanOrEqual(3);
+    expect(ticks.length).toBeLessThanOrEqual(6);
+    for (const t of ticks) {
+      expect(t % 60_000).toBe(0);
+      expect(t >= from && t <= to).toBe(true);
+    }
+    expect(timeTicks(T0 - 86_400_000 * 3, T0).length).toBeLessThanOrEqual(6);
   });
 
   it('labels failovers oldest first and widens the axis to include old ones', () => {

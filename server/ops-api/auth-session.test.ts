@@ -38,6 +38,13 @@ describe('POST /api/v1/auth/session', () => {
     expect(res.headers.get('set-cookie')).toBeNull();
   });
 
+  it('audits at most ten failed sign-ins a minute, and refuses every one of them', async () => {
+    const t = await testFacade();
+    for (let i = 0; i < 25; i++) expect((await signIn(signInRequest(`wrong-${i}`), t.daemon)).status).toBe(401);
+    expect(t.audit.recent(100).filter((e) => e.action === 'sign-in' && e.result === 'unauthorized')).toHaveLength(10);
+    expect((await signIn(signInRequest(ADMIN_TOKEN), t.daemon)).status).toBe(200);
+  });
+
   it('refuses a sign-in posted from a foreign Origin with 403', async () => {
     const { daemon } = await testFacade();
     expect((await signIn(signInRequest(ADMIN_TOKEN, { origin: 'http://evil.example' }), daemon)).status).toBe(403);

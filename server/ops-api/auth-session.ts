@@ -38,7 +38,9 @@ export async function signIn(req: Request, daemon: DaemonFacade): Promise<Respon
   if (!body.ok) return refusalResponse(body);
   const session = daemon.security.signIn(body.value.token);
   if (session === null) {
-    daemon.audit.record({ who: 'anonymous', action: 'sign-in', target: 'session', result: 'unauthorized', detail: 'wrong token' });
+    if (daemon.security.noteFailedSignIn()) {
+      daemon.audit.record({ who: 'anonymous', action: 'sign-in', target: 'session', result: 'unauthorized', detail: 'wrong token' });
+    }
     return errorResponse('unauthorized', 'wrong token');
   }
   daemon.audit.record({ who: `session:${session.publicId}`, action: 'sign-in', target: 'session', result: 'ok', detail: `role ${session.role}` });

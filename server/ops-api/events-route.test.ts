@@ -128,7 +128,7 @@ describe('GET /api/v1/events', () => {
     const flushers: Array<() => void> = [];
     const scheduler = { setInterval: (fn: () => void, ms: number): TimerHandle => (ms === 100 ? flushers.push(fn) : 0), clearInterval: () => {} };
     const stats = () => ({ held: f.engine.heldCount }) as StatsView;
-    const cluster = () => ({ self: 'n1' }) as ClusterView;
+    const cluster = () => ({ self: 'n1', nodes: [] }) as unknown as ClusterView;
     const history = new HistoryRecorder(f.engine, clock, () => clock.wall(f.clock.now()));
     const hub = new EventHub({ engine: f.engine, clock, instanceId: 'i', stats, cluster, history, audit: { subscribe: () => () => {} }, scheduler });
     const owner: ClaimOwner = { onGranted: () => true, onEnded: () => {} };

@@ -4,8 +4,8 @@ import type { DaemonFacade } from '../daemon-facade.ts';
 import { adminAction } from './admin-action.ts';
 import { readJsonBody } from './request-input.ts';
 
-/** No body or `{}` lets the cluster pick the standby (the highest priority alive). */
-const handoffBody = z.object({ target: z.string().min(1).max(256).optional() }).optional();
+/** No body or `{}` lets the cluster pick the standby (the highest priority alive). Strict: a misspelt "target" must not become "any standby". */
+const handoffBody = z.strictObject({ target: z.string().min(1).max(256).optional() }).optional();
 
 export function postHandoff(req: Request, daemon: DaemonFacade): Promise<Response> {
   let target: string | null = null;

@@ -105,6 +105,28 @@ describe('POST /api/v1/locks/{name}/force-release', () => {
     const t = await testFacade();
     expect((await release(t, 'two words')).status).toBe(422);
   });
+
+  it('refuses a misspelt token key with 422 and leaves the holder holding', async () => {
+    const t = await testFacade();
+    const stale = t.hold('a');
+    t.engine.release('a', stale.token);
+    const current = t.hold('a');
+    for (const body of [`{"Token": "${stale.token}"}`, `{"fencingToken": "${stale.token}"}`]) {
+      const res = await release(t, 'a', body);
+      expect(res.status, body).toBe(422);
+      expect(await res.json()).toMatchObject({ error: { code: 'invalid-input' } });
+    }
+    expect(t.engine.lock('a')?.holder).toBe(current);
+  });
+
+  it('refuses a token in the query string with 422 and leaves the holder holding', async () => {
+    const t = await testFacade();
+    const current = t.hold('a');
+    const res = await forceRelease(post('/api/v1/locks/a/force-release?token=1'), t.daemon, { name: 'a' });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ error: { code: 'invalid-input', message: expect.stringContaining('token') } });
+    expect(t.engine.lock('a')?.holder).toBe(current);
+  });
 });
 
 describe('POST /api/v1/locks/{name}/waiters/{id}/kick', () => {
@@ -161,6 +183,14 @@ describe('POST /api/v1/cluster/handoff', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ handoff: { target: 'node-2' } });
     expect(asked).toEqual(['node-2']);
+  });
+
+  it('refuses a misspelt target key with 422 instead of handing off to any standby', async () => {
+    const t = await testFacade();
+    const asked: Array<string | null> = [];
+    const daemon = { ...t.daemon, handoff: async (target: string | null) => (asked.push(target), { ok: true as const, target: target ?? 'b' }) };
+    expect((await postHandoff(post('/api/v1/cluster/handoff', '{"tagret":"node-2"}'), daemon)).status).toBe(422);
+    expect(asked).toEqual([]);
   });
 
   it('answers 422 for a target that is not a string', async () => {

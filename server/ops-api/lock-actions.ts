@@ -7,13 +7,19 @@ import { holderView } from '../ops/lock-views.ts';
 import { type ActionOutcome, adminAction } from './admin-action.ts';
 import { checkClaimId, checkLockName, readJsonBody, tokenSchema } from './request-input.ts';
 
-/** No body, `{}`, or `{token}`: with a token only that grant is released (no race with a handover). */
-const forceReleaseBody = z.object({ token: tokenSchema.optional() }).optional();
+/**
+ * No body, `{}`, or `{token}`: with a token only that grant is released (no race with a handover).
+ * Strict: a misspelt key ("Token", "fencingToken") must not be dropped, or the caller that named
+ * a holder would free whoever holds the lock now.
+ */
+const forceReleaseBody = z.strictObject({ token: tokenSchema.optional() }).optional();
 
 export function forceRelease(req: Request, daemon: DaemonFacade, params: { name: string }): Promise<Response> {
   return adminAction(req, daemon, 'force-release', params.name, async (): Promise<ActionOutcome> => {
     const name = checkLockName(params.name);
     if (!name.ok) return name;
+    // The same mistake in the query string: the token belongs in the body.
+    if (new URL(req.url).searchParams.has('token')) return { ok: false, error: 'invalid-input', detail: 'token: give it in the JSON body, not the query string' };
     const body = await readJsonBody(req, forceReleaseBody);
     if (!body.ok) return body;
     const token = body.value?.token;

@@ -17,12 +17,20 @@ export function errorResponse(name: ErrorName, detail?: string, headers: Record<
 
 type Handler<P> = (req: Request, daemon: DaemonFacade, params: P) => Promise<Response> | Response;
 
-/** Wraps a handler for a Next route file: finds the daemon, awaits the route params. */
+/**
+ * Wraps a handler for a Next route file: finds the daemon, awaits the route params, and turns
+ * an exception (a client that aborts its upload, a bug) into the same JSON error shape as
+ * every other answer instead of Next's HTML 500.
+ */
 export function withDaemon<P = Record<string, never>>(handler: Handler<P>) {
   return async (req: Request, ctx: { params: Promise<P> }): Promise<Response> => {
     const daemon = getDaemonFacade();
     if (daemon === undefined) return errorResponse('server-going-away', 'no daemon in this process');
-    return handler(req, daemon, await ctx.params);
+    try {
+      return await handler(req, daemon, await ctx.params);
+    } catch (err) {
+      return errorResponse('internal', err instanceof Error ? err.message : String(err));
+    }
   };
 }
 

@@ -4,7 +4,7 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { engineFixture } from '../../lib/engine/testing/engine-fixture.ts';
 import type { AuditEntry, ClusterView, DeltaMessage, SnapshotMessage, StatsView } from '../../lib/ops/api-types.ts';
 import type { FeedSubscriber } from '../daemon-facade.ts';
-import { EventHub, HEARTBEAT_FRAME, type Scheduler, type TimerHandle } from './event-hub.ts';
+import { EventHub, HEARTBEAT_FRAME, MAX_DIRTY, type Scheduler, type TimerHandle } from './event-hub.ts';
 import { FEED_SIZE } from './feed-ring.ts';
 import { HistoryRecorder } from './history-recorder.ts';
 
@@ -92,8 +92,13 @@ function setup() {
     waiters: f.engine.waiterCount, connections: { keyed: 0, session: 0 }, tokenHighWater: f.engine.tokenHighWater.toString(),
     grantsTotal: 0, handover: { count: 0, p50: null, p99: null, p95: null },
   });
+  // This node's lastSeen is "now", as SingleNodeCluster reports it: it moves with every read.
   const cluster = (): ClusterView => ({
-    self: 'n1', instanceId: 'i-1', nodes: [],
+    self: 'n1', instanceId: 'i-1',
+    nodes: [{
+      id: 'n1', role: 'active', priority: 0, self: true, alive: true, lastSeen: EPOCH + f.clock.now(), replicationLag: null,
+      lockAddress: '127.0.0.1:7070', sessionAddress: '127.0.0.1:7071', httpAddress: '127.0.0.1:3000',
+    }],
     handoff: { available: false, reason: `nodes ${state.cluster.nodes}`, targets: [] }, failovers: [],
   });
   const scheduler = new ManualScheduler();
@@ -299,5 +304,42 @@ describe('EventHub', () => {
     hub.subscribe(late);
     expect(late.frames).toEqual([]);
     expect(late.closed).toBe(1);
+  });
+
+  it('sends an idle dashboard no delta although this node\'s lastSeen moves with the clock', () => {
+    const { hub, flush, clock } = setup();
+    const sub = new Recorder();
+    hub.subscribe(sub);
+    for (let i = 0; i < 5; i++) {
+      clock.advance(50);
+      flush();
+    }
+    expect(sub.frames).toHaveLength(1);
+  });
+
+  it('sends a fresh snapshot instead of a delta when more lock names changed than it keeps track of', () => {
+    const { hub, hold, flush } = setup();
+    const sub = new Recorder();
+    hub.subscribe(sub);
+    for (let i = 0; i <= MAX_DIRTY; i++) hold(`burst-${i}`);
+    expect((hub as unknown as { dirty: Set<string> }).dirty.size).toBeLessThanOrEqual(MAX_DIRTY);
+    flush();
+    const messages = sub.messages();
+    expect(messages.map((m) => m.event)).toEqual(['snapshot', 'snapshot']);
+    expect((messages[1]?.data as SnapshotMessage).locks).toHaveLength(MAX_DIRTY + 1);
+    hold('after');
+    flush();
+    expect(sub.deltas()).toEqual([expect.objectContaining({ upserts: [expect.objectContaining({ name: 'after' })], removed: [] })]);
+  });
+
+  it('lets go of the engine and its timers when the first snapshot cannot be built', () => {
+    const { hub, listeners, scheduler, hold } = setup();
+    const broken = hold('x');
+    // A lock view that throws while the snapshot is built.
+    Object.defineProperty(broken, 'token', { get: () => { throw new Error('boom'); } });
+    expect(() => hub.subscribe(new Recorder())).toThrow('boom');
+    expect(listeners()).toBe(1);
+    expect(scheduler.intervals.size).toBe(0);
+    expect(hub.subscriberCount).toBe(0);
   });
 });

@@ -3,8 +3,9 @@
 //
 // Cost model. With no subscriber the hub only keeps the feed ring (one array store per engine
 // event). From the first subscriber on it also collects the names of locks that events touch
-// (a Set.add per event) and runs a flush timer; each flush builds at most one delta from the
-// current engine state, encodes it once and hands the same frame string to every subscriber.
+// (a Set.add per event, at most MAX_DIRTY names) and runs a flush timer; each flush builds at
+// most one delta from the current engine state (a snapshot when more names changed than that),
+// encodes it once and hands the same frame string to every subscriber.
 // However busy the engine is, a stream gets at most one delta per flush interval.
 //
 // Snapshots and deltas are not ordered per subscriber: a delta right after a snapshot may
@@ -64,6 +65,21 @@ function statsKey(stats: StatsView): string {
   return JSON.stringify({ ...stats, asOf: 0 });
 }
 
+/**
+ * The cluster compares without this node's own `lastSeen`: for the node itself it is always
+ * "now", so comparing it would send an idle dashboard a delta on every flush.
+ */
+function clusterKey(cluster: ClusterView): string {
+  return JSON.stringify({ ...cluster, nodes: cluster.nodes.map((n) => (n.self ? { ...n, lastSeen: 0 } : n)) });
+}
+
+/**
+ * Distinct lock names collected between two flushes, at most. Past it the hub stops collecting
+ * (memory stays bounded however many names a burst touches) and the next flush sends every
+ * stream a fresh snapshot instead of a delta.
+ */
+export const MAX_DIRTY = 10_000;
+
 interface Tracking {
   stopEngine: () => void;
   flushTimer: TimerHandle;
@@ -74,6 +90,8 @@ export class EventHub implements FeedFacade {
   private readonly subscribers = new Set<FeedSubscriber>();
   private readonly feed: FeedRing;
   private readonly dirty = new Set<string>();
+  /** More than MAX_DIRTY names changed since the last flush: the next message is a snapshot. */
+  private dirtyOverflow = false;
   private readonly scheduler: Scheduler;
   private readonly flushIntervalMs: number;
   private readonly heartbeatMs: number;
@@ -85,7 +103,7 @@ export class EventHub implements FeedFacade {
   private sentFeedSeq = 0;
   private sentHistoryVersion = 0;
   private sentBucketStart = 0;
-  private sentClusterJson = '';
+  private sentClusterKey = '';
   private sentStatsKey = '';
 
   constructor(private readonly deps: EventHubDeps) {
@@ -108,15 +126,16 @@ export class EventHub implements FeedFacade {
     }
     const first = this.subscribers.size === 0;
     if (first) this.startTracking();
-    const snapshot = this.snapshot();
-    if (first) {
-      // Nobody has seen anything older than this snapshot: deltas start from here.
-      this.sentFeedSeq = this.feed.lastSeq;
-      this.sentHistoryVersion = this.deps.history.version;
-      this.sentBucketStart = this.deps.history.currentBucketStart();
-      this.sentClusterJson = JSON.stringify(snapshot.cluster);
-      this.sentStatsKey = statsKey(snapshot.stats);
+    let snapshot: SnapshotMessage;
+    try {
+      snapshot = this.snapshot();
+    } catch (err) {
+      // Nobody to track for: let go of the engine and the timers before the error goes up.
+      if (first) this.stopTracking();
+      throw err;
     }
+    // Nobody has seen anything older than this snapshot: deltas start from here.
+    if (first) this.markSent(snapshot);
     if (!this.deliver(subscriber, sseFrame('snapshot', snapshot))) {
       subscriber.close();
       if (this.subscribers.size === 0) this.stopTracking();
@@ -139,15 +158,20 @@ export class EventHub implements FeedFacade {
   /** Builds and sends one delta if anything changed since the last one. Runs on the flush timer. */
   flush(): void {
     if (this.subscribers.size === 0) return;
+    if (this.dirtyOverflow) {
+      this.resync();
+      return;
+    }
     const { history } = this.deps;
     const feedChanged = this.feed.lastSeq !== this.sentFeedSeq;
     const bucketStart = history.currentBucketStart();
     const historyChanged = history.version !== this.sentHistoryVersion || bucketStart !== this.sentBucketStart;
     const cluster = this.deps.cluster();
-    const clusterJson = JSON.stringify(cluster);
+    const clusterNow = clusterKey(cluster);
+    const clusterChanged = clusterNow !== this.sentClusterKey;
     const stats = this.deps.stats();
     const key = statsKey(stats);
-    if (this.dirty.size === 0 && !feedChanged && !historyChanged && clusterJson === this.sentClusterJson && key === this.sentStatsKey) return;
+    if (this.dirty.size === 0 && !feedChanged && !historyChanged && !clusterChanged && key === this.sentStatsKey) return;
 
     const upserts: LockSummary[] = [];
     const removed: string[] = [];
@@ -163,15 +187,33 @@ export class EventHub implements FeedFacade {
       removed,
       history: historyChanged ? history.changedSince(this.sentHistoryVersion) : [],
       feed: feedChanged ? this.feed.since(this.sentFeedSeq) : [],
-      cluster: clusterJson === this.sentClusterJson ? null : cluster,
+      cluster: clusterChanged ? cluster : null,
     };
     this.dirty.clear();
     this.sentFeedSeq = this.feed.lastSeq;
     this.sentHistoryVersion = history.version;
     this.sentBucketStart = bucketStart;
-    this.sentClusterJson = clusterJson;
+    this.sentClusterKey = clusterNow;
     this.sentStatsKey = key;
     this.broadcast(sseFrame('delta', delta));
+  }
+
+  /** Too much changed to list: every stream starts over from a fresh snapshot (readers replace their state with it). */
+  private resync(): void {
+    const snapshot = this.snapshot();
+    this.dirty.clear();
+    this.dirtyOverflow = false;
+    this.markSent(snapshot);
+    this.broadcast(sseFrame('snapshot', snapshot));
+  }
+
+  /** Remembers what `snapshot` showed: the next delta carries only what moved after it. */
+  private markSent(snapshot: SnapshotMessage): void {
+    this.sentFeedSeq = this.feed.lastSeq;
+    this.sentHistoryVersion = this.deps.history.version;
+    this.sentBucketStart = this.deps.history.currentBucketStart();
+    this.sentClusterKey = clusterKey(snapshot.cluster);
+    this.sentStatsKey = statsKey(snapshot.stats);
   }
 
   private snapshot(): SnapshotMessage {
@@ -219,9 +261,11 @@ export class EventHub implements FeedFacade {
   private startTracking(): void {
     if (this.tracking !== null) return;
     this.dirty.clear();
+    this.dirtyOverflow = false;
     this.tracking = {
       stopEngine: this.deps.engine.subscribe((e: LockEvent) => {
-        this.dirty.add(e.lock);
+        if (this.dirty.size < MAX_DIRTY) this.dirty.add(e.lock);
+        else if (!this.dirty.has(e.lock)) this.dirtyOverflow = true;
       }),
       flushTimer: this.scheduler.setInterval(() => this.flush(), this.flushIntervalMs),
       heartbeatTimer: this.scheduler.setInterval(() => this.broadcast(HEARTBEAT_FRAME), this.heartbeatMs),
@@ -237,6 +281,7 @@ export class EventHub implements FeedFacade {
     this.scheduler.clearInterval(t.flushTimer);
     this.scheduler.clearInterval(t.heartbeatTimer);
     this.dirty.clear();
+    this.dirtyOverflow = false;
   }
 
   private wallNow(): number {

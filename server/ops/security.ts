@@ -51,6 +51,10 @@ export function cookieValue(header: string | null, name: string): string | null 
   return null;
 }
 
+/** Failed sign-ins audited per minute; the rest are refused without a log line. */
+const AUDITED_FAILURES_PER_WINDOW = 10;
+const FAILURE_WINDOW_MS = 60_000;
+
 export class Security implements SecurityFacade {
   readonly readsOpen: boolean;
   private readonly adminDigest: Buffer;
@@ -58,6 +62,8 @@ export class Security implements SecurityFacade {
   private readonly now: () => number;
   /** Keyed by the hex SHA-256 of the cookie value; Map order is creation order (oldest first). */
   private readonly sessions = new Map<string, Session>();
+  private failureWindowStart = Number.NEGATIVE_INFINITY;
+  private failuresInWindow = 0;
 
   constructor(options: SecurityOptions) {
     // An empty token would match an empty "Bearer " header: refuse to start rather than open up.
@@ -98,6 +104,16 @@ export class Security implements SecurityFacade {
     const publicId = randomBytes(4).toString('hex');
     this.sessions.set(digest(value).toString('hex'), { role, publicId, expiresAt: this.now() + SESSION_MAX_AGE_SECONDS * 1000 });
     return { cookieValue: value, role, publicId, maxAgeSeconds: SESSION_MAX_AGE_SECONDS };
+  }
+
+  noteFailedSignIn(): boolean {
+    const now = this.now();
+    if (now - this.failureWindowStart >= FAILURE_WINDOW_MS) {
+      this.failureWindowStart = now;
+      this.failuresInWindow = 0;
+    }
+    this.failuresInWindow++;
+    return this.failuresInWindow <= AUDITED_FAILURES_PER_WINDOW;
   }
 
   signOut(cookie: string | null): void {
