@@ -10,7 +10,7 @@ export function ActionStatus({ className }: { className?: string }) {
       role="status"
       aria-live="polite"
       className={cn(
-        'min-h-[1.25rem] text-sm',
+        'text-sm sm:min-h-[1.25rem]',
         outcome?.kind === 'error' && 'font-medium text-red-700 dark:text-red-300',
         outcome?.kind === 'success' && 'text-emerald-700 dark:text-emerald-300',
         outcome?.kind === 'pending' && 'text-slate-600 dark:text-slate-300',

@@ -5,6 +5,7 @@ import { AuthPanel } from './auth/auth-panel.tsx';
 import { ChartsSection } from './charts/charts-section.tsx';
 import { DashboardHeader } from './dashboard-header.tsx';
 import { useStreamStatus } from './data/queries.ts';
+import { AuditLog } from './feed/audit-log.tsx';
 import { EventsFeed } from './feed/events-feed.tsx';
 import { LocksSection } from './locks/locks-section.tsx';
 import { NodeCard } from './overview/node-card.tsx';
@@ -35,7 +36,10 @@ export function Dashboard() {
         </section>
         <LocksSection />
         <ChartsSection />
-        <EventsFeed />
+        <div className="grid min-w-0 gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+          <EventsFeed />
+          <AuditLog />
+        </div>
       </main>
     </>
   );

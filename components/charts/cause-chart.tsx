@@ -10,13 +10,13 @@ import { tooltipStyle, useChartPalette } from './palette.ts';
 export function CauseChart({ view }: { view: HistoryView }) {
   const p = useChartPalette();
   const points = causeLatency(view.history, view.asOf);
-  const any = points.some((c) => c.count > 0);
+  const hasHandovers = points.some((c) => c.count > 0);
   return (
     <ChartFrame
       title="Latency by cause"
       description="Last 15 minutes. p50: count-weighted mean of the 10 s medians; p99: the worst 10 s bucket."
       testId="chart-by-cause"
-      empty={any ? null : 'No handovers in the last 15 minutes'}
+      empty={hasHandovers ? null : 'No handovers in the last 15 minutes'}
     >
       <BarChart data={points} responsive style={{ width: '100%', height: '100%' }} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
         <CartesianGrid stroke={p.grid} strokeDasharray="3 3" vertical={false} />

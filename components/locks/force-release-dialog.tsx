@@ -11,10 +11,11 @@ export function ForceReleaseDialog({ lockName, holder, onConfirm, onCancel }: { 
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const descriptionId = useId();
+  // Open as a modal once mounted. No close() on cleanup: its 'close' event would arrive after a
+  // StrictMode re-mount and cancel the dialog; unmounting removes it from the top layer anyway.
   useEffect(() => {
     const dialog = ref.current;
     if (dialog !== null && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
   }, []);
   return (
     <dialog

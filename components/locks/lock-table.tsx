@@ -38,11 +38,12 @@ function SortHeader({ column, sort, onSort }: { column: Column; sort: LockSort; 
         <span aria-hidden="true" className={cn('text-xs', !active && 'opacity-30')}>
           {active && sort.direction === 'desc' ? '▼' : '▲'}
         </span>
-        <span className="sr-only">{active ? `, sorted ${sort.direction === 'asc' ? 'ascending' : 'descending'}` : ', sort'}</span>
       </button>
     </div>
   );
 }
+
+// The sort state is announced through aria-sort on the column header; the button is named by its label.
 
 /**
  * Every lock this node knows, searchable and sortable, virtualised so 10,000 rows cost as much as
@@ -64,21 +65,36 @@ export function LockTable({ selected, onSelect }: { selected: string | null; onS
     getItemKey: (index) => rows[index]?.summary.name ?? index,
   });
 
+  // Where keyboard focus is headed while the target row is still being rendered: quick repeated
+  // key presses count from there, not from the row that still has focus.
+  const pendingFocus = useRef<number | null>(null);
+
   const focusRow = (index: number) => {
     const clamped = Math.max(0, Math.min(rows.length - 1, index));
+    const find = () => scrollRef.current?.querySelector<HTMLButtonElement>(`[data-row-index="${clamped}"] button`) ?? null;
     virtualizer.scrollToIndex(clamped, { align: 'auto' });
-    const tryFocus = (attempts: number) => {
-      const button = scrollRef.current?.querySelector<HTMLButtonElement>(`[data-row-index="${clamped}"] button`);
-      if (button) button.focus();
-      else if (attempts > 0) requestAnimationFrame(() => tryFocus(attempts - 1));
+    const now = find();
+    if (now !== null) {
+      now.focus();
+      pendingFocus.current = null;
+      return;
+    }
+    pendingFocus.current = clamped;
+    const retry = (attempts: number) => {
+      const button = find();
+      if (button !== null) {
+        button.focus();
+        if (pendingFocus.current === clamped) pendingFocus.current = null;
+      } else if (attempts > 0) requestAnimationFrame(() => retry(attempts - 1));
+      else pendingFocus.current = null;
     };
-    requestAnimationFrame(() => tryFocus(3));
+    requestAnimationFrame(() => retry(5));
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     const rowEl = (event.target as HTMLElement).closest<HTMLElement>('[data-row-index]');
     if (rowEl === null) return;
-    const index = Number(rowEl.dataset.rowIndex);
+    const index = pendingFocus.current ?? Number(rowEl.dataset.rowIndex);
     const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? ROW_HEIGHT * 10) / ROW_HEIGHT) - 1);
     const moves: Record<string, number> = { ArrowDown: index + 1, ArrowUp: index - 1, PageDown: index + page, PageUp: index - page, Home: 0, End: rows.length - 1 };
     const target = moves[event.key];
@@ -110,7 +126,7 @@ export function LockTable({ selected, onSelect }: { selected: string | null; onS
               ))}
             </div>
           </div>
-          <div ref={scrollRef} role="rowgroup" onKeyDown={onKeyDown} className="h-[min(60vh,32rem)] min-h-64 overflow-y-auto">
+          <div ref={scrollRef} role="rowgroup" onKeyDown={onKeyDown} className="max-h-[min(60vh,32rem)] min-h-24 overflow-y-auto">
             {rows.length === 0 ? (
               <p className="p-6 text-center text-sm text-slate-500 dark:text-slate-400">
                 {locks === undefined ? 'Waiting for the first snapshot…' : total === 0 ? 'No lock is held or waited for.' : `No lock name contains “${deferredQuery.trim()}”.`}

@@ -18,7 +18,7 @@ export function LocksSection() {
       <h2 id="locks-heading" className="text-lg font-semibold">
         Locks
       </h2>
-      <div className={cn('grid min-w-0 gap-4', selected !== null && 'xl:grid-cols-[minmax(0,1fr)_28rem]')}>
+      <div className={cn('grid min-w-0 gap-4', selected !== null && '2xl:grid-cols-[minmax(0,1fr)_28rem]')}>
         <div className="min-w-0 rounded-lg border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900">
           <LockTable selected={selected} onSelect={onSelect} />
         </div>

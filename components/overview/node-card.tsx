@@ -1,13 +1,13 @@
 import { useCluster, useStats } from '../data/queries.ts';
 import { Badge } from '../ui/badge.tsx';
-import { Card } from '../ui/card.tsx';
+import { Card, Waiting } from '../ui/card.tsx';
 import { HandoffControl } from './handoff-control.tsx';
 
 /** This node: its id, role and daemon state, and the handoff control. */
 export function NodeCard() {
   const cluster = useCluster();
   const stats = useStats();
-  if (cluster === undefined || stats === undefined) return <Card title="This node">{null}</Card>;
+  if (cluster === undefined || stats === undefined) return <Card title="This node"><Waiting /></Card>;
   const self = cluster.nodes.find((n) => n.self);
   return (
     <Card title="This node">

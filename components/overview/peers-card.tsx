@@ -29,9 +29,12 @@ function PeerRow({ node }: { node: NodeView }) {
         <Badge tone={node.alive ? 'good' : 'bad'}>{node.alive ? 'alive' : 'down'}</Badge>
       </div>
       <div className="flex flex-wrap gap-x-3 text-xs text-slate-600 dark:text-slate-300">
-        <span>
-          <LastSeen lastSeen={node.lastSeen} />
-        </span>
+        {/* This node's own "last seen" is always now; peers' ages count up between messages. */}
+        {!node.self && (
+          <span>
+            <LastSeen lastSeen={node.lastSeen} />
+          </span>
+        )}
         {node.replicationLag !== null && (
           <span>
             replication lag {node.replicationLag.events} events / {node.replicationLag.ms} ms

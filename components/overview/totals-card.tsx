@@ -1,12 +1,12 @@
 import { formatCount, formatLatency, groupDigits } from '@/lib/ops/dashboard-format.ts';
 import { useStats } from '../data/queries.ts';
-import { Card } from '../ui/card.tsx';
+import { Card, Waiting } from '../ui/card.tsx';
 import { Stat } from '../ui/stat.tsx';
 
 /** Lock and connection totals and the token high-water mark. */
 export function TotalsCard() {
   const stats = useStats();
-  if (stats === undefined) return <Card title="Totals">{null}</Card>;
+  if (stats === undefined) return <Card title="Totals"><Waiting /></Card>;
   return (
     <Card title="Totals">
       <dl className="grid grid-cols-3 gap-3">
@@ -31,7 +31,7 @@ export function TotalsCard() {
 /** Handover latency right now (the server's last 60 seconds). */
 export function LatencyCard() {
   const stats = useStats();
-  if (stats === undefined) return <Card title="Handover latency">{null}</Card>;
+  if (stats === undefined) return <Card title="Handover latency"><Waiting /></Card>;
   const h = stats.handover;
   return (
     <Card title="Handover latency">

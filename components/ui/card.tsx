@@ -38,3 +38,8 @@ export function Card({
     </section>
   );
 }
+
+/** The placeholder inside a card until the first snapshot arrives. */
+export function Waiting() {
+  return <p className="text-sm text-slate-500 dark:text-slate-400">Waiting for data…</p>;
+}

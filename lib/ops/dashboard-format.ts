@@ -30,8 +30,10 @@ export function formatDuration(ms: number): string {
 /** A latency in ms with sensible precision; null (no samples) prints a dash. */
 export function formatLatency(ms: number | null): string {
   if (ms === null) return DASH;
-  if (ms === 0) return '0 ms';
-  if (ms < 1) return `${ms.toFixed(2)} ms`;
+  // The history reports latencies under 1 µs as 0 (a release hands over in the same step).
+  if (ms === 0) return '< 1 µs';
+  if (ms < 0.01) return `${(ms * 1000).toFixed(1)} µs`;
+  if (ms < 1) return `${Math.round(ms * 1000)} µs`;
   if (ms < 100) return `${ms.toFixed(1)} ms`;
   return `${Math.round(ms).toLocaleString('en-US')} ms`;
 }

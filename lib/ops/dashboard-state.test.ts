@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ClusterView, DeltaMessage, FeedItem, HistoryBucket, HolderView, LockSummary, SnapshotMessage, StatsView } from './api-types.ts';
-import { causeLatency, chartWindow, failoverDomain, failoverPoints, grantsSeries, hasLatency, latencySeries, timeTicks } from './dashboard-charts.ts';
-import { formatAgo, formatCountdown, formatDuration, formatLatency, formatMsTick, groupDigits } from './dashboard-format.ts';
+import type { LockSummary } from './api-types.ts';
+import { bucket, cluster, delta, feedItem, holder, lock, snapshot, stats, T0 } from './dashboard-fixtures.ts';
 import {
   applyDelta,
   applySnapshot,
@@ -17,59 +16,6 @@ import {
   touchedLocks,
   type DashboardState,
 } from './dashboard-state.ts';
-
-const T0 = 1_700_000_000_000; // a multiple of 10,000
-
-function stats(over: Partial<StatsView> = {}): StatsView {
-  return {
-    asOf: T0,
-    state: 'serving',
-    role: 'active',
-    locks: 0,
-    held: 0,
-    waiters: 0,
-    connections: { keyed: 0, session: 0 },
-    tokenHighWater: '0',
-    grantsTotal: 0,
-    handover: { count: 0, p50: null, p95: null, p99: null },
-    ...over,
-  };
-}
-
-function cluster(over: Partial<ClusterView> = {}): ClusterView {
-  return { self: 'n1', instanceId: 'inst-1', nodes: [], handoff: { available: false, reason: 'single node', targets: [] }, failovers: [], ...over };
-}
-
-function holder(token: string, over: Partial<HolderView> = {}): HolderView {
-  return { claimId: '1', protocol: 'keyed', client: '127.0.0.1:5000', token, grantedAt: T0, heldForMs: 0, leaseMs: 30_000, sliding: false, leaseRemainingMs: 30_000, ...over };
-}
-
-function lock(name: string, h: HolderView | null = holder('1'), queueLength = 0): LockSummary {
-  return { name, holder: h, queueLength };
-}
-
-const noCauses = () => ({
-  release: { count: 0, p50: null, p99: null },
-  disconnect: { count: 0, p50: null, p99: null },
-  expiry: { count: 0, p50: null, p99: null },
-  'force-release': { count: 0, p50: null, p99: null },
-});
-
-function bucket(start: number, over: Partial<HistoryBucket> = {}): HistoryBucket {
-  return { start, grants: 0, handovers: 0, p50: null, p99: null, byCause: noCauses(), ...over };
-}
-
-function feedItem(seq: number, kind: FeedItem['kind'] = 'grant'): FeedItem {
-  return { seq, at: T0 + seq, kind, lock: 'a', text: `item ${seq}` };
-}
-
-function snapshot(over: Partial<SnapshotMessage> = {}): SnapshotMessage {
-  return { instanceId: 'inst-1', asOf: T0, stats: stats(), cluster: cluster(), locks: [], history: [], feed: [], ...over };
-}
-
-function delta(over: Partial<DeltaMessage> = {}): DeltaMessage {
-  return { asOf: T0 + 100, stats: stats({ asOf: T0 + 100 }), upserts: [], removed: [], history: [], feed: [], cluster: null, ...over };
-}
 
 function stateWith(locks: LockSummary[], receivedAt = 0): DashboardState {
   return applySnapshot(snapshot({ locks }), receivedAt);
@@ -240,106 +186,5 @@ describe('filtering and sorting the lock table', () => {
     const out = selectLockRows(state.locks, '/9', { key: 'token', direction: 'desc' });
     expect(performance.now() - started).toBeLessThan(200);
     expect(out[0]?.summary.name).toBe('lock/9999');
-  });
-});
-
-describe('formatting', () => {
-  it('writes a countdown in seconds with one decimal, rounded down', () => {
-    expect(formatCountdown(12_345)).toBe('12.3 s');
-    expect(formatCountdown(99)).toBe('0.0 s');
-    expect(formatCountdown(-5)).toBe('0.0 s');
-    expect(formatCountdown(300_000)).toBe('300.0 s');
-  });
-
-  it('writes durations at a readable precision', () => {
-    expect(formatDuration(850)).toBe('850 ms');
-    expect(formatDuration(12_340)).toBe('12.3 s');
-    expect(formatDuration(245_000)).toBe('4 m 05 s');
-    expect(formatDuration(2 * 3_600_000 + 3 * 60_000)).toBe('2 h 03 m');
-    expect(formatDuration(3 * 86_400_000 + 4 * 3_600_000)).toBe('3 d 04 h');
-  });
-
-  it('writes latencies with a dash for no samples', () => {
-    expect(formatLatency(null)).toBe('—');
-    expect(formatLatency(0)).toBe('0 ms');
-    expect(formatLatency(0.123)).toBe('0.12 ms');
-    expect(formatLatency(12.34)).toBe('12.3 ms');
-    expect(formatLatency(1234.4)).toBe('1,234 ms');
-  });
-
-  it('writes short latency axis labels without trailing zeros', () => {
-    expect(formatMsTick(0)).toBe('0');
-    expect(formatMsTick(0.25)).toBe('0.25 ms');
-    expect(formatMsTick(1.5)).toBe('1.5 ms');
-    expect(formatMsTick(3)).toBe('3 ms');
-    expect(formatMsTick(1250)).toBe('1,250 ms');
-  });
-
-  it('writes how long ago something was seen', () => {
-    expect(formatAgo(200)).toBe('just now');
-    expect(formatAgo(12_500)).toBe('12 s ago');
-    expect(formatAgo(180_000)).toBe('3 m ago');
-  });
-
-  it('groups the digits of a u64 token', () => {
-    expect(groupDigits('18446744073709551615')).toBe('18,446,744,073,709,551,615');
-    expect(groupDigits('42')).toBe('42');
-  });
-});
-
-describe('chart series', () => {
-  const withCause = (start: number, cause: 'release' | 'expiry', count: number, p50: number, p99: number): HistoryBucket => {
-    const b = bucket(start, { handovers: count, p50, p99 });
-    b.byCause[cause] = { count, p50, p99 };
-    return b;
-  };
-
-  it('covers the 90 ten-second buckets ending at the current one', () => {
-    const w = chartWindow(T0 + 3_000);
-    expect(w.to).toBe(T0);
-    expect((w.to - w.from) / 10_000 + 1).toBe(90);
-  });
-
-  it('turns grants per bucket into grants per second and fills silent buckets with zero', () => {
-    const series = grantsSeries([bucket(T0, { grants: 25 })], T0);
-    expect(series).toHaveLength(90);
-    expect(series[series.length - 1]).toEqual({ start: T0, perSecond: 2.5 });
-    expect(series[0]?.perSecond).toBe(0);
-  });
-
-  it('keeps latency gaps as nulls and knows when there is a line to draw', () => {
-    const series = latencySeries([bucket(T0 - 10_000), withCause(T0, 'release', 3, 1.5, 4)], T0);
-    expect(series.map((p) => p.p50)).toEqual([null, 1.5]);
-    expect(hasLatency(series)).toBe(true);
-    expect(hasLatency(latencySeries([bucket(T0)], T0))).toBe(false);
-  });
-
-  it('summarises each cause with a count-weighted median and the worst p99', () => {
-    const byCause = causeLatency([withCause(T0 - 10_000, 'release', 1, 10, 20), withCause(T0, 'release', 3, 2, 50)], T0);
-    const release = byCause.find((c) => c.cause === 'release');
-    expect(release).toEqual({ cause: 'release', count: 4, p50: 4, p99: 50 });
-    expect(byCause.find((c) => c.cause === 'expiry')).toEqual({ cause: 'expiry', count: 0, p50: null, p99: null });
-    expect(byCause.map((c) => c.cause)).toEqual(['release', 'disconnect', 'expiry', 'force-release']);
-  });
-
-  it('puts time ticks on whole minutes, a few per chart', () => {
-    const { from, to } = chartWindow(T0 + 3_000);
-    const ticks = timeTicks(from, to);
-    expect(ticks.length).toBeGreaterThanOrEqual(3);
-    expect(ticks.length).toBeLessThanOrEqual(6);
-    for (const t of ticks) {
-      expect(t % 60_000).toBe(0);
-      expect(t >= from && t <= to).toBe(true);
-    }
-    expect(timeTicks(T0 - 86_400_000 * 3, T0).length).toBeLessThanOrEqual(6);
-  });
-
-  it('labels failovers oldest first and widens the axis to include old ones', () => {
-    const failovers = [
-      { at: T0, from: 'n1', to: 'n2', gapMs: 800, cause: 'crash' as const },
-      { at: T0 - 3_600_000, from: null, to: 'n1', gapMs: 0, cause: 'signal' as const },
-    ];
-    expect(failoverPoints(failovers).map((f) => f.label)).toEqual(['(none) → n1', 'n1 → n2']);
-    expect(failoverDomain(failovers, T0)[0]).toBe(T0 - 3_600_000);
   });
 });
