@@ -124,7 +124,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     clock: viewClock,
     state: () => state, connections, addresses: () => addresses,
   });
-  const registry = createMetrics(engine, connections, { role: ops.role, nodeId: opts.nodeId, instanceId });
+  const registry = createMetrics(engine, connections, { role: ops.role, nodeId: opts.nodeId, instanceId, eventStreams: () => ops.hub.subscriberCount });
   let shutdownPromise: Promise<void> | null = null;
   const shutdown = () => (shutdownPromise ??= drainAndClose());
   const facade: DaemonFacade = {

@@ -37,7 +37,7 @@ const live: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
 function busyEngine() {
   const f = engineFixture({ blockSize: 100n });
   let role: NodeRole = 'active';
-  const registry = createMetrics(f.engine, () => ({ keyed: 3, session: 2 }), { role: () => role, nodeId: 'node-a', instanceId: 'inst-1' });
+  const registry = createMetrics(f.engine, () => ({ keyed: 3, session: 2 }), { role: () => role, nodeId: 'node-a', instanceId: 'inst-1', eventStreams: () => 4 });
   const keyed = (name: string, leaseMs = 10_000) => f.engine.acquire(name, live, 'keyed', '10.0.0.1:1', leaseMs, 0, false);
   const session = (name: string) => f.engine.acquire(name, live, 'session', '10.0.0.2:2', 10_000, 0, true);
   const r = keyed('released');
@@ -106,6 +106,7 @@ describe('/metrics', () => {
     const { registry, engine } = busyEngine();
     const text = await registry.metrics();
     expect(sample(text, 'baton_node_info{node="node-a",instance_id="inst-1"}')).toBe(1);
+    expect(sample(text, 'baton_console_event_streams')).toBe(4);
     expect(sample(text, 'baton_token_high_water')).toBe(Number(engine.tokenHighWater));
     expect(sample(text, 'baton_grants_total{protocol="keyed"}')).toBe(6);
     expect(sample(text, 'baton_grants_total{protocol="session"}')).toBe(3);

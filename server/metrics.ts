@@ -18,6 +18,8 @@ export interface NodeIdentity {
   role(): NodeRole;
   nodeId: string;
   instanceId: string;
+  /** Open event streams (dashboards); absent without the console. */
+  eventStreams?: () => number;
 }
 
 /** prom-client defaults that promtool rejects: gauges named *_total. Their per-type siblings stay (sum them). */
@@ -158,6 +160,15 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
   });
   perProtocol('baton_connections', 'Open client connections', connections);
 
+  const streams = node.eventStreams;
+  if (streams !== undefined) {
+    new Gauge({
+      name: 'baton_console_event_streams', help: 'Open server-sent event streams of the ops API (dashboards)', registers: [registry],
+      collect() {
+        this.set(streams());
+      },
+    });
+  }
   new Gauge({
     name: 'baton_token_high_water', help: 'Largest fencing token issued (as a float; exact value in /api)', registers: [registry],
     collect() {
