@@ -31,7 +31,16 @@ export async function createConsoleServer(options: { host: string; port: number;
   const imported = (await import('next')) as unknown as { default: CreateNext | { default: CreateNext } };
   const createNext: CreateNext = typeof imported.default === 'function' ? imported.default : imported.default.default;
   const app = createNext({ dev: options.dev, dir: CONSOLE_DIR, hostname: options.host, port: options.port, quiet: true });
-  await app.prepare();
+  // stdout is the daemon's contract (the "baton serving ..." line first, for scripts and
+  // tests); Next still logs a line or two while it prepares ("Running next.config.mjs took
+  // ..."), so that chatter goes to stderr with the rest of the logs.
+  const log = console.log;
+  console.log = (...args: unknown[]) => console.error(...args);
+  try {
+    await app.prepare();
+  } finally {
+    console.log = log;
+  }
   const handle = app.getRequestHandler();
   const http = createServer((req, res) => {
     res.setHeader('x-content-type-options', 'nosniff');
