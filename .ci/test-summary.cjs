@@ -12,11 +12,16 @@ if (existsSync(vitest)) {
   failed += r.numFailedTests;
   skipped += r.numPendingTests + r.numTodoTests;
 }
+const missing = [];
+if (!existsSync(vitest)) missing.push('unit tests');
 const e2e = process.argv[3] && resolve(process.argv[3]);
 if (e2e && existsSync(e2e)) {
   const s = require(e2e).stats;
   passed += s.expected + s.flaky;
   failed += s.unexpected;
   skipped += s.skipped;
+} else if (e2e) {
+  missing.push('browser tests');
 }
-console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+const note = missing.length > 0 ? ` (did not run: ${missing.join(', ')})` : '';
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped${note}`);

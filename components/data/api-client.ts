@@ -1,0 +1,79 @@
+// Calls to the ops API (same origin; the session cookie rides along). Every failure becomes an
+// ApiRequestError carrying the server's `{error:{code,message}}`, so the UI shows its message.
+import type { ApiError, AuditEntry, AuthView, LockDetail } from '@/lib/ops/api-types.ts';
+
+export class ApiRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiRequestError';
+  }
+}
+
+function isApiError(value: unknown): value is ApiError {
+  if (typeof value !== 'object' || value === null || !('error' in value)) return false;
+  const error: unknown = value.error;
+  return typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string' && 'code' in error && typeof error.code === 'string';
+}
+
+async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      cache: 'no-store',
+      headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new ApiRequestError(0, 'network', `The console could not reach the server (${err instanceof Error ? err.message : String(err)})`);
+  }
+  const text = await res.text();
+  let json: unknown = null;
+  if (text !== '') {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = null;
+    }
+  }
+  if (!res.ok) {
+    if (isApiError(json)) throw new ApiRequestError(res.status, json.error.code, json.error.message);
+    throw new ApiRequestError(res.status, `http-${res.status}`, `${method} ${path} failed: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`);
+  }
+  // The server is this app's own daemon and builds these shapes from lib/ops/api-types.ts.
+  return json as T;
+}
+
+function lockPath(name: string): string {
+  return `/api/v1/locks/${encodeURIComponent(name)}`;
+}
+
+export const opsApi = {
+  auth: () => request<AuthView>('GET', '/api/v1/auth/session'),
+  signIn: (token: string) => request<AuthView>('POST', '/api/v1/auth/session', { token }),
+  signOut: () => request<unknown>('DELETE', '/api/v1/auth/session'),
+  /** null when the lock is idle (404): nobody holds or waits for it. */
+  lockDetail: async (name: string): Promise<LockDetail | null> => {
+    try {
+      return await request<LockDetail>('GET', lockPath(name));
+    } catch (err) {
+      if (err instanceof ApiRequestError && err.status === 404) return null;
+      throw err;
+    }
+  },
+  forceRelease: (name: string, token: string) => request<unknown>('POST', `${lockPath(name)}/force-release`, { token }),
+  kickWaiter: (name: string, id: string) => request<unknown>('POST', `${lockPath(name)}/waiters/${encodeURIComponent(id)}/kick`),
+  handoff: (target: string) => request<unknown>('POST', '/api/v1/cluster/handoff', { target }),
+  audit: (limit: number) => request<{ entries: AuditEntry[] }>('GET', `/api/v1/audit?limit=${limit}`),
+};
+
+/** TanStack retry policy: a 4xx answer will not change by asking again. */
+export function retryUnlessClientError(failureCount: number, error: Error): boolean {
+  if (error instanceof ApiRequestError && error.status >= 400 && error.status < 500) return false;
+  return failureCount < 2;
+}

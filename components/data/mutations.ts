@@ -1,0 +1,128 @@
+// Admin actions. Each is a useMutation under the ['ops','action'] key; the action status region
+// reads the newest one with useMutationState, so any component can act and the result still
+// lands in one aria-live place.
+import { useMutation, useMutationState, useQueryClient, type Mutation } from '@tanstack/react-query';
+import type { AuthView, Protocol } from '@/lib/ops/api-types.ts';
+import { ApiRequestError, opsApi } from './api-client.ts';
+import { useRestartStream } from './ops-stream-provider.tsx';
+import { authQuery } from './query-keys.ts';
+
+const ACTION_KEY = ['ops', 'action'] as const;
+
+/** Shown while the request runs; every action's variables carry it. */
+interface ActionVariables {
+  pendingText: string;
+}
+
+export const CHANGED_HANDS = 'the lock changed hands; nothing was released';
+
+export interface ForceReleaseVariables extends ActionVariables {
+  name: string;
+  token: string;
+  client: string;
+  protocol: Protocol;
+}
+
+export interface KickVariables extends ActionVariables {
+  name: string;
+  id: string;
+}
+
+export interface HandoffVariables extends ActionVariables {
+  target: string;
+}
+
+/** A 401 means the session ended: the auth view is stale. */
+function useOnActionError() {
+  const queryClient = useQueryClient();
+  return (error: Error) => {
+    if (error instanceof ApiRequestError && error.status === 401) void queryClient.invalidateQueries({ queryKey: authQuery.queryKey });
+  };
+}
+
+export function useForceRelease() {
+  const onError = useOnActionError();
+  return useMutation({
+    mutationKey: [...ACTION_KEY, 'force-release'],
+    mutationFn: async (v: ForceReleaseVariables): Promise<string> => {
+      try {
+        await opsApi.forceRelease(v.name, v.token);
+      } catch (err) {
+        if (err instanceof ApiRequestError && err.status === 409) throw new ApiRequestError(409, err.code, CHANGED_HANDS);
+        throw err;
+      }
+      return `Force-released ${v.name}: token ${v.token} (${v.client}, ${v.protocol}) no longer holds it.`;
+    },
+    onError,
+  });
+}
+
+export function useKickWaiter() {
+  const onError = useOnActionError();
+  return useMutation({
+    mutationKey: [...ACTION_KEY, 'kick'],
+    mutationFn: async (v: KickVariables): Promise<string> => {
+      await opsApi.kickWaiter(v.name, v.id);
+      return `Kicked waiter ${v.id} from the queue of ${v.name}.`;
+    },
+    onError,
+  });
+}
+
+export function useHandoff() {
+  const onError = useOnActionError();
+  return useMutation({
+    mutationKey: [...ACTION_KEY, 'handoff'],
+    mutationFn: async (v: HandoffVariables): Promise<string> => {
+      await opsApi.handoff(v.target);
+      return `Graceful handoff to ${v.target} started.`;
+    },
+    onError,
+  });
+}
+
+export type ActionOutcome = { kind: 'pending' | 'success' | 'error'; text: string } | null;
+
+function hasPendingText(value: unknown): value is ActionVariables {
+  return typeof value === 'object' && value !== null && 'pendingText' in value && typeof value.pendingText === 'string';
+}
+
+function outcomeOf(mutation: Mutation<unknown, Error, unknown, unknown>): ActionOutcome {
+  const { status, data, error, variables } = mutation.state;
+  if (status === 'pending') return { kind: 'pending', text: hasPendingText(variables) ? variables.pendingText : 'Working…' };
+  if (status === 'success') return { kind: 'success', text: typeof data === 'string' ? data : 'Done.' };
+  if (status === 'error') return { kind: 'error', text: error?.message ?? 'The action failed.' };
+  return null;
+}
+
+/** The newest admin action's state: pending text, its result, or its error message. */
+export function useLastActionOutcome(): ActionOutcome {
+  const outcomes = useMutationState({ filters: { mutationKey: ACTION_KEY }, select: outcomeOf });
+  return outcomes[outcomes.length - 1] ?? null;
+}
+
+export function useSignIn() {
+  const queryClient = useQueryClient();
+  const restartStream = useRestartStream();
+  return useMutation({
+    mutationKey: ['ops', 'auth', 'sign-in'],
+    mutationFn: (token: string): Promise<AuthView> => opsApi.signIn(token),
+    onSuccess: (view) => {
+      queryClient.setQueryData(authQuery.queryKey, view);
+      restartStream();
+    },
+  });
+}
+
+export function useSignOut() {
+  const queryClient = useQueryClient();
+  const restartStream = useRestartStream();
+  return useMutation({
+    mutationKey: ['ops', 'auth', 'sign-out'],
+    mutationFn: () => opsApi.signOut(),
+    onSettled: async () => {
+      await queryClient.invalidateQueries({ queryKey: authQuery.queryKey });
+      restartStream();
+    },
+  });
+}

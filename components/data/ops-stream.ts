@@ -1,0 +1,141 @@
+// The one EventSource of the console. It turns `snapshot` and `delta` events into the
+// dashboard query (setQueryData) and keeps the stream status query current; components only
+// read those queries. A delta that touches a lock invalidates that lock's detail query.
+import type { QueryClient } from '@tanstack/react-query';
+import type { DeltaMessage, SnapshotMessage } from '@/lib/ops/api-types.ts';
+import { applyDelta, applySnapshot, touchedLocks } from '@/lib/ops/dashboard-state.ts';
+import { AUDIT_PREFIX, authQuery, dashboardQuery, LOCK_DETAIL_PREFIX, streamStatusQuery, type StreamStatus } from './query-keys.ts';
+
+export const EVENTS_URL = '/api/v1/events';
+const RETRY_MIN_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
+
+export interface OpsStream {
+  close(): void;
+}
+
+function parse<T>(data: unknown): T | null {
+  if (typeof data !== 'string') return null;
+  try {
+    // The daemon builds these from lib/ops/api-types.ts; a malformed one is dropped.
+    return JSON.parse(data) as T;
+  } catch {
+    return null;
+  }
+}
+
+function invalidateDetails(queryClient: QueryClient, names: Set<string> | 'all'): void {
+  for (const query of queryClient.getQueryCache().findAll({ queryKey: LOCK_DETAIL_PREFIX })) {
+    const name = query.queryKey[2];
+    if (names === 'all' || (typeof name === 'string' && names.has(name))) {
+      void queryClient.invalidateQueries({ queryKey: query.queryKey, exact: true });
+    }
+  }
+}
+
+/**
+ * Why did the stream fail for good? EventSource does not say, so ask once with fetch and look
+ * at the status, then drop the body.
+ */
+async function probeStatus(): Promise<number> {
+  const controller = new AbortController();
+  try {
+    const res = await fetch(EVENTS_URL, { credentials: 'same-origin', cache: 'no-store', headers: { accept: 'text/event-stream' }, signal: controller.signal });
+    return res.status;
+  } catch {
+    return 0;
+  } finally {
+    controller.abort();
+  }
+}
+
+export function connectOpsStream(queryClient: QueryClient): OpsStream {
+  let source: EventSource | null = null;
+  let retryTimer: ReturnType<typeof setTimeout> | null = null;
+  let retryMs = RETRY_MIN_MS;
+  let closed = false;
+
+  const setStatus = (update: (prev: StreamStatus) => StreamStatus) => {
+    const prev = queryClient.getQueryData(streamStatusQuery.queryKey) ?? { phase: 'connecting', needsSignIn: false };
+    const next = update(prev);
+    if (next.phase !== prev.phase || next.needsSignIn !== prev.needsSignIn) queryClient.setQueryData(streamStatusQuery.queryKey, next);
+  };
+  // Before the first snapshot the console is connecting; after it, a lost stream is a disconnect.
+  const lost = (needsSignIn: boolean) =>
+    setStatus(() => ({ phase: queryClient.getQueryData(dashboardQuery.queryKey) === undefined && !needsSignIn ? 'connecting' : 'disconnected', needsSignIn }));
+
+  const onSnapshot = (event: MessageEvent) => {
+    const msg = parse<SnapshotMessage>(event.data);
+    if (msg === null) return;
+    queryClient.setQueryData(dashboardQuery.queryKey, applySnapshot(msg, performance.now()));
+    invalidateDetails(queryClient, 'all');
+    retryMs = RETRY_MIN_MS;
+    setStatus(() => ({ phase: 'live', needsSignIn: false }));
+  };
+
+  const onDelta = (event: MessageEvent) => {
+    const msg = parse<DeltaMessage>(event.data);
+    if (msg === null) return;
+    const next = applyDelta(queryClient.getQueryData(dashboardQuery.queryKey), msg, performance.now());
+    if (next === undefined) return;
+    queryClient.setQueryData(dashboardQuery.queryKey, next);
+    const touched = touchedLocks(msg);
+    if (touched.size > 0) invalidateDetails(queryClient, touched);
+    // An admin action was just recorded: the audit log (if anyone shows it) is one entry short.
+    if (msg.feed.some((item) => item.kind === 'admin')) void queryClient.invalidateQueries({ queryKey: AUDIT_PREFIX });
+  };
+
+  const scheduleRetry = () => {
+    if (closed || retryTimer !== null) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      open();
+    }, retryMs);
+    retryMs = Math.min(RETRY_MAX_MS, retryMs * 2);
+  };
+
+  const onError = () => {
+    const current = source;
+    if (current === null || closed) return;
+    if (current.readyState !== EventSource.CLOSED) {
+      // A dropped connection: the browser reconnects by itself and gets a fresh snapshot.
+      lost(false);
+      return;
+    }
+    // Refused for good (an HTTP error or a wrong content type): find out whether it was 401.
+    current.close();
+    source = null;
+    void probeStatus().then((status) => {
+      if (closed) return;
+      if (status === 401) {
+        // What an earlier session showed must not linger on screen after it ended.
+        void queryClient.resetQueries({ queryKey: dashboardQuery.queryKey });
+        invalidateDetails(queryClient, 'all');
+        lost(true);
+        void queryClient.invalidateQueries({ queryKey: authQuery.queryKey });
+        return; // signing in restarts the stream
+      }
+      lost(false);
+      scheduleRetry();
+    });
+  };
+
+  function open() {
+    if (closed) return;
+    const next = new EventSource(EVENTS_URL, { withCredentials: true });
+    next.addEventListener('snapshot', onSnapshot);
+    next.addEventListener('delta', onDelta);
+    next.addEventListener('error', onError);
+    source = next;
+  }
+
+  open();
+  return {
+    close() {
+      closed = true;
+      if (retryTimer !== null) clearTimeout(retryTimer);
+      source?.close();
+      source = null;
+    },
+  };
+}

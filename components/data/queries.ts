@@ -1,0 +1,75 @@
+// Read-only hooks over the query cache. Each picks a slice with `select`, so a component
+// re-renders only when its slice changes identity (the reducer keeps unchanged slices).
+import { useQuery } from '@tanstack/react-query';
+import type { ClusterView, FeedItem, HistoryBucket, StatsView } from '@/lib/ops/api-types.ts';
+import type { DashboardState, LockRow } from '@/lib/ops/dashboard-state.ts';
+import { auditQuery, authQuery, dashboardQuery, lockDetailQuery, streamStatusQuery, type StreamStatus } from './query-keys.ts';
+
+const selectStats = (s: DashboardState): StatsView => s.stats;
+const selectCluster = (s: DashboardState): ClusterView => s.cluster;
+const selectLocks = (s: DashboardState): ReadonlyMap<string, LockRow> => s.locks;
+const selectFeed = (s: DashboardState): readonly FeedItem[] => s.feed;
+const selectInstanceId = (s: DashboardState): string => s.instanceId;
+
+export function useStats(): StatsView | undefined {
+  return useQuery({ ...dashboardQuery, select: selectStats }).data;
+}
+
+export function useCluster(): ClusterView | undefined {
+  return useQuery({ ...dashboardQuery, select: selectCluster }).data;
+}
+
+export function useLocks(): ReadonlyMap<string, LockRow> | undefined {
+  return useQuery({ ...dashboardQuery, select: selectLocks }).data;
+}
+
+export function useLockRow(name: string): LockRow | undefined {
+  return useQuery({ ...dashboardQuery, select: (s: DashboardState) => s.locks.get(name) }).data;
+}
+
+export function useFeed(): readonly FeedItem[] | undefined {
+  return useQuery({ ...dashboardQuery, select: selectFeed }).data;
+}
+
+export function useInstanceId(): string | undefined {
+  return useQuery({ ...dashboardQuery, select: selectInstanceId }).data;
+}
+
+export interface HistoryView {
+  history: readonly HistoryBucket[];
+  /** Server time of the newest message: the charts' "now". */
+  asOf: number;
+}
+
+const selectHistory = (s: DashboardState): HistoryView => ({ history: s.history, asOf: s.asOf });
+
+/** History with its time; re-renders when either changes (asOf moves with every delta). */
+export function useHistory(): HistoryView | undefined {
+  return useQuery({ ...dashboardQuery, select: selectHistory }).data;
+}
+
+/** The newest message's server time and local arrival time (for "last seen" ages). */
+export function useMessageClock(): { asOf: number; receivedAt: number } | undefined {
+  return useQuery({ ...dashboardQuery, select: (s: DashboardState) => ({ asOf: s.asOf, receivedAt: s.receivedAt }) }).data;
+}
+
+const CONNECTING: StreamStatus = { phase: 'connecting', needsSignIn: false };
+
+export function useStreamStatus(): StreamStatus {
+  return useQuery(streamStatusQuery).data ?? CONNECTING;
+}
+
+export function useAuth() {
+  return useQuery(authQuery);
+}
+
+export function useLockDetail(name: string) {
+  return useQuery(lockDetailQuery(name));
+}
+
+/** The audit trail, asked for once the session is known (so the answer matches the role shown). */
+export function useAudit(limit: number) {
+  const auth = useAuth();
+  const role = auth.data?.role ?? null;
+  return useQuery({ ...auditQuery(limit, role), enabled: auth.data !== undefined });
+}

@@ -1,0 +1,62 @@
+// Every query the console reads. The live ones are written only by the event stream
+// (ops-stream.ts) with setQueryData; `skipToken` makes sure nothing ever fetches them.
+import { queryOptions, skipToken } from '@tanstack/react-query';
+import type { DashboardState } from '@/lib/ops/dashboard-state.ts';
+import { opsApi } from './api-client.ts';
+
+export type StreamPhase = 'connecting' | 'live' | 'disconnected';
+
+export interface StreamStatus {
+  phase: StreamPhase;
+  /** The events request was refused with 401: reads need a sign-in on this node. */
+  needsSignIn: boolean;
+}
+
+export const dashboardQuery = queryOptions<DashboardState>({
+  queryKey: ['ops', 'dashboard'],
+  queryFn: skipToken,
+  staleTime: Infinity,
+  gcTime: Infinity,
+  // 10,000 locks in a Map: deep comparison would cost more than it saves, and the reducer
+  // already keeps unchanged parts identical.
+  structuralSharing: false,
+});
+
+export const streamStatusQuery = queryOptions<StreamStatus>({
+  queryKey: ['ops', 'stream'],
+  queryFn: skipToken,
+  staleTime: Infinity,
+  gcTime: Infinity,
+});
+
+export const authQuery = queryOptions({
+  queryKey: ['ops', 'auth'],
+  queryFn: opsApi.auth,
+  staleTime: 60_000,
+});
+
+export const LOCK_DETAIL_PREFIX = ['ops', 'lock'] as const;
+
+export interface LockDetailResult {
+  detail: Awaited<ReturnType<typeof opsApi.lockDetail>>;
+  /** Local monotonic time the answer arrived: the detail's countdowns start here. */
+  receivedAt: number;
+}
+
+export function lockDetailQuery(name: string) {
+  return queryOptions({
+    queryKey: [...LOCK_DETAIL_PREFIX, name],
+    queryFn: async (): Promise<LockDetailResult> => ({ detail: await opsApi.lockDetail(name), receivedAt: performance.now() }),
+    // Refetched when a delta touches this lock (the stream invalidates it), never on a timer.
+    staleTime: Infinity,
+    gcTime: 30_000,
+  });
+}
+
+export const AUDIT_PREFIX = ['ops', 'audit'] as const;
+
+/** Fetched when shown; the stream invalidates it when the feed reports an admin action. */
+export function auditQuery(limit: number, role: string | null) {
+  // The role is part of the key: signing in or out asks again instead of showing the old answer.
+  return queryOptions({ queryKey: [...AUDIT_PREFIX, limit, role ?? 'anonymous'], queryFn: () => opsApi.audit(limit), staleTime: Infinity });
+}

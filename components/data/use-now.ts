@@ -1,0 +1,71 @@
+// A shared local clock that ticks only while someone is watching. Each countdown cell
+// subscribes on its own, so a tick re-renders the visible cells and nothing else.
+import { useSyncExternalStore } from 'react';
+
+interface Ticker {
+  value: number;
+  timer: ReturnType<typeof setInterval> | null;
+  listeners: Set<() => void>;
+}
+
+const tickers = new Map<number, Ticker>();
+
+function ticker(intervalMs: number): Ticker {
+  let t = tickers.get(intervalMs);
+  if (t === undefined) {
+    t = { value: performance.now(), timer: null, listeners: new Set() };
+    tickers.set(intervalMs, t);
+  }
+  return t;
+}
+
+function subscribe(intervalMs: number, listener: () => void): () => void {
+  const t = ticker(intervalMs);
+  t.listeners.add(listener);
+  if (t.timer === null) {
+    // Waking up after a pause: start from a fresh reading (only when stale, so that
+    // re-subscribing never changes the value React just rendered with).
+    const now = performance.now();
+    if (now - t.value >= intervalMs) t.value = now;
+    t.timer = setInterval(() => {
+      t.value = performance.now();
+      for (const l of t.listeners) l();
+    }, intervalMs);
+  }
+  return () => {
+    t.listeners.delete(listener);
+    if (t.listeners.size === 0 && t.timer !== null) {
+      clearInterval(t.timer);
+      t.timer = null;
+    }
+  };
+}
+
+// React re-subscribes whenever the subscribe function changes identity: keep one per interval.
+const subscribers = new Map<number, (listener: () => void) => () => void>();
+const snapshots = new Map<number, () => number>();
+
+function subscriberFor(intervalMs: number): (listener: () => void) => () => void {
+  let fn = subscribers.get(intervalMs);
+  if (fn === undefined) {
+    fn = (listener) => subscribe(intervalMs, listener);
+    subscribers.set(intervalMs, fn);
+  }
+  return fn;
+}
+
+function snapshotFor(intervalMs: number): () => number {
+  let fn = snapshots.get(intervalMs);
+  if (fn === undefined) {
+    fn = () => ticker(intervalMs).value;
+    snapshots.set(intervalMs, fn);
+  }
+  return fn;
+}
+
+const serverSnapshot = () => 0;
+
+/** performance.now(), refreshed every `intervalMs` while mounted; 0 during server rendering. */
+export function useNow(intervalMs: number): number {
+  return useSyncExternalStore(subscriberFor(intervalMs), snapshotFor(intervalMs), serverSnapshot);
+}
