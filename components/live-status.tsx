@@ -23,7 +23,8 @@ export function LiveStatus() {
     ref.current.setAttribute('data-first-data-at', String(Math.round(performance.now())));
   }, [phase]);
   return (
-    <span className="inline-flex items-center gap-1.5 text-sm">
+    // A status region: a screen reader hears the stream going down or coming back.
+    <span role="status" className="inline-flex items-center gap-1.5 text-sm">
       <span aria-hidden="true" className={cn('inline-block size-2.5 rounded-full', DOT[phase])} />
       <span className="sr-only">Stream: </span>
       <span ref={ref} data-testid="live-status" className="font-medium">

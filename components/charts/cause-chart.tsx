@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
 import { causeLatency } from '@/lib/ops/dashboard-charts.ts';
 import { formatMsTick } from '@/lib/ops/dashboard-format.ts';
@@ -7,7 +8,7 @@ import { formatMs } from './latency-chart.tsx';
 import { tooltipStyle, useChartPalette } from './palette.ts';
 
 /** Latency by handover cause over the window: a weighted median estimate and the worst p99. */
-export function CauseChart({ view }: { view: HistoryView }) {
+export const CauseChart = memo(function CauseChart({ view }: { view: HistoryView }) {
   const p = useChartPalette();
   const points = causeLatency(view.history, view.asOf);
   const hasHandovers = points.some((c) => c.count > 0);
@@ -29,4 +30,4 @@ export function CauseChart({ view }: { view: HistoryView }) {
       </BarChart>
     </ChartFrame>
   );
-}
+});

@@ -5,7 +5,11 @@ import { FailoverChart } from './failover-chart.tsx';
 import { GrantsChart } from './grants-chart.tsx';
 import { LatencyChart } from './latency-chart.tsx';
 
-/** The four charts, two by two on wide screens, stacked on phones. */
+/**
+ * The four charts, two by two on wide screens, stacked on phones. This section re-renders with
+ * every delta (useHistory); the charts are memoised, so they redraw only when the throttled view
+ * (or the failover list) changes.
+ */
 export function ChartsSection() {
   // Redraw at most once a second; the first snapshot shows at once.
   const view = useThrottled(useHistory(), 1_000);

@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import { CartesianGrid, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { FailoverView } from '@/lib/ops/api-types.ts';
 import { failoverDomain, failoverPoints, timeTicks } from '@/lib/ops/dashboard-charts.ts';
@@ -23,7 +24,7 @@ function FailoverTooltip({ active, payload, palette }: { active?: boolean; paylo
 }
 
 /** Each failover as a point in time (height: how long no node was active), with a text list. */
-export function FailoverChart({ failovers, asOf }: { failovers: readonly FailoverView[]; asOf: number }) {
+export const FailoverChart = memo(function FailoverChart({ failovers, asOf }: { failovers: readonly FailoverView[]; asOf: number }) {
   const p = useChartPalette();
   const points = failoverPoints(failovers);
   const [from, to] = failoverDomain(failovers, asOf);
@@ -59,4 +60,4 @@ export function FailoverChart({ failovers, asOf }: { failovers: readonly Failove
       )}
     </Card>
   );
-}
+});

@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import { Area, AreaChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
 import { chartWindow, grantsSeries, timeTicks } from '@/lib/ops/dashboard-charts.ts';
 import { formatClockMinutes, formatClockTime } from '@/lib/ops/dashboard-format.ts';
@@ -10,7 +11,7 @@ function perSecond(value: unknown): string {
 }
 
 /** Grants per second, averaged over each 10 s bucket. */
-export function GrantsChart({ view }: { view: HistoryView }) {
+export const GrantsChart = memo(function GrantsChart({ view }: { view: HistoryView }) {
   const p = useChartPalette();
   const points = grantsSeries(view.history, view.asOf);
   const { from, to } = chartWindow(view.asOf);
@@ -25,4 +26,4 @@ export function GrantsChart({ view }: { view: HistoryView }) {
       </AreaChart>
     </ChartFrame>
   );
-}
+});

@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { chartWindow, hasLatency, latencySeries, timeTicks } from '@/lib/ops/dashboard-charts.ts';
 import { formatClockMinutes, formatClockTime, formatLatency, formatMsTick } from '@/lib/ops/dashboard-format.ts';
@@ -10,7 +11,7 @@ export function formatMs(value: unknown): string {
 }
 
 /** Handover latency p50 and p99 per 10 s bucket over the last 15 minutes. */
-export function LatencyChart({ view }: { view: HistoryView }) {
+export const LatencyChart = memo(function LatencyChart({ view }: { view: HistoryView }) {
   const p = useChartPalette();
   const points = latencySeries(view.history, view.asOf);
   const { from, to } = chartWindow(view.asOf);
@@ -30,4 +31,4 @@ export function LatencyChart({ view }: { view: HistoryView }) {
       </LineChart>
     </ChartFrame>
   );
-}
+});

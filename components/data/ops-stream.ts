@@ -54,6 +54,10 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
   let retryTimer: ReturnType<typeof setTimeout> | null = null;
   let retryMs = RETRY_MIN_MS;
   let closed = false;
+  // Deltas patch what this connection's snapshot showed. Until it arrives (after open() or after
+  // the browser reconnects on its own) the state on screen is from an older connection and may
+  // miss removals, so a delta must not be applied to it.
+  let awaitingSnapshot = true;
 
   const setStatus = (update: (prev: StreamStatus) => StreamStatus) => {
     const prev = queryClient.getQueryData(streamStatusQuery.queryKey) ?? { phase: 'connecting', needsSignIn: false };
@@ -67,6 +71,7 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
   const onSnapshot = (event: MessageEvent) => {
     const msg = parse<SnapshotMessage>(event.data);
     if (msg === null) return;
+    awaitingSnapshot = false;
     queryClient.setQueryData(dashboardQuery.queryKey, applySnapshot(msg, performance.now()));
     invalidateDetails(queryClient, 'all');
     retryMs = RETRY_MIN_MS;
@@ -74,6 +79,7 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
   };
 
   const onDelta = (event: MessageEvent) => {
+    if (awaitingSnapshot) return;
     const msg = parse<DeltaMessage>(event.data);
     if (msg === null) return;
     const next = applyDelta(queryClient.getQueryData(dashboardQuery.queryKey), msg, performance.now());
@@ -97,6 +103,7 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
   const onError = () => {
     const current = source;
     if (current === null || closed) return;
+    awaitingSnapshot = true;
     if (current.readyState !== EventSource.CLOSED) {
       // A dropped connection: the browser reconnects by itself and gets a fresh snapshot.
       lost(false);
@@ -122,6 +129,7 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
 
   function open() {
     if (closed) return;
+    awaitingSnapshot = true;
     const next = new EventSource(EVENTS_URL, { withCredentials: true });
     next.addEventListener('snapshot', onSnapshot);
     next.addEventListener('delta', onDelta);

@@ -4,7 +4,8 @@ import { useEffect, useRef, useState } from 'react';
 
 export function useThrottled<T>(value: T, ms: number): T {
   const [shown, setShown] = useState(value);
-  const lastShownAt = useRef(0);
+  // Nothing shown yet: the first change passes at once (performance.now() may still be under `ms`).
+  const lastShownAt = useRef(Number.NEGATIVE_INFINITY);
   useEffect(() => {
     const wait = lastShownAt.current + ms - performance.now();
     if (wait <= 0) {

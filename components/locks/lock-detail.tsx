@@ -56,6 +56,19 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
   const forceRelease = useForceRelease();
   const kick = useKickWaiter();
   const [confirming, setConfirming] = useState<HolderView | null>(null);
+  const forceButtonRef = useRef<HTMLButtonElement>(null);
+
+  // The dialog unmounts without close() (see ForceReleaseDialog), so the browser does not hand
+  // focus back: return it to the button that opened it, or to the panel's heading while that
+  // button is disabled (a release running, or nobody left to release).
+  const closeDialog = () => {
+    setConfirming(null);
+    requestAnimationFrame(() => {
+      const button = forceButtonRef.current;
+      if (button !== null && !button.disabled) button.focus();
+      else headingRef.current?.focus();
+    });
+  };
 
   // Move focus to the panel when a lock is chosen, so keyboard and screen reader users land on it.
   useEffect(() => {
@@ -87,7 +100,7 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
         <h4 className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">Holder</h4>
         {holder === null ? <p className="text-sm text-slate-500 dark:text-slate-400">No holder.</p> : <HolderFacts holder={holder} receivedAt={holderSeenAt} />}
         <div className="flex flex-wrap items-center gap-2">
-          <button type="button" className={buttonClass('danger')} disabled={holder === null || forceRelease.isPending} onClick={() => setConfirming(holder)}>
+          <button ref={forceButtonRef} type="button" className={buttonClass('danger')} disabled={holder === null || forceRelease.isPending} onClick={() => setConfirming(holder)}>
             Force release
           </button>
           {notAdmin && <span className="text-xs text-slate-500 dark:text-slate-400">Needs an admin sign-in.</span>}
@@ -115,10 +128,10 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
         <ForceReleaseDialog
           lockName={name}
           holder={confirming}
-          onCancel={() => setConfirming(null)}
+          onCancel={closeDialog}
           onConfirm={() => {
             forceRelease.mutate({ name, token: confirming.token, client: confirming.client, protocol: confirming.protocol, pendingText: `Force releasing ${name} (token ${confirming.token})…` });
-            setConfirming(null);
+            closeDialog();
           }}
         />
       )}

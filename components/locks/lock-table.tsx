@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useDeferredValue, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useDeferredValue, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { formatCount } from '@/lib/ops/dashboard-format.ts';
 import { nextSort, selectLockRows, type LockSort, type LockSortKey } from '@/lib/ops/dashboard-state.ts';
 import { useLocks } from '../data/queries.ts';
@@ -104,6 +104,15 @@ export function LockTable({ selected, onSelect }: { selected: string | null; onS
   };
 
   const total = locks?.size ?? 0;
+
+  // What a screen reader hears: the number of matches, once per search, not on every delta.
+  const [searchAnnouncement, setSearchAnnouncement] = useState('');
+  const matchCount = useRef(0);
+  matchCount.current = rows.length;
+  useEffect(() => {
+    const needle = deferredQuery.trim();
+    setSearchAnnouncement(needle === '' ? '' : `${formatCount(matchCount.current)} locks match “${needle}”`);
+  }, [deferredQuery]);
   return (
     <div className="flex min-w-0 flex-col gap-3">
       <div className="flex flex-wrap items-end justify-between gap-2">
@@ -113,8 +122,12 @@ export function LockTable({ selected, onSelect }: { selected: string | null; onS
           </label>
           <input id={searchId} type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="Name contains…" className={cn(inputClass, 'w-64 max-w-full')} />
         </div>
-        <p className="text-xs text-slate-500 tabular-nums dark:text-slate-400" aria-live="polite">
+        {/* Not a live region: the count moves with every delta, which would talk over everything. */}
+        <p className="text-xs text-slate-500 tabular-nums dark:text-slate-400">
           {locks === undefined ? 'Waiting for data…' : deferredQuery.trim() === '' ? `${formatCount(total)} locks` : `${formatCount(rows.length)} of ${formatCount(total)} locks`}
+        </p>
+        <p role="status" aria-live="polite" className="sr-only">
+          {searchAnnouncement}
         </p>
       </div>
       <div role="table" aria-label="Locks" aria-rowcount={rows.length + 1} className="relative overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">

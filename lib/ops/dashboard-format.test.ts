@@ -26,6 +26,18 @@ describe('formatting', () => {
     expect(formatLatency(1234.4)).toBe('1,234 ms');
   });
 
+  it('never writes a duration under a second as "1000 ms"', () => {
+    expect(formatDuration(999.6)).toBe('999 ms');
+    expect(formatDuration(1_000)).toBe('1.0 s');
+  });
+
+  it('moves a latency to the next unit when rounding reaches it', () => {
+    expect(formatLatency(0.9996)).toBe('1.0 ms');
+    expect(formatLatency(0.9994)).toBe('999 µs');
+    expect(formatLatency(99.96)).toBe('100 ms');
+    expect(formatLatency(99.94)).toBe('99.9 ms');
+  });
+
   it('writes short latency axis labels without trailing zeros', () => {
     expect(formatMsTick(0)).toBe('0');
     expect(formatMsTick(0.25)).toBe('0.25 ms');

@@ -17,7 +17,8 @@ function pad2(n: number): string {
 /** A span of time at the precision that matters for it: "850 ms", "12.3 s", "4 m 05 s", "2 h 03 m", "3 d 04 h". */
 export function formatDuration(ms: number): string {
   const v = Math.max(0, ms);
-  if (v < 1_000) return `${Math.round(v)} ms`;
+  // Rounded down like the longer spans: 999.6 ms is not yet "1000 ms".
+  if (v < 1_000) return `${Math.floor(v)} ms`;
   if (v < 60_000) return `${(Math.floor(v / 100) / 10).toFixed(1)} s`;
   const seconds = Math.floor(v / 1_000);
   if (seconds < 3_600) return `${Math.floor(seconds / 60)} m ${pad2(seconds % 60)} s`;
@@ -33,8 +34,9 @@ export function formatLatency(ms: number | null): string {
   // The history reports latencies under 1 µs as 0 (a release hands over in the same step).
   if (ms === 0) return '< 1 µs';
   if (ms < 0.01) return `${(ms * 1000).toFixed(1)} µs`;
-  if (ms < 1) return `${Math.round(ms * 1000)} µs`;
-  if (ms < 100) return `${ms.toFixed(1)} ms`;
+  // Thresholds on the rounded value, so 0.9996 ms reads "1.0 ms" and not "1000 µs".
+  if (Math.round(ms * 1000) < 1000) return `${Math.round(ms * 1000)} µs`;
+  if (Math.round(ms * 10) < 1000) return `${ms.toFixed(1)} ms`;
   return `${Math.round(ms).toLocaleString('en-US')} ms`;
 }
 

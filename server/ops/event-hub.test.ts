@@ -143,6 +143,23 @@ describe('EventHub', () => {
     expect(delta.history.at(-1)?.grants).toBe(1001);
   });
 
+  it('reports a session lease renewed by heartbeats once a second, and not a lease that stood still', () => {
+    const { hub, engine, hold, flush, clock } = setup();
+    const session = engine.acquire('heartbeating', live, 'session', '10.0.0.2:2', 3_000, 0, true);
+    hold('fixed');
+    const sub = new Recorder();
+    hub.subscribe(sub);
+    for (let i = 0; i < 10; i++) flush(); // the first scan only notes the lease ends
+    clock.advance(1_000);
+    engine.touch(session); // a heartbeat: the lease end moves 1 s on, without an event
+    for (let i = 0; i < 10; i++) flush();
+    const upserts = sub.deltas().flatMap((d) => d.upserts);
+    expect(upserts.map((u) => u.name)).toEqual(['heartbeating']);
+    expect(upserts[0]?.holder?.leaseRemainingMs).toBe(3_000);
+    for (let i = 0; i < 10; i++) flush(); // no heartbeat since: nothing more to say
+    expect(sub.deltas().flatMap((d) => d.upserts)).toHaveLength(1);
+  });
+
   it('sends no delta when nothing changed', () => {
     const { hub, hold, flush, clock } = setup();
     hold('a');

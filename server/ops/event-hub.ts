@@ -18,6 +18,7 @@ import type { AuditFacade, FeedFacade, FeedSubscriber } from '../daemon-facade.t
 import { FeedRing } from './feed-ring.ts';
 import type { HistorySource } from './history-recorder.ts';
 import { lockSummary, type ViewClock } from './lock-views.ts';
+import { RenewalScan } from './renewal-scan.ts';
 
 export type TimerHandle = ReturnType<typeof setInterval> | number;
 
@@ -105,6 +106,9 @@ export class EventHub implements FeedFacade {
   private sentBucketStart = 0;
   private sentClusterKey = '';
   private sentStatsKey = '';
+  /** Heartbeats move session leases without events; looked for once a second (see renewal-scan.ts). */
+  private readonly renewals = new RenewalScan();
+  private flushes = 0;
 
   constructor(private readonly deps: EventHubDeps) {
     this.scheduler = deps.scheduler ?? realScheduler;
@@ -158,6 +162,9 @@ export class EventHub implements FeedFacade {
   /** Builds and sends one delta if anything changed since the last one. Runs on the flush timer. */
   flush(): void {
     if (this.subscribers.size === 0) return;
+    if (++this.flushes % Math.max(1, Math.round(1_000 / this.flushIntervalMs)) === 0) {
+      this.renewals.scan(this.deps.engine.allLocks(), (name) => this.markDirty(name));
+    }
     if (this.dirtyOverflow) {
       this.resync();
       return;
@@ -263,13 +270,15 @@ export class EventHub implements FeedFacade {
     this.dirty.clear();
     this.dirtyOverflow = false;
     this.tracking = {
-      stopEngine: this.deps.engine.subscribe((e: LockEvent) => {
-        if (this.dirty.size < MAX_DIRTY) this.dirty.add(e.lock);
-        else if (!this.dirty.has(e.lock)) this.dirtyOverflow = true;
-      }),
+      stopEngine: this.deps.engine.subscribe((e: LockEvent) => this.markDirty(e.lock)),
       flushTimer: this.scheduler.setInterval(() => this.flush(), this.flushIntervalMs),
       heartbeatTimer: this.scheduler.setInterval(() => this.broadcast(HEARTBEAT_FRAME), this.heartbeatMs),
     };
+  }
+
+  private markDirty(name: string): void {
+    if (this.dirty.size < MAX_DIRTY) this.dirty.add(name);
+    else if (!this.dirty.has(name)) this.dirtyOverflow = true;
   }
 
   /** With no subscriber left the hub costs the engine nothing beyond the feed ring. */
@@ -277,6 +286,7 @@ export class EventHub implements FeedFacade {
     const t = this.tracking;
     if (t === null) return;
     this.tracking = null;
+    this.renewals.reset();
     t.stopEngine();
     this.scheduler.clearInterval(t.flushTimer);
     this.scheduler.clearInterval(t.heartbeatTimer);
