@@ -10,6 +10,8 @@ export default defineConfig({
   workers: 1,
   fullyParallel: false,
   retries: 0,
+  // A stray test.only must fail the run, not quietly narrow it.
+  forbidOnly: true,
   timeout: 60_000,
   expect: { timeout: 10_000 },
   outputDir: 'test-results/e2e',

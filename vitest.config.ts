@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     globals: false,
+    // A stray it.only must fail the run, not quietly narrow it.
+    allowOnly: false,
     include: ['lib/**/*.test.ts', 'server/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,

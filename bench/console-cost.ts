@@ -18,7 +18,7 @@ const REPEATS = 3;
 const HELD_LOCKS = 1_000;
 const TOKEN = 'bench-admin-token-0123456789';
 
-execFileSync(process.execPath, ['scripts/ensure-console-build.mjs'], { stdio: 'inherit' });
+execFileSync(process.execPath, [new URL('../scripts/ensure-console-build.mjs', import.meta.url).pathname], { stdio: 'inherit' });
 const baton = await startBaton(['--admin-token', TOKEN], { console: true });
 const base = `http://127.0.0.1:${baton.httpPort}/`;
 
@@ -62,7 +62,25 @@ async function openDashboard(browser: Browser): Promise<{ page: Page; firstDataM
   return { page, firstDataMs };
 }
 
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+// The same flags as playwright.config.ts: no traffic beyond 127.0.0.1 (no updates, sync or first-run pings).
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+// Whatever fails below, the browser and the server do not outlive the benchmark.
+const cleanUp = async () => {
+  if (churnTimer !== undefined) clearInterval(churnTimer);
+  await browser.close().catch(() => {});
+  await baton.stop().catch(() => {});
+};
+process.on('uncaughtException', (err) => {
+  console.error(err);
+  void cleanUp().finally(() => process.exit(1));
+});
+process.on('unhandledRejection', (err) => {
+  console.error(err);
+  void cleanUp().finally(() => process.exit(1));
+});
 // Warm-up: the first page load compiles nothing (production build) but fills caches.
 await (await openDashboard(browser)).page.close();
 // Time to first data on a quiet daemon (1,000 locks held, nothing else going on).

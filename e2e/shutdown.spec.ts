@@ -6,7 +6,7 @@ import { startBaton } from './fixtures/baton-server.ts';
 import { sessionClaim } from './fixtures/wire-client.ts';
 
 test('SIGTERM drains: lock ports close, health says draining and metrics answer, then exit 0', async () => {
-  const { server, stop, child } = await startBaton(['--drain', '1500ms']);
+  const { server, stop, child } = await startBaton(['--drain', '1500ms', '--log-level', 'info']);
   try {
     const holder = await sessionClaim(server.sessionPort, 'drain-me');
     await holder.waitFor(/^ACQUIRED/);
@@ -26,6 +26,12 @@ test('SIGTERM drains: lock ports close, health says draining and metrics answer,
     });
     expect(refused).toBe(true);
     expect(await exited).toBe(0);
+    // In this order: the lock ports close, the drain window passes, then Next closes.
+    const messages = server.log().split('\n').filter((l) => l.startsWith('{')).map((l) => (JSON.parse(l) as { msg: string }).msg);
+    const at = (msg: string) => messages.indexOf(msg);
+    expect(at('draining: closing protocol listeners')).toBeGreaterThanOrEqual(0);
+    expect(at('console closed')).toBeGreaterThan(at('draining: closing protocol listeners'));
+    expect(at('baton stopped')).toBeGreaterThan(at('console closed'));
   } finally {
     await stop();
   }

@@ -21,10 +21,11 @@ function newest(path) {
 const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
 const changed = Math.max(...sources.map((s) => newest(join(root, s))));
 if (built > 0 && changed <= built) {
-  process.stdout.write('console build is up to date\n');
+  // stderr: stdout belongs to `baton serve` (its first line says where it serves).
+  process.stderr.write('console build is up to date\n');
 } else {
-  process.stdout.write(built === 0 ? 'building the operator console (first start)...\n' : 'sources changed: rebuilding the operator console...\n');
+  process.stderr.write(built === 0 ? 'building the operator console (first start)...\n' : 'sources changed: rebuilding the operator console...\n');
   execFileSync(process.execPath, [join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
-    cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+    cwd: root, stdio: ['ignore', 2, 2], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
   });
 }

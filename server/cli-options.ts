@@ -26,10 +26,15 @@ export function countOption(text: string): number {
   return Number(text);
 }
 
-/** Admin and read tokens: long enough not to be guessed, and safe inside a header. */
-export function tokenOption(text: string): string {
-  if (!/^[\x21-\x7e]{16,256}$/.test(text)) throw new InvalidArgumentError('expected 16 to 256 printable ASCII characters without spaces.');
-  return text;
+/**
+ * Admin and read tokens: long enough not to be guessed, and safe inside a header. Checked
+ * apart from commander, whose messages quote the rejected value: a secret with a typo must not
+ * end up in a log. An empty value (an unset variable in a compose file) counts as not given.
+ */
+export function checkToken(value: string | undefined, flag: string, env: string): { ok: true; token: string | undefined } | { ok: false; message: string } {
+  if (value === undefined || value === '') return { ok: true, token: undefined };
+  if (/^[\x21-\x7e]{16,256}$/.test(value)) return { ok: true, token: value };
+  return { ok: false, message: `${flag} (or ${env}) is not a valid token (${value.length} characters): use 16 to 256 printable ASCII characters without spaces` };
 }
 
 export interface Address {

@@ -61,7 +61,7 @@ const spawned: Baton[] = [];
 const dirs: string[] = [];
 
 function baton(...args: string[]): Baton {
-  const child = spawn(process.execPath, [BATON, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [BATON, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, BATON_ADMIN_TOKEN: undefined, BATON_READ_TOKEN: undefined } });
   const started = new Baton(child);
   spawned.push(started);
   return started;
@@ -145,6 +145,16 @@ describe('baton serve', () => {
     expect(health).toMatchObject({ status: 'ok', instanceId: server.instanceId });
   });
 
+  it('prints a generated admin token once, on stdout after the serving line, and never logs it', async () => {
+    const server = await serve(await tempDir());
+    await eventually(() => server.baton.stdout.split('\n').length >= 3, 3_000, 'the admin token line');
+    const [, tokenLine] = server.baton.stdout.split('\n');
+    const token = /^admin token \(generated; set --admin-token or BATON_ADMIN_TOKEN to choose one\): (\S{32})$/.exec(tokenLine ?? '')?.[1];
+    expect(token).toBeDefined();
+    expect(server.baton.stdout.split(token as string)).toHaveLength(2);
+    expect(server.baton.stderr).not.toContain(token as string);
+  });
+
   it('on SIGTERM ends sessions with ERROR 0x01, keeps /healthz up as draining, then exits 0', async () => {
     const server = await serve(await tempDir(), '1500ms');
     const { session } = await holdRaw(server, 'shutdown-test');
@@ -172,6 +182,13 @@ describe('baton serve', () => {
     const started = baton('serve', '--lock-port', '99999');
     expect(await started.done()).toEqual({ code: 2, signal: null });
     expect(started.stderr).toMatch(/--lock-port.*'99999' is invalid/);
+  });
+
+  it('refuses a short admin token with exit code 2 without printing the token', async () => {
+    const started = baton('serve', '--no-console', '--admin-token', 'short-secret');
+    expect(await started.done()).toEqual({ code: 2, signal: null });
+    expect(started.stderr).toContain('--admin-token (or BATON_ADMIN_TOKEN) is not a valid token (12 characters)');
+    expect(started.stderr).not.toContain('short-secret');
   });
 });
 

@@ -2,7 +2,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_USAGE } from '../lib/errors.ts';
 import { DEFAULT_OPTIONS } from './daemon.ts';
-import { countOption, durationOption, portOption, positiveDurationOption, tokenOption } from './cli-options.ts';
+import { countOption, durationOption, portOption, positiveDurationOption } from './cli-options.ts';
 import { serve } from './serve-command.ts';
 import { registerRunCommand } from './run-command.ts';
 
@@ -18,8 +18,8 @@ program
   .option('--lock-port <port>', 'keyed protocol port (0 picks a free one)', portOption, DEFAULT_OPTIONS.lockPort)
   .option('--session-port <port>', 'session protocol port (0 picks a free one)', portOption, DEFAULT_OPTIONS.sessionPort)
   .option('--http-port <port>', 'HTTP port of the console, the ops API, health and metrics (0 picks a free one)', portOption, DEFAULT_OPTIONS.httpPort)
-  .addOption(new Option('--admin-token <token>', 'token every mutation needs (default: a random one, printed once at start)').env('BATON_ADMIN_TOKEN').argParser(tokenOption))
-  .addOption(new Option('--read-token <token>', 'when set, reads (API, events, metrics) need it or the admin token').env('BATON_READ_TOKEN').argParser(tokenOption))
+  .addOption(new Option('--admin-token <token>', 'token every mutation needs (default: a random one, printed once at start)').env('BATON_ADMIN_TOKEN'))
+  .addOption(new Option('--read-token <token>', 'when set, reads (API, events, metrics) need it or the admin token').env('BATON_READ_TOKEN'))
   .option('--no-console', 'serve only /healthz, /readyz and /metrics on the HTTP port (no dashboard, no ops API)')
   .addOption(new Option('--console-dev', 'run the console with Next dev server (for working on the dashboard)').hideHelp())
   .option('--data-dir <dir>', 'where the fencing-token ceiling is kept', './data')

@@ -38,6 +38,10 @@ export async function createConsoleServer(options: { host: string; port: number;
   console.log = (...args: unknown[]) => console.error(...args);
   try {
     await app.prepare();
+  } catch (err) {
+    // A half-prepared Next (dev mode has file watchers) must not outlive the failed start.
+    await app.close().catch(() => {});
+    throw err;
   } finally {
     console.log = log;
   }

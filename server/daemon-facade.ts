@@ -87,8 +87,16 @@ export interface DaemonFacade {
 const KEY = Symbol.for('baton.daemon');
 type Holder = { [KEY]?: DaemonFacade };
 
-export function registerDaemonFacade(facade: DaemonFacade): void {
-  (globalThis as Holder)[KEY] = facade;
+/**
+ * Registers the daemon for route code. One per process: a second daemon (tests start several)
+ * does not take the place of the first one; false tells it so.
+ */
+export function registerDaemonFacade(facade: DaemonFacade): boolean {
+  const holder = globalThis as Holder;
+  const current = holder[KEY];
+  if (current !== undefined && current.instanceId !== facade.instanceId) return false;
+  holder[KEY] = facade;
+  return true;
 }
 
 export function unregisterDaemonFacade(instanceId: string): void {

@@ -124,23 +124,25 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     clock: viewClock,
     state: () => state, connections, addresses: () => addresses,
   });
-  const registry = createMetrics(engine, connections, { role: ops.role, nodeId: opts.nodeId, instanceId, eventStreams: () => ops.hub.subscriberCount });
   let shutdownPromise: Promise<void> | null = null;
   const shutdown = () => (shutdownPromise ??= drainAndClose());
-  const facade: DaemonFacade = {
-    instanceId, nodeId: opts.nodeId, engine, clock: viewClock,
-    state: () => state, role: ops.role, connections, stats: ops.stats,
-    cluster: () => ops.cluster.view(), handoff: (target) => ops.cluster.handoff(target),
-    metrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
-    security: ops.security, audit: ops.audit, feed: ops.hub, history: ops.history,
-    shutdown, wake: () => driver.poke(),
-  };
-  // Registered before the HTTP port opens: a route handler may run as soon as it does.
-  registerDaemonFacade(facade);
   let consoleServer: ConsoleServer | null = null;
   let http: Server | null = null;
 
   try {
+    const registry = createMetrics(engine, connections, { role: ops.role, nodeId: opts.nodeId, instanceId, eventStreams: () => ops.hub.subscriberCount });
+    const facade: DaemonFacade = {
+      instanceId, nodeId: opts.nodeId, engine, clock: viewClock,
+      state: () => state, role: ops.role, connections, stats: ops.stats,
+      cluster: () => ops.cluster.view(), handoff: (target) => ops.cluster.handoff(target),
+      metrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+      security: ops.security, audit: ops.audit, feed: ops.hub, history: ops.history,
+      shutdown, wake: () => driver.poke(),
+    };
+    // Registered before the HTTP port opens: a route handler may run as soon as it does.
+    if (!registerDaemonFacade(facade) && opts.console === 'next') {
+      throw new Error('another daemon in this process already serves the console; one console per process');
+    }
     if (opts.console === 'next') {
       consoleServer = await createConsoleServer({ host: opts.host, port: opts.httpPort, dev: opts.consoleDev });
       http = consoleServer.http;
@@ -161,7 +163,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     keyed.destroyAll();
     sessions.destroyAll();
     driver.stop();
-    await Promise.allSettled([keyed.stopAccepting(), sessions.stopAccepting(), closeHttp(http, consoleServer), ops.close()]);
+    await Promise.allSettled([keyed.stopAccepting(), sessions.stopAccepting(), closeHttp(http, consoleServer, log), ops.close()]);
     unregisterDaemonFacade(instanceId);
     throw err;
   }
@@ -169,24 +171,29 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   async function drainAndClose(): Promise<void> {
     state = 'draining';
     log.info({ drainMs: opts.drainMs }, 'draining: closing protocol listeners');
-    const keyedClosed = keyed.stopAccepting();
-    const sessionsClosed = sessions.stopAccepting();
-    keyed.closeAll(() => KEYED_GOODBYE);
-    sessions.closeAll(() => SESSION_GOODBYE);
-    // Health and metrics stay up through the drain window so orchestrators see "draining".
-    await new Promise((resolve) => setTimeout(resolve, opts.drainMs));
-    keyed.destroyAll();
-    sessions.destroyAll();
-    await Promise.all([keyedClosed, sessionsClosed]);
-    driver.stop();
-    // A background ceiling save stuck on a dead disk must not hold the exit forever.
-    await Promise.race([tokens.settled(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
-    // The hub ends its event streams first: an open stream would hold the HTTP server open.
-    await ops.close();
-    await closeHttp(http, consoleServer);
-    unregisterDaemonFacade(instanceId);
-    await dirLock?.release();
-    log.info('baton stopped');
+    try {
+      const keyedClosed = keyed.stopAccepting();
+      const sessionsClosed = sessions.stopAccepting();
+      keyed.closeAll(() => KEYED_GOODBYE);
+      sessions.closeAll(() => SESSION_GOODBYE);
+      // Health and metrics stay up through the drain window so orchestrators see "draining".
+      await new Promise((resolve) => setTimeout(resolve, opts.drainMs));
+      keyed.destroyAll();
+      sessions.destroyAll();
+      await Promise.all([keyedClosed, sessionsClosed]);
+      driver.stop();
+      // A background ceiling save stuck on a dead disk must not hold the exit forever.
+      await Promise.race([tokens.settled(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+      // The hub ends its event streams first: an open stream would hold the HTTP server open.
+      await ops.close();
+    } finally {
+      // Whatever failed above (an audit log on a dying disk), the port, Next and the data dir
+      // are still given back.
+      await closeHttp(http, consoleServer, log);
+      unregisterDaemonFacade(instanceId);
+      await dirLock?.release();
+      log.info('baton stopped');
+    }
   }
 }
 
@@ -198,7 +205,7 @@ function hostPort(a: AddressInfo): string {
  * Stops the HTTP server, then Next. The close callback only resolves a promise: with no open
  * connections it fires before Next has closed, and Next must still get to close.
  */
-async function closeHttp(http: Server | null, consoleServer: ConsoleServer | null): Promise<void> {
+async function closeHttp(http: Server | null, consoleServer: ConsoleServer | null, log: Logger): Promise<void> {
   let closed: Promise<void> = Promise.resolve();
   let force: NodeJS.Timeout | undefined;
   if (http?.listening) {
@@ -206,7 +213,10 @@ async function closeHttp(http: Server | null, consoleServer: ConsoleServer | nul
     http.closeIdleConnections();
     force = setTimeout(() => http.closeAllConnections(), 1_000);
   }
-  await consoleServer?.closeNext();
+  if (consoleServer !== null) {
+    await consoleServer.closeNext();
+    log.info('console closed');
+  }
   await closed;
   clearTimeout(force);
 }

@@ -29,7 +29,13 @@ export async function lockDataDir(dir: string): Promise<DataDirLock> {
   });
   server.unref(); // the lock must not keep the process alive by itself
   const pidFile = join(dir, 'baton.pid');
-  writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+  try {
+    writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+  } catch (err) {
+    // A dir we cannot write to: give the lock back, or the dir would stay locked in-process.
+    server.close();
+    throw err;
+  }
   let released: Promise<void> | null = null;
   return {
     release: () =>

@@ -38,6 +38,15 @@ export interface OpsServices {
 export async function createOpsServices(o: OpsServicesOptions): Promise<OpsServices> {
   const security = new Security({ adminToken: o.adminToken, readToken: o.readToken, host: o.host });
   const audit = await AuditLog.open(o.dataDir);
+  try {
+    return assemble(o, security, audit);
+  } catch (err) {
+    await audit.close();
+    throw err;
+  }
+}
+
+function assemble(o: OpsServicesOptions, security: Security, audit: AuditLog): OpsServices {
   const history = new HistoryRecorder(o.engine, o.clock);
   const cluster = new SingleNodeCluster(o.nodeId, o.instanceId, o.addresses);
   let grantsTotal = 0;
