@@ -46,7 +46,7 @@ export function EventsFeed() {
       {items.length === 0 ? (
         <p className="text-sm text-slate-500 dark:text-slate-400">{feed === undefined ? 'Waiting for the first snapshot…' : 'Nothing has happened yet.'}</p>
       ) : (
-        <ol className="max-h-96 overflow-y-auto rounded-md border border-slate-200 dark:border-slate-800" aria-label="Events, newest first">
+        <ol tabIndex={0} className="max-h-96 overflow-y-auto rounded-md border border-slate-200 dark:border-slate-800" aria-label="Events, newest first">
           {items.map((item) => (
             <FeedEntry key={item.seq} item={item} />
           ))}
