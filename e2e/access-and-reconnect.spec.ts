@@ -1,0 +1,81 @@
+// A node with --read-token (reads closed), signing in with the read token (reads yes,
+// mutations no), keyboard-only force-release, and a dashboard that loses its connection and
+// comes back with a fresh snapshot.
+import { test as plain } from '@playwright/test';
+import { ADMIN_TOKEN, expect, startBaton, test } from './fixtures/baton-server.ts';
+import { sessionClaim, type WireClient } from './fixtures/wire-client.ts';
+
+const READ_TOKEN = 'e2e-read-token-0123456789abcdef';
+const clients: WireClient[] = [];
+test.afterEach(() => {
+  for (const c of clients.splice(0)) c.close();
+});
+
+plain('with --read-token the page asks for a token, and the read token may look but not act', async ({ page }) => {
+  const { server, stop } = await startBaton(['--read-token', READ_TOKEN]);
+  try {
+    const holder = await sessionClaim(server.sessionPort, 'guarded');
+    clients.push(holder);
+    await holder.waitFor(/^ACQUIRED/);
+    expect((await fetch(`${server.baseURL}/api/v1/locks`)).status).toBe(401);
+    expect((await fetch(`${server.baseURL}/metrics`)).status).toBe(401);
+    expect((await fetch(`${server.baseURL}/healthz`)).status).toBe(200);
+    await page.goto(server.baseURL);
+    await expect(page.locator('[data-testid="lock-row"]')).toHaveCount(0);
+    await page.getByLabel('Admin token').fill(READ_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const row = page.locator('[data-testid="lock-row"][data-lock="guarded"]');
+    await expect(row).toBeVisible();
+    await row.getByRole('button', { name: 'Details for guarded' }).click();
+    await page.getByTestId('lock-detail').getByRole('button', { name: 'Force release' }).click();
+    await page.getByRole('button', { name: 'Confirm force release' }).click();
+    await expect(page.getByTestId('action-status')).toContainText(/read token cannot change anything/i);
+    expect(holder.lines.filter((l) => l.startsWith('ERROR'))).toEqual([]);
+  } finally {
+    for (const c of clients.splice(0)) c.close();
+    await stop();
+  }
+});
+
+test('an operator can force-release with the keyboard alone', async ({ page, baton }) => {
+  const holder = await sessionClaim(baton.sessionPort, 'keyboard-only');
+  clients.push(holder);
+  await holder.waitFor(/^ACQUIRED/);
+  await page.goto('/');
+  await page.getByLabel('Admin token').focus();
+  await page.keyboard.type(ADMIN_TOKEN);
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+  await page.locator('[data-testid="lock-row"][data-lock="keyboard-only"]').getByRole('button', { name: 'Details for keyboard-only' }).focus();
+  await page.keyboard.press('Enter');
+  await page.getByTestId('lock-detail').getByRole('button', { name: 'Force release' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('force-release-dialog')).toBeVisible();
+  await page.getByRole('button', { name: 'Confirm force release' }).focus();
+  await page.keyboard.press('Enter');
+  await holder.waitFor(/^ERROR 0x04/);
+});
+
+plain('a dashboard whose server restarted reconnects and starts over from a fresh snapshot', async ({ page }) => {
+  const first = await startBaton();
+  let second: Awaited<ReturnType<typeof startBaton>> | null = null;
+  try {
+    await page.goto(first.server.baseURL);
+    await expect(page.getByTestId('instance-id')).toHaveText(first.server.instanceId);
+    await first.stop();
+    await expect(page.getByTestId('live-status')).not.toHaveText('live');
+    // The same ports, a new process: the page's event stream reconnects by itself.
+    const s = first.server;
+    second = await startBaton(['--lock-port', String(s.lockPort), '--session-port', String(s.sessionPort), '--http-port', String(s.httpPort)]);
+    const holder = await sessionClaim(second.server.sessionPort, 'after-restart');
+    clients.push(holder);
+    await holder.waitFor(/^ACQUIRED/);
+    await expect(page.getByTestId('live-status')).toHaveText('live', { timeout: 15_000 });
+    await expect(page.getByTestId('instance-id')).toHaveText(second.server.instanceId);
+    await expect(page.locator('[data-testid="lock-row"][data-lock="after-restart"]')).toBeVisible();
+  } finally {
+    for (const c of clients.splice(0)) c.close();
+    await first.stop(); // a second call only checks how it exited
+    await second?.stop();
+  }
+});
