@@ -88,6 +88,21 @@ describe('AuditLog in memory', () => {
 });
 
 describe('AuditLog on disk', () => {
+  it('moves a full log to audit.log.1 and goes on in a fresh file, losing no entry', async () => {
+    const dir = await tempDir();
+    const log = await AuditLog.open(dir, 1_000); // a tiny limit: rotates every few entries
+    logs.push(log);
+    for (let i = 0; i < 25; i++) log.record(entry(i));
+    await log.close();
+    const current = await fileLines(dir);
+    const rotated = (await readFile(join(dir, `${AUDIT_FILE}.1`), 'utf8')).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as AuditEntry);
+    expect(current.length).toBeGreaterThan(0);
+    expect(current.length).toBeLessThan(25);
+    // Only the last two files are kept; what is in them is the newest entries, in order.
+    const kept = [...rotated, ...current].map((e) => e.target);
+    expect(kept).toEqual(Array.from({ length: 25 }, (_, i) => `lock-${i}`).slice(25 - kept.length));
+  });
+
   it('appends one JSON line per entry, in order', async () => {
     const dir = await tempDir();
     const log = await openLog(dir);

@@ -1,12 +1,14 @@
 // Who did what through the ops API (force-release, kick, handoff, sign-in, sign-out): kept in
 // memory for the dashboard and appended as JSON lines to <dataDir>/audit.log, so an operator
 // can answer "who released that lock?" after a restart too.
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AuditEntry } from '../../lib/ops/api-types.ts';
 import type { AuditFacade } from '../daemon-facade.ts';
 
 export const AUDIT_FILE = 'audit.log';
+/** Past this size the log moves to audit.log.1 (replacing an older one) and starts afresh. */
+export const AUDIT_ROTATE_BYTES = 10 * 1024 * 1024;
 /** Entries kept in memory (what `recent` can return). */
 export const AUDIT_MEMORY = 1000;
 /** Entries read back from the file at start. */
@@ -64,24 +66,27 @@ export class AuditLog implements AuditFacade {
   private closed: Promise<void> | null = null;
 
   private constructor(
-    private readonly file: FileHandle | null,
+    private file: FileHandle | null,
     private readonly path: string | null,
     history: AuditEntry[],
+    /** Bytes in the current file, to know when to rotate. */
+    private size: number,
+    private readonly rotateBytes: number,
   ) {
     this.entries = history;
   }
 
   /** `dataDir` null keeps the log in memory only (tests, and daemons without a data dir). */
-  static async open(dataDir: string | null): Promise<AuditLog> {
-    if (dataDir === null) return new AuditLog(null, null, []);
+  static async open(dataDir: string | null, rotateBytes = AUDIT_ROTATE_BYTES): Promise<AuditLog> {
+    if (dataDir === null) return new AuditLog(null, null, [], 0, rotateBytes);
     await mkdir(dataDir, { recursive: true });
     const path = join(dataDir, AUDIT_FILE);
     const file = await open(path, 'a+', 0o600);
     try {
       const tail = await readTail(file, AUDIT_RELOAD);
-      const log = new AuditLog(file, path, tail.entries);
+      const log = new AuditLog(file, path, tail.entries, (await file.stat()).size, rotateBytes);
       // End a torn last line first, or the next entry would be glued to it and lost as well.
-      if (tail.tornEnd) log.append(file, '\n');
+      if (tail.tornEnd) log.append('\n');
       return log;
     } catch (err) {
       await file.close();
@@ -93,7 +98,7 @@ export class AuditLog implements AuditFacade {
     const full: AuditEntry = { at: Date.now(), who: entry.who, action: entry.action, target: entry.target, result: entry.result, detail: entry.detail };
     this.entries.push(full);
     if (this.entries.length > AUDIT_MEMORY) this.entries.splice(0, this.entries.length - AUDIT_MEMORY);
-    if (this.file !== null && this.closed === null) this.append(this.file, `${JSON.stringify(full)}\n`);
+    if (this.file !== null && this.closed === null) this.append(`${JSON.stringify(full)}\n`);
     for (const listener of this.listeners) {
       try {
         listener(full);
@@ -124,12 +129,28 @@ export class AuditLog implements AuditFacade {
     return this.closed;
   }
 
-  private append(file: FileHandle, line: string): void {
-    this.writes = this.writes.then(() => file.appendFile(line, 'utf8')).catch((err: unknown) => {
+  private append(line: string): void {
+    this.writes = this.writes.then(async () => {
+      if (this.size >= this.rotateBytes) await this.rotate();
+      if (this.file === null) return;
+      await this.file.appendFile(line, 'utf8');
+      this.size += Buffer.byteLength(line);
+    }).catch((err: unknown) => {
       // The action itself happened; losing its log line is reported once, not on every action.
       if (this.writeFailed) return;
       this.writeFailed = true;
       process.stderr.write(`baton: cannot append to the audit log ${this.path ?? ''}: ${err instanceof Error ? err.message : String(err)} (further failures are not reported)\n`);
     });
+  }
+
+  /** Runs inside the write chain, so no append sees a half-rotated file. */
+  private async rotate(): Promise<void> {
+    if (this.file === null || this.path === null) return;
+    const old = this.file;
+    this.file = null;
+    await old.close();
+    await rename(this.path, `${this.path}.1`);
+    this.file = await open(this.path, 'a+', 0o600);
+    this.size = 0;
   }
 }
