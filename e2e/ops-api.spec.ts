@@ -2,6 +2,7 @@
 // lock names, JSON errors, tokens, cookies with Origin checks, the audit log on disk, and the
 // event stream's coalescing and slow-reader limit.
 import { readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ADMIN_TOKEN, expect, test } from './fixtures/baton-server.ts';
@@ -32,6 +33,21 @@ test('lock names with slashes and non-ASCII letters route to their lock', async 
   }
   const page = (await (await request.get('/api/v1/locks?prefix=jobs%2F')).json()) as { locks: { name: string }[] };
   expect(page.locks.map((l) => l.name)).toEqual(['jobs/nightly/eu']);
+});
+
+test('the console refuses to be framed and refuses a rebound Host name', async ({ request, baton }) => {
+  const page = await request.get('/');
+  expect(page.headers()['x-frame-options']).toBe('DENY');
+  expect(page.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+  const rebound = await new Promise<number>((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port: baton.httpPort, path: '/api/v1/locks', headers: { host: `attacker.example:${baton.httpPort}` } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  expect(rebound).toBe(403);
 });
 
 test('unknown locks, wrong methods and bad queries get JSON errors', async ({ request }) => {

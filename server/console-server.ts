@@ -6,6 +6,8 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NextServer, NextServerOptions } from 'next/dist/server/next.js';
+import { ERRORS } from '../lib/errors.ts';
+import { refuseHost } from './ops/host-guard.ts';
 
 /** The package root: where app/, next.config.ts and the .next build live. */
 export const CONSOLE_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -48,6 +50,17 @@ export async function createConsoleServer(options: { host: string; port: number;
   const handle = app.getRequestHandler();
   const http = createServer((req, res) => {
     res.setHeader('x-content-type-options', 'nosniff');
+    // No other site may frame the console (a framed "Confirm force release" could be clicked
+    // through a decoy), and no URL with a lock name leaks in a Referer.
+    res.setHeader('x-frame-options', 'DENY');
+    res.setHeader('content-security-policy', "frame-ancestors 'none'");
+    res.setHeader('referrer-policy', 'no-referrer');
+    const refusal = refuseHost(options.host, req.headers.host);
+    if (refusal !== null) {
+      res.writeHead(403, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'forbidden', message: `${ERRORS.forbidden.message}: ${refusal}` } }));
+      return;
+    }
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Daemon, startDaemon } from './daemon.ts';
@@ -65,6 +66,21 @@ describe('daemon', () => {
     expect(text).toMatch(/^baton_grants_total\{protocol="keyed"\} 1$/m);
     expect(text).toMatch(/^baton_locks_held\{protocol="keyed"\} 1$/m);
     expect(text).toMatch(/^baton_connections\{protocol="keyed"\} 1$/m);
+  });
+
+  it('refuses a foreign Host header on a loopback bind (DNS rebinding) with a JSON 403', async () => {
+    const d = await daemon();
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: d.httpAddress.port, path: '/metrics', headers: { host: 'rebound.example:3000' } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (t: string) => (body += t)).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'forbidden' } });
+    expect((await fetch(url(d, '/metrics'))).status).toBe(200);
   });
 
   it('answers unknown paths with a JSON 404', async () => {

@@ -147,7 +147,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       consoleServer = await createConsoleServer({ host: opts.host, port: opts.httpPort, dev: opts.consoleDev });
       http = consoleServer.http;
     } else {
-      http = createHttpServer(facade);
+      http = createHttpServer(facade, opts.host);
     }
     const httpServer = http;
     // All three settle before anything is judged, so a failure never leaves another one binding later.

@@ -5,6 +5,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ERRORS, type ErrorName } from '../lib/errors.ts';
 import type { DaemonFacade } from './daemon-facade.ts';
+import { refuseHost } from './ops/host-guard.ts';
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
@@ -16,9 +17,14 @@ function sendError(res: ServerResponse, name: ErrorName, detail?: string): void 
   sendJson(res, spec.httpStatus, { error: { code: name, message: detail ? `${spec.message}: ${detail}` : spec.message } });
 }
 
-export function createHttpServer(daemon: DaemonFacade): Server {
+export function createHttpServer(daemon: DaemonFacade, bindHost: string): Server {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    const refusal = refuseHost(bindHost, req.headers.host);
+    if (refusal !== null) {
+      sendError(res, 'forbidden', refusal);
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD');
       sendError(res, 'method-not-allowed', `${req.method} ${path}`);
