@@ -1,6 +1,7 @@
 'use client';
 // The console page's client side: everything below reads the query cache that the event
 // stream (app/providers.tsx → OpsStreamProvider) writes.
+import { useState } from 'react';
 import { AuthPanel } from './auth/auth-panel.tsx';
 import { ChartsSection } from './charts/charts-section.tsx';
 import { DashboardHeader } from './dashboard-header.tsx';
@@ -14,6 +15,8 @@ import { LatencyCard, TotalsCard } from './overview/totals-card.tsx';
 
 export function Dashboard() {
   const { needsSignIn } = useStreamStatus();
+  const [draftValue, setDraftValue] = useState('');
+  const draft = { value: draftValue, set: setDraftValue };
   return (
     <>
       <a href="#locks-heading" className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-20 focus:rounded focus:bg-white focus:p-2 dark:focus:bg-slate-900">
@@ -21,7 +24,7 @@ export function Dashboard() {
       </a>
       <DashboardHeader />
       <main className="mx-auto flex max-w-screen-2xl flex-col gap-6 px-4 py-4">
-        {needsSignIn && <AuthPanel />}
+        {needsSignIn && <AuthPanel draft={draft} />}
         <section aria-labelledby="overview-heading" className="flex min-w-0 flex-col gap-3">
           <h2 id="overview-heading" className="text-lg font-semibold">
             Overview
@@ -29,7 +32,7 @@ export function Dashboard() {
           <div className="grid min-w-0 gap-4 md:grid-cols-2 xl:grid-cols-3">
             <NodeCard />
             <PeersCard className="xl:row-span-2" />
-            {!needsSignIn && <AuthPanel />}
+            {!needsSignIn && <AuthPanel draft={draft} />}
             <TotalsCard />
             <LatencyCard />
           </div>

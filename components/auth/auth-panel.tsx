@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useId, type FormEvent } from 'react';
 import { useSignIn, useSignOut } from '../data/mutations.ts';
 import { useAuth, useStreamStatus } from '../data/queries.ts';
 import { Badge } from '../ui/badge.tsx';
@@ -6,10 +6,21 @@ import { buttonClass, inputClass } from '../ui/button.ts';
 import { Card } from '../ui/card.tsx';
 import { cn } from '../ui/cn.ts';
 
-function SignInForm({ prominent }: { prominent: boolean }) {
+/**
+ * What the viewer has typed so far. It lives in the Dashboard, not in the form: the panel moves
+ * to the top of the page when the stream turns out to need a sign-in, which remounts the form,
+ * and a token being typed at that moment must not vanish.
+ */
+export interface TokenDraft {
+  value: string;
+  set(value: string): void;
+}
+
+function SignInForm({ prominent, draft }: { prominent: boolean; draft: TokenDraft }) {
   const inputId = useId();
   const errorId = useId();
-  const [token, setToken] = useState('');
+  const token = draft.value;
+  const setToken = draft.set;
   const signIn = useSignIn();
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -28,6 +39,9 @@ function SignInForm({ prominent }: { prominent: boolean }) {
           type="password"
           autoComplete="current-password"
           required
+          // The panel moved to the top: the viewer has nothing else to do here, and may have
+          // been typing in the form that was just replaced.
+          autoFocus={prominent}
           value={token}
           onChange={(e) => setToken(e.target.value)}
           aria-invalid={failed || undefined}
@@ -51,7 +65,7 @@ function SignInForm({ prominent }: { prominent: boolean }) {
  * Who the viewer is and a way to change it. When the event stream was refused with 401 the
  * panel becomes the page's first thing: nothing else can show until the viewer signs in.
  */
-export function AuthPanel() {
+export function AuthPanel({ draft }: { draft: TokenDraft }) {
   const auth = useAuth();
   const { needsSignIn } = useStreamStatus();
   const signOut = useSignOut();
@@ -92,7 +106,7 @@ export function AuthPanel() {
             : 'Reads are open; sign in to force-release locks, kick waiters or hand off.'}
       </p>
       {auth.isError && !needsSignIn && <p className="mb-2 text-sm text-red-700 dark:text-red-300">Could not check the session: {auth.error.message}</p>}
-      <SignInForm prominent={needsSignIn} />
+      <SignInForm prominent={needsSignIn} draft={draft} />
     </Card>
   );
 }
