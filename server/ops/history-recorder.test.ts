@@ -27,6 +27,7 @@ describe('HistoryRecorder', () => {
     const current = recorder.buckets().at(-1);
     expect(current?.start).toBe(EPOCH);
     expect(current).toMatchObject({ grants: 4, handovers: 2 });
+    expect(recorder.grantsTotal).toBe(4);
     expect(current?.byCause.release).toEqual({ count: 1, p50: 0, p99: 0 });
     expect(current?.byCause.expiry.count).toBe(1);
     expect(current?.byCause.expiry.p50).toBeCloseTo(50, -1);

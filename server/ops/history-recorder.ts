@@ -25,6 +25,8 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
   /** Wall ms minus engine ms, as last read from the clock, and the engine time it was read at. */
   private offset = 0;
   private offsetAt = Number.NEGATIVE_INFINITY;
+  /** Every grant since start (the overview's total): counted here, not by one more listener. */
+  grantsTotal = 0;
 
   constructor(
     engine: Pick<LockEngine, 'subscribe'>,
@@ -35,6 +37,7 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
     // On the engine's hot path: an addition, a Math.log and a few array stores per grant.
     this.unsubscribe = engine.subscribe((e: LockEvent) => {
       if (e.type !== 'grant') return;
+      this.grantsTotal++;
       const at = this.wallOf(e.at);
       this.history.recordGrant(at);
       if (e.handoverCause !== null) this.history.recordHandover(at, e.handoverCause, e.handoverMs ?? 0);

@@ -49,20 +49,15 @@ export async function createOpsServices(o: OpsServicesOptions): Promise<OpsServi
 function assemble(o: OpsServicesOptions, security: Security, audit: AuditLog): OpsServices {
   const history = new HistoryRecorder(o.engine, o.clock);
   const cluster = new SingleNodeCluster(o.nodeId, o.instanceId, o.addresses);
-  let grantsTotal = 0;
-  const stopCounting = o.engine.subscribe((e) => {
-    if (e.type === 'grant') grantsTotal++;
-  });
   const role = (): NodeRole => 'active';
   const stats = (): StatsView =>
-    statsView({ engine: o.engine, state: o.state, role, connections: o.connections, grantsTotal: () => grantsTotal, history });
+    statsView({ engine: o.engine, state: o.state, role, connections: o.connections, grantsTotal: () => history.grantsTotal, history });
   const hub = new EventHub({ engine: o.engine, clock: o.clock, instanceId: o.instanceId, stats, cluster: () => cluster.view(), history, audit });
   return {
     security, audit, history, hub, cluster, role, stats,
     async close() {
       hub.close();
       history.close();
-      stopCounting();
       await audit.close();
     },
   };
