@@ -66,7 +66,10 @@ test('force release through the dashboard hands the lock to the waiting client',
   await page.getByTestId('lock-detail').getByRole('button', { name: 'Force release' }).click();
   const dialog = page.getByTestId('force-release-dialog');
   await expect(dialog).toContainText(held.split(' ')[1] as string);
+  const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/api/v1/locks/e2e-force/force-release'));
   await page.getByRole('button', { name: 'Confirm force release' }).click();
+  // The dialog sends the token it showed: only that holder may be released.
+  expect((await sent).postDataJSON()).toEqual({ token: held.split(' ')[1] });
   const next = await waiter.waitFor(/^ACQUIRED \d+$/);
   expect(BigInt(next.split(' ')[1] as string)).toBeGreaterThan(BigInt(held.split(' ')[1] as string));
   await holder.waitFor(/^ERROR 0x04/);
@@ -157,5 +160,31 @@ test('ten thousand locks stay a short, searchable, scrollable table', async ({ p
   await page.getByLabel('Search locks').fill('bulk/09999');
   await expect(row(page, 'bulk/09999')).toBeVisible();
   await expect(page.getByTestId('lock-row')).toHaveCount(1);
-  keyed.close(); // frees the ten thousand for the tests after this one
+  // Keyed grants outlive their connection (fixed leases): release them for the tests after this one.
+  keyed.send(keyed.lines.slice(0, names.length).map((l) => `R ${l.slice(2)}`).join('\n'));
+  const released = Date.now() + 20_000;
+  while (keyed.lines.filter((l) => l.endsWith(' OK')).length < names.length) {
+    if (Date.now() > released) throw new Error('the ten thousand were not all released');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+});
+
+test('a force release confirmed after the lock changed hands releases nothing', async ({ page, baton }) => {
+  const first = await sessionClaim(baton.sessionPort, 'e2e-moved');
+  clients.push(first);
+  await first.waitFor(/^ACQUIRED/);
+  const second = await sessionClaim(baton.sessionPort, 'e2e-moved');
+  clients.push(second);
+  await second.waitFor(/^WAITING 1$/);
+  await page.goto('/');
+  await signIn(page);
+  await row(page, 'e2e-moved').getByRole('button', { name: 'Details for e2e-moved' }).click();
+  await page.getByTestId('lock-detail').getByRole('button', { name: 'Force release' }).click();
+  await expect(page.getByTestId('force-release-dialog')).toBeVisible();
+  first.close(); // while the operator reads the dialog, the holder lets go and the waiter takes over
+  const taken = await second.waitFor(/^ACQUIRED \d+$/);
+  await page.getByRole('button', { name: 'Confirm force release' }).click();
+  await expect(page.getByTestId('action-status')).toContainText(/changed hands|no longer holds/i);
+  await expect(row(page, 'e2e-moved').getByTestId('holder-token')).toHaveText(taken.split(' ')[1] as string);
+  expect(second.lines.filter((l) => l.startsWith('ERROR'))).toEqual([]);
 });

@@ -39,6 +39,7 @@ test('the console refuses to be framed and refuses a rebound Host name', async (
   const page = await request.get('/');
   expect(page.headers()['x-frame-options']).toBe('DENY');
   expect(page.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+  expect(page.headers()['referrer-policy']).toBe('no-referrer');
   const rebound = await new Promise<number>((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port: baton.httpPort, path: '/api/v1/locks', headers: { host: `attacker.example:${baton.httpPort}` } }, (res) => {
       res.resume();

@@ -16,6 +16,8 @@ test('SIGTERM drains: lock ports close, health says draining and metrics answer,
     const health = await fetch(`${server.baseURL}/healthz`);
     expect(((await health.json()) as { status: string }).status).toBe('draining');
     expect((await fetch(`${server.baseURL}/readyz`)).status).toBe(503);
+    // Next itself is still up in the window: a page-side API route answers too.
+    expect((await fetch(`${server.baseURL}/api/v1/stats`)).status).toBe(200);
     const metrics = await fetch(`${server.baseURL}/metrics`);
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toContain('baton_locks_held');

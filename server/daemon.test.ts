@@ -1,11 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Daemon, startDaemon } from './daemon.ts';
-import { getDaemonFacade } from './daemon-facade.ts';
+import { type DaemonFacade, getDaemonFacade } from './daemon-facade.ts';
+import { forceRelease } from './ops-api/lock-actions.ts';
 import { LineClient } from './testing/line-client.ts';
 
 const teardown: Array<() => Promise<void> | void> = [];
@@ -81,6 +82,25 @@ describe('daemon', () => {
     expect(answer.status).toBe(403);
     expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'forbidden' } });
     expect((await fetch(url(d, '/metrics'))).status).toBe(200);
+  });
+
+  it('writes an admin action made through the facade to <data-dir>/audit.log, and hands the lock on', async () => {
+    const dir = tempDir();
+    const d = await daemon(dir);
+    const facade = getDaemonFacade();
+    expect(facade?.instanceId).toBe(d.instanceId);
+    const holder = await client(d.lockAddress.port);
+    holder.send('A audited 30 0');
+    const token = (await holder.next()).split(' ')[2] as string;
+    const req = new Request('http://127.0.0.1/api/v1/locks/audited/force-release', {
+      method: 'POST', headers: { authorization: `Bearer ${d.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ token }),
+    });
+    const res = await forceRelease(req, facade as DaemonFacade, { name: 'audited' });
+    expect(res.status).toBe(200);
+    expect(d.engine.lock('audited')).toBeUndefined();
+    await d.shutdown(); // closes the audit log: every line is on disk
+    const lines = readFileSync(join(dir, 'audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toMatchObject([{ who: 'bearer:admin', action: 'force-release', target: 'audited', result: 'ok' }]);
   });
 
   it('answers unknown paths with a JSON 404', async () => {

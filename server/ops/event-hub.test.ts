@@ -160,6 +160,22 @@ describe('EventHub', () => {
     expect(sub.deltas().flatMap((d) => d.upserts)).toHaveLength(1);
   });
 
+  it('flushes every 100 ms and sends heartbeats every 15 s unless told otherwise', () => {
+    const f = engineFixture();
+    const scheduler = new ManualScheduler();
+    const clock = { now: () => f.clock.now(), wall: (t: number) => EPOCH + t };
+    const hub = new EventHub({
+      engine: f.engine, clock, instanceId: 'i', scheduler,
+      // Only the timers matter here; the snapshot just has to build.
+      stats: () => ({ asOf: 0 }) as StatsView,
+      cluster: () => ({ self: 'n', instanceId: 'i', nodes: [], handoff: { available: false, reason: null, targets: [] }, failovers: [] }),
+      history: new HistoryRecorder(f.engine, clock, () => EPOCH),
+      audit: { subscribe: () => () => {} },
+    });
+    hub.subscribe(new Recorder());
+    expect([...scheduler.intervals.values()].map((i) => i.ms).sort((a, b) => a - b)).toEqual([100, 15_000]);
+  });
+
   it('sends no delta when nothing changed', () => {
     const { hub, hold, flush, clock } = setup();
     hold('a');

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { cookieValue, isLoopbackHost, MAX_SESSIONS, Security, SESSION_MAX_AGE_SECONDS } from './security.ts';
 
@@ -48,6 +49,14 @@ describe('identify', () => {
   it('treats a token that only shares a prefix with the admin token as anonymous', () => {
     expect(security().identify(`Bearer ${ADMIN}x`, null)).toEqual({ kind: 'anonymous' });
     expect(security().identify(`Bearer ${ADMIN.slice(0, -1)}`, null)).toEqual({ kind: 'anonymous' });
+  });
+
+  it('lets none of 2,000 random wrong tokens in (the whole digest is compared)', () => {
+    const s = security();
+    for (let i = 0; i < 2_000; i++) {
+      const guess = randomBytes(24).toString('base64url');
+      expect(s.identify(`Bearer ${guess}`, null)).toEqual({ kind: 'anonymous' });
+    }
   });
 
   it('does not let a wrong bearer token fall back to a good session cookie', () => {
