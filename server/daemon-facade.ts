@@ -4,7 +4,7 @@
 // only what is here: plain data and methods, never `instanceof` on daemon classes (a bundled
 // copy of a class is a different class).
 import type { LockEngine } from '../lib/engine/lock-engine.ts';
-import type { AuditEntry, ClusterView, DaemonState, HistoryBucket, LatencySummary, NodeRole, Protocol, StatsView } from '../lib/ops/api-types.ts';
+import type { AuditEntry, ClusterView, DaemonState, HandoverCause, HistoryBucket, LatencySummary, NodeRole, Protocol, StatsView } from '../lib/ops/api-types.ts';
 import type { ViewClock } from './ops/lock-views.ts';
 
 /** What a request is allowed to do, as decided by the security policy. */
@@ -55,6 +55,8 @@ export interface HistoryFacade {
   buckets(): HistoryBucket[];
   /** Handover latency over the last `windowMs`. */
   summary(windowMs: number): LatencySummary;
+  /** The same per cause. */
+  summaryByCause(windowMs: number): Record<HandoverCause, LatencySummary>;
 }
 
 export type HandoffResult = { ok: true; target: string } | { ok: false; reason: string };

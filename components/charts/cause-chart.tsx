@@ -2,20 +2,20 @@ import { memo } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
 import { causeLatency } from '@/lib/ops/dashboard-charts.ts';
 import { formatMsTick } from '@/lib/ops/dashboard-format.ts';
-import type { HistoryView } from '../data/queries.ts';
+import type { HandoverCause, LatencySummary } from '@/lib/ops/api-types.ts';
 import { ChartFrame } from './chart-frame.tsx';
 import { formatMs } from './latency-chart.tsx';
 import { tooltipStyle, useChartPalette } from './palette.ts';
 
-/** Latency by handover cause over the window: a weighted median estimate and the worst p99. */
-export const CauseChart = memo(function CauseChart({ view }: { view: HistoryView }) {
+/** Latency by handover cause over the last 15 minutes: the server merges the histograms. */
+export const CauseChart = memo(function CauseChart({ byCause }: { byCause: Record<HandoverCause, LatencySummary> }) {
   const p = useChartPalette();
-  const points = causeLatency(view.history, view.asOf);
+  const points = causeLatency(byCause);
   const hasHandovers = points.some((c) => c.count > 0);
   return (
     <ChartFrame
       title="Latency by cause"
-      description="Last 15 minutes. p50: count-weighted mean of the 10 s medians; p99: the worst 10 s bucket."
+      description="p50 and p99 per cause over the last 15 minutes (release, disconnect and force-release hand over within the same step)."
       testId="chart-by-cause"
       empty={hasHandovers ? null : 'No handovers in the last 15 minutes'}
     >

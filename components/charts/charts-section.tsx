@@ -1,4 +1,4 @@
-import { useCluster, useHistory } from '../data/queries.ts';
+import { useCluster, useHistory, useStats } from '../data/queries.ts';
 import { useThrottled } from '../data/use-throttled.ts';
 import { CauseChart } from './cause-chart.tsx';
 import { FailoverChart } from './failover-chart.tsx';
@@ -14,17 +14,19 @@ export function ChartsSection() {
   // Redraw at most once a second; the first snapshot shows at once.
   const view = useThrottled(useHistory(), 1_000);
   const cluster = useCluster();
+  // Throttled like the history: the bars change only when a handover is recorded.
+  const byCause = useThrottled(useStats()?.handoverByCause, 1_000);
   return (
     <section aria-labelledby="charts-heading" className="flex min-w-0 flex-col gap-3">
       <h2 id="charts-heading" className="text-lg font-semibold">
         Trends
       </h2>
-      {view === undefined || cluster === undefined ? (
+      {view === undefined || cluster === undefined || byCause === undefined ? (
         <p className="text-sm text-slate-500 dark:text-slate-400">Waiting for the first snapshot…</p>
       ) : (
         <div className="grid min-w-0 gap-4 md:grid-cols-2">
           <LatencyChart view={view} />
-          <CauseChart view={view} />
+          <CauseChart byCause={byCause} />
           <GrantsChart view={view} />
           <FailoverChart failovers={cluster.failovers} asOf={view.asOf} />
         </div>

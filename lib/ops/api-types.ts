@@ -108,6 +108,12 @@ export interface LatencySummary {
   p99: number | null;
 }
 
+/** Every cause with no handover: the shape of `handoverByCause` on a quiet node. */
+export function noHandoversByCause(): Record<HandoverCause, LatencySummary> {
+  const none = (): LatencySummary => ({ count: 0, p50: null, p95: null, p99: null });
+  return { release: none(), disconnect: none(), expiry: none(), 'force-release': none() };
+}
+
 export interface StatsView {
   asOf: number;
   state: DaemonState;
@@ -121,6 +127,8 @@ export interface StatsView {
   grantsTotal: number;
   /** Handover latency (ms) over the last 60 seconds. */
   handover: LatencySummary;
+  /** Handover latency (ms) per cause over the last 15 minutes (the "by cause" chart). */
+  handoverByCause: Record<HandoverCause, LatencySummary>;
 }
 
 export interface CauseLatency {

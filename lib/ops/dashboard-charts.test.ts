@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryBucket } from './api-types.ts';
+import { noHandoversByCause } from './api-types.ts';
 import { causeLatency, chartWindow, failoverDomain, failoverPoints, grantsSeries, hasLatency, latencySeries, timeTicks } from './dashboard-charts.ts';
 import { bucket, T0 } from './dashboard-fixtures.ts';
 
@@ -30,12 +31,13 @@ describe('chart series', () => {
     expect(hasLatency(latencySeries([bucket(T0)], T0))).toBe(false);
   });
 
-  it('summarises each cause with a count-weighted median and the worst p99', () => {
-    const byCause = causeLatency([withCause(T0 - 10_000, 'release', 1, 10, 20), withCause(T0, 'release', 3, 2, 50)], T0);
-    const release = byCause.find((c) => c.cause === 'release');
-    expect(release).toEqual({ cause: 'release', count: 4, p50: 4, p99: 50 });
-    expect(byCause.find((c) => c.cause === 'expiry')).toEqual({ cause: 'expiry', count: 0, p50: null, p99: null });
-    expect(byCause.map((c) => c.cause)).toEqual(['release', 'disconnect', 'expiry', 'force-release']);
+  it('draws one bar group per cause in a fixed order from the server\'s percentiles', () => {
+    const byCause = noHandoversByCause();
+    byCause.expiry = { count: 4, p50: 1.2, p95: 2, p99: 3.5 };
+    const points = causeLatency(byCause);
+    expect(points.map((c) => c.cause)).toEqual(['release', 'disconnect', 'expiry', 'force-release']);
+    expect(points[2]).toEqual({ cause: 'expiry', count: 4, p50: 1.2, p99: 3.5 });
+    expect(points[0]).toEqual({ cause: 'release', count: 0, p50: null, p99: null });
   });
 
   it('puts time ticks on whole minutes, a few per chart', () => {

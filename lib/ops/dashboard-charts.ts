@@ -1,7 +1,7 @@
 // Chart series derived from the 10-second history buckets and the cluster's failovers. The
 // server sends per-bucket percentiles; merging percentiles exactly is impossible without the
 // samples, so the by-cause chart uses two honest summaries (see causeLatency).
-import { HANDOVER_CAUSES, type FailoverView, type HandoverCause, type HistoryBucket } from './api-types.ts';
+import { HANDOVER_CAUSES, type FailoverView, type HandoverCause, type HistoryBucket, type LatencySummary } from './api-types.ts';
 import { BUCKET_MS, HISTORY_WINDOW_MS } from './dashboard-state.ts';
 
 export interface LatencyPoint {
@@ -18,9 +18,7 @@ export interface GrantsPoint {
 export interface CauseLatencyPoint {
   cause: HandoverCause;
   count: number;
-  /** Count-weighted mean of the buckets' medians. */
   p50: number | null;
-  /** The worst bucket's p99: an upper bound on the window's p99. */
   p99: number | null;
 }
 
@@ -59,25 +57,9 @@ export function grantsSeries(history: readonly HistoryBucket[], asOf: number): G
   return out;
 }
 
-/** Per cause over the window: handover count, weighted median estimate, worst p99. */
-export function causeLatency(history: readonly HistoryBucket[], asOf: number): CauseLatencyPoint[] {
-  const buckets = inWindow(history, asOf);
-  return HANDOVER_CAUSES.map((cause) => {
-    let count = 0;
-    let weighted = 0;
-    let weight = 0;
-    let worst: number | null = null;
-    for (const b of buckets) {
-      const c = b.byCause[cause];
-      count += c.count;
-      if (c.p50 !== null && c.count > 0) {
-        weighted += c.p50 * c.count;
-        weight += c.count;
-      }
-      if (c.p99 !== null && (worst === null || c.p99 > worst)) worst = c.p99;
-    }
-    return { cause, count, p50: weight > 0 ? weighted / weight : null, p99: worst };
-  });
+/** One bar group per cause, in a fixed order, from the server's percentiles over the last 15 minutes. */
+export function causeLatency(byCause: Record<HandoverCause, LatencySummary>): CauseLatencyPoint[] {
+  return HANDOVER_CAUSES.map((cause) => ({ cause, count: byCause[cause].count, p50: byCause[cause].p50, p99: byCause[cause].p99 }));
 }
 
 /** Failovers oldest first, each with a "from → to" label. */

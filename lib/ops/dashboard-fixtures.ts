@@ -1,5 +1,5 @@
 // Builders for the dashboard's tests: minimal API messages with one field changed at a time.
-import type { ClusterView, DeltaMessage, FeedItem, HistoryBucket, HolderView, LockSummary, SnapshotMessage, StatsView } from './api-types.ts';
+import { type ClusterView, type DeltaMessage, type FeedItem, type HistoryBucket, type HolderView, type LockSummary, noHandoversByCause, type SnapshotMessage, type StatsView } from './api-types.ts';
 
 /** A moment that is a multiple of 10,000 (a bucket start). */
 export const T0 = 1_700_000_000_000;
@@ -16,6 +16,7 @@ export function stats(over: Partial<StatsView> = {}): StatsView {
     tokenHighWater: '0',
     grantsTotal: 0,
     handover: { count: 0, p50: null, p95: null, p99: null },
+    handoverByCause: noHandoversByCause(),
     ...over,
   };
 }

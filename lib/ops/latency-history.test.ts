@@ -47,6 +47,21 @@ describe('LatencyHistory percentiles', () => {
     }), { numRuns: 200 });
   });
 
+  it('reports window percentiles per cause within the stated relative error, across buckets', () => {
+    fc.assert(fc.property(fc.array(sampleArb, { minLength: 1, maxLength: 400 }), fc.integer({ min: 0, max: BUCKET_MS - 1 }), (samples, phase) => {
+      const now = T0 + phase;
+      const h = new LatencyHistory();
+      for (const s of samples) h.recordHandover(now - s.offsetMs, s.cause, s.latencyMs);
+      const byCause = h.summaryByCause(now, HISTORY_MS);
+      for (const cause of HANDOVER_CAUSES) {
+        const mine = samples.filter((s) => s.cause === cause).map((s) => s.latencyMs);
+        expect(byCause[cause].count).toBe(mine.length);
+        expectClose(byCause[cause].p50, exactPercentile(mine, 0.5));
+        expectClose(byCause[cause].p99, exactPercentile(mine, 0.99));
+      }
+    }), { numRuns: 200 });
+  });
+
   it('reports each bucket and cause within the stated relative error', () => {
     fc.assert(fc.property(fc.array(sampleArb.map((s) => ({ ...s, offsetMs: s.offsetMs % (3 * BUCKET_MS) })), { minLength: 1, maxLength: 300 }), (samples) => {
       const now = T0 + 3 * BUCKET_MS - 1;

@@ -150,6 +150,33 @@ export class LatencyHistory {
     return { count, p50: percentile(merged, count, 0.5), p95: percentile(merged, count, 0.95), p99: percentile(merged, count, 0.99) };
   }
 
+  /**
+   * p50/p95/p99 per cause over the same whole buckets as `summary`: the histograms are merged,
+   * so these are percentiles of all the samples (within the stated error), not a mix of
+   * per-bucket figures.
+   */
+  summaryByCause(nowMs: number, windowMs: number): Record<HandoverCause, LatencySummary> {
+    const from = nowMs - Math.min(Math.max(windowMs, 0), HISTORY_MS);
+    const current = bucketStart(nowMs);
+    const out = {} as Record<HandoverCause, LatencySummary>;
+    for (const cause of HANDOVER_CAUSES) {
+      const c = CAUSE_INDEX[cause];
+      const merged = this.merged.fill(0);
+      let count = 0;
+      for (let k = 0; k < BUCKET_COUNT; k++) {
+        const start = current - k * BUCKET_MS;
+        if (start + BUCKET_MS <= from) break;
+        const slot = this.slotAt(start);
+        const hist = slot.hists[c];
+        if (slot.start !== start || hist === null || hist === undefined) continue;
+        count += slot.causeCounts[c] as number;
+        for (let i = 0; i < BINS; i++) merged[i]! += hist[i] as number;
+      }
+      out[cause] = { count, p50: percentile(merged, count, 0.5), p95: percentile(merged, count, 0.95), p99: percentile(merged, count, 0.99) };
+    }
+    return out;
+  }
+
   private slotAt(start: number): Slot {
     const i = ((start / BUCKET_MS) % BUCKET_COUNT + BUCKET_COUNT) % BUCKET_COUNT;
     return this.slots[i] as Slot;

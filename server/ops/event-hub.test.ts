@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClaimOwner } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { engineFixture } from '../../lib/engine/testing/engine-fixture.ts';
-import type { AuditEntry, ClusterView, DeltaMessage, SnapshotMessage, StatsView } from '../../lib/ops/api-types.ts';
+import { type AuditEntry, type ClusterView, type DeltaMessage, noHandoversByCause, type SnapshotMessage, type StatsView } from '../../lib/ops/api-types.ts';
 import type { FeedSubscriber } from '../daemon-facade.ts';
 import { EventHub, HEARTBEAT_FRAME, MAX_DIRTY, type Scheduler, type TimerHandle } from './event-hub.ts';
 import { FEED_SIZE } from './feed-ring.ts';
@@ -90,7 +90,7 @@ function setup() {
   const stats = (): StatsView => ({
     asOf: EPOCH + f.clock.now(), state: 'serving', role: state.role, locks: f.engine.lockCount, held: f.engine.heldCount,
     waiters: f.engine.waiterCount, connections: { keyed: 0, session: 0 }, tokenHighWater: f.engine.tokenHighWater.toString(),
-    grantsTotal: 0, handover: { count: 0, p50: null, p99: null, p95: null },
+    grantsTotal: 0, handover: { count: 0, p50: null, p99: null, p95: null }, handoverByCause: noHandoversByCause(),
   });
   // This node's lastSeen is "now", as SingleNodeCluster reports it: it moves with every read.
   const cluster = (): ClusterView => ({

@@ -3,7 +3,7 @@
 // wall-clock buckets, so each event is mapped through the view clock as it arrives.
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
-import type { HistoryBucket, LatencySummary } from '../../lib/ops/api-types.ts';
+import type { HandoverCause, HistoryBucket, LatencySummary } from '../../lib/ops/api-types.ts';
 import { LatencyHistory, bucketStart } from '../../lib/ops/latency-history.ts';
 import type { HistoryFacade } from '../daemon-facade.ts';
 import type { ViewClock } from './lock-views.ts';
@@ -75,6 +75,16 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
 
   summary(windowMs: number): LatencySummary {
     return this.history.summary(this.wallNow(), windowMs);
+  }
+
+  /** Merging 15 minutes of histograms is the dear part of a stats read: kept until the history or the window moves. */
+  private byCauseCache: { key: string; value: Record<HandoverCause, LatencySummary> } | null = null;
+
+  summaryByCause(windowMs: number): Record<HandoverCause, LatencySummary> {
+    const now = this.wallNow();
+    const key = `${this.history.version}/${bucketStart(now)}/${windowMs}`;
+    if (this.byCauseCache?.key !== key) this.byCauseCache = { key, value: this.history.summaryByCause(now, windowMs) };
+    return this.byCauseCache.value;
   }
 
   /** Stops listening to the engine. Safe to call twice. */

@@ -1,6 +1,7 @@
 // The overview numbers of the console (`GET /api/v1/stats`, and every SSE message).
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { DaemonState, NodeRole, Protocol, StatsView } from '../../lib/ops/api-types.ts';
+import { HISTORY_MS } from '../../lib/ops/latency-history.ts';
 import type { HistoryFacade } from '../daemon-facade.ts';
 
 /** The window of the "handover latency now" figures. */
@@ -27,5 +28,6 @@ export function statsView(s: StatsSources): StatsView {
     tokenHighWater: s.engine.tokenHighWater.toString(),
     grantsTotal: s.grantsTotal(),
     handover: s.history.summary(STATS_WINDOW_MS),
+    handoverByCause: s.history.summaryByCause(HISTORY_MS),
   };
 }

@@ -5,7 +5,7 @@ import { Owner } from '../../../lib/engine/testing/engine-fixture.ts';
 import type { Claim } from '../../../lib/engine/claim.ts';
 import { FakeClock } from '../../../lib/engine/clock.ts';
 import { LockEngine } from '../../../lib/engine/lock-engine.ts';
-import type { ClusterView, DaemonState, StatsView } from '../../../lib/ops/api-types.ts';
+import { type ClusterView, type DaemonState, noHandoversByCause, type StatsView } from '../../../lib/ops/api-types.ts';
 import { BlockTokenSource, MemoryCeilingStore } from '../../../lib/tokens/token-source.ts';
 import type { DaemonFacade, FeedFacade, HistoryFacade } from '../../daemon-facade.ts';
 import { AuditLog } from '../audit-log.ts';
@@ -41,7 +41,7 @@ export interface TestFacade {
 }
 
 const noFeed: FeedFacade = { subscribe: () => () => {}, subscriberCount: 0 };
-const noHistory: HistoryFacade = { buckets: () => [], summary: () => ({ count: 0, p50: null, p99: null, p95: null }) };
+const noHistory: HistoryFacade = { buckets: () => [], summary: () => ({ count: 0, p50: null, p99: null, p95: null }), summaryByCause: noHandoversByCause };
 
 export async function testFacade(options: TestFacadeOptions = {}): Promise<TestFacade> {
   const clock = new FakeClock(1_000);
@@ -63,7 +63,7 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
   const stats = (): StatsView => ({
     asOf: EPOCH_BASE + clock.now(), state, role: 'active', locks: engine.lockCount, held: engine.heldCount, waiters: engine.waiterCount,
     connections: { keyed: 0, session: 0 }, tokenHighWater: engine.tokenHighWater.toString(), grantsTotal: 0,
-    handover: { count: 0, p50: null, p95: null, p99: null },
+    handover: { count: 0, p50: null, p95: null, p99: null }, handoverByCause: noHandoversByCause(),
   });
   const daemon: DaemonFacade = {
     instanceId: 'test-instance',
