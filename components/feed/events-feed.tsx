@@ -32,6 +32,8 @@ const FeedEntry = memo(function FeedEntry({ item }: { item: FeedItem }) {
         {formatClockTime(item.at)}
       </time>
       <Badge tone={KIND_TONE[item.kind]}>{item.kind}</Badge>
+      {/* Admin texts name their lock already; engine events need it said. */}
+      {item.lock !== null && !admin && <span className="font-mono text-xs break-all" data-testid="feed-lock">{item.lock}</span>}
       <span className="min-w-0 break-words">{item.text}</span>
     </li>
   );

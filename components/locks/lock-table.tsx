@@ -111,7 +111,7 @@ export function LockTable({ selected, onSelect }: { selected: string | null; onS
   matchCount.current = rows.length;
   useEffect(() => {
     const needle = deferredQuery.trim();
-    setSearchAnnouncement(needle === '' ? '' : `${formatCount(matchCount.current)} locks match “${needle}”`);
+    setSearchAnnouncement(needle === '' ? '' : `${formatCount(matchCount.current)} ${matchCount.current === 1 ? 'lock matches' : 'locks match'} “${needle}”`);
   }, [deferredQuery]);
   return (
     <div className="flex min-w-0 flex-col gap-3">
@@ -124,7 +124,7 @@ export function LockTable({ selected, onSelect }: { selected: string | null; onS
         </div>
         {/* Not a live region: the count moves with every delta, which would talk over everything. */}
         <p className="text-xs text-slate-500 tabular-nums dark:text-slate-400">
-          {locks === undefined ? 'Waiting for data…' : deferredQuery.trim() === '' ? `${formatCount(total)} locks` : `${formatCount(rows.length)} of ${formatCount(total)} locks`}
+          {locks === undefined ? 'Waiting for data…' : deferredQuery.trim() === '' ? `${formatCount(total)} ${total === 1 ? 'lock' : 'locks'}` : `${formatCount(rows.length)} of ${formatCount(total)} locks`}
         </p>
         <p role="status" aria-live="polite" className="sr-only">
           {searchAnnouncement}

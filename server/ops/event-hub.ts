@@ -18,7 +18,7 @@ import type { AuditFacade, FeedFacade, FeedSubscriber } from '../daemon-facade.t
 import { FeedRing } from './feed-ring.ts';
 import type { HistorySource } from './history-recorder.ts';
 import { lockSummary, type ViewClock } from './lock-views.ts';
-import { RenewalScan } from './renewal-scan.ts';
+import { RENEWAL_SCAN_MS, RenewalScan } from './renewal-scan.ts';
 
 export type TimerHandle = ReturnType<typeof setInterval> | number;
 
@@ -106,7 +106,7 @@ export class EventHub implements FeedFacade {
   private sentBucketStart = 0;
   private sentClusterKey = '';
   private sentStatsKey = '';
-  /** Heartbeats move session leases without events; looked for once a second (see renewal-scan.ts). */
+  /** Heartbeats move session leases without events; looked for every RENEWAL_SCAN_MS (see renewal-scan.ts). */
   private readonly renewals = new RenewalScan();
   private flushes = 0;
 
@@ -162,7 +162,7 @@ export class EventHub implements FeedFacade {
   /** Builds and sends one delta if anything changed since the last one. Runs on the flush timer. */
   flush(): void {
     if (this.subscribers.size === 0) return;
-    if (++this.flushes % Math.max(1, Math.round(1_000 / this.flushIntervalMs)) === 0) {
+    if (++this.flushes % Math.max(1, Math.round(RENEWAL_SCAN_MS / this.flushIntervalMs)) === 0) {
       this.renewals.scan(this.deps.engine.allLocks(), (name) => this.markDirty(name));
     }
     if (this.dirtyOverflow) {

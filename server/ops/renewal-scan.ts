@@ -1,11 +1,15 @@
 // Session-protocol leases slide: each heartbeat moves the lease end (LockEngine.touch) without
 // an engine event, since a heartbeat changes no holder or queue and the hot path should not pay
 // for one. The dashboard counts leases down locally, so without news it would show a live
-// session running out. Once a second, while a dashboard is open, this scan walks the locks and
-// names those whose sliding holder was renewed since it was last reported: at most one update
-// a second per session, O(locks) per second, nothing at all with no dashboard open.
+// session running out. Every RENEWAL_SCAN_MS, while a dashboard is open, this scan walks the
+// locks and names those whose sliding holder was renewed by at least MIN_NEWS_MS since it was
+// last reported: at most two updates a second per session, O(locks) per scan, nothing at all
+// with no dashboard open. A shown countdown trails the truth by at most a scan and a flush.
 import type { Claim } from '../../lib/engine/claim.ts';
 import type { LockState } from '../../lib/engine/lock-state.ts';
+
+/** How often the scan runs (rounded to whole flushes). */
+export const RENEWAL_SCAN_MS = 300;
 
 /** A renewal smaller than this is not worth a message (the countdown is that close). */
 const MIN_NEWS_MS = 500;
