@@ -42,6 +42,11 @@ test('an operator can force-release with the keyboard alone', async ({ page, bat
   clients.push(holder);
   await holder.waitFor(/^ACQUIRED/);
   await page.goto('/');
+  // The first Tab reaches the skip link, which takes focus to the locks.
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('link', { name: 'Skip to locks' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.locator('#locks-heading')).toBeFocused();
   await page.getByLabel('Admin token').focus();
   await page.keyboard.type(ADMIN_TOKEN);
   await page.keyboard.press('Enter');

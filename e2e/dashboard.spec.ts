@@ -34,6 +34,8 @@ test('a lock taken by a client appears within a second and its lease counts down
   const seconds = Number.parseFloat((await countdown.textContent()) ?? '');
   expect(seconds).toBeGreaterThan(20);
   expect(seconds).toBeLessThan(30);
+  // The events feed says which lock each event is about.
+  await expect(page.locator('[data-testid="feed-item"][data-kind="grant"]').filter({ has: page.getByTestId('feed-lock').getByText('e2e-appears', { exact: true }) }).first()).toContainText(`token ${token}`);
 });
 
 test('force release without signing in is refused and the holder keeps the lock', async ({ page, baton, request }) => {

@@ -15,7 +15,7 @@ export function LocksSection() {
   }, [selected]);
   return (
     <section aria-labelledby="locks-heading" className="flex min-w-0 flex-col gap-3">
-      <h2 id="locks-heading" className="text-lg font-semibold">
+      <h2 id="locks-heading" tabIndex={-1} className="text-lg font-semibold focus:outline-none">
         Locks
       </h2>
       <div className={cn('grid min-w-0 gap-4', selected !== null && '2xl:grid-cols-[minmax(0,1fr)_28rem]')}>
