@@ -137,17 +137,10 @@ export class LatencyHistory {
    * `windowMs` (capped at 15 minutes): whole buckets, so it covers up to 10 s more than asked.
    */
   summary(nowMs: number, windowMs: number): LatencySummary {
-    const from = nowMs - Math.min(Math.max(windowMs, 0), HISTORY_MS);
-    const current = bucketStart(nowMs);
     const merged = this.merged.fill(0);
     let count = 0;
-    for (let k = 0; k < BUCKET_COUNT; k++) {
-      const start = current - k * BUCKET_MS;
-      if (start + BUCKET_MS <= from) break;
-      const slot = this.slotAt(start);
-      if (slot.start === start) count += mergeInto(merged, slot);
-    }
-    return { count, p50: percentile(merged, count, 0.5), p95: percentile(merged, count, 0.95), p99: percentile(merged, count, 0.99) };
+    for (const slot of this.slotsInWindow(nowMs, windowMs)) count += mergeInto(merged, slot);
+    return summarize(merged, count);
   }
 
   /**
@@ -156,25 +149,29 @@ export class LatencyHistory {
    * per-bucket figures.
    */
   summaryByCause(nowMs: number, windowMs: number): Record<HandoverCause, LatencySummary> {
-    const from = nowMs - Math.min(Math.max(windowMs, 0), HISTORY_MS);
-    const current = bucketStart(nowMs);
+    const slots = this.slotsInWindow(nowMs, windowMs);
     const out = {} as Record<HandoverCause, LatencySummary>;
     for (const cause of HANDOVER_CAUSES) {
-      const c = CAUSE_INDEX[cause];
       const merged = this.merged.fill(0);
       let count = 0;
-      for (let k = 0; k < BUCKET_COUNT; k++) {
-        const start = current - k * BUCKET_MS;
-        if (start + BUCKET_MS <= from) break;
-        const slot = this.slotAt(start);
-        const hist = slot.hists[c];
-        if (slot.start !== start || hist === null || hist === undefined) continue;
-        count += slot.causeCounts[c] as number;
-        for (let i = 0; i < BINS; i++) merged[i]! += hist[i] as number;
-      }
-      out[cause] = { count, p50: percentile(merged, count, 0.5), p95: percentile(merged, count, 0.95), p99: percentile(merged, count, 0.99) };
+      for (const slot of slots) count += mergeInto(merged, slot, CAUSE_INDEX[cause]);
+      out[cause] = summarize(merged, count);
     }
     return out;
+  }
+
+  /** The slots that hold the buckets overlapping the last `windowMs` (capped at 15 minutes), newest first. */
+  private slotsInWindow(nowMs: number, windowMs: number): Slot[] {
+    const from = nowMs - Math.min(Math.max(windowMs, 0), HISTORY_MS);
+    const current = bucketStart(nowMs);
+    const slots: Slot[] = [];
+    for (let k = 0; k < BUCKET_COUNT; k++) {
+      const start = current - k * BUCKET_MS;
+      if (start + BUCKET_MS <= from) break;
+      const slot = this.slotAt(start);
+      if (slot.start === start) slots.push(slot);
+    }
+    return slots;
   }
 
   private slotAt(start: number): Slot {
@@ -213,13 +210,20 @@ export class LatencyHistory {
   }
 }
 
-/** Adds the slot's histograms (all causes) into `into`; returns how many samples it added. */
-function mergeInto(into: Float64Array, slot: Slot): number {
-  for (const hist of slot.hists) {
-    if (hist === null) continue;
+/** Adds the slot's histogram of one cause (all causes when none is given) into `into`; returns how many samples it added. */
+function mergeInto(into: Float64Array, slot: Slot, cause?: number): number {
+  let added = 0;
+  for (let c = 0; c < slot.hists.length; c++) {
+    const hist = slot.hists[c];
+    if (hist === null || hist === undefined || (cause !== undefined && c !== cause)) continue;
     for (let i = 0; i < BINS; i++) into[i]! += hist[i] as number;
+    added += slot.causeCounts[c] as number;
   }
-  return slot.handovers;
+  return added;
+}
+
+function summarize(merged: Float64Array, count: number): LatencySummary {
+  return { count, p50: percentile(merged, count, 0.5), p95: percentile(merged, count, 0.95), p99: percentile(merged, count, 0.99) };
 }
 
 /** The start (epoch ms, a multiple of BUCKET_MS) of the bucket that holds `ms`. */
