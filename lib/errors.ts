@@ -71,6 +71,12 @@ export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
   internal: { side: 'server', httpStatus: 500, message: 'internal error' },
 };
 
+/** The JSON error body of every HTTP answer: `{error: {code, message}}`, the message from the table plus what went wrong. */
+export function errorBody(name: ErrorName, detail?: string): { error: { code: ErrorName; message: string } } {
+  const spec = ERRORS[name];
+  return { error: { code: name, message: detail ? `${spec.message}: ${detail}` : spec.message } };
+}
+
 /** Exit code of the CLI for bad flags or arguments. */
 export const EXIT_USAGE = 2;
 

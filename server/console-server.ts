@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NextServer, NextServerOptions } from 'next/dist/server/next.js';
-import { ERRORS } from '../lib/errors.ts';
+import { ERRORS, errorBody } from '../lib/errors.ts';
 import { refuseHost } from './ops/host-guard.ts';
 
 /** The package root: where app/, next.config.ts and the .next build live. */
@@ -57,14 +57,14 @@ export async function createConsoleServer(options: { host: string; port: number;
     res.setHeader('referrer-policy', 'no-referrer');
     const refusal = refuseHost(options.host, req.headers.host);
     if (refusal !== null) {
-      res.writeHead(403, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { code: 'forbidden', message: `${ERRORS.forbidden.message}: ${refusal}` } }));
+      res.writeHead(ERRORS.forbidden.httpStatus, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(errorBody('forbidden', refusal)));
       return;
     }
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { code: 'internal', message: err instanceof Error ? err.message : String(err) } }));
+        res.end(JSON.stringify(errorBody('internal', err instanceof Error ? err.message : String(err))));
       } else {
         res.destroy();
       }

@@ -103,6 +103,18 @@ describe('daemon', () => {
     expect(lines).toMatchObject([{ who: 'bearer:admin', action: 'force-release', target: 'audited', result: 'ok' }]);
   });
 
+  it('without the console, still keeps /metrics behind the read token and /healthz open', async () => {
+    const d = await startDaemon({ host: '127.0.0.1', lockPort: 0, sessionPort: 0, httpPort: 0, dataDir: null, drainMs: 0, readToken: 'read-token-0123456789' });
+    teardown.push(() => d.shutdown());
+    const refused = await fetch(url(d, '/metrics'));
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: { code: 'unauthorized' } });
+    const allowed = await fetch(url(d, '/metrics'), { headers: { authorization: 'Bearer read-token-0123456789' } });
+    expect(allowed.status).toBe(200);
+    expect(await allowed.text()).toContain('baton_locks_held');
+    expect((await fetch(url(d, '/healthz'))).status).toBe(200);
+  });
+
   it('answers unknown paths with a JSON 404', async () => {
     const d = await daemon();
     const res = await fetch(url(d, '/nope'));

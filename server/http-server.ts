@@ -1,59 +1,57 @@
 // The HTTP port without the console (`baton serve --no-console`, and tests that need no
-// dashboard): /healthz, /readyz and /metrics only, read through the same facade the console's
-// route handlers use.
-import { createServer, type Server, type ServerResponse } from 'node:http';
+// dashboard): /healthz, /readyz and /metrics only. It serves the very handlers the console's
+// route files serve (server/ops-api/probes.ts), through the same facade, so the two modes
+// cannot drift apart.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ERRORS, type ErrorName } from '../lib/errors.ts';
+import { ERRORS, type ErrorName, errorBody } from '../lib/errors.ts';
 import type { DaemonFacade } from './daemon-facade.ts';
 import { refuseHost } from './ops/host-guard.ts';
+import { getHealthz, getMetrics, getReadyz } from './ops-api/probes.ts';
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(body));
+type ProbeHandler = (req: Request, daemon: DaemonFacade) => Response | Promise<Response>;
+const PROBES: Record<string, ProbeHandler> = { '/healthz': getHealthz, '/readyz': getReadyz, '/metrics': getMetrics };
+
+function sendError(res: ServerResponse, name: ErrorName, detail?: string, headers: Record<string, string> = {}): void {
+  res.writeHead(ERRORS[name].httpStatus, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
+  res.end(JSON.stringify(errorBody(name, detail)));
 }
 
-function sendError(res: ServerResponse, name: ErrorName, detail?: string): void {
-  const spec = ERRORS[name];
-  sendJson(res, spec.httpStatus, { error: { code: name, message: detail ? `${spec.message}: ${detail}` : spec.message } });
+/** The Web Request the handlers take. The probes read only the credentials, so only those are carried over. */
+function webRequest(req: IncomingMessage): Request {
+  const headers = new Headers();
+  if (req.headers.authorization !== undefined) headers.set('authorization', req.headers.authorization);
+  if (req.headers.cookie !== undefined) headers.set('cookie', req.headers.cookie);
+  return new Request(new URL(req.url ?? '/', 'http://127.0.0.1'), { method: req.method, headers });
+}
+
+async function send(res: ServerResponse, answer: Response): Promise<void> {
+  const body = await answer.text();
+  res.writeHead(answer.status, Object.fromEntries(answer.headers));
+  res.end(body); // node leaves the body out of a HEAD answer
 }
 
 export function createHttpServer(daemon: DaemonFacade, bindHost: string): Server {
   const server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
     const refusal = refuseHost(bindHost, req.headers.host);
     if (refusal !== null) {
       sendError(res, 'forbidden', refusal);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('allow', 'GET, HEAD');
-      sendError(res, 'method-not-allowed', `${req.method} ${path}`);
+      sendError(res, 'method-not-allowed', `${req.method} ${path}`, { allow: 'GET, HEAD' });
       return;
     }
-    if (path === '/healthz') {
-      const state = daemon.state();
-      sendJson(res, 200, {
-        status: state === 'draining' ? 'draining' : 'ok', state, instanceId: daemon.instanceId,
-        pid: process.pid, tokenHighWater: daemon.engine.tokenHighWater.toString(),
-      });
-    } else if (path === '/readyz') {
-      const ready = daemon.state() === 'serving';
-      sendJson(res, ready ? 200 : 503, { ready, state: daemon.state(), role: daemon.role() });
-    } else if (path === '/metrics') {
-      if (!daemon.security.readsOpen && daemon.security.identify(req.headers.authorization ?? null, req.headers.cookie ?? null).kind === 'anonymous') {
-        sendError(res, 'unauthorized', 'reads on this node need a token');
-        return;
-      }
-      daemon.metrics().then(
-        ({ contentType, body }) => {
-          res.writeHead(200, { 'content-type': contentType });
-          res.end(body);
-        },
-        (err: unknown) => sendJson(res, 500, { error: { code: 'internal', message: String(err) } }),
-      );
-    } else {
+    const handler = PROBES[path];
+    if (handler === undefined) {
       sendError(res, 'not-found', path);
+      return;
     }
+    Promise.resolve()
+      .then(() => handler(webRequest(req), daemon))
+      .then((answer) => send(res, answer))
+      .catch((err: unknown) => sendError(res, 'internal', err instanceof Error ? err.message : String(err)));
   });
   server.keepAliveTimeout = 5_000;
   return server;

@@ -1,7 +1,18 @@
-// Probes for orchestrators: /readyz says whether to send traffic here; /metrics is the
-// Prometheus scrape. (/healthz, "is the process alive", lives in app/healthz/route.ts.)
+// Probes for orchestrators: /healthz says the process is alive (and which process: its
+// instance id), /readyz whether to send traffic here; /metrics is the Prometheus scrape. The
+// console's route files and the console-less probes server (server/http-server.ts) both serve
+// these same handlers.
 import type { DaemonFacade } from '../daemon-facade.ts';
 import { jsonResponse, refuseRead } from './route-kit.ts';
+
+/** Alive, and which process: the page shows the same instance id. Always open and always 200, draining included. */
+export function getHealthz(_req: Request, daemon: DaemonFacade): Response {
+  const state = daemon.state();
+  return jsonResponse(200, {
+    status: state === 'draining' ? 'draining' : 'ok', state, instanceId: daemon.instanceId,
+    pid: process.pid, tokenHighWater: daemon.engine.tokenHighWater.toString(),
+  });
+}
 
 /** Ready only while serving: starting has no listeners yet, draining is turning clients away. Always open, like /healthz. */
 export function getReadyz(_req: Request, daemon: DaemonFacade): Response {

@@ -1,6 +1,6 @@
 // Glue between Next route handlers and the daemon: every handler reaches the daemon through
 // the facade on globalThis (route code is bundled with its own module copies).
-import { ERRORS, type ErrorName } from '../../lib/errors.ts';
+import { ERRORS, type ErrorName, errorBody } from '../../lib/errors.ts';
 import { type DaemonFacade, getDaemonFacade, type Principal } from '../daemon-facade.ts';
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
@@ -11,8 +11,7 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 }
 
 export function errorResponse(name: ErrorName, detail?: string, headers: Record<string, string> = {}): Response {
-  const spec = ERRORS[name];
-  return jsonResponse(spec.httpStatus, { error: { code: name, message: detail ? `${spec.message}: ${detail}` : spec.message } }, headers);
+  return jsonResponse(ERRORS[name].httpStatus, errorBody(name, detail), headers);
 }
 
 type Handler<P> = (req: Request, daemon: DaemonFacade, params: P) => Promise<Response> | Response;
