@@ -20,6 +20,7 @@ import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { createConsoleServer, type ConsoleServer } from './console-server.ts';
 import { createOpsServices } from './ops/ops-services.ts';
 import type { DaemonState } from '../lib/ops/api-types.ts';
+import { formatAddress } from '../lib/client/address.ts';
 
 export interface DaemonOptions {
   host: string;
@@ -197,8 +198,9 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   }
 }
 
-function hostPort(a: AddressInfo): string {
-  return `${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
+/** "127.0.0.1:7070", "[::1]:7070": the form clients and the CLI take. */
+export function hostPort(a: AddressInfo): string {
+  return formatAddress({ host: a.address, port: a.port });
 }
 
 /**

@@ -3,7 +3,7 @@
 import pino from 'pino';
 import { EXIT_USAGE } from '../lib/errors.ts';
 import { checkToken } from './cli-options.ts';
-import { type Daemon, startDaemon, type DaemonOptions } from './daemon.ts';
+import { type Daemon, hostPort, startDaemon, type DaemonOptions } from './daemon.ts';
 
 /** EX_SOFTWARE (sysexits.h): an internal error stopped the daemon. */
 const EXIT_SOFTWARE = 70;
@@ -82,7 +82,6 @@ export async function serve(flags: ServeFlags): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   daemon = await startDaemon(options);
-  const hostPort = (a: { address: string; port: number }) => `${a.address.includes(':') ? `[${a.address}]` : a.address}:${a.port}`;
   process.stdout.write(
     `baton serving lock=${hostPort(daemon.lockAddress)} session=${hostPort(daemon.sessionAddress)} http=${hostPort(daemon.httpAddress)} data-dir=${flags.dataDir} instance=${daemon.instanceId}\n`,
   );
