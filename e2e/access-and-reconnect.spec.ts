@@ -3,10 +3,10 @@
 // comes back with a fresh snapshot.
 import { test as plain } from '@playwright/test';
 import { ADMIN_TOKEN, expect, startBaton, test } from './fixtures/baton-server.ts';
-import { sessionClaim, type WireClient } from './fixtures/wire-client.ts';
+import { type LineClient, sessionClaim } from './fixtures/wire-client.ts';
 
 const READ_TOKEN = 'e2e-read-token-0123456789abcdef';
-const clients: WireClient[] = [];
+const clients: LineClient[] = [];
 test.afterEach(() => {
   for (const c of clients.splice(0)) c.close();
 });

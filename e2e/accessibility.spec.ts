@@ -3,9 +3,9 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures/baton-server.ts';
-import { sessionClaim, type WireClient } from './fixtures/wire-client.ts';
+import { type LineClient, sessionClaim } from './fixtures/wire-client.ts';
 
-const clients: WireClient[] = [];
+const clients: LineClient[] = [];
 test.afterEach(() => {
   for (const c of clients.splice(0)) c.close();
 });

@@ -1,9 +1,9 @@
 // The operator console in a real browser against a real daemon with real lock clients.
 import { ADMIN_TOKEN, expect, test } from './fixtures/baton-server.ts';
-import { sessionClaim, WireClient } from './fixtures/wire-client.ts';
+import { connectClient, type LineClient, sessionClaim } from './fixtures/wire-client.ts';
 import type { Page } from '@playwright/test';
 
-const clients: WireClient[] = [];
+const clients: LineClient[] = [];
 test.afterEach(() => {
   for (const c of clients.splice(0)) c.close();
 });
@@ -21,7 +21,7 @@ function row(page: Page, name: string) {
 test('a lock taken by a client appears within a second and its lease counts down', async ({ page, baton }) => {
   await page.goto('/');
   await expect(page.getByTestId('live-status')).toHaveText('live');
-  const keyed = await WireClient.connect(baton.lockPort);
+  const keyed = await connectClient(baton.lockPort);
   clients.push(keyed);
   keyed.send('A e2e-appears 30 0');
   const granted = await keyed.waitFor(/^A e2e-appears \d+$/);
@@ -99,7 +99,7 @@ test('a kicked waiter is told ERROR 0x05 and leaves the queue', async ({ page, b
 });
 
 test('the charts render with data and handoff is disabled with its reason on a single node', async ({ page, baton }) => {
-  const a = await WireClient.connect(baton.lockPort);
+  const a = await connectClient(baton.lockPort);
   clients.push(a);
   // Twenty requests on one key with a 50 ms lease: each lease runs out and the lock passes to
   // the next request, so the history gets grants and expiry handovers with a real latency
@@ -140,7 +140,7 @@ test('the console works at phone width and in dark mode', async ({ page, baton }
 });
 
 test('ten thousand locks stay a short, searchable, scrollable table', async ({ page, baton }) => {
-  const keyed = await WireClient.connect(baton.lockPort);
+  const keyed = await connectClient(baton.lockPort);
   clients.push(keyed);
   const names = Array.from({ length: 10_000 }, (_, i) => `bulk/${String(i).padStart(5, '0')}`);
   keyed.send(names.map((n) => `A ${n} 120 0`).join('\n'));

@@ -6,16 +6,16 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ADMIN_TOKEN, expect, test } from './fixtures/baton-server.ts';
-import { sessionClaim, WireClient } from './fixtures/wire-client.ts';
+import { connectClient, type LineClient, sessionClaim } from './fixtures/wire-client.ts';
 
 const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
-const clients: WireClient[] = [];
+const clients: LineClient[] = [];
 test.afterEach(() => {
   for (const c of clients.splice(0)) c.close();
 });
 
-async function grant(port: number, key: string, lease = 30): Promise<{ client: WireClient; token: string }> {
-  const client = await WireClient.connect(port);
+async function grant(port: number, key: string, lease = 30): Promise<{ client: LineClient; token: string }> {
+  const client = await connectClient(port);
   clients.push(client);
   client.send(`A ${key} ${lease} 0`);
   const line = await client.waitFor(new RegExp(`^A ${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\d+$`));
@@ -122,7 +122,7 @@ async function readFrames(url: string, ms: number): Promise<{ event: string; dat
 }
 
 test('the event stream starts with a snapshot and sends at most 10 deltas a second however busy', async ({ baton }) => {
-  const busy = await WireClient.connect(baton.lockPort);
+  const busy = await connectClient(baton.lockPort);
   clients.push(busy);
   let running = true;
   // About 2,000 grants a second on 20 keys (each with a 1 ms lease, so they expire and hand on).
@@ -145,7 +145,7 @@ test('the event stream starts with a snapshot and sends at most 10 deltas a seco
 test('a reader that stops reading is dropped instead of buffered', async ({ request, baton }) => {
   // 4,000 locks with 200-byte names, all changing all the time: every delta is ~1.5 MB.
   const name = (i: number) => `${'x'.repeat(190)}/${i}`;
-  const busy = await WireClient.connect(baton.lockPort);
+  const busy = await connectClient(baton.lockPort);
   clients.push(busy);
   const socket = connect({ host: '127.0.0.1', port: baton.httpPort });
   await new Promise((resolve) => socket.once('connect', resolve));

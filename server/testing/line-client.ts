@@ -70,6 +70,15 @@ export class LineClient {
     return this.lines.splice(0, count);
   }
 
+  /**
+   * The first buffered line matching `pattern`, waiting for it if need be. Reads without taking:
+   * `lines` stays the whole story, for tests that look at everything the client was told.
+   */
+  async waitFor(pattern: RegExp, ms = this.timeoutMs): Promise<string> {
+    await this.until(() => this.lines.some((l) => pattern.test(l)), ms, `a line matching ${pattern}`);
+    return this.lines.find((l) => pattern.test(l)) as string;
+  }
+
   async waitClosed(ms = this.timeoutMs): Promise<void> {
     await this.until(() => this.closed, ms, 'the connection to close');
   }
