@@ -7,9 +7,15 @@ import { isIP } from 'node:net';
 
 const LOOPBACK_NAMES = new Set(['localhost', 'localhost.']);
 
+/**
+ * Whether a bind address is loopback: 127.0.0.0/8, ::1 (bracketed or not, or IPv4-mapped) and
+ * "localhost". One answer for both "are reads open" (Security) and "is the Host guard on".
+ */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return LOOPBACK_NAMES.has(h) || h === '::1' || (isIP(h) === 4 && h.startsWith('127.'));
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost' || h === '::1') return true;
+  const v4 = h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h;
+  return isIP(v4) === 4 && v4.startsWith('127.');
 }
 
 /** The hostname part of a Host header ("[::1]:3000" → "::1", "example.com:80" → "example.com"). */

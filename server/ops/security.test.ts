@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { cookieValue, isLoopbackHost, MAX_SESSIONS, Security, SESSION_MAX_AGE_SECONDS } from './security.ts';
+import { isLoopbackHost } from './host-guard.ts';
+import { cookieValue, MAX_SESSIONS, Security, SESSION_MAX_AGE_SECONDS } from './security.ts';
 
 const ADMIN = 'the-admin-token';
 const READ = 'the-read-token';

@@ -3,7 +3,7 @@
 // length nor the first differing byte of a guess shows in the response time; sessions are
 // looked up by the digest of their cookie value for the same reason.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { isIP } from 'node:net';
+import { isLoopbackHost } from './host-guard.ts';
 import type { Principal, SecurityFacade } from '../daemon-facade.ts';
 
 export const SESSION_COOKIE = 'baton_session';
@@ -31,14 +31,6 @@ export interface SecurityOptions {
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
-}
-
-/** 127.0.0.0/8, ::1 (bracketed or not, or IPv4-mapped) and "localhost". */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  if (h === 'localhost' || h === '::1') return true;
-  const v4 = h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h;
-  return isIP(v4) === 4 && v4.startsWith('127.');
 }
 
 /** The value of cookie `name` in a Cookie header, or null. */
