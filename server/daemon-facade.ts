@@ -3,6 +3,7 @@
 // registers it at start; nothing creates a daemon by importing this file. Route code must use
 // only what is here: plain data and methods, never `instanceof` on daemon classes (a bundled
 // copy of a class is a different class).
+import type { ErrorName } from '../lib/errors.ts';
 import type { LockEngine } from '../lib/engine/lock-engine.ts';
 import type { AuditEntry, ClusterView, DaemonState, HandoverCause, HistoryBucket, LatencySummary, NodeRole, Protocol, StatsView } from '../lib/ops/api-types.ts';
 import type { ViewClock } from './ops/lock-views.ts';
@@ -61,6 +62,31 @@ export interface HistoryFacade {
 
 export type HandoffResult = { ok: true; target: string } | { ok: false; reason: string };
 
+/**
+ * The outcome of an admin operation, as plain JSON-safe data: it may have been computed on the
+ * active node and carried back over the peer link (a standby forwards mutations). The HTTP
+ * handler turns it into the response and the audit entry.
+ */
+export type AdminResult =
+  | { ok: true; body: unknown; detail: string | null }
+  | { ok: false; error: ErrorName; detail: string };
+
+/** The mutations of the ops API. `token` is a decimal u64 string. */
+export type AdminOp =
+  | { op: 'force-release'; lock: string; token: string | null }
+  | { op: 'kick'; lock: string; claimId: number }
+  | { op: 'handoff'; target: string | null }
+  | { op: 'restore'; node: string | null };
+
+export interface AdminFacade {
+  /**
+   * Runs `op` where it belongs: on this node when it is the active one (or for restore, on the
+   * node it names), else forwarded to the active node. `who` names the caller for the audit
+   * entry the active node writes about a forwarded operation.
+   */
+  run(op: AdminOp, who: string): Promise<AdminResult>;
+}
+
 export interface DaemonFacade {
   readonly instanceId: string;
   readonly nodeId: string;
@@ -72,7 +98,8 @@ export interface DaemonFacade {
   connections(): Record<Protocol, number>;
   stats(): StatsView;
   cluster(): ClusterView;
-  handoff(target: string | null): Promise<HandoffResult>;
+  /** Mutations (force-release, kick, handoff, restore), forwarded to the active node by a standby. */
+  readonly admin: AdminFacade;
   metrics(): Promise<{ contentType: string; body: string }>;
   readonly security: SecurityFacade;
   readonly audit: AuditFacade;

@@ -21,6 +21,7 @@ import { createConsoleServer, type ConsoleServer } from './console-server.ts';
 import { createOpsServices } from './ops/ops-services.ts';
 import type { DaemonState } from '../lib/ops/api-types.ts';
 import { formatAddress } from '../lib/client/address.ts';
+import type { ClusterOptions } from '../lib/cluster/cluster-config.ts';
 
 export interface DaemonOptions {
   host: string;
@@ -46,6 +47,11 @@ export interface DaemonOptions {
   consoleDev: boolean;
   /** This node's id (the cluster config names nodes; a single node defaults to "local"). */
   nodeId: string;
+  /**
+   * Run as one node of a cluster (`--config`, `--node`); null runs a cluster of one. The
+   * node's host and ports then come from its config entry (the port options above are ignored).
+   */
+  cluster: ClusterOptions | null;
   /** Needed for every mutation (force-release, kick, handoff); null generates a random one. */
   adminToken: string | null;
   /** When set, reads need it (or the admin token); otherwise reads are open on loopback. */
@@ -66,6 +72,7 @@ export const DEFAULT_OPTIONS: DaemonOptions = {
   console: 'probes',
   consoleDev: false,
   nodeId: 'local',
+  cluster: null,
   adminToken: null,
   readToken: null,
 };

@@ -6,6 +6,8 @@ import type { HandoverCause } from '../engine/lock-state.ts';
 
 export type Protocol = 'keyed' | 'session';
 export type NodeRole = 'active' | 'standby';
+/** What a node is doing about its role right now (a standby may be syncing, an active handing off). */
+export type NodePhase = 'discovering' | 'syncing' | 'standby' | 'promoting' | 'active' | 'handing-off';
 export type DaemonState = 'starting' | 'serving' | 'draining';
 export type { HandoverCause };
 export const HANDOVER_CAUSES: readonly HandoverCause[] = ['release', 'disconnect', 'expiry', 'force-release'];
@@ -75,18 +77,23 @@ export interface NodeView {
   lastSeen: number | null;
   /** Standbys only, once clustered. */
   replicationLag: ReplicationLag | null;
+  /** Synced with the active node (the active itself counts as in sync). */
+  inSync: boolean;
+  /** Gave the active role away by an API handoff: does not take it back by priority until restored. */
+  yielded: boolean;
   lockAddress: string;
   sessionAddress: string;
   httpAddress: string;
 }
 
-export type FailoverCause = 'crash' | 'signal' | 'api-handoff' | 'split-brain';
+/** priority-return: a higher-priority node came back, synced, and took over by a graceful handoff. */
+export type FailoverCause = 'crash' | 'signal' | 'api-handoff' | 'priority-return' | 'split-brain';
 
 export interface FailoverView {
   at: number;
   from: string | null;
   to: string;
-  /** Time with no active node. */
+  /** Time with no active node (0 for a split brain: an active was there throughout). */
   gapMs: number;
   cause: FailoverCause;
 }
@@ -95,6 +102,14 @@ export interface ClusterView {
   /** This node's id. */
   self: string;
   instanceId: string;
+  /** False for a node started without --config (a cluster of one). */
+  clustered: boolean;
+  /** This node's phase. */
+  phase: NodePhase;
+  /** The active node's id as this node knows it; null while none is known. */
+  active: string | null;
+  /** Restore is possible: some node has yielded. */
+  restore: { available: boolean; yielded: string[] };
   /** In priority order. */
   nodes: NodeView[];
   handoff: { available: boolean; reason: string | null; targets: string[] };
@@ -164,7 +179,7 @@ export interface AuditEntry {
   at: number;
   /** "bearer:admin" or "session:<public id>". */
   who: string;
-  action: 'force-release' | 'kick' | 'handoff' | 'sign-in' | 'sign-out';
+  action: 'force-release' | 'kick' | 'handoff' | 'restore' | 'sign-in' | 'sign-out';
   target: string;
   /** "ok" or the error code it failed with. */
   result: string;
