@@ -142,7 +142,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     const facade: DaemonFacade = {
       instanceId, nodeId: opts.nodeId, engine, clock: viewClock,
       state: () => state, role: ops.role, connections, stats: ops.stats,
-      cluster: () => ops.cluster.view(), handoff: (target) => ops.cluster.handoff(target),
+      cluster: () => ops.cluster.view(), admin: ops.cluster,
       metrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
       security: ops.security, audit: ops.audit, feed: ops.hub, history: ops.history,
       shutdown, wake: () => driver.poke(),
