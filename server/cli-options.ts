@@ -42,14 +42,30 @@ export interface Address {
   port: number;
 }
 
+/** One host:port (IPv6 in brackets); port 1 to 65535, since someone else has to reach it. */
+export function addressOption(text: string): Address {
+  const m = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):(\d{1,5})$/.exec(text.trim());
+  if (m === null || Number(m[2]) < 1 || Number(m[2]) > 65_535) {
+    throw new InvalidArgumentError(`expected host:port, got ${JSON.stringify(text)}.`);
+  }
+  return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+}
+
 export function addressListOption(text: string): Address[] {
-  const out: Address[] = [];
-  for (const part of text.split(',')) {
-    const m = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):(\d{1,5})$/.exec(part.trim());
-    if (m === null || Number(m[2]) < 1 || Number(m[2]) > 65_535) {
+  return text.split(',').map((part) => {
+    try {
+      return addressOption(part);
+    } catch {
       throw new InvalidArgumentError(`expected host:port[,host:port...], got ${JSON.stringify(part)}.`);
     }
-    out.push({ host: (m[1] as string).replace(/^\[|\]$/g, ''), port: Number(m[2]) });
-  }
-  return out;
+  });
+}
+
+/** Heartbeats go out every peer-timeout/5: below 100ms that is a flood, and scheduling jitter alone would declare peers dead. */
+export const MIN_PEER_TIMEOUT_MS = 100;
+
+export function peerTimeoutOption(text: string): number {
+  const ms = durationOption(text);
+  if (ms < MIN_PEER_TIMEOUT_MS) throw new InvalidArgumentError(`must be at least ${MIN_PEER_TIMEOUT_MS}ms (peers send a heartbeat every peer-timeout/5).`);
+  return ms;
 }

@@ -254,6 +254,22 @@ describe('baton run', () => {
     expect(run.stderr).toMatch(/^baton: cannot reach a Baton server at 127\.0\.0\.1:\d+: .*ECONNREFUSED/);
   });
 
+  it('tries the --addr list in order and follows a REDIRECT to the serving node', async () => {
+    // The first address refuses connections; the second is a standby that redirects, as a cluster's would.
+    const standby = createServer((socket) => {
+      socket.once('data', () => socket.end(`REDIRECT 127.0.0.1:${server.sessionPort}\n`));
+    });
+    await new Promise<void>((resolve) => standby.listen(0, '127.0.0.1', resolve));
+    try {
+      const standbyAddr = `127.0.0.1:${(standby.address() as { port: number }).port}`;
+      const run = baton('run', 'run/list', '--addr', `127.0.0.1:${await closedPort()},${standbyAddr}`, '--', 'sh', '-c', 'echo "token $BATON_TOKEN"');
+      expect(await run.done()).toEqual({ code: 0, signal: null });
+      expect(run.stdout).toMatch(/^token \d+\n$/);
+    } finally {
+      standby.close();
+    }
+  });
+
   it('refuses bad flags and a missing command with a message and exit code 2', async () => {
     const badLease = baton('run', 'run/flags', '--lease', 'abc', '--', 'true');
     const noCommand = baton('run', 'run/flags', '--addr', addr);
@@ -285,5 +301,42 @@ describe('baton run losing its lock', () => {
     expect(await run.done(5_000)).toEqual({ code: 1, signal: null });
     expect(run.stdout).toContain('cleaned');
     expect(run.stderr).toMatch(/lock was lost while the command ran/);
+  });
+});
+
+describe('baton serve --config refusals', () => {
+  const TOKEN = 'cluster-admin-token-0123456789';
+  const peer = (id: string, base: number) => ({ id, host: '127.0.0.1', lockPort: base, sessionPort: base + 1, peerPort: base + 2, httpPort: base + 3 });
+  let dir: string;
+  beforeAll(async () => {
+    dir = await tempDir();
+    await writeFile(join(dir, 'good.json'), JSON.stringify({ peers: [peer('a', 17070), peer('b', 17170), peer('c', 17270)] }));
+    await writeFile(join(dir, 'dup-id.json'), JSON.stringify({ peers: [peer('a', 17070), peer('a', 17170)] }));
+    await writeFile(join(dir, 'dup-port.json'), JSON.stringify({ peers: [peer('a', 17070), { ...peer('b', 17170), httpPort: 17072 }] }));
+    await writeFile(join(dir, 'bad.json'), '{"peers": [\n  {"id": "a"\n]}');
+  });
+
+  // Each refusal exits 2 before anything binds, with its message on stderr and nothing on stdout.
+  it.each([
+    ['a duplicate id', ['--config', 'dup-id.json', '--node', 'a', '--admin-token', TOKEN], /^baton: \S+dup-id\.json: peers\[1\] \("a"\): id "a" is already used by peers\[0\]\n$/],
+    [
+      'a duplicate port',
+      ['--config', 'dup-port.json', '--node', 'a', '--admin-token', TOKEN],
+      /^baton: \S+dup-port\.json: peers\[1\] \("b"\): httpPort 17072 on host 127\.0\.0\.1 is also the peerPort of peers\[0\] \("a"\)\n$/,
+    ],
+    ['an unknown --node', ['--config', 'good.json', '--node', 'd', '--admin-token', TOKEN], /^baton: --node: \S+good\.json has no node "d"; its nodes are: a, b, c\n$/],
+    ['--node without --config', ['--node', 'a'], /^baton: --node needs --config \(the cluster file\)\n$/],
+    [
+      '--config without the admin token',
+      ['--config', 'good.json', '--node', 'a'],
+      /^baton: --config needs the shared admin token \(--admin-token or BATON_ADMIN_TOKEN\): every node of a cluster uses the same one\n$/,
+    ],
+    ['a missing file', ['--config', 'missing.json', '--node', 'a', '--admin-token', TOKEN], /^baton: cannot read the cluster config \S+missing\.json: no such file\n$/],
+    ['bad JSON', ['--config', 'bad.json', '--node', 'a', '--admin-token', TOKEN], /^baton: \S+bad\.json: not valid JSON at line 3, column 1: Expected ',' or '}' after property value\n$/],
+  ])('refuses %s with a message and exit code 2', async (_, args, message) => {
+    const started = baton('serve', '--no-console', ...args.map((arg) => (arg.endsWith('.json') ? join(dir, arg) : arg)));
+    expect(await started.done()).toEqual({ code: 2, signal: null });
+    expect(started.stderr).toMatch(message);
+    expect(started.stdout).toBe('');
   });
 });

@@ -2,7 +2,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_USAGE } from '../lib/errors.ts';
 import { DEFAULT_OPTIONS } from './daemon.ts';
-import { countOption, durationOption, portOption, positiveDurationOption } from './cli-options.ts';
+import { addressOption, countOption, durationOption, peerTimeoutOption, portOption, positiveDurationOption } from './cli-options.ts';
 import { serve } from './serve-command.ts';
 import { registerRunCommand } from './run-command.ts';
 
@@ -28,6 +28,10 @@ program
   .option('--max-connections <n>', 'connections per protocol; the rest are refused with an error', countOption, DEFAULT_OPTIONS.maxConnections)
   .option('--max-backlog <n>', 'requests that may wait at once on one keyed connection', countOption, DEFAULT_OPTIONS.maxBacklog)
   .addOption(new Option('--log-level <level>', 'log level (logs go to stderr)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
+  .option('--config <file>', 'run as one node of a cluster described by this JSON file (host and ports then come from the node\'s entry; needs the shared admin token)')
+  .option('--node <id>', 'with --config: which node of the file this process is (data dir default becomes ./data/<id>)')
+  .addOption(new Option('--peer-timeout <duration>', 'with --config: how long a silent peer still counts as alive').argParser(peerTimeoutOption).default(1_000, '1s'))
+  .addOption(new Option('--peer-listen <host:port>', "with --config: listen for peer links here instead of the entry's host:peerPort (behind a proxy or port forward)").argParser(addressOption))
   .action(serve);
 
 registerRunCommand(program);
