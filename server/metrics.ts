@@ -123,6 +123,7 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
         if (e.reason === 'timeout') timeouts[e.protocol]++;
         return;
       case 'enqueue':
+      case 'reset':
         return;
     }
   });

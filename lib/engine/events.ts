@@ -4,6 +4,8 @@
 // A holder ends by exactly one of: release, expire, force-release.
 // A waiter leaves the queue by exactly one of: grant, leave-queue (timeout, disconnect,
 // expired), kick.
+// A reset ends every claim at once, silently: the state was replaced (a standby took a fresh
+// snapshot, or a node stopped serving). Readers re-read everything.
 import type { Protocol } from './claim.ts';
 import type { HandoverCause } from './lock-state.ts';
 
@@ -82,6 +84,11 @@ export interface KickEvent {
   protocol: Protocol;
 }
 
+export interface ResetEvent {
+  type: 'reset';
+  at: number;
+}
+
 export type LockEvent =
   | GrantEvent
   | ReleaseEvent
@@ -89,6 +96,10 @@ export type LockEvent =
   | ForceReleaseEvent
   | EnqueueEvent
   | LeaveQueueEvent
-  | KickEvent;
+  | KickEvent
+  | ResetEvent;
+
+/** Every event but a reset: each names one lock and one claim. */
+export type ClaimEvent = Exclude<LockEvent, ResetEvent>;
 
 export type LockEventListener = (event: LockEvent) => void;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Claim, ClaimOwner } from './claim.ts';
-import type { LockEvent } from './events.ts';
+import type { ClaimEvent } from './events.ts';
 import { engineFixture } from './testing/engine-fixture.ts';
 
 const live: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
@@ -10,8 +10,10 @@ const gone: ClaimOwner = { onGranted: () => false, onEnded: () => {} };
 // events carry, and take the owner last since most claims here have the same live one.
 function setup() {
   const { clock, engine } = engineFixture({ blockSize: 100n });
-  const events: LockEvent[] = [];
-  const unsubscribe = engine.subscribe((e) => events.push(e));
+  const events: ClaimEvent[] = [];
+  const unsubscribe = engine.subscribe((e) => {
+    if (e.type !== 'reset') events.push(e);
+  });
   const fixed = (name: string, leaseMs = 10_000, waitMs = 0, owner = live) =>
     engine.acquire(name, owner, 'keyed', '10.0.0.1:1', leaseMs, waitMs, false);
   const sliding = (name: string, leaseMs = 10_000, waitMs = 0) =>

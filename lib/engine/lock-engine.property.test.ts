@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import type { Claim, ClaimOwner, EndReason } from './claim.ts';
 import { FakeClock } from './clock.ts';
-import type { LockEvent } from './events.ts';
+import type { ClaimEvent, LockEvent } from './events.ts';
 import { LockEngine } from './lock-engine.ts';
 import { BlockTokenSource, MemoryCeilingStore } from '../tokens/token-source.ts';
 
@@ -77,7 +77,7 @@ function run(ops: Op[]): void {
     models.push(m);
     return m;
   };
-  const endHolder = (e: LockEvent & { token: bigint }, endedAt: number, cause: string) => {
+  const endHolder = (e: ClaimEvent & { token: bigint }, endedAt: number, cause: string) => {
     const m = byId.get(e.claimId) as Model;
     expect(holder.get(e.lock), `${e.type} of a claim that does not hold ${e.lock}`).toBe(m);
     expect(e.token).toBe(m.claim?.token ?? e.token);

@@ -6,41 +6,22 @@
 // Deadlines (leases and waits) live in one indexed binary heap (see deadline-heap.ts).
 // Sliding leases are extended lazily: a heartbeat only moves `claim.expiresAt`; when the heap
 // pops the stale deadline, the claim is re-filed under its real one. A heartbeat is O(1).
+//
+// State and the accessors live in engine-core.ts; the operations a standby mirrors the active
+// with (replicaGrant, ..., reset) in replica-ops.ts. This file is what clients and admins do.
 import { Claim, type ClaimOwner, type Protocol } from './claim.ts';
-import type { Clock } from './clock.ts';
-import { DeadlineHeap } from './deadline-heap.ts';
-import type { LockEvent, LockEventListener } from './events.ts';
-import { type HandoverCause, LockState } from './lock-state.ts';
-import type { TokenSource } from '../tokens/token-source.ts';
+import { NEVER } from './engine-core.ts';
+import type { HandoverCause, LockState } from './lock-state.ts';
+import { ReplicaOps } from './replica-ops.ts';
 
-const NEVER = Number.POSITIVE_INFINITY;
+export { DETACHED_OWNER, type ReplicaGrant, type ReplicaWaiter } from './replica-ops.ts';
 
 export type ForceReleaseResult =
   | { ok: true; token: bigint; claim: Claim }
   | { ok: false; reason: 'not-held' | 'stale-token'; holderToken: bigint | null };
 
-export class LockEngine {
-  private readonly locks = new Map<string, LockState>();
-  private readonly heap = new DeadlineHeap<Claim>();
-  private readonly listeners: LockEventListener[] = [];
-  private nextClaimId = 1;
-  private held = 0;
-  private queued = 0;
+export class LockEngine extends ReplicaOps {
   private advancing = false;
-
-  constructor(
-    private readonly clock: Clock,
-    private readonly tokens: TokenSource,
-  ) {}
-
-  /** Subscribes to every state change; returns the unsubscribe function. */
-  subscribe(listener: LockEventListener): () => void {
-    this.listeners.push(listener);
-    return () => {
-      const i = this.listeners.indexOf(listener);
-      if (i >= 0) this.listeners.splice(i, 1);
-    };
-  }
 
   /**
    * Asks for `name`. The claim is granted now (owner.onGranted is called before this returns)
@@ -51,13 +32,10 @@ export class LockEngine {
     if (!(leaseMs > 0 && leaseMs < NEVER) || !(waitMs >= 0)) throw new RangeError(`bad lease ${leaseMs} or wait ${waitMs}`);
     this.catchUp();
     const now = this.clock.now();
-    let lock = this.locks.get(name);
+    const existing = this.locks.get(name);
     // A token before any change: if none can be issued, the engine is left as it was.
-    const token = lock === undefined || lock.idle ? this.tokens.next() : 0n;
-    if (lock === undefined) {
-      lock = new LockState(name);
-      this.locks.set(name, lock);
-    }
+    const token = existing === undefined || existing.idle ? this.tokens.next() : 0n;
+    const lock = this.lockNamed(name);
     const claim = new Claim(this.nextClaimId++, lock, owner, protocol, client, leaseMs, sliding, now, tag);
     if (sliding) claim.expiresAt = now + leaseMs;
     if (lock.idle) {
@@ -182,37 +160,6 @@ export class LockEngine {
     if (top !== undefined && top.due <= this.clock.now()) this.advance();
   }
 
-  /** The engine clock time at which `advance()` has work next; +Infinity when none. */
-  nextDeadline(): number {
-    return this.heap.peek()?.due ?? NEVER;
-  }
-
-  get tokenHighWater(): bigint {
-    return this.tokens.highWater;
-  }
-
-  get lockCount(): number {
-    return this.locks.size;
-  }
-
-  get heldCount(): number {
-    return this.held;
-  }
-
-  get waiterCount(): number {
-    return this.queued;
-  }
-
-  /** The lock's state (holder and queue), or undefined when nobody holds or waits for it. */
-  lock(name: string): LockState | undefined {
-    return this.locks.get(name);
-  }
-
-  /** Every lock that has a holder or waiters. */
-  allLocks(): IterableIterator<LockState> {
-    return this.locks.values();
-  }
-
   // --- internals ---
 
   /** `token` is taken by the caller before it changes anything (see TokenSource.next: it may throw). */
@@ -264,16 +211,7 @@ export class LockEngine {
       lock.endedAt = endedAt;
       lock.endCause = endCause;
     }
-    if (lock.idle && this.locks.get(lock.name) === lock) this.locks.delete(lock.name);
-  }
-
-  private endHolder(lock: LockState, holder: Claim, endedAt: number, cause: HandoverCause): void {
-    holder.state = 'ended';
-    this.heap.remove(holder);
-    lock.holder = null;
-    lock.endedAt = endedAt;
-    lock.endCause = cause;
-    this.held--;
+    this.dropIfIdle(lock);
   }
 
   private dropHolder(lock: LockState, holder: Claim, now: number, cause: 'release' | 'disconnect'): void {
@@ -301,20 +239,5 @@ export class LockEngine {
       this.emit({ type: 'leave-queue', at: now, lock: waiter.name, claimId: waiter.id, protocol: waiter.protocol, reason: timedOut ? 'timeout' : 'expired' });
     }
     waiter.owner.onEnded(waiter, timedOut ? 'wait-timeout' : 'expired');
-  }
-
-  /** Takes a waiter out of its queue (and the heap); deletes the lock when nothing is left. */
-  private leaveQueue(claim: Claim, dropIdleLock = true): void {
-    const lock = claim.lock;
-    lock.unlink(claim);
-    this.queued--;
-    this.heap.remove(claim);
-    claim.state = 'ended';
-    if (dropIdleLock && lock.idle && this.locks.get(lock.name) === lock) this.locks.delete(lock.name);
-  }
-
-  private emit(event: LockEvent): void {
-    const ls = this.listeners;
-    for (let i = 0; i < ls.length; i++) (ls[i] as LockEventListener)(event);
   }
 }

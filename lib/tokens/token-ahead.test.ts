@@ -3,35 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileCeilingStore } from './file-ceiling-store.ts';
-import { BlockTokenSource, type CeilingStore } from './token-source.ts';
-
-/** A store whose background saves complete (or fail) only when the test says so. */
-class DeferredStore implements CeilingStore {
-  ceiling = 0n;
-  blockingSaves: bigint[] = [];
-  aheadSaves: bigint[] = [];
-  private pending: Array<{ ceiling: bigint; resolve: () => void; reject: (err: Error) => void }> = [];
-  load(): bigint {
-    return this.ceiling;
-  }
-  save(ceiling: bigint): void {
-    this.blockingSaves.push(ceiling);
-    if (ceiling > this.ceiling) this.ceiling = ceiling;
-  }
-  saveAhead(ceiling: bigint): Promise<void> {
-    this.aheadSaves.push(ceiling);
-    return new Promise((resolve, reject) => this.pending.push({ ceiling, resolve, reject }));
-  }
-  finish(): void {
-    for (const p of this.pending.splice(0)) {
-      if (p.ceiling > this.ceiling) this.ceiling = p.ceiling;
-      p.resolve();
-    }
-  }
-  fail(): void {
-    for (const p of this.pending.splice(0)) p.reject(new Error('disk full'));
-  }
-}
+import { DeferredStore } from './testing/deferred-store.ts';
+import { BlockTokenSource } from './token-source.ts';
 
 const take = (source: BlockTokenSource, n: number): bigint[] => Array.from({ length: n }, () => source.next());
 

@@ -12,6 +12,8 @@ export interface TokenSource {
   next(): bigint;
   /** The largest token issued so far (0 when none). */
   readonly highWater: bigint;
+  /** Optional: every later token is above `floor` (a token another node issued). */
+  raiseFloor?(floor: bigint): void;
 }
 
 /** Where the ceiling of the reserved block lives. */
@@ -22,7 +24,8 @@ export interface CeilingStore {
   save(ceiling: bigint): void;
   /**
    * Optional: makes `ceiling` durable without blocking, resolving once it is. Never called
-   * again before the previous call settles. What load() returns must never go down because of it.
+   * again before the previous call settles (wrap a store that several writers share in a
+   * SerialCeilingStore). What load() returns must never go down because of it.
    */
   saveAhead?(ceiling: bigint): Promise<void>;
 }
@@ -66,9 +69,53 @@ export class BlockTokenSource implements TokenSource {
     if (this.current >= this.ceiling) this.reserve();
     this.current += 1n;
     if (this.ahead === null && !this.aheadFailed && this.ceiling - this.current <= this.halfBlock && this.store.saveAhead !== undefined) {
-      this.reserveAhead(this.store.saveAhead.bind(this.store));
+      this.startAhead(this.store.saveAhead.bind(this.store));
     }
     return this.current;
+  }
+
+  /**
+   * Every later token is above `floor`. Tokens between the old and the new floor are skipped;
+   * a floor above the reserved block makes the next token reserve a new block first.
+   */
+  raiseFloor(floor: bigint): void {
+    if (floor > this.current) this.current = floor;
+    if (this.ceiling < this.current) this.ceiling = this.current;
+  }
+
+  /**
+   * Reserves the next block now and resolves once it is durable (rejects when the save fails).
+   * A node taking over as active calls it, so that no token it issues comes from a block that
+   * is not saved yet (with a replicating store: not acknowledged by the standbys yet).
+   */
+  async reserveAhead(): Promise<void> {
+    // One background reservation at a time: the store never sees two saves at once.
+    while (this.ahead !== null) await this.ahead;
+    const base = this.ceiling > this.current ? this.ceiling : this.current;
+    let target = base + this.blockSize;
+    if (target > MAX_TOKEN) target = MAX_TOKEN;
+    if (target <= this.ceiling) return; // u64 exhausted: nothing left to reserve
+    const saveAhead = this.store.saveAhead;
+    if (saveAhead === undefined) {
+      this.store.save(target);
+      this.ceiling = target;
+      this.aheadFailed = false;
+      return;
+    }
+    const saving = saveAhead.call(this.store, target);
+    // Registered as the background reservation, so next() does not start another meanwhile.
+    this.ahead = saving.then(
+      () => {
+        if (target > this.ceiling) this.ceiling = target;
+        this.aheadFailed = false;
+        this.ahead = null;
+      },
+      () => {
+        this.ahead = null; // the caller gets the error
+      },
+    );
+    await saving;
+    if (target > this.ceiling) this.ceiling = target;
   }
 
   /** Resolves when no background reservation is in flight (tests, shutdown). */
@@ -85,7 +132,7 @@ export class BlockTokenSource implements TokenSource {
     this.aheadFailed = false;
   }
 
-  private reserveAhead(saveAhead: (ceiling: bigint) => Promise<void>): void {
+  private startAhead(saveAhead: (ceiling: bigint) => Promise<void>): void {
     let target = this.ceiling + this.blockSize;
     if (target > MAX_TOKEN) target = MAX_TOKEN;
     if (target <= this.ceiling) return;

@@ -94,9 +94,9 @@ function setup() {
   });
   // This node's lastSeen is "now", as SingleNodeCluster reports it: it moves with every read.
   const cluster = (): ClusterView => ({
-    self: 'n1', instanceId: 'i-1',
+    self: 'n1', instanceId: 'i-1', clustered: false, phase: 'active', active: 'n1', restore: { available: false, yielded: [] },
     nodes: [{
-      id: 'n1', role: 'active', priority: 0, self: true, alive: true, lastSeen: EPOCH + f.clock.now(), replicationLag: null,
+      id: 'n1', role: 'active', priority: 0, self: true, alive: true, lastSeen: EPOCH + f.clock.now(), replicationLag: null, inSync: true, yielded: false,
       lockAddress: '127.0.0.1:7070', sessionAddress: '127.0.0.1:7071', httpAddress: '127.0.0.1:3000',
     }],
     handoff: { available: false, reason: `nodes ${state.cluster.nodes}`, targets: [] }, failovers: [],
@@ -168,7 +168,10 @@ describe('EventHub', () => {
       engine: f.engine, clock, instanceId: 'i', scheduler,
       // Only the timers matter here; the snapshot just has to build.
       stats: () => ({ asOf: 0 }) as StatsView,
-      cluster: () => ({ self: 'n', instanceId: 'i', nodes: [], handoff: { available: false, reason: null, targets: [] }, failovers: [] }),
+      cluster: () => ({
+        self: 'n', instanceId: 'i', clustered: false, phase: 'active', active: 'n', restore: { available: false, yielded: [] },
+        nodes: [], handoff: { available: false, reason: null, targets: [] }, failovers: [],
+      }),
       history: new HistoryRecorder(f.engine, clock, () => EPOCH),
       audit: { subscribe: () => () => {} },
     });
@@ -360,6 +363,24 @@ describe('EventHub', () => {
     const messages = sub.messages();
     expect(messages.map((m) => m.event)).toEqual(['snapshot', 'snapshot']);
     expect((messages[1]?.data as SnapshotMessage).locks).toHaveLength(MAX_DIRTY + 1);
+    hold('after');
+    flush();
+    expect(sub.deltas()).toEqual([expect.objectContaining({ upserts: [expect.objectContaining({ name: 'after' })], removed: [] })]);
+  });
+
+  it('sends a fresh snapshot when the engine was reset, and deltas again after it', () => {
+    const { hub, hold, flush, engine } = setup();
+    hold('old');
+    const sub = new Recorder();
+    hub.subscribe(sub);
+    engine.reset();
+    hold('replaced');
+    flush();
+    const messages = sub.messages();
+    expect(messages.map((m) => m.event)).toEqual(['snapshot', 'snapshot']);
+    expect((messages[1]?.data as SnapshotMessage).locks.map((l) => l.name)).toEqual(['replaced']);
+    // The feed shows no line for the reset itself.
+    expect((messages[1]?.data as SnapshotMessage).feed.map((i) => i.kind)).toEqual(['grant', 'grant']);
     hold('after');
     flush();
     expect(sub.deltas()).toEqual([expect.objectContaining({ upserts: [expect.objectContaining({ name: 'after' })], removed: [] })]);

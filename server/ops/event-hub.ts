@@ -91,7 +91,7 @@ export class EventHub implements FeedFacade {
   private readonly subscribers = new Set<FeedSubscriber>();
   private readonly feed: FeedRing;
   private readonly dirty = new Set<string>();
-  /** More than MAX_DIRTY names changed since the last flush: the next message is a snapshot. */
+  /** More than MAX_DIRTY names changed since the last flush, or the engine was reset: the next message is a snapshot. */
   private dirtyOverflow = false;
   private readonly scheduler: Scheduler;
   private readonly flushIntervalMs: number;
@@ -270,7 +270,11 @@ export class EventHub implements FeedFacade {
     this.dirty.clear();
     this.dirtyOverflow = false;
     this.tracking = {
-      stopEngine: this.deps.engine.subscribe((e: LockEvent) => this.markDirty(e.lock)),
+      stopEngine: this.deps.engine.subscribe((e: LockEvent) => {
+        // The whole state was replaced: like an overflow, the next flush sends a snapshot.
+        if (e.type === 'reset') this.dirtyOverflow = true;
+        else this.markDirty(e.lock);
+      }),
       flushTimer: this.scheduler.setInterval(() => this.flush(), this.flushIntervalMs),
       heartbeatTimer: this.scheduler.setInterval(() => this.broadcast(HEARTBEAT_FRAME), this.heartbeatMs),
     };

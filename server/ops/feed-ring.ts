@@ -1,13 +1,14 @@
 // The live feed's memory: the last 200 engine events and admin actions. Recording is one array
 // store and a counter bump (it runs for every engine event, with or without a dashboard open);
 // the text for people is written only when a message needs an item, and kept for the next one.
-import type { LockEvent } from '../../lib/engine/events.ts';
+import type { ClaimEvent, LockEvent } from '../../lib/engine/events.ts';
 import type { AuditEntry, FeedItem } from '../../lib/ops/api-types.ts';
 import type { ViewClock } from './lock-views.ts';
 
 export const FEED_SIZE = 200;
 
-export type FeedSource = LockEvent | AuditEntry;
+/** What the feed shows: a reset is not one (the state it replaces is re-read instead). */
+export type FeedSource = ClaimEvent | AuditEntry;
 
 export class FeedRing {
   private readonly raw: Array<FeedSource | null> = new Array<FeedSource | null>(FEED_SIZE).fill(null);
@@ -22,7 +23,8 @@ export class FeedRing {
     return this.last;
   }
 
-  push(source: FeedSource): void {
+  push(source: LockEvent | AuditEntry): void {
+    if ('type' in source && source.type === 'reset') return;
     this.raw[++this.last % FEED_SIZE] = source;
   }
 
@@ -57,7 +59,7 @@ function adminText(e: AuditEntry): string {
   return `${what} by ${e.who}: ${e.result}${e.detail === null ? '' : ` (${e.detail})`}`;
 }
 
-export function eventText(e: LockEvent): string {
+export function eventText(e: ClaimEvent): string {
   switch (e.type) {
     case 'grant': {
       const base = `granted to ${e.client} (${e.protocol}) token ${e.token}`;

@@ -1,0 +1,107 @@
+// The lock engine's state and what every way of changing it shares. Two drivers change it:
+// clients and admins (lock-engine.ts, on a serving node) and the active node's replication
+// stream (replica-ops.ts, on a standby). The layers are classes, LockEngine extends ReplicaOps
+// extends EngineCore, so that both drivers reach the same state without it being public.
+import type { Claim } from './claim.ts';
+import type { Clock } from './clock.ts';
+import { DeadlineHeap } from './deadline-heap.ts';
+import type { LockEvent, LockEventListener } from './events.ts';
+import { type HandoverCause, LockState } from './lock-state.ts';
+import type { TokenSource } from '../tokens/token-source.ts';
+
+export const NEVER = Number.POSITIVE_INFINITY;
+
+export abstract class EngineCore {
+  protected readonly locks = new Map<string, LockState>();
+  protected readonly heap = new DeadlineHeap<Claim>();
+  protected readonly listeners: LockEventListener[] = [];
+  /** Claim ids are never reused, not even across a promotion (see ReplicaOps). */
+  protected nextClaimId = 1;
+  protected held = 0;
+  protected queued = 0;
+
+  constructor(
+    protected readonly clock: Clock,
+    protected readonly tokens: TokenSource,
+  ) {}
+
+  /** Subscribes to every state change; returns the unsubscribe function. */
+  subscribe(listener: LockEventListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /** The engine clock time at which `advance()` has work next; +Infinity when none. */
+  nextDeadline(): number {
+    return this.heap.peek()?.due ?? NEVER;
+  }
+
+  get tokenHighWater(): bigint {
+    return this.tokens.highWater;
+  }
+
+  get lockCount(): number {
+    return this.locks.size;
+  }
+
+  get heldCount(): number {
+    return this.held;
+  }
+
+  get waiterCount(): number {
+    return this.queued;
+  }
+
+  /** The lock's state (holder and queue), or undefined when nobody holds or waits for it. */
+  lock(name: string): LockState | undefined {
+    return this.locks.get(name);
+  }
+
+  /** Every lock that has a holder or waiters. */
+  allLocks(): IterableIterator<LockState> {
+    return this.locks.values();
+  }
+
+  // --- shared internals ---
+
+  protected lockNamed(name: string): LockState {
+    let lock = this.locks.get(name);
+    if (lock === undefined) {
+      lock = new LockState(name);
+      this.locks.set(name, lock);
+    }
+    return lock;
+  }
+
+  /** Forgets a lock nobody holds or waits for (unless it has been replaced meanwhile). */
+  protected dropIfIdle(lock: LockState): void {
+    if (lock.idle && this.locks.get(lock.name) === lock) this.locks.delete(lock.name);
+  }
+
+  protected endHolder(lock: LockState, holder: Claim, endedAt: number, cause: HandoverCause): void {
+    holder.state = 'ended';
+    this.heap.remove(holder);
+    lock.holder = null;
+    lock.endedAt = endedAt;
+    lock.endCause = cause;
+    this.held--;
+  }
+
+  /** Takes a waiter out of its queue (and the heap); deletes the lock when nothing is left. */
+  protected leaveQueue(claim: Claim, dropIdleLock = true): void {
+    const lock = claim.lock;
+    lock.unlink(claim);
+    this.queued--;
+    this.heap.remove(claim);
+    claim.state = 'ended';
+    if (dropIdleLock) this.dropIfIdle(lock);
+  }
+
+  protected emit(event: LockEvent): void {
+    const ls = this.listeners;
+    for (let i = 0; i < ls.length; i++) (ls[i] as LockEventListener)(event);
+  }
+}

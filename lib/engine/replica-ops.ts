@@ -1,0 +1,192 @@
+// Replica operations: how a standby's engine mirrors the active node's engine from its
+// replication stream. The stream says what happened (this claim now holds, that one left the
+// queue), so nothing here decides anything: no handover, no token is issued, no owner is
+// called back. Replicated claims carry the active's claim ids and tokens and belong to
+// DETACHED_OWNER, since no connection on this node is waiting for them.
+//
+// Replicated holders are filed in the deadline heap like any holder, but a standby never calls
+// advance(): only after a promotion does the new active start advancing, and then their leases
+// run out where the active's would have. Replicated waiters are not in the heap: a promotion
+// drops them (their connections were on the old active).
+import { Claim, type ClaimOwner, type Protocol } from './claim.ts';
+import { EngineCore, NEVER } from './engine-core.ts';
+import type { HandoverCause, LockState } from './lock-state.ts';
+
+/** The owner of replicated claims: a grant is always taken, an end is nobody's business. */
+export const DETACHED_OWNER: ClaimOwner = Object.freeze({
+  onGranted: () => true,
+  onEnded: () => {},
+});
+
+export interface ReplicaGrant {
+  lock: string;
+  claimId: number;
+  token: bigint;
+  protocol: Protocol;
+  client: string;
+  leaseMs: number;
+  sliding: boolean;
+  /** Lease left on the active, counted from now. */
+  remainingMs: number;
+  /** How long the claim has held already (0 for a grant seen live). */
+  heldForMs: number;
+  handoverMs: number | null;
+  handoverCause: HandoverCause | null;
+}
+
+export interface ReplicaWaiter {
+  lock: string;
+  claimId: number;
+  protocol: Protocol;
+  client: string;
+  leaseMs: number;
+  sliding: boolean;
+  waitingForMs: number;
+  /** Wait left, counted from now; null waits forever. */
+  waitRemainingMs: number | null;
+}
+
+export type ReplicaHolderEnd = 'release' | 'disconnect' | 'expire' | 'force-release';
+export type ReplicaQueueLeave = 'timeout' | 'disconnect' | 'expired' | 'kick';
+
+const HANDOVER_CAUSE: Record<ReplicaHolderEnd, HandoverCause> = {
+  release: 'release',
+  disconnect: 'disconnect',
+  expire: 'expiry',
+  'force-release': 'force-release',
+};
+
+export abstract class ReplicaOps extends EngineCore {
+  /**
+   * Installs the active's holder of `g.lock`. A replicated waiter with that claim id leaves the
+   * queue (the grant event says so); a different holder still in place (a missed event) ends
+   * silently first.
+   */
+  replicaGrant(g: ReplicaGrant, emit = true): void {
+    this.claimIdSeen(g.claimId);
+    // A token issued by the active: none issued here after a promotion may be at or below it.
+    this.tokens.raiseFloor?.(g.token);
+    const now = this.clock.now();
+    const lock = this.lockNamed(g.lock);
+    const waiter = findWaiter(lock, g.claimId);
+    if (waiter !== null) this.leaveQueue(waiter, false);
+    if (lock.holder !== null) this.endHolder(lock, lock.holder, now, 'release');
+    const grantedAt = now - g.heldForMs;
+    const claim = new Claim(g.claimId, lock, DETACHED_OWNER, g.protocol, g.client, g.leaseMs, g.sliding, grantedAt, 0);
+    claim.token = g.token;
+    claim.state = 'holding';
+    claim.grantedAt = grantedAt;
+    claim.expiresAt = now + g.remainingMs;
+    claim.due = claim.expiresAt;
+    lock.holder = claim;
+    this.held++;
+    this.heap.push(claim);
+    if (emit && this.listeners.length > 0) {
+      this.emit({
+        type: 'grant', at: now, lock: g.lock, claimId: g.claimId, token: g.token, protocol: g.protocol, client: g.client,
+        leaseMs: g.leaseMs, sliding: g.sliding, waitedMs: 0, handoverMs: g.handoverMs, handoverCause: g.handoverCause,
+      });
+    }
+  }
+
+  /**
+   * Ends holder `claimId` of `name` as the active reports, without handing the lock on (the
+   * stream names the next holder itself). False, and no change, when that claim does not hold it.
+   */
+  replicaEndHolder(name: string, claimId: number, how: ReplicaHolderEnd, emit = true): boolean {
+    this.claimIdSeen(claimId);
+    const lock = this.locks.get(name);
+    const holder = lock?.holder;
+    if (lock === undefined || !holder || holder.id !== claimId) return false;
+    const now = this.clock.now();
+    this.endHolder(lock, holder, now, HANDOVER_CAUSE[how]);
+    this.dropIfIdle(lock);
+    if (emit && this.listeners.length > 0) {
+      const base = { at: now, lock: name, claimId, token: holder.token, protocol: holder.protocol };
+      if (how === 'release' || how === 'disconnect') this.emit({ type: 'release', ...base, cause: how });
+      else this.emit({ type: how, ...base });
+    }
+    return true;
+  }
+
+  /** Appends the active's waiter `w` to the tail of its queue. */
+  replicaEnqueue(w: ReplicaWaiter, emit = true): void {
+    this.claimIdSeen(w.claimId);
+    const now = this.clock.now();
+    const lock = this.lockNamed(w.lock);
+    const claim = new Claim(w.claimId, lock, DETACHED_OWNER, w.protocol, w.client, w.leaseMs, w.sliding, now - w.waitingForMs, 0);
+    claim.waitDeadline = w.waitRemainingMs === null ? NEVER : now + w.waitRemainingMs;
+    if (w.sliding) claim.expiresAt = now + w.leaseMs;
+    lock.enqueue(claim);
+    this.queued++;
+    if (emit && this.listeners.length > 0) {
+      this.emit({
+        type: 'enqueue', at: now, lock: w.lock, claimId: w.claimId, protocol: w.protocol, client: w.client,
+        position: lock.waiting, waitDeadline: w.waitRemainingMs === null ? null : claim.waitDeadline,
+      });
+    }
+  }
+
+  /** Takes waiter `claimId` out of the queue of `name`. False, and no change, when it is not there. */
+  replicaLeaveQueue(name: string, claimId: number, reason: ReplicaQueueLeave, emit = true): boolean {
+    this.claimIdSeen(claimId);
+    const lock = this.locks.get(name);
+    const waiter = lock === undefined ? null : findWaiter(lock, claimId);
+    if (waiter === null) return false;
+    const now = this.clock.now();
+    this.leaveQueue(waiter);
+    if (emit && this.listeners.length > 0) {
+      if (reason === 'kick') this.emit({ type: 'kick', at: now, lock: name, claimId, protocol: waiter.protocol });
+      else this.emit({ type: 'leave-queue', at: now, lock: name, claimId, protocol: waiter.protocol, reason });
+    }
+    return true;
+  }
+
+  /** A sign of life reached the active: holder `claimId`'s lease now ends `remainingMs` from now. */
+  replicaRenew(name: string, claimId: number, remainingMs: number): void {
+    this.claimIdSeen(claimId);
+    const holder = this.locks.get(name)?.holder;
+    if (!holder || holder.id !== claimId) return;
+    holder.expiresAt = this.clock.now() + remainingMs;
+    // Later is filed lazily (advance() re-files a stale deadline); earlier must be filed now.
+    if (holder.expiresAt < holder.due) {
+      holder.due = holder.expiresAt;
+      this.heap.update(holder);
+    }
+  }
+
+  /**
+   * Forgets every claim: each ends silently (no owner is called back, no per-lock event), so a
+   * connection that still holds one finds it ended and its later end() is a no-op. Listeners get
+   * one 'reset' event: re-read everything. Claim ids and tokens carry on; they never go back.
+   */
+  reset(): void {
+    for (const lock of this.locks.values()) {
+      if (lock.holder !== null) {
+        lock.holder.state = 'ended';
+        this.heap.remove(lock.holder);
+        lock.holder = null;
+      }
+      for (let c = lock.head; c !== null; c = c.next) {
+        c.state = 'ended';
+        this.heap.remove(c);
+      }
+    }
+    this.locks.clear();
+    this.held = 0;
+    this.queued = 0;
+    if (this.listeners.length > 0) this.emit({ type: 'reset', at: this.clock.now() });
+  }
+
+  /** Claims created here later (after a promotion) must not reuse the active's ids. */
+  private claimIdSeen(claimId: number): void {
+    if (claimId >= this.nextClaimId) this.nextClaimId = claimId + 1;
+  }
+}
+
+/** The waiter with `claimId` in `lock`'s queue; the head first, since grants usually take it. */
+function findWaiter(lock: LockState, claimId: number): Claim | null {
+  let c = lock.head;
+  while (c !== null && c.id !== claimId) c = c.next;
+  return c;
+}
