@@ -13,11 +13,13 @@ import type { LockEngine } from '../lib/engine/lock-engine.ts';
 import {
   encodeGranted,
   encodeKeyedError,
+  encodeRedirect,
   encodeReleased,
   encodeTimeout,
   parseKeyedRequest,
 } from '../lib/protocol/keyed-codec.ts';
 import { type ConnectionContext, LineConnection } from './line-connection.ts';
+import type { Route } from './routing.ts';
 
 export const KEYED_GOODBYE = encodeKeyedError('-', '-', 'server-going-away');
 export const KEYED_REFUSAL = encodeKeyedError('-', '-', 'too-many-connections');
@@ -57,6 +59,11 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
   }
 
   onLine(buf: Buffer, start: number, end: number): void {
+    if (this.redirectLine !== null) {
+      // A standby: every request is answered with where the active is; the engine is not asked.
+      this.send(this.redirectLine);
+      return;
+    }
     const req = parseKeyedRequest(buf, start, end);
     switch (req.kind) {
       case 'acquire': {
@@ -85,6 +92,30 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
 
   protected onIoTimeout(): void {
     this.close(encodeKeyedError('-', '-', 'io-timeout'));
+  }
+
+  protected goodbye(): string {
+    return KEYED_GOODBYE;
+  }
+
+  /**
+   * `M <lock addr>` at once for a new connection, which stays to answer each request with it. An
+   * open one closes after it; its waiters go without a `T`: that would fail the client's
+   * requests, which it re-sends at the new address instead. Delivered grants stay valid there.
+   */
+  protected redirect(route: Extract<Route, { kind: 'redirect' }>, fresh: boolean): boolean {
+    this.redirectLine = encodeRedirect(route.lock);
+    if (fresh) {
+      this.send(this.redirectLine);
+      return false;
+    }
+    for (const list of this.waiting.values()) for (const claim of list) this.engine.end(claim);
+    this.waiting.clear();
+    this.waitingCount = 0;
+    this.heldBack = null;
+    this.heldLines = 0;
+    this.beginClose();
+    return true;
   }
 
   onGranted(claim: Claim): boolean {

@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import { LineSplitter, type LineSink } from '../lib/protocol/line-splitter.ts';
 import type { Clock } from '../lib/engine/clock.ts';
 import type { FlushScheduler } from './flush-scheduler.ts';
+import type { Route } from './routing.ts';
 
 /** Output longer than this (in UTF-16 units) is written in pieces of at most this size. */
 const WRITE_PIECE = 64 * 1024;
@@ -30,6 +31,12 @@ export abstract class LineConnection implements LineSink {
   readonly connectedAt: number;
   /** Engine-clock time the unfinished input line started, or 0. */
   partialSince = 0;
+  /** Engine-clock time we stopped reading for a hold (routing.ts), or 0 while reading. */
+  heldSince = 0;
+  /** When reading last (re)started: the connect, or the end of a hold. */
+  protected readingSince: number;
+  /** What every client line gets while the listener redirects, else null (one check per line). */
+  protected redirectLine: string | null = null;
   /** Engine-clock time a write started waiting for the peer to read, or 0. */
   writeBlockedSince = 0;
   /** Set when we decided to close; the socket may still be flushing. */
@@ -60,6 +67,7 @@ export abstract class LineConnection implements LineSink {
   ) {
     this.address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`;
     this.connectedAt = ctx.clock.now();
+    this.readingSince = this.connectedAt;
     this.splitter = new LineSplitter(this);
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -103,16 +111,62 @@ export abstract class LineConnection implements LineSink {
   protected onActivity(): void {}
   /** A line was started and not finished within the io-timeout (or a first line never came). */
   protected abstract onIoTimeout(): void;
+  /** The protocol's "server going away" line, the goodbye of a hold that lasted too long. */
+  protected abstract goodbye(): string;
+  /**
+   * The listener now redirects (`fresh`: this connection was just accepted). Sets redirectLine;
+   * true when the connection must close with it (closeRedirected) once every connection has been
+   * told, having first stopped taking grants and dropped its waiters without a word (the engine
+   * reset before a switch ended them; clients re-send at the new address).
+   */
+  protected abstract redirect(route: Extract<Route, { kind: 'redirect' }>, fresh: boolean): boolean;
+
+  /** The listener's route changed, or a connection was accepted on a listener not serving. */
+  applyRoute(route: Route, now: number, fresh: boolean): boolean {
+    if (this.closing) return false;
+    this.redirectLine = null;
+    if (route.kind === 'hold') {
+      if (this.heldSince === 0) {
+        this.heldSince = now;
+        this.socket.pause();
+      }
+      return false;
+    }
+    // Bytes that came during the hold are read now: served in order, or drained before a close.
+    if (this.heldSince !== 0) this.resumeReading(now);
+    return route.kind === 'redirect' && this.redirect(route, fresh);
+  }
+
+  /** Step two of a switch to redirect: the line after anything queued, then a graceful close. */
+  closeRedirected(): void {
+    this.close(this.redirectLine ?? undefined);
+  }
+
+  private resumeReading(now: number): void {
+    this.heldSince = 0;
+    this.readingSince = now;
+    // A line half-sent before the hold gets a full io-timeout again: we were the ones not reading.
+    if (this.partialSince !== 0) this.partialSince = now;
+    // Past the high-water mark the drain resumes reading, as it would without a hold.
+    if (this.socket.writableLength <= HIGH_WATER) this.socket.resume();
+  }
 
   /**
    * Called by the listener's watchdog. A half-sent line past the io-timeout ends the
    * connection politely; a peer that has not read our output within it is cut off at once.
    */
-  checkIo(now: number, ioTimeoutMs: number): void {
+  checkIo(now: number, ioTimeoutMs: number, holdMaxMs: number): void {
     if (this.closed) return;
     if (this.writeBlockedSince !== 0 && now - this.writeBlockedSince > ioTimeoutMs) {
       this.ctx.report(this, 'stuck-reader');
       this.destroy();
+    } else if (this.heldSince !== 0) {
+      // Held, the client's silence is ours: only the hold's own bound applies, then the goodbye
+      // of a shutdown (waiters leave first, as at closeAll).
+      if (now - this.heldSince > holdMaxMs) {
+        this.beginClose();
+        this.close(this.goodbye());
+      }
     } else if (this.closingSince !== 0 && now - this.closingSince > ioTimeoutMs) {
       this.ctx.report(this, 'half-open'); // we said goodbye; the peer never closed its side
       this.destroy();
@@ -176,6 +230,8 @@ export abstract class LineConnection implements LineSink {
     if (this.closingSince !== 0 || this.closed) return;
     this.closing = true;
     this.closingSince = this.ctx.clock.now();
+    // A held connection reads again to close: its input drains, so its FIN is seen, not reset.
+    if (this.heldSince !== 0) this.resumeReading(this.closingSince);
     this.splitter.stop();
     if (lastLine) this.send(lastLine);
     this.flush();
@@ -218,7 +274,7 @@ export abstract class LineConnection implements LineSink {
 
   private onDrain(): void {
     this.writeBlockedSince = 0;
-    if (this.socket.isPaused() && !this.closing) this.socket.resume();
+    if (this.socket.isPaused() && !this.closing && this.heldSince === 0) this.socket.resume();
   }
 
   private onPeerEnd(): void {

@@ -1,11 +1,13 @@
 // A TCP listener for one line protocol: accepts connections up to a limit (refusing the rest
-// with the protocol's own error line), tracks them, runs the io-timeout watchdog, and closes
-// them all at shutdown. The only place besides http-server.ts that touches node:net.
+// with the protocol's own error line), tracks them, routes them as the node's cluster role says
+// (serve, redirect or hold: routing.ts), runs the io-timeout watchdog, and closes them all at
+// shutdown. The only place besides http-server.ts that touches node:net.
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Clock } from '../lib/engine/clock.ts';
 import type { Logger } from 'pino';
 import type { ConnectionContext, LineConnection } from './line-connection.ts';
 import type { FlushScheduler } from './flush-scheduler.ts';
+import { SERVE, type Route } from './routing.ts';
 
 /** Refused connections that may be saying goodbye at once; beyond that they are dropped. */
 const MAX_REFUSING = 256;
@@ -23,6 +25,10 @@ export interface LineListenerOptions {
   logger?: Logger;
   /** Protocol name for log lines. */
   protocol?: string;
+  /** What the listener does with clients at first (routing.ts); serve if not given. */
+  route?: Route;
+  /** How long a connection may be held before it gets the going-away goodbye; 5,000 ms if not given. */
+  holdMaxMs?: number;
 }
 
 export class LineListener<C extends LineConnection> {
@@ -31,6 +37,8 @@ export class LineListener<C extends LineConnection> {
   private readonly ctx: ConnectionContext;
   private watchdog: NodeJS.Timeout | null = null;
   private accepting = true;
+  private route: Route;
+  private readonly holdMaxMs: number;
   /** Refused sockets still closing. */
   private refusing = 0;
   /** Refusals since the last refusal log line; logged at most once a second. */
@@ -43,6 +51,8 @@ export class LineListener<C extends LineConnection> {
     /** The line sent to a connection refused for being over the limit. */
     private readonly refusal: string,
   ) {
+    this.route = opts.route ?? SERVE;
+    this.holdMaxMs = opts.holdMaxMs ?? 5_000;
     this.ctx = {
       clock: opts.clock,
       flusher: opts.flusher,
@@ -66,7 +76,11 @@ export class LineListener<C extends LineConnection> {
         setTimeout(() => socket.destroy(), opts.ioTimeoutMs).unref();
         return;
       }
-      this.connections.add(create(socket, this.ctx));
+      const conn = create(socket, this.ctx);
+      this.connections.add(conn);
+      // A redirect at connect never closes: a keyed client reads its M, a session its REDIRECT
+      // after the first line (closing before that line could reset the connection under it).
+      if (this.route.kind !== 'serve') conn.applyRoute(this.route, opts.clock.now(), true);
     });
   }
 
@@ -78,7 +92,7 @@ export class LineListener<C extends LineConnection> {
         resolve();
       });
     });
-    const every = Math.min(1000, Math.max(25, Math.floor(this.opts.ioTimeoutMs / 4)));
+    const every = Math.min(1000, Math.max(25, Math.floor(Math.min(this.opts.ioTimeoutMs, this.holdMaxMs) / 4)));
     this.watchdog = setInterval(() => this.sweep(), every);
     this.watchdog.unref();
     return this.server.address() as AddressInfo;
@@ -86,6 +100,28 @@ export class LineListener<C extends LineConnection> {
 
   get address(): AddressInfo {
     return this.server.address() as AddressInfo;
+  }
+
+  /**
+   * Switches what the listener does with its clients, open and new (routing.ts). To redirect,
+   * every open connection (a session: once its first line is in) gets the redirect line after
+   * what is already queued, and closes gracefully; claims the engine reset ended get no T or
+   * ERROR line. To hold, reading stops (for at most holdMaxMs); leaving a hold reads on in order.
+   */
+  setRoute(route: Route): void {
+    if (sameRoute(route, this.route)) return;
+    this.route = route;
+    const now = this.opts.clock.now();
+    // Two steps, as at closeAll: no connection takes a grant once any of them starts closing.
+    const leaving: C[] = [];
+    for (const conn of this.connections) if (conn.applyRoute(route, now, false)) leaving.push(conn);
+    for (const conn of leaving) conn.closeRedirected();
+    this.opts.flusher.flushAll();
+    this.opts.afterInput();
+  }
+
+  get currentRoute(): Route {
+    return this.route;
   }
 
   /** Stops accepting; existing connections stay until closeAll(). */
@@ -122,9 +158,14 @@ export class LineListener<C extends LineConnection> {
 
   private sweep(): void {
     const now = this.opts.clock.now();
-    for (const conn of this.connections) conn.checkIo(now, this.opts.ioTimeoutMs);
+    for (const conn of this.connections) conn.checkIo(now, this.opts.ioTimeoutMs, this.holdMaxMs);
     this.opts.flusher.flushAll();
     // Connections closed here may have moved the engine's next deadline.
     this.opts.afterInput();
   }
+}
+
+function sameRoute(a: Route, b: Route): boolean {
+  if (a.kind !== 'redirect' || b.kind !== 'redirect') return a.kind === b.kind;
+  return a.lock === b.lock && a.session === b.session;
 }

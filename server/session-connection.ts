@@ -11,12 +11,15 @@ import {
   ACQUIRE_TWICE,
   EXPECTED_ACQUIRE,
   EXPECTED_HEARTBEAT,
+  SESSION_GOODBYE,
   encodeAcquired,
+  encodeRedirect,
   encodeSessionError,
   encodeWaiting,
   parseSessionRequest,
 } from '../lib/protocol/session-codec.ts';
 import { LineConnection, type ConnectionContext } from './line-connection.ts';
+import type { Route } from './routing.ts';
 
 export { SESSION_GOODBYE, SESSION_REFUSAL } from '../lib/protocol/session-codec.ts';
 
@@ -46,6 +49,11 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
   }
 
   onLine(buf: Buffer, start: number, end: number): void {
+    if (this.redirectLine !== null) {
+      // A standby answers the first line, whatever it is, with where the active is.
+      this.close(this.redirectLine);
+      return;
+    }
     const req = parseSessionRequest(buf, start, end);
     const claim = this.claim;
     switch (req.kind) {
@@ -99,9 +107,24 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
     this.close(this.partialSince !== 0 ? IO_TIMEOUT_LINE : IO_TIMEOUT_FIRST);
   }
 
-  /** A connection that has not asked for anything within the io-timeout is dropped. */
+  /** A connection that has not asked for anything within the io-timeout (of reading) is dropped. */
   protected override idleTooLong(now: number, ioTimeoutMs: number): boolean {
-    return this.claim === null && now - this.connectedAt > ioTimeoutMs;
+    return this.claim === null && now - this.readingSince > ioTimeoutMs;
+  }
+
+  protected goodbye(): string {
+    return SESSION_GOODBYE;
+  }
+
+  /**
+   * `REDIRECT <session addr>` answers the first line; a session past it (its claim ended by the
+   * engine reset that comes before a switch, or ended here) gets it now, without an ERROR line.
+   */
+  protected redirect(route: Extract<Route, { kind: 'redirect' }>): boolean {
+    this.redirectLine = encodeRedirect(route.session);
+    if (this.claim === null) return false;
+    this.beginClose();
+    return true;
   }
 
   /** The connection is gone: a holder releases (the next waiter is granted), a waiter leaves. */

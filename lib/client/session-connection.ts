@@ -166,7 +166,11 @@ export class SessionConnection implements SessionLease {
       case 'error':
         return this.onError(errorFromSessionCode(reply.code, reply.text));
       case 'redirect':
-        if (this.phase === 'held') return this.lose(errorWithText('protocol-error', 'REDIRECT while holding the lock'));
+        // A node that stops being active (handoff, split brain) redirects its open sessions: the
+        // claim ended there, as at ERROR 0x01. The next claim starts at the named address.
+        if (this.phase === 'held') {
+          return this.lose(errorWithText('server-going-away', `${formatAddress(this.transport.address)} is no longer active: REDIRECT to ${formatAddress(reply.address)}`));
+        }
         return this.finish({ kind: 'redirect', address: reply.address });
       case 'malformed':
         return this.protocolFailure(`unreadable reply (${reply.why}): ${reply.line}`);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeGranted, encodeKeyedError, encodeReleased, parseKeyedRequest } from './keyed-codec.ts';
+import { encodeGranted, encodeKeyedError, encodeRedirect, encodeReleased, parseKeyedRequest } from './keyed-codec.ts';
 
 function parse(line: string) {
   const buf = Buffer.from(line, 'utf8');
@@ -85,5 +85,6 @@ describe('keyed protocol codec', () => {
     expect(encodeReleased('k', true)).toBe('R k OK\n');
     expect(encodeReleased('k', false)).toBe('R k STALE\n');
     expect(encodeKeyedError('A', 'k', 'bad-lease')).toBe('E A k bad-lease bad lease: a decimal number of seconds > 0\n');
+    expect(encodeRedirect('10.0.0.2:7070')).toBe('M 10.0.0.2:7070\n');
   });
 });

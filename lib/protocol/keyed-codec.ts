@@ -1,6 +1,7 @@
 // The keyed protocol's requests and replies, as pure functions. See docs/protocol.md.
 //   A <key> <lease> <wait>   ->  A <key> <token> | T <key> | E A <key> <code> <text>
 //   R <key> <token>          ->  R <key> OK | R <key> STALE | E R <key> <code> <text>
+//   (standby)                    M <host:port>, on connect and to every request
 import { ERRORS, type ErrorName } from '../errors.ts';
 import { nextSpace, parseDecimalSecondsMs, parseKey, parseU64 } from './wire-fields.ts';
 
@@ -76,6 +77,7 @@ export function encodeKeyedError(op: string, key: string, error: ErrorName): str
   return `E ${op} ${key} ${error} ${ERRORS[error].message}\n`;
 }
 
+/** `M <host:port>`: a standby names the active; the client re-sends its unanswered requests there. */
 export function encodeRedirect(hostPort: string): string {
   return `M ${hostPort}\n`;
 }

@@ -150,7 +150,7 @@ describe('session encoders', () => {
     expect(SESSION_REFUSAL).toBe('ERROR 0x06 too many connections\n');
   });
 
-  it('writes the reserved REDIRECT line', () => {
+  it('writes the REDIRECT line', () => {
     expect(encodeRedirect('10.0.0.2:7071')).toBe('REDIRECT 10.0.0.2:7071\n');
   });
 });

@@ -83,7 +83,7 @@ export function encodeSessionError(error: SessionErrorName, detail?: string): st
   return detail ? `ERROR ${code} ${spec.message}: ${detail}\n` : `ERROR ${code} ${spec.message}\n`;
 }
 
-/** Reserved for the cluster: tells the client to reconnect to `hostPort`. Not sent yet. */
+/** A standby's answer to a session (or an active's that steps down): reconnect to `hostPort`, then the server closes. */
 export function encodeRedirect(hostPort: string): string {
   return `REDIRECT ${hostPort}\n`;
 }

@@ -19,6 +19,8 @@ export interface ProtocolStackOptions {
   maxConnections?: number;
   /** The real monotonic clock if not given; a FakeClock lets a test stand between a deadline and its timer. */
   clock?: Clock;
+  /** The listener's hold bound (routing.ts); 5,000 ms if not given. */
+  holdMaxMs?: number;
 }
 
 export interface ProtocolStack<C extends LineConnection> {
@@ -43,6 +45,7 @@ export async function startProtocolStack<C extends LineConnection>(
     {
       host: '127.0.0.1', port: 0, maxConnections: opts.maxConnections ?? 100, ioTimeoutMs: opts.ioTimeoutMs ?? 5_000,
       clock, flusher: new FlushScheduler(), afterInput: () => driver.poke(),
+      holdMaxMs: opts.holdMaxMs,
     },
     (socket, ctx) => create(socket, ctx, engine),
     refusal,
