@@ -21,6 +21,13 @@ import { createConsoleServer, type ConsoleServer } from './console-server.ts';
 import { createOpsServices } from './ops/ops-services.ts';
 import type { DaemonState } from '../lib/ops/api-types.ts';
 import { formatAddress } from '../lib/client/address.ts';
+import type { AuditEntry } from '../lib/ops/api-types.ts';
+import { type CeilingStore } from '../lib/tokens/token-source.ts';
+import { SerialCeilingStore } from '../lib/tokens/serial-ceiling-store.ts';
+import { ClusterNode } from './cluster/cluster-node.ts';
+import { forceReleaseLocally, kickLocally } from './ops/admin-ops.ts';
+import { HOLD } from './routing.ts';
+import type { AdminOp } from './daemon-facade.ts';
 import type { ClusterOptions } from '../lib/cluster/cluster-config.ts';
 
 export interface DaemonOptions {
@@ -105,7 +112,19 @@ export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise
 /** Everything after the data dir is ours; any failure here releases it (see startDaemon). */
 async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock | null): Promise<Daemon> {
   const clock = performanceClock;
-  const store = opts.dataDir === null ? new MemoryCeilingStore() : new FileCeilingStore(opts.dataDir);
+  const durable = new SerialCeilingStore(opts.dataDir === null ? new MemoryCeilingStore() : new FileCeilingStore(opts.dataDir));
+  // In a cluster, a block is also stored by every connected standby before a token is issued from it.
+  let clusterNode: ClusterNode | null = null;
+  const store: CeilingStore = opts.cluster === null ? durable : {
+    load: () => durable.load(),
+    save: (c) => {
+      durable.save(c);
+      clusterNode?.source.broadcastCeiling(c);
+    },
+    saveAhead: async (c) => {
+      await Promise.all([durable.saveAhead(c), clusterNode?.source.awaitCeiling(c)]);
+    },
+  };
   const tokens = new BlockTokenSource(store, undefined, (err) => log.error({ err }, 'background token reservation failed; the next block will be reserved with a blocking save'));
   const engine = new LockEngine(clock, tokens);
   const driver = new EngineDriver(engine, clock);
@@ -127,11 +146,34 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   const connections = () => ({ keyed: keyed.connections.size, session: sessions.connections.size });
   let addresses = { lock: '', session: '', http: '' };
   const viewClock = { now: () => clock.now(), wall: (t: number) => Date.now() - (clock.now() - t) };
+  const wake = () => driver.poke();
+  let audit: ((entry: Omit<AuditEntry, 'at'>) => void) | null = null;
+  if (opts.cluster !== null) {
+    clusterNode = new ClusterNode({
+      cluster: opts.cluster, instanceId, adminToken, engine, tokens, clock, wallNow: () => Date.now(),
+      setRoute: (route) => {
+        keyed.setRoute(route);
+        sessions.setRoute(route);
+      },
+      driver,
+      persistCeiling: (c) => durable.saveAhead(c),
+      storedCeiling: () => durable.load(),
+      runLocally: (op) => {
+        const result = op.op === 'force-release' ? forceReleaseLocally(engine, viewClock, op.lock, op.token) : kickLocally(engine, op.lock, op.claimId);
+        wake();
+        return result;
+      },
+      audit: (who, op, result) => audit?.({ who, action: op.op, target: auditTarget(op), result: result.ok ? 'ok' : result.error, detail: result.ok ? result.detail : result.detail }),
+      logger: log,
+    });
+  }
   const ops = await createOpsServices({
+    ...(clusterNode === null ? {} : { cluster: clusterNode }), wake,
     engine, instanceId, nodeId: opts.nodeId, host: opts.host, dataDir: opts.dataDir, adminToken, readToken: opts.readToken,
     clock: viewClock,
     state: () => state, connections, addresses: () => addresses,
   });
+  audit = (entry) => ops.audit.record(entry);
   let shutdownPromise: Promise<void> | null = null;
   const shutdown = () => (shutdownPromise ??= drainAndClose());
   let consoleServer: ConsoleServer | null = null;
@@ -145,7 +187,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       cluster: () => ops.cluster.view(), admin: ops.cluster,
       metrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
       security: ops.security, audit: ops.audit, feed: ops.hub, history: ops.history,
-      shutdown, wake: () => driver.poke(),
+      shutdown, wake,
     };
     // Registered before the HTTP port opens: a route handler may run as soon as it does.
     if (!registerDaemonFacade(facade) && opts.console === 'next') {
@@ -159,7 +201,13 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     }
     const httpServer = http;
     // All three settle before anything is judged, so a failure never leaves another one binding later.
-    const listens = await Promise.allSettled([keyed.listen(), sessions.listen(), listenHttp(httpServer, opts.host, opts.httpPort)]);
+    // A clustered node holds clients from the first connection until it knows its role.
+    if (clusterNode !== null) {
+      keyed.setRoute(HOLD);
+      sessions.setRoute(HOLD);
+      driver.pause();
+    }
+    const listens = await Promise.allSettled([keyed.listen(), sessions.listen(), listenHttp(httpServer, opts.host, opts.httpPort), clusterNode?.start()]);
     for (const result of listens) if (result.status === 'rejected') throw result.reason;
     const [lockAddress, sessionAddress, httpAddress] = listens.map((r) => (r as PromiseFulfilledResult<AddressInfo>).value) as [AddressInfo, AddressInfo, AddressInfo];
     addresses = { lock: hostPort(lockAddress), session: hostPort(sessionAddress), http: hostPort(httpAddress) };
@@ -171,12 +219,20 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     keyed.destroyAll();
     sessions.destroyAll();
     driver.stop();
-    await Promise.allSettled([keyed.stopAccepting(), sessions.stopAccepting(), closeHttp(http, consoleServer, log), ops.close()]);
+    await Promise.allSettled([keyed.stopAccepting(), sessions.stopAccepting(), closeHttp(http, consoleServer, log), ops.close(), clusterNode?.stop()]);
     unregisterDaemonFacade(instanceId);
     throw err;
   }
 
   async function drainAndClose(): Promise<void> {
+    // An active cluster node hands its role (and its keyed grants) to a standby before it drains.
+    if (clusterNode !== null) {
+      try {
+        await clusterNode.beforeShutdown();
+      } catch (err) {
+        log.error({ err }, 'handoff before shutdown failed; draining anyway');
+      }
+    }
     state = 'draining';
     log.info({ drainMs: opts.drainMs }, 'draining: closing protocol listeners');
     try {
@@ -194,6 +250,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       await Promise.race([tokens.settled(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
       // The hub ends its event streams first: an open stream would hold the HTTP server open.
       await ops.close();
+      await clusterNode?.stop();
     } finally {
       // Whatever failed above (an audit log on a dying disk), the port, Next and the data dir
       // are still given back.
@@ -202,6 +259,18 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       await dirLock?.release();
       log.info('baton stopped');
     }
+  }
+}
+
+function auditTarget(op: AdminOp): string {
+  switch (op.op) {
+    case 'force-release':
+    case 'kick':
+      return op.lock;
+    case 'handoff':
+      return op.target ?? 'any standby';
+    case 'restore':
+      return op.node ?? 'every yielded node';
   }
 }
 

@@ -10,6 +10,8 @@ export class EngineDriver {
   private timer: NodeJS.Timeout | null = null;
   private armedFor = Number.POSITIVE_INFINITY;
   private stopped = false;
+  /** A standby's engine is a mirror (it never advances on its own), and a handing-off active holds still. */
+  private paused = false;
   private readonly fire = (): void => {
     this.timer = null;
     this.armedFor = Number.POSITIVE_INFINITY;
@@ -23,7 +25,7 @@ export class EngineDriver {
   ) {}
 
   poke(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.paused) return;
     const due = this.engine.nextDeadline();
     if (due >= this.armedFor) return;
     if (this.timer !== null) clearTimeout(this.timer);
@@ -35,6 +37,18 @@ export class EngineDriver {
     // +1: timers may fire a hair early relative to performance.now(); advance() would then find nothing due.
     const delay = Math.min(MAX_DELAY, Math.max(0, Math.ceil(due - this.clock.now()) + 1));
     this.timer = setTimeout(this.fire, delay);
+  }
+
+  pause(): void {
+    this.paused = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.armedFor = Number.POSITIVE_INFINITY;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.poke();
   }
 
   stop(): void {

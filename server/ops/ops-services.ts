@@ -9,8 +9,11 @@ import type { ViewClock } from './lock-views.ts';
 import { Security } from './security.ts';
 import { type NodeAddresses, SingleNodeCluster } from './single-node-cluster.ts';
 import { statsView } from './stats-view.ts';
+import type { ClusterBackend } from './cluster-backend.ts';
 
 export interface OpsServicesOptions {
+  /** The peer runtime of a clustered node; absent, the node is a cluster of one. */
+  cluster?: ClusterBackend & { role(): NodeRole };
   engine: LockEngine;
   clock: ViewClock;
   instanceId: string;
@@ -22,6 +25,8 @@ export interface OpsServicesOptions {
   state(): DaemonState;
   connections(): Record<Protocol, number>;
   addresses(): NodeAddresses;
+  /** Re-arms the engine timer after an admin op (the daemon's driver.poke). */
+  wake?(): void;
 }
 
 export interface OpsServices {
@@ -29,7 +34,7 @@ export interface OpsServices {
   audit: AuditLog;
   history: HistoryRecorder;
   hub: EventHub;
-  cluster: SingleNodeCluster;
+  cluster: ClusterBackend;
   role(): NodeRole;
   stats(): StatsView;
   close(): Promise<void>;
@@ -48,8 +53,8 @@ export async function createOpsServices(o: OpsServicesOptions): Promise<OpsServi
 
 function assemble(o: OpsServicesOptions, security: Security, audit: AuditLog): OpsServices {
   const history = new HistoryRecorder(o.engine, o.clock);
-  const cluster = new SingleNodeCluster(o.nodeId, o.instanceId, o.addresses);
-  const role = (): NodeRole => 'active';
+  const cluster: ClusterBackend = o.cluster ?? new SingleNodeCluster({ nodeId: o.nodeId, instanceId: o.instanceId, addresses: o.addresses, engine: o.engine, clock: o.clock, wake: () => o.wake?.() });
+  const role = (): NodeRole => o.cluster?.role() ?? 'active';
   const stats = (): StatsView =>
     statsView({ engine: o.engine, state: o.state, role, connections: o.connections, grantsTotal: () => history.grantsTotal, history });
   const hub = new EventHub({ engine: o.engine, clock: o.clock, instanceId: o.instanceId, stats, cluster: () => cluster.view(), history, audit });

@@ -1,0 +1,82 @@
+// The peer protocol: one TCP connection per pair of nodes, one JSON object per line. Control
+// messages (hello, status, sync, handoff, admin) are rare and checked with zod; replication
+// batches (`ev`) are the hot path and carry events as small arrays, checked by hand where they
+// are applied. Tokens travel as decimal strings (a u64 does not fit a JSON number).
+import { z } from 'zod';
+import type { FailoverView, NodePhase, ReplicationLag } from '../ops/api-types.ts';
+
+const phase = z.enum(['discovering', 'syncing', 'standby', 'promoting', 'active', 'handing-off']);
+const decimal = z.string().regex(/^[0-9]{1,20}$/);
+const failover = z.object({
+  at: z.number(), from: z.string().nullable(), to: z.string(), gapMs: z.number(),
+  cause: z.enum(['crash', 'signal', 'api-handoff', 'priority-return', 'split-brain']),
+});
+
+/** Holder in a snapshot: [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs]. */
+export type SnapshotHolder = [string, number, string, 'keyed' | 'session', string, number, boolean, number, number];
+/** Waiter in a snapshot, in queue order: [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs]. */
+export type SnapshotWaiter = [string, number, 'keyed' | 'session', string, number, boolean, number, number | null];
+
+const messages = z.discriminatedUnion('t', [
+  z.object({ t: z.literal('hello'), id: z.string(), instance: z.string(), auth: z.string() }),
+  z.object({
+    t: z.literal('status'), id: z.string(), instance: z.string(), phase,
+    /** The node this one takes as active (itself when active); null when none is known. */
+    active: z.string().nullable(),
+    /** Instance of the active whose state this node has replicated (itself when active). */
+    syncedWith: z.string().nullable(),
+    yielded: z.boolean(),
+    /** Shutting down (SIGTERM/SIGINT): never a candidate for the active role again. */
+    leaving: z.boolean().optional(),
+    /** The highest token ceiling this node knows of. */
+    ceiling: decimal,
+    /** Sent by the active: the replication lag of each standby it streams to. */
+    lags: z.record(z.string(), z.object({ events: z.number(), ms: z.number() })).optional(),
+  }),
+  z.object({ t: z.literal('sync') }),
+  z.object({
+    t: z.literal('snapshot'), instance: z.string(), seq: z.number(), ceiling: decimal, highWater: decimal,
+    holders: z.array(z.tuple([z.string(), z.number(), decimal, z.enum(['keyed', 'session']), z.string(), z.number(), z.boolean(), z.number(), z.number()])),
+    waiters: z.array(z.tuple([z.string(), z.number(), z.enum(['keyed', 'session']), z.string(), z.number(), z.boolean(), z.number(), z.number().nullable()])),
+    failovers: z.array(failover),
+  }),
+  z.object({ t: z.literal('ev'), seq: z.number(), e: z.array(z.array(z.unknown())) }),
+  z.object({ t: z.literal('ack'), seq: z.number() }),
+  z.object({ t: z.literal('ceil'), ceiling: decimal }),
+  z.object({ t: z.literal('ceil-ack'), ceiling: decimal }),
+  z.object({ t: z.literal('failover'), f: failover }),
+  z.object({ t: z.literal('handoff'), seq: z.number(), pausedMs: z.number(), cause: z.enum(['signal', 'api-handoff', 'priority-return']) }),
+  z.object({ t: z.literal('promoted'), instance: z.string() }),
+  z.object({ t: z.literal('admin'), req: z.number(), who: z.string(), op: z.unknown() }),
+  z.object({ t: z.literal('admin-result'), req: z.number(), result: z.unknown() }),
+  z.object({ t: z.literal('restore') }),
+]);
+
+export type PeerMessage = z.infer<typeof messages>;
+export type StatusMessage = Extract<PeerMessage, { t: 'status' }>;
+export type SnapshotMessage = Extract<PeerMessage, { t: 'snapshot' }>;
+export type { FailoverView, NodePhase, ReplicationLag };
+
+export type DecodedPeerMessage = { ok: true; message: PeerMessage } | { ok: false; error: string };
+
+/** One line (without its newline) → a message. `ev` batches skip zod: their events are checked as they are applied. */
+export function decodePeerMessage(line: string): DecodedPeerMessage {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { ok: false, error: 'not JSON' };
+  }
+  if (typeof value === 'object' && value !== null && (value as { t?: unknown }).t === 'ev') {
+    const ev = value as { seq?: unknown; e?: unknown };
+    if (typeof ev.seq === 'number' && Array.isArray(ev.e)) return { ok: true, message: value as PeerMessage };
+    return { ok: false, error: 'malformed ev batch' };
+  }
+  const parsed = messages.safeParse(value);
+  if (!parsed.success) return { ok: false, error: parsed.error.issues[0]?.message ?? 'malformed message' };
+  return { ok: true, message: parsed.data };
+}
+
+export function encodePeerMessage(message: PeerMessage): string {
+  return `${JSON.stringify(message)}\n`;
+}

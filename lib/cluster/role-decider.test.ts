@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { decideRole, type PeerState, type SelfState } from './role-decider.ts';
+
+const self = (over: Partial<SelfState> = {}): SelfState => ({
+  priority: 1, instance: 'i-self', phase: 'standby', syncedWith: 'i-a', yielded: false, following: 'a',
+  lastActiveInstance: 'i-a', discovering: false, leaving: false, ...over,
+});
+const peer = (id: string, priority: number, over: Partial<PeerState> = {}): PeerState => ({
+  id, priority, instance: `i-${id}`, phase: 'standby', syncedWith: 'i-a', yielded: false, leaving: false, lagEvents: 0, ...over,
+});
+
+describe('decideRole', () => {
+  it('a standby follows the highest-priority active it hears', () => {
+    expect(decideRole(self({ following: null }), [peer('a', 0, { phase: 'active' }), peer('c', 2, { phase: 'active' })])).toEqual({ kind: 'follow', id: 'a' });
+    expect(decideRole(self({ following: 'a' }), [peer('a', 0, { phase: 'active' })])).toEqual({ kind: 'stay' });
+    // A handing-off active is still the active.
+    expect(decideRole(self({ following: null }), [peer('a', 0, { phase: 'handing-off' })])).toEqual({ kind: 'follow', id: 'a' });
+  });
+
+  it('with the active gone, the highest-priority synced standby promotes and the others wait', () => {
+    expect(decideRole(self({ priority: 1 }), [peer('c', 2)])).toEqual({ kind: 'promote' });
+    expect(decideRole(self({ priority: 2 }), [peer('b', 1)])).toEqual({ kind: 'stay' });
+  });
+
+  it('prefers a node synced with the last active over a higher-priority one that is not', () => {
+    const fresh = peer('a', 0, { syncedWith: null, phase: 'syncing' });
+    expect(decideRole(self({ priority: 1 }), [fresh])).toEqual({ kind: 'promote' });
+    // Nobody synced: the highest priority alive takes it, so service goes on.
+    expect(decideRole(self({ priority: 1, syncedWith: null }), [peer('a', 0, { syncedWith: null })])).toEqual({ kind: 'stay' });
+  });
+
+  it('prefers nodes that have not yielded, unless only yielded ones are left', () => {
+    expect(decideRole(self({ priority: 1 }), [peer('a', 0, { yielded: true })])).toEqual({ kind: 'promote' });
+    expect(decideRole(self({ priority: 1, yielded: true }), [peer('c', 2)])).toEqual({ kind: 'stay' });
+    expect(decideRole(self({ priority: 1, yielded: true }), [])).toEqual({ kind: 'promote' });
+  });
+
+  it('waits while discovering and while a peer is promoting', () => {
+    expect(decideRole(self({ discovering: true, phase: 'discovering' }), [])).toEqual({ kind: 'stay' });
+    expect(decideRole(self({ priority: 0 }), [peer('b', 1, { phase: 'promoting' })])).toEqual({ kind: 'stay' });
+  });
+
+  it('a fresh cluster: the highest priority promotes once discovery is over', () => {
+    const fresh = { syncedWith: null, lastActiveInstance: null, following: null, phase: 'discovering' as const };
+    expect(decideRole(self({ ...fresh, priority: 0 }), [peer('b', 1, { syncedWith: null, phase: 'discovering' })])).toEqual({ kind: 'promote' });
+    expect(decideRole(self({ ...fresh, priority: 1 }), [peer('a', 0, { syncedWith: null, phase: 'discovering' })])).toEqual({ kind: 'stay' });
+  });
+
+  it('two actives: the lower-priority one steps down, the higher one stays', () => {
+    expect(decideRole(self({ phase: 'active', priority: 1 }), [peer('a', 0, { phase: 'active' })])).toEqual({ kind: 'step-down', to: 'a' });
+    expect(decideRole(self({ phase: 'active', priority: 0 }), [peer('b', 1, { phase: 'active' })])).toEqual({ kind: 'stay' });
+  });
+
+  it('an active hands off to a returning higher-priority standby once it is synced and caught up', () => {
+    const me = self({ phase: 'active', priority: 1, instance: 'i-b' });
+    expect(decideRole(me, [peer('a', 0, { syncedWith: 'i-b', lagEvents: 0 })])).toEqual({ kind: 'handoff', to: 'a' });
+    expect(decideRole(me, [peer('a', 0, { syncedWith: 'i-b', lagEvents: 3 })])).toEqual({ kind: 'stay' });
+    expect(decideRole(me, [peer('a', 0, { syncedWith: null, phase: 'syncing' })])).toEqual({ kind: 'stay' });
+    expect(decideRole(me, [peer('a', 0, { syncedWith: 'i-b', yielded: true })])).toEqual({ kind: 'stay' });
+    expect(decideRole(me, [peer('c', 2, { syncedWith: 'i-b' })])).toEqual({ kind: 'stay' });
+  });
+
+  it('a node that is shutting down is never handed the role, nor takes it', () => {
+    const me = self({ phase: 'active', priority: 1, instance: 'i-b' });
+    expect(decideRole(me, [peer('a', 0, { syncedWith: 'i-b', leaving: true })])).toEqual({ kind: 'stay' });
+    expect(decideRole(self({ priority: 1 }), [peer('a', 0, { leaving: true })])).toEqual({ kind: 'promote' });
+    expect(decideRole(self({ priority: 0, leaving: true }), [peer('b', 1)])).toEqual({ kind: 'stay' });
+  });
+
+  it('a node in the middle of promoting or handing off keeps going', () => {
+    expect(decideRole(self({ phase: 'promoting' }), [peer('a', 0, { phase: 'active' })])).toEqual({ kind: 'stay' });
+    expect(decideRole(self({ phase: 'handing-off', priority: 1 }), [peer('a', 0, { phase: 'active' })])).toEqual({ kind: 'stay' });
+  });
+});

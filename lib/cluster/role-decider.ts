@@ -1,0 +1,90 @@
+// Who should be active: a pure function of what this node knows about itself and the peers it
+// currently hears from. Not quorum: any alive node may serve, so the rules only pick one among
+// the nodes that can see each other; when a partition heals, two actives meet and the rules
+// make the lower-priority one step down.
+//
+// Rules, in order:
+// - An active that hears an active of higher priority steps down to it (split brain healed).
+// - An active hands off to a higher-priority standby that is synced with it, caught up and not
+//   yielded (a returning node takes its place back, never with empty state).
+// - A standby follows the highest-priority active it hears.
+// - With no active heard: after the discovery wait, the highest-priority candidate promotes.
+//   Candidates prefer nodes synced with the last active (their state is complete), then nodes
+//   that have not yielded.
+import type { NodePhase } from '../ops/api-types.ts';
+
+export interface PeerState {
+  id: string;
+  /** 0 = highest. */
+  priority: number;
+  instance: string;
+  phase: NodePhase;
+  /** Instance of the active whose state the peer replicated. */
+  syncedWith: string | null;
+  yielded: boolean;
+  /** Shutting down: never takes the active role. */
+  leaving: boolean;
+  /** Replication lag in events, as the active measures it (0 when caught up); null when not known. */
+  lagEvents: number | null;
+}
+
+export interface SelfState {
+  priority: number;
+  instance: string;
+  phase: NodePhase;
+  syncedWith: string | null;
+  yielded: boolean;
+  /** Who this node follows now, or null. */
+  following: string | null;
+  /** Instance of the last active this node followed. */
+  lastActiveInstance: string | null;
+  /** Shutting down: hands off and never takes the active role again. */
+  leaving: boolean;
+  /** Still in the start-up wait (a node learns its peers before it may promote). */
+  discovering: boolean;
+}
+
+export type RoleDecision =
+  | { kind: 'stay' }
+  | { kind: 'follow'; id: string }
+  | { kind: 'promote' }
+  | { kind: 'step-down'; to: string }
+  | { kind: 'handoff'; to: string };
+
+const STAY: RoleDecision = { kind: 'stay' };
+
+function isActive(phase: NodePhase): boolean {
+  return phase === 'active' || phase === 'handing-off';
+}
+
+/** `alive`: the peers heard from within the peer timeout (never this node itself). */
+export function decideRole(self: SelfState, alive: readonly PeerState[]): RoleDecision {
+  const actives = alive.filter((p) => isActive(p.phase)).sort((x, y) => x.priority - y.priority);
+  if (self.phase === 'promoting' || self.phase === 'handing-off') return STAY;
+  if (self.phase === 'active') {
+    const higher = actives[0];
+    if (higher !== undefined && higher.priority < self.priority) return { kind: 'step-down', to: higher.id };
+    const returning = alive
+      .filter((p) => p.priority < self.priority && p.phase === 'standby' && p.syncedWith === self.instance && !p.yielded && !p.leaving && p.lagEvents === 0)
+      .sort((x, y) => x.priority - y.priority)[0];
+    return returning === undefined ? STAY : { kind: 'handoff', to: returning.id };
+  }
+  const leader = actives[0];
+  if (leader !== undefined) return self.following === leader.id ? STAY : { kind: 'follow', id: leader.id };
+  if (self.discovering || self.leaving) return STAY;
+  // Someone is already taking over: let it finish (it is seen as active within a heartbeat).
+  if (alive.some((p) => p.phase === 'promoting')) return STAY;
+  interface Candidate { priority: number; syncedWith: string | null; yielded: boolean; self: boolean }
+  let pool: Candidate[] = [
+    { priority: self.priority, syncedWith: self.syncedWith, yielded: self.yielded, self: true },
+    ...alive.filter((p) => !p.leaving).map((p) => ({ priority: p.priority, syncedWith: p.syncedWith, yielded: p.yielded, self: false })),
+  ];
+  if (self.lastActiveInstance !== null) {
+    const synced = pool.filter((c) => c.syncedWith === self.lastActiveInstance);
+    if (synced.length > 0) pool = synced;
+  }
+  const willing = pool.filter((c) => !c.yielded);
+  if (willing.length > 0) pool = willing;
+  pool.sort((x, y) => x.priority - y.priority);
+  return pool[0]?.self === true ? { kind: 'promote' } : STAY;
+}

@@ -1,0 +1,142 @@
+// The role changes of a cluster node, each one step by step. Kept apart from cluster-node.ts
+// (which receives messages and decides) so that each procedure reads top to bottom.
+//
+// The order inside each matters:
+// - follow: stop serving (hold), replace the engine's state (reset) and only then redirect the
+//   open connections, so none of them is told anything about a claim the reset ended;
+// - promote: drop what cannot survive a change of node (waiters, session claims), raise the
+//   token floor above every ceiling heard of and reserve a block the standbys have stored,
+//   and only then serve;
+// - handoff: hold clients and the engine's clock, ship the last events, let the successor
+//   promote, and only then redirect.
+import { formatAddress } from '../../lib/client/address.ts';
+import type { LockEngine } from '../../lib/engine/lock-engine.ts';
+import type { Claim } from '../../lib/engine/claim.ts';
+import type { FailoverCause } from '../../lib/ops/api-types.ts';
+
+export type HandoffCause = 'signal' | 'api-handoff' | 'priority-return';
+import { HOLD, SERVE } from '../routing.ts';
+import type { ClusterNode, ClusterNodeDeps } from './cluster-node.ts';
+import type { MeshPeer } from './peer-mesh.ts';
+
+export function follow(node: ClusterNode, d: ClusterNodeDeps, id: string): void {
+  const peer = node.mesh.peers.get(id);
+  if (peer === undefined) return;
+  if (node.role() === 'active') {
+    node.source.stop();
+    d.driver.pause();
+    node.setRoute(HOLD);
+  }
+  d.engine.reset();
+  node.following = id;
+  node.syncedWith = null;
+  node.lastActiveInstance = node.statuses.get(id)?.instance ?? null;
+  node.phase = 'syncing';
+  node.setRoute({
+    kind: 'redirect',
+    lock: formatAddress({ host: peer.config.host, port: peer.config.lockPort }),
+    session: formatAddress({ host: peer.config.host, port: peer.config.sessionPort }),
+  });
+  d.logger.info({ active: id }, 'following the active node');
+  requestSync(node, peer);
+  node.sendStatus();
+}
+
+export function requestSync(node: ClusterNode, peer: MeshPeer): void {
+  if (node.phase === 'standby') node.phase = 'syncing';
+  node.mesh.send(peer, { t: 'sync' });
+}
+
+/** Waiters and session claims end with the node that had them: their clients re-send or reconnect. */
+export function dropUnreplicable(engine: LockEngine): { waiters: number; sessions: number } {
+  const waiters: Claim[] = [];
+  const sessions: Claim[] = [];
+  for (const lock of engine.allLocks()) {
+    for (let w = lock.head; w !== null; w = w.next) waiters.push(w);
+    if (lock.holder !== null && lock.holder.protocol === 'session') sessions.push(lock.holder);
+  }
+  for (const w of waiters) engine.end(w);
+  for (const h of sessions) engine.end(h);
+  return { waiters: waiters.length, sessions: sessions.length };
+}
+
+async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<boolean> {
+  node.phase = 'promoting';
+  node.sendStatus();
+  const dropped = dropUnreplicable(d.engine);
+  d.tokens.raiseFloor(node.promotionFloor());
+  // Fail-stop if no block can be made durable: issuing from an unstored block could repeat tokens.
+  await d.tokens.reserveAhead();
+  if (node.phase !== 'promoting') return false;
+  node.phase = 'active';
+  node.following = null;
+  node.syncedWith = d.instanceId;
+  node.lastActiveInstance = d.instanceId;
+  node.source.start();
+  d.driver.resume();
+  node.setRoute(SERVE);
+  node.sendStatus();
+  d.logger.info({ held: d.engine.heldCount, droppedWaiters: dropped.waiters, droppedSessions: dropped.sessions, tokenFloor: d.tokens.highWater.toString() }, 'promoted: this node is active');
+  return true;
+}
+
+/** No active is alive and this node is the one to take over (a crash, or a fresh cluster). */
+export async function promoteAfterLoss(node: ClusterNode, d: ClusterNodeDeps): Promise<void> {
+  const old = node.following;
+  const oldPeer = old === null ? undefined : node.mesh.peers.get(old);
+  const hadActive = node.lastActiveInstance !== null;
+  if (!(await promote(node, d))) return;
+  if (hadActive && oldPeer !== undefined) {
+    const gapMs = d.clock.now() - oldPeer.lastSeen;
+    node.recordFailover({ at: d.wallNow(), from: old, to: node.self.id, gapMs: round(gapMs), cause: 'crash' });
+  }
+}
+
+/** This standby is the successor in a graceful handoff. */
+export async function takeOver(node: ClusterNode, d: ClusterNodeDeps, peer: MeshPeer, seq: number, pausedMs: number, cause: FailoverCause): Promise<void> {
+  const t0 = d.clock.now();
+  if (node.leaving || node.following !== peer.config.id || node.phase !== 'standby' || node.sink.appliedSeq !== seq) {
+    d.logger.warn({ from: peer.config.id, phase: node.phase, applied: node.sink.appliedSeq, seq }, 'handoff refused: not in sync with the node handing off');
+    return;
+  }
+  if (!(await promote(node, d))) return;
+  node.mesh.send(peer, { t: 'promoted', instance: d.instanceId });
+  peer.link?.flushNow();
+  d.logger.info({ pausedMs, promoteMs: d.clock.now() - t0 }, 'took over by handoff');
+  node.recordFailover({ at: d.wallNow(), from: peer.config.id, to: node.self.id, gapMs: round(pausedMs + (d.clock.now() - t0)), cause });
+}
+
+/** The active hands its role to `to`; resolves with the gap (ms), or null when `to` did not take over. */
+export async function handoff(node: ClusterNode, d: ClusterNodeDeps, to: string, cause: HandoffCause, timeoutMs: number): Promise<number | null> {
+  const peer = node.mesh.peers.get(to);
+  if (peer === undefined || peer.link === null || node.phase !== 'active' || !node.source.streaming(to)) return null;
+  const t0 = d.clock.now();
+  node.phase = 'handing-off';
+  node.setRoute(HOLD);
+  d.driver.pause();
+  node.sendStatus();
+  node.source.flush();
+  const promoted = node.awaitPromoted(to, timeoutMs);
+  node.mesh.send(peer, { t: 'handoff', seq: node.source.lastSeq, pausedMs: d.clock.now() - t0, cause });
+  peer.link.flushNow();
+  const ok = await promoted;
+  if (!ok) {
+    if (node.phase === 'handing-off') {
+      node.phase = 'active';
+      d.driver.resume();
+      node.setRoute(SERVE);
+      node.sendStatus();
+    }
+    d.logger.warn({ to, cause }, 'handoff failed: the successor did not take over in time; staying active');
+    return null;
+  }
+  const gapMs = round(d.clock.now() - t0);
+  if (cause === 'api-handoff') node.yielded = true;
+  follow(node, d, to);
+  d.logger.info({ to, cause, gapMs }, `handed off to ${to} (${cause}): ${gapMs} ms without an active node`);
+  return gapMs;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}

@@ -1,0 +1,97 @@
+// One peer connection: newline-delimited messages in, batched writes out (everything sent in
+// one event-loop turn leaves in one socket write). A peer that sends garbage or a line past
+// MAX_LINE is cut off; the mesh dials again and the two sides start over with hello.
+import type { Socket } from 'node:net';
+import { decodePeerMessage, encodePeerMessage, type PeerMessage } from '../../lib/cluster/peer-messages.ts';
+
+/** A snapshot of a large lock table is one line; 512 MiB bounds a broken peer, not a real one. */
+const MAX_LINE = 512 * 1024 * 1024;
+
+export interface PeerLinkEvents {
+  onMessage(link: PeerLink, message: PeerMessage): void;
+  onClose(link: PeerLink, reason: string): void;
+}
+
+export class PeerLink {
+  /** The peer's node id, once its hello is accepted. */
+  peerId: string | null = null;
+  peerInstance: string | null = null;
+  private partial = '';
+  private out: string[] = [];
+  private scheduled = false;
+  private closed = false;
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    if (this.closed || this.out.length === 0) return;
+    const text = this.out.length === 1 ? (this.out[0] as string) : this.out.join('');
+    this.out = [];
+    this.socket.write(text);
+  };
+
+  constructor(
+    readonly socket: Socket,
+    private readonly events: PeerLinkEvents,
+  ) {
+    socket.setNoDelay(true);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => this.onData(chunk));
+    socket.on('error', (err) => this.close(err.message));
+    socket.on('close', () => this.close('closed by the peer'));
+    socket.on('end', () => this.close('closed by the peer'));
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  send(message: PeerMessage): void {
+    this.sendRaw(encodePeerMessage(message));
+  }
+
+  /** An already encoded line (a batch encoded once for every standby). */
+  sendRaw(line: string): void {
+    if (this.closed) return;
+    this.out.push(line);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flush);
+    }
+  }
+
+  /** Writes what is queued now rather than at the end of the turn (a handoff's last events). */
+  flushNow(): void {
+    this.flush();
+  }
+
+  close(reason: string): void {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    this.socket.destroy();
+    this.events.onClose(this, reason);
+  }
+
+  private onData(chunk: string): void {
+    let start = 0;
+    let nl = chunk.indexOf('\n');
+    if (nl < 0) {
+      this.partial += chunk;
+      if (this.partial.length > MAX_LINE) this.close('line too long');
+      return;
+    }
+    while (nl >= 0 && !this.closed) {
+      const piece = chunk.slice(start, nl);
+      const line = this.partial.length > 0 ? this.partial + piece : piece;
+      this.partial = '';
+      const decoded = decodePeerMessage(line);
+      if (!decoded.ok) {
+        this.close(`bad message: ${decoded.error}`);
+        return;
+      }
+      this.events.onMessage(this, decoded.message);
+      start = nl + 1;
+      nl = chunk.indexOf('\n', start);
+    }
+    if (!this.closed && start < chunk.length) this.partial = chunk.slice(start);
+  }
+}

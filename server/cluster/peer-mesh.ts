@@ -1,0 +1,163 @@
+// The peer links of one node: a listener on its peer port and one connection per other node.
+// The lower-priority node of each pair dials (and re-dials every 150 ms while it is down); the
+// first message each way is a hello that names the node and proves it knows the cluster's
+// admin token (an HMAC, never the token itself). Everything after that goes to the node.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
+import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
+import { PeerLink } from './peer-link.ts';
+
+const REDIAL_MS = 150;
+const HELLO_TIMEOUT_MS = 2_000;
+
+export interface MeshPeer {
+  readonly config: PeerConfig;
+  readonly priority: number;
+  link: PeerLink | null;
+  /** Monotonic time (ms) of the last message from the peer; -Infinity when never heard. */
+  lastSeen: number;
+}
+
+export interface MeshOptions {
+  selfId: string;
+  selfInstance: string;
+  peers: readonly PeerConfig[];
+  listen: { host: string; port: number };
+  adminToken: string;
+  now(): number;
+  logger: Logger;
+  onMessage(peer: MeshPeer, message: PeerMessage): void;
+  onLinkUp(peer: MeshPeer): void;
+  onLinkDown(peer: MeshPeer, reason: string): void;
+}
+
+export class PeerMesh {
+  readonly peers = new Map<string, MeshPeer>();
+  private readonly server: Server;
+  private readonly selfPriority: number;
+  private readonly dialTimers = new Set<NodeJS.Timeout>();
+  private stopped = false;
+
+  constructor(private readonly o: MeshOptions) {
+    this.selfPriority = o.peers.findIndex((p) => p.id === o.selfId);
+    o.peers.forEach((config, priority) => {
+      if (config.id !== o.selfId) this.peers.set(config.id, { config, priority, link: null, lastSeen: Number.NEGATIVE_INFINITY });
+    });
+    this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
+  }
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.o.listen.port, this.o.listen.host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    for (const peer of this.peers.values()) if (peer.priority < this.selfPriority) this.dial(peer);
+  }
+
+  send(peer: MeshPeer, message: PeerMessage): void {
+    peer.link?.send(message);
+  }
+
+  broadcast(message: PeerMessage): void {
+    for (const peer of this.peers.values()) peer.link?.send(message);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.dialTimers) clearTimeout(t);
+    this.dialTimers.clear();
+    for (const peer of this.peers.values()) peer.link?.close('node stopping');
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private proof(id: string): string {
+    return createHmac('sha256', this.o.adminToken).update(`baton-peer-v1:${id}`).digest('hex');
+  }
+
+  private helloOk(id: string, auth: string): boolean {
+    const want = Buffer.from(this.proof(id));
+    const got = Buffer.from(auth);
+    return want.length === got.length && timingSafeEqual(want, got);
+  }
+
+  private hello(): PeerMessage {
+    return { t: 'hello', id: this.o.selfId, instance: this.o.selfInstance, auth: this.proof(this.o.selfId) };
+  }
+
+  private dial(peer: MeshPeer): void {
+    if (this.stopped) return;
+    const socket = connect({ host: peer.config.host, port: peer.config.peerPort });
+    let connected = false;
+    socket.once('connect', () => {
+      connected = true;
+      this.handshake(socket, peer.config.id);
+    });
+    socket.once('error', () => socket.destroy());
+    // Refused or unreachable: try again. Once connected, the link's own close re-dials.
+    socket.once('close', () => {
+      if (!connected) this.redial(peer);
+    });
+  }
+
+  private redial(peer: MeshPeer): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.dialTimers.delete(timer);
+      if (peer.link === null) this.dial(peer);
+    }, REDIAL_MS);
+    this.dialTimers.add(timer);
+  }
+
+  private accept(socket: Socket): void {
+    if (this.stopped) {
+      socket.destroy();
+      return;
+    }
+    this.handshake(socket, null);
+  }
+
+  /** Both sides send hello at once; `expected` is the id the dialer meant to reach. */
+  private handshake(socket: Socket, expected: string | null): void {
+    let accepted: MeshPeer | null = null;
+    const timer = setTimeout(() => link.close('no hello in time'), HELLO_TIMEOUT_MS);
+    const link: PeerLink = new PeerLink(socket, {
+      onMessage: (_l, message) => {
+        if (accepted === null) {
+          const peer = message.t === 'hello' ? this.peers.get(message.id) : undefined;
+          if (message.t !== 'hello' || peer === undefined || (expected !== null && message.id !== expected) || !this.helloOk(message.id, message.auth)) {
+            this.o.logger.warn({ from: socket.remoteAddress, id: message.t === 'hello' ? message.id : null }, 'peer link refused: bad hello (unknown node or wrong admin token)');
+            link.close('bad hello');
+            return;
+          }
+          clearTimeout(timer);
+          accepted = peer;
+          link.peerId = message.id;
+          link.peerInstance = message.instance;
+          // A new link replaces an old one: the peer restarted or the old connection is half dead.
+          if (peer.link !== null && peer.link !== link) peer.link.close('replaced by a new link');
+          peer.link = link;
+          peer.lastSeen = this.o.now();
+          this.o.onLinkUp(peer);
+          return;
+        }
+        accepted.lastSeen = this.o.now();
+        this.o.onMessage(accepted, message);
+      },
+      onClose: (_l, reason) => {
+        clearTimeout(timer);
+        if (accepted !== null && accepted.link === link) {
+          accepted.link = null;
+          this.o.onLinkDown(accepted, reason);
+        }
+        const dialed = expected === null ? undefined : this.peers.get(expected);
+        if (dialed !== undefined && dialed.link === null) this.redial(dialed);
+      },
+    });
+    link.send(this.hello());
+  }
+}

@@ -1,0 +1,100 @@
+// The standby side of replication: installs the active's snapshot into this node's engine
+// (a mirror that never advances on its own clock) and applies the event stream in order.
+// Leases count from when this node reads them, so a replicated lease never ends earlier here
+// than on the active. A batch that does not parse is a broken stream: the caller re-syncs.
+import type { LockEngine } from '../../lib/engine/lock-engine.ts';
+import type { HandoverCause } from '../../lib/engine/lock-state.ts';
+import type { FailoverView, SnapshotMessage } from '../../lib/cluster/peer-messages.ts';
+
+type Proto = 'keyed' | 'session';
+
+export class ReplicationSink {
+  /** Instance of the active this mirror follows; null before the first snapshot. */
+  instance: string | null = null;
+  appliedSeq = 0;
+  /** Highest token seen in the stream (grants may be newer than the last ceiling message). */
+  maxToken = 0n;
+  failovers: FailoverView[] = [];
+
+  constructor(private readonly engine: LockEngine) {}
+
+  applySnapshot(m: SnapshotMessage): void {
+    this.engine.reset();
+    for (const [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs] of m.holders) {
+      const t = BigInt(token);
+      if (t > this.maxToken) this.maxToken = t;
+      this.engine.replicaGrant({ lock, claimId, token: t, protocol, client, leaseMs, sliding, remainingMs, heldForMs, handoverMs: null, handoverCause: null }, false);
+    }
+    for (const [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs] of m.waiters) {
+      this.engine.replicaEnqueue({ lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs }, false);
+    }
+    const high = BigInt(m.highWater);
+    if (high > this.maxToken) this.maxToken = high;
+    this.instance = m.instance;
+    this.appliedSeq = m.seq;
+    this.failovers = m.failovers;
+  }
+
+  /** Applies one `ev` batch; throws on a malformed event (the stream is then re-synced). */
+  applyBatch(seq: number, events: unknown[][]): void {
+    for (const e of events) this.apply(e);
+    this.appliedSeq = seq;
+  }
+
+  private apply(e: unknown[]): void {
+    const lock = str(e[1]);
+    const claimId = num(e[2]);
+    switch (e[0]) {
+      case 'g': {
+        const token = BigInt(str(e[3]));
+        if (token > this.maxToken) this.maxToken = token;
+        const leaseMs = num(e[6]);
+        this.engine.replicaGrant({
+          lock, claimId, token, protocol: proto(e[4]), client: str(e[5]), leaseMs, sliding: e[7] === true,
+          remainingMs: leaseMs, heldForMs: 0, handoverMs: e[8] === null ? null : num(e[8]), handoverCause: e[9] === null ? null : (str(e[9]) as HandoverCause),
+        });
+        return;
+      }
+      case 'r':
+        this.engine.replicaEndHolder(lock, claimId, e[3] === 'disconnect' ? 'disconnect' : 'release');
+        return;
+      case 'x':
+        this.engine.replicaEndHolder(lock, claimId, 'expire');
+        return;
+      case 'f':
+        this.engine.replicaEndHolder(lock, claimId, 'force-release');
+        return;
+      case 'q':
+        this.engine.replicaEnqueue({
+          lock, claimId, protocol: proto(e[3]), client: str(e[4]), leaseMs: 0, sliding: e[3] === 'session',
+          waitingForMs: 0, waitRemainingMs: e[5] === null ? null : num(e[5]),
+        });
+        return;
+      case 'l': {
+        const reason = e[3] === 'timeout' || e[3] === 'expired' ? e[3] : 'disconnect';
+        this.engine.replicaLeaveQueue(lock, claimId, reason);
+        return;
+      }
+      case 'k':
+        this.engine.replicaLeaveQueue(lock, claimId, 'kick');
+        return;
+      default:
+        throw new Error(`unknown replicated event ${JSON.stringify(e[0])}`);
+    }
+  }
+}
+
+function str(v: unknown): string {
+  if (typeof v !== 'string') throw new Error('replicated event: expected a string');
+  return v;
+}
+
+function num(v: unknown): number {
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error('replicated event: expected a number');
+  return v;
+}
+
+function proto(v: unknown): Proto {
+  if (v !== 'keyed' && v !== 'session') throw new Error('replicated event: expected a protocol');
+  return v;
+}

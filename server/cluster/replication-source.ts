@@ -1,0 +1,222 @@
+// The active side of replication: for each standby that asked (`sync`), a snapshot of the lock
+// table, then every engine event in order, batched per event-loop turn and encoded once for
+// all standbys. Standbys ack each batch; the acks give the lag (events and ms) and let the
+// token reservation wait until every connected standby has stored a new ceiling.
+import type { LockEngine } from '../../lib/engine/lock-engine.ts';
+import type { LockEvent } from '../../lib/engine/events.ts';
+import type { Clock } from '../../lib/engine/clock.ts';
+import type { FailoverView, ReplicationLag, SnapshotHolder, SnapshotWaiter } from '../../lib/cluster/peer-messages.ts';
+import type { PeerLink } from './peer-link.ts';
+
+interface Stream {
+  readonly id: string;
+  readonly link: PeerLink;
+  sentSeq: number;
+  ackedSeq: number;
+  /** [last seq of a batch, monotonic time it was sent], oldest first, unacked only. */
+  readonly unacked: [number, number][];
+  ceilingAcked: bigint;
+}
+
+interface CeilingWait {
+  ceiling: bigint;
+  resolve(): void;
+  timer: NodeJS.Timeout;
+}
+
+export interface ReplicationSourceOptions {
+  engine: LockEngine;
+  clock: Clock;
+  instanceId: string;
+  /** A standby that has not acked a ceiling within this long is cut off (it re-syncs). */
+  ackTimeoutMs: number;
+  ceiling(): bigint;
+  failovers(): FailoverView[];
+  onStreamDropped(id: string, reason: string): void;
+}
+
+export class ReplicationSource {
+  private seq = 0;
+  private pending: unknown[][] = [];
+  private scheduled = false;
+  private readonly streams = new Map<string, Stream>();
+  private readonly ceilingWaits = new Set<CeilingWait>();
+  private unsubscribe: (() => void) | null = null;
+  private readonly flushSoon = (): void => this.flush();
+
+  constructor(private readonly o: ReplicationSourceOptions) {}
+
+  /** Starts numbering and shipping events (the node just became active). */
+  start(): void {
+    this.unsubscribe ??= this.o.engine.subscribe((e) => this.onEvent(e));
+  }
+
+  /** The node is no longer active: streams end; standbys re-sync from whoever is. */
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.pending = [];
+    this.streams.clear();
+    for (const wait of this.ceilingWaits) this.settle(wait);
+  }
+
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  streaming(id: string): boolean {
+    return this.streams.has(id);
+  }
+
+  /** A standby asked for the state: the snapshot goes now, the stream follows it on the same link. */
+  addStandby(id: string, link: PeerLink): void {
+    this.flush();
+    const now = this.o.clock.now();
+    const holders: SnapshotHolder[] = [];
+    const waiters: SnapshotWaiter[] = [];
+    for (const lock of this.o.engine.allLocks()) {
+      const h = lock.holder;
+      if (h !== null) {
+        holders.push([lock.name, h.id, h.token.toString(), h.protocol, h.client, h.leaseMs, h.sliding, Math.max(0, h.expiresAt - now), Math.max(0, now - h.grantedAt)]);
+      }
+      for (let w = lock.head; w !== null; w = w.next) {
+        const remaining = w.waitDeadline === Number.POSITIVE_INFINITY ? null : Math.max(0, w.waitDeadline - now);
+        waiters.push([lock.name, w.id, w.protocol, w.client, w.leaseMs, w.sliding, Math.max(0, now - w.enqueuedAt), remaining]);
+      }
+    }
+    link.send({
+      t: 'snapshot', instance: this.o.instanceId, seq: this.seq, ceiling: this.o.ceiling().toString(),
+      highWater: this.o.engine.tokenHighWater.toString(), holders, waiters, failovers: this.o.failovers(),
+    });
+    this.streams.set(id, { id, link, sentSeq: this.seq, ackedSeq: this.seq, unacked: [], ceilingAcked: this.o.ceiling() });
+  }
+
+  removeStandby(id: string): void {
+    if (!this.streams.delete(id)) return;
+    for (const wait of this.ceilingWaits) this.checkCeiling(wait);
+  }
+
+  onAck(id: string, seq: number): void {
+    const s = this.streams.get(id);
+    if (s === undefined || seq <= s.ackedSeq) return;
+    s.ackedSeq = seq;
+    while (s.unacked.length > 0 && (s.unacked[0] as [number, number])[0] <= seq) s.unacked.shift();
+  }
+
+  onCeilingAck(id: string, ceiling: bigint): void {
+    const s = this.streams.get(id);
+    if (s === undefined || ceiling <= s.ceilingAcked) return;
+    s.ceilingAcked = ceiling;
+    for (const wait of this.ceilingWaits) this.checkCeiling(wait);
+  }
+
+  /** Sends a new ceiling to every standby without waiting (the blocking fallback reservation). */
+  broadcastCeiling(ceiling: bigint): void {
+    for (const s of this.streams.values()) s.link.send({ t: 'ceil', ceiling: ceiling.toString() });
+  }
+
+  /**
+   * Resolves once every standby streaming now has stored `ceiling` (or is gone). A standby
+   * that does not answer within ackTimeoutMs is cut off rather than holding up the tokens.
+   */
+  awaitCeiling(ceiling: bigint): Promise<void> {
+    this.broadcastCeiling(ceiling);
+    return new Promise<void>((resolve) => {
+      const wait: CeilingWait = {
+        ceiling, resolve,
+        timer: setTimeout(() => {
+          for (const s of [...this.streams.values()]) {
+            if (s.ceilingAcked < ceiling) this.drop(s, 'did not acknowledge a token ceiling in time');
+          }
+          this.settle(wait);
+        }, this.o.ackTimeoutMs),
+      };
+      this.ceilingWaits.add(wait);
+      this.checkCeiling(wait);
+    });
+  }
+
+  broadcastFailover(f: FailoverView): void {
+    for (const s of this.streams.values()) s.link.send({ t: 'failover', f });
+  }
+
+  lags(): Record<string, ReplicationLag> {
+    const now = this.o.clock.now();
+    const out: Record<string, ReplicationLag> = {};
+    for (const s of this.streams.values()) {
+      const oldest = s.unacked[0];
+      out[s.id] = { events: s.sentSeq - s.ackedSeq, ms: oldest === undefined ? 0 : Math.round(now - oldest[1]) };
+    }
+    return out;
+  }
+
+  /** Ships what is pending now (a handoff sends its last events before the handoff message). */
+  flush(): void {
+    this.scheduled = false;
+    if (this.pending.length === 0) return;
+    const line = `${JSON.stringify({ t: 'ev', seq: this.seq, e: this.pending })}\n`;
+    this.pending = [];
+    const now = this.o.clock.now();
+    for (const s of this.streams.values()) {
+      s.link.sendRaw(line);
+      s.sentSeq = this.seq;
+      s.unacked.push([this.seq, now]);
+    }
+  }
+
+  private onEvent(e: LockEvent): void {
+    if (this.streams.size === 0) {
+      // Nobody to ship to: the numbers still move, so a later snapshot starts at the right place.
+      if (e.type !== 'reset') this.seq++;
+      return;
+    }
+    const encoded = encodeEvent(e);
+    if (encoded === null) return;
+    this.seq++;
+    this.pending.push(encoded);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flushSoon);
+    }
+  }
+
+  private drop(s: Stream, reason: string): void {
+    this.streams.delete(s.id);
+    s.link.close(reason);
+    this.o.onStreamDropped(s.id, reason);
+  }
+
+  private checkCeiling(wait: CeilingWait): void {
+    for (const s of this.streams.values()) if (s.ceilingAcked < wait.ceiling) return;
+    this.settle(wait);
+  }
+
+  private settle(wait: CeilingWait): void {
+    if (!this.ceilingWaits.delete(wait)) return;
+    clearTimeout(wait.timer);
+    wait.resolve();
+  }
+}
+
+/** The replicated form of one event; see replication-sink.ts for the reading side. */
+function encodeEvent(e: LockEvent): unknown[] | null {
+  switch (e.type) {
+    case 'grant':
+      // The lease was granted just now: all of it remains (the standby counts from when it reads this).
+      return ['g', e.lock, e.claimId, e.token.toString(), e.protocol, e.client, e.leaseMs, e.sliding, e.handoverMs, e.handoverCause];
+    case 'release':
+      return ['r', e.lock, e.claimId, e.cause];
+    case 'expire':
+      return ['x', e.lock, e.claimId];
+    case 'force-release':
+      return ['f', e.lock, e.claimId];
+    case 'enqueue':
+      return ['q', e.lock, e.claimId, e.protocol, e.client, e.waitDeadline === null ? null : Math.max(0, e.waitDeadline - e.at)];
+    case 'leave-queue':
+      return ['l', e.lock, e.claimId, e.reason];
+    case 'kick':
+      return ['k', e.lock, e.claimId];
+    default:
+      return null;
+  }
+}
