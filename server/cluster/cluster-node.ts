@@ -12,7 +12,8 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
 import type { ClusterView, FailoverCause, FailoverView, NodePhase, NodeRole } from '../../lib/ops/api-types.ts';
 import type { AdminOp, AdminResult } from '../daemon-facade.ts';
-import { HOLD, type Route, SERVE } from '../routing.ts';
+import { HOLD, type Route } from '../routing.ts';
+import { formatAddress } from '../../lib/client/address.ts';
 import { AdminForwarder, readAdminOp, unavailable } from './admin-forwarder.ts';
 import { type MeshPeer, PeerMesh } from './peer-mesh.ts';
 import { ReplicationSink } from './replication-sink.ts';
@@ -44,6 +45,14 @@ export interface ClusterNodeDeps {
   runLocally(op: AdminOp & { op: 'force-release' | 'kick' }): AdminResult;
   audit(who: string, op: AdminOp, result: AdminResult): void;
   logger: Logger;
+}
+
+export function redirectRoute(p: PeerConfig): Route {
+  return {
+    kind: 'redirect',
+    lock: formatAddress({ host: p.host, port: p.lockPort }),
+    session: formatAddress({ host: p.host, port: p.sessionPort }),
+  };
 }
 
 export class ClusterNode implements ClusterBackend {
@@ -385,8 +394,12 @@ export class ClusterNode implements ClusterBackend {
     const now = this.d.clock.now();
     const alive = this.alivePeers();
     if (this.phase === 'active') this.noteRivals(alive);
-    // The active we follow went silent: stop sending clients to it.
-    if (this.role() === 'standby' && this.following !== null && !this.isAlive(this.following)) this.setRoute(HOLD);
+    // Clients go to the active we follow while we are in touch with it; when its link is down
+    // or it went silent, they are held here until the cluster settles (not sent to a dead node).
+    if (this.phase === 'syncing' || this.phase === 'standby') {
+      const f = this.following === null ? undefined : this.mesh.peers.get(this.following);
+      this.setRoute(f !== undefined && f.link !== null && this.isAlive(f.config.id) ? redirectRoute(f.config) : HOLD);
+    }
     const decision = decideRole(
       {
         priority: this.priority, instance: this.d.instanceId, phase: this.phase, syncedWith: this.syncedWith, yielded: this.yielded,

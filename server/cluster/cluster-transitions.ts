@@ -9,14 +9,13 @@
 //   and only then serve;
 // - handoff: hold clients and the engine's clock, ship the last events, let the successor
 //   promote, and only then redirect.
-import { formatAddress } from '../../lib/client/address.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { Claim } from '../../lib/engine/claim.ts';
 import type { FailoverCause } from '../../lib/ops/api-types.ts';
 
 export type HandoffCause = 'signal' | 'api-handoff' | 'priority-return';
 import { HOLD, SERVE } from '../routing.ts';
-import type { ClusterNode, ClusterNodeDeps } from './cluster-node.ts';
+import { type ClusterNode, type ClusterNodeDeps, redirectRoute } from './cluster-node.ts';
 import type { MeshPeer } from './peer-mesh.ts';
 
 export function follow(node: ClusterNode, d: ClusterNodeDeps, id: string): void {
@@ -32,11 +31,7 @@ export function follow(node: ClusterNode, d: ClusterNodeDeps, id: string): void 
   node.syncedWith = null;
   node.lastActiveInstance = node.statuses.get(id)?.instance ?? null;
   node.phase = 'syncing';
-  node.setRoute({
-    kind: 'redirect',
-    lock: formatAddress({ host: peer.config.host, port: peer.config.lockPort }),
-    session: formatAddress({ host: peer.config.host, port: peer.config.sessionPort }),
-  });
+  node.setRoute(redirectRoute(peer.config));
   d.logger.info({ active: id }, 'following the active node');
   requestSync(node, peer);
   node.sendStatus();
@@ -73,8 +68,9 @@ async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<boolean> 
   node.syncedWith = d.instanceId;
   node.lastActiveInstance = d.instanceId;
   node.source.start();
-  d.driver.resume();
+  // Route first: heartbeats that waited in held sockets are read before leases are checked again.
   node.setRoute(SERVE);
+  d.driver.resume();
   node.sendStatus();
   d.logger.info({ held: d.engine.heldCount, droppedWaiters: dropped.waiters, droppedSessions: dropped.sessions, tokenFloor: d.tokens.highWater.toString() }, 'promoted: this node is active');
   return true;
@@ -123,8 +119,8 @@ export async function handoff(node: ClusterNode, d: ClusterNodeDeps, to: string,
   if (!ok) {
     if (node.phase === 'handing-off') {
       node.phase = 'active';
-      d.driver.resume();
       node.setRoute(SERVE);
+      d.driver.resume();
       node.sendStatus();
     }
     d.logger.warn({ to, cause }, 'handoff failed: the successor did not take over in time; staying active');
