@@ -6,11 +6,18 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
 import type { Clock } from '../../lib/engine/clock.ts';
 import type { FailoverView, ReplicationLag, SnapshotHolder, SnapshotWaiter } from '../../lib/cluster/peer-messages.ts';
-import type { PeerLink } from './peer-link.ts';
+import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
+
+/** What the source needs of a standby's link (a PeerLink; a recorder in tests). */
+export interface StandbyLink {
+  send(message: PeerMessage): void;
+  sendRaw(line: string): void;
+  close(reason: string): void;
+}
 
 interface Stream {
   readonly id: string;
-  readonly link: PeerLink;
+  readonly link: StandbyLink;
   sentSeq: number;
   ackedSeq: number;
   /** [last seq of a batch, monotonic time it was sent], oldest first, unacked only. */
@@ -69,7 +76,7 @@ export class ReplicationSource {
   }
 
   /** A standby asked for the state: the snapshot goes now, the stream follows it on the same link. */
-  addStandby(id: string, link: PeerLink): void {
+  addStandby(id: string, link: StandbyLink): void {
     this.flush();
     const now = this.o.clock.now();
     const holders: SnapshotHolder[] = [];
