@@ -11,6 +11,7 @@ import { EventsFeed } from './feed/events-feed.tsx';
 import { LocksSection } from './locks/locks-section.tsx';
 import { NodeCard } from './overview/node-card.tsx';
 import { PeersCard } from './overview/peers-card.tsx';
+import { StandbyBanner } from './overview/standby-banner.tsx';
 import { LatencyCard, TotalsCard } from './overview/totals-card.tsx';
 
 export function Dashboard() {
@@ -24,6 +25,7 @@ export function Dashboard() {
       </a>
       <DashboardHeader />
       <main className="mx-auto flex max-w-screen-2xl flex-col gap-6 px-4 py-4">
+        <StandbyBanner />
         {needsSignIn && <AuthPanel draft={draft} />}
         <section aria-labelledby="overview-heading" className="flex min-w-0 flex-col gap-3">
           <h2 id="overview-heading" className="text-lg font-semibold">

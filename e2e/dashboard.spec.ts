@@ -98,7 +98,7 @@ test('a kicked waiter is told ERROR 0x05 and leaves the queue', async ({ page, b
   await expect(page.getByTestId('waiter-row')).toHaveCount(0);
 });
 
-test('the charts render with data and handoff is disabled with its reason on a single node', async ({ page, baton }) => {
+test('the charts render with data, and handoff and restore are disabled with their reasons on a single node', async ({ page, baton }) => {
   const a = await connectClient(baton.lockPort);
   clients.push(a);
   // Twenty requests on one key with a 50 ms lease: each lease runs out and the lock passes to
@@ -119,8 +119,20 @@ test('the charts render with data and handoff is disabled with its reason on a s
   await expect(page.getByTestId('chart-by-cause').locator('.recharts-bar-rectangle path').first()).toBeVisible();
   await expect(page.getByTestId('chart-grants').locator('.recharts-bar-rectangle path, .recharts-area-area').first()).toBeVisible();
   await expect(page.getByTestId('chart-failovers')).toContainText('No failovers yet');
+  await expect(page.getByTestId('handoff-button')).toBeDisabled();
   await expect(page.getByRole('button', { name: 'Graceful handoff' })).toBeDisabled();
   await expect(page.getByTestId('handoff-reason')).toContainText('only one');
+  await expect(page.getByTestId('restore-button')).toBeDisabled();
+  await expect(page.getByTestId('restore-reason')).toContainText('not part of a cluster');
+  // The single node is its own active node: one peer row, marked as this node, and no standby banner.
+  const rows = page.locator('[data-testid^="peer-row-"]');
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText('this node');
+  await expect(rows.first()).toContainText('active');
+  await expect(rows.first()).toContainText('alive');
+  await expect(page.getByTestId('node-phase')).toHaveText('active');
+  await expect(page.getByTestId('standby-banner')).toHaveCount(0);
+  await expect(page.getByTestId('failover-point')).toHaveCount(0);
 });
 
 test('the console works at phone width and in dark mode', async ({ page, baton }, testInfo) => {

@@ -170,3 +170,18 @@ test('a reader that stops reading is dropped instead of buffered', async ({ requ
   }
   expect((await request.get('/healthz')).status()).toBe(200);
 });
+
+test('a single node: restore and handoff answer 409 with the reason, the probes name role and phase', async ({ request }) => {
+  for (const path of ['/api/v1/cluster/restore', '/api/v1/cluster/handoff']) {
+    const res = await request.post(path, { headers: bearer, data: {} });
+    expect(res.status(), path).toBe(409);
+    expect(await res.json()).toMatchObject({ error: { code: 'conflict' } });
+  }
+  expect((await request.get('/api/v1/cluster/restore')).status()).toBe(405);
+  expect(await (await request.get('/healthz')).json()).toMatchObject({ role: 'active', phase: 'active' });
+  expect((await request.get('/readyz?role=active')).status()).toBe(200);
+  expect((await request.get('/readyz?role=standby')).status()).toBe(503);
+  expect(await (await request.get('/api/v1/cluster')).json()).toMatchObject({ clustered: false, phase: 'active', restore: { available: false, yielded: [] } });
+  const audit = (await (await request.get('/api/v1/audit?limit=5', { headers: bearer })).json()) as { entries: Array<{ action: string; result: string }> };
+  expect(audit.entries.slice(-2).map((e) => [e.action, e.result])).toEqual([['restore', 'conflict'], ['handoff', 'conflict']]);
+});

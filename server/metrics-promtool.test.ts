@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ClaimOwner } from '../lib/engine/claim.ts';
 import { engineFixture } from '../lib/engine/testing/engine-fixture.ts';
-import type { NodeRole } from '../lib/ops/api-types.ts';
+import type { ClusterView, NodeRole, NodeView } from '../lib/ops/api-types.ts';
 import { createMetrics } from './metrics.ts';
 
 const CACHED = fileURLToPath(new URL('../node_modules/.cache/promtool/promtool', import.meta.url));
@@ -136,5 +136,53 @@ describe('/metrics', () => {
     expect(text).not.toMatch(/^nodejs_active_(handles|requests|resources)_total/m);
     expect(text).toMatch(/^process_cpu_seconds_total /m);
     expect(text).toMatch(/^nodejs_heap_size_used_bytes /m);
+  });
+
+  it('with a cluster: peers up or down, replication lag of standbys, failovers by cause, promtool-clean', async () => {
+    const f = engineFixture();
+    const peer = (id: string, priority: number, over: Partial<NodeView>): NodeView => ({
+      id, role: 'standby', priority, self: false, alive: true, lastSeen: 0, replicationLag: null, inSync: true, yielded: false,
+      lockAddress: '', sessionAddress: '', httpAddress: '', ...over,
+    });
+    let view: ClusterView = {
+      self: 'a', instanceId: 'i', clustered: true, phase: 'active', active: 'a', restore: { available: false, yielded: [] },
+      nodes: [
+        peer('a', 0, { role: 'active', self: true }),
+        peer('b', 1, { replicationLag: { events: 3, ms: 250 } }),
+        peer('c', 2, { alive: false }),
+      ],
+      handoff: { available: true, reason: null, targets: ['b'] },
+      failovers: [
+        { at: 1, from: 'c', to: 'a', gapMs: 900, cause: 'crash' },
+        { at: 2, from: 'a', to: 'b', gapMs: 40, cause: 'api-handoff' },
+        { at: 3, from: 'b', to: 'a', gapMs: 30, cause: 'api-handoff' },
+      ],
+    };
+    const registry = createMetrics(f.engine, () => ({ keyed: 0, session: 0 }), { role: () => 'active', nodeId: 'a', instanceId: 'i', cluster: () => view });
+    const text = await registry.metrics();
+    const { code, output } = await promtoolCheck(text);
+    expect(output).toBe('');
+    expect(code).toBe(0);
+    expect(sample(text, 'baton_peer_up{node="a"}')).toBe(1);
+    expect(sample(text, 'baton_peer_up{node="b"}')).toBe(1);
+    expect(sample(text, 'baton_peer_up{node="c"}')).toBe(0);
+    expect(sample(text, 'baton_replication_lag_events{node="b"}')).toBe(3);
+    expect(sample(text, 'baton_replication_lag_seconds{node="b"}')).toBe(0.25);
+    expect(sample(text, 'baton_replication_lag_events{node="a"}')).toBeUndefined();
+    expect(sample(text, 'baton_failovers{cause="crash"}')).toBe(1);
+    expect(sample(text, 'baton_failovers{cause="api-handoff"}')).toBe(2);
+    expect(sample(text, 'baton_failovers{cause="split-brain"}')).toBe(0);
+    expect(sample(text, 'baton_failovers{cause="priority-return"}')).toBe(0);
+    // b was promoted and its lag series goes away; a node that left the view goes too.
+    view = { ...view, nodes: [peer('a', 0, { replicationLag: { events: 0, ms: 0 } }), peer('b', 1, { role: 'active' })] };
+    const after = await registry.metrics();
+    expect(sample(after, 'baton_replication_lag_events{node="b"}')).toBeUndefined();
+    expect(sample(after, 'baton_replication_lag_events{node="a"}')).toBe(0);
+    expect(sample(after, 'baton_peer_up{node="c"}')).toBeUndefined();
+  });
+
+  it('exports no cluster series without a cluster function', async () => {
+    const text = await busyEngine().registry.metrics();
+    expect(text).not.toMatch(/^baton_(peer_up|replication_lag|failovers)/m);
   });
 });

@@ -7,7 +7,7 @@ import type { Protocol } from '../lib/engine/claim.ts';
 import type { LockEngine } from '../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../lib/engine/events.ts';
 import type { HandoverCause } from '../lib/engine/lock-state.ts';
-import { HANDOVER_CAUSES, type NodeRole } from '../lib/ops/api-types.ts';
+import { type ClusterView, type FailoverCause, HANDOVER_CAUSES, type NodeRole } from '../lib/ops/api-types.ts';
 
 type Tally = Record<Protocol, number>;
 const tally = (): Tally => ({ keyed: 0, session: 0 });
@@ -20,7 +20,12 @@ export interface NodeIdentity {
   instanceId: string;
   /** Open event streams (dashboards); absent without the console. */
   eventStreams?: () => number;
+  /** The cluster as this node sees it, read at each scrape; without it no cluster series are exported. */
+  cluster?: () => ClusterView;
 }
+
+/** Every cause, so each series exists (at 0) from the first scrape. */
+const FAILOVER_CAUSES = Object.keys({ crash: 0, signal: 0, 'api-handoff': 0, 'priority-return': 0, 'split-brain': 0 } satisfies Record<FailoverCause, 0>) as FailoverCause[];
 
 /** prom-client defaults that promtool rejects: gauges named *_total. Their per-type siblings stay (sum them). */
 const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
@@ -184,7 +189,41 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
       this.set({ role: 'standby' }, role === 'standby' ? 1 : 0);
     },
   });
+  if (node.cluster !== undefined) clusterGauges(registry, node.cluster);
   const info = new Gauge({ name: 'baton_node_info', help: 'This node\'s id and this process\'s instance id (always 1)', labelNames: ['node', 'instance_id'] as const, registers: [registry] });
   info.set({ node: node.nodeId, instance_id: node.instanceId }, 1);
   return registry;
+}
+
+/**
+ * Peers, replication lag and failovers from the cluster view. Gauges reset at each scrape: a
+ * node's lag series exists only while it is a standby with a known lag.
+ */
+function clusterGauges(registry: Registry, cluster: () => ClusterView): void {
+  new Gauge({
+    name: 'baton_peer_up', help: 'Whether this node sees the node alive (1) or not (0), for every node of the cluster, itself included', labelNames: ['node'] as const, registers: [registry],
+    collect() {
+      this.reset();
+      for (const n of cluster().nodes) this.set({ node: n.id }, n.alive ? 1 : 0);
+    },
+  });
+  const lag = (name: string, help: string, read: (l: { events: number; ms: number }) => number): void => {
+    new Gauge({
+      name, help, labelNames: ['node'] as const, registers: [registry],
+      collect() {
+        this.reset();
+        for (const n of cluster().nodes) if (n.replicationLag !== null) this.set({ node: n.id }, read(n.replicationLag));
+      },
+    });
+  };
+  lag('baton_replication_lag_events', 'Engine events the standby has not acknowledged yet, for standbys with a known lag', (l) => l.events);
+  lag('baton_replication_lag_seconds', 'Age of the oldest event the standby has not acknowledged, for standbys with a known lag', (l) => l.ms / 1000);
+  new Gauge({
+    name: 'baton_failovers', help: 'Failovers in the cluster view\'s retained list, by cause (a gauge: old entries leave the list, so it can go down)', labelNames: ['cause'] as const, registers: [registry],
+    collect() {
+      const counts = new Map<FailoverCause, number>(FAILOVER_CAUSES.map((c) => [c, 0]));
+      for (const f of cluster().failovers) counts.set(f.cause, (counts.get(f.cause) ?? 0) + 1);
+      for (const [cause, n] of counts) this.set({ cause }, n);
+    },
+  });
 }

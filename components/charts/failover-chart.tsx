@@ -1,6 +1,6 @@
 import { memo } from 'react';
 import { CartesianGrid, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
-import type { FailoverView } from '@/lib/ops/api-types.ts';
+import type { FailoverCause, FailoverView } from '@/lib/ops/api-types.ts';
 import { failoverDomain, failoverPoints, timeTicks } from '@/lib/ops/dashboard-charts.ts';
 import { formatClockMinutes, formatClockTime, formatLatency, formatMsTick } from '@/lib/ops/dashboard-format.ts';
 import { Card } from '../ui/card.tsx';
@@ -8,6 +8,15 @@ import { CHART_HEIGHT } from './chart-frame.tsx';
 import { useChartPalette, type ChartPalette } from './palette.ts';
 
 const LIST_LIMIT = 5;
+
+/** How people name the causes (the API's words are kebab-case). */
+const CAUSE_LABEL: Record<FailoverCause, string> = {
+  crash: 'crash',
+  signal: 'signal',
+  'api-handoff': 'API handoff',
+  'priority-return': 'priority return',
+  'split-brain': 'split brain',
+};
 
 function FailoverTooltip({ active, payload, palette }: { active?: boolean; payload?: ReadonlyArray<{ payload?: unknown }>; palette: ChartPalette }) {
   const point = payload?.[0]?.payload as (FailoverView & { label: string }) | undefined;
@@ -17,10 +26,16 @@ function FailoverTooltip({ active, payload, palette }: { active?: boolean; paylo
       <div className="font-semibold">{formatClockTime(point.at)}</div>
       <div>{point.label}</div>
       <div>
-        {point.cause}, no active node for {formatLatency(point.gapMs)}
+        {CAUSE_LABEL[point.cause]}, no active node for {formatLatency(point.gapMs)}
       </div>
     </div>
   );
+}
+
+/** One failover's dot; the test hook is on the SVG element itself. */
+function FailoverDot({ cx, cy, fill }: { cx?: number; cy?: number; fill?: string }) {
+  if (cx === undefined || cy === undefined) return null;
+  return <circle data-testid="failover-point" cx={cx} cy={cy} r={5} fill={fill} />;
 }
 
 /** Each failover as a point in time (height: how long no node was active), with a text list. */
@@ -38,7 +53,7 @@ export const FailoverChart = memo(function FailoverChart({ failovers, asOf }: { 
           <XAxis dataKey="at" type="number" scale="time" domain={[from, to]} ticks={timeTicks(from, to)} tickFormatter={formatClockMinutes} stroke={p.axis} tick={{ fontSize: 11 }} name="time" />
           <YAxis dataKey="gapMs" type="number" stroke={p.axis} tick={{ fontSize: 11 }} width={60} name="gap" tickFormatter={formatMsTick} />
           <Tooltip content={(props) => <FailoverTooltip active={props.active} payload={props.payload} palette={p} />} />
-          <Scatter data={points} fill={p.failover} isAnimationActive={false} />
+          <Scatter data={points} fill={p.failover} isAnimationActive={false} shape={(props: { cx?: number; cy?: number }) => <FailoverDot cx={props.cx} cy={props.cy} fill={p.failover} />} />
         </ScatterChart>
         {points.length === 0 && (
           <p className="pointer-events-none absolute inset-0 flex items-center justify-center text-sm text-slate-500 dark:text-slate-400">
@@ -49,10 +64,10 @@ export const FailoverChart = memo(function FailoverChart({ failovers, asOf }: { 
       {recent.length > 0 && (
         <ol className="mt-3 flex flex-col gap-1 text-xs" aria-label="Recent failovers, newest first">
           {recent.map((f) => (
-            <li key={`${f.at}-${f.to}`} className="flex flex-wrap gap-x-2">
+            <li key={`${f.at}-${f.to}`} data-testid="failover-item" className="flex flex-wrap gap-x-2">
               <span className="tabular-nums text-slate-500 dark:text-slate-400">{formatClockTime(f.at)}</span>
               <span className="font-mono">{f.label}</span>
-              <span>{f.cause}</span>
+              <span>{CAUSE_LABEL[f.cause]}</span>
               <span className="text-slate-500 dark:text-slate-400">gap {formatLatency(f.gapMs)}</span>
             </li>
           ))}

@@ -68,7 +68,10 @@ export const opsApi = {
   },
   forceRelease: (name: string, token: string) => request<unknown>('POST', `${lockPath(name)}/force-release`, { token }),
   kickWaiter: (name: string, id: string) => request<unknown>('POST', `${lockPath(name)}/waiters/${encodeURIComponent(id)}/kick`),
-  handoff: (target: string) => request<unknown>('POST', '/api/v1/cluster/handoff', { target }),
+  /** A null target lets the active node pick (the highest-priority standby in sync). */
+  handoff: (target: string | null) => request<unknown>('POST', '/api/v1/cluster/handoff', target === null ? {} : { target }),
+  /** Every node that yielded the active role may take it back by priority again. */
+  restore: () => request<unknown>('POST', '/api/v1/cluster/restore', {}),
   audit: (limit: number) => request<{ entries: AuditEntry[] }>('GET', `/api/v1/audit?limit=${limit}`),
 };
 

@@ -29,7 +29,8 @@ export interface KickVariables extends ActionVariables {
 }
 
 export interface HandoffVariables extends ActionVariables {
-  target: string;
+  /** null: any standby (the active node picks). */
+  target: string | null;
 }
 
 /** A 401 means the session ended: the auth view is stale. */
@@ -74,8 +75,27 @@ export function useHandoff() {
   return useMutation({
     mutationKey: [...ACTION_KEY, 'handoff'],
     mutationFn: async (v: HandoffVariables): Promise<string> => {
-      await opsApi.handoff(v.target);
-      return `Graceful handoff to ${v.target} started.`;
+      const answer = await opsApi.handoff(v.target);
+      return `Graceful handoff to ${handoffTarget(answer) ?? v.target ?? 'a standby'} started.`;
+    },
+    onError,
+  });
+}
+
+/** The standby the active node chose, from `{handoff: {target}}`. */
+function handoffTarget(answer: unknown): string | null {
+  if (typeof answer !== 'object' || answer === null || !('handoff' in answer)) return null;
+  const h: unknown = answer.handoff;
+  return typeof h === 'object' && h !== null && 'target' in h && typeof h.target === 'string' ? h.target : null;
+}
+
+export function useRestore() {
+  const onError = useOnActionError();
+  return useMutation({
+    mutationKey: [...ACTION_KEY, 'restore'],
+    mutationFn: async (_v: ActionVariables): Promise<string> => {
+      await opsApi.restore();
+      return 'Restored: nodes that handed the active role away may take it back by priority.';
     },
     onError,
   });

@@ -2,20 +2,27 @@ import { useId, useState } from 'react';
 import type { ClusterView } from '@/lib/ops/api-types.ts';
 import { useHandoff } from '../data/mutations.ts';
 import { buttonClass, inputClass } from '../ui/button.ts';
+import { ConfirmDialog } from '../ui/confirm-dialog.tsx';
+
+const ANY = '';
 
 /**
- * Graceful handoff to a standby chosen from cluster.handoff.targets. When the cluster says no,
- * the button is disabled and the reason sits next to it (not only in a tooltip).
+ * Graceful handoff of the active role, to a standby chosen from cluster.handoff.targets or to
+ * any (the active node picks the highest priority in sync). When the cluster says no, the
+ * button is disabled and the reason sits next to it (not only in a tooltip). From a standby's
+ * page the request is forwarded to the active node.
  */
 export function HandoffControl({ handoff }: { handoff: ClusterView['handoff'] }) {
   const selectId = useId();
   const reasonId = useId();
-  const [chosen, setChosen] = useState<string | null>(null);
+  const [chosen, setChosen] = useState<string>(ANY);
+  const [confirming, setConfirming] = useState(false);
   const mutation = useHandoff();
-  // Keep the choice while it is still a target; otherwise fall back to the first (highest priority).
-  const target = chosen !== null && handoff.targets.includes(chosen) ? chosen : (handoff.targets[0] ?? null);
-  const disabled = !handoff.available || target === null || mutation.isPending;
-  const reason = !handoff.available ? (handoff.reason ?? 'Handoff is not available right now.') : target === null ? 'No standby to hand off to.' : null;
+  // Keep the choice while it is still a target; otherwise fall back to any standby.
+  const target = chosen !== ANY && handoff.targets.includes(chosen) ? chosen : null;
+  const reason = !handoff.available ? (handoff.reason ?? 'Handoff is not available right now.') : null;
+  const disabled = !handoff.available || mutation.isPending;
+  const who = target ?? 'the highest-priority standby in sync';
 
   return (
     <div className="flex flex-col gap-2">
@@ -24,14 +31,8 @@ export function HandoffControl({ handoff }: { handoff: ClusterView['handoff'] })
           <label htmlFor={selectId} className="text-xs text-slate-500 dark:text-slate-400">
             Handoff target
           </label>
-          <select
-            id={selectId}
-            className={inputClass}
-            value={target ?? ''}
-            onChange={(e) => setChosen(e.target.value)}
-            disabled={handoff.targets.length === 0}
-          >
-            {handoff.targets.length === 0 && <option value="">No standby</option>}
+          <select id={selectId} data-testid="handoff-target" className={inputClass} value={target ?? ANY} onChange={(e) => setChosen(e.target.value)} disabled={!handoff.available}>
+            <option value={ANY}>{handoff.targets.length === 0 ? 'No standby' : 'Any standby'}</option>
             {handoff.targets.map((t) => (
               <option key={t} value={t}>
                 {t}
@@ -41,12 +42,11 @@ export function HandoffControl({ handoff }: { handoff: ClusterView['handoff'] })
         </div>
         <button
           type="button"
+          data-testid="handoff-button"
           className={buttonClass('secondary')}
           disabled={disabled}
           aria-describedby={reason === null ? undefined : reasonId}
-          onClick={() => {
-            if (target !== null) mutation.mutate({ target, pendingText: `Handing off to ${target}…` });
-          }}
+          onClick={() => setConfirming(true)}
         >
           Graceful handoff
         </button>
@@ -55,6 +55,23 @@ export function HandoffControl({ handoff }: { handoff: ClusterView['handoff'] })
         <p id={reasonId} data-testid="handoff-reason" className="text-sm text-slate-600 dark:text-slate-300">
           {reason}
         </p>
+      )}
+      {confirming && (
+        <ConfirmDialog
+          title="Hand off the active role?"
+          confirmLabel="Confirm handoff"
+          testId="handoff-dialog"
+          onCancel={() => setConfirming(false)}
+          onConfirm={() => {
+            setConfirming(false);
+            mutation.mutate({ target, pendingText: `Handing off to ${who}…` });
+          }}
+        >
+          <p>
+            The active node stops granting, ships its last events to <strong>{who}</strong>, which then serves clients. Held locks are kept.
+          </p>
+          <p className="mt-2 text-slate-600 dark:text-slate-300">The node that hands off does not take the role back by priority until it is restored.</p>
+        </ConfirmDialog>
       )}
     </div>
   );

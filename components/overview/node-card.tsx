@@ -2,8 +2,9 @@ import { useCluster, useStats } from '../data/queries.ts';
 import { Badge } from '../ui/badge.tsx';
 import { Card, Waiting } from '../ui/card.tsx';
 import { HandoffControl } from './handoff-control.tsx';
+import { RestoreControl } from './restore-control.tsx';
 
-/** This node: its id, role and daemon state, and the handoff control. */
+/** This node: its id, role, phase and daemon state, and the handoff and restore controls. */
 export function NodeCard() {
   const cluster = useCluster();
   const stats = useStats();
@@ -29,11 +30,24 @@ export function NodeCard() {
           </dd>
         </div>
         <div>
+          <dt className="text-xs text-slate-500 dark:text-slate-400">Phase</dt>
+          <dd data-testid="node-phase" className="text-sm font-semibold">
+            {cluster.phase}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-xs text-slate-500 dark:text-slate-400">Active node</dt>
+          <dd className="truncate font-mono text-sm font-semibold">{cluster.active ?? 'none known'}</dd>
+        </div>
+        <div>
           <dt className="text-xs text-slate-500 dark:text-slate-400">Priority</dt>
           <dd className="text-sm font-semibold tabular-nums">{self === undefined ? '—' : self.priority}</dd>
         </div>
       </dl>
-      <HandoffControl handoff={cluster.handoff} />
+      <div className="flex flex-col gap-4">
+        <HandoffControl handoff={cluster.handoff} />
+        <RestoreControl cluster={cluster} />
+      </div>
     </Card>
   );
 }

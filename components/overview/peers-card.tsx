@@ -1,4 +1,4 @@
-import type { NodeView } from '@/lib/ops/api-types.ts';
+import type { ClusterView, NodeView } from '@/lib/ops/api-types.ts';
 import { formatAgo } from '@/lib/ops/dashboard-format.ts';
 import { useCluster, useMessageClock } from '../data/queries.ts';
 import { useNow } from '../data/use-now.ts';
@@ -16,17 +16,28 @@ function LastSeen({ lastSeen }: { lastSeen: number | null }) {
   return <>seen {formatAgo(age)}</>;
 }
 
-function PeerRow({ node }: { node: NodeView }) {
+/** Only this node knows its own phase; a peer shows its role. */
+function PeerRow({ node, phase }: { node: NodeView; phase: ClusterView['phase'] | null }) {
   return (
-    <li className={cn('flex flex-col gap-1 rounded-md border p-2', node.self ? 'border-sky-300 dark:border-sky-700' : 'border-slate-200 dark:border-slate-800')}>
+    <li
+      data-testid={`peer-row-${node.id}`}
+      className={cn('flex flex-col gap-1 rounded-md border p-2', node.self ? 'border-sky-300 dark:border-sky-700' : 'border-slate-200 dark:border-slate-800')}
+    >
       <div className="flex flex-wrap items-center gap-2">
-        <span className="text-xs text-slate-500 tabular-nums dark:text-slate-400" title="Priority (0 is highest)">
-          #{node.priority}
+        <span className="text-xs text-slate-600 tabular-nums dark:text-slate-400" title="Priority (0 is highest)">
+          <span className="sr-only">priority </span>#{node.priority}
         </span>
         <span className="font-mono text-sm font-semibold">{node.id}</span>
         {node.self && <Badge tone="info">this node</Badge>}
         <Badge tone={node.role === 'active' ? 'good' : 'neutral'}>{node.role}</Badge>
-        <Badge tone={node.alive ? 'good' : 'bad'}>{node.alive ? 'alive' : 'down'}</Badge>
+        {phase !== null && phase !== node.role && <Badge tone="warn">{phase}</Badge>}
+        <Badge tone={node.alive ? 'good' : 'bad'}>{node.alive ? 'alive' : 'dead'}</Badge>
+        {node.role === 'standby' && node.alive && <Badge tone={node.inSync ? 'good' : 'warn'}>{node.inSync ? 'in sync' : 'not in sync'}</Badge>}
+        {node.yielded && (
+          <span title="Handed the active role away: does not take it back by priority until restored">
+            <Badge tone="warn">yielded</Badge>
+          </span>
+        )}
       </div>
       <div className="flex flex-wrap gap-x-3 text-xs text-slate-600 dark:text-slate-300">
         {/* This node's own "last seen" is always now; peers' ages count up between messages. */}
@@ -36,11 +47,18 @@ function PeerRow({ node }: { node: NodeView }) {
           </span>
         )}
         {node.replicationLag !== null && (
-          <span>
+          <span data-testid="replication-lag">
             replication lag {node.replicationLag.events} events / {node.replicationLag.ms} ms
           </span>
         )}
-        <span className="font-mono break-all text-slate-500 dark:text-slate-400">{node.lockAddress}</span>
+        <span className="font-mono break-all text-slate-600 dark:text-slate-400">{node.lockAddress}</span>
+        {node.httpAddress !== '' && (
+          // Protocol-relative: the peer's console over the scheme this page came with.
+          <a href={`//${node.httpAddress}/`} className="font-mono break-all text-sky-700 underline hover:text-sky-900 dark:text-sky-300 dark:hover:text-sky-200">
+            <span className="sr-only">console of {node.id} at </span>
+            {node.httpAddress}
+          </a>
+        )}
       </div>
     </li>
   );
@@ -57,7 +75,7 @@ export function PeersCard({ className }: { className?: string }) {
       ) : (
         <ol className="flex flex-col gap-2" aria-label="Nodes in priority order">
           {nodes.map((n) => (
-            <PeerRow key={n.id} node={n} />
+            <PeerRow key={n.id} node={n} phase={n.self && cluster !== undefined ? cluster.phase : null} />
           ))}
         </ol>
       )}

@@ -22,7 +22,10 @@ export function stats(over: Partial<StatsView> = {}): StatsView {
 }
 
 export function cluster(over: Partial<ClusterView> = {}): ClusterView {
-  return { self: 'n1', instanceId: 'inst-1', nodes: [], handoff: { available: false, reason: 'single node', targets: [] }, failovers: [], ...over };
+  return {
+    self: 'n1', instanceId: 'inst-1', clustered: false, phase: 'active', active: 'n1', restore: { available: false, yielded: [] },
+    nodes: [], handoff: { available: false, reason: 'single node', targets: [] }, failovers: [], ...over,
+  };
 }
 
 export function holder(token: string, over: Partial<HolderView> = {}): HolderView {

@@ -2,7 +2,8 @@
 // audit entry, answer. Actions return an outcome instead of a Response so that no exit path
 // (a bad body, a stale token, success) can skip its audit entry.
 import type { AuditEntry } from '../../lib/ops/api-types.ts';
-import type { DaemonFacade } from '../daemon-facade.ts';
+import type { AdminResult, DaemonFacade } from '../daemon-facade.ts';
+import { knownError } from '../ops/admin-ops.ts';
 import { type Refusal, refusalResponse } from './request-input.ts';
 import { checkAdmin, jsonResponse } from './route-kit.ts';
 
@@ -17,7 +18,8 @@ export async function adminAction(
   action: AuditEntry['action'],
   /** A function when the target is only known once the action has read its body. */
   target: string | (() => string),
-  act: () => ActionOutcome | Promise<ActionOutcome>,
+  /** `who` names the caller: the active node audits a forwarded op under it too. */
+  act: (who: string) => ActionOutcome | Promise<ActionOutcome>,
 ): Promise<Response> {
   const gate = checkAdmin(req, daemon);
   const record = (who: string, result: string, detail: string | null) =>
@@ -30,11 +32,19 @@ export async function adminAction(
   const who = gate.who;
   let outcome: ActionOutcome;
   try {
-    outcome = await act();
+    outcome = await act(who);
   } catch (err) {
     record(who, 'internal', err instanceof Error ? err.message : String(err));
     throw err;
   }
   record(who, outcome.ok ? 'ok' : outcome.error, outcome.detail);
   return outcome.ok ? jsonResponse(200, outcome.body) : refusalResponse(outcome);
+}
+
+/**
+ * An admin op's result as the action's outcome. It may have crossed a peer link, so an error
+ * name this build does not know becomes `internal` rather than a response without a status.
+ */
+export function adminOutcome(result: AdminResult): ActionOutcome {
+  return result.ok ? result : { ok: false, error: knownError(result.error), detail: result.detail };
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiRequest, asAdmin, Owner, SINGLE_NODE_REASON, testFacade } from '../ops/testing/test-facade.ts';
-import { postHandoff } from './handoff.ts';
+import { apiRequest, asAdmin, Owner, testFacade } from '../ops/testing/test-facade.ts';
 import { forceRelease, kickWaiter } from './lock-actions.ts';
 
 const post = (path: string, body?: string) => apiRequest(path, { method: 'POST', headers: asAdmin, ...(body === undefined ? {} : { body }) });
@@ -164,37 +163,5 @@ describe('POST /api/v1/locks/{name}/waiters/{id}/kick', () => {
   it('answers 422 for an id that is not a decimal claim id', async () => {
     const t = await testFacade();
     for (const id of ['abc', '0', '-1', '01', '1e3', '99999999999999999']) expect((await kick(t, 'a', id)).status, id).toBe(422);
-  });
-});
-
-describe('POST /api/v1/cluster/handoff', () => {
-  it('answers 409 conflict with the reason on a single node', async () => {
-    const { daemon } = await testFacade();
-    const res = await postHandoff(post('/api/v1/cluster/handoff'), daemon);
-    expect(res.status).toBe(409);
-    expect(await res.json()).toEqual({ error: { code: 'conflict', message: `conflict: ${SINGLE_NODE_REASON}` } });
-  });
-
-  it('passes the target on to the cluster', async () => {
-    const t = await testFacade();
-    const asked: Array<string | null> = [];
-    const daemon = { ...t.daemon, handoff: async (target: string | null) => (asked.push(target), { ok: true as const, target: target ?? 'b' }) };
-    const res = await postHandoff(post('/api/v1/cluster/handoff', '{"target":"node-2"}'), daemon);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ handoff: { target: 'node-2' } });
-    expect(asked).toEqual(['node-2']);
-  });
-
-  it('refuses a misspelt target key with 422 instead of handing off to any standby', async () => {
-    const t = await testFacade();
-    const asked: Array<string | null> = [];
-    const daemon = { ...t.daemon, handoff: async (target: string | null) => (asked.push(target), { ok: true as const, target: target ?? 'b' }) };
-    expect((await postHandoff(post('/api/v1/cluster/handoff', '{"tagret":"node-2"}'), daemon)).status).toBe(422);
-    expect(asked).toEqual([]);
-  });
-
-  it('answers 422 for a target that is not a string', async () => {
-    const { daemon } = await testFacade();
-    expect((await postHandoff(post('/api/v1/cluster/handoff', '{"target":5}'), daemon)).status).toBe(422);
   });
 });

@@ -2,7 +2,9 @@
 // instance id), /readyz whether to send traffic here; /metrics is the Prometheus scrape. The
 // console's route files and the console-less probes server (server/http-server.ts) both serve
 // these same handlers.
+import { z } from 'zod';
 import type { DaemonFacade } from '../daemon-facade.ts';
+import { readQuery, refusalResponse } from './request-input.ts';
 import { jsonResponse, refuseRead } from './route-kit.ts';
 
 /** Alive, and which process: the page shows the same instance id. Always open and always 200, draining included. */
@@ -11,14 +13,28 @@ export function getHealthz(_req: Request, daemon: DaemonFacade): Response {
   return jsonResponse(200, {
     status: state === 'draining' ? 'draining' : 'ok', state, instanceId: daemon.instanceId,
     pid: process.pid, tokenHighWater: daemon.engine.tokenHighWater.toString(),
+    role: daemon.role(), phase: daemon.cluster().phase,
   });
 }
 
-/** Ready only while serving: starting has no listeners yet, draining is turning clients away. Always open, like /healthz. */
-export function getReadyz(_req: Request, daemon: DaemonFacade): Response {
+/** `?role=active` asks "is this the node to send clients to" (for load balancers); `standby` the opposite. */
+const readyQuery = z.object({ role: z.enum(['active', 'standby']).optional() });
+
+/**
+ * Ready when the node can do its job: serving (starting has no listeners yet, draining is
+ * turning clients away) and settled in a role (active, or a standby that has synced; not
+ * discovering, syncing, promoting or handing off). With `?role=` also in that role.
+ * Always open, like /healthz.
+ */
+export function getReadyz(req: Request, daemon: DaemonFacade): Response {
   const state = daemon.state();
-  const ready = state === 'serving';
-  return jsonResponse(ready ? 200 : 503, { ready, state, role: daemon.role() });
+  const role = daemon.role();
+  const { phase } = daemon.cluster();
+  const query = readQuery(req, readyQuery);
+  if (!query.ok) return refusalResponse(query);
+  const wanted = query.value.role;
+  const ready = state === 'serving' && (phase === 'active' || phase === 'standby') && (wanted === undefined || (wanted === role && phase === wanted));
+  return jsonResponse(ready ? 200 : 503, { ready, state, role, phase });
 }
 
 /** Metrics show lock names' traffic and client counts: they are a read like any other. */

@@ -1,10 +1,15 @@
-// The cluster as a single node sees it: itself, active, priority 0, and no standby to hand off
-// to. The cluster issue replaces this with the peer table; the ops API and the dashboard
-// already read the same shapes, so they only gain data.
+// The cluster as a node started without --config sees it: itself, active, priority 0, no
+// standby to hand off to and nothing to restore. Admin ops run here on the local engine; a
+// clustered node uses the peer runtime (server/cluster) behind the same ClusterBackend.
+import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { ClusterView } from '../../lib/ops/api-types.ts';
-import type { HandoffResult } from '../daemon-facade.ts';
+import type { AdminOp, AdminResult } from '../daemon-facade.ts';
+import { forceReleaseLocally, kickLocally } from './admin-ops.ts';
+import type { ClusterBackend } from './cluster-backend.ts';
+import type { ViewClock } from './lock-views.ts';
 
 export const SINGLE_NODE_HANDOFF_REASON = 'this node is the only one in the cluster: there is no standby to hand off to';
+export const SINGLE_NODE_RESTORE_REASON = 'this node is not part of a cluster: nothing to restore';
 
 export interface NodeAddresses {
   lock: string;
@@ -12,22 +17,32 @@ export interface NodeAddresses {
   http: string;
 }
 
-export class SingleNodeCluster {
-  constructor(
-    private readonly nodeId: string,
-    private readonly instanceId: string,
-    private readonly addresses: () => NodeAddresses,
-  ) {}
+export interface SingleNodeClusterOptions {
+  nodeId: string;
+  instanceId: string;
+  addresses: () => NodeAddresses;
+  engine: LockEngine;
+  clock: ViewClock;
+  /** Re-arms the daemon's engine timer after an op changed the engine (EngineDriver.poke). */
+  wake: () => void;
+}
+
+export class SingleNodeCluster implements ClusterBackend {
+  constructor(private readonly o: SingleNodeClusterOptions) {}
 
   view(): ClusterView {
-    const a = this.addresses();
+    const a = this.o.addresses();
     return {
-      self: this.nodeId,
-      instanceId: this.instanceId,
+      self: this.o.nodeId,
+      instanceId: this.o.instanceId,
+      clustered: false,
+      phase: 'active',
+      active: this.o.nodeId,
+      restore: { available: false, yielded: [] },
       nodes: [
         {
-          id: this.nodeId, role: 'active', priority: 0, self: true, alive: true, lastSeen: Date.now(), replicationLag: null,
-          lockAddress: a.lock, sessionAddress: a.session, httpAddress: a.http,
+          id: this.o.nodeId, role: 'active', priority: 0, self: true, alive: true, lastSeen: Date.now(), replicationLag: null,
+          inSync: true, yielded: false, lockAddress: a.lock, sessionAddress: a.session, httpAddress: a.http,
         },
       ],
       handoff: { available: false, reason: SINGLE_NODE_HANDOFF_REASON, targets: [] },
@@ -35,7 +50,21 @@ export class SingleNodeCluster {
     };
   }
 
-  async handoff(_target: string | null): Promise<HandoffResult> {
-    return { ok: false, reason: SINGLE_NODE_HANDOFF_REASON };
+  async run(op: AdminOp, _who: string): Promise<AdminResult> {
+    switch (op.op) {
+      case 'force-release':
+        return this.woken(forceReleaseLocally(this.o.engine, this.o.clock, op.lock, op.token));
+      case 'kick':
+        return this.woken(kickLocally(this.o.engine, op.lock, op.claimId));
+      case 'handoff':
+        return { ok: false, error: 'conflict', detail: SINGLE_NODE_HANDOFF_REASON };
+      case 'restore':
+        return { ok: false, error: 'conflict', detail: SINGLE_NODE_RESTORE_REASON };
+    }
+  }
+
+  private woken(result: AdminResult): AdminResult {
+    if (result.ok) this.o.wake();
+    return result;
   }
 }

@@ -1,21 +1,22 @@
 // A DaemonFacade for tests of the ops API: a real LockEngine on a FakeClock, real Security and
-// a real AuditLog, and plain stand-ins for what other tests cover (the cluster, the SSE feed,
-// the history). Handlers are called directly with Web Requests; no HTTP server, no Next.
+// a real AuditLog, the single-node cluster (its admin ops act on the engine), and plain
+// stand-ins for what other tests cover (the SSE feed, the history). Handlers are called directly with Web Requests; no HTTP server, no Next.
 import { Owner } from '../../../lib/engine/testing/engine-fixture.ts';
 import type { Claim } from '../../../lib/engine/claim.ts';
 import { FakeClock } from '../../../lib/engine/clock.ts';
 import { LockEngine } from '../../../lib/engine/lock-engine.ts';
-import { type ClusterView, type DaemonState, noHandoversByCause, type StatsView } from '../../../lib/ops/api-types.ts';
+import { type ClusterView, type DaemonState, type NodeRole, noHandoversByCause, type StatsView } from '../../../lib/ops/api-types.ts';
 import { BlockTokenSource, MemoryCeilingStore } from '../../../lib/tokens/token-source.ts';
-import type { DaemonFacade, FeedFacade, HistoryFacade } from '../../daemon-facade.ts';
+import type { AdminFacade, DaemonFacade, FeedFacade, HistoryFacade } from '../../daemon-facade.ts';
 import { AuditLog } from '../audit-log.ts';
 import { Security } from '../security.ts';
+import { SINGLE_NODE_HANDOFF_REASON, SingleNodeCluster } from '../single-node-cluster.ts';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests';
 export const READ_TOKEN = 'read-token-for-tests';
 /** Engine ms 0 is this epoch ms, so views show plausible dates and tests can compute them. */
 export const EPOCH_BASE = 1_700_000_000_000;
-export const SINGLE_NODE_REASON = 'this node is the only one in the cluster: no standby to hand off to';
+export const SINGLE_NODE_REASON = SINGLE_NODE_HANDOFF_REASON;
 export const METRICS_TEXT = '# HELP baton_test 1\nbaton_test 1\n';
 export const METRICS_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -25,6 +26,11 @@ export interface TestFacadeOptions {
   readToken?: string | null;
   /** Defaults to a memory-only log. */
   audit?: AuditLog;
+  /** Replaces the single-node cluster's admin ops (a standby that forwards, say). */
+  admin?: AdminFacade;
+  /** Replaces the single-node cluster's view. */
+  cluster?: () => ClusterView;
+  role?: () => NodeRole;
 }
 
 export interface TestFacade {
@@ -33,7 +39,7 @@ export interface TestFacade {
   clock: FakeClock;
   audit: AuditLog;
   security: Security;
-  /** How many times a handler woke the daemon's timer. */
+  /** How many times an admin op woke the daemon's timer. */
   wakes(): number;
   setState(state: DaemonState): void;
   /** Takes or queues for `name` as a keyed client would; waitMs 0 waits forever. */
@@ -50,18 +56,18 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
   const audit = options.audit ?? (await AuditLog.open(null));
   let state: DaemonState = 'serving';
   let wakes = 0;
-  const cluster = (): ClusterView => ({
-    self: 'local',
-    instanceId: 'test-instance',
-    nodes: [{
-      id: 'local', role: 'active', priority: 0, self: true, alive: true, lastSeen: EPOCH_BASE + clock.now(), replicationLag: null,
-      lockAddress: '127.0.0.1:7070', sessionAddress: '127.0.0.1:7071', httpAddress: '127.0.0.1:3000',
-    }],
-    handoff: { available: false, reason: SINGLE_NODE_REASON, targets: [] },
-    failovers: [],
+  const viewClock = { now: () => clock.now(), wall: (ms: number) => EPOCH_BASE + ms };
+  const single = new SingleNodeCluster({
+    nodeId: 'local', instanceId: 'test-instance', engine, clock: viewClock,
+    addresses: () => ({ lock: '127.0.0.1:7070', session: '127.0.0.1:7071', http: '127.0.0.1:3000' }),
+    wake: () => {
+      wakes++;
+    },
   });
+  const cluster = options.cluster ?? (() => single.view());
+  const role = options.role ?? (() => 'active');
   const stats = (): StatsView => ({
-    asOf: EPOCH_BASE + clock.now(), state, role: 'active', locks: engine.lockCount, held: engine.heldCount, waiters: engine.waiterCount,
+    asOf: EPOCH_BASE + clock.now(), state, role: role(), locks: engine.lockCount, held: engine.heldCount, waiters: engine.waiterCount,
     connections: { keyed: 0, session: 0 }, tokenHighWater: engine.tokenHighWater.toString(), grantsTotal: 0,
     handover: { count: 0, p50: null, p95: null, p99: null }, handoverByCause: noHandoversByCause(),
   });
@@ -69,13 +75,13 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
     instanceId: 'test-instance',
     nodeId: 'local',
     engine,
-    clock: { now: () => clock.now(), wall: (ms) => EPOCH_BASE + ms },
+    clock: viewClock,
     state: () => state,
-    role: () => 'active',
+    role,
     connections: () => ({ keyed: 0, session: 0 }),
     stats,
     cluster,
-    handoff: async () => ({ ok: false, reason: SINGLE_NODE_REASON }),
+    admin: options.admin ?? single,
     metrics: async () => ({ contentType: METRICS_TYPE, body: METRICS_TEXT }),
     security,
     audit,

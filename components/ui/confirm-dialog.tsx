@@ -1,0 +1,42 @@
+import { type ReactNode, useEffect, useId, useRef } from 'react';
+import { buttonClass } from './button.ts';
+
+/**
+ * A yes/no question before an action that changes the cluster. A native modal <dialog>: focus
+ * is trapped, Escape cancels, and Cancel has the focus so Enter does not confirm by accident.
+ */
+export function ConfirmDialog({ title, confirmLabel, testId, onConfirm, onCancel, children }: { title: ReactNode; confirmLabel: string; testId: string; onConfirm: () => void; onCancel: () => void; children: ReactNode }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const descriptionId = useId();
+  // Open as a modal once mounted; no close() on cleanup (see force-release-dialog.tsx).
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog !== null && !dialog.open) dialog.showModal();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      data-testid={testId}
+      aria-labelledby={titleId}
+      aria-describedby={descriptionId}
+      onClose={onCancel}
+      className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-300 bg-white p-5 text-slate-900 shadow-xl backdrop:bg-slate-950/60 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
+    >
+      <h2 id={titleId} className="text-lg font-semibold">
+        {title}
+      </h2>
+      <div id={descriptionId} className="mt-3 text-sm">
+        {children}
+      </div>
+      <div className="mt-5 flex flex-wrap justify-end gap-2">
+        <button type="button" className={buttonClass('secondary')} onClick={onCancel} autoFocus>
+          Cancel
+        </button>
+        <button type="button" className={buttonClass('primary')} onClick={onConfirm}>
+          {confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}

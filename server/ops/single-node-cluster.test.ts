@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { engineFixture, Owner } from '../../lib/engine/testing/engine-fixture.ts';
+import { SINGLE_NODE_HANDOFF_REASON, SINGLE_NODE_RESTORE_REASON, SingleNodeCluster } from './single-node-cluster.ts';
+
+function setup() {
+  const f = engineFixture();
+  let wakes = 0;
+  const cluster = new SingleNodeCluster({
+    nodeId: 'solo', instanceId: 'inst', engine: f.engine,
+    clock: { now: () => f.clock.now(), wall: (ms) => ms },
+    addresses: () => ({ lock: '127.0.0.1:1', session: '127.0.0.1:2', http: '127.0.0.1:3' }),
+    wake: () => {
+      wakes++;
+    },
+  });
+  return { ...f, cluster, wakes: () => wakes };
+}
+
+describe('SingleNodeCluster', () => {
+  it('is its own active node, not clustered, with nothing to hand off or restore', () => {
+    const view = setup().cluster.view();
+    expect(view).toMatchObject({
+      self: 'solo', instanceId: 'inst', clustered: false, phase: 'active', active: 'solo', restore: { available: false, yielded: [] },
+      handoff: { available: false, reason: SINGLE_NODE_HANDOFF_REASON, targets: [] }, failovers: [],
+    });
+    expect(view.nodes).toEqual([
+      expect.objectContaining({ id: 'solo', role: 'active', priority: 0, self: true, alive: true, inSync: true, yielded: false, replicationLag: null, httpAddress: '127.0.0.1:3' }),
+    ]);
+  });
+
+  it('runs force-release and kick on the engine and wakes the timer only when something changed', async () => {
+    const s = setup();
+    const holder = s.engine.acquire('a', new Owner(), 'keyed', 'c:1', 10_000, 0, false);
+    const waiter = s.engine.acquire('a', new Owner(), 'keyed', 'c:2', 10_000, 0, false);
+    const third = s.engine.acquire('a', new Owner(), 'keyed', 'c:3', 10_000, 0, false);
+    expect(await s.cluster.run({ op: 'kick', lock: 'a', claimId: third.id }, 'bearer:admin')).toMatchObject({ ok: true });
+    expect(s.wakes()).toBe(1);
+    expect(await s.cluster.run({ op: 'force-release', lock: 'a', token: holder.token.toString() }, 'bearer:admin')).toMatchObject({ ok: true });
+    expect(waiter.state).toBe('holding');
+    expect(s.wakes()).toBe(2);
+    expect(await s.cluster.run({ op: 'force-release', lock: 'free', token: null }, 'bearer:admin')).toMatchObject({ ok: false, error: 'not-found' });
+    expect(s.wakes()).toBe(2);
+  });
+
+  it('refuses handoff and restore as conflicts with a reason', async () => {
+    const { cluster } = setup();
+    expect(await cluster.run({ op: 'handoff', target: null }, 'x')).toEqual({ ok: false, error: 'conflict', detail: SINGLE_NODE_HANDOFF_REASON });
+    expect(await cluster.run({ op: 'restore', node: 'solo' }, 'x')).toEqual({ ok: false, error: 'conflict', detail: SINGLE_NODE_RESTORE_REASON });
+  });
+});
