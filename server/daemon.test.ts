@@ -126,8 +126,8 @@ describe('daemon', () => {
     const d = await daemon();
     const res = await fetch(url(d, '/healthz'), { method: 'POST' });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('GET, HEAD');
-    expect(await res.json()).toEqual({ error: { code: 'method-not-allowed', message: 'method not allowed: POST /healthz' } });
+    expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    expect(await res.json()).toEqual({ error: { code: 'method-not-allowed', message: 'method not allowed: POST /healthz; allowed: GET, HEAD, OPTIONS' } });
   });
 
   it('refuses a second daemon on the same data dir, and allows it after the first stopped', async () => {

@@ -180,7 +180,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   let http: Server | null = null;
 
   try {
-    const registry = createMetrics(engine, connections, { role: ops.role, nodeId: opts.nodeId, instanceId, eventStreams: () => ops.hub.subscriberCount });
+    const registry = createMetrics(engine, connections, { role: ops.role, nodeId: opts.nodeId, instanceId, eventStreams: () => ops.hub.subscriberCount, cluster: () => ops.cluster.view() });
     const facade: DaemonFacade = {
       instanceId, nodeId: opts.nodeId, engine, clock: viewClock,
       state: () => state, role: ops.role, connections, stats: ops.stats,
