@@ -73,7 +73,9 @@ export class ClusterNode implements ClusterBackend {
   readonly priority: number;
   readonly statuses = new Map<string, StatusMessage>();
   private readonly forwarder = new AdminForwarder();
-  private readonly discoverUntil: number;
+  /** Until then, the node only listens (start-up, and after this process was frozen). */
+  private discoverUntil: number;
+  private lastDecideAt: number;
   private readonly hbMs: number;
   private timers: NodeJS.Timeout[] = [];
   private handoffWaiter: { peer: string; resolve(ok: boolean): void } | null = null;
@@ -90,6 +92,7 @@ export class ClusterNode implements ClusterBackend {
     this.priority = config.peers.findIndex((p) => p.id === nodeId);
     this.self = config.peers[this.priority] as PeerConfig;
     this.discoverUntil = d.clock.now() + peerTimeoutMs;
+    this.lastDecideAt = d.clock.now();
     this.hbMs = Math.max(20, Math.min(250, Math.floor(peerTimeoutMs / 5)));
     this.sink = new ReplicationSink(d.engine);
     this.source = new ReplicationSource({
@@ -392,6 +395,8 @@ export class ClusterNode implements ClusterBackend {
   private decide(): void {
     if (this.stopped) return;
     const now = this.d.clock.now();
+    if (now - this.lastDecideAt > this.d.cluster.peerTimeoutMs) this.afterFreeze(now - this.lastDecideAt);
+    this.lastDecideAt = now;
     const alive = this.alivePeers();
     if (this.phase === 'active') this.noteRivals(alive);
     // Clients go to the active we follow while we are in touch with it; when its link is down
@@ -425,6 +430,29 @@ export class ClusterNode implements ClusterBackend {
         void this.handoff(decision.to, 'priority-return');
         return;
     }
+  }
+
+  /**
+   * This process did not run for longer than the peer timeout (SIGSTOP, a VM pause, a swap
+   * storm): the peers have taken it for dead and may have promoted another node, and what it
+   * last heard of them is stale. It listens again for a peer timeout before deciding anything;
+   * an active node stops serving meanwhile, so that a stale active never overrides the one
+   * that took over while it was away.
+   */
+  private afterFreeze(frozenMs: number): void {
+    const now = this.d.clock.now();
+    this.discoverUntil = now + this.d.cluster.peerTimeoutMs;
+    if (this.role() !== 'active') {
+      this.d.logger.warn({ frozenMs: Math.round(frozenMs) }, 'this process was frozen longer than the peer timeout: listening to the peers again');
+      return;
+    }
+    this.d.logger.warn({ frozenMs: Math.round(frozenMs) }, 'this process was frozen longer than the peer timeout: stepping out of the active role until the peers are heard');
+    this.source.stop();
+    this.d.driver.pause();
+    this.setRoute(HOLD);
+    this.phase = 'discovering';
+    this.lastActiveInstance = this.d.instanceId;
+    this.sendStatus();
   }
 
   private noteRivals(alive: PeerState[]): void {
