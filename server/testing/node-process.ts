@@ -209,7 +209,8 @@ export class NodeProcess {
   tail(lines = 50): string {
     const state = !this.run ? 'never started' : this.run.exit ? `exited ${this.run.exit.code ?? this.run.exit.signal}` : `running pid ${this.run.child.pid}`;
     const all = (this.earlier + (this.run ? this.describeRun(this.run) : '')).split('\n');
-    return `--- node ${this.id} (${state}, run ${this.runs}) last ${lines} lines ---\n${all.slice(-lines - 1).join('\n')}`;
+    const proxy = this.proxy ? `, peer proxy ${this.proxy.blocked ? 'blocked' : 'open'}: ${this.proxy.forwarded} forwarded, ${this.proxy.refused} refused` : '';
+    return `--- node ${this.id} (${state}, run ${this.runs}${proxy}) last ${lines} lines ---\n${all.slice(-lines - 1).join('\n')}`;
   }
 
   private describeRun(run: Run): string {
