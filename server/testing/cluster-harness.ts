@@ -285,3 +285,8 @@ export async function waitReplicated(cluster: Cluster, name: string, token: bigi
     return holders.every((h) => h?.token === token.toString());
   }, { timeoutMs, what: `${name} held by token ${token} on ${ids.join(', ')}` });
 }
+
+/** A view's failover timeline, one "from->to cause" string each: readable in a failed assertion. */
+export function timeline(view: ClusterView): string[] {
+  return view.failovers.map((f) => `${f.from ?? '-'}->${f.to} ${f.cause}`);
+}
