@@ -67,6 +67,13 @@ describe('decideRole', () => {
     expect(decideRole(self({ priority: 0, leaving: true }), [peer('b', 1)])).toEqual({ kind: 'stay' });
   });
 
+  it('a new active does not step down to the node that just handed off to it, and followers prefer the new one', () => {
+    const me = self({ phase: 'active', priority: 1, instance: 'i-b' });
+    expect(decideRole(me, [peer('a', 0, { phase: 'handing-off' })])).toEqual({ kind: 'stay' });
+    const c = self({ priority: 2, following: 'a' });
+    expect(decideRole(c, [peer('a', 0, { phase: 'handing-off' }), peer('b', 1, { phase: 'active' })])).toEqual({ kind: 'follow', id: 'b' });
+  });
+
   it('a node in the middle of promoting or handing off keeps going', () => {
     expect(decideRole(self({ phase: 'promoting' }), [peer('a', 0, { phase: 'active' })])).toEqual({ kind: 'stay' });
     expect(decideRole(self({ phase: 'handing-off', priority: 1 }), [peer('a', 0, { phase: 'active' })])).toEqual({ kind: 'stay' });

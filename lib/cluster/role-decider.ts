@@ -59,11 +59,15 @@ function isActive(phase: NodePhase): boolean {
 
 /** `alive`: the peers heard from within the peer timeout (never this node itself). */
 export function decideRole(self: SelfState, alive: readonly PeerState[]): RoleDecision {
-  const actives = alive.filter((p) => isActive(p.phase)).sort((x, y) => x.priority - y.priority);
+  // A node handing off is still the active one until its successor has promoted; once one has,
+  // the successor comes first (the old one's last status may still say handing-off).
+  const handingOff = (p: PeerState) => (p.phase === 'handing-off' ? 1 : 0);
+  const actives = alive.filter((p) => isActive(p.phase)).sort((x, y) => handingOff(x) - handingOff(y) || x.priority - y.priority);
   if (self.phase === 'promoting' || self.phase === 'handing-off') return STAY;
   if (self.phase === 'active') {
-    const higher = actives[0];
-    if (higher !== undefined && higher.priority < self.priority) return { kind: 'step-down', to: higher.id };
+    // Only a node that is fully active makes this one step down: a handing-off one is leaving the role.
+    const higher = alive.filter((p) => p.phase === 'active' && p.priority < self.priority).sort((x, y) => x.priority - y.priority)[0];
+    if (higher !== undefined) return { kind: 'step-down', to: higher.id };
     const returning = alive
       .filter((p) => p.priority < self.priority && p.phase === 'standby' && p.syncedWith === self.instance && !p.yielded && !p.leaving && p.lagEvents === 0)
       .sort((x, y) => x.priority - y.priority)[0];

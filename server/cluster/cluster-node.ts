@@ -24,6 +24,7 @@ import type { ClusterBackend } from '../ops/cluster-backend.ts';
 
 const DECIDE_EVERY_MS = 25;
 const HANDOFF_TIMEOUT_MS = 2_000;
+const SYNC_RETRY_MS = 500;
 const MAX_FAILOVERS = 100;
 
 export interface ClusterNodeDeps {
@@ -258,7 +259,9 @@ export class ClusterNode implements ClusterBackend {
   // --- peer messages ---
 
   private onLinkUp(peer: MeshPeer): void {
-    this.d.logger.info({ peer: peer.config.id }, 'peer link up');
+    this.d.logger.info({ peer: peer.config.id, instance: peer.link?.peerInstance }, 'peer link up');
+    // A restarted peer is a new process: what its previous run said (say, that it was active) no longer holds.
+    if (this.statuses.get(peer.config.id)?.instance !== peer.link?.peerInstance) this.statuses.delete(peer.config.id);
     this.sendStatusTo(peer);
     // Back in touch with the active we follow: the stream was cut, so start over from a snapshot.
     if (this.following === peer.config.id && this.phase !== 'active') this.requestSync(peer);
@@ -276,6 +279,7 @@ export class ClusterNode implements ClusterBackend {
     switch (m.t) {
       case 'status': {
         this.statuses.set(id, m);
+        if (this.phase === 'active') this.noteRival(peer, m);
         const c = BigInt(m.ceiling);
         if (c > this.peerCeiling) this.peerCeiling = c;
         // Two actives (a healed partition): each goes on above what the other may have issued.
@@ -398,7 +402,11 @@ export class ClusterNode implements ClusterBackend {
     if (now - this.lastDecideAt > this.d.cluster.peerTimeoutMs) this.afterFreeze(now - this.lastDecideAt);
     this.lastDecideAt = now;
     const alive = this.alivePeers();
-    if (this.phase === 'active') this.noteRivals(alive);
+    // A sync request can go unanswered (sent while that node was still promoting): ask again.
+    if (this.phase === 'syncing' && this.following !== null && now - this.syncRequestedAt > SYNC_RETRY_MS) {
+      const f = this.mesh.peers.get(this.following);
+      if (f !== undefined && f.link !== null) this.requestSync(f);
+    }
     // Clients go to the active we follow while we are in touch with it; when its link is down
     // or it went silent, they are held here until the cluster settles (not sent to a dead node).
     if (this.phase === 'syncing' || this.phase === 'standby') {
@@ -455,21 +463,27 @@ export class ClusterNode implements ClusterBackend {
     this.sendStatus();
   }
 
-  private noteRivals(alive: PeerState[]): void {
-    for (const p of alive) {
-      const rival = p.phase === 'active' && p.priority > this.priority;
-      if (rival && !this.rivals.has(p.id)) {
-        this.rivals.add(p.id);
-        this.recordFailover({ at: this.d.wallNow(), from: p.id, to: this.self.id, gapMs: 0, cause: 'split-brain' });
-      } else if (!rival) this.rivals.delete(p.id);
-    }
+  /**
+   * Another node reports itself active while this one is (a healed partition). Recorded when its
+   * status arrives, not at the next decision: the other node steps down at once, and its next
+   * status would hide that there were two actives.
+   */
+  private noteRival(peer: MeshPeer, s: StatusMessage): void {
+    const rival = s.phase === 'active' && peer.priority > this.priority;
+    if (rival && !this.rivals.has(s.id)) {
+      this.rivals.add(s.id);
+      this.recordFailover({ at: this.d.wallNow(), from: s.id, to: this.self.id, gapMs: 0, cause: 'split-brain' });
+    } else if (!rival) this.rivals.delete(s.id);
   }
 
   // --- transitions: see cluster-transitions.ts ---
   follow(id: string): void {
     transitions.follow(this, this.d, id);
   }
+  /** Monotonic time of the last sync request. */
+  syncRequestedAt = Number.NEGATIVE_INFINITY;
   requestSync(peer: MeshPeer): void {
+    this.syncRequestedAt = this.d.clock.now();
     transitions.requestSync(this, peer);
   }
   private promoteAfterLoss(): Promise<void> {

@@ -96,6 +96,9 @@ export async function takeOver(node: ClusterNode, d: ClusterNodeDeps, peer: Mesh
     return;
   }
   if (!(await promote(node, d))) return;
+  // Its last status says handing-off; it is becoming our standby, whatever its next status is.
+  const last = node.statuses.get(peer.config.id);
+  if (last !== undefined) node.statuses.set(peer.config.id, { ...last, phase: 'syncing', active: node.self.id });
   node.mesh.send(peer, { t: 'promoted', instance: d.instanceId });
   peer.link?.flushNow();
   d.logger.info({ pausedMs, promoteMs: d.clock.now() - t0 }, 'took over by handoff');
