@@ -130,7 +130,7 @@ export function LockTable({ selected, onSelect }: { selected: string | null; onS
           {searchAnnouncement}
         </p>
       </div>
-      <div role="table" aria-label="Locks" aria-rowcount={rows.length + 1} className="relative overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
+      <div role="table" aria-label="Locks" aria-rowcount={Math.max(rows.length, 1) + 1} className="relative overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
         <div className={TABLE_MIN_WIDTH}>
           <div role="rowgroup">
             <div role="row" aria-rowindex={1} className={cn(GRID_COLUMNS, 'h-9 border-b border-slate-200 bg-slate-50 text-xs text-slate-600 dark:border-slate-800 dark:bg-slate-800/60 dark:text-slate-300')}>
@@ -141,9 +141,12 @@ export function LockTable({ selected, onSelect }: { selected: string | null; onS
           </div>
           <div ref={scrollRef} role="rowgroup" onKeyDown={onKeyDown} className="max-h-[min(60vh,32rem)] min-h-24 overflow-y-auto">
             {rows.length === 0 ? (
-              <p className="p-6 text-center text-sm text-slate-500 dark:text-slate-400">
-                {locks === undefined ? 'Waiting for the first snapshot…' : total === 0 ? 'No lock is held or waited for.' : `No lock name contains “${deferredQuery.trim()}”.`}
-              </p>
+              // A row and a cell, not a bare paragraph: a rowgroup may only hold rows (axe: aria-required-children).
+              <div role="row" aria-rowindex={2}>
+                <p role="cell" aria-colspan={COLUMNS.length} className="p-6 text-center text-sm text-slate-500 dark:text-slate-400">
+                  {locks === undefined ? 'Waiting for the first snapshot…' : total === 0 ? 'No lock is held or waited for.' : `No lock name contains “${deferredQuery.trim()}”.`}
+                </p>
+              </div>
             ) : (
               <div className="relative w-full" style={{ height: virtualizer.getTotalSize() }}>
                 {virtualizer.getVirtualItems().map((item) => {
