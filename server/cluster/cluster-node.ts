@@ -92,6 +92,7 @@ export class ClusterNode implements ClusterBackend {
     const { config, nodeId, peerTimeoutMs } = d.cluster;
     this.priority = config.peers.findIndex((p) => p.id === nodeId);
     this.self = config.peers[this.priority] as PeerConfig;
+    // Both are set again at start(): the console may take seconds to prepare in between.
     this.discoverUntil = d.clock.now() + peerTimeoutMs;
     this.lastDecideAt = d.clock.now();
     this.hbMs = Math.max(20, Math.min(250, Math.floor(peerTimeoutMs / 5)));
@@ -123,6 +124,9 @@ export class ClusterNode implements ClusterBackend {
     this.d.driver.pause();
     this.setRoute(HOLD);
     await this.mesh.start();
+    // Discovery counts from when the peer port is open, not from construction.
+    this.discoverUntil = this.d.clock.now() + this.d.cluster.peerTimeoutMs;
+    this.lastDecideAt = this.d.clock.now();
     this.timers.push(setInterval(() => this.sendStatus(), this.hbMs));
     this.timers.push(setInterval(() => this.decide(), DECIDE_EVERY_MS));
     this.d.logger.info({ node: this.self.id, priority: this.priority, peerTimeoutMs: this.d.cluster.peerTimeoutMs }, 'cluster node started: discovering peers');
