@@ -6,7 +6,6 @@
 import type { Logger } from 'pino';
 import type { ClusterOptions, PeerConfig } from '../../lib/cluster/cluster-config.ts';
 import type { PeerMessage, StatusMessage } from '../../lib/cluster/peer-messages.ts';
-import { decideRole, type PeerState } from '../../lib/cluster/role-decider.ts';
 import type { Clock } from '../../lib/engine/clock.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
@@ -14,17 +13,19 @@ import type { ClusterView, FailoverCause, FailoverView, NodePhase, NodeRole } fr
 import type { AdminOp, AdminResult } from '../daemon-facade.ts';
 import { HOLD, type Route } from '../routing.ts';
 import { formatAddress } from '../../lib/client/address.ts';
-import { AdminForwarder, readAdminOp, unavailable } from './admin-forwarder.ts';
+import { ClusterAdmin } from './cluster-admin.ts';
+import { handlePeerMessage } from './peer-message-handler.ts';
 import { type MeshPeer, PeerMesh } from './peer-mesh.ts';
 import { ReplicationSink } from './replication-sink.ts';
 import { ReplicationSource } from './replication-source.ts';
 import * as transitions from './cluster-transitions.ts';
+import { decide } from './cluster-decisions.ts';
 import { clusterView } from './cluster-view.ts';
 import type { ClusterBackend } from '../ops/cluster-backend.ts';
 
-const DECIDE_EVERY_MS = 25;
+export const DECIDE_EVERY_MS = 25;
 const HANDOFF_TIMEOUT_MS = 2_000;
-const SYNC_RETRY_MS = 500;
+export const SYNC_RETRY_MS = 500;
 const MAX_FAILOVERS = 100;
 
 export interface ClusterNodeDeps {
@@ -73,19 +74,20 @@ export class ClusterNode implements ClusterBackend {
   readonly self: PeerConfig;
   readonly priority: number;
   readonly statuses = new Map<string, StatusMessage>();
-  private readonly forwarder = new AdminForwarder();
+  readonly admin: ClusterAdmin;
   /** Until then, the node only listens (start-up, and after this process was frozen). */
-  private discoverUntil: number;
-  private lastDecideAt: number;
+  discoverUntil: number;
+  lastDecideAt: number;
   private readonly hbMs: number;
   private timers: NodeJS.Timeout[] = [];
-  private handoffWaiter: { peer: string; resolve(ok: boolean): void } | null = null;
+  /** Set while a handoff waits for its successor's `promoted`. */
+  handoffWaiter: { peer: string; resolve(ok: boolean): void } | null = null;
   /** Lower-priority peers seen active at the same time as this node (split brain), by id. */
   private readonly rivals = new Set<string>();
-  private stopped = false;
+  stopped = false;
   private route: Route | null = null;
   /** Highest ceiling a peer has reported, and the highest one the active sent this node. */
-  private peerCeiling = 0n;
+  peerCeiling = 0n;
   seenCeiling = 0n;
 
   constructor(private readonly d: ClusterNodeDeps) {
@@ -97,6 +99,7 @@ export class ClusterNode implements ClusterBackend {
     this.lastDecideAt = d.clock.now();
     this.hbMs = Math.max(20, Math.min(250, Math.floor(peerTimeoutMs / 5)));
     this.sink = new ReplicationSink(d.engine);
+    this.admin = new ClusterAdmin(this, d);
     this.source = new ReplicationSource({
       engine: d.engine, clock: d.clock, instanceId: d.instanceId, ackTimeoutMs: peerTimeoutMs,
       ceiling: () => this.knownCeiling(), failovers: () => this.failovers,
@@ -182,62 +185,14 @@ export class ClusterNode implements ClusterBackend {
     return this.peerCeiling > c ? this.peerCeiling : c;
   }
 
-  // --- admin ---
+  // --- admin (cluster-admin.ts) ---
 
-  async run(op: AdminOp, who: string): Promise<AdminResult> {
-    if (op.op === 'restore') return this.restore(op.node);
-    if (this.role() === 'active') {
-      if (op.op === 'handoff') return this.apiHandoff(op.target);
-      return this.runLocal(op);
-    }
-    const active = this.activeId();
-    const peer = active === null ? undefined : this.mesh.peers.get(active);
-    if (peer === undefined) return unavailable('no active node is known right now (an election or a handoff is under way); try again in a moment');
-    return this.forwarder.forward(peer, op, `${who} via ${this.self.id}`);
-  }
-
-  private runLocal(op: AdminOp & { op: 'force-release' | 'kick' }): AdminResult {
-    if (this.phase !== 'active') return unavailable(`node ${this.self.id} is ${this.phase}; try again in a moment`);
-    return this.d.runLocally(op);
-  }
-
-  private async apiHandoff(target: string | null): Promise<AdminResult> {
-    const targets = this.handoffTargets();
-    if (target !== null && !this.d.cluster.config.peers.some((p) => p.id === target)) return { ok: false, error: 'not-found', detail: `no node ${target} in the cluster` };
-    if (target === this.self.id) return { ok: false, error: 'conflict', detail: `${target} is already the active node` };
-    const to = target ?? targets[0] ?? null;
-    if (to === null || !targets.includes(to)) {
-      return { ok: false, error: 'conflict', detail: to === null ? 'no standby is alive and in sync to hand off to' : `${to} is not alive and in sync: it cannot take over now` };
-    }
-    const gap = await this.handoff(to, 'api-handoff');
-    if (gap === null) return { ok: false, error: 'conflict', detail: `${to} did not take over in time; ${this.self.id} stays active` };
-    return { ok: true, body: { handoff: { from: this.self.id, target: to, gapMs: gap } }, detail: `to ${to}, gap ${gap.toFixed(1)} ms` };
-  }
-
-  private restore(node: string | null): AdminResult {
-    if (node !== null && !this.d.cluster.config.peers.some((p) => p.id === node)) return { ok: false, error: 'not-found', detail: `no node ${node} in the cluster` };
-    const yielded = this.yieldedNodes();
-    const targets = node === null ? yielded : yielded.filter((id) => id === node);
-    if (targets.length === 0) return { ok: false, error: 'conflict', detail: node === null ? 'no node has yielded: nothing to restore' : `${node} has not yielded: nothing to restore` };
-    for (const id of targets) {
-      if (id === this.self.id) this.yielded = false;
-      else {
-        const peer = this.mesh.peers.get(id);
-        if (peer !== undefined) this.mesh.send(peer, { t: 'restore' });
-      }
-    }
-    this.sendStatus();
-    return { ok: true, body: { restored: targets }, detail: targets.join(', ') };
+  run(op: AdminOp, who: string): Promise<AdminResult> {
+    return this.admin.run(op, who);
   }
 
   yieldedNodes(): string[] {
-    const out: string[] = [];
-    for (const p of this.d.cluster.config.peers) {
-      if (p.id === this.self.id) {
-        if (this.yielded) out.push(p.id);
-      } else if (this.isAlive(p.id) && this.statuses.get(p.id)?.yielded === true) out.push(p.id);
-    }
-    return out;
+    return this.admin.yieldedNodes();
   }
 
   // --- shutdown ---
@@ -274,100 +229,12 @@ export class ClusterNode implements ClusterBackend {
   private onLinkDown(peer: MeshPeer, reason: string): void {
     this.d.logger.info({ peer: peer.config.id, reason }, 'peer link down');
     this.source.removeStandby(peer.config.id);
-    this.forwarder.onLinkDown(peer.config.id);
+    this.admin.forwarder.onLinkDown(peer.config.id);
     if (this.handoffWaiter?.peer === peer.config.id) this.handoffWaiter.resolve(false);
   }
 
   private onMessage(peer: MeshPeer, m: PeerMessage): void {
-    const id = peer.config.id;
-    switch (m.t) {
-      case 'status': {
-        this.statuses.set(id, m);
-        if (this.phase === 'active') this.noteRival(peer, m);
-        const c = BigInt(m.ceiling);
-        if (c > this.peerCeiling) this.peerCeiling = c;
-        // Two actives (a healed partition): each goes on above what the other may have issued.
-        if (m.phase === 'active' && this.phase === 'active' && c > this.d.tokens.reservedCeiling) this.d.tokens.raiseFloor(c);
-        return;
-      }
-      case 'sync':
-        if (this.phase === 'active' && peer.link !== null) this.source.addStandby(id, peer.link);
-        return;
-      case 'snapshot':
-        if (this.following !== id) return;
-        this.sink.applySnapshot(m);
-        this.failovers.splice(0, this.failovers.length, ...this.sink.failovers);
-        this.syncedWith = m.instance;
-        this.lastActiveInstance = m.instance;
-        this.d.tokens.raiseFloor(this.knownCeiling());
-        if (this.phase === 'syncing') this.phase = 'standby';
-        this.d.logger.info({ active: id, locks: m.holders.length, waiters: m.waiters.length, seq: m.seq }, 'synced from the active node');
-        this.mesh.send(peer, { t: 'ack', seq: m.seq });
-        this.sendStatus();
-        return;
-      case 'ev':
-        if (this.following !== id || this.syncedWith === null) return;
-        try {
-          this.sink.applyBatch(m.seq, m.e);
-        } catch (err) {
-          this.d.logger.error({ err, peer: id }, 'replication stream unreadable: re-syncing');
-          this.requestSync(peer);
-          return;
-        }
-        this.mesh.send(peer, { t: 'ack', seq: m.seq });
-        return;
-      case 'ack':
-        this.source.onAck(id, m.seq);
-        return;
-      case 'ceil': {
-        const c = BigInt(m.ceiling);
-        if (c > this.seenCeiling) this.seenCeiling = c;
-        this.d.persistCeiling(c).then(
-          () => this.mesh.send(peer, { t: 'ceil-ack', ceiling: m.ceiling }),
-          (err: unknown) => this.d.logger.error({ err }, 'could not store a token ceiling from the active node'),
-        );
-        return;
-      }
-      case 'ceil-ack':
-        this.source.onCeilingAck(id, BigInt(m.ceiling));
-        return;
-      case 'failover':
-        this.addFailover(m.f);
-        return;
-      case 'handoff':
-        void this.takeOver(peer, m.seq, m.pausedMs, m.cause);
-        return;
-      case 'promoted':
-        if (this.handoffWaiter?.peer === id) this.handoffWaiter.resolve(true);
-        return;
-      case 'admin':
-        void this.serveAdmin(peer, m.req, m.who, m.op);
-        return;
-      case 'admin-result':
-        this.forwarder.onResult(m.req, m.result);
-        return;
-      case 'restore':
-        if (this.yielded) {
-          this.yielded = false;
-          this.d.logger.info({ by: id }, 'restored: this node may take the active role back by priority');
-          this.sendStatus();
-        }
-        return;
-      case 'hello':
-        return;
-    }
-  }
-
-  private async serveAdmin(peer: MeshPeer, req: number, who: string, raw: unknown): Promise<void> {
-    const op = readAdminOp(raw);
-    let result: AdminResult;
-    if (op === null) result = { ok: false, error: 'invalid-input', detail: 'unreadable admin operation' };
-    else if (this.role() !== 'active') result = unavailable(`${this.self.id} is no longer the active node`);
-    else {
-      result = await this.run(op, who);
-      this.d.audit(who, op, result);
-    }
-    this.mesh.send(peer, { t: 'admin-result', req, result });
+    handlePeerMessage(this, this.d, peer, m);
   }
 
   // --- status and decisions ---
@@ -389,82 +256,8 @@ export class ClusterNode implements ClusterBackend {
     this.mesh.send(peer, this.statusMessage());
   }
 
-  private alivePeers(): PeerState[] {
-    const out: PeerState[] = [];
-    const lags = this.phase === 'active' ? this.source.lags() : {};
-    for (const peer of this.mesh.peers.values()) {
-      const s = this.statuses.get(peer.config.id);
-      if (s === undefined || !this.isAlive(peer.config.id)) continue;
-      out.push({ id: s.id, priority: peer.priority, instance: s.instance, phase: s.phase, syncedWith: s.syncedWith, yielded: s.yielded, leaving: s.leaving === true, lagEvents: lags[s.id]?.events ?? null });
-    }
-    return out;
-  }
-
   private decide(): void {
-    if (this.stopped) return;
-    const now = this.d.clock.now();
-    if (now - this.lastDecideAt > this.d.cluster.peerTimeoutMs) this.afterFreeze(now - this.lastDecideAt);
-    this.lastDecideAt = now;
-    const alive = this.alivePeers();
-    // A sync request can go unanswered (sent while that node was still promoting): ask again.
-    if (this.phase === 'syncing' && this.following !== null && now - this.syncRequestedAt > SYNC_RETRY_MS) {
-      const f = this.mesh.peers.get(this.following);
-      if (f !== undefined && f.link !== null) this.requestSync(f);
-    }
-    // Clients go to the active we follow while we are in touch with it; when its link is down
-    // or it went silent, they are held here until the cluster settles (not sent to a dead node).
-    if (this.phase === 'syncing' || this.phase === 'standby') {
-      const f = this.following === null ? undefined : this.mesh.peers.get(this.following);
-      this.setRoute(f !== undefined && f.link !== null && this.isAlive(f.config.id) ? redirectRoute(f.config) : HOLD);
-    }
-    const decision = decideRole(
-      {
-        priority: this.priority, instance: this.d.instanceId, phase: this.phase, syncedWith: this.syncedWith, yielded: this.yielded,
-        following: this.following !== null && this.isAlive(this.following) ? this.following : null,
-        lastActiveInstance: this.lastActiveInstance, discovering: now < this.discoverUntil, leaving: this.leaving,
-      },
-      alive,
-    );
-    switch (decision.kind) {
-      case 'stay':
-        return;
-      case 'follow':
-        this.follow(decision.id);
-        return;
-      case 'promote':
-        void this.promoteAfterLoss();
-        return;
-      case 'step-down':
-        this.d.logger.warn({ to: decision.to }, 'split brain: a higher-priority active node is back; stepping down');
-        this.follow(decision.to);
-        return;
-      case 'handoff':
-        void this.handoff(decision.to, 'priority-return');
-        return;
-    }
-  }
-
-  /**
-   * This process did not run for longer than the peer timeout (SIGSTOP, a VM pause, a swap
-   * storm): the peers have taken it for dead and may have promoted another node, and what it
-   * last heard of them is stale. It listens again for a peer timeout before deciding anything;
-   * an active node stops serving meanwhile, so that a stale active never overrides the one
-   * that took over while it was away.
-   */
-  private afterFreeze(frozenMs: number): void {
-    const now = this.d.clock.now();
-    this.discoverUntil = now + this.d.cluster.peerTimeoutMs;
-    if (this.role() !== 'active') {
-      this.d.logger.warn({ frozenMs: Math.round(frozenMs) }, 'this process was frozen longer than the peer timeout: listening to the peers again');
-      return;
-    }
-    this.d.logger.warn({ frozenMs: Math.round(frozenMs) }, 'this process was frozen longer than the peer timeout: stepping out of the active role until the peers are heard');
-    this.source.stop();
-    this.d.driver.pause();
-    this.setRoute(HOLD);
-    this.phase = 'discovering';
-    this.lastActiveInstance = this.d.instanceId;
-    this.sendStatus();
+    if (!this.stopped) decide(this, this.d);
   }
 
   /**
@@ -472,7 +265,7 @@ export class ClusterNode implements ClusterBackend {
    * status arrives, not at the next decision: the other node steps down at once, and its next
    * status would hide that there were two actives.
    */
-  private noteRival(peer: MeshPeer, s: StatusMessage): void {
+  noteRival(peer: MeshPeer, s: StatusMessage): void {
     const rival = s.phase === 'active' && peer.priority > this.priority;
     if (rival && !this.rivals.has(s.id)) {
       this.rivals.add(s.id);
@@ -490,10 +283,10 @@ export class ClusterNode implements ClusterBackend {
     this.syncRequestedAt = this.d.clock.now();
     transitions.requestSync(this, peer);
   }
-  private promoteAfterLoss(): Promise<void> {
+  promoteAfterLoss(): Promise<void> {
     return transitions.promoteAfterLoss(this, this.d);
   }
-  private takeOver(peer: MeshPeer, seq: number, pausedMs: number, cause: FailoverCause): Promise<void> {
+  takeOver(peer: MeshPeer, seq: number, pausedMs: number, cause: FailoverCause): Promise<void> {
     return transitions.takeOver(this, this.d, peer, seq, pausedMs, cause);
   }
   handoff(to: string, cause: transitions.HandoffCause): Promise<number | null> {
@@ -518,7 +311,7 @@ export class ClusterNode implements ClusterBackend {
     this.d.logger.info(f, `failover: ${f.from ?? '(none)'} -> ${f.to} (${f.cause}), ${f.gapMs.toFixed(1)} ms without an active node`);
   }
 
-  private addFailover(f: FailoverView): void {
+  addFailover(f: FailoverView): void {
     this.failovers.push(f);
     if (this.failovers.length > MAX_FAILOVERS) this.failovers.splice(0, this.failovers.length - MAX_FAILOVERS);
   }

@@ -1,0 +1,83 @@
+// The node's periodic decision (every 25 ms, and the start of everything a node does on its
+// own): notice a freeze, re-ask for a snapshot that did not come, point clients at the right
+// place, then ask the role decider (lib/cluster/role-decider.ts) and carry out its answer.
+import { decideRole, type PeerState } from '../../lib/cluster/role-decider.ts';
+import { HOLD } from '../routing.ts';
+import { type ClusterNode, type ClusterNodeDeps, redirectRoute, SYNC_RETRY_MS } from './cluster-node.ts';
+
+function alivePeers(node: ClusterNode): PeerState[] {
+  const out: PeerState[] = [];
+  const lags = node.phase === 'active' ? node.source.lags() : {};
+  for (const peer of node.mesh.peers.values()) {
+    const s = node.statuses.get(peer.config.id);
+    if (s === undefined || !node.isAlive(peer.config.id)) continue;
+    out.push({ id: s.id, priority: peer.priority, instance: s.instance, phase: s.phase, syncedWith: s.syncedWith, yielded: s.yielded, leaving: s.leaving === true, lagEvents: lags[s.id]?.events ?? null });
+  }
+  return out;
+}
+
+export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
+  const now = d.clock.now();
+  if (now - node.lastDecideAt > d.cluster.peerTimeoutMs) afterFreeze(node, d, now - node.lastDecideAt);
+  node.lastDecideAt = now;
+  const alive = alivePeers(node);
+  // A sync request can go unanswered (sent while that node was still promoting): ask again.
+  if (node.phase === 'syncing' && node.following !== null && now - node.syncRequestedAt > SYNC_RETRY_MS) {
+    const f = node.mesh.peers.get(node.following);
+    if (f !== undefined && f.link !== null) node.requestSync(f);
+  }
+  // Clients go to the active we follow while we are in touch with it; when its link is down
+  // or it went silent, they are held here until the cluster settles (not sent to a dead node).
+  if (node.phase === 'syncing' || node.phase === 'standby') {
+    const f = node.following === null ? undefined : node.mesh.peers.get(node.following);
+    node.setRoute(f !== undefined && f.link !== null && node.isAlive(f.config.id) ? redirectRoute(f.config) : HOLD);
+  }
+  const decision = decideRole(
+    {
+      priority: node.priority, instance: d.instanceId, phase: node.phase, syncedWith: node.syncedWith, yielded: node.yielded,
+      following: node.following !== null && node.isAlive(node.following) ? node.following : null,
+      lastActiveInstance: node.lastActiveInstance, discovering: now < node.discoverUntil, leaving: node.leaving,
+    },
+    alive,
+  );
+  switch (decision.kind) {
+    case 'stay':
+      return;
+    case 'follow':
+      node.follow(decision.id);
+      return;
+    case 'promote':
+      void node.promoteAfterLoss();
+      return;
+    case 'step-down':
+      d.logger.warn({ to: decision.to }, 'split brain: a higher-priority active node is back; stepping down');
+      node.follow(decision.to);
+      return;
+    case 'handoff':
+      void node.handoff(decision.to, 'priority-return');
+      return;
+  }
+}
+
+/**
+ * This process did not run for longer than the peer timeout (SIGSTOP, a VM pause, a swap
+ * storm): the peers have taken it for dead and may have promoted another node, and what it
+ * last heard of them is stale. It listens again for a peer timeout before deciding anything;
+ * an active node stops serving meanwhile, so that a stale active never overrides the one
+ * that took over while it was away.
+ */
+function afterFreeze(node: ClusterNode, d: ClusterNodeDeps, frozenMs: number): void {
+  const now = d.clock.now();
+  node.discoverUntil = now + d.cluster.peerTimeoutMs;
+  if (node.role() !== 'active') {
+    d.logger.warn({ frozenMs: Math.round(frozenMs) }, 'this process was frozen longer than the peer timeout: listening to the peers again');
+    return;
+  }
+  d.logger.warn({ frozenMs: Math.round(frozenMs) }, 'this process was frozen longer than the peer timeout: stepping out of the active role until the peers are heard');
+  node.source.stop();
+  d.driver.pause();
+  node.setRoute(HOLD);
+  node.phase = 'discovering';
+  node.lastActiveInstance = d.instanceId;
+  node.sendStatus();
+}

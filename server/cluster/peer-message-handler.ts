@@ -1,0 +1,86 @@
+// What a cluster node does with each message from a peer. Status heartbeats feed the
+// decisions (cluster-node.ts); replication messages go to the source (active) or the sink
+// (standby); handoff, admin and restore messages start their procedures.
+import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
+import type { ClusterNode, ClusterNodeDeps } from './cluster-node.ts';
+import type { MeshPeer } from './peer-mesh.ts';
+
+export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: MeshPeer, m: PeerMessage): void {
+  const id = peer.config.id;
+  switch (m.t) {
+    case 'status': {
+      node.statuses.set(id, m);
+      if (node.phase === 'active') node.noteRival(peer, m);
+      const c = BigInt(m.ceiling);
+      if (c > node.peerCeiling) node.peerCeiling = c;
+      // Two actives (a healed partition): each goes on above what the other may have issued.
+      if (m.phase === 'active' && node.phase === 'active' && c > d.tokens.reservedCeiling) d.tokens.raiseFloor(c);
+      return;
+    }
+    case 'sync':
+      if (node.phase === 'active' && peer.link !== null) node.source.addStandby(id, peer.link);
+      return;
+    case 'snapshot':
+      if (node.following !== id) return;
+      node.sink.applySnapshot(m);
+      node.failovers.splice(0, node.failovers.length, ...node.sink.failovers);
+      node.syncedWith = m.instance;
+      node.lastActiveInstance = m.instance;
+      d.tokens.raiseFloor(node.knownCeiling());
+      if (node.phase === 'syncing') node.phase = 'standby';
+      d.logger.info({ active: id, locks: m.holders.length, waiters: m.waiters.length, seq: m.seq }, 'synced from the active node');
+      node.mesh.send(peer, { t: 'ack', seq: m.seq });
+      node.sendStatus();
+      return;
+    case 'ev':
+      if (node.following !== id || node.syncedWith === null) return;
+      try {
+        node.sink.applyBatch(m.seq, m.e);
+      } catch (err) {
+        d.logger.error({ err, peer: id }, 'replication stream unreadable: re-syncing');
+        node.requestSync(peer);
+        return;
+      }
+      node.mesh.send(peer, { t: 'ack', seq: m.seq });
+      return;
+    case 'ack':
+      node.source.onAck(id, m.seq);
+      return;
+    case 'ceil': {
+      const c = BigInt(m.ceiling);
+      if (c > node.seenCeiling) node.seenCeiling = c;
+      d.persistCeiling(c).then(
+        () => node.mesh.send(peer, { t: 'ceil-ack', ceiling: m.ceiling }),
+        (err: unknown) => d.logger.error({ err }, 'could not store a token ceiling from the active node'),
+      );
+      return;
+    }
+    case 'ceil-ack':
+      node.source.onCeilingAck(id, BigInt(m.ceiling));
+      return;
+    case 'failover':
+      node.addFailover(m.f);
+      return;
+    case 'handoff':
+      void node.takeOver(peer, m.seq, m.pausedMs, m.cause);
+      return;
+    case 'promoted':
+      if (node.handoffWaiter?.peer === id) node.handoffWaiter.resolve(true);
+      return;
+    case 'admin':
+      void node.admin.serve(peer, m.req, m.who, m.op);
+      return;
+    case 'admin-result':
+      node.admin.forwarder.onResult(m.req, m.result);
+      return;
+    case 'restore':
+      if (node.yielded) {
+        node.yielded = false;
+        d.logger.info({ by: id }, 'restored: this node may take the active role back by priority');
+        node.sendStatus();
+      }
+      return;
+    case 'hello':
+      return;
+  }
+}
