@@ -1,0 +1,177 @@
+// `npm run bench:cluster`: what the cluster costs and how fast it fails over, on this machine,
+// with real `baton serve` processes on loopback (the load generator shares the cores).
+//   1. Server CPU per acquire+release pair on the active node: a single node (no --config)
+//      against the active of a 2-node and a 3-node cluster (replicating every event), the same
+//      load (50 raw keyed connections, pipelined 16) side by side, alternating, median of runs;
+//      plus each standby's own CPU per pair, and the replication lag seen during the load.
+//   2. Failover: kill -9 of the active to a standby's phase `active` (polled every 10 ms), and
+//      the no-active gap of graceful handoffs by the API and by SIGTERM (the successor's figure).
+// Usage: npm run bench:cluster [-- --seconds 4 --repeats 3]
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import type { ClusterView } from '../lib/ops/api-types.ts';
+import { type Cluster, startCluster, waitFor, waitSettled } from '../server/testing/cluster-harness.ts';
+import { processCpuMs, startBaton } from './baton-process.ts';
+import { rawKeyedLoad } from './raw-keyed-load.ts';
+import { median, round } from './stats.ts';
+
+function flag(name: string, fallback: number, max: number): number {
+  const i = process.argv.indexOf(name);
+  const value = i > 0 ? Number(process.argv[i + 1]) : fallback;
+  if (!(Number.isInteger(value) && value >= 1 && value <= max)) {
+    console.error(`bench: ${name} takes a whole number from 1 to ${max}`);
+    process.exit(2);
+  }
+  return value;
+}
+const seconds = flag('--seconds', 4, 60);
+const repeats = flag('--repeats', 3, 10);
+
+interface CostRun {
+  pairsPerSec: number;
+  activeUsPerPair: number;
+  standbyUsPerPair: number | null;
+  maxLagEvents: number | null;
+  maxLagMs: number | null;
+}
+
+async function load(lockPort: number, pids: number[], lagOf: (() => Promise<ClusterView>) | null): Promise<CostRun> {
+  const cpu0 = pids.map(processCpuMs);
+  let maxLagEvents: number | null = lagOf === null ? null : 0;
+  let maxLagMs: number | null = lagOf === null ? null : 0;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling && lagOf !== null) {
+      await new Promise((r) => setTimeout(r, 200));
+      const view = await lagOf().catch(() => null);
+      for (const n of view?.nodes ?? []) {
+        if (n.replicationLag === null) continue;
+        maxLagEvents = Math.max(maxLagEvents ?? 0, n.replicationLag.events);
+        maxLagMs = Math.max(maxLagMs ?? 0, n.replicationLag.ms);
+      }
+    }
+  })();
+  const r = await rawKeyedLoad(lockPort, 50, 16, seconds * 1_000);
+  sampling = false;
+  await sampler;
+  const cpu = pids.map((pid, i) => processCpuMs(pid) - (cpu0[i] as number));
+  const perPair = (ms: number) => round((ms * 1000) / r.pairs);
+  const standbys = cpu.slice(1);
+  return {
+    pairsPerSec: Math.round((r.pairs / r.elapsedMs) * 1000),
+    activeUsPerPair: perPair(cpu[0] as number),
+    standbyUsPerPair: standbys.length === 0 ? null : perPair(Math.max(...standbys)),
+    maxLagEvents, maxLagMs,
+  };
+}
+
+function medians(runs: CostRun[]): Record<keyof CostRun, number | null> {
+  const pick = (k: keyof CostRun) => {
+    const values = runs.map((r) => r[k]).filter((v): v is number => v !== null);
+    return values.length === 0 ? null : k.startsWith('maxLag') ? Math.max(...values) : median(values);
+  };
+  return { pairsPerSec: pick('pairsPerSec'), activeUsPerPair: pick('activeUsPerPair'), standbyUsPerPair: pick('standbyUsPerPair'), maxLagEvents: pick('maxLagEvents'), maxLagMs: pick('maxLagMs') };
+}
+
+function pidOf(cluster: Cluster, id: string): number {
+  const pid = cluster.node(id).pid;
+  if (pid === undefined) throw new Error(`node ${id} is not running`);
+  return pid;
+}
+
+async function activeIs(cluster: Cluster, id: string, via: string): Promise<ClusterView> {
+  return waitFor(async () => {
+    const v = await cluster.node(via).cluster();
+    return v.active === id && v.phase !== undefined ? v : null;
+  }, { timeoutMs: 10_000, what: `${id} active` });
+}
+
+async function costFigures() {
+  const single = await startBaton();
+  const two = await startCluster({ nodes: 2 });
+  const three = await startCluster({ nodes: 3 });
+  try {
+    await Promise.all([waitSettled(two, 'a'), waitSettled(three, 'a')]);
+    const setups = [
+      { name: 'single node', port: single.lockPort, pids: [single.child.pid as number], lag: null },
+      { name: 'active + 1 standby', port: two.node('a').ports.lock, pids: [pidOf(two, 'a'), pidOf(two, 'b')], lag: () => two.node('a').cluster() },
+      { name: 'active + 2 standbys', port: three.node('a').ports.lock, pids: [pidOf(three, 'a'), pidOf(three, 'b'), pidOf(three, 'c')], lag: () => three.node('a').cluster() },
+    ];
+    for (const s of setups) await rawKeyedLoad(s.port, 50, 16, 1_500); // warm-up
+    const runs = new Map<string, CostRun[]>(setups.map((s) => [s.name, []]));
+    for (let i = 0; i < repeats; i++) {
+      for (const s of setups) runs.get(s.name)?.push(await load(s.port, s.pids, s.lag));
+    }
+    return setups.map((s) => ({ setup: s.name, ...medians(runs.get(s.name) ?? []) }));
+  } finally {
+    await Promise.all([single.stop(), two.close(), three.close()]);
+  }
+}
+
+async function failoverFigures() {
+  const killPromotionMs: number[] = [];
+  const killGapMs: number[] = [];
+  const apiGapMs: number[] = [];
+  const sigtermGapMs: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const cluster = await startCluster({ nodes: 3 });
+    try {
+      await waitSettled(cluster, 'a');
+      // API handoffs a -> b -> c, each gap as the successor measured it.
+      for (const [from, to] of [['a', 'b'], ['b', 'c']] as const) {
+        const reply = await cluster.node(from).post<{ handoff: { gapMs: number } }>('/api/v1/cluster/handoff', { target: to });
+        if (reply.status !== 200) throw new Error(`handoff ${from} -> ${to}: ${reply.status} ${JSON.stringify(reply.body)}`);
+        const v = await activeIs(cluster, to, to);
+        apiGapMs.push(v.failovers.at(-1)?.gapMs ?? Number.NaN);
+        await waitSettled(cluster, to);
+      }
+      // SIGTERM of the active (c): a standby takes over by a signal handoff.
+      await cluster.node('c').sigterm();
+      const afterTerm = await waitFor(async () => {
+        const v = await cluster.node('a').cluster();
+        const last = v.failovers.at(-1);
+        return last?.cause === 'signal' ? last : null;
+      }, { timeoutMs: 10_000, what: 'the signal handoff' });
+      sigtermGapMs.push(afterTerm.gapMs);
+      const survivor = afterTerm.to;
+      const other = survivor === 'a' ? 'b' : 'a';
+      await waitFor(async () => ((await cluster.node(other).cluster()).phase === 'standby' ? true : null), { timeoutMs: 10_000, what: `${other} standby` });
+      // kill -9 of the active: time until the standby reports itself active.
+      await cluster.node(survivor).kill9();
+      const t0 = performance.now();
+      const v = await waitFor(async () => {
+        const view = await cluster.node(other).cluster();
+        return view.phase === 'active' ? view : null;
+      }, { timeoutMs: 10_000, intervalMs: 10, what: `${other} promoted` });
+      killPromotionMs.push(round(performance.now() - t0, 1));
+      killGapMs.push(v.failovers.at(-1)?.gapMs ?? Number.NaN);
+    } finally {
+      await cluster.close();
+    }
+  }
+  const summary = (xs: number[]) => ({ median: round(median(xs), 1), min: round(Math.min(...xs), 1), max: round(Math.max(...xs), 1), n: xs.length });
+  return { killPromotionMs: summary(killPromotionMs), killGapMs: summary(killGapMs), apiHandoffGapMs: summary(apiGapMs), sigtermHandoffGapMs: summary(sigtermGapMs) };
+}
+
+const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version };
+const cost = await costFigures();
+const failover = await failoverFigures();
+console.log(`Baton cluster figures (${machine.cores} cores, ${machine.cpu}, Node ${machine.node}; ${repeats} runs, ${seconds} s per load run, peer-timeout 1 s)\n`);
+console.log('| setup (50 raw keyed connections, pipelined 16) | pairs/s | active CPU/pair | standby CPU/pair | max replication lag |\n|---|---|---|---|---|');
+const base = cost[0]?.activeUsPerPair ?? Number.NaN;
+for (const c of cost) {
+  const ratio = c.activeUsPerPair === null ? '' : ` (${round(c.activeUsPerPair / base, 2)}x)`;
+  const lag = c.maxLagEvents === null ? '-' : `${c.maxLagEvents} events, ${c.maxLagMs} ms`;
+  console.log(`| ${c.setup} | ${c.pairsPerSec} | ${c.activeUsPerPair} us${ratio} | ${c.standbyUsPerPair ?? '-'}${c.standbyUsPerPair === null ? '' : ' us'} | ${lag} |`);
+}
+console.log('\n| failover (3 nodes on loopback) | median | min | max | runs |\n|---|---|---|---|---|');
+const rows: [string, { median: number; min: number; max: number; n: number }][] = [
+  ['kill -9 of the active → standby active (client-side poll, 10 ms)', failover.killPromotionMs],
+  ['kill -9: gap on the timeline (last heartbeat → promoted)', failover.killGapMs],
+  ['API handoff: gap with no active node', failover.apiHandoffGapMs],
+  ['SIGTERM handoff: gap with no active node', failover.sigtermHandoffGapMs],
+];
+for (const [name, s] of rows) console.log(`| ${name} | ${s.median} ms | ${s.min} ms | ${s.max} ms | ${s.n} |`);
+const dir = new URL('./results/', import.meta.url).pathname;
+mkdirSync(dir, { recursive: true });
+writeFileSync(`${dir}cluster-latest.json`, `${JSON.stringify({ machine, seconds, repeats, cost, failover }, null, 2)}\n`);
