@@ -58,6 +58,10 @@ export class PeerLink {
     }
   }
 
+  bufferedBytes(): number {
+    return this.socket.writableLength;
+  }
+
   /** Writes what is queued now rather than at the end of the turn (a handoff's last events). */
   flushNow(): void {
     this.flush();

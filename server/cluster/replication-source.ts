@@ -13,7 +13,12 @@ export interface StandbyLink {
   send(message: PeerMessage): void;
   sendRaw(line: string): void;
   close(reason: string): void;
+  /** Bytes written but not yet taken by the kernel (a standby that stopped reading). */
+  bufferedBytes(): number;
 }
+
+/** A standby this far behind (stopped reading: paused, or its host is swapping) is cut off; it re-syncs when it is back. */
+const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 
 interface Stream {
   readonly id: string;
@@ -164,7 +169,11 @@ export class ReplicationSource {
     const line = `${JSON.stringify({ t: 'ev', seq: this.seq, e: this.pending })}\n`;
     this.pending = [];
     const now = this.o.clock.now();
-    for (const s of this.streams.values()) {
+    for (const s of [...this.streams.values()]) {
+      if (s.link.bufferedBytes() > MAX_BUFFERED_BYTES) {
+        this.drop(s, `more than ${MAX_BUFFERED_BYTES >> 20} MiB of replication unread`);
+        continue;
+      }
       s.link.sendRaw(line);
       s.sentSeq = this.seq;
       s.unacked.push([this.seq, now]);

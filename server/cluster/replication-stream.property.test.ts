@@ -59,6 +59,7 @@ it('a standby fed through the wire encoding mirrors the active, and serves on af
         send: (m: PeerMessage) => lines.push(JSON.stringify(m)),
         sendRaw: (line) => lines.push(line.trimEnd()),
         close: () => {},
+        bufferedBytes: () => 0,
       };
       const deliver = () => {
         source.flush();
