@@ -1,0 +1,101 @@
+// The active side's bookkeeping with a recording link and a fake clock: lag in events and ms
+// from the acks, the ceiling wait (all standbys, or cut off at the timeout), and the cut-off of a
+// standby that stopped reading.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ClaimOwner } from '../../lib/engine/claim.ts';
+import { FakeClock } from '../../lib/engine/clock.ts';
+import { LockEngine } from '../../lib/engine/lock-engine.ts';
+import { BlockTokenSource, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
+import { ReplicationSource, type StandbyLink } from './replication-source.ts';
+
+const owner: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
+
+function recorder(buffered = 0) {
+  const lines: string[] = [];
+  const link: StandbyLink & { closed: string | null } = {
+    closed: null,
+    send: (m) => lines.push(JSON.stringify(m)),
+    sendRaw: (l) => lines.push(l),
+    close(reason) {
+      this.closed = reason;
+    },
+    bufferedBytes: () => buffered,
+  };
+  return { link, lines };
+}
+
+function setup(ackTimeoutMs = 1000) {
+  const clock = new FakeClock();
+  const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore()));
+  const dropped: string[] = [];
+  const source = new ReplicationSource({
+    engine, clock, instanceId: 'i', ackTimeoutMs, ceiling: () => 0n, failovers: () => [], onStreamDropped: (id) => dropped.push(id),
+  });
+  source.start();
+  return { clock, engine, source, dropped };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('ReplicationSource', () => {
+  it('reports lag in events and in ms since the oldest unacked batch', () => {
+    const { clock, engine, source } = setup();
+    const { link } = recorder();
+    source.addStandby('b', link);
+    const c = engine.acquire('x', owner, 'keyed', 'c', 1000, 0, false);
+    source.flush();
+    clock.advance(30);
+    engine.release('x', c.token);
+    source.flush();
+    clock.advance(20);
+    expect(source.lags()).toEqual({ b: { events: 2, ms: 50 } });
+    source.onAck('b', 1);
+    expect(source.lags()).toEqual({ b: { events: 1, ms: 20 } });
+    source.onAck('b', 2);
+    expect(source.lags()).toEqual({ b: { events: 0, ms: 0 } });
+  });
+
+  it('a ceiling is acknowledged once every streaming standby stored it', async () => {
+    const { source } = setup();
+    source.addStandby('b', recorder().link);
+    source.addStandby('c', recorder().link);
+    let done = false;
+    const wait = source.awaitCeiling(200n).then(() => {
+      done = true;
+    });
+    source.onCeilingAck('b', 200n);
+    await Promise.resolve();
+    expect(done).toBe(false);
+    source.onCeilingAck('c', 200n);
+    await wait;
+    expect(done).toBe(true);
+  });
+
+  it('a standby that does not acknowledge in time is cut off rather than holding up the tokens', async () => {
+    vi.useFakeTimers();
+    const { source, dropped } = setup(500);
+    const slow = recorder();
+    source.addStandby('b', slow.link);
+    const wait = source.awaitCeiling(200n);
+    vi.advanceTimersByTime(500);
+    await wait;
+    expect(dropped).toEqual(['b']);
+    expect(slow.link.closed).toMatch(/token ceiling/);
+    expect(source.streaming('b')).toBe(false);
+  });
+
+  it('a standby that stopped reading is cut off instead of buffered without bound', () => {
+    const { engine, source, dropped } = setup();
+    const stuck = recorder(65 * 1024 * 1024);
+    const fine = recorder(0);
+    source.addStandby('b', stuck.link);
+    source.addStandby('c', fine.link);
+    engine.acquire('x', owner, 'keyed', 'c', 1000, 0, false);
+    source.flush();
+    expect(dropped).toEqual(['b']);
+    expect(stuck.link.closed).toMatch(/MiB of replication unread/);
+    expect(fine.lines.some((l) => l.includes('"t":"ev"'))).toBe(true);
+  });
+});
