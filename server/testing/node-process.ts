@@ -59,6 +59,8 @@ export class NodeProcess {
   readonly sessionAddress: string;
   readonly httpAddress: string;
   private run: Run | undefined;
+  /** Sent SIGSTOP and not SIGCONT since: stop() and sigterm() resume it first, or a pending SIGTERM would never run. */
+  private paused = false;
   /** Output of earlier runs of this node, so a restart does not hide what came before. */
   private earlier = '';
   private runs = 0;
@@ -87,6 +89,7 @@ export class NodeProcess {
     if (this.running) throw new Error(`node ${this.id} is already running`);
     if (this.run) this.earlier += this.describeRun(this.run);
     this.runs++;
+    this.paused = false;
     const child = spawn(process.execPath, [BATON, ...this.spec.args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so teardown can kill whatever it started along with it.
@@ -120,13 +123,33 @@ export class NodeProcess {
   }
 
   /**
+   * Sends `sig` to the node's process group: SIGSTOP freezes it (a VM pause, a swap storm), SIGCONT
+   * lets it run again. A node left stopped is resumed by stop() and sigterm(), and kill9() kills it anyway.
+   */
+  signal(sig: NodeJS.Signals): void {
+    const run = this.run;
+    if (!run || run.exit !== undefined) throw new Error(`node ${this.id} is not running`);
+    this.signalGroup(run, sig);
+    if (sig === 'SIGSTOP' || sig === 'SIGTSTP') this.paused = true;
+    if (sig === 'SIGCONT') this.paused = false;
+  }
+
+  /** Whether signal('SIGSTOP') froze the process and nothing resumed it yet. */
+  get stopped(): boolean {
+    return this.running && this.paused;
+  }
+
+  /**
    * SIGTERM (a graceful stop: the active hands off first); resolves with the exit code (null when
    * a signal ended it). Past `timeoutMs` it is killed and the call rejects.
    */
   async sigterm(timeoutMs = 15_000): Promise<number | null> {
     const run = this.run;
     if (!run) throw new Error(`node ${this.id} was never started`);
-    if (run.exit === undefined) run.child.kill('SIGTERM');
+    if (run.exit === undefined) {
+      this.resume(run);
+      run.child.kill('SIGTERM');
+    }
     const exit = await Promise.race([run.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs))]);
     if (exit === undefined) {
       this.signalGroup(run, 'SIGKILL');
@@ -147,6 +170,7 @@ export class NodeProcess {
     const run = this.run;
     if (!run) return;
     if (run.exit === undefined) {
+      this.resume(run);
       run.child.kill('SIGTERM');
       await Promise.race([run.exited, new Promise((resolve) => setTimeout(resolve, graceMs))]);
     }
@@ -216,6 +240,13 @@ export class NodeProcess {
   private describeRun(run: Run): string {
     const end = run.exit ? `[exited ${run.exit.code ?? run.exit.signal}]\n` : '';
     return `[stdout] ${run.stdout.trimEnd()}\n${run.stderr}${end}`;
+  }
+
+  /** A frozen node cannot act on SIGTERM: let it run first. */
+  private resume(run: Run): void {
+    if (!this.paused) return;
+    this.signalGroup(run, 'SIGCONT');
+    this.paused = false;
   }
 
   private signalGroup(run: Run, signal: NodeJS.Signals): void {
