@@ -4,9 +4,11 @@
 // are applied. Tokens travel as decimal strings (a u64 does not fit a JSON number).
 import { z } from 'zod';
 import type { FailoverView, NodePhase, ReplicationLag } from '../ops/api-types.ts';
+import { MAX_TOKEN } from '../tokens/token-source.ts';
 
 const phase = z.enum(['discovering', 'syncing', 'standby', 'promoting', 'active', 'handing-off']);
-const decimal = z.string().regex(/^[0-9]{1,20}$/);
+/** A u64 in decimal (tokens, ceilings): 20 digits reach past u64, so the value is checked too. */
+const decimal = z.string().regex(/^[0-9]{1,20}$/).refine((v) => BigInt(v) <= MAX_TOKEN, 'above u64');
 const failover = z.object({
   at: z.number(), from: z.string().nullable(), to: z.string(), gapMs: z.number(),
   cause: z.enum(['crash', 'signal', 'api-handoff', 'priority-return', 'split-brain']),
@@ -47,6 +49,7 @@ const messages = z.discriminatedUnion('t', [
   z.object({ t: z.literal('failover'), f: failover }),
   z.object({ t: z.literal('handoff'), seq: z.number(), pausedMs: z.number(), cause: z.enum(['signal', 'api-handoff', 'priority-return']) }),
   z.object({ t: z.literal('promoted'), instance: z.string() }),
+  z.object({ t: z.literal('handoff-refused') }),
   z.object({ t: z.literal('admin'), req: z.number(), who: z.string(), op: z.unknown() }),
   z.object({ t: z.literal('admin-result'), req: z.number(), result: z.unknown() }),
   z.object({ t: z.literal('restore') }),

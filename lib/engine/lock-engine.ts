@@ -21,6 +21,9 @@ export type ForceReleaseResult =
   | { ok: false; reason: 'not-held' | 'stale-token'; holderToken: bigint | null };
 
 export class LockEngine extends ReplicaOps {
+  /** Locks that came free while handovers were held (see holdHandovers); null when they are not. */
+  private heldHandovers: Set<LockState> | null = null;
+
   private advancing = false;
 
   /**
@@ -127,6 +130,24 @@ export class LockEngine extends ReplicaOps {
     return true;
   }
 
+  /**
+   * A node handing its role to a successor makes no new grant after its last replicated event:
+   * a lock that comes free meanwhile (a session holder's connection closed) keeps its queue
+   * and no holder until releaseHandovers(), so no grant can be made that the successor never hears of.
+   */
+  holdHandovers(): void {
+    this.heldHandovers ??= new Set();
+  }
+
+  /** Handovers go on; locks that came free while they were held go to the head of their queue now (a handoff called off). */
+  releaseHandovers(): void {
+    const held = this.heldHandovers;
+    this.heldHandovers = null;
+    if (held === null) return;
+    const now = this.clock.now();
+    for (const lock of held) if (lock.holder === null && this.locks.get(lock.name) === lock) this.handOver(lock, now);
+  }
+
   /** Runs every deadline that has come: lease expiries and wait timeouts. */
   advance(): void {
     // Owners may call back into the engine from onEnded/onGranted; a nested call must not
@@ -192,6 +213,10 @@ export class LockEngine extends ReplicaOps {
    * times out instead: it left the queue before the lock was there to take.
    */
   private handOver(lock: LockState, now: number): void {
+    if (this.heldHandovers !== null && lock.head !== null) {
+      this.heldHandovers.add(lock);
+      return;
+    }
     // What ended the last real holder: an undeliverable grant below must not hide it.
     const endedAt = lock.endedAt;
     const endCause = lock.endCause;

@@ -20,11 +20,17 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
   const now = d.clock.now();
   if (now - node.lastDecideAt > d.cluster.peerTimeoutMs) afterFreeze(node, d, now - node.lastDecideAt);
   node.lastDecideAt = now;
+  node.mesh.closeSilent(d.cluster.peerTimeoutMs);
   const alive = alivePeers(node);
-  // A sync request can go unanswered (sent while that node was still promoting): ask again.
-  if (node.phase === 'syncing' && node.following !== null && now - node.syncRequestedAt > SYNC_RETRY_MS) {
+  // A sync request can go unanswered (sent while that node was still promoting): ask again. And
+  // an active that no longer streams to this standby (it stepped out after a freeze and took the
+  // role back, or cut this standby off) says so by leaving it out of its lags: re-sync.
+  if (node.following !== null && (node.phase === 'syncing' || node.phase === 'standby')) {
     const f = node.mesh.peers.get(node.following);
-    if (f !== undefined && f.link !== null) node.requestSync(f);
+    const s = node.statuses.get(node.following);
+    const dropped = node.phase === 'standby' && s?.phase === 'active' && s.lags !== undefined && !(node.self.id in s.lags);
+    const wait = node.phase === 'syncing' ? SYNC_RETRY_MS : 2 * SYNC_RETRY_MS;
+    if (f !== undefined && f.link !== null && (node.phase === 'syncing' || dropped) && now - node.syncRequestedAt > wait) node.requestSync(f);
   }
   // Clients go to the active we follow while we are in touch with it; when its link is down
   // or it went silent, they are held here until the cluster settles (not sent to a dead node).
@@ -76,6 +82,8 @@ function afterFreeze(node: ClusterNode, d: ClusterNodeDeps, frozenMs: number): v
   d.logger.warn({ frozenMs: Math.round(frozenMs) }, 'this process was frozen longer than the peer timeout: stepping out of the active role until the peers are heard');
   node.source.stop();
   d.driver.pause();
+  // No grant either until it knows whether it keeps this state: another node may have taken over.
+  d.engine.holdHandovers();
   node.setRoute(HOLD);
   node.phase = 'discovering';
   node.lastActiveInstance = d.instanceId;

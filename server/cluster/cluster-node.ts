@@ -88,7 +88,15 @@ export class ClusterNode implements ClusterBackend {
   private route: Route | null = null;
   /** Highest ceiling a peer has reported, and the highest one the active sent this node. */
   peerCeiling = 0n;
+  /** Ceilings the active this node follows now sent it (ceil messages, its snapshot). */
   seenCeiling = 0n;
+  /**
+   * The highest ceiling of token ranges that nodes other than the active this node follows may
+   * have issued from: this node's own store at start, its own blocks while it was active, and
+   * what earlier actives sent it. A standby reports this (not what the current active sent it)
+   * in its heartbeat, so an active only raises its token floor for ranges it did not reserve.
+   */
+  foreignCeiling = 0n;
 
   constructor(private readonly d: ClusterNodeDeps) {
     const { config, nodeId, peerTimeoutMs } = d.cluster;
@@ -108,6 +116,7 @@ export class ClusterNode implements ClusterBackend {
     const listen = d.cluster.peerListen ?? { host: this.self.host, port: this.self.peerPort };
     this.mesh = new PeerMesh({
       selfId: nodeId, selfInstance: d.instanceId, peers: config.peers, listen, adminToken: d.adminToken,
+      connectTimeoutMs: Math.max(100, Math.floor(peerTimeoutMs / 2)),
       now: () => d.clock.now(), logger: d.logger,
       onMessage: (peer, m) => this.onMessage(peer, m),
       onLinkUp: (peer) => this.onLinkUp(peer),
@@ -124,11 +133,13 @@ export class ClusterNode implements ClusterBackend {
   }
 
   async start(): Promise<void> {
+    this.foreignCeiling = this.d.storedCeiling();
     this.d.driver.pause();
     this.setRoute(HOLD);
     await this.mesh.start();
-    // Discovery counts from when the peer port is open, not from construction.
-    this.discoverUntil = this.d.clock.now() + this.d.cluster.peerTimeoutMs;
+    // Discovery counts from when the peer port is open, not from construction, and lasts long
+    // enough for a peer's dial in flight to time out and reach us (connect timeout + re-dial).
+    this.discoverUntil = this.d.clock.now() + this.d.cluster.peerTimeoutMs * 1.5;
     this.lastDecideAt = this.d.clock.now();
     this.timers.push(setInterval(() => this.sendStatus(), this.hbMs));
     this.timers.push(setInterval(() => this.decide(), DECIDE_EVERY_MS));
@@ -176,7 +187,15 @@ export class ClusterNode implements ClusterBackend {
     if (stored > c) c = stored;
     if (this.sink.maxToken > c) c = this.sink.maxToken;
     if (this.seenCeiling > c) c = this.seenCeiling;
+    if (this.foreignCeiling > c) c = this.foreignCeiling;
     return c;
+  }
+
+  /** This node stops taking its tokens' range from the active it followed (or from itself): all it knew becomes foreign. */
+  foldCeilings(): void {
+    this.foreignCeiling = this.knownCeiling();
+    this.seenCeiling = 0n;
+    this.sink.maxToken = 0n;
   }
 
   /** Every ceiling this node has heard of, its peers' included: a promotion starts above it. */
@@ -201,6 +220,10 @@ export class ClusterNode implements ClusterBackend {
   async beforeShutdown(): Promise<void> {
     this.leaving = true;
     this.sendStatus();
+    // A promotion or a handoff under way finishes first (each is bounded), then it is decided.
+    for (let waited = 0; (this.phase === 'promoting' || this.phase === 'handing-off') && waited < 5_000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     if (this.phase === 'active') {
       const to = this.handoffTargets()[0];
       if (to !== undefined) await this.handoff(to, 'signal');
@@ -244,7 +267,7 @@ export class ClusterNode implements ClusterBackend {
     return {
       t: 'status', id: this.self.id, instance: this.d.instanceId, phase: this.phase,
       active: active ? this.self.id : this.following, syncedWith: active ? this.d.instanceId : this.syncedWith,
-      yielded: this.yielded, leaving: this.leaving, ceiling: this.knownCeiling().toString(), ...(active ? { lags: this.source.lags() } : {}),
+      yielded: this.yielded, leaving: this.leaving, ceiling: (active ? this.knownCeiling() : this.foreignCeiling).toString(), ...(active ? { lags: this.source.lags() } : {}),
     };
   }
 

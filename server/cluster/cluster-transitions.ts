@@ -27,13 +27,17 @@ export function follow(node: ClusterNode, d: ClusterNodeDeps, id: string): void 
     node.setRoute(HOLD);
   }
   d.engine.reset();
+  d.engine.releaseHandovers();
+  // Everything this node knew of (its own blocks too, if it was active) may have been issued by
+  // someone other than the new active: it reports that in its heartbeat from now on.
+  node.foldCeilings();
   node.following = id;
   node.syncedWith = null;
   node.lastActiveInstance = node.statuses.get(id)?.instance ?? null;
   node.phase = 'syncing';
   node.setRoute(redirectRoute(peer.config));
   d.logger.info({ active: id }, 'following the active node');
-  requestSync(node, peer);
+  node.requestSync(peer);
   node.sendStatus();
 }
 
@@ -56,12 +60,17 @@ export function dropUnreplicable(engine: LockEngine): { waiters: number; session
 }
 
 async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<boolean> {
+  // Taking the role back with its own live state (after a freeze nobody used): its waiters and
+  // sessions are still connected here, so they stay.
+  const ownState = node.syncedWith === d.instanceId;
   node.phase = 'promoting';
   node.sendStatus();
-  const dropped = dropUnreplicable(d.engine);
+  const dropped = ownState ? { waiters: 0, sessions: 0 } : dropUnreplicable(d.engine);
   d.tokens.raiseFloor(node.promotionFloor());
-  // Fail-stop if no block can be made durable: issuing from an unstored block could repeat tokens.
-  await d.tokens.reserveAhead();
+  // Fail-stop if no block can be made durable in time: issuing from an unstored block could
+  // repeat tokens, and a node stuck promoting would hold up the whole cluster. The rejection
+  // ends the process (exit 70); its peers see it gone and promote another node.
+  await boundedBy(d.tokens.reserveAhead(), PROMOTION_STORE_TIMEOUT_MS, 'storing a token block at promotion');
   if (node.phase !== 'promoting') return false;
   node.phase = 'active';
   node.following = null;
@@ -70,6 +79,7 @@ async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<boolean> 
   node.source.start();
   // Route first: heartbeats that waited in held sockets are read before leases are checked again.
   node.setRoute(SERVE);
+  d.engine.releaseHandovers();
   d.driver.resume();
   node.sendStatus();
   d.logger.info({ held: d.engine.heldCount, droppedWaiters: dropped.waiters, droppedSessions: dropped.sessions, tokenFloor: d.tokens.highWater.toString() }, 'promoted: this node is active');
@@ -93,6 +103,8 @@ export async function takeOver(node: ClusterNode, d: ClusterNodeDeps, peer: Mesh
   const t0 = d.clock.now();
   if (node.leaving || node.following !== peer.config.id || node.phase !== 'standby' || node.sink.appliedSeq !== seq) {
     d.logger.warn({ from: peer.config.id, phase: node.phase, applied: node.sink.appliedSeq, seq }, 'handoff refused: not in sync with the node handing off');
+    // Said at once, so the node handing off serves again now rather than after its timeout.
+    node.mesh.send(peer, { t: 'handoff-refused' });
     return;
   }
   if (!(await promote(node, d))) return;
@@ -113,6 +125,7 @@ export async function handoff(node: ClusterNode, d: ClusterNodeDeps, to: string,
   node.phase = 'handing-off';
   node.setRoute(HOLD);
   d.driver.pause();
+  d.engine.holdHandovers();
   node.sendStatus();
   node.source.flush();
   const promoted = node.awaitPromoted(to, timeoutMs);
@@ -123,6 +136,7 @@ export async function handoff(node: ClusterNode, d: ClusterNodeDeps, to: string,
     if (node.phase === 'handing-off') {
       node.phase = 'active';
       node.setRoute(SERVE);
+      d.engine.releaseHandovers();
       d.driver.resume();
       node.sendStatus();
     }
@@ -134,6 +148,17 @@ export async function handoff(node: ClusterNode, d: ClusterNodeDeps, to: string,
   follow(node, d, to);
   d.logger.info({ to, cause, gapMs }, `handed off to ${to} (${cause}): ${gapMs} ms without an active node`);
   return gapMs;
+}
+
+/** How long a promotion may take to store its first token block before the node gives up (exit 70). */
+const PROMOTION_STORE_TIMEOUT_MS = 5_000;
+
+function boundedBy<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 function round(ms: number): number {

@@ -4,8 +4,13 @@
 import type { Socket } from 'node:net';
 import { decodePeerMessage, encodePeerMessage, type PeerMessage } from '../../lib/cluster/peer-messages.ts';
 
-/** A snapshot of a large lock table is one line; 512 MiB bounds a broken peer, not a real one. */
-const MAX_LINE = 512 * 1024 * 1024;
+/**
+ * A snapshot of a large lock table is one line (about 150 bytes a lock); 256 MiB bounds a broken
+ * peer, not a real one, and stays well under V8's longest string. Before the hello is accepted
+ * only a short line is taken, so an unauthenticated client cannot make the node buffer much.
+ */
+export const MAX_PEER_LINE = 256 * 1024 * 1024;
+const MAX_HELLO_LINE = 4096;
 
 export interface PeerLinkEvents {
   onMessage(link: PeerLink, message: PeerMessage): void;
@@ -16,7 +21,11 @@ export class PeerLink {
   /** The peer's node id, once its hello is accepted. */
   peerId: string | null = null;
   peerInstance: string | null = null;
-  private partial = '';
+  /** Longest line accepted: short until the peer's hello is accepted (the mesh raises it). */
+  maxLine = MAX_HELLO_LINE;
+  /** The unfinished line, in pieces (joined once, when its newline comes). */
+  private partial: string[] = [];
+  private partialLength = 0;
   private out: string[] = [];
   private scheduled = false;
   private closed = false;
@@ -78,24 +87,39 @@ export class PeerLink {
   private onData(chunk: string): void {
     let start = 0;
     let nl = chunk.indexOf('\n');
-    if (nl < 0) {
-      this.partial += chunk;
-      if (this.partial.length > MAX_LINE) this.close('line too long');
-      return;
-    }
     while (nl >= 0 && !this.closed) {
-      const piece = chunk.slice(start, nl);
-      const line = this.partial.length > 0 ? this.partial + piece : piece;
-      this.partial = '';
-      const decoded = decodePeerMessage(line);
-      if (!decoded.ok) {
-        this.close(`bad message: ${decoded.error}`);
+      if (this.partialLength + (nl - start) > this.maxLine) {
+        this.close('line too long');
         return;
       }
-      this.events.onMessage(this, decoded.message);
+      const piece = chunk.slice(start, nl);
+      const line = this.partialLength > 0 ? this.partial.join('') + piece : piece;
+      this.partial = [];
+      this.partialLength = 0;
+      this.deliver(line);
       start = nl + 1;
       nl = chunk.indexOf('\n', start);
     }
-    if (!this.closed && start < chunk.length) this.partial = chunk.slice(start);
+    if (this.closed || start >= chunk.length) return;
+    this.partialLength += chunk.length - start;
+    if (this.partialLength > this.maxLine) {
+      this.close('line too long');
+      return;
+    }
+    this.partial.push(start === 0 ? chunk : chunk.slice(start));
+  }
+
+  private deliver(line: string): void {
+    const decoded = decodePeerMessage(line);
+    if (!decoded.ok) {
+      this.close(`bad message: ${decoded.error}`);
+      return;
+    }
+    try {
+      this.events.onMessage(this, decoded.message);
+    } catch (err) {
+      // A message this node cannot act on (say, a token past u64) ends the link, not the process.
+      this.close(`message could not be handled: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 }

@@ -7,7 +7,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
-import { PeerLink } from './peer-link.ts';
+import { MAX_PEER_LINE, PeerLink } from './peer-link.ts';
 
 const REDIAL_MS = 150;
 const HELLO_TIMEOUT_MS = 2_000;
@@ -26,6 +26,8 @@ export interface MeshOptions {
   peers: readonly PeerConfig[];
   listen: { host: string; port: number };
   adminToken: string;
+  /** How long a dial may wait for the peer to answer before it is tried again. */
+  connectTimeoutMs: number;
   now(): number;
   logger: Logger;
   onMessage(peer: MeshPeer, message: PeerMessage): void;
@@ -57,6 +59,18 @@ export class PeerMesh {
       });
     });
     for (const peer of this.peers.values()) if (peer.priority < this.selfPriority) this.dial(peer);
+  }
+
+  /**
+   * Closes the link of every peer silent for longer than `silentMs`: a peer that lost power
+   * leaves a half-open connection that would never be re-dialled, and the node that comes back
+   * would find nobody listening for it.
+   */
+  closeSilent(silentMs: number): void {
+    const now = this.o.now();
+    for (const peer of this.peers.values()) {
+      if (peer.link !== null && now - peer.lastSeen > silentMs) peer.link.close(`silent for ${silentMs} ms`);
+    }
   }
 
   send(peer: MeshPeer, message: PeerMessage): void {
@@ -93,8 +107,16 @@ export class PeerMesh {
     if (this.stopped) return;
     const socket = connect({ host: peer.config.host, port: peer.config.peerPort });
     let connected = false;
+    // A host that is gone (powered off, black-holed) never answers a SYN: give up and dial again
+    // rather than wait for the kernel's retries (minutes), so a node that comes back is found at once.
+    socket.setTimeout(this.o.connectTimeoutMs, () => socket.destroy());
     socket.once('connect', () => {
       connected = true;
+      socket.setTimeout(0);
+      if (this.stopped) {
+        socket.destroy();
+        return;
+      }
       this.handshake(socket, peer.config.id);
     });
     socket.once('error', () => socket.destroy());
@@ -136,6 +158,7 @@ export class PeerMesh {
           }
           clearTimeout(timer);
           accepted = peer;
+          link.maxLine = MAX_PEER_LINE;
           link.peerId = message.id;
           link.peerInstance = message.instance;
           // A new link replaces an old one: the peer restarted or the old connection is half dead.

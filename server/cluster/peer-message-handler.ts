@@ -13,8 +13,14 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
       if (node.phase === 'active') node.noteRival(peer, m);
       const c = BigInt(m.ceiling);
       if (c > node.peerCeiling) node.peerCeiling = c;
-      // Two actives (a healed partition): each goes on above what the other may have issued.
-      if (m.phase === 'active' && node.phase === 'active' && c > d.tokens.reservedCeiling) d.tokens.raiseFloor(c);
+      // An active goes on above every range another node may have issued from: a rival active's
+      // blocks (a healed partition; equal ceilings can still overlap, so even an equal one
+      // counts), or what a standby knew before it followed this node (a node that was down
+      // while this one started alone). raiseFloor only ever goes up.
+      if (node.phase === 'active' && c > d.tokens.highWater) {
+        d.logger.warn({ peer: id, ceiling: m.ceiling, was: d.tokens.highWater.toString() }, 'token floor raised above a range another node may have issued from');
+        d.tokens.raiseFloor(c);
+      }
       return;
     }
     case 'sync':
@@ -23,6 +29,8 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
     case 'snapshot':
       if (node.following !== id) return;
       node.sink.applySnapshot(m);
+      // The block in use when this standby joined: stored and acknowledged like any later one.
+      acceptCeiling(node, d, peer, m.ceiling);
       node.failovers.splice(0, node.failovers.length, ...node.sink.failovers);
       node.syncedWith = m.instance;
       node.lastActiveInstance = m.instance;
@@ -46,15 +54,9 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
     case 'ack':
       node.source.onAck(id, m.seq);
       return;
-    case 'ceil': {
-      const c = BigInt(m.ceiling);
-      if (c > node.seenCeiling) node.seenCeiling = c;
-      d.persistCeiling(c).then(
-        () => node.mesh.send(peer, { t: 'ceil-ack', ceiling: m.ceiling }),
-        (err: unknown) => d.logger.error({ err }, 'could not store a token ceiling from the active node'),
-      );
+    case 'ceil':
+      acceptCeiling(node, d, peer, m.ceiling);
       return;
-    }
     case 'ceil-ack':
       node.source.onCeilingAck(id, BigInt(m.ceiling));
       return;
@@ -63,6 +65,9 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
       return;
     case 'handoff':
       void node.takeOver(peer, m.seq, m.pausedMs, m.cause);
+      return;
+    case 'handoff-refused':
+      if (node.handoffWaiter?.peer === id) node.handoffWaiter.resolve(false);
       return;
     case 'promoted':
       if (node.handoffWaiter?.peer === id) node.handoffWaiter.resolve(true);
@@ -83,4 +88,14 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
     case 'hello':
       return;
   }
+}
+
+/** Stores a ceiling the active sent and acknowledges it once it is durable here. */
+function acceptCeiling(node: ClusterNode, d: ClusterNodeDeps, peer: MeshPeer, ceiling: string): void {
+  const c = BigInt(ceiling);
+  if (c > node.seenCeiling) node.seenCeiling = c;
+  d.persistCeiling(c).then(
+    () => node.mesh.send(peer, { t: 'ceil-ack', ceiling }),
+    (err: unknown) => d.logger.error({ err }, 'could not store a token ceiling from the active node'),
+  );
 }

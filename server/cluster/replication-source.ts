@@ -100,7 +100,9 @@ export class ReplicationSource {
       t: 'snapshot', instance: this.o.instanceId, seq: this.seq, ceiling: this.o.ceiling().toString(),
       highWater: this.o.engine.tokenHighWater.toString(), holders, waiters, failovers: this.o.failovers(),
     });
-    this.streams.set(id, { id, link, sentSeq: this.seq, ackedSeq: this.seq, unacked: [], ceilingAcked: this.o.ceiling() });
+    this.streams.set(id, { id, link, sentSeq: this.seq, ackedSeq: this.seq, unacked: [], ceilingAcked: 0n });
+    // A reservation waiting for acknowledgements now waits for this standby too: tell it.
+    for (const wait of this.ceilingWaits) link.send({ t: 'ceil', ceiling: wait.ceiling.toString() });
   }
 
   removeStandby(id: string): void {

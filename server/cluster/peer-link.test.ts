@@ -1,0 +1,78 @@
+// A peer link on a real loopback socket: lines split across chunks arrive whole, a long line
+// before the hello is refused at once (an unauthenticated client cannot make the node buffer
+// much), garbage and a handler that throws end the link, not the process.
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
+import { PeerLink } from './peer-link.ts';
+
+let server: Server | null = null;
+const sockets: Socket[] = [];
+
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
+  await new Promise<void>((resolve) => (server === null ? resolve() : server.close(() => resolve())));
+  server = null;
+});
+
+/** A PeerLink on the server side of a fresh connection, and the raw client socket. */
+async function pair(onMessage: (m: PeerMessage) => void = () => {}) {
+  let closed: (reason: string) => void = () => {};
+  const closedWith = new Promise<string>((resolve) => (closed = resolve));
+  const linked = new Promise<PeerLink>((resolve) => {
+    server = createServer((socket) => {
+      sockets.push(socket);
+      resolve(new PeerLink(socket, { onMessage: (_l, m) => onMessage(m), onClose: (_l, reason) => closed(reason) }));
+    });
+  });
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server?.address() as { port: number }).port;
+  const client = connect({ host: '127.0.0.1', port });
+  sockets.push(client);
+  client.on('error', () => {});
+  return { link: await linked, client, closedWith };
+}
+
+describe('PeerLink', () => {
+  it('delivers lines split across chunks whole and in order', async () => {
+    const got: PeerMessage[] = [];
+    const { client } = await pair((m) => got.push(m));
+    client.write('{"t":"ack","se');
+    client.write('q":1}\n{"t":"ack","seq":2}\n{"t":"ack",');
+    client.write('"seq":3}\n');
+    await expect.poll(() => got.length).toBe(3);
+    expect(got).toEqual([{ t: 'ack', seq: 1 }, { t: 'ack', seq: 2 }, { t: 'ack', seq: 3 }]);
+  });
+
+  it('refuses a long line before the hello without waiting for its end', async () => {
+    const { client, closedWith } = await pair();
+    client.write('x'.repeat(5000));
+    expect(await closedWith).toBe('line too long');
+  });
+
+  it('takes long lines once the limit is raised (after the hello)', async () => {
+    const got: PeerMessage[] = [];
+    const { link, client } = await pair((m) => got.push(m));
+    link.maxLine = 1024 * 1024;
+    const big = JSON.stringify({ t: 'admin-result', req: 1, result: 'y'.repeat(100_000) });
+    client.write(`${big}\n`);
+    await expect.poll(() => got.length).toBe(1);
+  });
+
+  it('ends the link on a line that is not a message, and on a handler that throws', async () => {
+    const first = await pair();
+    first.client.write('not json\n');
+    expect(await first.closedWith).toMatch(/bad message/);
+    const second = await pair(() => {
+      throw new RangeError('boom');
+    });
+    second.client.write('{"t":"ack","seq":1}\n');
+    expect(await second.closedWith).toMatch(/could not be handled: boom/);
+  });
+
+  it('a ceiling above u64 is not a message', async () => {
+    const { client, closedWith } = await pair();
+    client.write('{"t":"ceil","ceiling":"99999999999999999999"}\n');
+    expect(await closedWith).toMatch(/bad message/);
+  });
+});
