@@ -221,6 +221,40 @@ describe('KeyedClient', () => {
     expect(server.lines).toEqual(['R k 9']);
   });
 
+  it('a connection that served a while comes home at once when its node dies, and an acquire then goes through', async () => {
+    // Three homes: a standby that redirects to the active, the active itself, another standby.
+    let active = await fakeServer(grantingScript('10'));
+    const standby = await fakeServer({
+      onConnect: (connection) => connection.send(`M ${active.address}`),
+      onLine: (connection) => connection.send(`M ${active.address}`),
+    });
+    const keyed = client({ addresses: [standby.address], reconnectInterval: 1000 });
+    await keyed.acquire('k', { lease: 1000 });
+    await new Promise((resolve) => setTimeout(resolve, 1050)); // served longer than the interval
+    const before = standby.connections.length;
+    const port = active.port;
+    const diedAt = performance.now();
+    await active.close(); // the active node dies
+    // Both connections come home to the standby at once, not after the 1 s interval.
+    await standby.until(() => standby.connections.length >= before + 2);
+    const cameBackAt = performance.now();
+    expect(cameBackAt - diedAt).toBeLessThan(600);
+    active = await fakeServer(grantingScript('11'), port);
+    const grant = await keyed.acquire('k', { lease: 1000, wait: 2000 });
+    expect(grant.token).toBe(11n);
+    expect(performance.now() - cameBackAt).toBeLessThan(600);
+  });
+
+  it('a connection turned away soon after it came up waits the interval before trying again', async () => {
+    const rude = await fakeServer({ onConnect: (connection) => connection.socket.destroy() });
+    const keyed = client({ addresses: [rude.address], reconnectInterval: 300 });
+    const outcome = await keyed.acquire('k', { lease: 1000 }).catch((error: unknown) => error);
+    expect(outcome).toBeInstanceOf(BatonError);
+    const after = rude.connections.length;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(rude.connections.length).toBe(after);
+  });
+
   it('resolves release() to false on STALE and returns the same promise when called twice', async () => {
     const server = await fakeServer({
       onLine: (connection, line) => connection.send(line.startsWith('A ') ? 'A k 3' : 'R k STALE'),

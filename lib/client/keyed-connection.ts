@@ -46,6 +46,8 @@ export class KeyedConnection {
   /** What the server said before closing (`E - - ...`), the best reason for the drop. */
   private farewell: Error | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  /** When the socket in use came up (performance.now()), or undefined while it is not up. */
+  private openedAt: number | undefined;
 
   constructor(
     /** The address this connection belongs to; it comes back here after every drop. */
@@ -109,7 +111,9 @@ export class KeyedConnection {
       address,
       {
         onOpen: () => {
-          if (this.transport === transport) this.state = 'open';
+          if (this.transport !== transport) return;
+          this.state = 'open';
+          this.openedAt = performance.now();
         },
         onLine: (line) => {
           if (this.transport === transport) this.receive(line);
@@ -202,14 +206,23 @@ export class KeyedConnection {
       (error instanceof BatonError
         ? error
         : connectionLost(error ? `${where}: ${error.message}` : `${where} closed the connection`));
+    // A connection that served for a while and then dropped (the node it was on died or handed
+    // off) comes home at once: in a cluster another node is taking over, and waiting the
+    // interval would leave the client without a connection for no reason. A connect that failed,
+    // or one dropped soon after it came up (a server turning it away), waits the interval.
+    const servedAWhile = this.openedAt !== undefined && performance.now() - this.openedAt >= this.options.reconnectIntervalMs;
+    this.openedAt = undefined;
     this.transport = undefined;
     this.farewell = undefined;
     this.redirects = 0;
     this.state = 'down';
     this.address = this.home;
-    this.reconnectTimer = setTimeout(this.reconnect, this.options.reconnectIntervalMs);
-    // Reconnecting must not keep a process alive that has nothing else to do.
-    this.reconnectTimer.unref();
+    if (servedAWhile) this.connect(this.home);
+    else {
+      this.reconnectTimer = setTimeout(this.reconnect, this.options.reconnectIntervalMs);
+      // Reconnecting must not keep a process alive that has nothing else to do.
+      this.reconnectTimer.unref();
+    }
     const orphans = this.pending.drain();
     if (orphans.length > 0) this.hooks.orphaned(orphans, reason);
   }
