@@ -50,6 +50,8 @@ const messages = z.discriminatedUnion('t', [
   z.object({ t: z.literal('handoff'), seq: z.number(), pausedMs: z.number(), cause: z.enum(['signal', 'api-handoff', 'priority-return']) }),
   z.object({ t: z.literal('promoted'), instance: z.string() }),
   z.object({ t: z.literal('handoff-refused') }),
+  /** Instead of a hello: this node will not link with the dialer (wrong admin token, or its id is already linked). */
+  z.object({ t: z.literal('refused'), reason: z.enum(['auth', 'duplicate']) }),
   z.object({ t: z.literal('admin'), req: z.number(), who: z.string(), op: z.unknown() }),
   z.object({ t: z.literal('admin-result'), req: z.number(), result: z.unknown() }),
   z.object({ t: z.literal('restore') }),

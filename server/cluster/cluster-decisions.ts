@@ -46,6 +46,15 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
     },
     alive,
   );
+  // Refused by a peer (or refusing one) and hearing nobody: this node or its peers are
+  // misconfigured (admin token, a --node given twice). Serving alone would split the cluster.
+  if (decision.kind === 'promote' && alive.length === 0 && node.mesh.refusal !== null) {
+    if (now - node.refusalNotedAt > 10_000) {
+      node.refusalNotedAt = now;
+      d.logger.error({ peer: node.mesh.refusal.peer, reason: node.mesh.refusal.reason }, 'not taking the active role: a peer of this cluster is running but refuses this node, or this node refuses it; fix the configuration');
+    }
+    return;
+  }
   switch (decision.kind) {
     case 'stay':
       return;

@@ -116,7 +116,7 @@ export class ClusterNode implements ClusterBackend {
     const listen = d.cluster.peerListen ?? { host: this.self.host, port: this.self.peerPort };
     this.mesh = new PeerMesh({
       selfId: nodeId, selfInstance: d.instanceId, peers: config.peers, listen, adminToken: d.adminToken,
-      connectTimeoutMs: Math.max(100, Math.floor(peerTimeoutMs / 2)),
+      connectTimeoutMs: Math.max(100, Math.floor(peerTimeoutMs / 2)), peerTimeoutMs,
       now: () => d.clock.now(), logger: d.logger,
       onMessage: (peer, m) => this.onMessage(peer, m),
       onLinkUp: (peer) => this.onLinkUp(peer),
@@ -300,6 +300,8 @@ export class ClusterNode implements ClusterBackend {
   follow(id: string): void {
     transitions.follow(this, this.d, id);
   }
+  /** When the refusal to promote was last logged (monotonic ms). */
+  refusalNotedAt = Number.NEGATIVE_INFINITY;
   /** Monotonic time of the last sync request. */
   syncRequestedAt = Number.NEGATIVE_INFINITY;
   requestSync(peer: MeshPeer): void {

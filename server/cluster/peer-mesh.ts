@@ -28,6 +28,8 @@ export interface MeshOptions {
   adminToken: string;
   /** How long a dial may wait for the peer to answer before it is tried again. */
   connectTimeoutMs: number;
+  /** How long a silent peer still counts as alive. */
+  peerTimeoutMs: number;
   now(): number;
   logger: Logger;
   onMessage(peer: MeshPeer, message: PeerMessage): void;
@@ -87,6 +89,27 @@ export class PeerMesh {
     this.dialTimers.clear();
     for (const peer of this.peers.values()) peer.link?.close('node stopping');
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /**
+   * The last refusal either way (a peer would not have us, or we would not have it), until a
+   * link comes up. A node that hears nobody but was refused (or refused someone) does not take
+   * the active role: it is misconfigured, or its peers are, and serving alone would split the
+   * cluster. Null once any link is up.
+   */
+  refusal: { peer: string; reason: 'auth' | 'duplicate'; at: number } | null = null;
+  private readonly refusalLoggedAt = new Map<string, number>();
+
+  private noteRefusal(peer: string, reason: 'auth' | 'duplicate', direction: 'refused' | 'refused by', from: string | undefined): void {
+    const now = this.o.now();
+    this.refusal = { peer, reason, at: now };
+    const key = `${direction} ${peer} ${reason}`;
+    if (now - (this.refusalLoggedAt.get(key) ?? Number.NEGATIVE_INFINITY) < 10_000) return;
+    this.refusalLoggedAt.set(key, now);
+    const why = reason === 'auth'
+      ? 'the admin token differs between the nodes (every node of a cluster needs the same one)'
+      : `two processes run as node ${direction === 'refused' ? peer : this.o.selfId} (the same --node given twice)`;
+    this.o.logger.error({ peer, from, reason }, `peer link ${direction} ${peer}: ${why}`);
   }
 
   private proof(id: string): string {
@@ -150,13 +173,35 @@ export class PeerMesh {
     const link: PeerLink = new PeerLink(socket, {
       onMessage: (_l, message) => {
         if (accepted === null) {
+          if (message.t === 'refused') {
+            // The node we dialed will not have us: a different admin token, or another process runs as this node.
+            this.noteRefusal(expected ?? '?', message.reason, 'refused by', socket.remoteAddress);
+            link.close(`refused by the peer (${message.reason})`);
+            return;
+          }
           const peer = message.t === 'hello' ? this.peers.get(message.id) : undefined;
-          if (message.t !== 'hello' || peer === undefined || (expected !== null && message.id !== expected) || !this.helloOk(message.id, message.auth)) {
-            this.o.logger.warn({ from: socket.remoteAddress, id: message.t === 'hello' ? message.id : null }, 'peer link refused: bad hello (unknown node or wrong admin token)');
+          if (message.t !== 'hello' || peer === undefined || (expected !== null && message.id !== expected)) {
+            this.o.logger.warn({ from: socket.remoteAddress, id: message.t === 'hello' ? message.id : null }, 'peer link refused: not a hello from a node of this cluster');
             link.close('bad hello');
             return;
           }
+          if (!this.helloOk(message.id, message.auth)) {
+            this.noteRefusal(message.id, 'auth', 'refused', socket.remoteAddress);
+            link.send({ t: 'refused', reason: 'auth' });
+            link.close('wrong admin token');
+            return;
+          }
+          // Another process already speaks for this node id and is alive: two processes run with
+          // the same --node. The newcomer is refused (a restarted node gets in once the old link
+          // is closed, at most a peer timeout later).
+          if (peer.link !== null && peer.link !== link && peer.link.peerInstance !== message.instance && this.o.now() - peer.lastSeen <= this.o.peerTimeoutMs) {
+            this.noteRefusal(message.id, 'duplicate', 'refused', socket.remoteAddress);
+            link.send({ t: 'refused', reason: 'duplicate' });
+            link.close('duplicate node id');
+            return;
+          }
           clearTimeout(timer);
+          this.refusal = null;
           accepted = peer;
           link.maxLine = MAX_PEER_LINE;
           link.peerId = message.id;

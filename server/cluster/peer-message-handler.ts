@@ -86,6 +86,7 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
       }
       return;
     case 'hello':
+    case 'refused':
       return;
   }
 }
