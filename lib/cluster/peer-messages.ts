@@ -30,6 +30,8 @@ const messages = z.discriminatedUnion('t', [
     yielded: z.boolean(),
     /** Shutting down (SIGTERM/SIGINT): never a candidate for the active role again. */
     leaving: z.boolean().optional(),
+    /** Active with state of its own making only (see role-decider.ts). */
+    fresh: z.boolean().optional(),
     /** The highest token ceiling this node knows of. */
     ceiling: decimal,
     /** Sent by the active: the replication lag of each standby it streams to. */

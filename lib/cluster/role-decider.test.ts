@@ -3,10 +3,10 @@ import { decideRole, type PeerState, type SelfState } from './role-decider.ts';
 
 const self = (over: Partial<SelfState> = {}): SelfState => ({
   priority: 1, instance: 'i-self', phase: 'standby', syncedWith: 'i-a', yielded: false, following: 'a',
-  lastActiveInstance: 'i-a', discovering: false, leaving: false, ...over,
+  lastActiveInstance: 'i-a', discovering: false, leaving: false, fresh: false, ...over,
 });
 const peer = (id: string, priority: number, over: Partial<PeerState> = {}): PeerState => ({
-  id, priority, instance: `i-${id}`, phase: 'standby', syncedWith: 'i-a', yielded: false, leaving: false, lagEvents: 0, ...over,
+  id, priority, instance: `i-${id}`, phase: 'standby', syncedWith: 'i-a', yielded: false, leaving: false, fresh: false, lagEvents: 0, ...over,
 });
 
 describe('decideRole', () => {
@@ -58,6 +58,15 @@ describe('decideRole', () => {
     expect(decideRole(me, [peer('a', 0, { syncedWith: null, phase: 'syncing' })])).toEqual({ kind: 'stay' });
     expect(decideRole(me, [peer('a', 0, { syncedWith: 'i-b', yielded: true })])).toEqual({ kind: 'stay' });
     expect(decideRole(me, [peer('c', 2, { syncedWith: 'i-b' })])).toEqual({ kind: 'stay' });
+  });
+
+  it('between two actives, one that came up on its own with empty state steps down, whatever the priorities', () => {
+    const returning = self({ phase: 'active', priority: 0, instance: 'i-a', fresh: true });
+    expect(decideRole(returning, [peer('b', 1, { phase: 'active' })])).toEqual({ kind: 'step-down', to: 'b' });
+    const b = self({ phase: 'active', priority: 1, instance: 'i-b' });
+    expect(decideRole(b, [peer('a', 0, { phase: 'active', fresh: true })])).toEqual({ kind: 'stay' });
+    // Both fresh (two nodes started apart): priority decides, as for any split brain.
+    expect(decideRole(self({ phase: 'active', priority: 1, fresh: true }), [peer('a', 0, { phase: 'active', fresh: true })])).toEqual({ kind: 'step-down', to: 'a' });
   });
 
   it('a node that is shutting down is never handed the role, nor takes it', () => {

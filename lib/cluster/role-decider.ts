@@ -4,7 +4,8 @@
 // make the lower-priority one step down.
 //
 // Rules, in order:
-// - An active that hears an active of higher priority steps down to it (split brain healed).
+// - An active that hears an active of higher priority steps down to it (split brain healed),
+//   unless one of the two came up on its own with empty state: that one steps down.
 // - An active hands off to a higher-priority standby that is synced with it, caught up and not
 //   yielded (a returning node takes its place back, never with empty state).
 // - A standby follows the highest-priority active it hears.
@@ -24,6 +25,8 @@ export interface PeerState {
   yielded: boolean;
   /** Shutting down: never takes the active role. */
   leaving: boolean;
+  /** Active with state of its own making only: promoted at start-up with nobody to follow, no standby synced since. */
+  fresh: boolean;
   /** Replication lag in events, as the active measures it (0 when caught up); null when not known. */
   lagEvents: number | null;
 }
@@ -40,6 +43,8 @@ export interface SelfState {
   lastActiveInstance: string | null;
   /** Shutting down: hands off and never takes the active role again. */
   leaving: boolean;
+  /** See PeerState.fresh. */
+  fresh: boolean;
   /** Still in the start-up wait (a node learns its peers before it may promote). */
   discovering: boolean;
 }
@@ -65,8 +70,12 @@ export function decideRole(self: SelfState, alive: readonly PeerState[]): RoleDe
   const actives = alive.filter((p) => isActive(p.phase)).sort((x, y) => handingOff(x) - handingOff(y) || x.priority - y.priority);
   if (self.phase === 'promoting' || self.phase === 'handing-off') return STAY;
   if (self.phase === 'active') {
-    // Only a node that is fully active makes this one step down: a handing-off one is leaving the role.
-    const higher = alive.filter((p) => p.phase === 'active' && p.priority < self.priority).sort((x, y) => x.priority - y.priority)[0];
+    // Only a node that is fully active makes this one step down: a handing-off one is leaving the
+    // role. Between two actives, one that came up on its own with empty state (a node back from
+    // a power loss that missed the running cluster) yields to one with the cluster's state,
+    // whatever their priorities; otherwise the higher priority stays.
+    const beats = (p: PeerState) => (self.fresh !== p.fresh ? self.fresh : p.priority < self.priority);
+    const higher = alive.filter((p) => p.phase === 'active' && beats(p)).sort((x, y) => x.priority - y.priority)[0];
     if (higher !== undefined) return { kind: 'step-down', to: higher.id };
     const returning = alive
       .filter((p) => p.priority < self.priority && p.phase === 'standby' && p.syncedWith === self.instance && !p.yielded && !p.leaving && p.lagEvents === 0)

@@ -11,7 +11,7 @@ function alivePeers(node: ClusterNode): PeerState[] {
   for (const peer of node.mesh.peers.values()) {
     const s = node.statuses.get(peer.config.id);
     if (s === undefined || !node.isAlive(peer.config.id)) continue;
-    out.push({ id: s.id, priority: peer.priority, instance: s.instance, phase: s.phase, syncedWith: s.syncedWith, yielded: s.yielded, leaving: s.leaving === true, lagEvents: lags[s.id]?.events ?? null });
+    out.push({ id: s.id, priority: peer.priority, instance: s.instance, phase: s.phase, syncedWith: s.syncedWith, yielded: s.yielded, leaving: s.leaving === true, fresh: s.fresh === true, lagEvents: lags[s.id]?.events ?? null });
   }
   return out;
 }
@@ -42,7 +42,7 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
     {
       priority: node.priority, instance: d.instanceId, phase: node.phase, syncedWith: node.syncedWith, yielded: node.yielded,
       following: node.following !== null && node.isAlive(node.following) ? node.following : null,
-      lastActiveInstance: node.lastActiveInstance, discovering: now < node.discoverUntil, leaving: node.leaving,
+      lastActiveInstance: node.lastActiveInstance, discovering: now < node.discoverUntil, leaving: node.leaving, fresh: node.fresh,
     },
     alive,
   );

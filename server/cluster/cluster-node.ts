@@ -62,6 +62,11 @@ export class ClusterNode implements ClusterBackend {
   yielded = false;
   /** Shutting down: hands off and never takes the active role again. */
   leaving = false;
+  /**
+   * Active with state of its own making only: it promoted at start-up with no active to follow,
+   * and no standby has synced from it since. Between two actives, a fresh one steps down.
+   */
+  fresh = false;
   /** The peer this node takes as active (null when none is known, or when it is active itself). */
   following: string | null = null;
   /** Instance of the active whose state this node's mirror holds. */
@@ -267,7 +272,7 @@ export class ClusterNode implements ClusterBackend {
     return {
       t: 'status', id: this.self.id, instance: this.d.instanceId, phase: this.phase,
       active: active ? this.self.id : this.following, syncedWith: active ? this.d.instanceId : this.syncedWith,
-      yielded: this.yielded, leaving: this.leaving, ceiling: (active ? this.knownCeiling() : this.foreignCeiling).toString(), ...(active ? { lags: this.source.lags() } : {}),
+      yielded: this.yielded, leaving: this.leaving, fresh: active && this.fresh, ceiling: (active ? this.knownCeiling() : this.foreignCeiling).toString(), ...(active ? { lags: this.source.lags() } : {}),
     };
   }
 

@@ -31,6 +31,7 @@ export function follow(node: ClusterNode, d: ClusterNodeDeps, id: string): void 
   // Everything this node knew of (its own blocks too, if it was active) may have been issued by
   // someone other than the new active: it reports that in its heartbeat from now on.
   node.foldCeilings();
+  node.fresh = false;
   node.following = id;
   node.syncedWith = null;
   node.lastActiveInstance = node.statuses.get(id)?.instance ?? null;
@@ -92,6 +93,7 @@ export async function promoteAfterLoss(node: ClusterNode, d: ClusterNodeDeps): P
   const oldPeer = old === null ? undefined : node.mesh.peers.get(old);
   const hadActive = node.lastActiveInstance !== null;
   if (!(await promote(node, d))) return;
+  node.fresh = !hadActive;
   if (hadActive && oldPeer !== undefined) {
     const gapMs = d.clock.now() - oldPeer.lastSeen;
     node.recordFailover({ at: d.wallNow(), from: old, to: node.self.id, gapMs: round(gapMs), cause: 'crash' });

@@ -10,7 +10,6 @@ import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import { MAX_PEER_LINE, PeerLink } from './peer-link.ts';
 
 const REDIAL_MS = 150;
-const HELLO_TIMEOUT_MS = 2_000;
 
 export interface MeshPeer {
   readonly config: PeerConfig;
@@ -169,7 +168,9 @@ export class PeerMesh {
   /** Both sides send hello at once; `expected` is the id the dialer meant to reach. */
   private handshake(socket: Socket, expected: string | null): void {
     let accepted: MeshPeer | null = null;
-    const timer = setTimeout(() => link.close('no hello in time'), HELLO_TIMEOUT_MS);
+    // A peer answers its hello within a round trip; one that does not (a black hole on the way)
+    // is dropped and dialled again soon, so a node that comes back is found within its discovery wait.
+    const timer = setTimeout(() => link.close('no hello in time'), this.o.connectTimeoutMs);
     const link: PeerLink = new PeerLink(socket, {
       onMessage: (_l, message) => {
         if (accepted === null) {

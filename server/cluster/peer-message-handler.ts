@@ -24,7 +24,11 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
       return;
     }
     case 'sync':
-      if (node.phase === 'active' && peer.link !== null) node.source.addStandby(id, peer.link);
+      if (node.phase === 'active' && peer.link !== null) {
+        node.source.addStandby(id, peer.link);
+        // A standby holds this state now: it is the cluster's, no longer this node's alone.
+        node.fresh = false;
+      }
       return;
     case 'snapshot':
       if (node.following !== id) return;
