@@ -46,9 +46,11 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
     },
     alive,
   );
-  // Refused by a peer (or refusing one) and hearing nobody: this node or its peers are
-  // misconfigured (admin token, a --node given twice). Serving alone would split the cluster.
-  if (decision.kind === 'promote' && alive.length === 0 && node.mesh.refusal !== null) {
+  // Refused by a peer (or refusing one), hearing nobody, and never part of the running cluster in
+  // this run: this node or its peers are misconfigured (admin token, a --node given twice), and
+  // serving alone would split the cluster. A standby that followed an active goes on as usual
+  // (it may be refusing a misconfigured newcomer while the real active died).
+  if (decision.kind === 'promote' && alive.length === 0 && node.mesh.refusal !== null && node.lastActiveInstance === null) {
     if (now - node.refusalNotedAt > 10_000) {
       node.refusalNotedAt = now;
       d.logger.error({ peer: node.mesh.refusal.peer, reason: node.mesh.refusal.reason }, 'not taking the active role: a peer of this cluster is running but refuses this node, or this node refuses it; fix the configuration');

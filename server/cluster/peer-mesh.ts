@@ -202,7 +202,6 @@ export class PeerMesh {
             return;
           }
           clearTimeout(timer);
-          this.refusal = null;
           accepted = peer;
           link.maxLine = MAX_PEER_LINE;
           link.peerId = message.id;
@@ -214,6 +213,14 @@ export class PeerMesh {
           this.o.onLinkUp(peer);
           return;
         }
+        if (message.t === 'refused') {
+          // We took its hello, but it would not have us (its verdict follows its hello).
+          this.noteRefusal(accepted.config.id, message.reason, 'refused by', socket.remoteAddress);
+          link.close(`refused by the peer (${message.reason})`);
+          return;
+        }
+        // The peer has accepted us too: it speaks past its hello.
+        this.refusal = null;
         accepted.lastSeen = this.o.now();
         this.o.onMessage(accepted, message);
       },

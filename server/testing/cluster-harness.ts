@@ -35,6 +35,8 @@ export interface StartClusterOptions {
   start?: string[];
   /** SIGTERM grace at teardown before SIGKILL; 1,000 ms if not given. */
   teardownGraceMs?: number;
+  /** A different admin token for some nodes (a misconfiguration); CLUSTER_ADMIN_TOKEN for the rest. */
+  adminTokens?: Record<string, string>;
 }
 
 export interface Cluster {
@@ -146,7 +148,7 @@ async function build(options: StartClusterOptions): Promise<Cluster> {
       ...(proxy ? ['--peer-listen', `127.0.0.1:${peerListen}`] : []), ...(options.extraArgs ?? [])];
     nodes.push(new NodeProcess({
       id, priority: i, ports: { lock, session, http, peer, peerListen }, dataDir, args,
-      adminToken: CLUSTER_ADMIN_TOKEN, proxy, startTimeoutMs: options.startTimeoutMs ?? 15_000,
+      adminToken: options.adminTokens?.[id] ?? CLUSTER_ADMIN_TOKEN, proxy, startTimeoutMs: options.startTimeoutMs ?? 15_000,
     }));
   }
   await writeFile(configPath, `${JSON.stringify({ peers }, null, 2)}\n`);

@@ -31,6 +31,8 @@ export interface NodeSpec {
   proxy: TcpFaultProxy | null;
   /** How long to wait for the serving line (ms). */
   startTimeoutMs: number;
+  /** The host it binds (its cluster.json entry's); 127.0.0.1 if not given. */
+  host?: string;
 }
 
 export interface ApiReply<T> {
@@ -71,9 +73,10 @@ export class NodeProcess {
     this.ports = spec.ports;
     this.dataDir = spec.dataDir;
     this.proxy = spec.proxy;
-    this.lockAddress = `127.0.0.1:${spec.ports.lock}`;
-    this.sessionAddress = `127.0.0.1:${spec.ports.session}`;
-    this.httpAddress = `127.0.0.1:${spec.ports.http}`;
+    const host = spec.host ?? '127.0.0.1';
+    this.lockAddress = `${host}:${spec.ports.lock}`;
+    this.sessionAddress = `${host}:${spec.ports.session}`;
+    this.httpAddress = `${host}:${spec.ports.http}`;
   }
 
   get running(): boolean {
