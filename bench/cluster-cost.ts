@@ -14,18 +14,10 @@ import { type Cluster, startCluster, waitFor, waitSettled } from '../server/test
 import { processCpuMs, startBaton } from './baton-process.ts';
 import { rawKeyedLoad } from './raw-keyed-load.ts';
 import { median, round } from './stats.ts';
+import { intFlag } from './flags.ts';
 
-function flag(name: string, fallback: number, max: number): number {
-  const i = process.argv.indexOf(name);
-  const value = i > 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!(Number.isInteger(value) && value >= 1 && value <= max)) {
-    console.error(`bench: ${name} takes a whole number from 1 to ${max}`);
-    process.exit(2);
-  }
-  return value;
-}
-const seconds = flag('--seconds', 4, 60);
-const repeats = flag('--repeats', 3, 10);
+const seconds = intFlag('--seconds', 4, 60);
+const repeats = intFlag('--repeats', 3, 10);
 
 interface CostRun {
   pairsPerSec: number;

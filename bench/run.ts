@@ -8,18 +8,10 @@ import { startBaton } from './baton-process.ts';
 import { keyedHandover, keyedPairs, sessionHandover } from './client-figures.ts';
 import { rawKeyedLoad } from './raw-keyed-load.ts';
 import { median, round } from './stats.ts';
+import { intFlag } from './flags.ts';
 
-function flag(name: string, fallback: number, max: number): number {
-  const i = process.argv.indexOf(name);
-  const value = i > 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!(Number.isInteger(value) && value >= 1 && value <= max)) {
-    console.error(`bench: ${name} takes a whole number from 1 to ${max}`);
-    process.exit(2);
-  }
-  return value;
-}
-const seconds = flag('--seconds', 5, 120);
-const repeats = flag('--repeats', 3, 20);
+const seconds = intFlag('--seconds', 5, 120);
+const repeats = intFlag('--repeats', 3, 20);
 
 /** Runs `measure` `repeats` times and keeps, for every numeric field, the median. */
 async function medianOf<T extends Record<string, number>>(measure: () => Promise<T>): Promise<T & { runs: number }> {

@@ -5,11 +5,12 @@ import { buttonClass } from './button.ts';
  * A yes/no question before an action that changes the cluster. A native modal <dialog>: focus
  * is trapped, Escape cancels, and Cancel has the focus so Enter does not confirm by accident.
  */
-export function ConfirmDialog({ title, confirmLabel, testId, onConfirm, onCancel, children }: { title: ReactNode; confirmLabel: string; testId: string; onConfirm: () => void; onCancel: () => void; children: ReactNode }) {
+export function ConfirmDialog({ title, confirmLabel, tone = 'primary', testId, onConfirm, onCancel, children }: { title: ReactNode; confirmLabel: string; tone?: 'primary' | 'danger'; testId: string; onConfirm: () => void; onCancel: () => void; children: ReactNode }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const descriptionId = useId();
-  // Open as a modal once mounted; no close() on cleanup (see force-release-dialog.tsx).
+  // Open as a modal once mounted. No close() on cleanup: its 'close' event would arrive after a
+  // StrictMode re-mount and cancel the dialog; unmounting removes it from the top layer anyway.
   useEffect(() => {
     const dialog = ref.current;
     if (dialog !== null && !dialog.open) dialog.showModal();
@@ -33,7 +34,7 @@ export function ConfirmDialog({ title, confirmLabel, testId, onConfirm, onCancel
         <button type="button" className={buttonClass('secondary')} onClick={onCancel} autoFocus>
           Cancel
         </button>
-        <button type="button" className={buttonClass('primary')} onClick={onConfirm}>
+        <button type="button" className={buttonClass(tone)} onClick={onConfirm}>
           {confirmLabel}
         </button>
       </div>

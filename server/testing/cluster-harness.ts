@@ -4,7 +4,7 @@
 // torn down when the test ends (processes killed, proxies closed, temp dirs removed), and a
 // failing test prints the end of each node's log.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { freePorts } from './free-ports.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
@@ -177,23 +177,6 @@ function pick(nodes: NodeProcess[], ids: string[]): NodeProcess[] {
   });
 }
 
-/** Ports free right now: all bound at once (so they differ), then given back. */
-async function freePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    for (let i = 0; i < count; i++) {
-      const server = createServer();
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve());
-      });
-      servers.push(server);
-    }
-    return servers.map((s) => (s.address() as { port: number }).port);
-  } finally {
-    await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  }
-}
 
 export interface WaitOptions {
   /** 5,000 ms if not given. */
