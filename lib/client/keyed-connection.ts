@@ -187,6 +187,7 @@ export class KeyedConnection {
       return;
     }
     this.transport = undefined; // detach first, so the old socket's close is ignored
+    this.openedAt = undefined; // a new socket: it has served nothing yet
     old?.destroy();
     this.connect(target);
     const now = performance.now();
@@ -217,6 +218,8 @@ export class KeyedConnection {
     this.redirects = 0;
     this.state = 'down';
     this.address = this.home;
+    // At once (not after a timer): meanwhile this connection would count as down, and an acquire
+    // made with every connection down fails at once.
     if (servedAWhile) this.connect(this.home);
     else {
       this.reconnectTimer = setTimeout(this.reconnect, this.options.reconnectIntervalMs);

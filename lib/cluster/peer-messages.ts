@@ -23,7 +23,7 @@ const messages = z.discriminatedUnion('t', [
   z.object({ t: z.literal('hello'), id: z.string(), instance: z.string(), auth: z.string() }),
   z.object({
     t: z.literal('status'), id: z.string(), instance: z.string(), phase,
-    /** The node this one takes as active (itself when active); null when none is known. */
+    /** The node this one takes as active (itself when active) while it hears it; null when none is heard. */
     active: z.string().nullable(),
     /** Instance of the active whose state this node has replicated (itself when active). */
     syncedWith: z.string().nullable(),
@@ -32,8 +32,13 @@ const messages = z.discriminatedUnion('t', [
     leaving: z.boolean().optional(),
     /** Active with state of its own making only (see role-decider.ts). */
     fresh: z.boolean().optional(),
-    /** The highest token ceiling this node knows of. */
+    /**
+     * For an active, the highest ceiling it knows of; for a standby, the highest ceiling of ranges
+     * other nodes than its active may have issued from (see ClusterNode.foreignCeiling).
+     */
     ceiling: decimal,
+    /** Every ceiling this node knows of (a node that promotes starts above all of them). */
+    known: decimal.optional(),
     /** Sent by the active: the replication lag of each standby it streams to. */
     lags: z.record(z.string(), z.object({ events: z.number(), ms: z.number() })).optional(),
   }),

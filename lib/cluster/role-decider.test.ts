@@ -6,7 +6,7 @@ const self = (over: Partial<SelfState> = {}): SelfState => ({
   lastActiveInstance: 'i-a', discovering: false, leaving: false, fresh: false, ...over,
 });
 const peer = (id: string, priority: number, over: Partial<PeerState> = {}): PeerState => ({
-  id, priority, instance: `i-${id}`, phase: 'standby', syncedWith: 'i-a', yielded: false, leaving: false, fresh: false, lagEvents: 0, ...over,
+  id, priority, instance: `i-${id}`, phase: 'standby', syncedWith: 'i-a', yielded: false, leaving: false, fresh: false, following: null, lagEvents: 0, ...over,
 });
 
 describe('decideRole', () => {
@@ -67,6 +67,18 @@ describe('decideRole', () => {
     expect(decideRole(b, [peer('a', 0, { phase: 'active', fresh: true })])).toEqual({ kind: 'stay' });
     // Both fresh (two nodes started apart): priority decides, as for any split brain.
     expect(decideRole(self({ phase: 'active', priority: 1, fresh: true }), [peer('a', 0, { phase: 'active', fresh: true })])).toEqual({ kind: 'step-down', to: 'a' });
+  });
+
+  it('followers prefer an active with the cluster state over one that came up on its own', () => {
+    const c = self({ priority: 2, following: null, lastActiveInstance: 'i-b', syncedWith: 'i-b' });
+    expect(decideRole(c, [peer('a', 0, { phase: 'active', fresh: true }), peer('b', 1, { phase: 'active' })])).toEqual({ kind: 'follow', id: 'b' });
+  });
+
+  it('a node that never followed anyone does not promote while a peer follows an active it hears', () => {
+    const restarted = self({ priority: 0, phase: 'discovering', following: null, lastActiveInstance: null, syncedWith: null });
+    expect(decideRole(restarted, [peer('c', 2, { following: 'b' })])).toEqual({ kind: 'stay' });
+    // Once that peer no longer hears its active, the usual rules apply.
+    expect(decideRole(restarted, [peer('c', 2, { following: null, syncedWith: null })])).toEqual({ kind: 'promote' });
   });
 
   it('a node that is shutting down is never handed the role, nor takes it', () => {

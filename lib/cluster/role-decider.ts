@@ -27,6 +27,8 @@ export interface PeerState {
   leaving: boolean;
   /** Active with state of its own making only: promoted at start-up with nobody to follow, no standby synced since. */
   fresh: boolean;
+  /** The active this peer follows while it hears it (null when it hears none, or is active). */
+  following: string | null;
   /** Replication lag in events, as the active measures it (0 when caught up); null when not known. */
   lagEvents: number | null;
 }
@@ -66,8 +68,10 @@ function isActive(phase: NodePhase): boolean {
 export function decideRole(self: SelfState, alive: readonly PeerState[]): RoleDecision {
   // A node handing off is still the active one until its successor has promoted; once one has,
   // the successor comes first (the old one's last status may still say handing-off).
+  // An active that came up on its own with empty state comes after one with the cluster's state.
   const handingOff = (p: PeerState) => (p.phase === 'handing-off' ? 1 : 0);
-  const actives = alive.filter((p) => isActive(p.phase)).sort((x, y) => handingOff(x) - handingOff(y) || x.priority - y.priority);
+  const fresh = (p: PeerState) => (p.fresh ? 1 : 0);
+  const actives = alive.filter((p) => isActive(p.phase)).sort((x, y) => handingOff(x) - handingOff(y) || fresh(x) - fresh(y) || x.priority - y.priority);
   if (self.phase === 'promoting' || self.phase === 'handing-off') return STAY;
   if (self.phase === 'active') {
     // Only a node that is fully active makes this one step down: a handing-off one is leaving the
@@ -85,6 +89,10 @@ export function decideRole(self: SelfState, alive: readonly PeerState[]): RoleDe
   const leader = actives[0];
   if (leader !== undefined) return self.following === leader.id ? STAY : { kind: 'follow', id: leader.id };
   if (self.discovering || self.leaving) return STAY;
+  // A node that never followed an active in this run, hearing a peer that follows one it still
+  // hears: the cluster has an active this node cannot reach (yet). Starting a second one with an
+  // empty table would lose that active's grants at the heal.
+  if (self.lastActiveInstance === null && alive.some((p) => p.following !== null)) return STAY;
   // Someone is already taking over: let it finish (it is seen as active within a heartbeat).
   if (alive.some((p) => p.phase === 'promoting')) return STAY;
   interface Candidate { priority: number; syncedWith: string | null; yielded: boolean; self: boolean }

@@ -11,16 +11,19 @@ function alivePeers(node: ClusterNode): PeerState[] {
   for (const peer of node.mesh.peers.values()) {
     const s = node.statuses.get(peer.config.id);
     if (s === undefined || !node.isAlive(peer.config.id)) continue;
-    out.push({ id: s.id, priority: peer.priority, instance: s.instance, phase: s.phase, syncedWith: s.syncedWith, yielded: s.yielded, leaving: s.leaving === true, fresh: s.fresh === true, lagEvents: lags[s.id]?.events ?? null });
+    out.push({ id: s.id, priority: peer.priority, instance: s.instance, phase: s.phase, syncedWith: s.syncedWith, yielded: s.yielded, leaving: s.leaving === true, fresh: s.fresh === true, following: s.phase === 'active' || s.phase === 'handing-off' ? null : s.active, lagEvents: lags[s.id]?.events ?? null });
   }
   return out;
 }
 
 export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
   const now = d.clock.now();
-  if (now - node.lastDecideAt > d.cluster.peerTimeoutMs) afterFreeze(node, d, now - node.lastDecideAt);
+  if (now - node.lastDecideAt > d.cluster.peerTimeoutMs) {
+    afterFreeze(node, d, now - node.lastDecideAt);
+    node.resumedAt = now;
+  }
   node.lastDecideAt = now;
-  node.mesh.closeSilent(d.cluster.peerTimeoutMs);
+  node.mesh.closeSilent(d.cluster.peerTimeoutMs, node.resumedAt);
   const alive = alivePeers(node);
   // A sync request can go unanswered (sent while that node was still promoting): ask again. And
   // an active that no longer streams to this standby (it stepped out after a freeze and took the
@@ -30,7 +33,8 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
     const s = node.statuses.get(node.following);
     const dropped = node.phase === 'standby' && s?.phase === 'active' && s.lags !== undefined && !(node.self.id in s.lags);
     const wait = node.phase === 'syncing' ? SYNC_RETRY_MS : 2 * SYNC_RETRY_MS;
-    if (f !== undefined && f.link !== null && (node.phase === 'syncing' || dropped) && now - node.syncRequestedAt > wait) node.requestSync(f);
+    // Not while a snapshot is still arriving: a large one can take longer than the retry.
+    if (f !== undefined && f.link !== null && !f.link.receiving && (node.phase === 'syncing' || dropped) && now - node.syncRequestedAt > wait) node.requestSync(f);
   }
   // Clients go to the active we follow while we are in touch with it; when its link is down
   // or it went silent, they are held here until the cluster settles (not sent to a dead node).
@@ -50,10 +54,11 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
   // this run: this node or its peers are misconfigured (admin token, a --node given twice), and
   // serving alone would split the cluster. A standby that followed an active goes on as usual
   // (it may be refusing a misconfigured newcomer while the real active died).
-  if (decision.kind === 'promote' && alive.length === 0 && node.mesh.refusal !== null && node.lastActiveInstance === null) {
+  const refusal = node.mesh.recentRefusal(2 * d.cluster.peerTimeoutMs);
+  if (decision.kind === 'promote' && alive.length === 0 && refusal !== null && node.lastActiveInstance === null) {
     if (now - node.refusalNotedAt > 10_000) {
       node.refusalNotedAt = now;
-      d.logger.error({ peer: node.mesh.refusal.peer, reason: node.mesh.refusal.reason }, 'not taking the active role: a peer of this cluster is running but refuses this node, or this node refuses it; fix the configuration');
+      d.logger.error({ peer: refusal.peer, reason: refusal.reason }, 'not taking the active role: a peer of this cluster is running but refuses this node, or this node refuses it; fix the configuration');
     }
     return;
   }

@@ -271,8 +271,11 @@ export class ClusterNode implements ClusterBackend {
     const active = this.role() === 'active';
     return {
       t: 'status', id: this.self.id, instance: this.d.instanceId, phase: this.phase,
-      active: active ? this.self.id : this.following, syncedWith: active ? this.d.instanceId : this.syncedWith,
-      yielded: this.yielded, leaving: this.leaving, fresh: active && this.fresh, ceiling: (active ? this.knownCeiling() : this.foreignCeiling).toString(), ...(active ? { lags: this.source.lags() } : {}),
+      active: active ? this.self.id : this.following !== null && this.isAlive(this.following) ? this.following : null,
+      syncedWith: active ? this.d.instanceId : this.syncedWith,
+      yielded: this.yielded, leaving: this.leaving, fresh: active && this.fresh,
+      ceiling: (active ? this.knownCeiling() : this.foreignCeiling).toString(), known: this.knownCeiling().toString(),
+      ...(active ? { lags: this.source.lags() } : {}),
     };
   }
 
@@ -305,6 +308,8 @@ export class ClusterNode implements ClusterBackend {
   follow(id: string): void {
     transitions.follow(this, this.d, id);
   }
+  /** When this process last ran again after a freeze (monotonic ms); silence counts from here at the earliest. */
+  resumedAt = Number.NEGATIVE_INFINITY;
   /** When the refusal to promote was last logged (monotonic ms). */
   refusalNotedAt = Number.NEGATIVE_INFINITY;
   /** Monotonic time of the last sync request. */

@@ -73,6 +73,8 @@ async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<boolean> 
   // ends the process (exit 70); its peers see it gone and promote another node.
   await boundedBy(d.tokens.reserveAhead(), PROMOTION_STORE_TIMEOUT_MS, 'storing a token block at promotion');
   if (node.phase !== 'promoting') return false;
+  // A peer may have reported a higher ceiling while the block was being stored.
+  d.tokens.raiseFloor(node.promotionFloor());
   node.phase = 'active';
   node.following = null;
   node.syncedWith = d.instanceId;

@@ -67,6 +67,11 @@ export class PeerLink {
     }
   }
 
+  /** Part of a line has arrived and the rest has not (a large snapshot on its way). */
+  get receiving(): boolean {
+    return this.partialLength > 0;
+  }
+
   bufferedBytes(): number {
     return this.socket.writableLength;
   }

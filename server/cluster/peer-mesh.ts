@@ -67,10 +67,12 @@ export class PeerMesh {
    * leaves a half-open connection that would never be re-dialled, and the node that comes back
    * would find nobody listening for it.
    */
-  closeSilent(silentMs: number): void {
+  closeSilent(silentMs: number, since: number): void {
     const now = this.o.now();
     for (const peer of this.peers.values()) {
-      if (peer.link !== null && now - peer.lastSeen > silentMs) peer.link.close(`silent for ${silentMs} ms`);
+      // Counted from `since` at the earliest: after this process was frozen, what the peers sent
+      // meanwhile is still unread in the sockets.
+      if (peer.link !== null && now - Math.max(peer.lastSeen, since) > silentMs) peer.link.close(`silent for ${silentMs} ms`);
     }
   }
 
@@ -97,6 +99,12 @@ export class PeerMesh {
    * cluster. Null once any link is up.
    */
   refusal: { peer: string; reason: 'auth' | 'duplicate'; at: number } | null = null;
+
+  /** The refusal, if one happened within `withinMs`: a refusal nobody repeats expires. */
+  recentRefusal(withinMs: number): { peer: string; reason: 'auth' | 'duplicate'; at: number } | null {
+    const r = this.refusal;
+    return r !== null && this.o.now() - r.at <= withinMs ? r : null;
+  }
   private readonly refusalLoggedAt = new Map<string, number>();
 
   private noteRefusal(peer: string, reason: 'auth' | 'duplicate', direction: 'refused' | 'refused by', from: string | undefined): void {
@@ -223,6 +231,8 @@ export class PeerMesh {
         this.refusal = null;
         accepted.lastSeen = this.o.now();
         this.o.onMessage(accepted, message);
+        // A message that took long to handle (a large snapshot) is not silence from the peer.
+        accepted.lastSeen = this.o.now();
       },
       onClose: (_l, reason) => {
         clearTimeout(timer);

@@ -12,7 +12,8 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
       node.statuses.set(id, m);
       if (node.phase === 'active') node.noteRival(peer, m);
       const c = BigInt(m.ceiling);
-      if (c > node.peerCeiling) node.peerCeiling = c;
+      const known = m.known === undefined ? c : BigInt(m.known);
+      if (known > node.peerCeiling) node.peerCeiling = known;
       // An active goes on above every range another node may have issued from: a rival active's
       // blocks (a healed partition; equal ceilings can still overlap, so even an equal one
       // counts), or what a standby knew before it followed this node (a node that was down
