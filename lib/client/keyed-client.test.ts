@@ -245,6 +245,20 @@ describe('KeyedClient', () => {
     expect(performance.now() - cameBackAt).toBeLessThan(600);
   });
 
+  it('when the node a redirect names cannot be reached, the connection comes home again soon, not after the interval', async () => {
+    const gone = await fakeServer({});
+    const deadAddress = gone.address;
+    await gone.close();
+    const standby = await fakeServer({ onConnect: (connection) => connection.send(`M ${deadAddress}`) });
+    const keyed = client({ addresses: [standby.address], reconnectInterval: 5000 });
+    const started = performance.now();
+    void keyed.acquire('k', { lease: 1000, wait: 3000 }).catch(() => {});
+    // Two connections (one address) come home about every 200 ms: several visits within 1 s.
+    await standby.until(() => standby.connections.length >= 6);
+    // Without the quick return it takes two full 5 s intervals.
+    expect(performance.now() - started).toBeLessThan(2500);
+  });
+
   it('a connection turned away soon after it came up waits the interval before trying again', async () => {
     const rude = await fakeServer({ onConnect: (connection) => connection.socket.destroy() });
     const keyed = client({ addresses: [rude.address], reconnectInterval: 300 });

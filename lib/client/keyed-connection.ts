@@ -18,6 +18,12 @@ import { waitToWireSeconds } from './durations.ts';
 
 /** Redirects in a row without a real reply before we call it a loop. */
 const MAX_REDIRECTS = 8;
+/** How soon a connection comes home after the node a redirect named could not be reached. */
+const REDIRECT_RETRY_MS = 200;
+
+function sameAddress(a: Address, b: Address): boolean {
+  return a.host === b.host && a.port === b.port;
+}
 
 /**
  * idle: not started; connecting: socket opening (requests queue on it); open: ready;
@@ -46,8 +52,8 @@ export class KeyedConnection {
   /** What the server said before closing (`E - - ...`), the best reason for the drop. */
   private farewell: Error | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
-  /** When the socket in use came up (performance.now()), or undefined while it is not up. */
-  private openedAt: number | undefined;
+  /** When the socket in use first answered a request (performance.now()); undefined until it has. */
+  private servedSince: number | undefined;
 
   constructor(
     /** The address this connection belongs to; it comes back here after every drop. */
@@ -111,9 +117,7 @@ export class KeyedConnection {
       address,
       {
         onOpen: () => {
-          if (this.transport !== transport) return;
-          this.state = 'open';
-          this.openedAt = performance.now();
+          if (this.transport === transport) this.state = 'open';
         },
         onLine: (line) => {
           if (this.transport === transport) this.receive(line);
@@ -130,6 +134,8 @@ export class KeyedConnection {
   private receive(line: string): void {
     const reply = parseKeyedReply(line);
     if (reply.kind !== 'redirect') this.redirects = 0;
+    // Served: the server answered a request (a redirect or a goodbye is not service).
+    if (this.servedSince === undefined && reply.kind !== 'redirect' && reply.kind !== 'connection-error') this.servedSince = performance.now();
     switch (reply.kind) {
       case 'granted': {
         const request = this.answered(reply.slot);
@@ -187,7 +193,7 @@ export class KeyedConnection {
       return;
     }
     this.transport = undefined; // detach first, so the old socket's close is ignored
-    this.openedAt = undefined; // a new socket: it has served nothing yet
+    this.servedSince = undefined; // a new socket: it has served nothing yet
     old?.destroy();
     this.connect(target);
     const now = performance.now();
@@ -211,8 +217,11 @@ export class KeyedConnection {
     // off) comes home at once: in a cluster another node is taking over, and waiting the
     // interval would leave the client without a connection for no reason. A connect that failed,
     // or one dropped soon after it came up (a server turning it away), waits the interval.
-    const servedAWhile = this.openedAt !== undefined && performance.now() - this.openedAt >= this.options.reconnectIntervalMs;
-    this.openedAt = undefined;
+    const servedAWhile = this.servedSince !== undefined && performance.now() - this.servedSince >= this.options.reconnectIntervalMs;
+    // A redirect's target that could not be reached (the active a standby named has just died):
+    // home again soon, where the standby will know better, not after the whole interval.
+    const redirectFailed = this.servedSince === undefined && !sameAddress(this.address, this.home);
+    this.servedSince = undefined;
     this.transport = undefined;
     this.farewell = undefined;
     this.redirects = 0;
@@ -222,7 +231,8 @@ export class KeyedConnection {
     // made with every connection down fails at once.
     if (servedAWhile) this.connect(this.home);
     else {
-      this.reconnectTimer = setTimeout(this.reconnect, this.options.reconnectIntervalMs);
+      const delay = redirectFailed ? Math.min(REDIRECT_RETRY_MS, this.options.reconnectIntervalMs) : this.options.reconnectIntervalMs;
+      this.reconnectTimer = setTimeout(this.reconnect, delay);
       // Reconnecting must not keep a process alive that has nothing else to do.
       this.reconnectTimer.unref();
     }

@@ -74,9 +74,11 @@ describe('decideRole', () => {
     expect(decideRole(c, [peer('a', 0, { phase: 'active', fresh: true }), peer('b', 1, { phase: 'active' })])).toEqual({ kind: 'follow', id: 'b' });
   });
 
-  it('a node that never followed anyone does not promote while a peer follows an active it hears', () => {
+  it('no node promotes while a peer follows an active it hears (an active this node cannot reach yet)', () => {
     const restarted = self({ priority: 0, phase: 'discovering', following: null, lastActiveInstance: null, syncedWith: null });
     expect(decideRole(restarted, [peer('c', 2, { following: 'b' })])).toEqual({ kind: 'stay' });
+    // A standby of the old active too: b just handed off to a, which c does not hear yet.
+    expect(decideRole(self({ priority: 2, lastActiveInstance: 'i-b', syncedWith: 'i-b' }), [peer('b', 1, { phase: 'syncing', following: 'a' })])).toEqual({ kind: 'stay' });
     // Once that peer no longer hears its active, the usual rules apply.
     expect(decideRole(restarted, [peer('c', 2, { following: null, syncedWith: null })])).toEqual({ kind: 'promote' });
   });

@@ -9,7 +9,8 @@
 // - An active hands off to a higher-priority standby that is synced with it, caught up and not
 //   yielded (a returning node takes its place back, never with empty state).
 // - A standby follows the highest-priority active it hears.
-// - With no active heard: after the discovery wait, the highest-priority candidate promotes.
+// - With no active heard, and no peer that still hears one: after the discovery wait, the
+//   highest-priority candidate promotes.
 //   Candidates prefer nodes synced with the last active (their state is complete), then nodes
 //   that have not yielded.
 import type { NodePhase } from '../ops/api-types.ts';
@@ -89,10 +90,11 @@ export function decideRole(self: SelfState, alive: readonly PeerState[]): RoleDe
   const leader = actives[0];
   if (leader !== undefined) return self.following === leader.id ? STAY : { kind: 'follow', id: leader.id };
   if (self.discovering || self.leaving) return STAY;
-  // A node that never followed an active in this run, hearing a peer that follows one it still
-  // hears: the cluster has an active this node cannot reach (yet). Starting a second one with an
-  // empty table would lose that active's grants at the heal.
-  if (self.lastActiveInstance === null && alive.some((p) => p.following !== null)) return STAY;
+  // A peer still follows an active it hears: the cluster has an active this node cannot reach
+  // (yet: a link not up again after a restart, or a partition). Promoting now would make a second
+  // one (with an empty table, or drawing tokens from the same block). Once that peer no longer
+  // hears its active, it says so at once and the rules below apply.
+  if (alive.some((p) => p.following !== null)) return STAY;
   // Someone is already taking over: let it finish (it is seen as active within a heartbeat).
   if (alive.some((p) => p.phase === 'promoting')) return STAY;
   interface Candidate { priority: number; syncedWith: string | null; yielded: boolean; self: boolean }

@@ -25,6 +25,12 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
   node.lastDecideAt = now;
   node.mesh.closeSilent(d.cluster.peerTimeoutMs, node.resumedAt);
   const alive = alivePeers(node);
+  // The active this node follows went silent: say so at once (its status says whom it hears),
+  // so the other standbys, who wait while a peer still follows a live active, need not wait a heartbeat.
+  if (node.following !== null && !node.isAlive(node.following) && node.lossAnnouncedFor !== node.following) {
+    node.lossAnnouncedFor = node.following;
+    node.sendStatus();
+  }
   // A sync request can go unanswered (sent while that node was still promoting): ask again. And
   // an active that no longer streams to this standby (it stepped out after a freeze and took the
   // role back, or cut this standby off) says so by leaving it out of its lags: re-sync.

@@ -256,6 +256,8 @@ export class ClusterNode implements ClusterBackend {
 
   private onLinkDown(peer: MeshPeer, reason: string): void {
     this.d.logger.info({ peer: peer.config.id, reason }, 'peer link down');
+    // Do not send clients to a node this one just lost touch with (it may have died): hold them.
+    if (this.following === peer.config.id && (this.phase === 'standby' || this.phase === 'syncing')) this.setRoute(HOLD);
     this.source.removeStandby(peer.config.id);
     this.admin.forwarder.onLinkDown(peer.config.id);
     if (this.handoffWaiter?.peer === peer.config.id) this.handoffWaiter.resolve(false);
@@ -310,6 +312,8 @@ export class ClusterNode implements ClusterBackend {
   }
   /** When this process last ran again after a freeze (monotonic ms); silence counts from here at the earliest. */
   resumedAt = Number.NEGATIVE_INFINITY;
+  /** The followed node whose silence this node has announced (see cluster-decisions.ts). */
+  lossAnnouncedFor: string | null = null;
   /** When the refusal to promote was last logged (monotonic ms). */
   refusalNotedAt = Number.NEGATIVE_INFINITY;
   /** Monotonic time of the last sync request. */

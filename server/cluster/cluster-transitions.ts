@@ -33,6 +33,7 @@ export function follow(node: ClusterNode, d: ClusterNodeDeps, id: string): void 
   node.foldCeilings();
   node.fresh = false;
   node.following = id;
+  node.lossAnnouncedFor = null;
   node.syncedWith = null;
   node.lastActiveInstance = node.statuses.get(id)?.instance ?? null;
   node.phase = 'syncing';
