@@ -7,7 +7,7 @@ import type { Clock } from '../lib/engine/clock.ts';
 import type { Logger } from 'pino';
 import type { ConnectionContext, LineConnection } from './line-connection.ts';
 import type { FlushScheduler } from './flush-scheduler.ts';
-import { SERVE, type Route } from './routing.ts';
+import { SERVE, type Route, sameRoute } from './routing.ts';
 
 /** Refused connections that may be saying goodbye at once; beyond that they are dropped. */
 const MAX_REFUSING = 256;
@@ -158,14 +158,10 @@ export class LineListener<C extends LineConnection> {
 
   private sweep(): void {
     const now = this.opts.clock.now();
-    for (const conn of this.connections) conn.checkIo(now, this.opts.ioTimeoutMs, this.holdMaxMs);
+    const holdMaxMs = this.route.kind === 'hold' ? (this.route.maxMs ?? this.holdMaxMs) : this.holdMaxMs;
+    for (const conn of this.connections) conn.checkIo(now, this.opts.ioTimeoutMs, holdMaxMs);
     this.opts.flusher.flushAll();
     // Connections closed here may have moved the engine's next deadline.
     this.opts.afterInput();
   }
-}
-
-function sameRoute(a: Route, b: Route): boolean {
-  if (a.kind !== 'redirect' || b.kind !== 'redirect') return a.kind === b.kind;
-  return a.lock === b.lock && a.session === b.session;
 }

@@ -2,7 +2,9 @@
 // own): notice a freeze, re-ask for a snapshot that did not come, point clients at the right
 // place, then ask the role decider (lib/cluster/role-decider.ts) and carry out its answer.
 import { decideRole, type PeerState } from '../../lib/cluster/role-decider.ts';
-import { HOLD } from '../routing.ts';
+import { HOLD, type Route } from '../routing.ts';
+
+const MISCONFIGURED_HOLD: Route = { kind: 'hold', maxMs: 0 };
 import { type ClusterNode, type ClusterNodeDeps, redirectRoute, SYNC_RETRY_MS } from './cluster-node.ts';
 
 function alivePeers(node: ClusterNode): PeerState[] {
@@ -62,6 +64,9 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
   // (it may be refusing a misconfigured newcomer while the real active died).
   const refusal = node.mesh.recentRefusal(2 * d.cluster.peerTimeoutMs);
   if (decision.kind === 'promote' && alive.length === 0 && refusal !== null && node.lastActiveInstance === null) {
+    // It will not serve until the configuration is fixed: send clients on at once (their next
+    // address) rather than hold them for seconds.
+    node.setRoute(MISCONFIGURED_HOLD);
     if (now - node.refusalNotedAt > 10_000) {
       node.refusalNotedAt = now;
       d.logger.error({ peer: refusal.peer, reason: refusal.reason }, 'not taking the active role: a peer of this cluster is running but refuses this node, or this node refuses it; fix the configuration');

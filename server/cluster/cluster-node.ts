@@ -11,7 +11,7 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
 import type { ClusterView, FailoverCause, FailoverView, NodePhase, NodeRole } from '../../lib/ops/api-types.ts';
 import type { AdminOp, AdminResult } from '../daemon-facade.ts';
-import { HOLD, type Route } from '../routing.ts';
+import { HOLD, type Route, sameRoute } from '../routing.ts';
 import { formatAddress } from '../../lib/client/address.ts';
 import { ClusterAdmin } from './cluster-admin.ts';
 import { handlePeerMessage } from './peer-message-handler.ts';
@@ -132,7 +132,7 @@ export class ClusterNode implements ClusterBackend {
   /** Applies a listener route when it differs from the one in force. */
   setRoute(route: Route): void {
     const r = this.route;
-    if (r !== null && r.kind === route.kind && (r.kind !== 'redirect' || (route.kind === 'redirect' && r.lock === route.lock && r.session === route.session))) return;
+    if (r !== null && sameRoute(r, route)) return;
     this.route = route;
     this.d.setRoute(route);
   }
