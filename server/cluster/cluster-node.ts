@@ -246,7 +246,8 @@ export class ClusterNode implements ClusterBackend {
   // --- peer messages ---
 
   private onLinkUp(peer: MeshPeer): void {
-    this.d.logger.info({ peer: peer.config.id, instance: peer.link?.peerInstance }, 'peer link up');
+    // Debug: a refused or flapping link would fill the log (refusals are logged as errors, rate-limited).
+    this.d.logger.debug({ peer: peer.config.id, instance: peer.link?.peerInstance }, 'peer link up');
     // A restarted peer is a new process: what its previous run said (say, that it was active) no longer holds.
     if (this.statuses.get(peer.config.id)?.instance !== peer.link?.peerInstance) this.statuses.delete(peer.config.id);
     this.sendStatusTo(peer);
@@ -255,7 +256,9 @@ export class ClusterNode implements ClusterBackend {
   }
 
   private onLinkDown(peer: MeshPeer, reason: string): void {
-    this.d.logger.info({ peer: peer.config.id, reason }, 'peer link down');
+    // Worth an info line when the peer was heard for a while; a link that never got going is debug.
+    const level = this.d.clock.now() - peer.lastSeen < this.d.cluster.peerTimeoutMs && this.statuses.has(peer.config.id) ? 'info' : 'debug';
+    this.d.logger[level]({ peer: peer.config.id, reason }, 'peer link down');
     // Do not send clients to a node this one just lost touch with (it may have died): hold them.
     if (this.following === peer.config.id && (this.phase === 'standby' || this.phase === 'syncing')) this.setRoute(HOLD);
     this.source.removeStandby(peer.config.id);

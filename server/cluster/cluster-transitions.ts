@@ -107,7 +107,8 @@ export async function promoteAfterLoss(node: ClusterNode, d: ClusterNodeDeps): P
 export async function takeOver(node: ClusterNode, d: ClusterNodeDeps, peer: MeshPeer, seq: number, pausedMs: number, cause: FailoverCause): Promise<void> {
   const t0 = d.clock.now();
   if (node.leaving || node.following !== peer.config.id || node.phase !== 'standby' || node.sink.appliedSeq !== seq) {
-    d.logger.warn({ from: peer.config.id, phase: node.phase, applied: node.sink.appliedSeq, seq }, 'handoff refused: not in sync with the node handing off');
+    const why = node.leaving ? 'this node is shutting down' : 'not in sync with the node handing off';
+    d.logger.warn({ from: peer.config.id, phase: node.phase, applied: node.sink.appliedSeq, seq }, `handoff refused: ${why}`);
     // Said at once, so the node handing off serves again now rather than after its timeout.
     node.mesh.send(peer, { t: 'handoff-refused' });
     return;
@@ -145,7 +146,7 @@ export async function handoff(node: ClusterNode, d: ClusterNodeDeps, to: string,
       d.driver.resume();
       node.sendStatus();
     }
-    d.logger.warn({ to, cause }, 'handoff failed: the successor did not take over in time; staying active');
+    d.logger.warn({ to, cause }, 'handoff failed: the successor refused, went away or did not take over in time; staying active');
     return null;
   }
   const gapMs = round(d.clock.now() - t0);
