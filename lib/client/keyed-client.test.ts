@@ -221,7 +221,7 @@ describe('KeyedClient', () => {
     expect(server.lines).toEqual(['R k 9']);
   });
 
-  it('a connection that served a while comes home at once when its node dies, and an acquire then goes through', async () => {
+  it('a connection that was serving comes home at once when its node dies, and an acquire then goes through', async () => {
     // Three homes: a standby that redirects to the active, the active itself, another standby.
     let active = await fakeServer(grantingScript('10'));
     const standby = await fakeServer({
@@ -230,7 +230,6 @@ describe('KeyedClient', () => {
     });
     const keyed = client({ addresses: [standby.address], reconnectInterval: 1000 });
     await keyed.acquire('k', { lease: 1000 });
-    await new Promise((resolve) => setTimeout(resolve, 1050)); // served longer than the interval
     const before = standby.connections.length;
     const port = active.port;
     const diedAt = performance.now();

@@ -65,7 +65,7 @@ export class KeyedClient implements Releaser {
     const homes = addresses.length === 1 ? [...addresses, ...addresses] : addresses;
     const hooks = {
       releaser: this,
-      orphaned: (requests: KeyedRequest[], reason: Error) => this.orphaned(requests, reason),
+      orphaned: (requests: KeyedRequest[], reason: Error, from: KeyedConnection) => this.orphaned(requests, reason, from),
     };
     const connectionOptions = {
       reconnectIntervalMs: options.reconnectInterval ?? 3000,
@@ -151,6 +151,7 @@ export class KeyedClient implements Releaser {
         token,
         startedAt,
         via,
+        lostOn: undefined,
         timer: undefined,
         resolve: (released) => {
           clearTimeout(request.timer);
@@ -205,7 +206,7 @@ export class KeyedClient implements Releaser {
   }
 
   private sendRelease(request: ReleaseRequest, reason: Error): void {
-    const connection = this.pick(request.via);
+    const connection = this.pick(request.via, request.lostOn);
     if (!connection) {
       this.retryReleaseLater(request, reason);
       return;
@@ -250,16 +251,21 @@ export class KeyedClient implements Releaser {
   private abandon(request: KeyedRequest, why: string): string | undefined {
     for (const connection of this.connections) {
       const where = connection.abandon(request, why);
-      if (where !== undefined) return where;
+      if (where === undefined) continue;
+      if (request.op === 'R') request.lostOn = connection;
+      return where;
     }
     return undefined;
   }
 
   /** Requests from a connection that dropped: acquires move on, releases retry later. */
-  private orphaned(requests: KeyedRequest[], reason: Error): void {
+  private orphaned(requests: KeyedRequest[], reason: Error, from: KeyedConnection): void {
     const now = performance.now();
     for (const request of requests) {
-      if (request.op === 'R') clearTimeout(request.timer); // that attempt is over: no answer can come
+      if (request.op === 'R') {
+        clearTimeout(request.timer); // that attempt is over: no answer can come
+        request.lostOn = from;
+      }
       if (this.closing) request.reject(clientClosed());
       else if (request.op === 'R') this.retryReleaseLater(request, reason);
       else if (--request.triesLeft <= 0) request.reject(reason);
@@ -285,7 +291,7 @@ export class KeyedClient implements Releaser {
    * The next open connection after the last one used (round-robin), else one still connecting
    * (its socket holds the bytes until it is up), else none. `preferred` wins when it is open.
    */
-  private pick(preferred: object | undefined): KeyedConnection | undefined {
+  private pick(preferred: object | undefined, avoid?: object): KeyedConnection | undefined {
     if (!this.started) {
       this.started = true;
       for (const connection of this.connections) connection.start();
@@ -293,11 +299,15 @@ export class KeyedClient implements Releaser {
     const count = this.connections.length;
     let fallback = -1;
     for (const connection of this.connections) {
-      if (connection === preferred && connection.state === 'open') return connection;
+      if (connection === preferred && connection !== avoid && connection.state === 'open') return connection;
     }
+    // A connection that just lost an attempt (it may have come straight back to the same
+    // failing server) comes last: any other open one is tried first.
+    const otherOpen = avoid !== undefined && this.connections.some((c) => c !== avoid && c.state === 'open');
     for (let i = 0; i < count; i++) {
       const index = (this.cursor + i) % count;
       const state = this.connections[index]?.state;
+      if (otherOpen && this.connections[index] === avoid) continue;
       if (state === 'open') {
         this.cursor = (index + 1) % count;
         return this.connections[index];

@@ -34,7 +34,7 @@ export type ConnectionState = 'idle' | 'connecting' | 'open' | 'down' | 'closed'
 export interface KeyedConnectionHooks {
   readonly releaser: Releaser;
   /** Requests that were on a connection that dropped; none of them got an answer. */
-  orphaned(requests: KeyedRequest[], reason: Error): void;
+  orphaned(requests: KeyedRequest[], reason: Error, from: KeyedConnection): void;
 }
 
 export interface KeyedConnectionOptions {
@@ -213,11 +213,12 @@ export class KeyedConnection {
       (error instanceof BatonError
         ? error
         : connectionLost(error ? `${where}: ${error.message}` : `${where} closed the connection`));
-    // A connection that served for a while and then dropped (the node it was on died or handed
-    // off) comes home at once: in a cluster another node is taking over, and waiting the
-    // interval would leave the client without a connection for no reason. A connect that failed,
-    // or one dropped soon after it came up (a server turning it away), waits the interval.
-    const servedAWhile = this.servedSince !== undefined && performance.now() - this.servedSince >= this.options.reconnectIntervalMs;
+    // A connection that was serving and then dropped (the node it was on died or handed off)
+    // comes home at once: in a cluster another node is taking over, and waiting the interval would
+    // leave the client without a connection for no reason. A connect that failed, or one dropped
+    // before it answered anything (a server turning it away), waits the interval.
+    // Rate-limited by nature: to be dropped again after coming back, it must first be answered again.
+    const served = this.servedSince !== undefined;
     // A redirect's target that could not be reached (the active a standby named has just died):
     // home again soon, where the standby will know better, not after the whole interval.
     const redirectFailed = this.servedSince === undefined && !sameAddress(this.address, this.home);
@@ -229,7 +230,7 @@ export class KeyedConnection {
     this.address = this.home;
     // At once (not after a timer): meanwhile this connection would count as down, and an acquire
     // made with every connection down fails at once.
-    if (servedAWhile) this.connect(this.home);
+    if (served) this.connect(this.home);
     else {
       const delay = redirectFailed ? Math.min(REDIRECT_RETRY_MS, this.options.reconnectIntervalMs) : this.options.reconnectIntervalMs;
       this.reconnectTimer = setTimeout(this.reconnect, delay);
@@ -237,7 +238,7 @@ export class KeyedConnection {
       this.reconnectTimer.unref();
     }
     const orphans = this.pending.drain();
-    if (orphans.length > 0) this.hooks.orphaned(orphans, reason);
+    if (orphans.length > 0) this.hooks.orphaned(orphans, reason, this);
   }
 
   private readonly reconnect = (): void => {

@@ -36,6 +36,8 @@ export interface ReleaseRequest {
   readonly startedAt: number;
   /** The connection that granted the token, tried first; any connection will do. */
   readonly via: object | undefined;
+  /** The connection an attempt was lost on: the retry goes elsewhere when another one is open. */
+  lostOn: object | undefined;
   /** The deadline of the attempt in flight, cleared when it is answered or its connection drops. */
   timer: NodeJS.Timeout | undefined;
   readonly resolve: (released: boolean) => void;
