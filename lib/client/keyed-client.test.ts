@@ -258,6 +258,18 @@ describe('KeyedClient', () => {
     expect(performance.now() - started).toBeLessThan(2500);
   });
 
+  it('an acquire made while every connection is reconnecting waits for one instead of failing at once', async () => {
+    let server = await fakeServer(grantingScript('12'));
+    const port = server.port;
+    const keyed = client({ addresses: [server.address], reconnectInterval: 300 });
+    await keyed.acquire('k', { lease: 1000 });
+    await server.close(); // both connections drop; the reconnects are refused for now
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const pending = keyed.acquire('k', { lease: 1000, wait: 3000 });
+    server = await fakeServer(grantingScript('13'), port);
+    await expect(pending).resolves.toMatchObject({ token: 13n });
+  });
+
   it('a connection turned away soon after it came up waits the interval before trying again', async () => {
     const rude = await fakeServer({ onConnect: (connection) => connection.socket.destroy() });
     const keyed = client({ addresses: [rude.address], reconnectInterval: 300 });

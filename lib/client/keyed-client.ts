@@ -53,6 +53,9 @@ export class KeyedClient implements Releaser {
   private cursor = 0;
   private started = false;
   private closing: Promise<void> | undefined;
+  /** Acquires waiting for a connection to come up, with the timer that gives up on them. */
+  private readonly parked = new Map<AcquireRequest, NodeJS.Timeout>();
+  private readonly parkLimitMs: number;
   /** Releases waiting for their next try, with the timer that will send them. */
   private readonly retrying = new Map<ReleaseRequest, NodeJS.Timeout>();
   private readonly releaseRetryFor: number;
@@ -66,12 +69,14 @@ export class KeyedClient implements Releaser {
     const hooks = {
       releaser: this,
       orphaned: (requests: KeyedRequest[], reason: Error, from: KeyedConnection) => this.orphaned(requests, reason, from),
+      usable: () => this.unpark(),
     };
     const connectionOptions = {
       reconnectIntervalMs: options.reconnectInterval ?? 3000,
       connectTimeoutMs: options.connectTimeout ?? 3000,
     };
     this.connections = homes.map((home) => new KeyedConnection(home, hooks, connectionOptions));
+    this.parkLimitMs = connectionOptions.reconnectIntervalMs + connectionOptions.connectTimeoutMs;
     this.releaseRetryFor = options.releaseRetryFor ?? 5000;
     this.releaseRetryInterval = options.releaseRetryInterval ?? 200;
     this.releaseAttemptTimeout = options.releaseAttemptTimeout ?? 1000;
@@ -196,13 +201,45 @@ export class KeyedClient implements Releaser {
       request.reject(reason);
     }
     this.retrying.clear();
+    for (const [request, timer] of this.parked) {
+      clearTimeout(timer);
+      request.reject(reason);
+    }
+    this.parked.clear();
     await Promise.all(this.connections.map((connection) => connection.close(reason)));
   }
 
   private sendAcquire(request: AcquireRequest, reason: Error): void {
     const connection = this.pick(undefined);
     if (connection) connection.send(request);
+    else if (this.connections.some((c) => c.state === 'down')) this.park(request, reason);
     else request.reject(reason);
+  }
+
+  /**
+   * No connection is up, but some will reconnect (a failover: the connections that were on the
+   * dead node are coming home, or asking a standby again): the acquire waits for one, within its
+   * own wait and at most one reconnect interval plus a connect timeout, instead of failing at once.
+   */
+  private park(request: AcquireRequest, reason: Error): void {
+    const waitLeft = request.waitMs - (performance.now() - request.startedAt);
+    const ms = Math.max(0, Math.min(this.parkLimitMs, waitLeft));
+    this.parked.set(request, setTimeout(() => {
+      this.parked.delete(request);
+      request.reject(reason);
+    }, ms));
+  }
+
+  private unpark(): void {
+    if (this.parked.size === 0) return;
+    const now = performance.now();
+    const waiting = [...this.parked];
+    this.parked.clear();
+    for (const [request, timer] of waiting) {
+      clearTimeout(timer);
+      if (!shrinkWait(request, now, waitToWireSeconds)) request.reject(new LockTimeoutError(request.key, request.waitMs));
+      else this.sendAcquire(request, connectionLost(NO_CONNECTION));
+    }
   }
 
   private sendRelease(request: ReleaseRequest, reason: Error): void {

@@ -35,6 +35,8 @@ export interface KeyedConnectionHooks {
   readonly releaser: Releaser;
   /** Requests that were on a connection that dropped; none of them got an answer. */
   orphaned(requests: KeyedRequest[], reason: Error, from: KeyedConnection): void;
+  /** The connection is connecting again, so it can take requests (its socket holds them until it is up). */
+  usable(connection: KeyedConnection): void;
 }
 
 export interface KeyedConnectionOptions {
@@ -111,6 +113,9 @@ export class KeyedConnection {
   private connect(address: Address): void {
     this.state = 'connecting';
     this.address = address;
+    queueMicrotask(() => {
+      if (this.state === 'connecting' || this.state === 'open') this.hooks.usable(this);
+    });
     // The handlers check they still belong to the current socket: after a redirect the old
     // socket may still deliver lines or its close, and those must not touch the new one.
     const transport: LineTransport = connectLines(

@@ -163,9 +163,21 @@ export class NodeProcess {
   }
 
   /** Starts the node again with the same arguments, ports and data dir. */
+  /**
+   * Starts the node again on its own ports. Another test running in parallel may hold one of
+   * them for a moment (its free-port probe binds and releases): try again a few times.
+   */
   async restart(): Promise<void> {
     if (this.running) throw new Error(`node ${this.id} is still running; kill9() or sigterm() it first`);
-    await this.start();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.start();
+        return;
+      } catch (error) {
+        if (!(error instanceof PortClash) || attempt >= 5) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
   }
 
   /** For teardown: SIGTERM, SIGKILL once `graceMs` passed, and the group killed either way. */
