@@ -11,6 +11,7 @@
 import { Claim, type ClaimOwner, type Protocol } from './claim.ts';
 import { EngineCore, NEVER } from './engine-core.ts';
 import type { HandoverCause, LockState } from './lock-state.ts';
+import type { GrantEvent } from './events.ts';
 
 /** The owner of replicated claims: a grant is always taken, an end is nobody's business. */
 export const DETACHED_OWNER: ClaimOwner = Object.freeze({
@@ -18,20 +19,12 @@ export const DETACHED_OWNER: ClaimOwner = Object.freeze({
   onEnded: () => {},
 });
 
-export interface ReplicaGrant {
-  lock: string;
-  claimId: number;
-  token: bigint;
-  protocol: Protocol;
-  client: string;
-  leaseMs: number;
-  sliding: boolean;
+/** A grant as the active's event stream describes it, with where its lease stands now. */
+export interface ReplicaGrant extends Omit<GrantEvent, 'type' | 'at' | 'waitedMs'> {
   /** Lease left on the active, counted from now. */
   remainingMs: number;
   /** How long the claim has held already (0 for a grant seen live). */
   heldForMs: number;
-  handoverMs: number | null;
-  handoverCause: HandoverCause | null;
 }
 
 export interface ReplicaWaiter {
