@@ -21,7 +21,6 @@ import { createConsoleServer, type ConsoleServer } from './console-server.ts';
 import { createOpsServices } from './ops/ops-services.ts';
 import type { DaemonState } from '../lib/ops/api-types.ts';
 import { formatAddress } from '../lib/client/address.ts';
-import type { AuditEntry } from '../lib/ops/api-types.ts';
 import { type CeilingStore } from '../lib/tokens/token-source.ts';
 import { SerialCeilingStore } from '../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from './cluster/cluster-node.ts';
@@ -147,7 +146,6 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   let addresses = { lock: '', session: '', http: '' };
   const viewClock = { now: () => clock.now(), wall: (t: number) => Date.now() - (clock.now() - t) };
   const wake = () => driver.poke();
-  let audit: ((entry: Omit<AuditEntry, 'at'>) => void) | null = null;
   if (opts.cluster !== null) {
     clusterNode = new ClusterNode({
       cluster: opts.cluster, instanceId, adminToken, engine, tokens, clock, wallNow: () => Date.now(),
@@ -157,13 +155,15 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       },
       driver,
       persistCeiling: (c) => durable.saveAhead(c),
-      storedCeiling: () => durable.load(),
+      // Asked on every heartbeat: the store's own record, not a read of the ceiling files.
+      storedCeiling: () => durable.savedCeiling,
       runLocally: (op) => {
         const result = op.op === 'force-release' ? forceReleaseLocally(engine, viewClock, op.lock, op.token) : kickLocally(engine, op.lock, op.claimId);
         wake();
         return result;
       },
-      audit: (who, op, result) => audit?.({ who, action: op.op, target: auditTarget(op), result: result.ok ? 'ok' : result.error, detail: result.ok ? result.detail : result.detail }),
+      // `ops` is created below; the cluster audits only once it runs, after start-up.
+      audit: (who, op, result) => ops.audit.record({ who, action: op.op, target: auditTarget(op), result: result.ok ? 'ok' : result.error, detail: result.detail }),
       logger: log,
     });
   }
@@ -173,7 +173,6 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     clock: viewClock,
     state: () => state, connections, addresses: () => addresses,
   });
-  audit = (entry) => ops.audit.record(entry);
   let shutdownPromise: Promise<void> | null = null;
   const shutdown = () => (shutdownPromise ??= drainAndClose());
   let consoleServer: ConsoleServer | null = null;

@@ -46,6 +46,7 @@ describe('SerialCeilingStore', () => {
     await Promise.all([high, low, same]);
     expect(inner.aheadSaves).toEqual([30n]);
     expect(store.load()).toBe(30n);
+    expect(store.savedCeiling).toBe(30n);
   });
 
   it('fails only the caller whose save failed; the next one still runs', async () => {

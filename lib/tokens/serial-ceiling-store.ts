@@ -18,6 +18,14 @@ export class SerialCeilingStore implements CeilingStore {
     this.saved = inner.load();
   }
 
+  /**
+   * The highest ceiling this store has made durable (or found at start), without reading the
+   * disk: cheap enough for every heartbeat. load() also asks the inner store.
+   */
+  get savedCeiling(): bigint {
+    return this.saved;
+  }
+
   /** The highest durable ceiling. */
   load(): bigint {
     const stored = this.inner.load();

@@ -323,7 +323,8 @@ export class ClusterNode implements ClusterBackend {
   syncRequestedAt = Number.NEGATIVE_INFINITY;
   requestSync(peer: MeshPeer): void {
     this.syncRequestedAt = this.d.clock.now();
-    transitions.requestSync(this, peer);
+    if (this.phase === 'standby') this.phase = 'syncing';
+    this.mesh.send(peer, { t: 'sync' });
   }
   promoteAfterLoss(): Promise<void> {
     return transitions.promoteAfterLoss(this, this.d);

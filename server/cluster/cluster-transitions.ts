@@ -43,11 +43,6 @@ export function follow(node: ClusterNode, d: ClusterNodeDeps, id: string): void 
   node.sendStatus();
 }
 
-export function requestSync(node: ClusterNode, peer: MeshPeer): void {
-  if (node.phase === 'standby') node.phase = 'syncing';
-  node.mesh.send(peer, { t: 'sync' });
-}
-
 /** Waiters and session claims end with the node that had them: their clients re-send or reconnect. */
 export function dropUnreplicable(engine: LockEngine): { waiters: number; sessions: number } {
   const waiters: Claim[] = [];
