@@ -80,9 +80,10 @@ export class ClusterNode implements ClusterBackend {
   readonly priority: number;
   readonly statuses = new Map<string, StatusMessage>();
   readonly admin: ClusterAdmin;
-  /** Until then, the node only listens (start-up, and after this process was frozen). */
-  discoverUntil: number;
-  lastDecideAt: number;
+  /** Until then, the node only listens (start-up, and after this process was frozen). Set at start(). */
+  discoverUntil = 0;
+  /** When the last decision ran (a longer gap than the peer timeout means this process was frozen). Set at start(). */
+  lastDecideAt = 0;
   private readonly hbMs: number;
   private timers: NodeJS.Timeout[] = [];
   /** Set while a handoff waits for its successor's `promoted`. */
@@ -91,7 +92,7 @@ export class ClusterNode implements ClusterBackend {
   private readonly rivals = new Set<string>();
   stopped = false;
   private route: Route | null = null;
-  /** Highest ceiling a peer has reported, and the highest one the active sent this node. */
+  /** The highest ceiling any peer has reported knowing of (see promotionFloor). */
   peerCeiling = 0n;
   /** Ceilings the active this node follows now sent it (ceil messages, its snapshot). */
   seenCeiling = 0n;
@@ -107,9 +108,6 @@ export class ClusterNode implements ClusterBackend {
     const { config, nodeId, peerTimeoutMs } = d.cluster;
     this.priority = config.peers.findIndex((p) => p.id === nodeId);
     this.self = config.peers[this.priority] as PeerConfig;
-    // Both are set again at start(): the console may take seconds to prepare in between.
-    this.discoverUntil = d.clock.now() + peerTimeoutMs;
-    this.lastDecideAt = d.clock.now();
     this.hbMs = Math.max(20, Math.min(250, Math.floor(peerTimeoutMs / 5)));
     this.sink = new ReplicationSink(d.engine);
     this.admin = new ClusterAdmin(this, d);
