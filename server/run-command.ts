@@ -106,16 +106,20 @@ function failureToAcquire(error: unknown, name: string, flags: RunFlags): [numbe
 /** Runs the command while `lease` holds; resolves to baton's exit code once the session is closed. */
 async function runCommand(lease: SessionLease, command: string[], graceMs: number, client: SessionClient): Promise<number> {
   const [file, ...args] = command as [string, ...string[]]; // commander requires <command...>
-  const child = spawn(file, args, {
-    stdio: 'inherit',
-    env: { ...process.env, BATON_TOKEN: lease.token.toString(), BATON_LOCK: lease.name },
-  });
   let killTimer: NodeJS.Timeout | undefined;
   let lost = false;
+  // The handlers go in before the spawn: a signal that arrives once the command has started must
+  // never find baton with the default action (die without passing it on).
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   // Ctrl-C reaches the command by itself (same process group); forwarding it too would send it
   // twice, which many programs read as "force quit". So SIGINT is only kept from killing baton.
   const ignore = () => {};
+  process.on('SIGINT', ignore);
+  for (const signal of FORWARDED) process.on(signal, forward);
+  const child = spawn(file, args, {
+    stdio: 'inherit',
+    env: { ...process.env, BATON_TOKEN: lease.token.toString(), BATON_LOCK: lease.name },
+  });
   const onLost = () => {
     lost = true;
     const reason = lease.signal.reason instanceof Error ? lease.signal.reason.message : String(lease.signal.reason);
@@ -123,8 +127,6 @@ async function runCommand(lease: SessionLease, command: string[], graceMs: numbe
     child.kill('SIGTERM');
     killTimer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   };
-  process.on('SIGINT', ignore);
-  for (const signal of FORWARDED) process.on(signal, forward);
   lease.signal.addEventListener('abort', onLost, { once: true });
 
   const code = await new Promise<number>((resolve) => {
@@ -137,8 +139,8 @@ async function runCommand(lease: SessionLease, command: string[], graceMs: numbe
   // Our own close aborts the signal too; that is a release, not a loss.
   lease.signal.removeEventListener('abort', onLost);
   clearTimeout(killTimer);
-  process.off('SIGINT', ignore);
-  for (const signal of FORWARDED) process.off(signal, forward);
+  // The handlers stay until exit: a late signal while the lease closes is then harmless (the
+  // command is gone) instead of killing baton before it has released.
   await lease.close();
   await client.close();
   if (lost && code === 0) {
