@@ -25,6 +25,8 @@ export type ErrorName =
   | 'bad-usage'
   | 'method-not-allowed'
   | 'bad-request'
+  | 'body-too-large'
+  | 'headers-too-large'
   | 'lock-timeout'
   | 'connection-lost'
   | 'client-closed'
@@ -63,6 +65,9 @@ export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
   'method-not-allowed': { side: 'client', httpStatus: 405, message: 'method not allowed' },
   // A body that is not JSON at all (the ops API); well-formed JSON of the wrong shape is invalid-input.
   'bad-request': { side: 'client', httpStatus: 400, message: 'bad request' },
+  // An ops API body past its cap (request-input.ts), and request headers past node's 16 KiB.
+  'body-too-large': { side: 'client', httpStatus: 413, message: 'body too large' },
+  'headers-too-large': { side: 'client', httpStatus: 431, message: 'request headers too large' },
   'bad-usage': { side: 'client', httpStatus: 400, message: 'bad usage' },
   // Client-side outcomes: no server sends these, but clients and the CLI report them by name.
   'lock-timeout': { side: 'client', httpStatus: 408, message: 'timed out waiting for the lock' },

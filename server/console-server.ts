@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NextServer, NextServerOptions } from 'next/dist/server/next.js';
 import { ERRORS, errorBody } from '../lib/errors.ts';
+import { answerClientErrors, httpServerOptions } from './http-server.ts';
 import { refuseHost } from './ops/host-guard.ts';
 
 /** The package root: where app/, next.config.ts and the .next build live. */
@@ -26,7 +27,7 @@ export interface ConsoleServer {
 
 type CreateNext = (options: NextServerOptions) => NextServer;
 
-export async function createConsoleServer(options: { host: string; port: number; dev: boolean }): Promise<ConsoleServer> {
+export async function createConsoleServer(options: { host: string; port: number; dev: boolean; ioTimeoutMs: number }): Promise<ConsoleServer> {
   if (!options.dev && !existsSync(join(CONSOLE_DIR, '.next', 'BUILD_ID'))) throw new ConsoleBuildMissingError(CONSOLE_DIR);
   // next is CommonJS: Node hands its module.exports (the factory) to a default import, while
   // TypeScript's nodenext view wraps it once more; accept either shape.
@@ -48,7 +49,7 @@ export async function createConsoleServer(options: { host: string; port: number;
     console.log = log;
   }
   const handle = app.getRequestHandler();
-  const http = createServer((req, res) => {
+  const http = createServer(httpServerOptions(options.ioTimeoutMs), (req, res) => {
     res.setHeader('x-content-type-options', 'nosniff');
     // No other site may frame the console (a framed "Confirm force release" could be clicked
     // through a decoy), and no URL with a lock name leaks in a Referer.
@@ -70,6 +71,6 @@ export async function createConsoleServer(options: { host: string; port: number;
       }
     });
   });
-  http.keepAliveTimeout = 5_000;
+  answerClientErrors(http);
   return { http, closeNext: () => app.close() };
 }

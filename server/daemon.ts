@@ -193,10 +193,10 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       throw new Error('another daemon in this process already serves the console; one console per process');
     }
     if (opts.console === 'next') {
-      consoleServer = await createConsoleServer({ host: opts.host, port: opts.httpPort, dev: opts.consoleDev });
+      consoleServer = await createConsoleServer({ host: opts.host, port: opts.httpPort, dev: opts.consoleDev, ioTimeoutMs: opts.ioTimeoutMs });
       http = consoleServer.http;
     } else {
-      http = createHttpServer(facade, opts.host);
+      http = createHttpServer(facade, opts.host, opts.ioTimeoutMs);
     }
     const httpServer = http;
     // All three settle before anything is judged, so a failure never leaves another one binding later.

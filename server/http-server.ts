@@ -2,8 +2,9 @@
 // dashboard): the probes and the ops API's JSON routes (the SSE feed included), but no pages.
 // It serves the very handlers the console's route files serve (server/ops-api/api-routes.ts),
 // through the same facade, so the two modes cannot drift apart.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
@@ -57,8 +58,67 @@ async function send(res: ServerResponse, answer: Response): Promise<void> {
   });
 }
 
-export function createHttpServer(daemon: DaemonFacade, bindHost: string): Server {
-  const server = createServer((req, res) => {
+/**
+ * How every HTTP server of the daemon is made (this one and the console's). Node's defaults
+ * give a client 60 s for its headers and 5 minutes for its request, checked every 30 s, so a
+ * few hundred clients dribbling bytes would hold as many sockets for minutes. The rule of the
+ * line protocols applies instead: a request (headers, and a body of at most 16 KiB) must arrive
+ * within the io-timeout, checked as often as their watchdog checks. Answers are not bounded by
+ * it (the event stream runs for hours).
+ */
+export function httpServerOptions(ioTimeoutMs: number): ServerOptions {
+  return {
+    headersTimeout: ioTimeoutMs,
+    requestTimeout: ioTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, Math.max(25, Math.floor(ioTimeoutMs / 4))),
+    keepAliveTimeout: 5_000,
+  };
+}
+
+const CLIENT_ERRORS: Readonly<Record<string, ErrorName>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: 'io-timeout',
+  HPE_HEADER_OVERFLOW: 'headers-too-large',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 'headers-too-large',
+};
+
+/**
+ * What node answers on its own (a request too slow, headers over 16 KiB, bytes that are not
+ * HTTP) gets the API's JSON error shape too, then the connection closes. Node's own check is
+ * kept: nothing is written once an answer on this socket has begun.
+ */
+export function answerClientErrors(server: Server): void {
+  // Sockets whose request was answered before its body ended (a refusal, a 413): node goes on
+  // reading the rest to keep the connection, and its timeout must not send a second answer to
+  // that same request (node's default handler would: the first one has already finished).
+  const answeredEarly = new WeakSet<Duplex>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // Taken now: node detaches the socket from the request once the answer has finished.
+    const socket = req.socket;
+    res.once('finish', () => {
+      if (req.complete) return;
+      answeredEarly.add(socket);
+      req.once('end', () => answeredEarly.delete(socket));
+    });
+  });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    // _httpMessage is the answer in progress on this socket, as node's default handler reads it.
+    const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    if (err.code === 'ECONNRESET' || !socket.writable || answering || answeredEarly.has(socket)) {
+      socket.destroy();
+      return;
+    }
+    const name = CLIENT_ERRORS[err.code ?? ''] ?? 'bad-request';
+    const status = ERRORS[name].httpStatus;
+    const body = JSON.stringify(errorBody(name, name === 'io-timeout' ? 'the request did not arrive within the io-timeout' : undefined));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `cache-control: no-store\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+}
+
+export function createHttpServer(daemon: DaemonFacade, bindHost: string, ioTimeoutMs = 5_000): Server {
+  const server = createServer(httpServerOptions(ioTimeoutMs), (req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const refusal = refuseHost(bindHost, req.headers.host);
     if (refusal !== null) {
@@ -78,7 +138,7 @@ export function createHttpServer(daemon: DaemonFacade, bindHost: string): Server
       .then((answer) => send(res, answer))
       .catch((err: unknown) => sendError(res, 'internal', err instanceof Error ? err.message : String(err)));
   });
-  server.keepAliveTimeout = 5_000;
+  answerClientErrors(server);
   return server;
 }
 

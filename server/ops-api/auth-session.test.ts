@@ -63,9 +63,9 @@ describe('POST /api/v1/auth/session', () => {
     expect((await post('')).status).toBe(422);
   });
 
-  it('answers 400 for a body over 16 KiB', async () => {
+  it('answers 413 for a body over 16 KiB', async () => {
     const { daemon } = await testFacade();
-    expect((await signIn(signInRequest('x'.repeat(20_000)), daemon)).status).toBe(400);
+    expect((await signIn(signInRequest('x'.repeat(20_000)), daemon)).status).toBe(413);
   });
 });
 
