@@ -25,12 +25,19 @@ export function processCpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
+/**
+ * Set by `npm run bench -- --cpu-prof <dir>`: every baton child then runs under
+ * `node --cpu-prof` and writes its profile into that dir when it exits.
+ */
+export const batonProfile = { dir: undefined as string | undefined };
+
 /** `console: true` serves the operator console too (needs `npm run build`); the core figures leave it off. */
 export async function startBaton(extraArgs: string[] = [], options: { console?: boolean } = {}): Promise<BatonProcess> {
   if (options.console !== true) extraArgs = ['--no-console', ...extraArgs];
   const dataDir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
   const bin = new URL('../bin/baton', import.meta.url).pathname;
-  const child = spawn(process.execPath, [bin, 'serve', '--lock-port', '0', '--session-port', '0', '--http-port', '0',
+  const profile = batonProfile.dir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', batonProfile.dir];
+  const child = spawn(process.execPath, [...profile, bin, 'serve', '--lock-port', '0', '--session-port', '0', '--http-port', '0',
     '--data-dir', dataDir, '--log-level', 'warn', '--drain', '0ms', ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';

@@ -8,3 +8,16 @@ export function intFlag(name: string, fallback: number, max: number): number {
   }
   return value;
 }
+
+/** `--only a,b`: the chosen names out of `all` (all of them when the flag is absent). */
+export function listFlag<T extends string>(name: string, all: readonly T[]): T[] {
+  const i = process.argv.indexOf(name);
+  if (i < 0) return [...all];
+  const chosen = (process.argv[i + 1] ?? '').split(',').filter((s) => s !== '');
+  const bad = chosen.filter((c) => !all.includes(c as T));
+  if (chosen.length === 0 || bad.length > 0) {
+    console.error(`bench: ${name} takes a comma-separated list of ${all.join(', ')}`);
+    process.exit(2);
+  }
+  return chosen as T[];
+}

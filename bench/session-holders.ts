@@ -1,0 +1,68 @@
+// A child process of the 10,000-session section: opens `count` session connections, each holding
+// its own lock with a `leaseMs` lease, and heartbeats each every lease/4 (the docs' schedule
+// without the RTT term), spread evenly over 10 ms ticks rather than in one burst. Each socket
+// keeps a reader. Prints {"ready":n} once all hold, and its counts when told "stop" on stdin.
+// Usage: node --import tsx bench/session-holders.ts <sessionPort> <count> <leaseMs>
+import { connect, type Socket } from 'node:net';
+
+const [port, count, leaseMs] = process.argv.slice(2).map(Number) as [number, number, number];
+const sockets: Socket[] = [];
+let acquired = 0;
+let heartbeatReplies = 0;
+let errors = 0;
+let closedEarly = 0;
+let stopping = false;
+
+function open(i: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const s = connect({ host: '127.0.0.1', port }, () => {
+      s.write(`ACQUIRE holders/${i} ${leaseMs}\n`);
+      resolve();
+    });
+    s.setNoDelay(true);
+    s.setEncoding('latin1');
+    s.once('error', (e) => (sockets.length < count ? reject(e) : errors++));
+    let granted = false;
+    s.on('data', (text: string) => {
+      for (const line of text.split('\n')) {
+        if (line === '') continue;
+        if (line.startsWith('ACQUIRED')) {
+          if (granted) heartbeatReplies++;
+          else {
+            granted = true;
+            acquired++;
+          }
+        } else if (line.startsWith('ERROR')) errors++;
+      }
+    });
+    s.on('close', () => {
+      if (!stopping) closedEarly++;
+    });
+    sockets.push(s);
+  });
+}
+
+for (let i = 0; i < count; i += 200) {
+  await Promise.all(Array.from({ length: Math.min(200, count - i) }, (_, j) => open(i + j)));
+}
+const TICK_MS = 10;
+const perTick = Math.ceil(count / (leaseMs / 4 / TICK_MS));
+let cursor = 0;
+const timer = setInterval(() => {
+  for (let n = 0; n < perTick; n++) {
+    sockets[cursor]?.write('HEARTBEAT\n');
+    cursor = (cursor + 1) % sockets.length;
+  }
+}, TICK_MS);
+while (acquired < count && closedEarly === 0) await new Promise((r) => setTimeout(r, 20));
+process.stdout.write(`${JSON.stringify({ ready: acquired })}\n`);
+
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (text: string) => {
+  if (!text.includes('stop')) return;
+  stopping = true;
+  clearInterval(timer);
+  process.stdout.write(`${JSON.stringify({ acquired, heartbeatReplies, errors, closedEarly })}\n`);
+  for (const s of sockets) s.destroy();
+  process.exit(0);
+});

@@ -1,0 +1,40 @@
+// Baton through its own client library: KeyedClient (keyed protocol, explicit release, writes
+// batched per tick: the pipelined client) and SessionClient (session protocol: one connection
+// per claim, closing releases; the protocol has no release message and no second ACQUIRE on a
+// connection, so every pair is a new connection, as for any real session client).
+import { KeyedClient, SessionClient } from '../../lib/client/index.ts';
+import { LEASE_MS, type LockClient, type LockSystem } from './lock-system.ts';
+
+export function batonKeyed(lockPort: number, serverCpuMs: () => number): LockSystem {
+  return {
+    name: 'Baton keyed (KeyedClient)',
+    serverCpuMs,
+    connect: async (): Promise<LockClient> => {
+      const client = new KeyedClient({ addresses: [`127.0.0.1:${lockPort}`] });
+      return {
+        acquire: async (key) => {
+          const grant = await client.acquire(key, { lease: LEASE_MS });
+          return { release: async () => void (await grant.release()) };
+        },
+        close: () => client.close(),
+      };
+    },
+  };
+}
+
+export function batonSession(sessionPort: number, serverCpuMs: () => number): LockSystem {
+  return {
+    name: 'Baton session (SessionClient)',
+    serverCpuMs,
+    connect: async (): Promise<LockClient> => {
+      const client = new SessionClient({ addresses: [`127.0.0.1:${sessionPort}`] });
+      return {
+        acquire: async (key) => {
+          const lease = await client.open(key, { lease: LEASE_MS });
+          return { release: () => lease.close() };
+        },
+        close: () => client.close(),
+      };
+    },
+  };
+}
