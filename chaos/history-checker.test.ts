@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import type { FailoverView } from '../lib/ops/api-types.ts';
+import { checkHistory, type Property } from './history-checker.ts';
+import type { ClientEvent, ClientProtocol, FaultWindow, History, ResourceWrite } from './history.ts';
+
+const T0 = 1_700_000_000_000;
+const LEASE = 2_000;
+
+/** A client that queued at `from - 5`, got `lock` at `from` with `token` and released it at `to` (OK). */
+function hold(client: string, lock: string, token: number, from: number, to: number, protocol: ClientProtocol = 'keyed', outcome: 'ok' | 'stale' = 'ok'): ClientEvent[] {
+  const t = T0 + from;
+  return [
+    { kind: 'acquire', t: t - 5, client, lock, protocol },
+    { kind: 'grant', t, client, lock, protocol, token: String(token), leaseMs: LEASE },
+    { kind: 'release', t: T0 + to, client, lock, token: String(token) },
+    { kind: 'released', t: T0 + to + 1, client, lock, token: String(token), outcome },
+  ];
+}
+
+function write(lock: string, client: string, token: number, at: number, outcome: ResourceWrite['outcome'], highestBefore: number | null, expected = 0): ResourceWrite {
+  return { t: T0 + at, lock, client, token: String(token), expected, value: expected + 1, outcome, highestBefore: highestBefore === null ? null : String(highestBefore) };
+}
+
+function fault(kind: FaultWindow['kind'], from: number, to: number, target = 'a'): FaultWindow {
+  return { kind, target, start: T0 + from, end: T0 + to };
+}
+
+function failover(at: number, cause: FailoverView['cause'], from = 'a', to = 'b'): FailoverView {
+  return { at: T0 + at, from, to, gapMs: 1_000, cause };
+}
+
+function history(over: Partial<History> = {}): History {
+  return {
+    clientEvents: [], writes: [], faults: [], failovers: [], final: { active: 'a', locks: [{ name: 'L', holder: null, queueLength: 0 }] },
+    maxLeaseMs: LEASE, peerTimeoutMs: 1_000, runStart: T0, runEnd: T0 + 60_000, ...over,
+  };
+}
+
+function properties(h: History): Property[] {
+  return checkHistory(h).violations.map((v) => v.property);
+}
+
+describe('the chaos history checker', () => {
+  it('finds nothing wrong in a clean history of handovers, writes, faults and a failover, and counts it', () => {
+    const h = history({
+      clientEvents: [...hold('k1', 'L', 10, 0, 100), ...hold('s1', 'L', 11, 100.5, 200, 'session'), ...hold('k2', 'L', 100_001, 3_000, 3_100)],
+      writes: [write('L', 'k1', 10, 50, 'accepted', null, 0), write('L', 's1', 11, 150, 'accepted', 10, 1), write('L', 'k1', 10, 160, 'stale', 11, 2)],
+      faults: [fault('kill9', 1_000, 2_000)],
+      failovers: [failover(2_500, 'crash')],
+    });
+    const verdict = checkHistory(h);
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.counts).toMatchObject({ grants: 3, keyedGrants: 2, sessionGrants: 1, writesAccepted: 2, staleWritesRejected: 1, failovers: 1, faults: 1, faultsByKind: { kill9: 1 } });
+  });
+
+  describe('fencing', () => {
+    it('fails when the resource accepted a token lower than one it accepted before', () => {
+      const h = history({ writes: [write('L', 'k1', 20, 0, 'accepted', null), write('L', 'k2', 19, 10, 'accepted', 20, 1)] });
+      expect(properties(h)).toEqual(['fencing']);
+    });
+
+    it('fails when a write was refused as stale though its token was not below the highest', () => {
+      const h = history({ writes: [write('L', 'k1', 20, 0, 'accepted', null), write('L', 'k2', 21, 10, 'stale', 20, 1)] });
+      expect(properties(h)).toEqual(['fencing']);
+    });
+
+    it('keeps each lock to its own highest token', () => {
+      const h = history({ writes: [write('L', 'k1', 20, 0, 'accepted', null), write('M', 'k2', 5, 10, 'accepted', null)] });
+      expect(properties(h)).toEqual([]);
+    });
+  });
+
+  describe('mutual exclusion', () => {
+    it('fails when two clients held the same lock at once', () => {
+      const h = history({ clientEvents: [...hold('k1', 'L', 10, 0, 300), ...hold('s1', 'L', 11, 200, 400, 'session')] });
+      const verdict = checkHistory(h);
+      expect(verdict.violations.map((v) => v.property)).toEqual(['mutual-exclusion']);
+      expect(verdict.violations[0]?.message).toMatch(/k1 .* and s1 .* held it at once for 100\.0 ms/);
+    });
+
+    it('does not count an overlap inside a pause or a partition, or within a lease after it', () => {
+      for (const kind of ['pause', 'partition'] as const) {
+        const h = history({ clientEvents: [...hold('k1', 'L', 10, 1_000, 4_500), ...hold('k2', 'L', 11, 4_000, 4_600)], faults: [fault(kind, 500, 3_000)] });
+        expect(properties(h), kind).toEqual([]);
+      }
+    });
+
+    it('counts the part of an overlap that lies past the excluded window', () => {
+      const h = history({ clientEvents: [...hold('k1', 'L', 10, 1_000, 5_500), ...hold('k2', 'L', 11, 4_000, 6_000)], faults: [fault('pause', 500, 3_000)] });
+      expect(checkHistory(h).violations[0]?.message).toMatch(/held it at once for 500\.0 ms/);
+    });
+
+    it('does not exclude a kill -9: an overlap across one is a violation', () => {
+      const h = history({ clientEvents: [...hold('k1', 'L', 10, 1_000, 2_500), ...hold('k2', 'L', 100_001, 2_200, 2_600)], faults: [fault('kill9', 1_100, 2_000)] });
+      expect(properties(h)).toEqual(['mutual-exclusion']);
+    });
+
+    it('ends a hold when its client process was killed, and a session hold when its loss was noticed', () => {
+      const killed: ClientEvent[] = [{ kind: 'acquire', t: T0, client: 'k1', lock: 'L', protocol: 'keyed' }, { kind: 'grant', t: T0 + 10, client: 'k1', lock: 'L', protocol: 'keyed', token: '10', leaseMs: LEASE }, { kind: 'killed', t: T0 + 100, client: 'k1' }];
+      const lost: ClientEvent[] = [{ kind: 'acquire', t: T0 + 2_000, client: 's1', lock: 'L', protocol: 'session' }, { kind: 'grant', t: T0 + 2_010, client: 's1', lock: 'L', protocol: 'session', token: '12', leaseMs: LEASE }, { kind: 'lost', t: T0 + 2_100, client: 's1', lock: 'L', token: '12', reason: 'gone' }];
+      const h = history({ clientEvents: [...killed, ...hold('k2', 'L', 11, 2_005, 2_050), ...lost, ...hold('k3', 'L', 13, 2_150, 2_200)] });
+      // k2 (2005..2050) overlaps s1 (2010..2100): that one is real; k1's hold ended at its kill.
+      expect(checkHistory(h).violations.map((v) => v.message)).toEqual([expect.stringMatching(/k2 .* and s1 .* for 40\.0 ms/)]);
+    });
+  });
+
+  describe('token succession', () => {
+    it('fails when a token granted after a crash failover is not above every token granted before it', () => {
+      const h = history({ clientEvents: [...hold('k1', 'L', 500, 0, 100), ...hold('k2', 'L', 400, 2_000, 2_100)], failovers: [failover(1_500, 'crash')] });
+      expect(properties(h)).toEqual(['token-succession']);
+    });
+
+    it('checks handoffs too, but not a split brain or a failover during a partition', () => {
+      const events = [...hold('k1', 'L', 500, 0, 100), ...hold('k2', 'L', 400, 2_000, 2_100)];
+      expect(properties(history({ clientEvents: events, failovers: [failover(1_500, 'api-handoff')] }))).toEqual(['token-succession']);
+      expect(properties(history({ clientEvents: events, failovers: [failover(1_500, 'split-brain')] }))).toEqual([]);
+      expect(properties(history({ clientEvents: events, failovers: [failover(1_500, 'crash')], faults: [fault('partition', 1_000, 1_400)] }))).toEqual([]);
+    });
+
+    it('leaves out grants still in flight when the old active stopped', () => {
+      // Token 400 was granted before 401, but 401 reached its client first, just before the handoff.
+      const events = [...hold('k0', 'L', 300, 0, 100), ...hold('k1', 'L', 401, 1_400, 1_450), ...hold('k2', 'M', 400, 1_510, 1_520), ...hold('k3', 'L', 100_000, 1_600, 1_700)];
+      expect(properties(history({ clientEvents: events, failovers: [failover(1_500, 'api-handoff')] }))).toEqual([]);
+      // More than IN_FLIGHT_MS late is not in flight any more.
+      const late = [...hold('k0', 'L', 300, 0, 100), ...hold('k1', 'L', 401, 1_400, 1_450), ...hold('k2', 'M', 400, 1_760, 1_770)];
+      expect(properties(history({ clientEvents: late, failovers: [failover(1_700, 'api-handoff')] }))).toEqual(['token-succession']);
+    });
+  });
+
+  describe('stranded locks', () => {
+    it('fails when a client waited for a lock nobody held for longer than lease + failover bound + slack', () => {
+      const waiting: ClientEvent[] = [{ kind: 'acquire', t: T0 + 1_000, client: 'k2', lock: 'L', protocol: 'keyed' }, { kind: 'grant', t: T0 + 9_000, client: 'k2', lock: 'L', protocol: 'keyed', token: '11', leaseMs: LEASE }];
+      const h = history({ clientEvents: [...hold('k1', 'L', 10, 0, 500), ...waiting, { kind: 'release', t: T0 + 9_100, client: 'k2', lock: 'L', token: '11' }] });
+      const verdict = checkHistory(h);
+      expect(verdict.violations.map((v) => v.property)).toEqual(['stranded']);
+      expect(verdict.counts.longestStrandedMs).toBe(8_000);
+    });
+
+    it('counts a failed acquire retried at once as one wait', () => {
+      const events: ClientEvent[] = [
+        { kind: 'acquire', t: T0, client: 'k2', lock: 'L', protocol: 'keyed' },
+        { kind: 'acquire-failed', t: T0 + 4_000, client: 'k2', lock: 'L', reason: 'timeout' },
+        { kind: 'acquire', t: T0 + 4_000, client: 'k2', lock: 'L', protocol: 'keyed' },
+        { kind: 'acquire-failed', t: T0 + 8_000, client: 'k2', lock: 'L', reason: 'timeout' },
+      ];
+      expect(properties(history({ clientEvents: events }))).toEqual(['stranded']);
+    });
+
+    it('does not count the lease of a killed keyed holder, which the server keeps until it ends', () => {
+      const killed: ClientEvent[] = [{ kind: 'acquire', t: T0, client: 'k1', lock: 'L', protocol: 'keyed' }, { kind: 'grant', t: T0 + 10, client: 'k1', lock: 'L', protocol: 'keyed', token: '10', leaseMs: LEASE }, { kind: 'killed', t: T0 + 100, client: 'k1' }];
+      const waiting: ClientEvent[] = [{ kind: 'acquire', t: T0 + 50, client: 'k2', lock: 'L', protocol: 'keyed' }, { kind: 'grant', t: T0 + 6_500, client: 'k2', lock: 'L', protocol: 'keyed', token: '11', leaseMs: LEASE }, { kind: 'release', t: T0 + 6_600, client: 'k2', lock: 'L', token: '11' }];
+      const verdict = checkHistory(history({ clientEvents: [...killed, ...waiting] }));
+      expect(verdict.violations).toEqual([]);
+      expect(verdict.counts.longestStrandedMs).toBe(4_490);
+    });
+
+    it('does not count time inside a pause', () => {
+      const waiting: ClientEvent[] = [{ kind: 'acquire', t: T0 + 1_000, client: 'k2', lock: 'L', protocol: 'keyed' }, { kind: 'grant', t: T0 + 9_000, client: 'k2', lock: 'L', protocol: 'keyed', token: '11', leaseMs: LEASE }, { kind: 'release', t: T0 + 9_100, client: 'k2', lock: 'L', token: '11' }];
+      expect(properties(history({ clientEvents: waiting, faults: [fault('pause', 1_000, 3_000)] }))).toEqual([]);
+    });
+  });
+
+  describe('final state', () => {
+    it('fails when a lock is still held or has waiters after the run', () => {
+      expect(properties(history({ final: { active: 'a', locks: [{ name: 'L', holder: 'keyed 127.0.0.1:1 token 9', queueLength: 0 }] } }))).toEqual(['final-state']);
+      expect(properties(history({ final: { active: 'a', locks: [{ name: 'L', holder: null, queueLength: 2 }] } }))).toEqual(['final-state']);
+    });
+
+    it('fails when there was no active node to ask', () => {
+      expect(properties(history({ final: { active: null, locks: [], error: 'actives: []' } }))).toEqual(['final-state']);
+    });
+  });
+
+  it('counts a keyed release answered STALE within its lease as a grant the cluster lost, with the faults near it', () => {
+    const h = history({ clientEvents: hold('k1', 'L', 10, 1_000, 1_200, 'keyed', 'stale'), faults: [fault('kill9', 1_050, 2_000)] });
+    const verdict = checkHistory(h);
+    expect(verdict.counts.lostKeyedGrants).toBe(1);
+    expect(verdict.notes[0]).toMatch(/keyed grant lost: L token 10 .* near: kill9 a/);
+  });
+});

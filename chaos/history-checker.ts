@@ -1,0 +1,233 @@
+// The chaos run's verdict: a pure function from the recorded history to the violations of the
+// five properties and the counts printed with them. Definitions (also in the run's report):
+//
+// 1. Fencing held: per lock, in the order the resource saw them, no accepted write carries a
+//    token below one accepted before, and every write refused as stale had a token below the
+//    highest accepted at that moment (the recorded history is checked, not the resource's word).
+// 2. Mutual exclusion: per lock, no two client-observed holds (grant arrived -> release about to
+//    be sent, loss noticed, or process killed) of different clients overlap, except where the
+//    overlap lies inside an excluded window: a pause (SIGSTOP..SIGCONT) or a partition
+//    (cut..heal), each extended by the longest lease after it ends. kill -9, SIGTERM, API
+//    handoffs and killed clients are NOT excluded.
+// 3. Tokens across failovers: for every failover on the nodes' timeline that is not a split
+//    brain and did not happen in an excluded window, every token granted from the failover on
+//    (until the next failover or partition) is above every token granted before it. "Before"
+//    leaves out the last IN_FLIGHT_MS before the failover: a grant the old active made just
+//    before it stopped may reach its client after a later one of its own reached another.
+// 4. Nothing stranded: per lock, the time during which some client was waiting for it and no
+//    client held it (nor could the server still hold it for someone: a keyed grant without an
+//    OK release counts until its lease ends) never lasts longer than the longest lease + the
+//    failover bound (2.5 peer timeouts + 500 ms: detection, discovery, promotion) + SLACK_MS,
+//    not counting time inside excluded windows.
+// 5. Final state: after every client stopped and the leases ran out, the active node shows no
+//    holder and no waiter on any lock.
+import type { FailoverView } from '../lib/ops/api-types.ts';
+import type { FaultKind, History } from './history.ts';
+import { foldClientEvents, type Hold } from './holds.ts';
+import { covers, intersect, subtract, totalLength, union, type Interval } from './intervals.ts';
+
+/** Allowance for a grant in flight at a failover (see property 3). */
+export const IN_FLIGHT_MS = 250;
+/** Allowance on top of lease + failover for a loaded machine (see property 4). */
+export const SLACK_MS = 2_000;
+
+export type Property = 'fencing' | 'mutual-exclusion' | 'token-succession' | 'stranded' | 'final-state';
+
+export interface Violation {
+  property: Property;
+  message: string;
+}
+
+export interface Counts {
+  grants: number;
+  keyedGrants: number;
+  sessionGrants: number;
+  acquireFailures: number;
+  sessionLosses: number;
+  /** Keyed releases answered STALE though sent within the lease, outside excluded windows: grants the cluster lost. */
+  lostKeyedGrants: number;
+  writesAccepted: number;
+  staleWritesRejected: number;
+  conflicts: number;
+  failovers: number;
+  failoversByCause: Record<string, number>;
+  faults: number;
+  faultsByKind: Partial<Record<FaultKind, number>>;
+  /** The longest stretch some client waited for a free lock (outside excluded windows), ms. */
+  longestStrandedMs: number;
+  strandBoundMs: number;
+}
+
+export interface Verdict {
+  violations: Violation[];
+  counts: Counts;
+  /** Details worth printing that are not violations (e.g. lost keyed grants). */
+  notes: string[];
+}
+
+export function checkHistory(history: History): Verdict {
+  const violations: Violation[] = [];
+  const notes: string[] = [];
+  const { holds, waits } = foldClientEvents(history.clientEvents, history.runEnd);
+  const excluded = union(history.faults.filter((f) => f.kind === 'pause' || f.kind === 'partition').map((f) => ({ start: f.start, end: f.end + history.maxLeaseMs })));
+  const near = (t: number) => describeFaultsNear(history, t);
+
+  checkFencing(history, violations);
+  checkMutualExclusion(holds, excluded, near, violations);
+  checkTokenSuccession(history, holds, excluded, violations);
+  const strandBoundMs = history.maxLeaseMs + 2.5 * history.peerTimeoutMs + 500 + SLACK_MS;
+  const longestStrandedMs = checkStranded(holds, waits, excluded, strandBoundMs, near, violations);
+  checkFinal(history, violations);
+
+  let lostKeyedGrants = 0;
+  for (const h of holds) {
+    if (h.protocol !== 'keyed' || h.releaseOutcome !== 'stale' || h.end - h.start >= h.leaseMs || covers(excluded, h.start) || covers(excluded, h.end)) continue;
+    lostKeyedGrants++;
+    notes.push(`keyed grant lost: ${h.lock} token ${h.token} held by ${h.client} ${Math.round(h.end - h.start)} ms, release answered STALE; ${near(h.start)}`);
+  }
+  const failoversByCause: Record<string, number> = {};
+  for (const f of history.failovers) failoversByCause[f.cause] = (failoversByCause[f.cause] ?? 0) + 1;
+  const faultsByKind: Partial<Record<FaultKind, number>> = {};
+  for (const f of history.faults) faultsByKind[f.kind] = (faultsByKind[f.kind] ?? 0) + 1;
+  const grants = history.clientEvents.filter((e) => e.kind === 'grant');
+  return {
+    violations,
+    notes,
+    counts: {
+      grants: grants.length,
+      keyedGrants: grants.filter((g) => g.protocol === 'keyed').length,
+      sessionGrants: grants.filter((g) => g.protocol === 'session').length,
+      acquireFailures: history.clientEvents.filter((e) => e.kind === 'acquire-failed').length,
+      sessionLosses: history.clientEvents.filter((e) => e.kind === 'lost').length,
+      lostKeyedGrants,
+      writesAccepted: history.writes.filter((w) => w.outcome === 'accepted').length,
+      staleWritesRejected: history.writes.filter((w) => w.outcome === 'stale').length,
+      conflicts: history.writes.filter((w) => w.outcome === 'conflict').length,
+      failovers: history.failovers.length,
+      failoversByCause,
+      faults: history.faults.length,
+      faultsByKind,
+      longestStrandedMs: Math.round(longestStrandedMs),
+      strandBoundMs,
+    },
+  };
+}
+
+function checkFencing(history: History, violations: Violation[]): void {
+  const highest = new Map<string, bigint>();
+  for (const w of history.writes) {
+    const token = BigInt(w.token);
+    const top = highest.get(w.lock);
+    if (w.outcome === 'stale') {
+      if (top === undefined || token >= top) violations.push({ property: 'fencing', message: `${w.lock}: write by ${w.client} with token ${w.token} was refused as stale, but the highest accepted was ${top ?? 'none'}` });
+      continue;
+    }
+    if (top !== undefined && token < top) {
+      violations.push({ property: 'fencing', message: `${w.lock}: the resource ${w.outcome === 'accepted' ? 'accepted' : 'let through'} token ${w.token} from ${w.client} after accepting ${top}` });
+    }
+    if (w.outcome === 'accepted' && (top === undefined || token > top)) highest.set(w.lock, token);
+  }
+}
+
+function checkMutualExclusion(holds: Hold[], excluded: Interval[], near: (t: number) => string, violations: Violation[]): void {
+  for (const lockHolds of byLock(holds).values()) {
+    lockHolds.sort((x, y) => x.start - y.start);
+    for (let i = 0; i < lockHolds.length; i++) {
+      const first = lockHolds[i] as Hold;
+      for (let j = i + 1; j < lockHolds.length; j++) {
+        const second = lockHolds[j] as Hold;
+        if (second.start >= first.end) break;
+        if (second.client === first.client) continue;
+        const overlap = intersect(first, second);
+        if (overlap === null) continue;
+        const counted = subtract([overlap], excluded);
+        if (counted.length === 0) continue;
+        const first_ = `${first.client} (${first.protocol}, token ${first.token}, ended by ${first.endedBy}${first.releaseOutcome ? ` ${first.releaseOutcome}` : ''})`;
+        const second_ = `${second.client} (${second.protocol}, token ${second.token})`;
+        violations.push({
+          property: 'mutual-exclusion',
+          message: `${first.lock}: ${first_} and ${second_} held it at once for ${totalLength(counted).toFixed(1)} ms from ${iso(overlap.start)}; ${near(overlap.start)}`,
+        });
+      }
+    }
+  }
+}
+
+function checkTokenSuccession(history: History, holds: Hold[], excluded: Interval[], violations: Violation[]): void {
+  const grants = holds.map((h) => ({ t: h.start, token: BigInt(h.token), client: h.client, lock: h.lock })).sort((x, y) => x.t - y.t);
+  const failovers = [...history.failovers].sort((x, y) => x.at - y.at);
+  const partitionStarts = history.faults.filter((f) => f.kind === 'partition').map((f) => f.start);
+  failovers.forEach((f, index) => {
+    if (f.cause === 'split-brain' || covers(excluded, f.at)) return;
+    const next = Math.min(failovers[index + 1]?.at ?? Infinity, ...partitionStarts.filter((t) => t > f.at));
+    let before: (typeof grants)[number] | undefined;
+    for (const g of grants) if (g.t < f.at - IN_FLIGHT_MS && (before === undefined || g.token > before.token)) before = g;
+    if (before === undefined) return;
+    for (const g of grants) {
+      if (g.t < f.at || g.t >= next) continue;
+      if (g.token <= before.token) {
+        violations.push({
+          property: 'token-succession',
+          message: `failover ${describeFailover(f)}: ${g.client} got ${g.lock} with token ${g.token} at ${iso(g.t)}, not above token ${before.token} granted to ${before.client} at ${iso(before.t)}`,
+        });
+      }
+    }
+  });
+}
+
+function checkStranded(holds: Hold[], waits: ReturnType<typeof foldClientEvents>['waits'], excluded: Interval[], boundMs: number, near: (t: number) => string, violations: Violation[]): number {
+  let longest = 0;
+  const holdsByLock = byLock(holds);
+  for (const [lock, lockWaits] of byLock(waits)) {
+    const waiting = union(lockWaits);
+    const occupied = union((holdsByLock.get(lock) ?? []).map((h) => ({ start: h.start, end: Math.max(h.end, h.occupiedUntil) })));
+    for (const gap of subtract(waiting, occupied)) {
+      const counted = totalLength(subtract([gap], excluded));
+      longest = Math.max(longest, counted);
+      if (counted > boundMs) {
+        violations.push({ property: 'stranded', message: `${lock}: clients waited ${Math.round(counted)} ms (bound ${boundMs} ms) from ${iso(gap.start)} while nobody held it; ${near(gap.start)}` });
+      }
+    }
+  }
+  return longest;
+}
+
+function checkFinal(history: History, violations: Violation[]): void {
+  const final = history.final;
+  if (final.error !== undefined || final.active === null) {
+    violations.push({ property: 'final-state', message: `no final state: ${final.error ?? 'no active node'}` });
+    return;
+  }
+  for (const lock of final.locks) {
+    if (lock.holder !== null || lock.queueLength > 0) {
+      violations.push({ property: 'final-state', message: `${lock.name} on ${final.active} after the run: holder ${lock.holder ?? 'none'}, ${lock.queueLength} waiting` });
+    }
+  }
+}
+
+function byLock<T extends { lock: string }>(items: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const list = out.get(item.lock);
+    if (list) list.push(item);
+    else out.set(item.lock, [item]);
+  }
+  return out;
+}
+
+function describeFailover(f: FailoverView): string {
+  return `${f.from ?? '-'}->${f.to} ${f.cause} at ${iso(f.at)}`;
+}
+
+/** The faults and failovers within 3 s of `t`, for a violation's context. */
+function describeFaultsNear(history: History, t: number): string {
+  const faults = history.faults.filter((f) => f.start - 3_000 <= t && t <= f.end + 3_000).map((f) => `${f.kind} ${f.target} ${iso(f.start)}..${iso(f.end)}`);
+  const failovers = history.failovers.filter((f) => Math.abs(f.at - t) <= 3_000).map(describeFailover);
+  const all = [...faults, ...failovers];
+  return all.length === 0 ? 'no fault or failover within 3 s' : `near: ${all.join('; ')}`;
+}
+
+function iso(t: number): string {
+  const d = new Date(t);
+  return `${d.toISOString().slice(11, 23)}`;
+}

@@ -1,0 +1,28 @@
+// The printed account of a chaos run: seed, schedule, what was applied, the counts, notes and
+// violations, each on its own lines so a failing seed's output can be read and replayed.
+import type { ChaosResult } from './chaos-run.ts';
+import { describeFault } from './fault-schedule.ts';
+
+export function formatReport(result: ChaosResult, replay: string): string {
+  const { verdict } = result;
+  const c = verdict.counts;
+  const lines = [
+    `seed ${result.seed} (replay: ${replay})`,
+    `schedule (${result.schedule.length}):`,
+    ...result.schedule.map((f) => `  ${describeFault(f)}`),
+    `applied (${result.applied.length}):`,
+    ...result.applied.map((a) => `  ${a}`),
+    `faults by kind: ${JSON.stringify(c.faultsByKind)}`,
+    `failovers: ${c.failovers} ${JSON.stringify(c.failoversByCause)}`,
+    `grants: ${c.grants} (keyed ${c.keyedGrants}, session ${c.sessionGrants}); acquire failures ${c.acquireFailures}; session losses ${c.sessionLosses}; keyed grants lost ${c.lostKeyedGrants}`,
+    `writes accepted: ${c.writesAccepted}; stale writes rejected: ${c.staleWritesRejected}; conflicts: ${c.conflicts}`,
+    `longest wait for a free lock: ${c.longestStrandedMs} ms (bound ${c.strandBoundMs} ms)`,
+    `final state: ${result.history.final.error ?? `${result.history.final.active} active, ${result.history.final.locks.length} locks listed`}`,
+    `run took ${(result.elapsedMs / 1000).toFixed(1)} s`,
+  ];
+  if (result.unsettled.length > 0) lines.push(`not settled after (${result.unsettled.length}):`, ...result.unsettled.map((u) => `  ${u}`));
+  if (verdict.notes.length > 0) lines.push(`notes (${verdict.notes.length}):`, ...verdict.notes.map((n) => `  ${n}`));
+  if (verdict.violations.length === 0) lines.push('violations: none');
+  else lines.push(`VIOLATIONS (${verdict.violations.length}):`, ...verdict.violations.map((v) => `  [${v.property}] ${v.message}`));
+  return lines.join('\n');
+}

@@ -1,0 +1,44 @@
+// `npm run chaos -- [--seed N] [--duration 60s]`: one chaos run against a real three-node
+// cluster on loopback. Prints the seed, the faults, the counts and any violation; exits 0 when
+// clean, 1 on a violation (or a run that could not complete), 2 on bad flags.
+import { parseDuration } from '../lib/duration.ts';
+import { runChaos } from './chaos-run.ts';
+import { formatReport } from './report.ts';
+
+function usage(message: string): never {
+  console.error(`chaos: ${message}\nusage: npm run chaos -- [--seed N] [--duration 60s]   (N: a whole number 0..4294967295; duration 10s..1h)`);
+  process.exit(2);
+}
+
+function parseArgs(argv: string[]): { seed: number; durationMs: number } {
+  let seed: number | undefined;
+  let durationMs = 60_000;
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = argv[i + 1];
+    if (flag === '--seed') {
+      if (value === undefined || !/^\d+$/.test(value) || Number(value) > 0xffffffff) usage(`--seed takes a whole number from 0 to 4294967295, not ${value ?? 'nothing'}`);
+      seed = Number(value);
+      i++;
+    } else if (flag === '--duration') {
+      const ms = value === undefined ? null : parseDuration(value);
+      if (ms === null || ms < 10_000 || ms > 3_600_000) usage(`--duration takes a duration from 10s to 1h (like 60s or 2m), not ${value ?? 'nothing'}`);
+      durationMs = ms;
+      i++;
+    } else {
+      usage(`unknown argument ${flag}`);
+    }
+  }
+  return { seed: seed ?? Math.floor(Math.random() * 0x100000000), durationMs };
+}
+
+const { seed, durationMs } = parseArgs(process.argv.slice(2));
+console.log(`chaos: seed ${seed}, duration ${durationMs / 1000}s`);
+try {
+  const result = await runChaos({ seed, durationMs, log: (line) => console.log(`chaos: ${line}`) });
+  console.log(formatReport(result, `npm run chaos -- --seed ${seed} --duration ${durationMs / 1000}s`));
+  process.exit(result.verdict.violations.length === 0 ? 0 : 1);
+} catch (error) {
+  console.error(`chaos: the run failed (seed ${seed}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+}
