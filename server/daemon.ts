@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { LockEngine } from '../lib/engine/lock-engine.ts';
-import { BlockTokenSource, MemoryCeilingStore } from '../lib/tokens/token-source.ts';
+import { BlockTokenSource, type CeilingStore, MemoryCeilingStore } from '../lib/tokens/token-source.ts';
 import { FileCeilingStore } from '../lib/tokens/file-ceiling-store.ts';
 import { EngineDriver } from './engine-driver.ts';
 import { FlushScheduler } from './flush-scheduler.ts';
@@ -15,18 +15,17 @@ import { LineListener } from './line-listener.ts';
 import { createMetrics } from './metrics.ts';
 import { performanceClock } from './performance-clock.ts';
 import { SESSION_GOODBYE, SESSION_REFUSAL, SessionConnection } from './session-connection.ts';
-import { type DaemonFacade, registerDaemonFacade, unregisterDaemonFacade } from './daemon-facade.ts';
+import { type AdminOp, type DaemonFacade, registerDaemonFacade, unregisterDaemonFacade } from './daemon-facade.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { createConsoleServer, type ConsoleServer } from './console-server.ts';
 import { createOpsServices } from './ops/ops-services.ts';
 import type { DaemonState } from '../lib/ops/api-types.ts';
 import { formatAddress } from '../lib/client/address.ts';
-import { type CeilingStore } from '../lib/tokens/token-source.ts';
 import { SerialCeilingStore } from '../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from './cluster/cluster-node.ts';
 import { forceReleaseLocally, kickLocally } from './ops/admin-ops.ts';
 import { HOLD } from './routing.ts';
-import type { AdminOp } from './daemon-facade.ts';
+import { fitConnections, openFileLimit } from './open-files.ts';
 import type { ClusterOptions } from '../lib/cluster/cluster-config.ts';
 
 export interface DaemonOptions {
@@ -132,8 +131,9 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   const adminToken = opts.adminToken ?? randomBytes(24).toString('base64url');
   let state: DaemonState = 'starting';
 
+  const budget = fitConnections(opts.maxConnections, openFileLimit(), log);
   const common = {
-    host: opts.host, maxConnections: opts.maxConnections, ioTimeoutMs: opts.ioTimeoutMs, clock, flusher,
+    host: opts.host, maxConnections: budget.maxConnections, maxRefusing: budget.maxRefusing, ioTimeoutMs: opts.ioTimeoutMs, clock, flusher,
     afterInput: () => driver.poke(), logger: log,
   };
   const keyed = new LineListener(

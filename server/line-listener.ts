@@ -7,10 +7,8 @@ import type { Clock } from '../lib/engine/clock.ts';
 import type { Logger } from 'pino';
 import type { ConnectionContext, LineConnection } from './line-connection.ts';
 import type { FlushScheduler } from './flush-scheduler.ts';
+import { MAX_REFUSING } from './open-files.ts';
 import { SERVE, type Route, sameRoute } from './routing.ts';
-
-/** Refused connections that may be saying goodbye at once; beyond that they are dropped. */
-const MAX_REFUSING = 256;
 
 export interface LineListenerOptions {
   host: string;
@@ -29,6 +27,8 @@ export interface LineListenerOptions {
   route?: Route;
   /** How long a connection may be held before it gets the going-away goodbye; 5,000 ms if not given. */
   holdMaxMs?: number;
+  /** Refused connections that may be saying goodbye at once; beyond that they are dropped. MAX_REFUSING if not given. */
+  maxRefusing?: number;
 }
 
 export class LineListener<C extends LineConnection> {
@@ -66,7 +66,7 @@ export class LineListener<C extends LineConnection> {
         this.logRefusal();
         // A flood of refused sockets must not hold file descriptors: past a small number still
         // saying goodbye, refuse without a word; each goodbye gets a fixed io-timeout to finish.
-        if (this.refusing >= MAX_REFUSING) {
+        if (this.refusing >= (opts.maxRefusing ?? MAX_REFUSING)) {
           socket.destroy();
           return;
         }
