@@ -10,9 +10,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { ClusterView } from '../lib/ops/api-types.ts';
-import { type Cluster, startCluster, waitFor, waitSettled } from '../server/testing/cluster-harness.ts';
+import { type Cluster, startCluster, waitSettled } from '../server/testing/cluster-harness.ts';
 import { processCpuMs, startBaton } from './baton-process.ts';
 import { rawKeyedLoad } from './raw-keyed-load.ts';
+import { failoverSection } from './sections/failover-section.ts';
 import { median, round } from './stats.ts';
 import { intFlag } from './flags.ts';
 
@@ -71,13 +72,6 @@ function pidOf(cluster: Cluster, id: string): number {
   return pid;
 }
 
-async function activeIs(cluster: Cluster, id: string, via: string): Promise<ClusterView> {
-  return waitFor(async () => {
-    const v = await cluster.node(via).cluster();
-    return v.active === id && v.phase !== undefined ? v : null;
-  }, { timeoutMs: 10_000, what: `${id} active` });
-}
-
 async function costFigures() {
   const single = await startBaton();
   const two = await startCluster({ nodes: 2 });
@@ -100,54 +94,9 @@ async function costFigures() {
   }
 }
 
-async function failoverFigures() {
-  const killPromotionMs: number[] = [];
-  const killGapMs: number[] = [];
-  const apiGapMs: number[] = [];
-  const sigtermGapMs: number[] = [];
-  for (let i = 0; i < repeats; i++) {
-    const cluster = await startCluster({ nodes: 3 });
-    try {
-      await waitSettled(cluster, 'a');
-      // API handoffs a -> b -> c, each gap as the successor measured it.
-      for (const [from, to] of [['a', 'b'], ['b', 'c']] as const) {
-        const reply = await cluster.node(from).post<{ handoff: { gapMs: number } }>('/api/v1/cluster/handoff', { target: to });
-        if (reply.status !== 200) throw new Error(`handoff ${from} -> ${to}: ${reply.status} ${JSON.stringify(reply.body)}`);
-        const v = await activeIs(cluster, to, to);
-        apiGapMs.push(v.failovers.at(-1)?.gapMs ?? Number.NaN);
-        await waitSettled(cluster, to);
-      }
-      // SIGTERM of the active (c): a standby takes over by a signal handoff.
-      await cluster.node('c').sigterm();
-      const afterTerm = await waitFor(async () => {
-        const v = await cluster.node('a').cluster();
-        const last = v.failovers.at(-1);
-        return last?.cause === 'signal' ? last : null;
-      }, { timeoutMs: 10_000, what: 'the signal handoff' });
-      sigtermGapMs.push(afterTerm.gapMs);
-      const survivor = afterTerm.to;
-      const other = survivor === 'a' ? 'b' : 'a';
-      await waitFor(async () => ((await cluster.node(other).cluster()).phase === 'standby' ? true : null), { timeoutMs: 10_000, what: `${other} standby` });
-      // kill -9 of the active: time until the standby reports itself active.
-      await cluster.node(survivor).kill9();
-      const t0 = performance.now();
-      const v = await waitFor(async () => {
-        const view = await cluster.node(other).cluster();
-        return view.phase === 'active' ? view : null;
-      }, { timeoutMs: 10_000, intervalMs: 10, what: `${other} promoted` });
-      killPromotionMs.push(round(performance.now() - t0, 1));
-      killGapMs.push(v.failovers.at(-1)?.gapMs ?? Number.NaN);
-    } finally {
-      await cluster.close();
-    }
-  }
-  const summary = (xs: number[]) => ({ median: round(median(xs), 1), min: round(Math.min(...xs), 1), max: round(Math.max(...xs), 1), n: xs.length });
-  return { killPromotionMs: summary(killPromotionMs), killGapMs: summary(killGapMs), apiHandoffGapMs: summary(apiGapMs), sigtermHandoffGapMs: summary(sigtermGapMs) };
-}
-
 const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version };
 const cost = await costFigures();
-const failover = await failoverFigures();
+const failover = await failoverSection(repeats);
 console.log(`Baton cluster figures (${machine.cores} cores, ${machine.cpu}, Node ${machine.node}; ${repeats} runs, ${seconds} s per load run, peer-timeout 1 s)\n`);
 console.log('| setup (50 raw keyed connections, pipelined 16) | pairs/s | active CPU/pair | standby CPU/pair | max replication lag |\n|---|---|---|---|---|');
 const base = cost[0]?.activeUsPerPair ?? Number.NaN;

@@ -21,3 +21,15 @@ export function listFlag<T extends string>(name: string, all: readonly T[]): T[]
   }
   return chosen as T[];
 }
+
+/** `--name value` as a string, or undefined when absent. */
+export function stringFlag(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  if (i < 0) return undefined;
+  const value = process.argv[i + 1];
+  if (value === undefined || value.startsWith('--')) {
+    console.error(`bench: ${name} takes a value`);
+    process.exit(2);
+  }
+  return value;
+}

@@ -1,60 +1,105 @@
-// `npm run bench`: the core figures on this machine, in one run against one `baton serve`
-// child process on loopback. Each figure is the median of `--repeats` runs (default 3).
-// Prints a markdown table and writes JSON to bench/results/.
-// Usage: npm run bench [-- --seconds 5 --repeats 3]
+// `npm run bench`: the side-by-side benchmarks, in one run on 127.0.0.1, every server started
+// and stopped by this script (Redis and etcd from Debian's packages, installed with apt-get when
+// missing), the same load generator and the same handover driver for every system:
+//   pairs     uncontended acquire+release pairs/s and server CPU per pair (Baton, Redis, etcd)
+//   handover  contended handover latency and fairness, 50 clients on one key
+//   sessions  10,000 heartbeating sessions: RSS and CPU, and handover p99 meanwhile
+//   failover  3 nodes: the gap with no active node after kill -9 and after graceful handoffs
+//   console   handover p99 with five dashboards open against none (needs `npm run build`)
+// Prints markdown tables (progress goes to stderr) and writes bench/results/bench-latest.json
+// and bench-latest.md.
+// Usage: npm run bench [-- --only pairs,handover,sessions,failover,console] [--seconds 5]
+//        [--repeats 3] [--sessions 10000] [--cpu-prof <dir>: profile every baton child]
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { startBaton } from './baton-process.ts';
-import { keyedHandover, keyedPairs, sessionHandover } from './client-figures.ts';
-import { rawKeyedLoad } from './raw-keyed-load.ts';
-import { median, round } from './stats.ts';
-import { intFlag } from './flags.ts';
+import { batonProfile, startBaton } from './baton-process.ts';
+import { intFlag, listFlag, stringFlag } from './flags.ts';
+import { type BenchResults, markdown } from './report.ts';
+import { consoleSection } from './sections/console-section.ts';
+import { failoverSection } from './sections/failover-section.ts';
+import { handoverSection } from './sections/handover-section.ts';
+import { pairsSection } from './sections/pairs-section.ts';
+import { sessionsSection } from './sections/sessions-section.ts';
+import { startEtcd } from './servers/etcd-server.ts';
+import { REDIS_ARGS, startRedis } from './servers/redis-server.ts';
+import { ensureDebianServers, type ServerProcess, track } from './servers/server-process.ts';
+import { batonRawKeyed } from './systems/baton-raw-keyed.ts';
+import { batonKeyed, batonSession } from './systems/baton-systems.ts';
+import { etcdElection, etcdLock } from './systems/etcd-systems.ts';
+import { redisSetNx, redlockDefault } from './systems/redis-systems.ts';
 
+const SECTIONS = ['pairs', 'handover', 'sessions', 'failover', 'console'] as const;
+const only = listFlag('--only', SECTIONS);
 const seconds = intFlag('--seconds', 5, 120);
 const repeats = intFlag('--repeats', 3, 20);
+const sessionCount = intFlag('--sessions', 10_000, 15_000);
+batonProfile.dir = stringFlag('--cpu-prof');
 
-/** Runs `measure` `repeats` times and keeps, for every numeric field, the median. */
-async function medianOf<T extends Record<string, number>>(measure: () => Promise<T>): Promise<T & { runs: number }> {
-  const runs: T[] = [];
-  for (let i = 0; i < repeats; i++) runs.push(await measure());
-  const out: Record<string, number> = { runs: repeats };
-  for (const key of Object.keys(runs[0] as T)) out[key] = median(runs.map((r) => r[key] as number));
-  return out as T & { runs: number };
+const began = performance.now();
+const say = (text: string) => process.stderr.write(`bench: ${text} (${Math.round((performance.now() - began) / 1000)} s)\n`);
+const firstLine = (cmd: string) => execFileSync(cmd, ['--version'], { encoding: 'utf8' }).split('\n')[0]?.trim() ?? '?';
+
+const sideBySide = only.includes('pairs') || only.includes('handover');
+if (sideBySide) ensureDebianServers();
+const results: BenchResults = {
+  machine: {
+    cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version,
+    redis: sideBySide ? firstLine('redis-server') : '-', etcd: sideBySide ? firstLine('etcd') : '-',
+  },
+  date: new Date().toISOString(), seconds, repeats,
+  setup: {
+    baton: '`baton serve --no-console` child (console on only in section 5), data dir in the OS temp dir (one fsync per 100,000 tokens)',
+    redis: `redis-server ${REDIS_ARGS.join(' ').replace("--save  ", "--save '' ")} (no persistence), ioredis 5.11.1 with auto-pipelining`,
+    etcd: 'single-member etcd, data dir on /dev/shm (tmpfs, so its per-write WAL fsync costs no disk), etcd3 1.1.2',
+    clients: '50 clients, each its own connection(s): one KeyedClient / SessionClient / ioredis / Etcd3 instance per client',
+  },
+};
+
+if (sideBySide) {
+  const servers: ServerProcess[] = [];
+  try {
+    say('starting baton, redis-server and etcd');
+    const baton = await startBaton();
+    track(baton.child);
+    servers.push({ name: 'baton', pid: baton.child.pid as number, cpuMs: baton.cpuMs, stop: baton.stop });
+    const redis = await startRedis();
+    servers.push(redis);
+    const etcd = await startEtcd();
+    servers.push(etcd);
+    if (only.includes('pairs')) {
+      say('section 1: uncontended pairs');
+      results.pairs = await pairsSection(
+        [batonKeyed(baton.lockPort, baton.cpuMs), batonRawKeyed(baton.lockPort, baton.cpuMs), batonSession(baton.sessionPort, baton.cpuMs), etcdLock(etcd.endpoint, etcd.cpuMs)],
+        redisSetNx(redis.port, redis.cpuMs, 10), seconds, repeats);
+    }
+    if (only.includes('handover')) {
+      say('section 2: contended handover');
+      results.handover = await handoverSection(
+        [batonKeyed(baton.lockPort, baton.cpuMs), batonSession(baton.sessionPort, baton.cpuMs), redlockDefault(redis.port, redis.cpuMs), etcdElection(etcd.endpoint, etcd.cpuMs)],
+        redisSetNx(redis.port, redis.cpuMs, 10), seconds, repeats);
+    }
+  } finally {
+    await Promise.allSettled(servers.map((s) => s.stop()));
+  }
+}
+if (only.includes('sessions')) {
+  say(`section 3: ${sessionCount} sessions`);
+  results.sessions = await sessionsSection(sessionCount, 2_000, seconds, repeats);
+}
+if (only.includes('failover')) {
+  say('section 4: failover');
+  results.failover = await failoverSection(repeats);
+}
+if (only.includes('console')) {
+  say('section 5: the console');
+  results.console = await consoleSection(seconds, repeats);
 }
 
-async function rawPairs(port: number, cpuMs: () => number, depth: number) {
-  const cpu0 = cpuMs();
-  const r = await rawKeyedLoad(port, 50, depth, seconds * 1_000);
-  const cpu = cpuMs() - cpu0;
-  return { pairsPerSec: Math.round((r.pairs / r.elapsedMs) * 1000), serverCpuUsPerPair: round((cpu * 1000) / r.pairs) };
-}
-
-const baton = await startBaton();
-try {
-  await rawKeyedLoad(baton.lockPort, 50, 16, 2_000); // warm-up: JIT and buffers on both sides
-  const results = {
-    machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
-    seconds,
-    repeats,
-    rawKeyedOneAtATime: await medianOf(() => rawPairs(baton.lockPort, baton.cpuMs, 1)),
-    rawKeyedPipelined16: await medianOf(() => rawPairs(baton.lockPort, baton.cpuMs, 16)),
-    keyedClientPairs: await medianOf(() => keyedPairs(baton.lockPort, baton.cpuMs, seconds * 1_000)),
-    keyedHandover: await medianOf(() => keyedHandover(baton.lockPort, 2_000)),
-    sessionHandover: await medianOf(() => sessionHandover(baton.sessionPort, 1_000)),
-  };
-  const rows = [
-    ['raw keyed, 50 clients, 1 pair at a time', `${results.rawKeyedOneAtATime.pairsPerSec} pairs/s`, `${results.rawKeyedOneAtATime.serverCpuUsPerPair} us server CPU/pair`],
-    ['raw keyed, 50 clients, pipelined 16', `${results.rawKeyedPipelined16.pairsPerSec} pairs/s`, `${results.rawKeyedPipelined16.serverCpuUsPerPair} us server CPU/pair`],
-    ['KeyedClient, 50 concurrent loops', `${results.keyedClientPairs.pairsPerSec} pairs/s`, `${results.keyedClientPairs.serverCpuUsPerPair} us server CPU/pair`],
-    ['keyed handover, 2 clients', `p50 ${results.keyedHandover.p50Ms} ms`, `p99 ${results.keyedHandover.p99Ms} ms, max ${results.keyedHandover.maxMs} ms`],
-    ['session handover, 2 clients', `p50 ${results.sessionHandover.p50Ms} ms`, `p99 ${results.sessionHandover.p99Ms} ms, max ${results.sessionHandover.maxMs} ms`],
-  ];
-  console.log(`Baton core figures (${results.machine.cores} cores, ${results.machine.cpu}, Node ${results.machine.node}; medians of ${repeats} runs, ${seconds} s per load run)\n`);
-  console.log('| measurement | figure | detail |\n|---|---|---|');
-  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-  const dir = new URL('./results/', import.meta.url).pathname;
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(`${dir}core-latest.json`, `${JSON.stringify(results, null, 2)}\n`);
-} finally {
-  await baton.stop();
-}
+const text = markdown(results);
+console.log(text);
+const dir = new URL('./results/', import.meta.url).pathname;
+mkdirSync(dir, { recursive: true });
+writeFileSync(`${dir}bench-latest.json`, `${JSON.stringify(results, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 2)}\n`);
+writeFileSync(`${dir}bench-latest.md`, `${text}\n`);
+say('done');

@@ -1,12 +1,14 @@
 // A child process of the 10,000-session section: opens `count` session connections, each holding
 // its own lock with a `leaseMs` lease, and heartbeats each every lease/4 (the docs' schedule
 // without the RTT term), spread evenly over 10 ms ticks rather than in one burst. Each socket
-// keeps a reader. Prints {"ready":n} once all hold, and its counts when told "stop" on stdin.
+// keeps a reader. Prints {"ready":n,"refused":m} once every session is held or was refused, and its counts when told "stop" on stdin.
 // Usage: node --import tsx bench/session-holders.ts <sessionPort> <count> <leaseMs>
 import { connect, type Socket } from 'node:net';
 
 const [port, count, leaseMs] = process.argv.slice(2).map(Number) as [number, number, number];
 const sockets: Socket[] = [];
+/** Open sockets: a session the server refused (too many connections) gets no heartbeats. */
+const live = new Set<Socket>();
 let acquired = 0;
 let heartbeatReplies = 0;
 let errors = 0;
@@ -37,25 +39,32 @@ function open(i: number): Promise<void> {
     });
     s.on('close', () => {
       if (!stopping) closedEarly++;
+      live.delete(s);
     });
+    live.add(s);
     sockets.push(s);
   });
 }
 
-for (let i = 0; i < count; i += 200) {
-  await Promise.all(Array.from({ length: Math.min(200, count - i) }, (_, j) => open(i + j)));
-}
+// Heartbeats start with the first session: opening them all takes longer than a lease.
 const TICK_MS = 10;
 const perTick = Math.ceil(count / (leaseMs / 4 / TICK_MS));
 let cursor = 0;
 const timer = setInterval(() => {
   for (let n = 0; n < perTick; n++) {
-    sockets[cursor]?.write('HEARTBEAT\n');
-    cursor = (cursor + 1) % sockets.length;
+    const s = sockets[cursor];
+    if (s !== undefined && live.has(s)) s.write('HEARTBEAT\n');
+    cursor = (cursor + 1) % Math.max(1, sockets.length);
   }
 }, TICK_MS);
-while (acquired < count && closedEarly === 0) await new Promise((r) => setTimeout(r, 20));
-process.stdout.write(`${JSON.stringify({ ready: acquired })}\n`);
+for (let i = 0; i < count; i += 200) {
+  await Promise.all(Array.from({ length: Math.min(200, count - i) }, (_, j) => open(i + j)));
+}
+
+// Every session answered: granted, or refused and closed (the daemon caps connections to fit
+// its open-file limit, see the section's notes).
+while (acquired + closedEarly < count) await new Promise((r) => setTimeout(r, 20));
+process.stdout.write(`${JSON.stringify({ ready: acquired, refused: closedEarly })}\n`);
 
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (text: string) => {

@@ -15,6 +15,8 @@ import { batonKeyed } from '../systems/baton-systems.ts';
 const rssKiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
 
 export interface SessionsResult {
+  /** Sessions asked for, and sessions the daemon accepted and granted (the rest were refused). */
+  requested: number;
   sessions: number;
   leaseMs: number;
   rssBeforeMiB: number;
@@ -46,8 +48,9 @@ export async function sessionsSection(count: number, leaseMs: number, seconds: n
     holders = spawn(process.execPath, ['--import', 'tsx', script, String(baton.sessionPort), String(count), String(leaseMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
     track(holders);
     const lines = createInterface({ input: holders.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
-    const ready = JSON.parse(String((await lines.next()).value)) as { ready: number };
-    if (ready.ready !== count) throw new Error(`only ${ready.ready} of ${count} sessions were granted`);
+    const ready = JSON.parse(String((await lines.next()).value)) as { ready: number; refused: number };
+    if (ready.ready < count) process.stderr.write(`bench: sessions: the daemon took ${ready.ready} of ${count} sessions and refused ${ready.refused}\n`);
+    if (ready.ready < count / 2) throw new Error(`only ${ready.ready} of ${count} sessions were granted`);
     await new Promise((r) => setTimeout(r, 2_000)); // a full lease of heartbeats before measuring
     const rssSamples: number[] = [];
     const cpuPercent: number[] = [];
@@ -65,9 +68,9 @@ export async function sessionsSection(count: number, leaseMs: number, seconds: n
     const counts = JSON.parse(String((await lines.next()).value)) as Record<string, number>;
     const after = median(rssSamples);
     return {
-      sessions: count, leaseMs,
-      rssBeforeMiB: round(before / 1024, 1), rssWithSessionsMiB: round(after / 1024, 1), rssPerSessionKiB: round((after - before) / count, 2),
-      serverCpuPercentHeartbeating: round(median(cpuPercent), 1), heartbeatsPerSec: Math.round(count / (leaseMs / 4 / 1000)),
+      requested: count, sessions: ready.ready, leaseMs,
+      rssBeforeMiB: round(before / 1024, 1), rssWithSessionsMiB: round(after / 1024, 1), rssPerSessionKiB: round((after - before) / ready.ready, 2),
+      serverCpuPercentHeartbeating: round(median(cpuPercent), 1), heartbeatsPerSec: Math.round(ready.ready / (leaseMs / 4 / 1000)),
       handoverP99MsWithout: median(without.map((h) => h.p99Ms)), handoverP99MsWith: median(withSessions.map((h) => h.p99Ms)),
       handoverP50MsWith: median(withSessions.map((h) => h.p50Ms)), fairnessWith: median(withSessions.map((h) => h.fairness)),
       holderCounts: counts,

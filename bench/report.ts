@@ -1,0 +1,97 @@
+// Turns the sections' results into the markdown tables printed by `npm run bench` (and saved
+// next to the JSON in bench/results/), with the issue's targets checked against them.
+import type { ConsoleResult } from './sections/console-section.ts';
+import type { FailoverResult, Spread } from './sections/failover-section.ts';
+import type { HandoverRow } from './sections/handover-section.ts';
+import type { PairsRow } from './sections/pairs-section.ts';
+import type { SessionsResult } from './sections/sessions-section.ts';
+
+export interface BenchResults {
+  machine: { cores: number; cpu: string; node: string; redis: string; etcd: string };
+  date: string;
+  seconds: number;
+  repeats: number;
+  setup: Record<string, string>;
+  pairs?: PairsRow[];
+  handover?: HandoverRow[];
+  sessions?: SessionsResult;
+  failover?: FailoverResult;
+  console?: ConsoleResult;
+}
+
+const x = (r: number | null) => (r === null ? '1 (reference)' : `${r}x`);
+const ms = (n: number) => (Number.isFinite(n) ? `${n} ms` : '-');
+const fair = (n: number) => (Number.isFinite(n) ? `${n}` : 'some clients never got it');
+const table = (head: string[], rows: (string | number)[][]) =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+
+export function markdown(r: BenchResults): string {
+  const out: string[] = [];
+  out.push(`Machine: ${r.machine.cores} cores, ${r.machine.cpu}, Node ${r.machine.node}, ${r.machine.redis}, ${r.machine.etcd}. ${r.date}.`);
+  out.push(`Every figure is the median of ${r.repeats} runs of ${r.seconds} s; ratios against Redis are medians of per-repeat ratios (the systems alternate within each repeat).`);
+  if (r.pairs) {
+    out.push('\n### 1. Uncontended acquire+release pairs, 50 clients on distinct keys\n');
+    out.push(table(['system', 'in flight per client', 'pairs/s', 'server CPU/pair', 'pairs/s vs Redis', 'CPU/pair vs Redis'],
+      r.pairs.map((p) => [p.system, p.depth, p.pairsPerSec, `${p.serverCpuUsPerPair} us`, x(p.pairsPerSecVsRedis), x(p.cpuPerPairVsRedis)])));
+  }
+  if (r.handover) {
+    out.push('\n### 2. Contended handover, 50 clients on one key\n');
+    out.push(table(['system', 'handovers', 'p50', 'p99', 'max', 'fairness (most/fewest grants)', 'taken back by the releaser', 'p99 vs Redis 10 ms'],
+      r.handover.map((h) => [h.system, h.handovers, ms(h.p50Ms), ms(h.p99Ms), ms(h.maxMs), fair(h.fairness), h.selfRegrants, h.p99VsRedis === null ? '1 (reference)' : `${h.p99VsRedis}x`])));
+  }
+  if (r.sessions) {
+    const s = r.sessions;
+    out.push(`\n### 3. ${s.sessions} concurrent sessions, ${s.leaseMs} ms lease, all heartbeating\n`);
+    if (s.sessions < s.requested) out.push(`${s.requested} were asked for; the daemon refused ${s.requested - s.sessions} (too many connections: it caps each protocol to fit its open-file limit).\n`);
+    out.push(table(['RSS per session', 'server RSS', 'server CPU (heartbeats only)', 'heartbeats/s', 'handover p99 (50 clients) during', 'before the sessions'],
+      [[`${s.rssPerSessionKiB} KiB`, `${s.rssBeforeMiB} → ${s.rssWithSessionsMiB} MiB`, `${s.serverCpuPercentHeartbeating} % of a core`, s.heartbeatsPerSec, ms(s.handoverP99MsWith), ms(s.handoverP99MsWithout)]]));
+  }
+  if (r.failover) {
+    const f = r.failover;
+    const row = (name: string, s: Spread) => [name, ms(s.median), ms(s.min), ms(s.max), s.n];
+    out.push(`\n### 4. Failover, 3 nodes, peer-timeout ${f.peerTimeoutMs} ms\n`);
+    out.push(table(['event', 'median', 'min', 'max', 'runs'], [
+      row('graceful handoff (API): gap with no active node', f.apiHandoffGapMs),
+      row('graceful handoff (SIGTERM): gap with no active node', f.sigtermHandoffGapMs),
+      row('kill -9: gap with no active node (last heartbeat → promoted)', f.killGapMs),
+      row('kill -9 → a standby reports active (client polls every 10 ms)', f.killPromotionMs),
+    ]));
+  }
+  if (r.console) {
+    out.push('\n### 5. The dashboard\'s cost (handover, 50 clients on one key, 1,000 locks held, 2,000 pairs/s churn)\n');
+    if ('skipped' in r.console) out.push(`Skipped: ${r.console.skipped}.`);
+    else {
+      out.push(table(['condition', 'handover p50', 'handover p99', 'p99 vs none', 'server CPU', 'churn pairs/s'],
+        r.console.rows.map((c) => [c.condition, ms(c.p50Ms), ms(c.p99Ms), c.p99VsNone === null ? '1 (reference)' : `${c.p99VsNone}x`, `${c.serverCpuPercent} %`, c.churnPairsPerSec])));
+      out.push(`\nDashboard time to first data (navigation start to first snapshot rendered, under the load): median ${r.console.firstDataMs} ms.`);
+    }
+  }
+  out.push('\n### Targets\n');
+  out.push(table(['target', 'measured', 'met'], targets(r).map((t) => [t.target, t.measured, t.met ? 'yes' : '**no**'])));
+  return out.join('\n');
+}
+
+export function targets(r: BenchResults): { target: string; measured: string; met: boolean }[] {
+  const t: { target: string; measured: string; met: boolean }[] = [];
+  for (const p of r.pairs ?? []) {
+    if (!p.system.startsWith('Baton keyed') || p.pairsPerSecVsRedis === null || p.cpuPerPairVsRedis === null) continue;
+    t.push({ target: `(1) ${p.system}, ${p.depth} in flight: pairs/s ≥ Redis`, measured: `${p.pairsPerSecVsRedis}x`, met: p.pairsPerSecVsRedis >= 1 });
+    t.push({ target: `(1) ${p.system}, ${p.depth} in flight: server CPU/pair ≤ Redis`, measured: `${p.cpuPerPairVsRedis}x`, met: p.cpuPerPairVsRedis <= 1 });
+  }
+  const keyed = r.handover?.find((h) => h.system.startsWith('Baton keyed'));
+  if (keyed) {
+    t.push({ target: '(2) Baton keyed handover p99 < 1 ms at 50 clients', measured: ms(keyed.p99Ms), met: keyed.p99Ms < 1 });
+    t.push({ target: '(2) fair within 10 % (most/fewest grants ≤ 1.1)', measured: fair(keyed.fairness), met: keyed.fairness <= 1.1 });
+  }
+  if (r.sessions) {
+    t.push({ target: '(3) under 10 KiB RSS per session', measured: `${r.sessions.rssPerSessionKiB} KiB`, met: r.sessions.rssPerSessionKiB < 10 });
+    t.push({ target: '(3) handover p99 < 5 ms during the sessions', measured: ms(r.sessions.handoverP99MsWith), met: r.sessions.handoverP99MsWith < 5 });
+  }
+  if (r.failover) {
+    const f = r.failover;
+    const worst = Math.max(f.apiHandoffGapMs.max, f.sigtermHandoffGapMs.max);
+    t.push({ target: '(4) graceful handoff gap < 100 ms (worst run)', measured: ms(worst), met: worst < 100 });
+    t.push({ target: `(4) kill -9 promotion within peer-timeout + 200 ms (${f.peerTimeoutMs + 200} ms, worst run)`, measured: ms(f.killGapMs.max), met: f.killGapMs.max <= f.peerTimeoutMs + 200 });
+  }
+  return t;
+}
