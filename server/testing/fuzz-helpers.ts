@@ -66,6 +66,11 @@ export class RawConnection {
     this.socket.end();
   }
 
+  /** Stops reading: what the server sends piles up in the kernel, then in the server. */
+  pause(): void {
+    this.socket.pause();
+  }
+
   destroy(): void {
     if (!this.closed) this.destroyedByUs = true;
     this.socket.destroy();
