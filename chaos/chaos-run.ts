@@ -35,6 +35,8 @@ export interface ChaosResult {
   history: History;
   /** Wall time of the whole run, setup and teardown included. */
   elapsedMs: number;
+  /** Every node's whole log (all its runs), taken before teardown, by node id. */
+  nodeLogs: Record<string, string>;
 }
 
 const now = () => performance.timeOrigin + performance.now();
@@ -53,6 +55,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   let pool: ClientPool | undefined;
   try {
     cluster = await startCluster({ nodes: 3, proxied: true, peerTimeoutMs });
+    // Whoever tears the cluster down (a test's teardown, the CLI on Ctrl-C) stops the rest with it.
+    cluster.defer(() => resource.close());
+    cluster.defer(() => pool?.close());
     options.onCluster?.(cluster);
     const first = await settle(cluster);
     if ('error' in first) throw new Error(`the cluster did not settle at start: ${first.error}`);
@@ -93,7 +98,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       clientEvents: pool.events, writes: resource.writes, faults, failovers: view?.failovers ?? [], final,
       maxLeaseMs: leaseMs, peerTimeoutMs, runStart, runEnd,
     };
-    return { seed: options.seed, schedule, applied, unsettled, verdict: checkHistory(history), history, elapsedMs: performance.now() - startedAt };
+    const nodeLogs = Object.fromEntries(cluster.nodes.map((n) => [n.id, `${n.tail(0)}\n${n.logs()}`]));
+    return { seed: options.seed, schedule, applied, unsettled, verdict: checkHistory(history), history, elapsedMs: performance.now() - startedAt, nodeLogs };
   } finally {
     await pool?.close();
     await cluster?.close();

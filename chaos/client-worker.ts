@@ -136,6 +136,8 @@ async function sessionLoop(cfg: WorkerConfig, name: string, random: () => number
 }
 
 async function main(cfg: WorkerConfig): Promise<void> {
+  // The runner is gone (killed, or a test that timed out): nobody records what we do any more.
+  process.on('disconnect', () => process.exit(0));
   process.on('message', (message: { type?: string }) => {
     if (message.type === 'stop') stopping = true;
   });
@@ -146,7 +148,7 @@ async function main(cfg: WorkerConfig): Promise<void> {
       return c.protocol === 'keyed' ? keyedLoop(cfg, c.name, random) : sessionLoop(cfg, c.name, random);
     }),
   );
-  process.send?.({ type: 'done' } satisfies WorkerMessage, undefined, {}, () => process.disconnect());
+  process.send?.({ type: 'done' } satisfies WorkerMessage, undefined, {}, () => process.exit(0));
 }
 
 await main(config);

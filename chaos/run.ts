@@ -2,6 +2,10 @@
 // cluster on loopback. Prints the seed, the faults, the counts and any violation; exits 0 when
 // clean, 1 on a violation (or a run that could not complete), 2 on bad flags.
 import { parseDuration } from '../lib/duration.ts';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Cluster } from '../server/testing/cluster-harness.ts';
 import { runChaos } from './chaos-run.ts';
 import { formatReport } from './report.ts';
 
@@ -34,9 +38,23 @@ function parseArgs(argv: string[]): { seed: number; durationMs: number } {
 
 const { seed, durationMs } = parseArgs(process.argv.slice(2));
 console.log(`chaos: seed ${seed}, duration ${durationMs / 1000}s`);
+let cluster: Cluster | undefined;
+// The nodes run in their own process groups: Ctrl-C reaches only us, so stop them ourselves.
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    console.error(`chaos: ${sig}, stopping the cluster and the clients (seed ${seed})`);
+    void (cluster?.close() ?? Promise.resolve()).finally(() => process.exit(130));
+  });
+}
 try {
-  const result = await runChaos({ seed, durationMs, log: (line) => console.log(`chaos: ${line}`) });
+  const result = await runChaos({ seed, durationMs, log: (line) => console.log(`chaos: ${line}`), onCluster: (c) => (cluster = c) });
   console.log(formatReport(result, `npm run chaos -- --seed ${seed} --duration ${durationMs / 1000}s`));
+  if (result.verdict.violations.length > 0 || result.unsettled.length > 0) {
+    const dir = await mkdtemp(join(tmpdir(), `baton-chaos-${seed}-`));
+    await writeFile(join(dir, 'history.json'), JSON.stringify(result.history));
+    for (const [id, text] of Object.entries(result.nodeLogs)) await writeFile(join(dir, `node-${id}.log`), text);
+    console.log(`node logs and the recorded history: ${dir}`);
+  }
   process.exit(result.verdict.violations.length === 0 ? 0 : 1);
 } catch (error) {
   console.error(`chaos: the run failed (seed ${seed}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decideRole, type PeerState, type SelfState } from './role-decider.ts';
 
 const self = (over: Partial<SelfState> = {}): SelfState => ({
-  priority: 1, instance: 'i-self', phase: 'standby', syncedWith: 'i-a', yielded: false, following: 'a',
+  id: 'b', priority: 1, instance: 'i-self', phase: 'standby', syncedWith: 'i-a', yielded: false, following: 'a',
   lastActiveInstance: 'i-a', discovering: false, leaving: false, fresh: false, ...over,
 });
 const peer = (id: string, priority: number, over: Partial<PeerState> = {}): PeerState => ({
@@ -75,12 +75,26 @@ describe('decideRole', () => {
   });
 
   it('no node promotes while a peer follows an active it hears (an active this node cannot reach yet)', () => {
-    const restarted = self({ priority: 0, phase: 'discovering', following: null, lastActiveInstance: null, syncedWith: null });
+    const restarted = self({ id: 'a', priority: 0, phase: 'discovering', following: null, lastActiveInstance: null, syncedWith: null });
     expect(decideRole(restarted, [peer('c', 2, { following: 'b' })])).toEqual({ kind: 'stay' });
     // A standby of the old active too: b just handed off to a, which c does not hear yet.
-    expect(decideRole(self({ priority: 2, lastActiveInstance: 'i-b', syncedWith: 'i-b' }), [peer('b', 1, { phase: 'syncing', following: 'a' })])).toEqual({ kind: 'stay' });
+    expect(decideRole(self({ id: 'c', priority: 2, lastActiveInstance: 'i-b', syncedWith: 'i-b' }), [peer('b', 1, { phase: 'syncing', following: 'a' })])).toEqual({ kind: 'stay' });
     // Once that peer no longer hears its active, the usual rules apply.
     expect(decideRole(restarted, [peer('c', 2, { following: null, syncedWith: null })])).toEqual({ kind: 'promote' });
+  });
+
+  it('two nodes that follow each other do not wait for each other: exactly one of the three promotes', () => {
+    // Found by the chaos run (seed 3): a, frozen while active, sent a stale "active" status as it
+    // woke; b, active meanwhile, stepped down to follow a, while a (stepping out after the freeze)
+    // followed b. Each then waited for the other, and the cluster had no active for 15 s.
+    const a = self({ id: 'a', priority: 0, instance: 'i-a', phase: 'syncing', following: 'b', lastActiveInstance: 'i-b', syncedWith: null });
+    const b = self({ id: 'b', priority: 1, instance: 'i-b', phase: 'syncing', following: 'a', lastActiveInstance: 'i-a', syncedWith: null });
+    const c = self({ id: 'c', priority: 2, instance: 'i-c', phase: 'syncing', following: 'a', lastActiveInstance: 'i-a', syncedWith: null });
+    const asPeer = (s: SelfState) => peer(s.id, s.priority, { instance: s.instance, phase: s.phase, following: s.following, syncedWith: s.syncedWith });
+    const decisions = [a, b, c].map((me) => decideRole(me, [a, b, c].filter((o) => o !== me).map(asPeer)));
+    expect(decisions).toEqual([{ kind: 'promote' }, { kind: 'stay' }, { kind: 'stay' }]);
+    // A peer following a node this one does not hear still holds it back (that active may be out of its reach).
+    expect(decideRole(a, [asPeer(c)].map((p) => ({ ...p, following: 'd' })))).toEqual({ kind: 'stay' });
   });
 
   it('a node that is shutting down is never handed the role, nor takes it', () => {

@@ -9,8 +9,8 @@
 // - An active hands off to a higher-priority standby that is synced with it, caught up and not
 //   yielded (a returning node takes its place back, never with empty state).
 // - A standby follows the highest-priority active it hears.
-// - With no active heard, and no peer that still hears one: after the discovery wait, the
-//   highest-priority candidate promotes.
+// - With no active heard, and no peer that still hears one (an active this node cannot hear):
+//   after the discovery wait, the highest-priority candidate promotes.
 //   Candidates prefer nodes synced with the last active (their state is complete), then nodes
 //   that have not yielded.
 import type { NodePhase } from '../ops/api-types.ts';
@@ -35,6 +35,8 @@ export interface PeerState {
 }
 
 export interface SelfState {
+  /** This node's id. */
+  id: string;
   priority: number;
   instance: string;
   phase: NodePhase;
@@ -94,7 +96,11 @@ export function decideRole(self: SelfState, alive: readonly PeerState[]): RoleDe
   // (yet: a link not up again after a restart, or a partition). Promoting now would make a second
   // one (with an empty table, or drawing tokens from the same block). Once that peer no longer
   // hears its active, it says so at once and the rules below apply.
-  if (alive.some((p) => p.following !== null)) return STAY;
+  // Only a peer following a node this one does not hear counts: one that follows this node (not
+  // active) or a node heard to be no active either is in transition or stale, and two nodes
+  // following each other would otherwise wait for each other forever.
+  const heard = new Set(alive.map((p) => p.id));
+  if (alive.some((p) => p.following !== null && p.following !== self.id && !heard.has(p.following))) return STAY;
   // Someone is already taking over: let it finish (it is seen as active within a heartbeat).
   if (alive.some((p) => p.phase === 'promoting')) return STAY;
   interface Candidate { priority: number; syncedWith: string | null; yielded: boolean; self: boolean }

@@ -18,12 +18,25 @@ function alivePeers(node: ClusterNode): PeerState[] {
   return out;
 }
 
+/**
+ * Whether this process was frozen since the last decision, handled at once if so. Run first by
+ * the decision and by whatever may run before it when the process wakes up (a heartbeat, a link
+ * coming up, a peer's message): a woken active must not tell its peers it is active before it has
+ * stepped out (a stale "active" made the standby that had taken over step down to it while it
+ * followed that standby: each waited for the other, and nobody served).
+ */
+export function noticeFreeze(node: ClusterNode, d: ClusterNodeDeps): void {
+  const now = d.clock.now();
+  if (now - node.lastDecideAt <= d.cluster.peerTimeoutMs) return;
+  const frozenMs = now - node.lastDecideAt;
+  node.lastDecideAt = now;
+  node.resumedAt = now;
+  afterFreeze(node, d, frozenMs);
+}
+
 export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
   const now = d.clock.now();
-  if (now - node.lastDecideAt > d.cluster.peerTimeoutMs) {
-    afterFreeze(node, d, now - node.lastDecideAt);
-    node.resumedAt = now;
-  }
+  noticeFreeze(node, d);
   node.lastDecideAt = now;
   node.mesh.closeSilent(d.cluster.peerTimeoutMs, node.resumedAt);
   const alive = alivePeers(node);
@@ -52,7 +65,7 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
   }
   const decision = decideRole(
     {
-      priority: node.priority, instance: d.instanceId, phase: node.phase, syncedWith: node.syncedWith, yielded: node.yielded,
+      id: node.self.id, priority: node.priority, instance: d.instanceId, phase: node.phase, syncedWith: node.syncedWith, yielded: node.yielded,
       following: node.following !== null && node.isAlive(node.following) ? node.following : null,
       lastActiveInstance: node.lastActiveInstance, discovering: now < node.discoverUntil, leaving: node.leaving, fresh: node.fresh,
     },

@@ -19,7 +19,7 @@ import { type MeshPeer, PeerMesh } from './peer-mesh.ts';
 import { ReplicationSink } from './replication-sink.ts';
 import { ReplicationSource } from './replication-source.ts';
 import * as transitions from './cluster-transitions.ts';
-import { decide } from './cluster-decisions.ts';
+import { decide, noticeFreeze } from './cluster-decisions.ts';
 import { clusterView } from './cluster-view.ts';
 import type { ClusterBackend } from '../ops/cluster-backend.ts';
 
@@ -243,7 +243,13 @@ export class ClusterNode implements ClusterBackend {
 
   // --- peer messages ---
 
+  /** Before anything that may run ahead of the decision timer when the process wakes: see noticeFreeze. */
+  private wake(): void {
+    if (this.timers.length > 0 && !this.stopped) noticeFreeze(this, this.d);
+  }
+
   private onLinkUp(peer: MeshPeer): void {
+    this.wake();
     // Debug: a refused or flapping link would fill the log (refusals are logged as errors, rate-limited).
     this.d.logger.debug({ peer: peer.config.id, instance: peer.link?.peerInstance }, 'peer link up');
     // A restarted peer is a new process: what its previous run said (say, that it was active) no longer holds.
@@ -265,6 +271,7 @@ export class ClusterNode implements ClusterBackend {
   }
 
   private onMessage(peer: MeshPeer, m: PeerMessage): void {
+    this.wake();
     handlePeerMessage(this, this.d, peer, m);
   }
 
@@ -283,10 +290,12 @@ export class ClusterNode implements ClusterBackend {
   }
 
   sendStatus(): void {
+    this.wake();
     if (!this.stopped) this.mesh.broadcast(this.statusMessage());
   }
 
   private sendStatusTo(peer: MeshPeer): void {
+    this.wake();
     this.mesh.send(peer, this.statusMessage());
   }
 
