@@ -30,3 +30,23 @@ export function garbage(noRequest: RegExp): fc.Arbitrary<Uint8Array> {
     ),
   ).map(noLineBreak).map(neverStarting(noRequest));
 }
+
+/**
+ * Keys that are not UTF-8: a valid prefix and suffix around a lone continuation byte, an
+ * overlong form, a surrogate, a code point past U+10FFFF, a byte UTF-8 never uses, or a
+ * sequence cut short (at the end of the key too).
+ */
+export const invalidUtf8Key: fc.Arbitrary<Uint8Array> = fc.tuple(
+  fc.constantFrom('', 'k', 'ключ'),
+  fc.constantFrom(
+    [0x80], [0xbf], [0xc0, 0xaf], [0xc1, 0xbf], [0xe0, 0x80, 0xaf], [0xf0, 0x80, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf],
+    [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80, 0x80, 0x80], [0xfe], [0xff], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0xc3],
+  ),
+  fc.constantFrom('', 'x', '/é'),
+).map(([before, bad, after]) => bytesOf(before, bad, after));
+
+/** Request-shaped lines (either protocol) whose key is not UTF-8; no line break. */
+export const invalidUtf8: fc.Arbitrary<Uint8Array> = fc.tuple(
+  fc.constantFrom(['A ', ' 0.1 0'], ['R ', ' 1'], ['ACQUIRE ', ' 100'], ['', '']),
+  invalidUtf8Key,
+).map(([[before, after], key]) => bytesOf(before, [...key], after));

@@ -76,6 +76,13 @@ export class RawConnection {
     this.socket.destroy();
   }
 
+  /** Closes with a reset (RST) instead of a FIN: the server learns it from an error, not an end. */
+  reset(): void {
+    if (!this.closed) this.destroyedByUs = true;
+    if (this.socket.destroyed) return;
+    this.socket.resetAndDestroy();
+  }
+
   /** Every byte handed to the socket, in order. */
   get sent(): Buffer {
     return Buffer.concat(this.written);

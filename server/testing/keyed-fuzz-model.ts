@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { ERRORS, type ErrorName } from '../../lib/errors.ts';
 import { encodeKeyedError, parseKeyedRequest } from '../../lib/protocol/keyed-codec.ts';
-import { ALL_AT_ONCE, bytesOf, chunking, garbage, utf8 } from './fuzz-generators.ts';
+import { ALL_AT_ONCE, bytesOf, chunking, garbage, invalidUtf8Key, utf8 } from './fuzz-generators.ts';
 import {
   type EngineMonitor,
   fail,
@@ -57,6 +57,7 @@ const malformedKeyed: fc.Arbitrary<Uint8Array> = fc.oneof(
   fc.constantFrom('A', 'R', 'A k0', 'A k0 1', 'R k0', 'A  1 0', 'R  1', 'a k0 1 0', 'AA k0 1 0', 'ACQUIRE k0 100', 'T k0').map(utf8),
   fc.tuple(fc.constantFrom('A', 'R'), fc.constantFrom([0], [1], [9], [13], [27], [127], [0xc2, 0x85], [0xc3, 0x28], [0xff], [0xe2, 0x80, 0xa8]))
     .map(([op, bad]) => bytesOf(`${op} k`, bad, op === 'A' ? 'x 0.1 0' : 'x 1')),
+  fc.tuple(fc.constantFrom('A', 'R'), invalidUtf8Key).map(([op, k]) => bytesOf(`${op} `, [...k], op === 'A' ? ' 0.1 0' : ' 1')),
   fc.tuple(fc.constantFrom('A', 'R'), fc.integer({ min: 251, max: 300 }), fc.constantFrom('x', 'é'))
     .map(([op, n, ch]) => utf8(`${op} ${ch.repeat(ch === 'x' ? n : Math.ceil(n / 2))} ${op === 'A' ? '0.1 0' : '1'}`)),
 );
@@ -71,12 +72,12 @@ const keyedLine: fc.Arbitrary<KeyedLine> = fc.oneof(
 type KeyedEnding =
   | { kind: 'open' } // wait for every reply, then hang up
   | { kind: 'fin' } // half-close; the server answers what it read and closes
-  | { kind: 'cut'; at: number; settleMs: number } // destroy mid-line or mid-pipeline
+  | { kind: 'cut'; at: number; settleMs: number; reset: boolean } // destroy (FIN or RST) mid-line or mid-pipeline
   | { kind: 'stall' }; // leave a line unfinished: the server ends it at the io-timeout
 const keyedEnding: fc.Arbitrary<KeyedEnding> = fc.oneof(
   { weight: 4, arbitrary: fc.constant<KeyedEnding>({ kind: 'open' }) },
   { weight: 2, arbitrary: fc.constant<KeyedEnding>({ kind: 'fin' }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('cut' as const), at: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), settleMs: fc.integer({ min: 0, max: 30 }) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('cut' as const), at: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), settleMs: fc.integer({ min: 0, max: 30 }), reset: fc.boolean() }) },
   { weight: 1, arbitrary: fc.constant<KeyedEnding>({ kind: 'stall' }) },
 );
 export const keyedPlan = fc.record({
@@ -191,7 +192,8 @@ export async function driveKeyed(c: RawConnection, plan: KeyedPlan, monitor: Eng
     const at = ending.at * lines.length;
     await writePlanned(c, lines, { line: Math.floor(at), fraction: at % 1 });
     await sleep(ending.settleMs);
-    c.destroy();
+    if (ending.reset) c.reset();
+    else c.destroy();
     return;
   }
   await writePlanned(c, lines);

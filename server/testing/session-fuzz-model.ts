@@ -7,7 +7,7 @@
 // splits them (splitLikeServer) and read with the session codec, which has its own unit tests.
 import fc from 'fast-check';
 import { parseSessionRequest } from '../../lib/protocol/session-codec.ts';
-import { bytesOf, chunking, garbage, utf8 } from './fuzz-generators.ts';
+import { bytesOf, chunking, garbage, invalidUtf8Key, utf8 } from './fuzz-generators.ts';
 import { type Chunking, fail, type PlannedLine, type RawConnection, sleep, splitLikeServer, writePlanned } from './fuzz-helpers.ts';
 import { LONG_LEASE_MS } from './fuzz-harness.ts';
 
@@ -34,6 +34,7 @@ const malformedFirst: fc.Arbitrary<Uint8Array> = fc.oneof(
     'ACQUIRE s0 1000000000000000', 'A s0 1 0',
   ).map(utf8),
   fc.constantFrom([0], [0xc3, 0x28], [0xff], [0x7f]).map((bad) => bytesOf('ACQUIRE s', bad, ' 100')),
+  invalidUtf8Key.map((k) => bytesOf('ACQUIRE ', [...k], ' 100')),
 );
 const sessionFirst: fc.Arbitrary<SessionFirst> = fc.oneof(
   // Short leases expire within a run; a long one shows that closing, not the lease, released it.
@@ -48,10 +49,10 @@ const sessionLater: fc.Arbitrary<SessionLater> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('pause' as const), ms: fc.integer({ min: 0, max: 250 }) }) },
   { weight: 1, arbitrary: fc.integer({ min: 4097, max: 6000 }).map((n) => ({ kind: 'raw' as const, bytes: utf8('H'.repeat(n)), newline: true })) },
 );
-type SessionEnding = { kind: 'close'; holdMs: number } | { kind: 'cut'; at: number } | { kind: 'fin' } | { kind: 'linger' };
+type SessionEnding = { kind: 'close'; holdMs: number } | { kind: 'cut'; at: number; reset: boolean } | { kind: 'fin' } | { kind: 'linger' };
 const sessionEnding: fc.Arbitrary<SessionEnding> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('close' as const), holdMs: fc.integer({ min: 0, max: 60 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('cut' as const), at: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('cut' as const), at: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), reset: fc.boolean() }) },
   { weight: 2, arbitrary: fc.constant<SessionEnding>({ kind: 'fin' }) },
   { weight: 1, arbitrary: fc.constant<SessionEnding>({ kind: 'linger' }) },
 );
@@ -90,7 +91,8 @@ export async function driveSession(c: RawConnection, plan: SessionPlan): Promise
   if (ending.kind === 'cut') {
     const at = ending.at * lines.length;
     await writePlanned(c, lines, { line: Math.floor(at), fraction: at % 1 });
-    c.destroy();
+    if (ending.reset) c.reset();
+    else c.destroy();
     return;
   }
   await writePlanned(c, lines);
