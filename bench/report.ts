@@ -36,8 +36,9 @@ export function markdown(r: BenchResults): string {
   }
   if (r.handover) {
     out.push('\n### 2. Contended handover, 50 clients on one key\n');
-    out.push(table(['system', 'handovers', 'p50', 'p99', 'max', 'fairness (most/fewest grants)', 'taken back by the releaser', 'p99 vs Redis 10 ms'],
-      r.handover.map((h) => [h.system, h.handovers, ms(h.p50Ms), ms(h.p99Ms), ms(h.maxMs), fair(h.fairness), h.selfRegrants, h.p99VsRedis === null ? '1 (reference)' : `${h.p99VsRedis}x`])));
+    out.push(table(['system', 'handovers', 'handover p50', 'p99', 'max', 'p99 vs Redis 10 ms', 'fairness (most/fewest grants)', 'taken back by the releaser', 'acquire wait p50 / p99 / max'],
+      r.handover.map((h) => [h.system, h.handovers, ms(h.p50Ms), ms(h.p99Ms), ms(h.maxMs), h.p99VsRedis === null ? '1 (reference)' : `${h.p99VsRedis}x`,
+        fair(h.fairness), h.selfRegrants, `${ms(h.waitP50Ms)} / ${ms(h.waitP99Ms)} / ${ms(h.waitMaxMs)}`])));
   }
   if (r.sessions) {
     const s = r.sessions;
