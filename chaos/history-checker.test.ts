@@ -106,8 +106,10 @@ describe('the chaos history checker', () => {
       expect(verdict.violations).toEqual([]);
       expect(verdict.counts.sessionHandoffOverlaps).toBe(1);
       expect(verdict.notes[0]).toMatch(/known session-handoff race .* s1 \(token 10\) learned its loss 3\.0 ms after k2/);
-      // Told too late, with no handoff, or a keyed holder: a violation.
-      expect(properties(history({ clientEvents: [...lostAt(2_080), ...hold('k2', 'L', 100_001, 2_001, 2_100)], failovers: [failover(2_000, 'priority-return')] }))).toEqual(['mutual-exclusion']);
+      // After a crash instead of a handoff, or a keyed holder: a violation.
+      // Past the client's own deadline (0.8 of the lease after the handoff): a violation.
+      expect(properties(history({ clientEvents: [...lostAt(3_700), ...hold('k2', 'L', 100_001, 2_001, 3_800)], failovers: [failover(2_000, 'priority-return')] }))).toEqual(['mutual-exclusion']);
+      expect(properties(history({ clientEvents: [...lostAt(3_500), ...hold('k2', 'L', 100_001, 2_001, 3_800)], failovers: [failover(2_000, 'priority-return')] }))).toEqual([]);
       expect(properties(history({ clientEvents: [...lostAt(2_004), ...hold('k2', 'L', 100_001, 2_001, 2_100)], failovers: [failover(2_000, 'crash')] }))).toEqual(['mutual-exclusion']);
       expect(properties(history({ clientEvents: [...hold('k1', 'L', 10, 1_000, 2_004), ...hold('k2', 'L', 100_001, 2_001, 2_100)], failovers: [failover(2_000, 'api-handoff')] }))).toEqual(['mutual-exclusion']);
     });
