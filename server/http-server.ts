@@ -12,6 +12,7 @@ import { ERRORS, type ErrorName, errorBody } from '../lib/errors.ts';
 import type { DaemonFacade } from './daemon-facade.ts';
 import { refuseHost } from './ops/host-guard.ts';
 import { dispatch, matchRoute } from './ops-api/api-routes.ts';
+import { MAX_BODY_BYTES } from './ops-api/request-input.ts';
 
 function sendError(res: ServerResponse, name: ErrorName, detail?: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
@@ -24,22 +25,50 @@ function sendError(res: ServerResponse, name: ErrorName, detail?: string, header
 
 /**
  * The Web Request the handlers take, as Next would build it: every header (the Origin and Host
- * checks of mutations read them), the body streamed for POST and DELETE, and a signal that
- * aborts when the client goes away (the SSE feed unsubscribes on it).
+ * checks of mutations read them), the body for POST and DELETE, and a signal that aborts when
+ * the client goes away (the SSE feed unsubscribes on it).
  */
-function webRequest(req: IncomingMessage, signal: AbortSignal): Request {
+function webRequest(req: IncomingMessage, body: Buffer | null, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
     if (Array.isArray(value)) for (const v of value) headers.append(name, v);
     else headers.set(name, value);
   }
-  const method = req.method ?? 'GET';
-  const hasBody = method !== 'GET' && method !== 'HEAD';
-  return new Request(new URL(req.url ?? '/', 'http://127.0.0.1'), {
-    method, headers, signal,
-    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
-  } as RequestInit);
+  return new Request(new URL(req.url ?? '/', 'http://127.0.0.1'), { method: req.method ?? 'GET', headers, signal, ...(body === null ? {} : { body }) });
+}
+
+type Body = { kind: 'read'; bytes: Buffer | null } | { kind: 'too-large' } | { kind: 'gone' };
+
+/**
+ * Reads the body of a POST or DELETE (null for other methods): every body of the ops API is a
+ * few fields, so it is read whole before the handler runs, up to MAX_BODY_BYTES. Past that the
+ * request is answered 413 at once and the rest is read and dropped (bounded by the io-timeout)
+ * rather than refused with a reset, which could cost the client the answer.
+ */
+function readBody(req: IncomingMessage): Promise<Body> {
+  if (req.method !== 'POST' && req.method !== 'DELETE') return Promise.resolve({ kind: 'read', bytes: null });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (body: Body): void => {
+      req.off('data', onData).off('end', onEnd).off('error', onGone).off('aborted', onGone);
+      if (body.kind === 'too-large') req.resume(); // no listener left: what comes is dropped
+      resolve(body);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) settle({ kind: 'too-large' });
+      else chunks.push(chunk);
+    };
+    const onEnd = (): void => settle({ kind: 'read', bytes: size === 0 ? null : Buffer.concat(chunks) });
+    const onGone = (): void => settle({ kind: 'gone' });
+    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+      settle({ kind: 'too-large' });
+      return;
+    }
+    req.on('data', onData).on('end', onEnd).on('error', onGone).on('aborted', onGone);
+  });
 }
 
 /** Streams the answer: the SSE feed's body never ends on its own. */
@@ -133,9 +162,12 @@ export function createHttpServer(daemon: DaemonFacade, bindHost: string, ioTimeo
     }
     const gone = new AbortController();
     res.on('close', () => gone.abort());
-    Promise.resolve()
-      .then(() => dispatch(match.route, webRequest(req, gone.signal), daemon, match.params))
-      .then((answer) => send(res, answer))
+    readBody(req)
+      .then(async (body) => {
+        if (body.kind === 'gone') return;
+        if (body.kind === 'too-large') sendError(res, 'body-too-large', `over ${MAX_BODY_BYTES} bytes`);
+        else await send(res, await dispatch(match.route, webRequest(req, body.bytes, gone.signal), daemon, match.params));
+      })
       .catch((err: unknown) => sendError(res, 'internal', err instanceof Error ? err.message : String(err)));
   });
   answerClientErrors(server);

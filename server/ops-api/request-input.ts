@@ -30,9 +30,12 @@ export function describeIssues(error: z.ZodError, where: string): string {
 /** The body's text, read with a size cap so an anonymous caller cannot make us buffer megabytes. */
 async function readCapped(req: Request): Promise<string | null> {
   if (req.body === null) return '';
-  // A body announced too large is refused unread; a chunked one is counted as it comes.
-  if (Number(req.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return null;
   const reader = req.body.getReader();
+  // A body announced too large is refused unread; a chunked one is counted as it comes.
+  if (Number(req.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) {
+    await reader.cancel();
+    return null;
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
