@@ -109,6 +109,19 @@ describe('HTTP bodies the ops API does not take', () => {
     await unchanged(d, call, holderToken);
   });
 
+  it('reads and drops the rest of a refused body, so the same connection serves the next request', async () => {
+    const { d, call, holderToken } = await start();
+    const c = await open(d.httpAddress.port);
+    const size = 4 << 20;
+    c.write(`POST /api/v1/locks/held/force-release HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN}\r\nContent-Length: ${size}\r\n\r\n`);
+    c.write(Buffer.alloc(size, 0x20));
+    c.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    const statuses = () => c.replies().lines.filter((l) => l.startsWith('HTTP/1.1 '));
+    await c.until(() => statuses().length === 2 || c.closed, 4_000, 'both answers');
+    expect(statuses()).toEqual(['HTTP/1.1 413 Payload Too Large\r', 'HTTP/1.1 200 OK\r']);
+    await unchanged(d, call, holderToken);
+  });
+
   it('answers random bodies with a JSON refusal, never a crash', async () => {
     const { d, call, holderToken } = await start();
     const body = fc.oneof(
