@@ -13,6 +13,8 @@ export interface Hold {
   protocol: ClientProtocol;
   token: string;
   leaseMs: number;
+  /** When the client started to queue for this grant (its `acquire`); the grant time if unknown. */
+  requestedAt: number;
   start: number;
   end: number;
   endedBy: 'release' | 'lost' | 'killed' | 'run-end';
@@ -76,7 +78,7 @@ export function foldClientEvents(events: readonly ClientEvent[], runEnd: number)
         closeWait(open, e.t, 'granted');
         state.set(e.client, {
           kind: 'holding',
-          hold: { client: e.client, lock: e.lock, protocol: e.protocol, token: e.token, leaseMs: e.leaseMs, start: e.t, end: e.t, endedBy: 'run-end', releaseOutcome: undefined, occupiedUntil: e.t },
+          hold: { client: e.client, lock: e.lock, protocol: e.protocol, token: e.token, leaseMs: e.leaseMs, requestedAt: open.kind === 'waiting' ? open.wait.start : e.t, start: e.t, end: e.t, endedBy: 'run-end', releaseOutcome: undefined, occupiedUntil: e.t },
         });
         break;
       case 'acquire-failed':
