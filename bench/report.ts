@@ -67,8 +67,11 @@ export function markdown(r: BenchResults): string {
       out.push(`\nDashboard time to first data (navigation start to first snapshot rendered, under the load): median ${r.console.firstDataMs} ms.`);
     }
   }
-  out.push('\n### Targets\n');
-  out.push(table(['target', 'measured', 'met'], targets(r).map((t) => [t.target, t.measured, t.met ? 'yes' : '**no**'])));
+  const checked = targets(r);
+  if (checked.length > 0) {
+    out.push('\n### Targets\n');
+    out.push(table(['target', 'measured', 'met'], checked.map((t) => [t.target, t.measured, t.met ? 'yes' : '**no**'])));
+  }
   return out.join('\n');
 }
 
