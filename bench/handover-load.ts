@@ -59,12 +59,14 @@ export async function runHandover(system: LockSystem, clients: number, durationM
     // Clients still queued when the time is up get their grant in turn (each releases at once);
     // a system that never grants them would hold us here: give up after a few seconds.
     let timer: NodeJS.Timeout | undefined;
-    const ok = await Promise.race([
-      Promise.allSettled(loops).then(() => true),
-      new Promise<boolean>((r) => (timer = setTimeout(() => r(false), durationMs + 10_000))),
+    const settled = await Promise.race([
+      Promise.allSettled(loops),
+      new Promise<null>((r) => (timer = setTimeout(() => r(null), durationMs + 10_000))),
     ]);
     clearTimeout(timer);
-    if (!ok) process.stderr.write(`bench: ${system.name}: some clients were still waiting 10 s after the run ended\n`);
+    if (settled === null) process.stderr.write(`bench: ${system.name}: some clients were still waiting 10 s after the run ended\n`);
+    const failed = settled?.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed !== undefined) throw new Error(`${system.name}: a client failed during the handover run`, { cause: failed.reason });
   } finally {
     stopping = true;
     await Promise.all(conns.map((c) => c.close().catch(() => undefined)));

@@ -7,7 +7,7 @@
 //   failover  3 nodes: the gap with no active node after kill -9 and after graceful handoffs
 //   console   handover p99 with five dashboards open against none (needs `npm run build`)
 // Prints markdown tables (progress goes to stderr) and writes bench/results/bench-latest.json
-// and bench-latest.md.
+// and bench-latest.md (bench-partial.* for a run with --only).
 // Usage: npm run bench [-- --only pairs,handover,sessions,failover,console] [--seconds 5]
 //        [--repeats 3] [--sessions 10000] [--cpu-prof <dir>: profile every baton child]
 import { execFileSync } from 'node:child_process';
@@ -100,6 +100,8 @@ const text = markdown(results);
 console.log(text);
 const dir = new URL('./results/', import.meta.url).pathname;
 mkdirSync(dir, { recursive: true });
-writeFileSync(`${dir}bench-latest.json`, `${JSON.stringify(results, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 2)}\n`);
-writeFileSync(`${dir}bench-latest.md`, `${text}\n`);
-say('done');
+// Only a run of every section replaces bench-latest; a run with --only writes bench-partial.
+const name = only.length === SECTIONS.length ? 'bench-latest' : 'bench-partial';
+writeFileSync(`${dir}${name}.json`, `${JSON.stringify(results, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 2)}\n`);
+writeFileSync(`${dir}${name}.md`, `${text}\n`);
+say(`done: bench/results/${name}.md and .json`);
