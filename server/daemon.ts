@@ -25,7 +25,7 @@ import { SerialCeilingStore } from '../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from './cluster/cluster-node.ts';
 import { forceReleaseLocally, kickLocally } from './ops/admin-ops.ts';
 import { HOLD } from './routing.ts';
-import { fitConnections, openFileLimit } from './open-files.ts';
+import { listenerLimits } from './open-files.ts';
 import type { ClusterOptions } from '../lib/cluster/cluster-config.ts';
 
 export interface DaemonOptions {
@@ -131,9 +131,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   const adminToken = opts.adminToken ?? randomBytes(24).toString('base64url');
   let state: DaemonState = 'starting';
 
-  const budget = fitConnections(opts.maxConnections, openFileLimit(), log);
   const common = {
-    host: opts.host, maxConnections: budget.maxConnections, maxRefusing: budget.maxRefusing, ioTimeoutMs: opts.ioTimeoutMs, clock, flusher,
+    ...listenerLimits(opts.maxConnections, log), host: opts.host, ioTimeoutMs: opts.ioTimeoutMs, clock, flusher,
     afterInput: () => driver.poke(), logger: log,
   };
   const keyed = new LineListener(

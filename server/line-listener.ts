@@ -7,7 +7,7 @@ import type { Clock } from '../lib/engine/clock.ts';
 import type { Logger } from 'pino';
 import type { ConnectionContext, LineConnection } from './line-connection.ts';
 import type { FlushScheduler } from './flush-scheduler.ts';
-import { MAX_REFUSING } from './open-files.ts';
+import { type ConnectionSlots, MAX_REFUSING } from './open-files.ts';
 import { SERVE, type Route, sameRoute } from './routing.ts';
 
 export interface LineListenerOptions {
@@ -29,6 +29,8 @@ export interface LineListenerOptions {
   holdMaxMs?: number;
   /** Refused connections that may be saying goodbye at once; beyond that they are dropped. MAX_REFUSING if not given. */
   maxRefusing?: number;
+  /** Open connections shared with the other protocol's listener, against the open-file limit. */
+  slots?: ConnectionSlots;
 }
 
 export class LineListener<C extends LineConnection> {
@@ -57,11 +59,14 @@ export class LineListener<C extends LineConnection> {
       clock: opts.clock,
       flusher: opts.flusher,
       afterInput: opts.afterInput,
-      onGone: (conn) => this.connections.delete(conn as C),
+      onGone: (conn) => {
+        if (this.connections.delete(conn as C) && opts.slots !== undefined) opts.slots.open--;
+      },
       report: (conn, what) => opts.logger?.warn({ protocol: opts.protocol, peer: conn.address, reason: what }, `closing connection: ${what}`),
     };
     this.server = createServer({ noDelay: true, allowHalfOpen: true }, (socket) => {
-      if (!this.accepting || this.connections.size >= opts.maxConnections) {
+      const slots = opts.slots;
+      if (!this.accepting || this.connections.size >= opts.maxConnections || (slots !== undefined && slots.open >= slots.max)) {
         socket.on('error', () => {});
         this.logRefusal();
         // A flood of refused sockets must not hold file descriptors: past a small number still
@@ -78,6 +83,7 @@ export class LineListener<C extends LineConnection> {
       }
       const conn = create(socket, this.ctx);
       this.connections.add(conn);
+      if (slots !== undefined) slots.open++;
       // A redirect at connect never closes: a keyed client reads its M, a session its REDIRECT
       // after the first line (closing before that line could reset the connection under it).
       if (this.route.kind !== 'serve') conn.applyRoute(this.route, opts.clock.now(), true);

@@ -7,16 +7,18 @@ import { connectionBudget, MAX_REFUSING, openFileLimit } from './open-files.ts';
 
 describe('the connection budget', () => {
   it('keeps the requested maximum when the limit has room for both protocols and their refusals', () => {
-    expect(connectionBudget(16_384, 1_048_576)).toEqual({ maxConnections: 16_384, maxRefusing: MAX_REFUSING, lowered: false });
-    expect(connectionBudget(16_384, null)).toEqual({ maxConnections: 16_384, maxRefusing: MAX_REFUSING, lowered: false });
+    expect(connectionBudget(16_384, 1_048_576)).toEqual({ maxConnections: 16_384, maxTotal: 32_768, maxRefusing: MAX_REFUSING, lowered: false });
+    expect(connectionBudget(16_384, null)).toEqual({ maxConnections: 16_384, maxTotal: 32_768, maxRefusing: MAX_REFUSING, lowered: false });
+    expect(connectionBudget(100, 1_024)).toEqual({ maxConnections: 100, maxTotal: 200, maxRefusing: 112, lowered: false });
   });
 
-  it('lowers it to what the limit holds, two protocols and their goodbyes in flight included', () => {
-    // (20,000 - 128) / 2 = 9,936 a protocol, 256 of them for refusals.
-    expect(connectionBudget(16_384, 20_000)).toEqual({ maxConnections: 9_680, maxRefusing: 256, lowered: true });
-    expect(connectionBudget(16_384, 1_024)).toEqual({ maxConnections: 336, maxRefusing: 112, lowered: true });
-    expect(connectionBudget(100, 1_024)).toEqual({ maxConnections: 100, maxRefusing: 112, lowered: false });
-    expect(connectionBudget(16_384, 64).maxConnections).toBeGreaterThanOrEqual(1);
+  it('caps both protocols together at what the limit holds beyond the reserve and the goodbyes in flight', () => {
+    // 20,000 - 128 reserved - 2 x 256 refusing: one protocol may still take its 16,384.
+    expect(connectionBudget(16_384, 20_000)).toEqual({ maxConnections: 16_384, maxTotal: 19_360, maxRefusing: 256, lowered: true });
+    // 1,024 - 128 = 896; a refusal share of 896 / 8 = 112 per listener.
+    expect(connectionBudget(16_384, 1_024)).toEqual({ maxConnections: 672, maxTotal: 672, maxRefusing: 112, lowered: true });
+    expect(connectionBudget(16_384, 256)).toEqual({ maxConnections: 96, maxTotal: 96, maxRefusing: 16, lowered: true });
+    expect(connectionBudget(16_384, 10).maxTotal).toBeGreaterThanOrEqual(2);
   });
 
   it('reads the soft limit from /proc/self/limits, and nothing from a file it cannot read', async () => {
