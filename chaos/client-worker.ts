@@ -135,7 +135,21 @@ async function sessionLoop(cfg: WorkerConfig, name: string, random: () => number
   }
 }
 
+/** A 20 ms tick that came this much late counts as a stall of this process. */
+const STALL_MS = 100;
+
+/** Reports every stretch this process did not run for (see the `stall` event). */
+function watchStalls(cfg: WorkerConfig): void {
+  let last = now();
+  setInterval(() => {
+    const t = now();
+    if (t - last > 20 + STALL_MS) for (const c of cfg.clients) emit({ kind: 'stall', t: last, client: c.name, until: t });
+    last = t;
+  }, 20).unref();
+}
+
 async function main(cfg: WorkerConfig): Promise<void> {
+  watchStalls(cfg);
   // The runner is gone (killed, or a test that timed out): nobody records what we do any more.
   process.on('disconnect', () => process.exit(0));
   process.on('message', (message: { type?: string }) => {

@@ -80,14 +80,43 @@ describe('the chaos history checker', () => {
 
     it('does not count an overlap inside a pause or a partition, or within a lease after it', () => {
       for (const kind of ['pause', 'partition'] as const) {
-        const h = history({ clientEvents: [...hold('k1', 'L', 10, 1_000, 4_500), ...hold('k2', 'L', 11, 4_000, 4_600)], faults: [fault(kind, 500, 3_000)] });
+        const h = history({ clientEvents: [...hold('s1', 'L', 10, 1_000, 4_500, 'session'), ...hold('k2', 'L', 11, 4_000, 4_600)], faults: [fault(kind, 500, 3_000)] });
         expect(properties(h), kind).toEqual([]);
       }
     });
 
     it('counts the part of an overlap that lies past the excluded window', () => {
-      const h = history({ clientEvents: [...hold('k1', 'L', 10, 1_000, 5_500), ...hold('k2', 'L', 11, 4_000, 6_000)], faults: [fault('pause', 500, 3_000)] });
+      const h = history({ clientEvents: [...hold('s1', 'L', 10, 1_000, 5_500, 'session'), ...hold('k2', 'L', 11, 4_000, 5_900)], faults: [fault('pause', 500, 3_000)] });
       expect(checkHistory(h).violations[0]?.message).toMatch(/held it at once for 500\.0 ms/);
+    });
+
+    it('ends a keyed hold at the end of its lease, and reports a starved holder past it apart only once the server may have expired it', () => {
+      // k1 asked at 995, got it at 1000 and released only at 3500: its hold ends at 3000.
+      const lapsed = hold('k1', 'L', 10, 1_000, 3_500);
+      const verdict = checkHistory(history({ clientEvents: [...lapsed, ...hold('k2', 'L', 11, 2_998, 3_100)] }));
+      expect(verdict.violations).toEqual([]);
+      expect(verdict.counts.keyedLeaseLapses).toBe(1);
+      expect(verdict.notes[0]).toMatch(/keyed lease lapsed .* k1 \(token 10\) .* k2 got token 11 2\.0 ms before/);
+      // Before the request + the lease the server cannot have expired it: a violation.
+      expect(properties(history({ clientEvents: [...lapsed, ...hold('k2', 'L', 11, 2_500, 2_600)] }))).toEqual(['mutual-exclusion']);
+      // After its lease's end there is no overlap at all.
+      expect(properties(history({ clientEvents: [...lapsed, ...hold('k2', 'L', 11, 3_050, 3_100)] }))).toEqual([]);
+    });
+
+    it('reports an overlap apart when the first holder\'s process stalled at least that long since its request', () => {
+      const seenLate = (stallMs: number): ClientEvent[] => [
+        { kind: 'acquire', t: T0, client: 'k1', lock: 'L', protocol: 'keyed' },
+        { kind: 'stall', t: T0 + 1_500 - stallMs, client: 'k1', until: T0 + 1_500 },
+        { kind: 'grant', t: T0 + 1_500, client: 'k1', lock: 'L', protocol: 'keyed', token: '10', leaseMs: LEASE },
+        { kind: 'release', t: T0 + 1_700, client: 'k1', lock: 'L', token: '10' },
+      ];
+      const verdict = checkHistory(history({ clientEvents: [...seenLate(1_400), ...hold('k2', 'L', 11, 1_600, 1_800)] }));
+      expect(verdict.violations).toEqual([]);
+      expect(verdict.counts.stalledClientOverlaps).toBe(1);
+      expect(verdict.notes[0]).toMatch(/client process stalled .* k1 \(token 10\) did not run for 1400 ms .* 100\.0 ms overlap with k2/);
+      // A stall shorter than the overlap (less the slack) does not explain it; neither does none.
+      expect(properties(history({ clientEvents: [...seenLate(40), ...hold('k2', 'L', 11, 1_600, 1_800)] }))).toEqual(['mutual-exclusion']);
+      expect(properties(history({ clientEvents: [...seenLate(0).filter((e) => e.kind !== 'stall'), ...hold('k2', 'L', 11, 1_600, 1_800)] }))).toEqual(['mutual-exclusion']);
     });
 
     it('does not exclude a kill -9: an overlap across one is a violation', () => {

@@ -8,8 +8,13 @@
 //    be sent, loss noticed, or process killed) of different clients overlap, except where the
 //    overlap lies inside an excluded window: a pause (SIGSTOP..SIGCONT) or a partition
 //    (cut..heal), each extended by the longest lease after it ends. kill -9, SIGTERM, API
-//    handoffs and killed clients are NOT excluded. One known server race at graceful handoffs
-//    is reported apart, bounded (KNOWN_RACE_SHARE below), not hidden.
+//    handoffs and killed clients are NOT excluded. A keyed hold also ends when its lease runs
+//    out (from when the grant arrived). Two cases are reported apart, bounded, not hidden: a
+//    known server race at graceful handoffs (KNOWN_RACE_SHARE below), and a keyed holder whose
+//    process ran past its lease (a starved client) overlapping a grant made when the server
+//    may already have expired it (no earlier than the request + the lease); and a holder whose
+//    process stalled (did not run, STALL_SLACK_MS below) between its request and the overlap, by
+//    at least as long as the overlap minus the slack: what it observed, it observed late.
 // 3. Tokens across failovers: for every failover on the nodes' timeline that is not a split
 //    brain and did not happen in an excluded window, every token granted for a request made
 //    after the failover (until the next pause or partition) is above every token any client had
@@ -39,6 +44,8 @@ import { covers, intersect, subtract, totalLength, union, type Interval } from '
  * lease that nothing confirmed for 0.8 of the lease). Anything else is a violation.
  */
 export const KNOWN_RACE_SHARE = 0.8;
+/** A client-process stall explains an overlap up to its length plus this much (ms). */
+export const STALL_SLACK_MS = 50;
 const HANDOFFS = new Set(['signal', 'api-handoff', 'priority-return']);
 
 /** Allowance on top of lease + failover for a loaded machine (see property 4). */
@@ -75,6 +82,12 @@ export interface Counts {
   sessionHandoffOverlaps: number;
   /** The longest of them, ms. */
   longestSessionHandoffOverlapMs: number;
+  /** Overlaps of a keyed holder past its lease with a grant made once the server may have expired it. */
+  keyedLeaseLapses: number;
+  /** Overlaps explained by a stall of the first holder's process (STALL_SLACK_MS). */
+  stalledClientOverlaps: number;
+  /** Stall events reported by the client workers (one per client of the stalled process). */
+  clientStalls: number;
   /** The longest stretch some client waited for a free lock (outside excluded windows), ms. */
   longestStrandedMs: number;
   strandBoundMs: number;
@@ -90,7 +103,7 @@ export interface Verdict {
 export function checkHistory(history: History): Verdict {
   const violations: Violation[] = [];
   const notes: string[] = [];
-  const { holds, waits } = foldClientEvents(history.clientEvents, history.runEnd);
+  const { holds, waits, stalls } = foldClientEvents(history.clientEvents, history.runEnd);
   const excluded = union(history.faults.filter((f) => f.kind === 'pause' || f.kind === 'partition').map((f) => ({ start: f.start, end: f.end + history.maxLeaseMs })));
   const near = (t: number) => describeFaultsNear(history, t);
 
@@ -98,7 +111,11 @@ export function checkHistory(history: History): Verdict {
   const knownRace: string[] = [];
   const knownRaceMs: number[] = [];
   const handoffTimes = history.failovers.filter((f) => HANDOFFS.has(f.cause)).map((f) => f.at);
-  checkMutualExclusion(holds, excluded, handoffTimes, near, violations, knownRace, knownRaceMs);
+  const lapses: string[] = [];
+  const stalled: string[] = [];
+  checkMutualExclusion(holds, excluded, handoffTimes, near, violations, knownRace, knownRaceMs, lapses, stalls, stalled);
+  notes.push(...lapses.map((l) => `keyed lease lapsed in a starved client (not a violation): ${l}`));
+  notes.push(...stalled.map((l) => `client process stalled (not a violation): ${l}`));
   notes.push(...knownRace.map((k) => `known session-handoff race (not a violation): ${k}`));
   checkTokenSuccession(history, holds, excluded, violations);
   const strandBoundMs = history.maxLeaseMs + 2.5 * history.peerTimeoutMs + 500 + SLACK_MS;
@@ -107,7 +124,7 @@ export function checkHistory(history: History): Verdict {
 
   let staleKeyedReleases = 0;
   for (const h of holds) {
-    if (h.protocol !== 'keyed' || h.releaseOutcome !== 'stale' || h.end - h.start >= h.leaseMs || covers(excluded, h.start) || covers(excluded, h.end)) continue;
+    if (h.protocol !== 'keyed' || h.releaseOutcome !== 'stale' || h.leaseCapped || covers(excluded, h.start) || covers(excluded, h.end)) continue;
     staleKeyedReleases++;
     notes.push(`keyed release answered STALE within the lease: ${h.lock} token ${h.token} held by ${h.client} ${Math.round(h.end - h.start)} ms, release answered STALE; ${near(h.start)}`);
   }
@@ -127,6 +144,9 @@ export function checkHistory(history: History): Verdict {
       sessionLosses: history.clientEvents.filter((e) => e.kind === 'lost').length,
       staleKeyedReleases,
       sessionHandoffOverlaps: knownRace.length,
+      keyedLeaseLapses: lapses.length,
+      stalledClientOverlaps: stalled.length,
+      clientStalls: history.clientEvents.filter((e) => e.kind === 'stall').length,
       longestSessionHandoffOverlapMs: Math.round(knownRaceMs.reduce((m, x) => Math.max(m, x), 0)),
       writesAccepted: history.writes.filter((w) => w.outcome === 'accepted').length,
       staleWritesRejected: history.writes.filter((w) => w.outcome === 'stale').length,
@@ -164,7 +184,10 @@ function isSessionHandoffRace(first: Hold, overlap: Interval, handoffTimes: numb
   return handoffTimes.some((at) => at <= overlap.start + 1 && first.end >= at && first.end - at <= KNOWN_RACE_SHARE * first.leaseMs);
 }
 
-function checkMutualExclusion(holds: Hold[], excluded: Interval[], handoffTimes: number[], near: (t: number) => string, violations: Violation[], knownRace: string[], knownRaceMs: number[]): void {
+function checkMutualExclusion(
+  holds: Hold[], excluded: Interval[], handoffTimes: number[], near: (t: number) => string, violations: Violation[],
+  knownRace: string[], knownRaceMs: number[], lapses: string[], stalls: Map<string, Interval[]>, stalled: string[],
+): void {
   for (const lockHolds of byLock(holds).values()) {
     lockHolds.sort((x, y) => x.start - y.start);
     for (let i = 0; i < lockHolds.length; i++) {
@@ -177,6 +200,15 @@ function checkMutualExclusion(holds: Hold[], excluded: Interval[], handoffTimes:
         if (overlap === null) continue;
         const counted = subtract([overlap], excluded);
         if (counted.length === 0) continue;
+        if (first.leaseCapped && overlap.start >= first.requestedAt + first.leaseMs) {
+          lapses.push(`${first.lock}: keyed ${first.client} (token ${first.token}) was still at it when its lease ran out; ${second.client} got token ${second.token} ${(overlap.end - overlap.start).toFixed(1)} ms before that lease's end as ${first.client} counted it`);
+          continue;
+        }
+        const stalledMs = totalLength(union((stalls.get(first.client) ?? []).map((x) => intersect(x, { start: first.requestedAt, end: overlap.end })).filter((x) => x !== null)));
+        if (stalledMs > 0 && overlap.end - overlap.start <= stalledMs + STALL_SLACK_MS) {
+          stalled.push(`${first.lock}: ${first.client} (token ${first.token}) did not run for ${Math.round(stalledMs)} ms between its request and the end of a ${(overlap.end - overlap.start).toFixed(1)} ms overlap with ${second.client} (token ${second.token})`);
+          continue;
+        }
         if (isSessionHandoffRace(first, overlap, handoffTimes)) {
           knownRaceMs.push(overlap.end - overlap.start);
           knownRace.push(`${first.lock}: session ${first.client} (token ${first.token}) learned its loss ${(overlap.end - overlap.start).toFixed(1)} ms after ${second.client} got token ${second.token}`);

@@ -22,7 +22,13 @@ export type ClientEvent =
   /** The client learned it no longer holds (a session's lease.signal aborted): it stops here. */
   | { kind: 'lost'; t: number; client: string; lock: string; token: string; reason: string }
   /** The runner killed this client's process (kill -9): whatever it held, it holds no more. */
-  | { kind: 'killed'; t: number; client: string };
+  | { kind: 'killed'; t: number; client: string }
+  /**
+   * This client's process did not run from `t` to `until` (a timer ticking every 20 ms came that
+   * late: CPU starvation, a GC pause). What it saw meanwhile it saw late: a grant may have been
+   * made, and even have expired, long before the client noticed it.
+   */
+  | { kind: 'stall'; t: number; client: string; until: number };
 
 export type WriteOutcome = 'accepted' | 'stale' | 'conflict';
 

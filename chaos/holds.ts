@@ -22,6 +22,11 @@ export interface Hold {
   releaseOutcome: 'ok' | 'stale' | 'error' | undefined;
   /** Until when the server may still hold it on the client's behalf. */
   occupiedUntil: number;
+  /**
+   * Keyed: the client was still at it when its lease ran out (counted from when the grant
+   * arrived), so the hold ends there: a fixed lease is over whatever the client does.
+   */
+  leaseCapped: boolean;
 }
 
 export interface Wait {
@@ -35,6 +40,8 @@ export interface Wait {
 export interface ClientIntervals {
   holds: Hold[];
   waits: Wait[];
+  /** When each client's process was not running (from its `stall` events). */
+  stalls: Map<string, Array<{ start: number; end: number }>>;
 }
 
 type Open = { kind: 'waiting'; wait: Wait } | { kind: 'holding'; hold: Hold } | { kind: 'idle' };
@@ -42,6 +49,7 @@ type Open = { kind: 'waiting'; wait: Wait } | { kind: 'holding'; hold: Hold } | 
 export function foldClientEvents(events: readonly ClientEvent[], runEnd: number): ClientIntervals {
   const holds: Hold[] = [];
   const waits: Wait[] = [];
+  const stalls = new Map<string, Array<{ start: number; end: number }>>();
   const state = new Map<string, Open>();
   /** Holds that ended by a release whose outcome has not arrived yet, by client and token. */
   const awaitingOutcome = new Map<string, Hold>();
@@ -56,6 +64,10 @@ export function foldClientEvents(events: readonly ClientEvent[], runEnd: number)
     const hold = open.hold;
     hold.end = t;
     hold.endedBy = endedBy;
+    if (hold.protocol === 'keyed' && t > hold.start + hold.leaseMs) {
+      hold.end = hold.start + hold.leaseMs;
+      hold.leaseCapped = true;
+    }
     // Keyed: until an OK says otherwise, the server holds it to the end of its lease (which it
     // counts from its grant, before the client saw it: grant arrival + lease is an upper bound).
     // Session: the server frees it at once when the connection closes, but a lost session may
@@ -78,7 +90,7 @@ export function foldClientEvents(events: readonly ClientEvent[], runEnd: number)
         closeWait(open, e.t, 'granted');
         state.set(e.client, {
           kind: 'holding',
-          hold: { client: e.client, lock: e.lock, protocol: e.protocol, token: e.token, leaseMs: e.leaseMs, requestedAt: open.kind === 'waiting' ? open.wait.start : e.t, start: e.t, end: e.t, endedBy: 'run-end', releaseOutcome: undefined, occupiedUntil: e.t },
+          hold: { client: e.client, lock: e.lock, protocol: e.protocol, token: e.token, leaseMs: e.leaseMs, requestedAt: open.kind === 'waiting' ? open.wait.start : e.t, start: e.t, end: e.t, endedBy: 'run-end', releaseOutcome: undefined, occupiedUntil: e.t, leaseCapped: false },
         });
         break;
       case 'acquire-failed':
@@ -103,6 +115,12 @@ export function foldClientEvents(events: readonly ClientEvent[], runEnd: number)
         }
         break;
       }
+      case 'stall': {
+        const list = stalls.get(e.client);
+        if (list) list.push({ start: e.t, end: e.until });
+        else stalls.set(e.client, [{ start: e.t, end: e.until }]);
+        break;
+      }
       case 'killed':
         closeWait(open, e.t, 'killed');
         closeHold(open, e.t, 'killed');
@@ -114,5 +132,5 @@ export function foldClientEvents(events: readonly ClientEvent[], runEnd: number)
     closeWait(open, runEnd, 'run-end');
     closeHold(open, runEnd, 'run-end');
   }
-  return { holds, waits };
+  return { holds, waits, stalls };
 }
