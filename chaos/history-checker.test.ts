@@ -117,6 +117,15 @@ describe('the chaos history checker', () => {
       // A stall shorter than the overlap (less the slack) does not explain it; neither does none.
       expect(properties(history({ clientEvents: [...seenLate(40), ...hold('k2', 'L', 11, 1_600, 1_800)] }))).toEqual(['mutual-exclusion']);
       expect(properties(history({ clientEvents: [...seenLate(0).filter((e) => e.kind !== 'stall'), ...hold('k2', 'L', 11, 1_600, 1_800)] }))).toEqual(['mutual-exclusion']);
+      // The second holder stalled before it saw a grant (made, and dropped, before the first's): seen late too.
+      const secondLate: ClientEvent[] = [
+        { kind: 'acquire', t: T0 + 1_000, client: 's2', lock: 'L', protocol: 'session' },
+        { kind: 'stall', t: T0 + 1_200, client: 's2', until: T0 + 1_650 },
+        { kind: 'grant', t: T0 + 1_650, client: 's2', lock: 'L', protocol: 'session', token: '9', leaseMs: LEASE },
+        { kind: 'lost', t: T0 + 1_651, client: 's2', lock: 'L', token: '9', reason: 'REDIRECT' },
+      ];
+      expect(properties(history({ clientEvents: [...hold('k1', 'L', 10, 1_500, 1_700), ...secondLate] }))).toEqual([]);
+      expect(properties(history({ clientEvents: [...hold('k1', 'L', 10, 1_500, 1_700), ...secondLate.filter((e) => e.kind !== 'stall')] }))).toEqual(['mutual-exclusion']);
     });
 
     it('does not exclude a kill -9: an overlap across one is a violation', () => {

@@ -12,9 +12,9 @@
 //    out (from when the grant arrived). Two cases are reported apart, bounded, not hidden: a
 //    known server race at graceful handoffs (KNOWN_RACE_SHARE below), and a keyed holder whose
 //    process ran past its lease (a starved client) overlapping a grant made when the server
-//    may already have expired it (no earlier than the request + the lease); and a holder whose
-//    process stalled (did not run, STALL_SLACK_MS below) between its request and the overlap, by
-//    at least as long as the overlap minus the slack: what it observed, it observed late.
+//    may already have expired it (no earlier than the request + the lease); and an overlap where
+//    either holder's process stalled (did not run, STALL_SLACK_MS below) between its request and
+//    the overlap's end, by at least the overlap less the slack: what it observed, it saw late.
 // 3. Tokens across failovers: for every failover on the nodes' timeline that is not a split
 //    brain and did not happen in an excluded window, every token granted for a request made
 //    after the failover (until the next pause or partition) is above every token any client had
@@ -204,9 +204,13 @@ function checkMutualExclusion(
           lapses.push(`${first.lock}: keyed ${first.client} (token ${first.token}) was still at it when its lease ran out; ${second.client} got token ${second.token} ${(overlap.end - overlap.start).toFixed(1)} ms before that lease's end as ${first.client} counted it`);
           continue;
         }
-        const stalledMs = totalLength(union((stalls.get(first.client) ?? []).map((x) => intersect(x, { start: first.requestedAt, end: overlap.end })).filter((x) => x !== null)));
+        // Either holder may have seen late what happened to it: the first its loss (or grant), the
+        // second a grant the old active made before the first's and dropped since.
+        const stalledOf = (h: Hold) => totalLength(union((stalls.get(h.client) ?? []).map((x) => intersect(x, { start: h.requestedAt, end: overlap.end })).filter((x) => x !== null)));
+        const [who, stalledMs] = [first, second].map((h) => [h, stalledOf(h)] as const).sort((x, y) => y[1] - x[1])[0] ?? [first, 0];
         if (stalledMs > 0 && overlap.end - overlap.start <= stalledMs + STALL_SLACK_MS) {
-          stalled.push(`${first.lock}: ${first.client} (token ${first.token}) did not run for ${Math.round(stalledMs)} ms between its request and the end of a ${(overlap.end - overlap.start).toFixed(1)} ms overlap with ${second.client} (token ${second.token})`);
+          const other = who === first ? second : first;
+          stalled.push(`${first.lock}: ${who.client} (token ${who.token}) did not run for ${Math.round(stalledMs)} ms between its request and the end of a ${(overlap.end - overlap.start).toFixed(1)} ms overlap with ${other.client} (token ${other.token})`);
           continue;
         }
         if (isSessionHandoffRace(first, overlap, handoffTimes)) {
