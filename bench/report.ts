@@ -56,6 +56,8 @@ export function markdown(r: BenchResults): string {
       row('graceful handoff (SIGTERM): gap with no active node', f.sigtermHandoffGapMs),
       row('kill -9: gap with no active node (last heartbeat → promoted)', f.killGapMs),
       row('kill -9 → a standby reports active (client polls every 10 ms)', f.killPromotionMs),
+      row('handoffs: the old active\'s part of the gap (holding, shipping its last events)', f.handoffSplitMs.pausedMs),
+      row('handoffs: the successor\'s part (promotion: token block stored, serving)', f.handoffSplitMs.promoteMs),
     ]));
   }
   if (r.console) {

@@ -22,6 +22,12 @@ export interface FailoverResult {
   killGapMs: Spread;
   apiHandoffGapMs: Spread;
   sigtermHandoffGapMs: Spread;
+  /**
+   * Each graceful handoff's gap split as the successor logs it ('took over by handoff'): the old
+   * active's part (holding its clients, shipping its last events) and the successor's promotion
+   * (dropping what cannot move, storing a token block, serving).
+   */
+  handoffSplitMs: { pausedMs: Spread; promoteMs: Spread };
 }
 
 async function activeIs(cluster: Cluster, id: string, via: string): Promise<ClusterView> {
@@ -36,6 +42,8 @@ export async function failoverSection(repeats: number): Promise<FailoverResult> 
   const killGapMs: number[] = [];
   const apiGapMs: number[] = [];
   const sigtermGapMs: number[] = [];
+  const pausedMs: number[] = [];
+  const promoteMs: number[] = [];
   for (let i = 0; i < repeats; i++) {
     process.stderr.write(`bench: failover round ${i + 1}/${repeats}\n`);
     const cluster = await startCluster({ nodes: 3, peerTimeoutMs: PEER_TIMEOUT_MS });
@@ -69,10 +77,19 @@ export async function failoverSection(repeats: number): Promise<FailoverResult> 
       }, { timeoutMs: 10_000, intervalMs: 10, what: `${other} promoted` });
       killPromotionMs.push(round(performance.now() - t0, 1));
       killGapMs.push(v.failovers.at(-1)?.gapMs ?? Number.NaN);
+      for (const n of cluster.nodes) {
+        for (const e of n.logEntries()) {
+          if (e.msg !== 'took over by handoff') continue;
+          pausedMs.push(Number(e.pausedMs));
+          promoteMs.push(Number(e.promoteMs));
+        }
+      }
     } finally {
       await cluster.close();
     }
   }
   const summary = (xs: number[]): Spread => ({ median: round(median(xs), 1), min: round(Math.min(...xs), 1), max: round(Math.max(...xs), 1), n: xs.length });
-  return { peerTimeoutMs: PEER_TIMEOUT_MS, killPromotionMs: summary(killPromotionMs), killGapMs: summary(killGapMs), apiHandoffGapMs: summary(apiGapMs), sigtermHandoffGapMs: summary(sigtermGapMs) };
+  return { peerTimeoutMs: PEER_TIMEOUT_MS, killPromotionMs: summary(killPromotionMs), killGapMs: summary(killGapMs), apiHandoffGapMs: summary(apiGapMs), sigtermHandoffGapMs: summary(sigtermGapMs),
+    handoffSplitMs: { pausedMs: summary(pausedMs), promoteMs: summary(promoteMs) },
+  };
 }
