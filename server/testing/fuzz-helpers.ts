@@ -240,12 +240,20 @@ export class EngineMonitor {
   }
 }
 
-/** The `baton_connections` gauge of /metrics, per protocol. */
+/**
+ * The `baton_connections` gauge of /metrics, per protocol. A daemon with a short io-timeout
+ * whose event loop is busy with a flood may time out the scrape itself (408): asked again.
+ */
 export async function connectionGauge(httpPort: number): Promise<{ keyed: number; session: number }> {
-  const text = await (await fetch(`http://127.0.0.1:${httpPort}/metrics`)).text();
+  let answer = '';
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const res = await fetch(`http://127.0.0.1:${httpPort}/metrics`);
+    answer = `${res.status} ${await res.text()}`;
+    if (res.status === 200) break;
+  }
   const read = (protocol: string): number => {
-    const m = new RegExp(`^baton_connections\\{protocol="${protocol}"\\} (\\d+)$`, 'm').exec(text);
-    if (m === null) throw new Error(`no baton_connections gauge for ${protocol} in /metrics`);
+    const m = new RegExp(`^baton_connections\\{protocol="${protocol}"\\} (\\d+)$`, 'm').exec(answer);
+    if (m === null) throw new Error(`no baton_connections gauge for ${protocol} in /metrics: ${answer.slice(0, 200)}`);
     return Number(m[1]);
   };
   return { keyed: read('keyed'), session: read('session') };
