@@ -9,12 +9,13 @@
 //    overlap lies inside an excluded window: a pause (SIGSTOP..SIGCONT) or a partition
 //    (cut..heal), each extended by the longest lease after it ends. kill -9, SIGTERM, API
 //    handoffs and killed clients are NOT excluded. A keyed hold also ends when its lease runs
-//    out (from when the grant arrived). Two cases are reported apart, bounded, not hidden: a
-//    known server race at graceful handoffs (KNOWN_RACE_SHARE below), and a keyed holder whose
-//    process ran past its lease (a starved client) overlapping a grant made when the server
-//    may already have expired it (no earlier than the request + the lease); and an overlap where
-//    either holder's process stalled (did not run, STALL_SLACK_MS below) between its request and
-//    the overlap's end, by at least the overlap less the slack: what it observed, it saw late.
+//    out (from when the grant arrived). Three cases are reported apart, bounded, not hidden:
+//    (a) a known server race at graceful handoffs (KNOWN_RACE_SHARE below); (b) a keyed holder
+//    whose process ran past its lease (a starved client) overlapping a grant made when the
+//    server may already have expired it (no earlier than the request + the lease); (c) an
+//    overlap where either holder's process stalled (did not run, STALL_SLACK_MS below) between
+//    its request and the overlap's end, by at least the overlap less the slack: what it
+//    observed, it saw late.
 // 3. Tokens across failovers: for every failover on the nodes' timeline that is not a split
 //    brain and did not happen in an excluded window, every token granted for a request made
 //    after the failover (until the next pause or partition) is above every token any client had
