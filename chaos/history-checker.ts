@@ -31,23 +31,10 @@
 import type { FailoverView } from '../lib/ops/api-types.ts';
 import type { FaultKind, History } from './history.ts';
 import { foldClientEvents, type Hold } from './holds.ts';
-import { covers, intersect, subtract, totalLength, union, type Interval } from './intervals.ts';
+import { covers, subtract, totalLength, union, type Interval } from './intervals.ts';
+import { byLock, checkMutualExclusion, HANDOFFS, iso } from './mutual-exclusion.ts';
 
-/**
- * A known gap, reported apart rather than as a violation (see the report of issue 5): at a
- * graceful handoff the successor drops the old active's session claims when it promotes and may
- * grant those locks at once, while the old active tells its session clients (REDIRECT) only after
- * the successor said it promoted, and the client reads it when its process gets to it (seen: 3 ms
- * to 270 ms on a loaded machine). So a session holder can learn of its loss after the lock's next
- * holder got it. An overlap counts as this race only if the earlier hold is a session hold that
- * ended by its loss no later than KNOWN_RACE_SHARE of its lease after a handoff (signal, API,
- * priority return) that came before the overlap: the client library's own deadline (it gives up a
- * lease that nothing confirmed for 0.8 of the lease). Anything else is a violation.
- */
-export const KNOWN_RACE_SHARE = 0.8;
-/** A client-process stall explains an overlap up to its length plus this much (ms). */
-export const STALL_SLACK_MS = 50;
-const HANDOFFS = new Set(['signal', 'api-handoff', 'priority-return']);
+export { KNOWN_RACE_SHARE, STALL_SLACK_MS } from './mutual-exclusion.ts';
 
 /** Allowance on top of lease + failover for a loaded machine (see property 4). */
 export const SLACK_MS = 2_000;
@@ -178,58 +165,6 @@ function checkFencing(history: History, violations: Violation[]): void {
   }
 }
 
-/** Whether `first` lost a session to a handoff just before `second` got the lock (see KNOWN_RACE_SHARE). */
-function isSessionHandoffRace(first: Hold, overlap: Interval, handoffTimes: number[]): boolean {
-  if (first.protocol !== 'session' || first.endedBy !== 'lost') return false;
-  // `at` is the successor's Date.now(), whole ms: 1 ms of slack against our sub-ms times.
-  return handoffTimes.some((at) => at <= overlap.start + 1 && first.end >= at && first.end - at <= KNOWN_RACE_SHARE * first.leaseMs);
-}
-
-function checkMutualExclusion(
-  holds: Hold[], excluded: Interval[], handoffTimes: number[], near: (t: number) => string, violations: Violation[],
-  knownRace: string[], knownRaceMs: number[], lapses: string[], stalls: Map<string, Interval[]>, stalled: string[],
-): void {
-  for (const lockHolds of byLock(holds).values()) {
-    lockHolds.sort((x, y) => x.start - y.start);
-    for (let i = 0; i < lockHolds.length; i++) {
-      const first = lockHolds[i] as Hold;
-      for (let j = i + 1; j < lockHolds.length; j++) {
-        const second = lockHolds[j] as Hold;
-        if (second.start >= first.end) break;
-        if (second.client === first.client) continue;
-        const overlap = intersect(first, second);
-        if (overlap === null) continue;
-        const counted = subtract([overlap], excluded);
-        if (counted.length === 0) continue;
-        if (first.leaseCapped && overlap.start >= first.requestedAt + first.leaseMs) {
-          lapses.push(`${first.lock}: keyed ${first.client} (token ${first.token}) was still at it when its lease ran out; ${second.client} got token ${second.token} ${(overlap.end - overlap.start).toFixed(1)} ms before that lease's end as ${first.client} counted it`);
-          continue;
-        }
-        // Either holder may have seen late what happened to it: the first its loss (or grant), the
-        // second a grant the old active made before the first's and dropped since.
-        const stalledOf = (h: Hold) => totalLength(union((stalls.get(h.client) ?? []).map((x) => intersect(x, { start: h.requestedAt, end: overlap.end })).filter((x) => x !== null)));
-        const [who, stalledMs] = [first, second].map((h) => [h, stalledOf(h)] as const).sort((x, y) => y[1] - x[1])[0] ?? [first, 0];
-        if (stalledMs > 0 && overlap.end - overlap.start <= stalledMs + STALL_SLACK_MS) {
-          const other = who === first ? second : first;
-          stalled.push(`${first.lock}: ${who.client} (token ${who.token}) did not run for ${Math.round(stalledMs)} ms between its request and the end of a ${(overlap.end - overlap.start).toFixed(1)} ms overlap with ${other.client} (token ${other.token})`);
-          continue;
-        }
-        if (isSessionHandoffRace(first, overlap, handoffTimes)) {
-          knownRaceMs.push(overlap.end - overlap.start);
-          knownRace.push(`${first.lock}: session ${first.client} (token ${first.token}) learned its loss ${(overlap.end - overlap.start).toFixed(1)} ms after ${second.client} got token ${second.token}`);
-          continue;
-        }
-        const first_ = `${first.client} (${first.protocol}, token ${first.token}, ended by ${first.endedBy}${first.releaseOutcome ? ` ${first.releaseOutcome}` : ''})`;
-        const second_ = `${second.client} (${second.protocol}, token ${second.token})`;
-        violations.push({
-          property: 'mutual-exclusion',
-          message: `${first.lock}: ${first_} and ${second_} held it at once for ${totalLength(counted).toFixed(1)} ms from ${iso(overlap.start)}; ${near(overlap.start)}`,
-        });
-      }
-    }
-  }
-}
-
 function checkTokenSuccession(history: History, holds: Hold[], excluded: Interval[], violations: Violation[]): void {
   const grants = holds.map((h) => ({ t: h.start, requestedAt: h.requestedAt, token: BigInt(h.token), client: h.client, lock: h.lock })).sort((x, y) => x.t - y.t);
   const windowStarts = history.faults.filter((f) => f.kind === 'partition' || f.kind === 'pause').map((f) => f.start);
@@ -285,16 +220,6 @@ function checkFinal(history: History, violations: Violation[]): void {
   }
 }
 
-function byLock<T extends { lock: string }>(items: readonly T[]): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const item of items) {
-    const list = out.get(item.lock);
-    if (list) list.push(item);
-    else out.set(item.lock, [item]);
-  }
-  return out;
-}
-
 function describeFailover(f: FailoverView): string {
   return `${f.from ?? '-'}->${f.to} ${f.cause} at ${iso(f.at)}`;
 }
@@ -307,7 +232,3 @@ function describeFaultsNear(history: History, t: number): string {
   return all.length === 0 ? 'no fault or failover within 3 s' : `near: ${all.join('; ')}`;
 }
 
-function iso(t: number): string {
-  const d = new Date(t);
-  return `${d.toISOString().slice(11, 23)}`;
-}
