@@ -133,23 +133,15 @@ describe('the chaos history checker', () => {
       expect(properties(h)).toEqual(['mutual-exclusion']);
     });
 
-    it('reports a session holder told of a handoff a few ms after the next grant as the known race, and nothing wider', () => {
+    it('counts a session holder told of a handoff after the next grant as a violation (the old active ends its sessions before the successor can grant)', () => {
       const lostAt = (t: number): ClientEvent[] => [
         { kind: 'acquire', t: T0 + 900, client: 's1', lock: 'L', protocol: 'session' },
         { kind: 'grant', t: T0 + 1_000, client: 's1', lock: 'L', protocol: 'session', token: '10', leaseMs: LEASE },
         { kind: 'lost', t: T0 + t, client: 's1', lock: 'L', token: '10', reason: 'REDIRECT' },
       ];
-      const race = history({ clientEvents: [...lostAt(2_004), ...hold('k2', 'L', 100_001, 2_001, 2_100)], failovers: [failover(2_000, 'priority-return')] });
-      const verdict = checkHistory(race);
-      expect(verdict.violations).toEqual([]);
-      expect(verdict.counts.sessionHandoffOverlaps).toBe(1);
-      expect(verdict.notes[0]).toMatch(/known session-handoff race .* s1 \(token 10\) learned its loss 3\.0 ms after k2/);
-      // After a crash instead of a handoff, or a keyed holder: a violation.
-      // Past the client's own deadline (0.8 of the lease after the handoff): a violation.
-      expect(properties(history({ clientEvents: [...lostAt(3_700), ...hold('k2', 'L', 100_001, 2_001, 3_800)], failovers: [failover(2_000, 'priority-return')] }))).toEqual(['mutual-exclusion']);
-      expect(properties(history({ clientEvents: [...lostAt(3_500), ...hold('k2', 'L', 100_001, 2_001, 3_800)], failovers: [failover(2_000, 'priority-return')] }))).toEqual([]);
-      expect(properties(history({ clientEvents: [...lostAt(2_004), ...hold('k2', 'L', 100_001, 2_001, 2_100)], failovers: [failover(2_000, 'crash')] }))).toEqual(['mutual-exclusion']);
-      expect(properties(history({ clientEvents: [...hold('k1', 'L', 10, 1_000, 2_004), ...hold('k2', 'L', 100_001, 2_001, 2_100)], failovers: [failover(2_000, 'api-handoff')] }))).toEqual(['mutual-exclusion']);
+      expect(properties(history({ clientEvents: [...lostAt(2_004), ...hold('k2', 'L', 100_001, 2_001, 2_100)], failovers: [failover(2_000, 'priority-return')] }))).toEqual(['mutual-exclusion']);
+      // Told before the next grant: no overlap.
+      expect(properties(history({ clientEvents: [...lostAt(2_000), ...hold('k2', 'L', 100_001, 2_001, 2_100)], failovers: [failover(2_000, 'priority-return')] }))).toEqual([]);
     });
 
     it('ends a hold when its client process was killed, and a session hold when its loss was noticed', () => {

@@ -9,10 +9,10 @@
 //    overlap lies inside an excluded window: a pause (SIGSTOP..SIGCONT) or a partition
 //    (cut..heal), each extended by the longest lease after it ends. kill -9, SIGTERM, API
 //    handoffs and killed clients are NOT excluded. A keyed hold also ends when its lease runs
-//    out (from when the grant arrived). Three cases are reported apart, bounded, not hidden:
-//    (a) a known server race at graceful handoffs (KNOWN_RACE_SHARE below); (b) a keyed holder
-//    whose process ran past its lease (a starved client) overlapping a grant made when the
-//    server may already have expired it (no earlier than the request + the lease); (c) an
+//    out (from when the grant arrived). Two cases are reported apart, bounded, not hidden:
+//    (a) a keyed holder whose process ran past its lease (a starved client) overlapping a grant
+//    made when the server may already have expired it (no earlier than the request + the
+//    lease); (b) an
 //    overlap where either holder's process stalled (did not run, STALL_SLACK_MS below) between
 //    its request and the overlap's end, by at least the overlap less the slack: what it
 //    observed, it saw late.
@@ -32,9 +32,9 @@ import type { FailoverView } from '../lib/ops/api-types.ts';
 import type { FaultKind, History } from './history.ts';
 import { foldClientEvents, type Hold } from './holds.ts';
 import { covers, subtract, totalLength, union, type Interval } from './intervals.ts';
-import { byLock, checkMutualExclusion, HANDOFFS, iso } from './mutual-exclusion.ts';
+import { byLock, checkMutualExclusion, iso } from './mutual-exclusion.ts';
 
-export { KNOWN_RACE_SHARE, STALL_SLACK_MS } from './mutual-exclusion.ts';
+export { STALL_SLACK_MS } from './mutual-exclusion.ts';
 
 /** Allowance on top of lease + failover for a loaded machine (see property 4). */
 export const SLACK_MS = 2_000;
@@ -66,10 +66,6 @@ export interface Counts {
   failoversByCause: Record<string, number>;
   faults: number;
   faultsByKind: Partial<Record<FaultKind, number>>;
-  /** Overlaps explained by the known session-handoff race (KNOWN_RACE_SHARE), not counted as violations. */
-  sessionHandoffOverlaps: number;
-  /** The longest of them, ms. */
-  longestSessionHandoffOverlapMs: number;
   /** Overlaps of a keyed holder past its lease with a grant made once the server may have expired it. */
   keyedLeaseLapses: number;
   /** Overlaps explained by a stall of the first holder's process (STALL_SLACK_MS). */
@@ -96,15 +92,11 @@ export function checkHistory(history: History): Verdict {
   const near = (t: number) => describeFaultsNear(history, t);
 
   checkFencing(history, violations);
-  const knownRace: string[] = [];
-  const knownRaceMs: number[] = [];
-  const handoffTimes = history.failovers.filter((f) => HANDOFFS.has(f.cause)).map((f) => f.at);
   const lapses: string[] = [];
   const stalled: string[] = [];
-  checkMutualExclusion(holds, excluded, handoffTimes, near, violations, knownRace, knownRaceMs, lapses, stalls, stalled);
+  checkMutualExclusion(holds, excluded, near, violations, lapses, stalls, stalled);
   notes.push(...lapses.map((l) => `keyed lease lapsed in a starved client (not a violation): ${l}`));
   notes.push(...stalled.map((l) => `client process stalled (not a violation): ${l}`));
-  notes.push(...knownRace.map((k) => `known session-handoff race (not a violation): ${k}`));
   checkTokenSuccession(history, holds, excluded, violations);
   const strandBoundMs = history.maxLeaseMs + 2.5 * history.peerTimeoutMs + 500 + SLACK_MS;
   const longestStrandedMs = checkStranded(holds, waits, excluded, strandBoundMs, near, violations);
@@ -131,11 +123,9 @@ export function checkHistory(history: History): Verdict {
       acquireFailures: history.clientEvents.filter((e) => e.kind === 'acquire-failed').length,
       sessionLosses: history.clientEvents.filter((e) => e.kind === 'lost').length,
       staleKeyedReleases,
-      sessionHandoffOverlaps: knownRace.length,
       keyedLeaseLapses: lapses.length,
       stalledClientOverlaps: stalled.length,
       clientStalls: history.clientEvents.filter((e) => e.kind === 'stall').length,
-      longestSessionHandoffOverlapMs: Math.round(knownRaceMs.reduce((m, x) => Math.max(m, x), 0)),
       writesAccepted: history.writes.filter((w) => w.outcome === 'accepted').length,
       staleWritesRejected: history.writes.filter((w) => w.outcome === 'stale').length,
       conflicts: history.writes.filter((w) => w.outcome === 'conflict').length,

@@ -4,32 +4,11 @@ import type { Violation } from './history-checker.ts';
 import type { Hold } from './holds.ts';
 import { intersect, subtract, totalLength, union, type Interval } from './intervals.ts';
 
-/**
- * A known gap, reported apart rather than as a violation (see the report of issue 5): at a
- * graceful handoff the successor drops the old active's session claims when it promotes and may
- * grant those locks at once, while the old active tells its session clients (REDIRECT) only after
- * the successor said it promoted, and the client reads it when its process gets to it (seen: 3 ms
- * to 270 ms on a loaded machine). So a session holder can learn of its loss after the lock's next
- * holder got it. An overlap counts as this race only if the earlier hold is a session hold that
- * ended by its loss no later than KNOWN_RACE_SHARE of its lease after a handoff (signal, API,
- * priority return) that came before the overlap: the client library's own deadline (it gives up a
- * lease that nothing confirmed for 0.8 of the lease). Anything else is a violation.
- */
-export const KNOWN_RACE_SHARE = 0.8;
 /** A client-process stall explains an overlap up to its length plus this much (ms). */
 export const STALL_SLACK_MS = 50;
-export const HANDOFFS = new Set(['signal', 'api-handoff', 'priority-return']);
-
-/** Whether `first` lost a session to a handoff just before `second` got the lock (see KNOWN_RACE_SHARE). */
-function isSessionHandoffRace(first: Hold, overlap: Interval, handoffTimes: number[]): boolean {
-  if (first.protocol !== 'session' || first.endedBy !== 'lost') return false;
-  // `at` is the successor's Date.now(), whole ms: 1 ms of slack against our sub-ms times.
-  return handoffTimes.some((at) => at <= overlap.start + 1 && first.end >= at && first.end - at <= KNOWN_RACE_SHARE * first.leaseMs);
-}
-
 export function checkMutualExclusion(
-  holds: Hold[], excluded: Interval[], handoffTimes: number[], near: (t: number) => string, violations: Violation[],
-  knownRace: string[], knownRaceMs: number[], lapses: string[], stalls: Map<string, Interval[]>, stalled: string[],
+  holds: Hold[], excluded: Interval[], near: (t: number) => string, violations: Violation[],
+  lapses: string[], stalls: Map<string, Interval[]>, stalled: string[],
 ): void {
   for (const lockHolds of byLock(holds).values()) {
     lockHolds.sort((x, y) => x.start - y.start);
@@ -54,11 +33,6 @@ export function checkMutualExclusion(
         if (stalledMs > 0 && overlap.end - overlap.start <= stalledMs + STALL_SLACK_MS) {
           const other = who === first ? second : first;
           stalled.push(`${first.lock}: ${who.client} (token ${who.token}) did not run for ${Math.round(stalledMs)} ms between its request and the end of a ${(overlap.end - overlap.start).toFixed(1)} ms overlap with ${other.client} (token ${other.token})`);
-          continue;
-        }
-        if (isSessionHandoffRace(first, overlap, handoffTimes)) {
-          knownRaceMs.push(overlap.end - overlap.start);
-          knownRace.push(`${first.lock}: session ${first.client} (token ${first.token}) learned its loss ${(overlap.end - overlap.start).toFixed(1)} ms after ${second.client} got token ${second.token}`);
           continue;
         }
         const first_ = `${first.client} (${first.protocol}, token ${first.token}, ended by ${first.endedBy}${first.releaseOutcome ? ` ${first.releaseOutcome}` : ''})`;

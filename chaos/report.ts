@@ -15,7 +15,6 @@ export function formatReport(result: ChaosResult, replay: string): string {
     `faults by kind: ${JSON.stringify(c.faultsByKind)}`,
     `failovers: ${c.failovers} ${JSON.stringify(c.failoversByCause)}`,
     `grants: ${c.grants} (keyed ${c.keyedGrants}, session ${c.sessionGrants}); acquire failures ${c.acquireFailures}; session losses ${c.sessionLosses}; keyed releases answered STALE within the lease ${c.staleKeyedReleases}`,
-    `session holders told of a handoff after the next grant (known race, not counted as violations): ${c.sessionHandoffOverlaps}, longest ${c.longestSessionHandoffOverlapMs} ms`,
     `keyed holders past their lease (starved clients) overlapping a grant made after it could expire: ${c.keyedLeaseLapses}`,
     `overlaps explained by a stalled client process (not counted as violations): ${c.stalledClientOverlaps} (client stall events: ${c.clientStalls})`,
     `writes accepted: ${c.writesAccepted}; stale writes rejected: ${c.staleWritesRejected}; conflicts: ${c.conflicts}`,

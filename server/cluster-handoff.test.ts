@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClusterView } from '../lib/ops/api-types.ts';
 import { activeOf, holderOn, startCluster, timeline, waitFor, waitReplicated, waitSettled, type Cluster } from './testing/cluster-harness.ts';
+import { LineClient } from './testing/line-client.ts';
 
 const LEASE_MS = 30_000;
 
@@ -76,6 +77,28 @@ describe('graceful handoff', () => {
     await waitSettled(cluster, 'a');
     expect((await a.cluster()).restore).toEqual({ available: false, yielded: [] });
     expect(await keyed.release('handoff-api', held.token)).toBe(true);
+  });
+
+  it('ends a session claim before the successor can grant its lock: the holder gets REDIRECT, and b promotes with the lock already free', { timeout: 30_000 }, async () => {
+    const cluster = await startCluster();
+    await waitSettled(cluster, 'a');
+    const [a, b] = [cluster.node('a'), cluster.node('b')];
+    const session = await LineClient.open(a.ports.session, '127.0.0.1', { timeoutMs: 5_000 });
+    cluster.defer(() => session.close());
+    session.send('ACQUIRE handoff-session 30000');
+    const token = (await session.next()).split(' ')[1] ?? '';
+    await waitReplicated(cluster, 'handoff-session', BigInt(token), ['b', 'c']);
+
+    expect((await a.post('/api/v1/cluster/handoff', { target: 'b' })).status).toBe(200);
+    expect(await session.closedWith()).toEqual([`REDIRECT ${b.sessionAddress}`]);
+    await activeView(cluster, 'b');
+    // The release reached b ahead of the handoff, so b had no session claim left to drop when it
+    // promoted; ended by b's promotion instead, a new holder could have had the lock before the
+    // old one read its REDIRECT.
+    const promoted = b.logEntries().filter((entry) => entry.msg === 'promoted: this node is active');
+    expect(promoted).toHaveLength(1);
+    expect(promoted[0]).toMatchObject({ droppedSessions: 0 });
+    expect(await holderOn(b, 'handoff-session')).toBeNull();
   });
 
   it('asked of a standby, the handoff is forwarded to the active', { timeout: 30_000 }, async () => {

@@ -38,7 +38,7 @@ describe('cluster redirects', () => {
     expect((await holderOn(a, 'redirect-keyed'))?.token).toBe(first.token.toString());
     expect(await first.release()).toBe(true);
 
-    // A standby first, then the active: several acquires, so every pooled connection is used.
+    // A standby first, then the active: the first connection follows M to the active.
     const keyedClient = cluster.keyedClient(['b', 'a']);
     const grants = await Promise.all([1, 2, 3, 4].map((i) => keyedClient.acquire(`redirect-keyed-${i}`, { lease: 10_000, wait: 5_000 })));
     for (const grant of grants) expect((await holderOn(a, grant.key))?.token).toBe(grant.token.toString());

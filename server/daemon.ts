@@ -152,6 +152,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
         keyed.setRoute(route);
         sessions.setRoute(route);
       },
+      redirectSessions: (route) => sessions.redirectOpen(route),
       driver,
       persistCeiling: (c) => durable.saveAhead(c),
       // Asked on every heartbeat: the store's own record, not a read of the ceiling files.

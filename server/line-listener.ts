@@ -126,6 +126,23 @@ export class LineListener<C extends LineConnection> {
     this.opts.afterInput();
   }
 
+  /**
+   * Sends the open connections that must leave for a redirect there (for sessions: those with a
+   * claim), keeping the route for the rest and for new ones. A graceful handoff ends its sessions
+   * this way before the successor can grant their locks, so each holder is told first.
+   */
+  redirectOpen(route: Extract<Route, { kind: 'redirect' }>): void {
+    const now = this.opts.clock.now();
+    const leaving: C[] = [];
+    for (const conn of this.connections) {
+      if (conn.applyRoute(route, now, false)) leaving.push(conn);
+      else conn.applyRoute(this.route, now, false);
+    }
+    for (const conn of leaving) conn.closeRedirected();
+    this.opts.flusher.flushAll();
+    this.opts.afterInput();
+  }
+
   get currentRoute(): Route {
     return this.route;
   }

@@ -38,6 +38,8 @@ export interface ClusterNodeDeps {
   /** Epoch ms now (failover timestamps, last-seen times for people). */
   wallNow(): number;
   setRoute(route: Route): void;
+  /** Ends every session claim with a redirect there, now (other clients keep the route). */
+  redirectSessions(route: Extract<Route, { kind: 'redirect' }>): void;
   driver: { pause(): void; resume(): void };
   /** Persists a ceiling a standby is told about (serialized with the token source's own saves). */
   persistCeiling(ceiling: bigint): Promise<void>;
@@ -49,7 +51,7 @@ export interface ClusterNodeDeps {
   logger: Logger;
 }
 
-export function redirectRoute(p: PeerConfig): Route {
+export function redirectRoute(p: PeerConfig): Extract<Route, { kind: 'redirect' }> {
   return {
     kind: 'redirect',
     lock: formatAddress({ host: p.host, port: p.lockPort }),

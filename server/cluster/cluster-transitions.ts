@@ -127,6 +127,9 @@ export async function handoff(node: ClusterNode, d: ClusterNodeDeps, to: string,
   node.setRoute(HOLD);
   d.driver.pause();
   d.engine.holdHandovers();
+  // Session claims cannot move to the successor, which may grant their locks the moment it
+  // promotes: their holders are told now (REDIRECT), and the releases ship ahead of the handoff.
+  d.redirectSessions(redirectRoute(peer.config));
   node.sendStatus();
   node.source.flush();
   const promoted = node.awaitPromoted(to, timeoutMs);
