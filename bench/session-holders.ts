@@ -19,6 +19,10 @@ function open(i: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const s = connect({ host: '127.0.0.1', port }, () => {
       s.write(`ACQUIRE holders/${i} ${leaseMs}\n`);
+      // Heartbeats only after the ACQUIRE: a HEARTBEAT first is a protocol error (ERROR 0x02),
+      // which earlier runs counted as refused sessions.
+      live.add(s);
+      sockets.push(s);
       resolve();
     });
     s.setNoDelay(true);
@@ -41,8 +45,6 @@ function open(i: number): Promise<void> {
       if (!stopping) closedEarly++;
       live.delete(s);
     });
-    live.add(s);
-    sockets.push(s);
   });
 }
 
