@@ -70,6 +70,8 @@ process.stdout.write(`${JSON.stringify({ ready: acquired, refused: closedEarly }
 
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (text: string) => {
+  // "count": how many heartbeats the server has answered so far (the section measures the rate).
+  if (text.includes('count')) process.stdout.write(`${JSON.stringify({ heartbeatReplies })}\n`);
   if (!text.includes('stop')) return;
   stopping = true;
   clearInterval(timer);

@@ -23,6 +23,7 @@ export interface SessionsResult {
   rssWithSessionsMiB: number;
   rssPerSessionKiB: number;
   serverCpuPercentHeartbeating: number;
+  /** Heartbeats the server answered per second, counted by the holder process during the CPU windows. */
   heartbeatsPerSec: number;
   handoverP99MsWithout: number;
   handoverP99MsWith: number;
@@ -55,11 +56,19 @@ export async function sessionsSection(count: number, leaseMs: number, seconds: n
     const rssSamples: number[] = [];
     const cpuPercent: number[] = [];
     const withSessions: HandoverRun[] = [];
+    const heartbeatRates: number[] = [];
+    const answered = async () => {
+      holders?.stdin?.write('count\n');
+      return (JSON.parse(String((await lines.next()).value)) as { heartbeatReplies: number }).heartbeatReplies;
+    };
     for (let r = 0; r < repeats; r++) {
+      const hb0 = await answered();
       const cpu0 = baton.cpuMs();
       const t0 = performance.now();
       await new Promise((res) => setTimeout(res, seconds * 1_000));
-      cpuPercent.push(((baton.cpuMs() - cpu0) / (performance.now() - t0)) * 100);
+      const elapsedMs = performance.now() - t0;
+      cpuPercent.push(((baton.cpuMs() - cpu0) / elapsedMs) * 100);
+      heartbeatRates.push(((await answered()) - hb0) / (elapsedMs / 1000));
       rssSamples.push(rssKiB(pid));
       process.stderr.write(`bench: sessions: repeat ${r + 1}/${repeats}: handover during ${count} sessions\n`);
       withSessions.push(await runHandover(keyed, 50, seconds * 1_000));
@@ -70,7 +79,7 @@ export async function sessionsSection(count: number, leaseMs: number, seconds: n
     return {
       requested: count, sessions: ready.ready, leaseMs,
       rssBeforeMiB: round(before / 1024, 1), rssWithSessionsMiB: round(after / 1024, 1), rssPerSessionKiB: round((after - before) / ready.ready, 2),
-      serverCpuPercentHeartbeating: round(median(cpuPercent), 1), heartbeatsPerSec: Math.round(ready.ready / (leaseMs / 4 / 1000)),
+      serverCpuPercentHeartbeating: round(median(cpuPercent), 1), heartbeatsPerSec: Math.round(median(heartbeatRates)),
       handoverP99MsWithout: median(without.map((h) => h.p99Ms)), handoverP99MsWith: median(withSessions.map((h) => h.p99Ms)),
       handoverP50MsWith: median(withSessions.map((h) => h.p50Ms)), fairnessWith: median(withSessions.map((h) => h.fairness)),
       holderCounts: counts,

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePorts } from '../../server/testing/free-ports.ts';
-import { waitForPort } from './redis-server.ts';
+import { awaitListening } from './redis-server.ts';
 import { cpuOf, type ServerProcess, stopChild, track } from './server-process.ts';
 
 export interface EtcdServer extends ServerProcess {
@@ -28,7 +28,7 @@ export async function startEtcd(): Promise<EtcdServer> {
     '--log-level', 'error', '--logger', 'zap',
   ], { stdio: ['ignore', 'ignore', 'ignore'], env: { ...process.env, ETCD_UNSUPPORTED_ARCH: '' } });
   track(child);
-  await waitForPort(clientPort as number, () => child.exitCode !== null);
+  await awaitListening(child, clientPort as number, dir, 'etcd');
   return {
     name: 'etcd', endpoint: client, dataDirOnTmpfs: onTmpfs, pid: child.pid as number, cpuMs: cpuOf(child.pid as number),
     stop: async () => {

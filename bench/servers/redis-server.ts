@@ -1,6 +1,6 @@
 // A throwaway redis-server on a free loopback port: no persistence (`--save '' --appendonly
 // no`), its dir a temp dir, one client thread (the default io-threads 1).
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ export async function startRedis(): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-redis-'));
   const child = spawn('redis-server', ['--port', String(port), '--dir', dir, ...REDIS_ARGS, '--loglevel', 'warning'], { stdio: ['ignore', 'ignore', 'inherit'] });
   track(child);
-  await waitForPort(port as number, () => child.exitCode !== null);
+  await awaitListening(child, port as number, dir, 'redis-server');
   return {
     name: 'redis-server', port: port as number, pid: child.pid as number, cpuMs: cpuOf(child.pid as number),
     stop: async () => {
@@ -27,6 +27,22 @@ export async function startRedis(): Promise<RedisServer> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Waits until `child` listens on `port`. If it cannot start (a missing binary, an exit, a signal,
+ * the timeout), it is stopped and its throwaway `dir` removed before the error is thrown.
+ */
+export async function awaitListening(child: ChildProcess, port: number, dir: string, name: string): Promise<void> {
+  let spawnError: Error | undefined;
+  child.once('error', (error) => (spawnError = error));
+  try {
+    await waitForPort(port, () => spawnError !== undefined || child.exitCode !== null || child.signalCode !== null);
+  } catch (error) {
+    if (spawnError === undefined) await stopChild(child);
+    rmSync(dir, { recursive: true, force: true });
+    throw spawnError === undefined ? error : new Error(`${name} could not be started: ${spawnError.message}`);
+  }
 }
 
 /** Polls until something accepts on `port` (or `dead()` says the server exited). */
