@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NextServer, NextServerOptions } from 'next/dist/server/next.js';
 import { ERRORS, errorBody } from '../lib/errors.ts';
-import { answerClientErrors, httpServerOptions } from './http-server.ts';
+import { answerClientErrors, answeredAsFailed, httpServerOptions } from './http-server.ts';
 import { refuseHost } from './ops/host-guard.ts';
 
 /** The package root: where app/, next.config.ts and the .next build live. */
@@ -50,6 +50,13 @@ export async function createConsoleServer(options: { host: string; port: number;
   }
   const handle = app.getRequestHandler();
   const http = createServer(httpServerOptions(options.ioTimeoutMs), (req, res) => {
+    // A request parsed from bytes sent after a 408/431/400 on this socket: the client was told
+    // it failed, so it must not reach a route (a request already in Next when the answer went
+    // gets no more body: the socket stopped reading).
+    if (answeredAsFailed(req.socket)) {
+      res.destroy();
+      return;
+    }
     res.setHeader('x-content-type-options', 'nosniff');
     // No other site may frame the console (a framed "Confirm force release" could be clicked
     // through a decoy), and no URL with a lock name leaks in a Referer.
@@ -71,6 +78,6 @@ export async function createConsoleServer(options: { host: string; port: number;
       }
     });
   });
-  answerClientErrors(http);
+  answerClientErrors(http, options.ioTimeoutMs);
   return { http, closeNext: () => app.close() };
 }

@@ -2,11 +2,14 @@
 // callers who may not change anything and requests that are not what the ops API takes:
 // refusals are JSON with the documented status, nothing changes, nothing crashes, and the
 // port still serves afterwards. Slow and malformed HTTP is answered (408, 431, 400) and closed.
+import { createServer } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { daemon, open, runTeardown } from './testing/fuzz-harness.ts';
-import { RawConnection, sleep } from './testing/fuzz-helpers.ts';
+import { daemon, open, runTeardown, teardown } from './testing/fuzz-harness.ts';
+import { eventually, RawConnection, sleep } from './testing/fuzz-helpers.ts';
 import type { Daemon } from './daemon.ts';
+import { answerClientErrors, httpServerOptions, listenHttp } from './http-server.ts';
 
 afterEach(runTeardown);
 
@@ -224,5 +227,96 @@ describe('HTTP that is slow or not HTTP', () => {
       expect(c.replies().tail).toMatch(/^\{"error":\{"code":"bad-request",/);
     }
     await unchanged(d, call, holderToken);
+  });
+});
+
+/**
+ * A client that keeps its side open after the server's FIN (allowHalfOpen), as a careless or
+ * hostile one may: it can go on sending, and it never closes on its own.
+ */
+async function halfOpen(port: number): Promise<{ socket: Socket; received: () => string; closed: () => boolean }> {
+  const socket = await new Promise<Socket>((resolve, reject) => {
+    const s = connect({ host: '127.0.0.1', port, allowHalfOpen: true }, () => resolve(s));
+    s.once('error', reject);
+  });
+  let received = '';
+  let closed = false;
+  socket.on('data', (b: Buffer) => (received += b.toString('latin1')));
+  // The reset of a server that closed while we wrote is what some tests wait for.
+  socket.on('error', () => {});
+  socket.on('close', () => (closed = true));
+  teardown.push(() => void socket.destroy());
+  return { socket, received: () => received, closed: () => closed };
+}
+
+/**
+ * Waits for the server to have closed its side entirely: a byte written to a closed socket
+ * is answered with a reset, while a server still half-open takes it in silently. `probe` is
+ * a byte the request in progress could take (a header value, a body), so the server has no
+ * other reason to close.
+ */
+async function serverClosed(c: { socket: Socket; closed: () => boolean }, probe: string, ms: number): Promise<void> {
+  const started = performance.now();
+  while (!c.closed()) {
+    if (performance.now() - started > ms) throw new Error(`the server still held the socket after ${ms} ms`);
+    if (!c.socket.destroyed) c.socket.write(probe);
+    await sleep(100);
+  }
+}
+
+describe('HTTP bytes sent after a failure answer', () => {
+  const statuses = (text: string): string[] => text.split('\r\n').filter((l) => l.startsWith('HTTP/1.1 '));
+
+  it('never runs a mutation whose body arrives after its 408, never answers it twice, and closes the socket', async () => {
+    const { d, call, holderToken } = await start(IO_TIMEOUT_MS);
+    const body = JSON.stringify({ token: holderToken });
+    const c = await halfOpen(d.httpAddress.port);
+    c.socket.write(
+      `POST /api/v1/locks/held/force-release HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ADMIN}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
+    await eventually(() => c.received().includes('"code":"io-timeout"'), IO_TIMEOUT_MS + 4_000, 'the 408');
+    c.socket.write(body.slice(5));
+    // Long enough for the request to have run, had it gone on.
+    await sleep(300);
+    await unchanged(d, call, holderToken);
+    await serverClosed(c, ' ', 5_000);
+    expect(statuses(c.received())).toEqual(['HTTP/1.1 408 Request Timeout']);
+    await unchanged(d, call, holderToken);
+  });
+
+  it('closes a socket whose client stays silent and open after its 408', async () => {
+    const { d, call, holderToken } = await start(IO_TIMEOUT_MS);
+    const c = await halfOpen(d.httpAddress.port);
+    c.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+    await eventually(() => c.received().includes('"code":"io-timeout"'), IO_TIMEOUT_MS + 4_000, 'the 408');
+    const answered = performance.now();
+    await serverClosed(c, 'a', 5_000);
+    expect(performance.now() - answered).toBeLessThan(5_000);
+    expect(statuses(c.received())).toEqual(['HTTP/1.1 408 Request Timeout']);
+    await unchanged(d, call, holderToken);
+  });
+
+  it('gives a handler that reads the body itself (as Next does) nothing past the 408', async () => {
+    const seen: string[] = [];
+    const server = createServer(httpServerOptions(IO_TIMEOUT_MS), (req, res) => {
+      void (async () => {
+        let text = '';
+        for await (const chunk of req) text += String(chunk);
+        seen.push(text);
+        res.end('ran');
+      })().catch(() => {});
+    });
+    answerClientErrors(server, IO_TIMEOUT_MS);
+    teardown.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const { port } = await listenHttp(server, '127.0.0.1', 0);
+    const c = await halfOpen(port);
+    c.socket.write('POST /anything HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\r\n12345');
+    await eventually(() => c.received().includes('"code":"io-timeout"'), IO_TIMEOUT_MS + 4_000, 'the 408');
+    c.socket.write('67890');
+    await sleep(300);
+    await serverClosed(c, ' ', 5_000);
+    expect(seen).toEqual([]);
+    expect(statuses(c.received())).toEqual(['HTTP/1.1 408 Request Timeout']);
   });
 });

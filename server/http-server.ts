@@ -111,11 +111,38 @@ const CLIENT_ERRORS: Readonly<Record<string, ErrorName>> = {
 };
 
 /**
+ * Sockets whose client was told its request failed (408, 431, 400). Node allows half-open
+ * connections and its timeout does not stop the parser, so bytes sent after our answer would
+ * still complete that request (or start another): a mutation would run although the client
+ * was told it failed. Handlers check this before they act.
+ */
+const failedSockets = new WeakSet<Duplex>();
+
+/** This socket's request was answered as failed: it must not run, nor be answered again. */
+export function answeredAsFailed(socket: Duplex): boolean {
+  return failedSockets.has(socket);
+}
+
+/**
+ * After a failure answer: stop reading (node's HTTP server turns a socket's pause into a
+ * read stop, so its parser gets no more bytes), and destroy the socket after a short grace,
+ * which lets the answer leave before a reset could cost the client it. Without this a client
+ * that ignores our FIN kept the socket forever: nothing else times it out.
+ */
+function closeAfterAnswer(socket: Duplex, ioTimeoutMs: number): void {
+  failedSockets.add(socket);
+  socket.pause();
+  const timer = setTimeout(() => socket.destroy(), Math.min(ioTimeoutMs, 1_000));
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+}
+
+/**
  * What node answers on its own (a request too slow, headers over 16 KiB, bytes that are not
  * HTTP) gets the API's JSON error shape too, then the connection closes. Node's own check is
  * kept: nothing is written once an answer on this socket has begun.
  */
-export function answerClientErrors(server: Server): void {
+export function answerClientErrors(server: Server, ioTimeoutMs: number): void {
   // Sockets whose request was answered before its body ended (a refusal, a 413): node goes on
   // reading the rest to keep the connection, and its timeout must not send a second answer to
   // that same request (node's default handler would: the first one has already finished).
@@ -143,11 +170,17 @@ export function answerClientErrors(server: Server): void {
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
         `cache-control: no-store\r\nconnection: close\r\n\r\n${body}`,
     );
+    closeAfterAnswer(socket, ioTimeoutMs);
   });
 }
 
 export function createHttpServer(daemon: DaemonFacade, bindHost: string, ioTimeoutMs = 5_000): Server {
   const server = createServer(httpServerOptions(ioTimeoutMs), (req, res) => {
+    // A request parsed from bytes sent after a failure answer: the client was told it failed.
+    if (answeredAsFailed(req.socket)) {
+      res.destroy();
+      return;
+    }
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const refusal = refuseHost(bindHost, req.headers.host);
     if (refusal !== null) {
@@ -164,13 +197,16 @@ export function createHttpServer(daemon: DaemonFacade, bindHost: string, ioTimeo
     res.on('close', () => gone.abort());
     readBody(req)
       .then(async (body) => {
-        if (body.kind === 'gone') return;
+        if (body.kind === 'gone' || answeredAsFailed(req.socket)) {
+          res.destroy();
+          return;
+        }
         if (body.kind === 'too-large') sendError(res, 'body-too-large', `over ${MAX_BODY_BYTES} bytes`);
         else await send(res, await dispatch(match.route, webRequest(req, body.bytes, gone.signal), daemon, match.params));
       })
       .catch((err: unknown) => sendError(res, 'internal', err instanceof Error ? err.message : String(err)));
   });
-  answerClientErrors(server);
+  answerClientErrors(server, ioTimeoutMs);
   return server;
 }
 
