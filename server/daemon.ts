@@ -61,6 +61,11 @@ export interface DaemonOptions {
   adminToken: string | null;
   /** When set, reads need it (or the admin token); otherwise reads are open on loopback. */
   readToken: string | null;
+  /**
+   * The open-file limit the connection budget is sized from (server/open-files.ts); unset reads
+   * the process's own, null means none. Tests pin it so they do not depend on `ulimit -n`.
+   */
+  openFileLimit?: number | null;
   logger?: Logger;
 }
 
@@ -132,7 +137,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   let state: DaemonState = 'starting';
 
   const common = {
-    ...listenerLimits(opts.maxConnections, log), host: opts.host, ioTimeoutMs: opts.ioTimeoutMs, clock, flusher,
+    ...listenerLimits(opts.maxConnections, log, opts.openFileLimit), host: opts.host, ioTimeoutMs: opts.ioTimeoutMs, clock, flusher,
     afterInput: () => driver.poke(), logger: log,
   };
   const keyed = new LineListener(

@@ -63,8 +63,12 @@ export class ConnectionSlots {
   constructor(readonly max: number) {}
 }
 
-/** What both listeners of one daemon take: the per-protocol maximum, refusals in flight, and the shared slots. */
-export function listenerLimits(requested: number, log: Logger): { maxConnections: number; maxRefusing: number; slots: ConnectionSlots } {
-  const budget = fitConnections(requested, openFileLimit(), log);
+/**
+ * What both listeners of one daemon take: the per-protocol maximum, refusals in flight, and the
+ * shared slots. `limit` is the process's own unless given (tests pin it, so their budget does
+ * not follow the machine's `ulimit -n`).
+ */
+export function listenerLimits(requested: number, log: Logger, limit: number | null = openFileLimit()): { maxConnections: number; maxRefusing: number; slots: ConnectionSlots } {
+  const budget = fitConnections(requested, limit, log);
   return { maxConnections: budget.maxConnections, maxRefusing: budget.maxRefusing, slots: new ConnectionSlots(budget.maxTotal) };
 }
