@@ -3,8 +3,9 @@
 // slow line that does finish in time is served), and a reader that never reads what it is sent
 // is cut off while other clients' handovers go on. The HTTP side is in http-bad-input.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
-import { daemon, open, runTeardown, waitIdle } from './testing/fuzz-harness.ts';
+import { daemon, open, runTeardown, teardown, waitIdle } from './testing/fuzz-harness.ts';
 import { connectionGauge, eventually, RawConnection, sleep } from './testing/fuzz-helpers.ts';
+import { NeverReader } from './testing/never-reader.ts';
 
 afterEach(runTeardown);
 
@@ -58,20 +59,23 @@ describe('slowloris writers', () => {
   });
 
   it('serves a client whose every line is slow but finishes within the io-timeout, however long it stays', async () => {
-    const d = await daemon({ ioTimeoutMs: IO_TIMEOUT_MS });
+    // A longer io-timeout than the cut tests': each line takes 25-30% of it, so timers that run
+    // hundreds of ms late on a loaded machine still finish every line well in time.
+    const ioTimeoutMs = 2_000;
+    const d = await daemon({ ioTimeoutMs });
     const keyed = await open(d.lockAddress.port);
     const session = await open(d.sessionAddress.port);
     session.write('ACQUIRE slow 60000\n');
-    // Each line takes about 60% of the io-timeout; together, and with the idle spell after
-    // them (silence between lines is not a line left unfinished), several io-timeouts.
+    // Together, and with the idle spell after them (silence between lines is not a line left
+    // unfinished), the lines take several io-timeouts.
     const slowLines = async (from: number, to: number): Promise<void> => {
       for (let i = from; i < to; i++) {
-        const cut = await Promise.all([dribble(keyed, `R slow/${i} 1\n`, (IO_TIMEOUT_MS * 0.6) / 11), dribble(session, 'HEARTBEAT\n', (IO_TIMEOUT_MS * 0.6) / 10)]);
+        const cut = await Promise.all([dribble(keyed, `R slow/${i} 1\n`, (ioTimeoutMs * 0.3) / 11), dribble(session, 'HEARTBEAT\n', (ioTimeoutMs * 0.25) / 10)]);
         expect(cut).toEqual([null, null]);
       }
     };
     await slowLines(0, 3);
-    await sleep(IO_TIMEOUT_MS * 1.5);
+    await sleep(ioTimeoutMs * 1.25);
     await slowLines(3, 4);
     await keyed.until(() => keyed.replies().lines.length === 4, 3_000, 'every keyed answer');
     expect(keyed.replies().lines).toEqual([0, 1, 2, 3].map((i) => `R slow/${i} STALE`));
@@ -85,24 +89,16 @@ describe('slowloris readers', () => {
   it('cuts off a keyed and a session client that never read, while other clients hand a lock over and over', async () => {
     const d = await daemon({ ioTimeoutMs: IO_TIMEOUT_MS });
     // A session holder that floods heartbeats and never reads their answers.
-    const stuckSession = await open(d.sessionAddress.port);
-    stuckSession.write('ACQUIRE contended 60000\n');
-    await stuckSession.until(() => stuckSession.replies().lines.length === 1, 3_000, 'the stuck session grant');
+    const stuckSession = await NeverReader.open(d.sessionAddress.port, 'ACQUIRE contended 60000\n');
     const queued = await open(d.sessionAddress.port);
     queued.write('ACQUIRE contended 60000\n');
     await queued.until(() => queued.replies().lines.length === 1, 3_000, 'the queued session');
-    const stuckKeyed = await open(d.lockAddress.port);
-    for (const c of [stuckSession, stuckKeyed]) c.pause();
-    const heartbeats = 'HEARTBEAT\n'.repeat(20_000);
-    const releases = 'R some/long/key/that/fills/the/buffers/faster 1\n'.repeat(8_000);
-    const flood = async (): Promise<void> => {
-      while (!stuckSession.closed || !stuckKeyed.closed) {
-        stuckSession.write(heartbeats);
-        stuckKeyed.write(releases);
-        await sleep(5);
-      }
-    };
-    const flooding = flood();
+    const stuckKeyed = await NeverReader.open(d.lockAddress.port);
+    for (const c of [stuckSession, stuckKeyed]) teardown.push(() => c.destroy());
+    const flooding = Promise.all([
+      stuckSession.flood('HEARTBEAT\n'.repeat(20_000), CUT_WITHIN_MS + 10_000),
+      stuckKeyed.flood('R some/long/key/that/fills/the/buffers/faster 1\n'.repeat(8_000), CUT_WITHIN_MS + 10_000),
+    ]);
     // Two keyed clients hand one lock back and forth meanwhile: every grant must come.
     const [a, b] = [await open(d.lockAddress.port), await open(d.lockAddress.port)];
     let turn = 0;
