@@ -50,7 +50,7 @@ describe('the chaos history checker', () => {
     });
     const verdict = checkHistory(h);
     expect(verdict.violations).toEqual([]);
-    expect(verdict.counts).toMatchObject({ grants: 3, keyedGrants: 2, sessionGrants: 1, writesAccepted: 2, staleWritesRejected: 1, failovers: 1, faults: 1, faultsByKind: { kill9: 1 } });
+    expect(verdict.counts).toMatchObject({ grants: 3, keyedGrants: 2, sessionGrants: 1, writesAccepted: 2, staleWritesRejected: 1, failovers: 1, faults: 1, faultsByKind: { kill9: 1 }, excludedMs: 0, excludedShare: 0 });
   });
 
   describe('fencing', () => {
@@ -103,29 +103,154 @@ describe('the chaos history checker', () => {
       expect(properties(history({ clientEvents: [...lapsed, ...hold('k2', 'L', 11, 3_050, 3_100)] }))).toEqual([]);
     });
 
-    it('reports an overlap apart when the first holder\'s process stalled at least that long since its request', () => {
-      const seenLate = (stallMs: number): ClientEvent[] => [
-        { kind: 'acquire', t: T0, client: 'k1', lock: 'L', protocol: 'keyed' },
-        { kind: 'stall', t: T0 + 1_500 - stallMs, client: 'k1', until: T0 + 1_500 },
-        { kind: 'grant', t: T0 + 1_500, client: 'k1', lock: 'L', protocol: 'keyed', token: '10', leaseMs: LEASE },
-        { kind: 'release', t: T0 + 1_700, client: 'k1', lock: 'L', token: '10' },
+    it('reports an overlap apart when the first holder\'s process stalled during it (or within the slack before), by at least the overlap less the slack', () => {
+      // s1 held from 1000 and noticed its loss only at 1700; k2 got it at 1600: a 100 ms overlap.
+      const firstStalled = (stall: [number, number] | null, client = 's1'): ClientEvent[] => [
+        { kind: 'acquire', t: T0 + 995, client: 's1', lock: 'L', protocol: 'session' },
+        { kind: 'grant', t: T0 + 1_000, client: 's1', lock: 'L', protocol: 'session', token: '10', leaseMs: LEASE },
+        ...(stall === null ? [] : [{ kind: 'stall', t: T0 + stall[0], client, until: T0 + stall[1] } as ClientEvent]),
+        { kind: 'lost', t: T0 + 1_700, client: 's1', lock: 'L', token: '10', reason: 'expired' },
+        ...hold('k2', 'L', 11, 1_600, 1_800),
       ];
-      const verdict = checkHistory(history({ clientEvents: [...seenLate(1_400), ...hold('k2', 'L', 11, 1_600, 1_800)] }));
+      const verdict = checkHistory(history({ clientEvents: firstStalled([1_400, 1_650]) }));
       expect(verdict.violations).toEqual([]);
       expect(verdict.counts.stalledClientOverlaps).toBe(1);
-      expect(verdict.notes[0]).toMatch(/client process stalled .* k1 \(token 10\) did not run for 1400 ms .* 100\.0 ms overlap with k2/);
-      // A stall shorter than the overlap (less the slack) does not explain it; neither does none.
-      expect(properties(history({ clientEvents: [...seenLate(40), ...hold('k2', 'L', 11, 1_600, 1_800)] }))).toEqual(['mutual-exclusion']);
-      expect(properties(history({ clientEvents: [...seenLate(0).filter((e) => e.kind !== 'stall'), ...hold('k2', 'L', 11, 1_600, 1_800)] }))).toEqual(['mutual-exclusion']);
-      // The second holder stalled before it saw a grant (made, and dropped, before the first's): seen late too.
-      const secondLate: ClientEvent[] = [
+      expect(verdict.notes[0]).toMatch(/client process stalled .* s1 \(token 10\) did not run for 100 ms during .* 100\.0 ms overlap with k2 .* noticed its loss late/);
+      // Just inside: a stall of 1500..1600 counts 50 ms (1550..1600, the slack before the overlap): 50 + 50 >= 100.
+      expect(properties(history({ clientEvents: firstStalled([1_500, 1_600]) }))).toEqual([]);
+      // Just outside: 1500..1599 counts 49 ms.
+      expect(properties(history({ clientEvents: firstStalled([1_500, 1_599]) }))).toEqual(['mutual-exclusion']);
+      // No stall, or another client's stall, explains nothing.
+      expect(properties(history({ clientEvents: firstStalled(null) }))).toEqual(['mutual-exclusion']);
+      expect(properties(history({ clientEvents: firstStalled([1_400, 1_650], 'k9') }))).toEqual(['mutual-exclusion']);
+    });
+
+    it('does not let an early, unrelated stall of either holder excuse an overlap', () => {
+      // k1 asked at 0 and stalled 100..1500, long before its grant (1600) and the overlap (1700..1800).
+      const early: ClientEvent[] = [
+        { kind: 'acquire', t: T0, client: 'k1', lock: 'L', protocol: 'keyed' },
+        { kind: 'stall', t: T0 + 100, client: 'k1', until: T0 + 1_500 },
+        { kind: 'grant', t: T0 + 1_600, client: 'k1', lock: 'L', protocol: 'keyed', token: '10', leaseMs: LEASE },
+        { kind: 'release', t: T0 + 1_800, client: 'k1', lock: 'L', token: '10' },
+      ];
+      const k2 = (stall: [number, number] | null): ClientEvent[] => [
+        { kind: 'acquire', t: T0 + 1_000, client: 'k2', lock: 'L', protocol: 'keyed' },
+        ...(stall === null ? [] : [{ kind: 'stall', t: T0 + stall[0], client: 'k2', until: T0 + stall[1] } as ClientEvent]),
+        { kind: 'grant', t: T0 + 1_700, client: 'k2', lock: 'L', protocol: 'keyed', token: '11', leaseMs: LEASE },
+        { kind: 'release', t: T0 + 1_900, client: 'k2', lock: 'L', token: '11' },
+      ];
+      expect(properties(history({ clientEvents: [...early, ...k2(null)] }))).toEqual(['mutual-exclusion']);
+      // The second holder's stall that ended 300 ms before its grant arrived explains nothing either.
+      expect(properties(history({ clientEvents: [...early, ...k2([1_100, 1_400])] }))).toEqual(['mutual-exclusion']);
+    });
+
+    it('reports an overlap apart when the second holder stalled until (within the slack of) its grant\'s arrival: it read an old grant late', () => {
+      const secondLate = (stallEnd: number | null): ClientEvent[] => [
         { kind: 'acquire', t: T0 + 1_000, client: 's2', lock: 'L', protocol: 'session' },
-        { kind: 'stall', t: T0 + 1_200, client: 's2', until: T0 + 1_650 },
+        ...(stallEnd === null ? [] : [{ kind: 'stall', t: T0 + 1_200, client: 's2', until: T0 + stallEnd } as ClientEvent]),
         { kind: 'grant', t: T0 + 1_650, client: 's2', lock: 'L', protocol: 'session', token: '9', leaseMs: LEASE },
         { kind: 'lost', t: T0 + 1_651, client: 's2', lock: 'L', token: '9', reason: 'REDIRECT' },
       ];
-      expect(properties(history({ clientEvents: [...hold('k1', 'L', 10, 1_500, 1_700), ...secondLate] }))).toEqual([]);
-      expect(properties(history({ clientEvents: [...hold('k1', 'L', 10, 1_500, 1_700), ...secondLate.filter((e) => e.kind !== 'stall')] }))).toEqual(['mutual-exclusion']);
+      const verdict = checkHistory(history({ clientEvents: [...hold('k1', 'L', 10, 1_500, 1_700), ...secondLate(1_650)] }));
+      expect(verdict.violations).toEqual([]);
+      expect(verdict.notes[0]).toMatch(/s2 \(token 9\) did not run for 450 ms until its grant arrived, 1\.0 ms overlap with k1 .* read an old grant late/);
+      // Just inside: the stall ended 50 ms before the grant arrived. Just outside: 51 ms before.
+      expect(properties(history({ clientEvents: [...hold('k1', 'L', 10, 1_500, 1_700), ...secondLate(1_600)] }))).toEqual([]);
+      expect(properties(history({ clientEvents: [...hold('k1', 'L', 10, 1_500, 1_700), ...secondLate(1_599)] }))).toEqual(['mutual-exclusion']);
+      expect(properties(history({ clientEvents: [...hold('k1', 'L', 10, 1_500, 1_700), ...secondLate(null)] }))).toEqual(['mutual-exclusion']);
+    });
+
+    it('counts a keyed lease lapse from the earliest the server could have granted: the later of the request and the previous hold\'s release', () => {
+      // k1 asked at 50 and queued behind k0 (100..1200, released OK); its grant arrived at 1300 and
+      // it ran past its lease (hold capped at 3300). The server cannot have granted it before 1200,
+      // so it cannot have expired it before 3200 (the request + the lease would say 2050).
+      const queued: ClientEvent[] = [
+        ...hold('k0', 'L', 9, 100, 1_200),
+        { kind: 'acquire', t: T0 + 50, client: 'k1', lock: 'L', protocol: 'keyed' },
+        { kind: 'grant', t: T0 + 1_300, client: 'k1', lock: 'L', protocol: 'keyed', token: '10', leaseMs: LEASE },
+        { kind: 'release', t: T0 + 3_500, client: 'k1', lock: 'L', token: '10' },
+      ];
+      const verdict = checkHistory(history({ clientEvents: [...queued, ...hold('k2', 'L', 11, 3_200, 3_400)] }));
+      expect(verdict.violations).toEqual([]);
+      expect(verdict.counts.keyedLeaseLapses).toBe(1);
+      expect(properties(history({ clientEvents: [...queued, ...hold('k2', 'L', 11, 3_199, 3_400)] }))).toEqual(['mutual-exclusion']);
+      expect(properties(history({ clientEvents: [...queued, ...hold('k2', 'L', 11, 2_500, 3_400)] }))).toEqual(['mutual-exclusion']);
+    });
+
+    describe('write conflicts (the resource saw two read-modify-writes interleave)', () => {
+      // k1 (keyed, token 10) got L at 0 (asked at -5) and released only at 2500: its hold ends at
+      // 2000 (the lease), and the server may have expired it from 1995. k2 (token 11) got L at
+      // `k2At`, read 0; k1's late write (0 -> 1) landed at `k1WroteAt`; k2's write of 0 -> 1 at 2200
+      // was refused as a conflict.
+      const lapsed = (k2At: number, k1WroteAt: number): History =>
+        history({
+          clientEvents: [...hold('k1', 'L', 10, 0, 2_500), ...hold('k2', 'L', 11, k2At, 2_300)],
+          writes: [write('L', 'k1', 10, k1WroteAt, 'accepted', null, 0), write('L', 'k2', 11, 2_200, 'conflict', 10, 0)],
+        });
+
+      it('notes a conflict whose other writer\'s keyed lease may have run out at the server (what fencing lets through), and counts it', () => {
+        for (const [k2At, wroteAt] of [[1_996, 1_998], [2_050, 2_100]] as const) {
+          const verdict = checkHistory(lapsed(k2At, wroteAt));
+          expect(verdict.violations, `${k2At}`).toEqual([]);
+          expect(verdict.counts).toMatchObject({ conflicts: 1, conflictsExplained: 1 });
+          expect(verdict.notes.find((n) => n.startsWith('write conflict'))).toMatch(/write conflict \(not a violation\): L: k2 \(token 11\) read 0 .* k1 \(token 10\) wrote at .*(lease ran out|may have expired its lease).*; no fault or failover within 3 s/);
+        }
+      });
+
+      it('makes a conflict a violation when the other writer\'s lease could not have run out yet, or nothing explains it', () => {
+        // Just outside the lapse bound: k2 got it at 1994, before the server could expire k1's lease.
+        const early = checkHistory(lapsed(1_994, 1_998));
+        expect(early.violations.map((v) => v.property)).toEqual(['mutual-exclusion', 'mutual-exclusion']);
+        expect(early.violations[1]?.message).toMatch(/^write conflict: L: k2 \(token 11\) read 0 .* k1 \(token 10\) wrote at .* while both held it/);
+        expect(early.counts).toMatchObject({ conflicts: 1, conflictsExplained: 0 });
+        // A killed keyed writer whose write landed after the kill, while the server still counted its lease.
+        const killed: ClientEvent[] = [
+          { kind: 'acquire', t: T0 - 5, client: 'k1', lock: 'L', protocol: 'keyed' },
+          { kind: 'grant', t: T0, client: 'k1', lock: 'L', protocol: 'keyed', token: '10', leaseMs: LEASE },
+          { kind: 'killed', t: T0 + 100, client: 'k1' },
+        ];
+        const inFlight = history({ clientEvents: [...killed, ...hold('k2', 'L', 11, 120, 300)], writes: [write('L', 'k1', 10, 150, 'accepted', null, 0), write('L', 'k2', 11, 200, 'conflict', 10, 0)] });
+        expect(checkHistory(inFlight).violations.map((v) => v.message)).toEqual([expect.stringMatching(/write conflict: .* outside its hold .* while the server could still count it/)]);
+        // Unrelated: two session holders that overlap outright, the conflict with them.
+        const plain = history({ clientEvents: [...hold('s1', 'L', 10, 0, 300, 'session'), ...hold('s2', 'L', 11, 200, 400, 'session')], writes: [write('L', 's1', 10, 250, 'accepted', null, 0), write('L', 's2', 11, 350, 'conflict', 10, 0)] });
+        expect(properties(plain)).toEqual(['mutual-exclusion', 'mutual-exclusion']);
+        // Two clients with one token.
+        const same = history({ clientEvents: [...hold('k1', 'L', 10, 0, 100), ...hold('k2', 'L', 10, 2_100, 2_300)], writes: [write('L', 'k1', 10, 2_150, 'accepted', null, 0), write('L', 'k2', 10, 2_200, 'conflict', 10, 0)] });
+        expect(checkHistory(same).violations.map((v) => v.message)).toEqual([expect.stringMatching(/with the same token/)]);
+      });
+
+      it('explains a conflict by a stall of the other writer during the overlap, within the same bound as the overlap', () => {
+        // s1 (session, token 10) did not run from 1000 to `until` (its lease lapsed at the server), k2
+        // got L at 1500 and read 0, s1 woke up, wrote 0 -> 1 at 1610 and noticed its loss at 1620.
+        const stalled = (until: number): History =>
+          history({
+            clientEvents: [
+              { kind: 'acquire', t: T0 - 5, client: 's1', lock: 'L', protocol: 'session' },
+              { kind: 'grant', t: T0, client: 's1', lock: 'L', protocol: 'session', token: '10', leaseMs: LEASE },
+              { kind: 'stall', t: T0 + 1_000, client: 's1', until: T0 + until },
+              { kind: 'lost', t: T0 + 1_620, client: 's1', lock: 'L', token: '10', reason: 'expired' },
+              ...hold('k2', 'L', 11, 1_500, 1_800),
+            ],
+            writes: [write('L', 's1', 10, 1_610, 'accepted', null, 0), write('L', 'k2', 11, 1_700, 'conflict', 10, 0)],
+          });
+        // The 120 ms overlap (1500..1620): the stall counts from 1450; to 1520 that is 70 ms, just enough.
+        const inside = checkHistory(stalled(1_520));
+        expect(inside.violations).toEqual([]);
+        expect(inside.counts).toMatchObject({ conflicts: 1, conflictsExplained: 1, stalledClientOverlaps: 1 });
+        expect(inside.notes).toContainEqual(expect.stringMatching(/write conflict \(not a violation\): .* s1 \(token 10\) did not run for 70 ms/));
+        expect(properties(stalled(1_519))).toEqual(['mutual-exclusion', 'mutual-exclusion']);
+      });
+
+      it('does not count a conflict in an excluded window', () => {
+        const h = history({
+          clientEvents: [...hold('s1', 'L', 10, 0, 300, 'session'), ...hold('s2', 'L', 11, 200, 400, 'session')],
+          writes: [write('L', 's1', 10, 250, 'accepted', null, 0), write('L', 's2', 11, 350, 'conflict', 10, 0)],
+          faults: [fault('partition', 100, 150)],
+        });
+        const verdict = checkHistory(h);
+        expect(verdict.violations).toEqual([]);
+        expect(verdict.notes).toContainEqual(expect.stringMatching(/write conflict \(not a violation\): .* in an excluded window; near: partition a/));
+      });
     });
 
     it('does not exclude a kill -9: an overlap across one is a violation', () => {
@@ -151,6 +276,12 @@ describe('the chaos history checker', () => {
       // k2 (2005..2050) overlaps s1 (2010..2100): that one is real; k1's hold ended at its kill.
       expect(checkHistory(h).violations.map((v) => v.message)).toEqual([expect.stringMatching(/k2 .* and s1 .* for 40\.0 ms/)]);
     });
+  });
+
+  it('counts the share of the run excluded from the mutual-exclusion check (pauses and partitions, each + a lease, merged, within the run)', () => {
+    const h = history({ faults: [fault('pause', 1_000, 3_000), fault('partition', 4_000, 5_000), fault('kill9', 10_000, 12_000), fault('partition', 59_000, 61_000)] });
+    // 1000..7000 (merged) and 59000..60000 (the run ends at 60000): 7000 ms of 60000.
+    expect(checkHistory(h).counts).toMatchObject({ excludedMs: 7_000, excludedShare: 7_000 / 60_000 });
   });
 
   describe('token succession', () => {

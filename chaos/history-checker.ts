@@ -11,11 +11,25 @@
 //    handoffs and killed clients are NOT excluded. A keyed hold also ends when its lease runs
 //    out (from when the grant arrived). Two cases are reported apart, bounded, not hidden:
 //    (a) a keyed holder whose process ran past its lease (a starved client) overlapping a grant
-//    made when the server may already have expired it (no earlier than the request + the
-//    lease); (b) an
-//    overlap where either holder's process stalled (did not run, STALL_SLACK_MS below) between
-//    its request and the overlap's end, by at least the overlap less the slack: what it
-//    observed, it saw late.
+//    made when the server may already have expired it: no earlier than the earliest the server
+//    could have granted the first hold (the later of its request and the end of the previous
+//    hold of that lock that the server cannot have freed before: a release answered OK within
+//    its lease, or a killed session) + the lease; (b) an overlap that a stall of a holder's
+//    process (it did not run; STALL_SLACK_MS below) explains, the stall being at least the
+//    overlap less the slack: for the first holder, only the part of its stalls within the
+//    overlap or the slack before it (it noticed its loss late); for the second, only a stall that
+//    contains its grant's arrival or ended within the slack before it (it read an old grant
+//    late), counted from its request. Earlier stalls explain nothing.
+//    The resource's evidence too: a write conflict (the value moved between a client's read and
+//    its write) means another client's accepted write W landed while the conflicting client C
+//    held the lock. W's token is never above C's (else C's write would be stale), so this is
+//    what fencing lets through when W no longer held the lock and C had not written yet. A
+//    conflict is reported in the notes, and is a violation unless, for every such W (by another
+//    client): W or C's write lies in an excluded window; or W's hold and C's overlap and that
+//    overlap is excluded or reported apart as (a) or (b) above; or W's hold ended before W
+//    landed and W's keyed lease may have run out at the server by then (the bound of (a)).
+//    An equal token of two clients, an overlap that is itself a violation, or a write landing
+//    while the server still counted W's keyed lease, is a violation.
 // 3. Tokens across failovers: for every failover on the nodes' timeline that is not a split
 //    brain and did not happen in an excluded window, every token granted for a request made
 //    after the failover (until the next pause or partition) is above every token any client had
@@ -31,8 +45,8 @@
 import type { FailoverView } from '../lib/ops/api-types.ts';
 import type { FaultKind, History } from './history.ts';
 import { foldClientEvents, type Hold } from './holds.ts';
-import { covers, subtract, totalLength, union, type Interval } from './intervals.ts';
-import { byLock, checkMutualExclusion, iso } from './mutual-exclusion.ts';
+import { covers, intersect, subtract, totalLength, union, type Interval } from './intervals.ts';
+import { byLock, checkMutualExclusion, classifyOverlap, earliestGrants, iso, type OverlapContext } from './mutual-exclusion.ts';
 
 export { STALL_SLACK_MS } from './mutual-exclusion.ts';
 
@@ -68,13 +82,18 @@ export interface Counts {
   faultsByKind: Partial<Record<FaultKind, number>>;
   /** Overlaps of a keyed holder past its lease with a grant made once the server may have expired it. */
   keyedLeaseLapses: number;
-  /** Overlaps explained by a stall of the first holder's process (STALL_SLACK_MS). */
+  /** Write conflicts that the checker explained (excluded window, lease lapse, stall); the rest are violations. */
+  conflictsExplained: number;
+  /** Overlaps explained by a stall of either holder's process (STALL_SLACK_MS). */
   stalledClientOverlaps: number;
   /** Stall events reported by the client workers (one per client of the stalled process). */
   clientStalls: number;
   /** The longest stretch some client waited for a free lock (outside excluded windows), ms. */
   longestStrandedMs: number;
   strandBoundMs: number;
+  /** Time of the run (clients start..stop) inside excluded windows (pause/partition + a lease), ms, and its share. */
+  excludedMs: number;
+  excludedShare: number;
 }
 
 export interface Verdict {
@@ -94,9 +113,11 @@ export function checkHistory(history: History): Verdict {
   checkFencing(history, violations);
   const lapses: string[] = [];
   const stalled: string[] = [];
-  checkMutualExclusion(holds, excluded, near, violations, lapses, stalls, stalled);
+  const ctx: OverlapContext = { excluded, near, stalls, earliestGrant: earliestGrants(holds) };
+  checkMutualExclusion(holds, ctx, violations, lapses, stalled);
   notes.push(...lapses.map((l) => `keyed lease lapsed in a starved client (not a violation): ${l}`));
   notes.push(...stalled.map((l) => `client process stalled (not a violation): ${l}`));
+  const conflictsExplained = checkConflicts(history, holds, ctx, violations, notes);
   checkTokenSuccession(history, holds, excluded, violations);
   const strandBoundMs = history.maxLeaseMs + 2.5 * history.peerTimeoutMs + 500 + SLACK_MS;
   const longestStrandedMs = checkStranded(holds, waits, excluded, strandBoundMs, near, violations);
@@ -113,6 +134,8 @@ export function checkHistory(history: History): Verdict {
   const faultsByKind: Partial<Record<FaultKind, number>> = {};
   for (const f of history.faults) faultsByKind[f.kind] = (faultsByKind[f.kind] ?? 0) + 1;
   const grants = history.clientEvents.filter((e) => e.kind === 'grant');
+  const runMs = history.runEnd - history.runStart;
+  const excludedMs = totalLength(excluded.map((x) => intersect(x, { start: history.runStart, end: history.runEnd })).filter((x) => x !== null));
   return {
     violations,
     notes,
@@ -129,12 +152,15 @@ export function checkHistory(history: History): Verdict {
       writesAccepted: history.writes.filter((w) => w.outcome === 'accepted').length,
       staleWritesRejected: history.writes.filter((w) => w.outcome === 'stale').length,
       conflicts: history.writes.filter((w) => w.outcome === 'conflict').length,
+      conflictsExplained,
       failovers: history.failovers.length,
       failoversByCause,
       faults: history.faults.length,
       faultsByKind,
       longestStrandedMs: Math.round(longestStrandedMs),
       strandBoundMs,
+      excludedMs: Math.round(excludedMs),
+      excludedShare: runMs > 0 ? excludedMs / runMs : 0,
     },
   };
 }
@@ -153,6 +179,67 @@ function checkFencing(history: History, violations: Violation[]): void {
     }
     if (w.outcome === 'accepted' && (top === undefined || token > top)) highest.set(w.lock, token);
   }
+}
+
+/**
+ * Write conflicts (property 2, the resource's evidence): each is noted; it is a violation unless
+ * every accepted write that moved the value between the conflicting client's read and its write
+ * is explained (see the header). Returns how many conflicts were explained.
+ */
+function checkConflicts(history: History, holds: Hold[], ctx: OverlapContext, violations: Violation[], notes: string[]): number {
+  const holdOf = new Map(holds.map((h) => [`${h.client} ${h.lock} ${h.token}`, h]));
+  let explained = 0;
+  for (const c of history.writes) {
+    if (c.outcome !== 'conflict') continue;
+    const hc = holdOf.get(`${c.client} ${c.lock} ${c.token}`);
+    // The value was c.expected when c's client read it and only grows by one per accepted write:
+    // the accepted writes before c with expected >= c.expected came after that read.
+    const movers = history.writes.filter((w) => w.lock === c.lock && w.outcome === 'accepted' && w.t < c.t && w.expected >= c.expected && w.client !== c.client);
+    const reasons: string[] = [];
+    const problems: string[] = [];
+    for (const w of movers) {
+      const who = `${w.client} (token ${w.token}) wrote at ${iso(w.t)}`;
+      if (covers(ctx.excluded, w.t) || covers(ctx.excluded, c.t)) {
+        reasons.push(`${who} in an excluded window`);
+        continue;
+      }
+      if (w.token === c.token) {
+        problems.push(`${who} with the same token`);
+        continue;
+      }
+      const hw = holdOf.get(`${w.client} ${w.lock} ${w.token}`);
+      if (hw === undefined || hc === undefined) {
+        problems.push(`${who}, and no hold of ${hw === undefined ? w.client : c.client} with that token was recorded`);
+        continue;
+      }
+      const [first, second] = hw.start <= hc.start ? [hw, hc] : [hc, hw];
+      const pair = classifyOverlap(first, second, ctx);
+      if (pair.kind === 'excluded' || pair.kind === 'lapse' || pair.kind === 'stall') {
+        reasons.push(`${who}; ${pair.kind === 'excluded' ? 'their holds overlapped in an excluded window' : pair.note}`);
+        continue;
+      }
+      if (pair.kind === 'violation') {
+        problems.push(`${who} while both held it (the overlap above)`);
+        continue;
+      }
+      const lapseFrom = (ctx.earliestGrant.get(hw) ?? hw.requestedAt) + hw.leaseMs;
+      if (hw.protocol === 'keyed' && w.t > hw.end && w.t >= lapseFrom) {
+        reasons.push(`${who}, after its hold ended (${hw.endedBy}${hw.leaseCapped ? ', lease over' : ''}) and once the server may have expired its lease (from ${iso(lapseFrom)})`);
+        continue;
+      }
+      problems.push(`${who}, outside its hold (${iso(hw.start)}..${iso(hw.end)}, ended by ${hw.endedBy}) but while the server could still count it`);
+    }
+    const what = `${c.lock}: ${c.client} (token ${c.token}) read ${c.expected} and wrote at ${iso(c.t)}, but the value had moved`;
+    if (movers.length === 0) problems.push('no accepted write by another client moved it');
+    if (problems.length === 0) {
+      explained++;
+      notes.push(`write conflict (not a violation): ${what}: ${reasons.join('; ')}; ${ctx.near(c.t)}`);
+    } else {
+      notes.push(`write conflict (a violation): ${what}: ${[...problems, ...reasons].join('; ')}; ${ctx.near(c.t)}`);
+      violations.push({ property: 'mutual-exclusion', message: `write conflict: ${what}: ${problems.join('; ')}; ${ctx.near(c.t)}` });
+    }
+  }
+  return explained;
 }
 
 function checkTokenSuccession(history: History, holds: Hold[], excluded: Interval[], violations: Violation[]): void {

@@ -6,10 +6,93 @@ import { intersect, subtract, totalLength, union, type Interval } from './interv
 
 /** A client-process stall explains an overlap up to its length plus this much (ms). */
 export const STALL_SLACK_MS = 50;
-export function checkMutualExclusion(
-  holds: Hold[], excluded: Interval[], near: (t: number) => string, violations: Violation[],
-  lapses: string[], stalls: Map<string, Interval[]>, stalled: string[],
-): void {
+
+export interface OverlapContext {
+  excluded: Interval[];
+  near: (t: number) => string;
+  stalls: Map<string, Interval[]>;
+  /** The earliest the server could have granted each hold (see `earliestGrants`). */
+  earliestGrant: Map<Hold, number>;
+}
+
+/** What the checker makes of two holds of one lock by different clients (`first.start <= second.start`). */
+export type OverlapVerdict =
+  | { kind: 'none' }
+  | { kind: 'excluded' }
+  | { kind: 'lapse'; note: string }
+  | { kind: 'stall'; note: string }
+  | { kind: 'violation'; message: string };
+
+/**
+ * Per hold, the earliest the server could have granted it: the later of its request and the end
+ * of the last hold of that lock by another client that ended before this grant arrived and whose
+ * end the server cannot have freed it before (a release answered OK, not past its lease, or a
+ * killed session: its connection closed after the kill). Holds that ended otherwise (loss
+ * noticed, lease cap, killed keyed holder, STALE release) give no such bound and are skipped.
+ * Capped at the grant's arrival. (It assumes the server had that release before it granted:
+ * a successor that never saw the previous grant, after a kill -9, could grant earlier; such a
+ * lost grant shows as an overlap of its own.)
+ */
+export function earliestGrants(holds: readonly Hold[]): Map<Hold, number> {
+  const out = new Map<Hold, number>();
+  for (const lockHolds of byLock(holds).values()) {
+    const freers = lockHolds
+      .filter((h) => !h.leaseCapped && ((h.endedBy === 'release' && h.releaseOutcome === 'ok') || (h.endedBy === 'killed' && h.protocol === 'session')))
+      .sort((x, y) => x.end - y.end);
+    for (const h of lockHolds) {
+      let prevEnd = -Infinity;
+      for (const p of freers) {
+        if (p.end > h.start) break;
+        if (p.client !== h.client) prevEnd = p.end;
+      }
+      out.set(h, Math.min(h.start, Math.max(h.requestedAt, prevEnd)));
+    }
+  }
+  return out;
+}
+
+export function classifyOverlap(first: Hold, second: Hold, ctx: OverlapContext): OverlapVerdict {
+  const overlap = intersect(first, second);
+  if (overlap === null) return { kind: 'none' };
+  const counted = subtract([overlap], ctx.excluded);
+  if (counted.length === 0) return { kind: 'excluded' };
+  const length = overlap.end - overlap.start;
+  const lapseFrom = (ctx.earliestGrant.get(first) ?? first.requestedAt) + first.leaseMs;
+  if (first.leaseCapped && overlap.start >= lapseFrom) {
+    return {
+      kind: 'lapse',
+      note: `${first.lock}: keyed ${first.client} (token ${first.token}) was still at it when its lease ran out; ${second.client} got token ${second.token} ${length.toFixed(1)} ms before that lease's end as ${first.client} counted it (the server may have expired it from ${iso(lapseFrom)})`,
+    };
+  }
+  // Either holder may have seen late what happened to it. The first: its loss, if its process did
+  // not run during the overlap (or just before it). The second: a grant the old active made (and
+  // dropped) before the first's, if its process did not run until (about) when that grant arrived.
+  const own = (h: Hold) => ctx.stalls.get(h.client) ?? [];
+  const firstWindow = { start: overlap.start - STALL_SLACK_MS, end: overlap.end };
+  const firstStalled = totalLength(union(own(first).map((x) => intersect(x, firstWindow)).filter((x) => x !== null)));
+  const secondStalled = totalLength(
+    union(
+      own(second)
+        .filter((x) => x.start <= second.start && x.end >= second.start - STALL_SLACK_MS)
+        .map((x) => intersect(x, { start: second.requestedAt, end: overlap.end }))
+        .filter((x) => x !== null),
+    ),
+  );
+  const firstExplains = firstStalled > 0 && length <= firstStalled + STALL_SLACK_MS;
+  const secondExplains = secondStalled > 0 && length <= secondStalled + STALL_SLACK_MS;
+  if (firstExplains || secondExplains) {
+    const note =
+      firstExplains && (!secondExplains || firstStalled >= secondStalled)
+        ? `${first.lock}: ${first.client} (token ${first.token}) did not run for ${Math.round(firstStalled)} ms during (or just before) a ${length.toFixed(1)} ms overlap with ${second.client} (token ${second.token}): it noticed its loss late`
+        : `${first.lock}: ${second.client} (token ${second.token}) did not run for ${Math.round(secondStalled)} ms until its grant arrived, ${length.toFixed(1)} ms overlap with ${first.client} (token ${first.token}): it read an old grant late`;
+    return { kind: 'stall', note };
+  }
+  const first_ = `${first.client} (${first.protocol}, token ${first.token}, ended by ${first.endedBy}${first.releaseOutcome ? ` ${first.releaseOutcome}` : ''})`;
+  const second_ = `${second.client} (${second.protocol}, token ${second.token})`;
+  return { kind: 'violation', message: `${first.lock}: ${first_} and ${second_} held it at once for ${totalLength(counted).toFixed(1)} ms from ${iso(overlap.start)}; ${ctx.near(overlap.start)}` };
+}
+
+export function checkMutualExclusion(holds: Hold[], ctx: OverlapContext, violations: Violation[], lapses: string[], stalled: string[]): void {
   for (const lockHolds of byLock(holds).values()) {
     lockHolds.sort((x, y) => x.start - y.start);
     for (let i = 0; i < lockHolds.length; i++) {
@@ -18,33 +101,15 @@ export function checkMutualExclusion(
         const second = lockHolds[j] as Hold;
         if (second.start >= first.end) break;
         if (second.client === first.client) continue;
-        const overlap = intersect(first, second);
-        if (overlap === null) continue;
-        const counted = subtract([overlap], excluded);
-        if (counted.length === 0) continue;
-        if (first.leaseCapped && overlap.start >= first.requestedAt + first.leaseMs) {
-          lapses.push(`${first.lock}: keyed ${first.client} (token ${first.token}) was still at it when its lease ran out; ${second.client} got token ${second.token} ${(overlap.end - overlap.start).toFixed(1)} ms before that lease's end as ${first.client} counted it`);
-          continue;
-        }
-        // Either holder may have seen late what happened to it: the first its loss (or grant), the
-        // second a grant the old active made before the first's and dropped since.
-        const stalledOf = (h: Hold) => totalLength(union((stalls.get(h.client) ?? []).map((x) => intersect(x, { start: h.requestedAt, end: overlap.end })).filter((x) => x !== null)));
-        const [who, stalledMs] = [first, second].map((h) => [h, stalledOf(h)] as const).sort((x, y) => y[1] - x[1])[0] ?? [first, 0];
-        if (stalledMs > 0 && overlap.end - overlap.start <= stalledMs + STALL_SLACK_MS) {
-          const other = who === first ? second : first;
-          stalled.push(`${first.lock}: ${who.client} (token ${who.token}) did not run for ${Math.round(stalledMs)} ms between its request and the end of a ${(overlap.end - overlap.start).toFixed(1)} ms overlap with ${other.client} (token ${other.token})`);
-          continue;
-        }
-        const first_ = `${first.client} (${first.protocol}, token ${first.token}, ended by ${first.endedBy}${first.releaseOutcome ? ` ${first.releaseOutcome}` : ''})`;
-        const second_ = `${second.client} (${second.protocol}, token ${second.token})`;
-        violations.push({
-          property: 'mutual-exclusion',
-          message: `${first.lock}: ${first_} and ${second_} held it at once for ${totalLength(counted).toFixed(1)} ms from ${iso(overlap.start)}; ${near(overlap.start)}`,
-        });
+        const verdict = classifyOverlap(first, second, ctx);
+        if (verdict.kind === 'lapse') lapses.push(verdict.note);
+        else if (verdict.kind === 'stall') stalled.push(verdict.note);
+        else if (verdict.kind === 'violation') violations.push({ property: 'mutual-exclusion', message: verdict.message });
       }
     }
   }
 }
+
 
 export function byLock<T extends { lock: string }>(items: readonly T[]): Map<string, T[]> {
   const out = new Map<string, T[]>();
