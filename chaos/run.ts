@@ -55,7 +55,8 @@ try {
     for (const [id, text] of Object.entries(result.nodeLogs)) await writeFile(join(dir, `node-${id}.log`), text);
     console.log(`node logs and the recorded history: ${dir}`);
   }
-  process.exit(result.verdict.violations.length === 0 ? 0 : 1);
+  // A run whose cluster did not settle after a fault did not complete its schedule: not a pass.
+  process.exit(result.verdict.violations.length === 0 && result.unsettled.length === 0 ? 0 : 1);
 } catch (error) {
   console.error(`chaos: the run failed (seed ${seed}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exit(1);
