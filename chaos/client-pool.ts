@@ -10,16 +10,10 @@ const WORKER = join(import.meta.dirname, 'client-worker.ts');
 const REPO = join(import.meta.dirname, '..');
 const now = () => performance.timeOrigin + performance.now();
 
-export interface ClientPoolOptions {
+/** What every worker is told, plus how many workers and clients per worker. */
+export interface ClientPoolOptions extends Omit<WorkerConfig, 'group' | 'clients'> {
   groups: number;
   clientsPerGroup: number;
-  lockAddresses: string[];
-  sessionAddresses: string[];
-  resourceUrl: string;
-  locks: string[];
-  leaseMs: number;
-  waitMs: number;
-  seed: number;
 }
 
 interface Group {
