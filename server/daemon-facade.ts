@@ -60,8 +60,6 @@ export interface HistoryFacade {
   summaryByCause(windowMs: number): Record<HandoverCause, LatencySummary>;
 }
 
-export type HandoffResult = { ok: true; target: string } | { ok: false; reason: string };
-
 /**
  * The outcome of an admin operation, as plain JSON-safe data: it may have been computed on the
  * active node and carried back over the peer link (a standby forwards mutations). The HTTP
