@@ -23,7 +23,7 @@ import type { DaemonState } from '../lib/ops/api-types.ts';
 import { formatAddress } from '../lib/client/address.ts';
 import { SerialCeilingStore } from '../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from './cluster/cluster-node.ts';
-import { forceReleaseLocally, kickLocally } from './ops/admin-ops.ts';
+import { runLockOpLocally } from './ops/admin-ops.ts';
 import { HOLD } from './routing.ts';
 import { listenerLimits } from './open-files.ts';
 import type { ClusterOptions } from '../lib/cluster/cluster-config.ts';
@@ -163,7 +163,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       // Asked on every heartbeat: the store's own record, not a read of the ceiling files.
       storedCeiling: () => durable.savedCeiling,
       runLocally: (op) => {
-        const result = op.op === 'force-release' ? forceReleaseLocally(engine, viewClock, op.lock, op.token) : kickLocally(engine, op.lock, op.claimId);
+        const result = runLockOpLocally(engine, viewClock, op);
         wake();
         return result;
       },

@@ -6,7 +6,7 @@ import { ERRORS, type ErrorName } from '../../lib/errors.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { isValidKey } from '../../lib/protocol/key-rules.ts';
 import { MAX_TOKEN } from '../../lib/tokens/token-source.ts';
-import type { AdminResult } from '../daemon-facade.ts';
+import type { AdminOp, AdminResult } from '../daemon-facade.ts';
 import { holderView, type ViewClock } from './lock-views.ts';
 
 /**
@@ -54,6 +54,14 @@ export function kickLocally(engine: LockEngine, lock: string, claimId: number): 
   if (!Number.isSafeInteger(claimId) || claimId < 1) return { ok: false, error: 'invalid-input', detail: 'id: expected a decimal claim id' };
   if (!engine.kick(lock, claimId)) return { ok: false, error: 'not-found', detail: `no waiter ${claimId} in the queue of ${lock}` };
   return { ok: true, body: { kicked: { name: lock, id: String(claimId) } }, detail: `waiter ${claimId}` };
+}
+
+/** The ops on one lock; handoff and restore belong to the cluster. */
+export type LockOp = Extract<AdminOp, { op: 'force-release' | 'kick' }>;
+
+/** Runs a lock op on this node's engine. */
+export function runLockOpLocally(engine: LockEngine, clock: ViewClock, op: LockOp): AdminResult {
+  return op.op === 'force-release' ? forceReleaseLocally(engine, clock, op.lock, op.token) : kickLocally(engine, op.lock, op.claimId);
 }
 
 /**

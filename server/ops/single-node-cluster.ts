@@ -4,7 +4,7 @@
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { ClusterView } from '../../lib/ops/api-types.ts';
 import type { AdminOp, AdminResult } from '../daemon-facade.ts';
-import { forceReleaseLocally, kickLocally } from './admin-ops.ts';
+import { runLockOpLocally } from './admin-ops.ts';
 import type { ClusterBackend } from './cluster-backend.ts';
 import type { ViewClock } from './lock-views.ts';
 
@@ -53,9 +53,8 @@ export class SingleNodeCluster implements ClusterBackend {
   async run(op: AdminOp, _who: string): Promise<AdminResult> {
     switch (op.op) {
       case 'force-release':
-        return this.woken(forceReleaseLocally(this.o.engine, this.o.clock, op.lock, op.token));
       case 'kick':
-        return this.woken(kickLocally(this.o.engine, op.lock, op.claimId));
+        return this.woken(runLockOpLocally(this.o.engine, this.o.clock, op));
       case 'handoff':
         return { ok: false, error: 'conflict', detail: SINGLE_NODE_HANDOFF_REASON };
       case 'restore':
