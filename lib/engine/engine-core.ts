@@ -68,11 +68,13 @@ export abstract class EngineCore {
   // --- shared internals ---
 
   protected lockNamed(name: string): LockState {
-    let lock = this.locks.get(name);
-    if (lock === undefined) {
-      lock = new LockState(name);
-      this.locks.set(name, lock);
-    }
+    return this.locks.get(name) ?? this.addLock(name);
+  }
+
+  /** Files a new lock under `name`; the caller has looked and found none. */
+  protected addLock(name: string): LockState {
+    const lock = new LockState(name);
+    this.locks.set(name, lock);
     return lock;
   }
 

@@ -38,7 +38,7 @@ export class LockEngine extends ReplicaOps {
     const existing = this.locks.get(name);
     // A token before any change: if none can be issued, the engine is left as it was.
     const token = existing === undefined || existing.idle ? this.tokens.next() : 0n;
-    const lock = this.lockNamed(name);
+    const lock = existing ?? this.addLock(name);
     const claim = new Claim(this.nextClaimId++, lock, owner, protocol, client, leaseMs, sliding, now, tag);
     if (sliding) claim.expiresAt = now + leaseMs;
     if (lock.idle) {
