@@ -15,7 +15,7 @@ import { LineListener } from './line-listener.ts';
 import { createMetrics } from './metrics.ts';
 import { performanceClock } from './performance-clock.ts';
 import { SESSION_GOODBYE, SESSION_REFUSAL, SessionConnection } from './session-connection.ts';
-import { type AdminOp, type DaemonFacade, registerDaemonFacade, unregisterDaemonFacade } from './daemon-facade.ts';
+import { type DaemonFacade, registerDaemonFacade, unregisterDaemonFacade } from './daemon-facade.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { createConsoleServer, type ConsoleServer } from './console-server.ts';
 import { createOpsServices } from './ops/ops-services.ts';
@@ -23,7 +23,7 @@ import type { DaemonState } from '../lib/ops/api-types.ts';
 import { formatAddress } from '../lib/client/address.ts';
 import { SerialCeilingStore } from '../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from './cluster/cluster-node.ts';
-import { runLockOpLocally } from './ops/admin-ops.ts';
+import { auditTarget, runLockOpLocally } from './ops/admin-ops.ts';
 import { HOLD } from './routing.ts';
 import { listenerLimits } from './open-files.ts';
 import type { ClusterOptions } from '../lib/cluster/cluster-config.ts';
@@ -263,18 +263,6 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       await dirLock?.release();
       log.info('baton stopped');
     }
-  }
-}
-
-function auditTarget(op: AdminOp): string {
-  switch (op.op) {
-    case 'force-release':
-    case 'kick':
-      return op.lock;
-    case 'handoff':
-      return op.target ?? 'any standby';
-    case 'restore':
-      return op.node ?? 'every yielded node';
   }
 }
 

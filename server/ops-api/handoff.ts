@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { DaemonFacade } from '../daemon-facade.ts';
 import { adminAction, adminOutcome } from './admin-action.ts';
+import { auditTarget } from '../ops/admin-ops.ts';
 import { readJsonBody } from './request-input.ts';
 
 /** No body or `{}` lets the cluster pick the standby (the highest priority alive). Strict: a misspelt "target" must not become "any standby". */
@@ -11,7 +12,7 @@ const handoffBody = z.strictObject({ target: z.string().min(1).max(256).optional
 export function postHandoff(req: Request, daemon: DaemonFacade): Promise<Response> {
   let target: string | null = null;
   // The audit target is read after the action: the body is only parsed inside it.
-  return adminAction(req, daemon, 'handoff', () => target ?? 'any standby', async (who) => {
+  return adminAction(req, daemon, 'handoff', () => auditTarget({ op: 'handoff', target }), async (who) => {
     const body = await readJsonBody(req, handoffBody);
     if (!body.ok) return body;
     target = body.value?.target ?? null;

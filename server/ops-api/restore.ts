@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { DaemonFacade } from '../daemon-facade.ts';
 import { adminAction, adminOutcome } from './admin-action.ts';
+import { auditTarget } from '../ops/admin-ops.ts';
 import { readJsonBody } from './request-input.ts';
 
 /** Strict, like handoff: a misspelt "node" must not become "every node". */
@@ -10,7 +11,7 @@ const restoreBody = z.strictObject({ node: z.string().min(1).max(256).optional()
 
 export function postRestore(req: Request, daemon: DaemonFacade): Promise<Response> {
   let node: string | null = null;
-  return adminAction(req, daemon, 'restore', () => node ?? 'every yielded node', async (who) => {
+  return adminAction(req, daemon, 'restore', () => auditTarget({ op: 'restore', node }), async (who) => {
     const body = await readJsonBody(req, restoreBody);
     if (!body.ok) return body;
     node = body.value?.node ?? null;

@@ -64,6 +64,19 @@ export function runLockOpLocally(engine: LockEngine, clock: ViewClock, op: LockO
   return op.op === 'force-release' ? forceReleaseLocally(engine, clock, op.lock, op.token) : kickLocally(engine, op.lock, op.claimId);
 }
 
+/** What an op's audit entry names as its target, on the node that took the request and on the active node alike. */
+export function auditTarget(op: AdminOp): string {
+  switch (op.op) {
+    case 'force-release':
+    case 'kick':
+      return op.lock;
+    case 'handoff':
+      return op.target ?? 'any standby';
+    case 'restore':
+      return op.node ?? 'every yielded node';
+  }
+}
+
 /**
  * A result that crossed a peer link names its error as a string; one this build does not know
  * (a peer of a newer version) becomes `internal`, so the HTTP answer still has a status.
