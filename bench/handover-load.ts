@@ -8,7 +8,7 @@
 // (grants per client) but is not a handover. The wait (acquire called -> held) of every grant
 // is kept too: with retry loops, the handovers that do happen are the lucky retries, and the
 // cost of losing shows in the waits and the fairness instead.
-import { percentile } from './stats.ts';
+import { percentile, round } from './stats.ts';
 import type { LockSystem } from './systems/lock-system.ts';
 
 export interface HandoverRun {
@@ -73,7 +73,7 @@ export async function runHandover(system: LockSystem, clients: number, durationM
   }
   const min = Math.min(...grants);
   const max = Math.max(...grants);
-  const r3 = (n: number) => Number(n.toFixed(3));
+  const r3 = (n: number) => round(n, 3);
   return {
     handovers: samples.length, selfRegrants,
     p50Ms: r3(percentile(samples, 50)), p99Ms: r3(percentile(samples, 99)), maxMs: r3(samples.length === 0 ? Number.NaN : Math.max(...samples)),

@@ -2,6 +2,7 @@
 // on its own keys, each doing acquire+release pairs for `durationMs`, `depth` pairs at a time
 // (depth 1: one pair at a time; depth 16: 16 pairs in flight per client, each released as soon
 // as it is granted, the next batch when all 16 are done). The server's CPU is read around it.
+import { round } from './stats.ts';
 import type { LockSystem } from './systems/lock-system.ts';
 
 export interface PairsRun {
@@ -29,7 +30,7 @@ export async function runPairs(system: LockSystem, clients: number, depth: numbe
     }));
     const elapsedMs = performance.now() - start;
     const cpuMs = system.serverCpuMs() - cpu0;
-    return { pairsPerSec: Math.round((pairs / elapsedMs) * 1000), serverCpuUsPerPair: Number(((cpuMs * 1000) / pairs).toFixed(2)), pairs };
+    return { pairsPerSec: Math.round((pairs / elapsedMs) * 1000), serverCpuUsPerPair: round((cpuMs * 1000) / pairs), pairs };
   } finally {
     await Promise.all(conns.map((c) => c.close().catch(() => undefined)));
   }

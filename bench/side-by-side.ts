@@ -2,7 +2,7 @@
 // else the machine does drifts over all of them alike, and summarizes: the median of every
 // numeric field per system, and ratios against a reference system taken repeat by repeat (the
 // median of the per-repeat ratios, not the ratio of medians).
-import { median } from './stats.ts';
+import { median, round } from './stats.ts';
 
 export type Figures = Record<string, number>;
 
@@ -39,5 +39,5 @@ function medianWithInfinity(values: number[]): number {
 /** The median over repeats of `of(run) / of(reference run)`, repeat by repeat. */
 export function pairedRatio<F extends Record<keyof F, number>>(runs: F[], reference: F[], field: keyof F & string): number {
   const ratios = runs.map((r, i) => r[field] / (reference[i]?.[field] ?? Number.NaN));
-  return Number(medianWithInfinity(ratios).toFixed(2));
+  return round(medianWithInfinity(ratios));
 }
