@@ -10,11 +10,11 @@ import { FileCeilingStore } from '../lib/tokens/file-ceiling-store.ts';
 import { EngineDriver } from './engine-driver.ts';
 import { FlushScheduler } from './flush-scheduler.ts';
 import { createHttpServer, listenHttp } from './http-server.ts';
-import { KEYED_GOODBYE, KEYED_REFUSAL, KeyedConnection } from './keyed-connection.ts';
+import { KEYED_REFUSAL, KeyedConnection } from './keyed-connection.ts';
 import { LineListener } from './line-listener.ts';
 import { createMetrics } from './metrics.ts';
 import { performanceClock } from './performance-clock.ts';
-import { SESSION_GOODBYE, SESSION_REFUSAL, SessionConnection } from './session-connection.ts';
+import { SESSION_REFUSAL, SessionConnection } from './session-connection.ts';
 import { type DaemonFacade, registerDaemonFacade, unregisterDaemonFacade } from './daemon-facade.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { createConsoleServer, type ConsoleServer } from './console-server.ts';
@@ -242,8 +242,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     try {
       const keyedClosed = keyed.stopAccepting();
       const sessionsClosed = sessions.stopAccepting();
-      keyed.closeAll(() => KEYED_GOODBYE);
-      sessions.closeAll(() => SESSION_GOODBYE);
+      keyed.closeAll();
+      sessions.closeAll();
       // Health and metrics stay up through the drain window so orchestrators see "draining".
       await new Promise((resolve) => setTimeout(resolve, opts.drainMs));
       keyed.destroyAll();

@@ -94,7 +94,7 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
     this.close(encodeKeyedError('-', '-', 'io-timeout'));
   }
 
-  protected goodbye(): string {
+  goodbye(): string {
     return KEYED_GOODBYE;
   }
 

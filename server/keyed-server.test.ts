@@ -192,7 +192,7 @@ describe('keyed protocol server', () => {
     const a = await client(port);
     a.send('A k 5 0');
     await a.next();
-    listener.closeAll(() => KEYED_GOODBYE);
+    listener.closeAll();
     expect(await a.next()).toBe(KEYED_GOODBYE.trimEnd());
     await a.waitClosed();
   });
@@ -208,7 +208,7 @@ describe('keyed protocol server', () => {
     });
     await new Promise((resolve) => halfOpen.once('connect', resolve));
     await eventually(() => listener.connections.size === 1);
-    listener.closeAll(() => KEYED_GOODBYE);
+    listener.closeAll();
     await eventually(() => ended, 3_000, 'the goodbye FIN');
     await eventually(() => listener.connections.size === 0, 3_000, 'the half-open peer to be destroyed');
   });

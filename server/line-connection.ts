@@ -111,8 +111,8 @@ export abstract class LineConnection implements LineSink {
   protected onActivity(): void {}
   /** A line was started and not finished within the io-timeout (or a first line never came). */
   protected abstract onIoTimeout(): void;
-  /** The protocol's "server going away" line, the goodbye of a hold that lasted too long. */
-  protected abstract goodbye(): string;
+  /** The protocol's "server going away" line: the goodbye at shutdown and of a hold that lasted too long. */
+  abstract goodbye(): string;
   /**
    * The listener now redirects (`fresh`: this connection was just accepted). Sets redirectLine;
    * true when the connection must close with it (closeRedirected) once every connection has been

@@ -153,10 +153,10 @@ export class LineListener<C extends LineConnection> {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
-  /** Closes every connection with its goodbye line; waiters leave their queues before holders let go. */
-  closeAll(goodbye: (conn: C) => string | undefined): void {
+  /** Closes every connection with its protocol's goodbye line; waiters leave their queues before holders let go. */
+  closeAll(): void {
     for (const conn of this.connections) conn.beginClose();
-    for (const conn of this.connections) conn.close(goodbye(conn));
+    for (const conn of this.connections) conn.close(conn.goodbye());
     this.opts.flusher.flushAll();
     this.opts.afterInput();
   }

@@ -112,7 +112,7 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
     return this.claim === null && now - this.readingSince > ioTimeoutMs;
   }
 
-  protected goodbye(): string {
+  goodbye(): string {
     return SESSION_GOODBYE;
   }
 

@@ -238,7 +238,7 @@ describe('session server: limits, shutdown and admin actions', () => {
   it('says ERROR 0x01 to every session at graceful shutdown', async () => {
     const { acquire, listener } = await startServer();
     const sessions = [(await acquire('k'))[0], (await acquire('k'))[0], (await acquire('k'))[0], (await acquire('x'))[0]];
-    listener.closeAll(() => SESSION_GOODBYE);
+    listener.closeAll();
     for (const session of sessions) expect((await session.closedWith()).at(-1)).toBe(GOODBYE);
   });
 
