@@ -54,8 +54,8 @@ export class KeyedConnection {
   /** What the server said before closing (`E - - ...`), the best reason for the drop. */
   private farewell: Error | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
-  /** When the socket in use first answered a request (performance.now()); undefined until it has. */
-  private servedSince: number | undefined;
+  /** Whether the socket in use has answered a request yet. */
+  private served = false;
 
   constructor(
     /** The address this connection belongs to; it comes back here after every drop. */
@@ -140,7 +140,7 @@ export class KeyedConnection {
     const reply = parseKeyedReply(line);
     if (reply.kind !== 'redirect') this.redirects = 0;
     // Served: the server answered a request (a redirect or a goodbye is not service).
-    if (this.servedSince === undefined && reply.kind !== 'redirect' && reply.kind !== 'connection-error') this.servedSince = performance.now();
+    if (reply.kind !== 'redirect' && reply.kind !== 'connection-error') this.served = true;
     switch (reply.kind) {
       case 'granted': {
         const request = this.answered(reply.slot);
@@ -198,7 +198,7 @@ export class KeyedConnection {
       return;
     }
     this.transport = undefined; // detach first, so the old socket's close is ignored
-    this.servedSince = undefined; // a new socket: it has served nothing yet
+    this.served = false; // a new socket: it has served nothing yet
     old?.destroy();
     this.connect(target);
     const now = performance.now();
@@ -223,11 +223,11 @@ export class KeyedConnection {
     // leave the client without a connection for no reason. A connect that failed, or one dropped
     // before it answered anything (a server turning it away), waits the interval.
     // Rate-limited by nature: to be dropped again after coming back, it must first be answered again.
-    const served = this.servedSince !== undefined;
+    const served = this.served;
     // A redirect's target that could not be reached (the active a standby named has just died):
     // home again soon, where the standby will know better, not after the whole interval.
-    const redirectFailed = this.servedSince === undefined && !sameAddress(this.address, this.home);
-    this.servedSince = undefined;
+    const redirectFailed = !served && !sameAddress(this.address, this.home);
+    this.served = false;
     this.transport = undefined;
     this.farewell = undefined;
     this.redirects = 0;
