@@ -24,20 +24,12 @@ export async function alternate<S extends { name: string }, F extends Record<key
 /** Per field, the median over runs (Infinity and NaN sort last and count as such). */
 export function medians<F extends Record<keyof F, number>>(runs: F[]): F {
   const out: Figures = {};
-  for (const key of Object.keys(runs[0] ?? {}) as (keyof F & string)[]) {
-    const values = runs.map((r) => r[key]);
-    out[key] = values.some((v) => !Number.isFinite(v)) ? medianWithInfinity(values) : median(values);
-  }
+  for (const key of Object.keys(runs[0] ?? {}) as (keyof F & string)[]) out[key] = median(runs.map((r) => r[key]));
   return out as unknown as F;
-}
-
-function medianWithInfinity(values: number[]): number {
-  const sorted = [...values].sort((a, b) => (Number.isNaN(a) ? 1 : Number.isNaN(b) ? -1 : a - b));
-  return sorted[Math.ceil(sorted.length / 2) - 1] as number;
 }
 
 /** The median over repeats of `of(run) / of(reference run)`, repeat by repeat. */
 export function pairedRatio<F extends Record<keyof F, number>>(runs: F[], reference: F[], field: keyof F & string): number {
   const ratios = runs.map((r, i) => r[field] / (reference[i]?.[field] ?? Number.NaN));
-  return round(medianWithInfinity(ratios));
+  return round(median(ratios));
 }
