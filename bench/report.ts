@@ -37,7 +37,7 @@ export function markdown(r: BenchResults): string {
   if (r.handover) {
     out.push('\n### 2. Contended handover, 50 clients on one key\n');
     out.push(table(['system', 'handovers', 'handover p50', 'p99', 'max', 'p99 vs Redis 10 ms', 'fairness (most/fewest grants)', 'taken back by the releaser', 'acquire wait p50 / p99 / max'],
-      r.handover.map((h) => [h.system, h.handovers, ms(h.p50Ms), ms(h.p99Ms), ms(h.maxMs), h.p99VsRedis === null ? '1 (reference)' : `${h.p99VsRedis}x`,
+      r.handover.map((h) => [h.system, h.handovers, ms(h.p50Ms), ms(h.p99Ms), ms(h.maxMs), x(h.p99VsRedis),
         fair(h.fairness), h.selfRegrants, `${ms(h.waitP50Ms)} / ${ms(h.waitP99Ms)} / ${ms(h.waitMaxMs)}`])));
   }
   if (r.sessions) {
@@ -65,7 +65,7 @@ export function markdown(r: BenchResults): string {
     if ('skipped' in r.console) out.push(`Skipped: ${r.console.skipped}.`);
     else {
       out.push(table(['condition', 'handover p50', 'handover p99', 'p99 vs none', 'server CPU', 'churn pairs/s'],
-        r.console.rows.map((c) => [c.condition, ms(c.p50Ms), ms(c.p99Ms), c.p99VsNone === null ? '1 (reference)' : `${c.p99VsNone}x`, `${c.serverCpuPercent} %`, c.churnPairsPerSec])));
+        r.console.rows.map((c) => [c.condition, ms(c.p50Ms), ms(c.p99Ms), x(c.p99VsNone), `${c.serverCpuPercent} %`, c.churnPairsPerSec])));
       out.push(`\nDashboard time to first data (navigation start to first snapshot rendered, under the load): median ${r.console.firstDataMs} ms.`);
     }
   }
