@@ -109,11 +109,7 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
       this.send(this.redirectLine);
       return false;
     }
-    for (const list of this.waiting.values()) for (const claim of list) this.engine.end(claim);
-    this.waiting.clear();
-    this.waitingCount = 0;
-    this.heldBack = null;
-    this.heldLines = 0;
+    this.endWaiters(false);
     this.beginClose();
     return true;
   }
@@ -168,15 +164,21 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
    * by the replies held behind it, so every request read gets its answer in order.
    */
   protected releaseClaims(): void {
-    if (this.waitingCount === 0) return;
+    if (this.waitingCount > 0) this.endWaiters(true);
+  }
+
+  /** Ends every waiter here; `answer`: each gets its `T`, then the replies held behind it. */
+  private endWaiters(answer: boolean): void {
     const lists = [...this.waiting.values()];
     this.waiting.clear();
     this.waitingCount = 0;
     for (const list of lists) {
       for (const claim of list) {
         this.engine.end(claim);
-        this.send(encodeTimeout(claim.lock.name));
-        this.sendHeldBehind(claim);
+        if (answer) {
+          this.send(encodeTimeout(claim.lock.name));
+          this.sendHeldBehind(claim);
+        }
       }
     }
     this.heldBack = null;
