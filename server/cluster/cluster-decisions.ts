@@ -66,7 +66,7 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
   const decision = decideRole(
     {
       id: node.self.id, priority: node.priority, instance: d.instanceId, phase: node.phase, syncedWith: node.syncedWith, yielded: node.yielded,
-      following: node.following !== null && node.isAlive(node.following) ? node.following : null,
+      following: node.followingAlive(),
       lastActiveInstance: node.lastActiveInstance, discovering: now < node.discoverUntil, leaving: node.leaving, fresh: node.fresh,
     },
     alive,

@@ -169,7 +169,11 @@ export class ClusterNode implements ClusterBackend {
 
   /** The peer id of the active node as this node knows it. */
   activeId(): string | null {
-    if (this.role() === 'active') return this.self.id;
+    return this.role() === 'active' ? this.self.id : this.followingAlive();
+  }
+
+  /** The peer this node follows, while it hears it; null otherwise. */
+  followingAlive(): string | null {
     return this.following !== null && this.isAlive(this.following) ? this.following : null;
   }
 
@@ -283,7 +287,7 @@ export class ClusterNode implements ClusterBackend {
     const active = this.role() === 'active';
     return {
       t: 'status', id: this.self.id, instance: this.d.instanceId, phase: this.phase,
-      active: active ? this.self.id : this.following !== null && this.isAlive(this.following) ? this.following : null,
+      active: this.activeId(),
       syncedWith: active ? this.d.instanceId : this.syncedWith,
       yielded: this.yielded, leaving: this.leaving, fresh: active && this.fresh,
       ceiling: (active ? this.knownCeiling() : this.foreignCeiling).toString(), known: this.knownCeiling().toString(),
