@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { ERRORS, type ErrorName, errorBody } from '../lib/errors.ts';
 import type { DaemonFacade } from './daemon-facade.ts';
+import { watchdogInterval } from './line-listener.ts';
 import { refuseHost } from './ops/host-guard.ts';
 import { dispatch, matchRoute } from './ops-api/api-routes.ts';
 import { MAX_BODY_BYTES } from './ops-api/request-input.ts';
@@ -99,7 +100,7 @@ export function httpServerOptions(ioTimeoutMs: number): ServerOptions {
   return {
     headersTimeout: ioTimeoutMs,
     requestTimeout: ioTimeoutMs,
-    connectionsCheckingInterval: Math.min(1_000, Math.max(25, Math.floor(ioTimeoutMs / 4))),
+    connectionsCheckingInterval: watchdogInterval(ioTimeoutMs),
     keepAliveTimeout: 5_000,
   };
 }

@@ -33,6 +33,11 @@ export interface LineListenerOptions {
   slots?: ConnectionSlots;
 }
 
+/** How often a watchdog checks a `timeoutMs` bound: a quarter of it, between 25 ms and 1 s. */
+export function watchdogInterval(timeoutMs: number): number {
+  return Math.min(1_000, Math.max(25, Math.floor(timeoutMs / 4)));
+}
+
 export class LineListener<C extends LineConnection> {
   readonly connections = new Set<C>();
   private readonly server: Server;
@@ -98,7 +103,7 @@ export class LineListener<C extends LineConnection> {
         resolve();
       });
     });
-    const every = Math.min(1000, Math.max(25, Math.floor(Math.min(this.opts.ioTimeoutMs, this.holdMaxMs) / 4)));
+    const every = watchdogInterval(Math.min(this.opts.ioTimeoutMs, this.holdMaxMs));
     this.watchdog = setInterval(() => this.sweep(), every);
     this.watchdog.unref();
     return this.server.address() as AddressInfo;
