@@ -9,7 +9,7 @@ import { ClientPool } from './client-pool.ts';
 import { applyFault, settle } from './fault-injector.ts';
 import { describeFault, faultSchedule, type ScheduledFault } from './fault-schedule.ts';
 import { checkHistory, type Verdict } from './history-checker.ts';
-import type { FaultWindow, FinalState, History } from './history.ts';
+import { type FaultWindow, type FinalState, type History, now } from './history.ts';
 import { ProtectedResource } from './protected-resource.ts';
 
 export interface ChaosOptions {
@@ -39,7 +39,6 @@ export interface ChaosResult {
   nodeLogs: Record<string, string>;
 }
 
-const now = () => performance.timeOrigin + performance.now();
 const LOCKS = ['chaos/0', 'chaos/1', 'chaos/2', 'chaos/3'];
 const GROUPS = 4;
 const CLIENTS_PER_GROUP = 5;

@@ -3,12 +3,11 @@
 // clients hold nothing from then on) and start it again with fresh client names.
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
-import type { ClientEvent, ClientProtocol } from './history.ts';
+import { type ClientEvent, type ClientProtocol, now } from './history.ts';
 import type { WorkerConfig, WorkerMessage } from './client-worker.ts';
 
 const WORKER = join(import.meta.dirname, 'client-worker.ts');
 const REPO = join(import.meta.dirname, '..');
-const now = () => performance.timeOrigin + performance.now();
 
 /** What every worker is told, plus how many workers and clients per worker. */
 export interface ClientPoolOptions extends Omit<WorkerConfig, 'group' | 'clients'> {

@@ -7,7 +7,7 @@
 // Started by the runner with fork() and its config as JSON in CHAOS_WORKER; stops on {type:'stop'}.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KeyedClient, SessionClient } from '../lib/client/index.ts';
-import type { ClientEvent, ClientProtocol } from './history.ts';
+import { type ClientEvent, type ClientProtocol, now } from './history.ts';
 import { mulberry32 } from './fault-schedule.ts';
 
 export interface WorkerConfig {
@@ -24,7 +24,6 @@ export interface WorkerConfig {
 
 export type WorkerMessage = { type: 'ready' } | { type: 'event'; event: ClientEvent } | { type: 'done' };
 
-const now = () => performance.timeOrigin + performance.now();
 const config = JSON.parse(process.env.CHAOS_WORKER ?? 'null') as WorkerConfig | null;
 if (config === null || typeof process.send !== 'function') throw new Error('client-worker runs as a forked child with CHAOS_WORKER set');
 let stopping = false;

@@ -5,10 +5,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { activeOf, checkSettled, waitFor, type Cluster, type NodeProcess } from '../server/testing/cluster-harness.ts';
 import type { ClientPool } from './client-pool.ts';
-import type { FaultWindow } from './history.ts';
+import { type FaultWindow, now } from './history.ts';
 import type { NodePick, ScheduledFault } from './fault-schedule.ts';
 
-const now = () => performance.timeOrigin + performance.now();
 const SETTLE_TIMEOUT_MS = 15_000;
 
 export interface Applied {

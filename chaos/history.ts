@@ -5,6 +5,9 @@
 // The nodes' failover timeline is in Date.now() of the node, the same system clock.
 import type { FailoverView } from '../lib/ops/api-types.ts';
 
+/** The time of an event in this process: performance.timeOrigin + performance.now() (see above). */
+export const now = (): number => performance.timeOrigin + performance.now();
+
 export type ClientProtocol = 'keyed' | 'session';
 
 /** What a client saw. `client` names one incarnation of one client (a restarted worker's clients get new names). */

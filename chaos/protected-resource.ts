@@ -5,7 +5,7 @@
 // accepted (an equal token is the same holder writing again), and as a `conflict` when the value
 // moved since the client read it; every attempt is recorded with its time and outcome.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { ResourceWrite, WriteOutcome } from './history.ts';
+import { now, type ResourceWrite, type WriteOutcome } from './history.ts';
 
 export interface WriteRequest {
   lock: string;
@@ -25,7 +25,6 @@ interface Cell {
   highest: bigint | null;
 }
 
-const now = () => performance.timeOrigin + performance.now();
 
 export class ProtectedResource {
   readonly writes: ResourceWrite[] = [];
