@@ -53,20 +53,29 @@ async function writeValue(lock: string, client: string, token: bigint, expected:
   });
 }
 
+/**
+ * One acquire of a lock drawn at random, reported as `acquire` and, if it fails, `acquire-failed`
+ * (then a 50 ms pause before the next try); undefined when it failed.
+ */
+async function acquireOne<T>(cfg: WorkerConfig, name: string, protocol: ClientProtocol, random: () => number, acquire: (lock: string) => Promise<T>): Promise<{ lock: string; held: T } | undefined> {
+  const lock = cfg.locks[Math.floor(random() * cfg.locks.length)] as string;
+  emit({ kind: 'acquire', t: now(), client: name, lock, protocol });
+  try {
+    return { lock, held: await acquire(lock) };
+  } catch (error) {
+    emit({ kind: 'acquire-failed', t: now(), client: name, lock, reason: String(error) });
+    await sleep(50);
+    return undefined;
+  }
+}
+
 async function keyedLoop(cfg: WorkerConfig, name: string, random: () => number): Promise<void> {
   const client = new KeyedClient({ addresses: cfg.lockAddresses, reconnectInterval: 250 });
   try {
     while (!stopping) {
-      const lock = cfg.locks[Math.floor(random() * cfg.locks.length)] as string;
-      emit({ kind: 'acquire', t: now(), client: name, lock, protocol: 'keyed' });
-      let grant;
-      try {
-        grant = await client.acquire(lock, { lease: cfg.leaseMs, wait: cfg.waitMs });
-      } catch (error) {
-        emit({ kind: 'acquire-failed', t: now(), client: name, lock, reason: String(error) });
-        await sleep(50);
-        continue;
-      }
+      const attempt = await acquireOne(cfg, name, 'keyed', random, (lock) => client.acquire(lock, { lease: cfg.leaseMs, wait: cfg.waitMs }));
+      if (attempt === undefined) continue;
+      const { lock, held: grant } = attempt;
       const grantedAt = now();
       const token = grant.token.toString();
       emit({ kind: 'grant', t: grantedAt, client: name, lock, protocol: 'keyed', token, leaseMs: cfg.leaseMs });
@@ -97,16 +106,9 @@ async function sessionLoop(cfg: WorkerConfig, name: string, random: () => number
   const client = new SessionClient({ addresses: cfg.sessionAddresses });
   try {
     while (!stopping) {
-      const lock = cfg.locks[Math.floor(random() * cfg.locks.length)] as string;
-      emit({ kind: 'acquire', t: now(), client: name, lock, protocol: 'session' });
-      let lease;
-      try {
-        lease = await client.open(lock, { lease: cfg.leaseMs, wait: cfg.waitMs });
-      } catch (error) {
-        emit({ kind: 'acquire-failed', t: now(), client: name, lock, reason: String(error) });
-        await sleep(50);
-        continue;
-      }
+      const attempt = await acquireOne(cfg, name, 'session', random, (lock) => client.open(lock, { lease: cfg.leaseMs, wait: cfg.waitMs }));
+      if (attempt === undefined) continue;
+      const { lock, held: lease } = attempt;
       const token = lease.token.toString();
       let releasing = false;
       emit({ kind: 'grant', t: now(), client: name, lock, protocol: 'session', token, leaseMs: cfg.leaseMs });
