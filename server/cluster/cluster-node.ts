@@ -285,12 +285,13 @@ export class ClusterNode implements ClusterBackend {
 
   private statusMessage(): StatusMessage {
     const active = this.role() === 'active';
+    const known = this.knownCeiling();
     return {
       t: 'status', id: this.self.id, instance: this.d.instanceId, phase: this.phase,
       active: this.activeId(),
       syncedWith: active ? this.d.instanceId : this.syncedWith,
       yielded: this.yielded, leaving: this.leaving, fresh: active && this.fresh,
-      ceiling: (active ? this.knownCeiling() : this.foreignCeiling).toString(), known: this.knownCeiling().toString(),
+      ceiling: (active ? known : this.foreignCeiling).toString(), known: known.toString(),
       ...(active ? { lags: this.source.lags() } : {}),
     };
   }
