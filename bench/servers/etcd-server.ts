@@ -6,8 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePorts } from '../../server/testing/free-ports.ts';
-import { awaitListening } from './redis-server.ts';
-import { cpuOf, type ServerProcess, stopChild, track } from './server-process.ts';
+import { awaitListening, cpuOf, type ServerProcess, stopChild, track } from './server-process.ts';
 
 export interface EtcdServer extends ServerProcess {
   readonly endpoint: string;

@@ -2,6 +2,8 @@
 // CPU time is read from /proc, stopped by the script (and killed on the way out if the script
 // dies), so no redis-server, etcd or baton outlives a run.
 import { type ChildProcess, spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { processCpuMs } from '../baton-process.ts';
 
 export interface ServerProcess {
@@ -37,6 +39,40 @@ export async function stopChild(child: ChildProcess, graceMs = 3_000): Promise<v
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   await exited;
   clearTimeout(timer);
+}
+
+/**
+ * Waits until `child` listens on `port`. If it cannot start (a missing binary, an exit, a signal,
+ * the timeout), it is stopped and its throwaway `dir` removed before the error is thrown.
+ */
+export async function awaitListening(child: ChildProcess, port: number, dir: string, name: string): Promise<void> {
+  let spawnError: Error | undefined;
+  child.once('error', (error) => (spawnError = error));
+  try {
+    await waitForPort(port, () => spawnError !== undefined || child.exitCode !== null || child.signalCode !== null);
+  } catch (error) {
+    if (spawnError === undefined) await stopChild(child);
+    rmSync(dir, { recursive: true, force: true });
+    throw spawnError === undefined ? error : new Error(`${name} could not be started: ${spawnError.message}`);
+  }
+}
+
+/** Polls until something accepts on `port` (or `dead()` says the server exited). */
+export async function waitForPort(port: number, dead: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  for (;;) {
+    if (dead()) throw new Error(`the server for port ${port} exited during start-up`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = connect({ host: '127.0.0.1', port }, () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (performance.now() > until) throw new Error(`nothing listens on ${port} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 export function cpuOf(pid: number): () => number {
