@@ -17,7 +17,7 @@ export function StandbyBanner() {
           : 'rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100'
       }
     >
-      <strong className="font-semibold">{cluster.phase === 'standby' ? 'standby' : cluster.phase}</strong>
+      <strong className="font-semibold">{cluster.phase}</strong>
       {noActive ? (
         <> — no active node: actions cannot be carried out until one is known.</>
       ) : (
