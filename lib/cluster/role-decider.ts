@@ -63,7 +63,8 @@ export type RoleDecision =
 
 const STAY: RoleDecision = { kind: 'stay' };
 
-function isActive(phase: NodePhase): boolean {
+/** Whether a node in `phase` holds the active role (a node handing off still does). */
+export function isActivePhase(phase: NodePhase): boolean {
   return phase === 'active' || phase === 'handing-off';
 }
 
@@ -74,7 +75,7 @@ export function decideRole(self: SelfState, alive: readonly PeerState[]): RoleDe
   // An active that came up on its own with empty state comes after one with the cluster's state.
   const handingOff = (p: PeerState) => (p.phase === 'handing-off' ? 1 : 0);
   const fresh = (p: PeerState) => (p.fresh ? 1 : 0);
-  const actives = alive.filter((p) => isActive(p.phase)).sort((x, y) => handingOff(x) - handingOff(y) || fresh(x) - fresh(y) || x.priority - y.priority);
+  const actives = alive.filter((p) => isActivePhase(p.phase)).sort((x, y) => handingOff(x) - handingOff(y) || fresh(x) - fresh(y) || x.priority - y.priority);
   if (self.phase === 'promoting' || self.phase === 'handing-off') return STAY;
   if (self.phase === 'active') {
     // Only a node that is fully active makes this one step down: a handing-off one is leaving the

@@ -1,7 +1,7 @@
 // The node's periodic decision (every 25 ms, and the start of everything a node does on its
 // own): notice a freeze, re-ask for a snapshot that did not come, point clients at the right
 // place, then ask the role decider (lib/cluster/role-decider.ts) and carry out its answer.
-import { decideRole, type PeerState } from '../../lib/cluster/role-decider.ts';
+import { decideRole, isActivePhase, type PeerState } from '../../lib/cluster/role-decider.ts';
 import { HOLD, type Route } from '../routing.ts';
 
 const MISCONFIGURED_HOLD: Route = { kind: 'hold', maxMs: 0 };
@@ -13,7 +13,7 @@ function alivePeers(node: ClusterNode): PeerState[] {
   for (const peer of node.mesh.peers.values()) {
     const s = node.statuses.get(peer.config.id);
     if (s === undefined || !node.isAlive(peer.config.id)) continue;
-    out.push({ id: s.id, priority: peer.priority, instance: s.instance, phase: s.phase, syncedWith: s.syncedWith, yielded: s.yielded, leaving: s.leaving === true, fresh: s.fresh === true, following: s.phase === 'active' || s.phase === 'handing-off' ? null : s.active, lagEvents: lags[s.id]?.events ?? null });
+    out.push({ id: s.id, priority: peer.priority, instance: s.instance, phase: s.phase, syncedWith: s.syncedWith, yielded: s.yielded, leaving: s.leaving === true, fresh: s.fresh === true, following: isActivePhase(s.phase) ? null : s.active, lagEvents: lags[s.id]?.events ?? null });
   }
   return out;
 }

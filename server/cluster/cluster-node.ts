@@ -9,6 +9,7 @@ import type { PeerMessage, StatusMessage } from '../../lib/cluster/peer-messages
 import type { Clock } from '../../lib/engine/clock.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
+import { isActivePhase } from '../../lib/cluster/role-decider.ts';
 import type { ClusterView, FailoverCause, FailoverView, NodePhase, NodeRole } from '../../lib/ops/api-types.ts';
 import type { AdminOp, AdminResult } from '../daemon-facade.ts';
 import { HOLD, type Route, sameRoute } from '../routing.ts';
@@ -164,7 +165,7 @@ export class ClusterNode implements ClusterBackend {
   }
 
   role(): NodeRole {
-    return this.phase === 'active' || this.phase === 'handing-off' ? 'active' : 'standby';
+    return isActivePhase(this.phase) ? 'active' : 'standby';
   }
 
   /** The peer id of the active node as this node knows it. */

@@ -3,6 +3,7 @@
 // failover timeline (replicated from the active, so every node shows the same one).
 import { formatAddress } from '../../lib/client/address.ts';
 import type { ClusterView, NodeView, ReplicationLag } from '../../lib/ops/api-types.ts';
+import { isActivePhase } from '../../lib/cluster/role-decider.ts';
 import type { ClusterNode } from './cluster-node.ts';
 
 export function clusterView(node: ClusterNode, now: number, wallNow: number): ClusterView {
@@ -30,7 +31,7 @@ export function clusterView(node: ClusterNode, now: number, wallNow: number): Cl
     const s = node.statuses.get(p.id);
     const mesh = node.mesh.peers.get(p.id);
     const alive = node.isAlive(p.id);
-    const isActive = alive && s !== undefined && (s.phase === 'active' || s.phase === 'handing-off');
+    const isActive = alive && s !== undefined && isActivePhase(s.phase);
     const seen = mesh === undefined || mesh.lastSeen === Number.NEGATIVE_INFINITY ? null : Math.round(wallNow - (now - mesh.lastSeen));
     nodes.push({
       id: p.id, role: isActive ? 'active' : 'standby', priority, self: false, alive, lastSeen: seen,
