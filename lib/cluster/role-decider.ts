@@ -15,41 +15,32 @@
 //   that have not yielded.
 import type { NodePhase } from '../ops/api-types.ts';
 
-export interface PeerState {
+/** What the rules read of every node, this one and its peers alike. */
+interface NodeState {
   id: string;
   /** 0 = highest. */
   priority: number;
   instance: string;
   phase: NodePhase;
-  /** Instance of the active whose state the peer replicated. */
+  /** Instance of the active whose state the node replicated. */
   syncedWith: string | null;
   yielded: boolean;
-  /** Shutting down: never takes the active role. */
+  /** Shutting down: hands off if active, and never takes the active role (again). */
   leaving: boolean;
   /** Active with state of its own making only: promoted at start-up with nobody to follow, no standby synced since. */
   fresh: boolean;
-  /** The active this peer follows while it hears it (null when it hears none, or is active). */
+  /** The active the node follows while it hears it (null when it hears none, or is active). */
   following: string | null;
+}
+
+export interface PeerState extends NodeState {
   /** Replication lag in events, as the active measures it (0 when caught up); null when not known. */
   lagEvents: number | null;
 }
 
-export interface SelfState {
-  /** This node's id. */
-  id: string;
-  priority: number;
-  instance: string;
-  phase: NodePhase;
-  syncedWith: string | null;
-  yielded: boolean;
-  /** Who this node follows now, or null. */
-  following: string | null;
+export interface SelfState extends NodeState {
   /** Instance of the last active this node followed. */
   lastActiveInstance: string | null;
-  /** Shutting down: hands off and never takes the active role again. */
-  leaving: boolean;
-  /** See PeerState.fresh. */
-  fresh: boolean;
   /** Still in the start-up wait (a node learns its peers before it may promote). */
   discovering: boolean;
 }
