@@ -61,12 +61,6 @@ export function isActivePhase(phase: NodePhase): boolean {
 
 /** `alive`: the peers heard from within the peer timeout (never this node itself). */
 export function decideRole(self: SelfState, alive: readonly PeerState[]): RoleDecision {
-  // A node handing off is still the active one until its successor has promoted; once one has,
-  // the successor comes first (the old one's last status may still say handing-off).
-  // An active that came up on its own with empty state comes after one with the cluster's state.
-  const handingOff = (p: PeerState) => (p.phase === 'handing-off' ? 1 : 0);
-  const fresh = (p: PeerState) => (p.fresh ? 1 : 0);
-  const actives = alive.filter((p) => isActivePhase(p.phase)).sort((x, y) => handingOff(x) - handingOff(y) || fresh(x) - fresh(y) || x.priority - y.priority);
   if (self.phase === 'promoting' || self.phase === 'handing-off') return STAY;
   if (self.phase === 'active') {
     // Only a node that is fully active makes this one step down: a handing-off one is leaving the
@@ -81,6 +75,12 @@ export function decideRole(self: SelfState, alive: readonly PeerState[]): RoleDe
       .sort((x, y) => x.priority - y.priority)[0];
     return returning === undefined ? STAY : { kind: 'handoff', to: returning.id };
   }
+  // A node handing off is still the active one until its successor has promoted; once one has,
+  // the successor comes first (the old one's last status may still say handing-off).
+  // An active that came up on its own with empty state comes after one with the cluster's state.
+  const handingOff = (p: PeerState) => (p.phase === 'handing-off' ? 1 : 0);
+  const fresh = (p: PeerState) => (p.fresh ? 1 : 0);
+  const actives = alive.filter((p) => isActivePhase(p.phase)).sort((x, y) => handingOff(x) - handingOff(y) || fresh(x) - fresh(y) || x.priority - y.priority);
   const leader = actives[0];
   if (leader !== undefined) return self.following === leader.id ? STAY : { kind: 'follow', id: leader.id };
   if (self.discovering || self.leaving) return STAY;
