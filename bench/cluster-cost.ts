@@ -8,7 +8,6 @@
 //      the no-active gap of graceful handoffs by the API and by SIGTERM (the successor's figure).
 // Usage: npm run bench:cluster [-- --seconds 4 --repeats 3]
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
 import type { ClusterView } from '../lib/ops/api-types.ts';
 import { type Cluster, startCluster, waitSettled } from '../server/testing/cluster-harness.ts';
 import { processCpuMs, startBaton } from './baton-process.ts';
@@ -16,6 +15,7 @@ import { rawKeyedLoad } from './raw-keyed-load.ts';
 import { failoverSection } from './sections/failover-section.ts';
 import { median, round } from './stats.ts';
 import { intFlag } from './flags.ts';
+import { hostMachine } from './report.ts';
 
 const seconds = intFlag('--seconds', 4, 60);
 const repeats = intFlag('--repeats', 3, 10);
@@ -94,7 +94,7 @@ async function costFigures() {
   }
 }
 
-const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version };
+const machine = hostMachine();
 const cost = await costFigures();
 const failover = await failoverSection(repeats);
 console.log(`Baton cluster figures (${machine.cores} cores, ${machine.cpu}, Node ${machine.node}; ${repeats} runs, ${seconds} s per load run, peer-timeout 1 s)\n`);

@@ -2,13 +2,12 @@
 // costs the lock daemon: handover p99 with five dashboards open against none). Needs a console
 // build (`npm run build`).
 // Usage: npm run bench:console [-- --seconds 5 --repeats 3]
-import { cpus } from 'node:os';
 import { intFlag } from './flags.ts';
-import { markdown } from './report.ts';
+import { hostMachine, markdown } from './report.ts';
 import { consoleSection } from './sections/console-section.ts';
 
 const seconds = intFlag('--seconds', 5, 120);
 const repeats = intFlag('--repeats', 3, 20);
 const result = await consoleSection(seconds, repeats);
-const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, redis: '-', etcd: '-' };
+const machine = { ...hostMachine(), redis: '-', etcd: '-' };
 console.log(markdown({ machine, date: new Date().toISOString(), seconds, repeats, setup: {}, console: result }));

@@ -1,10 +1,16 @@
 // Turns the sections' results into the markdown tables printed by `npm run bench` (and saved
 // next to the JSON in bench/results/), with the issue's targets checked against them.
+import { cpus } from 'node:os';
 import type { ConsoleResult } from './sections/console-section.ts';
 import type { FailoverResult, Spread } from './sections/failover-section.ts';
 import type { HandoverRow } from './sections/handover-section.ts';
 import type { PairsRow } from './sections/pairs-section.ts';
 import type { SessionsResult } from './sections/sessions-section.ts';
+
+/** This machine as every benchmark's results name it. */
+export function hostMachine(): { cores: number; cpu: string; node: string } {
+  return { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version };
+}
 
 export interface BenchResults {
   machine: { cores: number; cpu: string; node: string; redis: string; etcd: string };

@@ -12,10 +12,9 @@
 //        [--repeats 3] [--sessions 10000] [--cpu-prof <dir>: profile every baton child]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
 import { batonProfile, startBaton } from './baton-process.ts';
 import { intFlag, listFlag, stringFlag } from './flags.ts';
-import { type BenchResults, markdown } from './report.ts';
+import { type BenchResults, hostMachine, markdown } from './report.ts';
 import { consoleSection } from './sections/console-section.ts';
 import { failoverSection } from './sections/failover-section.ts';
 import { handoverSection } from './sections/handover-section.ts';
@@ -44,7 +43,7 @@ const sideBySide = only.includes('pairs') || only.includes('handover');
 if (sideBySide) ensureDebianServers();
 const results: BenchResults = {
   machine: {
-    cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version,
+    ...hostMachine(),
     redis: sideBySide ? firstLine('redis-server') : '-', etcd: sideBySide ? firstLine('etcd') : '-',
   },
   date: new Date().toISOString(), seconds, repeats,
