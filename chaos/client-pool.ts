@@ -51,7 +51,7 @@ export class ClientPool {
     child.kill('SIGKILL');
     const t = now();
     await group.exited;
-    this.markKilled(group, this.killedAt(group, t));
+    this.markKilled(group, t);
     return `${group.id}#${group.incarnation}`;
   }
 
@@ -78,26 +78,23 @@ export class ClientPool {
         if (g.child === undefined || g.child.exitCode !== null || g.child.signalCode !== null) return;
         g.child.kill('SIGKILL');
         await g.exited;
-        this.markKilled(g, this.killedAt(g, t));
+        this.markKilled(g, t);
       }),
     );
   }
 
   /**
-   * When to stamp the kill: `t` (taken just after kill()) or, if later, the latest event the dying
-   * process stamped before it died (a grant microseconds after `t` would otherwise open a hold
-   * that nothing closes). Called once it has exited, when all its IPC messages are in.
+   * Records a `killed` event for each of the group's clients, stamped `t` (taken just after
+   * kill()) or, if later, the latest event the dying process stamped before it died (a grant
+   * microseconds after `t` would otherwise open a hold that nothing closes). Called once it has
+   * exited, when all its IPC messages are in.
    */
-  private killedAt(group: Group, t: number): number {
-    const clients = new Set(group.clients);
-    let latest = t;
-    for (const e of this.events) if (clients.has(e.client) && e.t > latest) latest = e.t;
-    return latest;
-  }
-
   private markKilled(group: Group, t: number): void {
+    const clients = new Set(group.clients);
+    let killedAt = t;
+    for (const e of this.events) if (clients.has(e.client) && e.t > killedAt) killedAt = e.t;
     for (const client of group.clients) {
-      this.events.push({ kind: 'killed', t, client });
+      this.events.push({ kind: 'killed', t: killedAt, client });
       this.holding.delete(client);
     }
   }
