@@ -3,7 +3,7 @@
 // batches (`ev`) are the hot path and carry events as small arrays, checked by hand where they
 // are applied. Tokens travel as decimal strings (a u64 does not fit a JSON number).
 import { z } from 'zod';
-import type { FailoverView, NodePhase, ReplicationLag } from '../ops/api-types.ts';
+import type { FailoverView, NodePhase, Protocol, ReplicationLag } from '../ops/api-types.ts';
 import { MAX_TOKEN } from '../tokens/token-source.ts';
 
 const phase = z.enum(['discovering', 'syncing', 'standby', 'promoting', 'active', 'handing-off']);
@@ -15,9 +15,9 @@ const failover = z.object({
 });
 
 /** Holder in a snapshot: [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs]. */
-export type SnapshotHolder = [string, number, string, 'keyed' | 'session', string, number, boolean, number, number];
+export type SnapshotHolder = [string, number, string, Protocol, string, number, boolean, number, number];
 /** Waiter in a snapshot, in queue order: [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs]. */
-export type SnapshotWaiter = [string, number, 'keyed' | 'session', string, number, boolean, number, number | null];
+export type SnapshotWaiter = [string, number, Protocol, string, number, boolean, number, number | null];
 
 const messages = z.discriminatedUnion('t', [
   z.object({ t: z.literal('hello'), id: z.string(), instance: z.string(), auth: z.string() }),

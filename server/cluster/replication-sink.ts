@@ -2,11 +2,10 @@
 // (a mirror that never advances on its own clock) and applies the event stream in order.
 // Leases count from when this node reads them, so a replicated lease never ends earlier here
 // than on the active. A batch that does not parse is a broken stream: the caller re-syncs.
+import type { Protocol } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { HandoverCause } from '../../lib/engine/lock-state.ts';
 import type { FailoverView, SnapshotMessage } from '../../lib/cluster/peer-messages.ts';
-
-type Proto = 'keyed' | 'session';
 
 export class ReplicationSink {
   /** Instance of the active this mirror follows; null before the first snapshot. */
@@ -94,7 +93,7 @@ function num(v: unknown): number {
   return v;
 }
 
-function proto(v: unknown): Proto {
+function proto(v: unknown): Protocol {
   if (v !== 'keyed' && v !== 'session') throw new Error('replicated event: expected a protocol');
   return v;
 }
