@@ -7,13 +7,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { now, type ResourceWrite, type WriteOutcome } from './history.ts';
 
-export interface WriteRequest {
-  lock: string;
-  client: string;
-  token: string;
-  expected: number;
-  value: number;
-}
+/** What a client asks to write: the recorded write's own fields, before the resource decides. */
+export type WriteRequest = Pick<ResourceWrite, 'lock' | 'client' | 'token' | 'expected' | 'value'>;
 
 export interface WriteReply {
   outcome: WriteOutcome;
