@@ -12,11 +12,13 @@
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { Claim } from '../../lib/engine/claim.ts';
 import type { FailoverCause } from '../../lib/ops/api-types.ts';
-
-export type HandoffCause = 'signal' | 'api-handoff' | 'priority-return';
+import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import { HOLD, SERVE } from '../routing.ts';
 import { type ClusterNode, type ClusterNodeDeps, redirectRoute } from './cluster-node.ts';
 import type { MeshPeer } from './peer-mesh.ts';
+
+/** What a handoff may be for: the causes its `handoff` message can carry. */
+export type HandoffCause = Extract<PeerMessage, { t: 'handoff' }>['cause'];
 
 export function follow(node: ClusterNode, d: ClusterNodeDeps, id: string): void {
   const peer = node.mesh.peers.get(id);
