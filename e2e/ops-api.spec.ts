@@ -72,9 +72,16 @@ test('force release by token frees only that holder, and the audit log keeps eve
   const ok = await request.post('/api/v1/locks/api-token/force-release', { headers: bearer, data: { token: first.token } });
   expect(ok.status()).toBe(200);
   expect((await request.get('/api/v1/locks/api-token')).status()).toBe(404);
-  const file = await readFile(join(baton.dataDir, 'audit.log'), 'utf8');
-  const entries = file.trim().split('\n').map((l) => JSON.parse(l) as { who: string; action: string; target: string; result: string });
-  expect(entries.filter((e) => e.target === 'api-token')).toMatchObject([
+  // The audit log is appended without waiting for the write: read it until its lines are whole.
+  const auditOf = async (target: string) => {
+    const file = await readFile(join(baton.dataDir, 'audit.log'), 'utf8');
+    try {
+      return file.trim().split('\n').map((l) => JSON.parse(l) as { who: string; action: string; target: string; result: string }).filter((e) => e.target === target);
+    } catch {
+      return 'a line still being written';
+    }
+  };
+  await expect.poll(() => auditOf('api-token'), { timeout: 5_000 }).toMatchObject([
     { who: 'bearer:admin', action: 'force-release', result: 'stale-token' },
     { who: 'bearer:admin', action: 'force-release', result: 'ok' },
   ]);
