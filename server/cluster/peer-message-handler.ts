@@ -36,7 +36,7 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
       node.sink.applySnapshot(m);
       // The block in use when this standby joined: stored and acknowledged like any later one.
       acceptCeiling(node, d, peer, m.ceiling);
-      node.failovers.splice(0, node.failovers.length, ...node.sink.failovers);
+      node.failovers.splice(0, node.failovers.length, ...m.failovers);
       node.syncedWith = m.instance;
       node.lastActiveInstance = m.instance;
       d.tokens.raiseFloor(node.knownCeiling());

@@ -5,15 +5,12 @@
 import type { Protocol } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { HandoverCause } from '../../lib/engine/lock-state.ts';
-import type { FailoverView, SnapshotMessage } from '../../lib/cluster/peer-messages.ts';
+import type { SnapshotMessage } from '../../lib/cluster/peer-messages.ts';
 
 export class ReplicationSink {
-  /** Instance of the active this mirror follows; null before the first snapshot. */
-  instance: string | null = null;
   appliedSeq = 0;
   /** Highest token seen in the stream (grants may be newer than the last ceiling message). */
   maxToken = 0n;
-  failovers: FailoverView[] = [];
 
   constructor(private readonly engine: LockEngine) {}
 
@@ -29,9 +26,7 @@ export class ReplicationSink {
     }
     const high = BigInt(m.highWater);
     if (high > this.maxToken) this.maxToken = high;
-    this.instance = m.instance;
     this.appliedSeq = m.seq;
-    this.failovers = m.failovers;
   }
 
   /** Applies one `ev` batch; throws on a malformed event (the stream is then re-synced). */
