@@ -3,15 +3,15 @@
 // batches (`ev`) are the hot path and carry events as small arrays, checked by hand where they
 // are applied. Tokens travel as decimal strings (a u64 does not fit a JSON number).
 import { z } from 'zod';
-import type { FailoverView, NodePhase, Protocol, ReplicationLag } from '../ops/api-types.ts';
+import { FAILOVER_CAUSES, type FailoverView, NODE_PHASES, type NodePhase, type Protocol, type ReplicationLag } from '../ops/api-types.ts';
 import { MAX_TOKEN } from '../tokens/token-source.ts';
 
-const phase = z.enum(['discovering', 'syncing', 'standby', 'promoting', 'active', 'handing-off']);
+const phase = z.enum(NODE_PHASES);
 /** A u64 in decimal (tokens, ceilings): 20 digits reach past u64, so the value is checked too. */
 const decimal = z.string().regex(/^[0-9]{1,20}$/).refine((v) => BigInt(v) <= MAX_TOKEN, 'above u64');
 const failover = z.object({
   at: z.number(), from: z.string().nullable(), to: z.string(), gapMs: z.number(),
-  cause: z.enum(['crash', 'signal', 'api-handoff', 'priority-return', 'split-brain']),
+  cause: z.enum(FAILOVER_CAUSES),
 });
 
 /** Holder in a snapshot: [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs]. */

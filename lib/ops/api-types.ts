@@ -7,7 +7,8 @@ import type { HandoverCause } from '../engine/lock-state.ts';
 export type Protocol = 'keyed' | 'session';
 export type NodeRole = 'active' | 'standby';
 /** What a node is doing about its role right now (a standby may be syncing, an active handing off). */
-export type NodePhase = 'discovering' | 'syncing' | 'standby' | 'promoting' | 'active' | 'handing-off';
+export const NODE_PHASES = ['discovering', 'syncing', 'standby', 'promoting', 'active', 'handing-off'] as const;
+export type NodePhase = (typeof NODE_PHASES)[number];
 export type DaemonState = 'starting' | 'serving' | 'draining';
 export type { HandoverCause };
 export const HANDOVER_CAUSES: readonly HandoverCause[] = ['release', 'disconnect', 'expiry', 'force-release'];
@@ -87,7 +88,8 @@ export interface NodeView {
 }
 
 /** priority-return: a higher-priority node came back, synced, and took over by a graceful handoff. */
-export type FailoverCause = 'crash' | 'signal' | 'api-handoff' | 'priority-return' | 'split-brain';
+export const FAILOVER_CAUSES = ['crash', 'signal', 'api-handoff', 'priority-return', 'split-brain'] as const;
+export type FailoverCause = (typeof FAILOVER_CAUSES)[number];
 
 export interface FailoverView {
   at: number;
