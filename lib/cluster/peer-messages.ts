@@ -20,7 +20,8 @@ export type SnapshotHolder = [string, number, string, Protocol, string, number, 
 export type SnapshotWaiter = [string, number, Protocol, string, number, boolean, number, number | null];
 
 const messages = z.discriminatedUnion('t', [
-  z.object({ t: z.literal('hello'), id: z.string(), instance: z.string(), auth: z.string() }),
+  /** The first message each way, sent only once TLS has authenticated both sides: `id` must be the dialler's PSK identity. */
+  z.object({ t: z.literal('hello'), id: z.string(), instance: z.string() }),
   z.object({
     t: z.literal('status'), id: z.string(), instance: z.string(), phase,
     /** The node this one takes as active (itself when active) while it hears it; null when none is heard. */
@@ -57,7 +58,7 @@ const messages = z.discriminatedUnion('t', [
   z.object({ t: z.literal('handoff'), seq: z.number(), pausedMs: z.number(), cause: z.enum(['signal', 'api-handoff', 'priority-return']) }),
   z.object({ t: z.literal('promoted'), instance: z.string() }),
   z.object({ t: z.literal('handoff-refused') }),
-  /** Instead of a hello: this node will not link with the dialer (wrong admin token, or its id is already linked). */
+  /** After the hello: this node will not link with the dialer (its id is already linked; 'auth' is a failed TLS handshake, never sent). */
   z.object({ t: z.literal('refused'), reason: z.enum(['auth', 'duplicate']) }),
   z.object({ t: z.literal('admin'), req: z.number(), who: z.string(), op: z.unknown() }),
   z.object({ t: z.literal('admin-result'), req: z.number(), result: z.unknown() }),

@@ -14,6 +14,7 @@ import type { ClusterView, FailoverCause, FailoverView, NodePhase, NodeRole } fr
 import type { AdminOp, AdminResult } from '../daemon-facade.ts';
 import { HOLD, type Route, sameRoute } from '../routing.ts';
 import { formatAddress } from '../../lib/client/address.ts';
+import { CeilingGuard } from './ceiling-guard.ts';
 import { ClusterAdmin } from './cluster-admin.ts';
 import { handlePeerMessage } from './peer-message-handler.ts';
 import { type MeshPeer, PeerMesh } from './peer-mesh.ts';
@@ -83,6 +84,8 @@ export class ClusterNode implements ClusterBackend {
   readonly priority: number;
   readonly statuses = new Map<string, StatusMessage>();
   readonly admin: ClusterAdmin;
+  /** Every ceiling a peer sends passes here before it raises anything (ceiling-guard.ts). */
+  readonly ceilings: CeilingGuard;
   /** Until then, the node only listens (start-up, and after this process was frozen). Set at start(). */
   discoverUntil = 0;
   /** When the last decision ran (a longer gap than the peer timeout means this process was frozen). Set at start(). */
@@ -114,6 +117,7 @@ export class ClusterNode implements ClusterBackend {
     this.hbMs = Math.max(20, Math.min(250, Math.floor(peerTimeoutMs / 5)));
     this.sink = new ReplicationSink(d.engine);
     this.admin = new ClusterAdmin(this, d);
+    this.ceilings = new CeilingGuard({ own: () => this.knownCeiling(), now: () => d.clock.now(), logger: d.logger });
     this.source = new ReplicationSource({
       engine: d.engine, clock: d.clock, instanceId: d.instanceId, ackTimeoutMs: peerTimeoutMs,
       ceiling: () => this.knownCeiling(), failovers: () => this.failovers,

@@ -1,13 +1,15 @@
 // The peer links of one node: a listener on its peer port and one connection per other node.
-// The lower-priority node of each pair dials (and re-dials every 150 ms while it is down); the
-// first message each way is a hello that names the node and proves it knows the cluster's
-// admin token (an HMAC, never the token itself). Everything after that goes to the node.
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+// The lower-priority node of each pair dials (and re-dials every 150 ms while it is down). Each
+// link is TLS 1.3 with a key derived from the cluster's admin token (peer-tls.ts): nothing of
+// the cluster is sent either way before the handshake has proved that both sides hold the key.
+// Then each side sends a hello naming its process (its node id must be the PSK identity the
+// dialler proved); everything after that goes to the node.
+import type { Server, TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import { MAX_PEER_LINE, PeerLink } from './peer-link.ts';
+import { createPeerTlsServer, dialPeerTls, isKeyMismatch, peerKey } from './peer-tls.ts';
 
 const REDIAL_MS = 150;
 
@@ -42,13 +44,25 @@ export class PeerMesh {
   private readonly selfPriority: number;
   private readonly dialTimers = new Set<NodeJS.Timeout>();
   private stopped = false;
+  /** The PSK of each node id (this node's own: what it dials with). */
+  private readonly keys = new Map<string, Buffer>();
 
   constructor(private readonly o: MeshOptions) {
     this.selfPriority = o.peers.findIndex((p) => p.id === o.selfId);
     o.peers.forEach((config, priority) => {
+      this.keys.set(config.id, peerKey(o.adminToken, config.id));
       if (config.id !== o.selfId) this.peers.set(config.id, { config, priority, link: null, lastSeen: Number.NEGATIVE_INFINITY });
     });
-    this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
+    this.server = createPeerTlsServer({
+      // Only the other nodes of the cluster may dial in (not this node's own id).
+      keyFor: (identity) => (this.peers.has(identity) ? (this.keys.get(identity) ?? null) : null),
+      handshakeTimeoutMs: o.connectTimeoutMs,
+      onSecure: (socket, identity) => this.accept(socket, identity),
+      onHandshakeError: (err, identity, from) => {
+        if (identity !== null && this.peers.has(identity) && isKeyMismatch(err)) this.noteRefusal(identity, 'auth', 'refused', from);
+        else this.noteStranger(from, identity, err.code ?? err.message);
+      },
+    });
   }
 
   async start(): Promise<void> {
@@ -119,28 +133,31 @@ export class PeerMesh {
     this.o.logger.error({ peer, from, reason }, `peer link ${direction} ${peer}: ${why}`);
   }
 
-  private proof(id: string): string {
-    return createHmac('sha256', this.o.adminToken).update(`baton-peer-v1:${id}`).digest('hex');
-  }
+  private readonly strangerLoggedAt = new Map<string, number>();
 
-  private helloOk(id: string, auth: string): boolean {
-    const want = Buffer.from(this.proof(id));
-    const got = Buffer.from(auth);
-    return want.length === got.length && timingSafeEqual(want, got);
+  /** Not a node of this cluster (a port scan, an old-style plain-text hello, a replay): a warning, at most every 10 s per address. */
+  private noteStranger(from: string | undefined, identity: string | null, why: string): void {
+    const now = this.o.now();
+    const key = from ?? '?';
+    if (now - (this.strangerLoggedAt.get(key) ?? Number.NEGATIVE_INFINITY) < 10_000) return;
+    if (this.strangerLoggedAt.size > 1000) this.strangerLoggedAt.clear();
+    this.strangerLoggedAt.set(key, now);
+    this.o.logger.warn({ from, identity, why }, 'peer link refused: not a TLS-PSK handshake from a node of this cluster');
   }
 
   private hello(): PeerMessage {
-    return { t: 'hello', id: this.o.selfId, instance: this.o.selfInstance, auth: this.proof(this.o.selfId) };
+    return { t: 'hello', id: this.o.selfId, instance: this.o.selfInstance };
   }
 
   private dial(peer: MeshPeer): void {
     if (this.stopped) return;
-    const socket = connect({ host: peer.config.host, port: peer.config.peerPort });
+    const socket = dialPeerTls(peer.config.host, peer.config.peerPort, this.o.selfId, this.keys.get(this.o.selfId) as Buffer);
     let connected = false;
     // A host that is gone (powered off, black-holed) never answers a SYN: give up and dial again
     // rather than wait for the kernel's retries (minutes), so a node that comes back is found at once.
+    // The same bound covers the TLS handshake.
     socket.setTimeout(this.o.connectTimeoutMs, () => socket.destroy());
-    socket.once('connect', () => {
+    socket.once('secureConnect', () => {
       connected = true;
       socket.setTimeout(0);
       if (this.stopped) {
@@ -149,7 +166,11 @@ export class PeerMesh {
       }
       this.handshake(socket, peer.config.id);
     });
-    socket.once('error', () => socket.destroy());
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      // The listener would not complete the handshake with our key: it holds another admin token.
+      if (!connected && isKeyMismatch(err)) this.noteRefusal(peer.config.id, 'auth', 'refused by', peer.config.host);
+      socket.destroy();
+    });
     // Refused or unreachable: try again. Once connected, the link's own close re-dials.
     socket.once('close', () => {
       if (!connected) this.redial(peer);
@@ -165,16 +186,19 @@ export class PeerMesh {
     this.dialTimers.add(timer);
   }
 
-  private accept(socket: Socket): void {
+  private accept(socket: TLSSocket, identity: string): void {
     if (this.stopped) {
       socket.destroy();
       return;
     }
-    this.handshake(socket, null);
+    this.handshake(socket, identity, false);
   }
 
-  /** Both sides send hello at once; `expected` is the id the dialer meant to reach. */
-  private handshake(socket: Socket, expected: string | null): void {
+  /**
+   * After the TLS handshake, both sides send hello at once. `expected` is the node id the other
+   * side must name: the one the dialler meant to reach, or the PSK identity the dialler proved.
+   */
+  private handshake(socket: TLSSocket, expected: string, dialed = true): void {
     let accepted: MeshPeer | null = null;
     // A peer answers its hello within a round trip; one that does not (a black hole on the way)
     // is dropped and dialled again soon, so a node that comes back is found within its discovery wait.
@@ -184,20 +208,14 @@ export class PeerMesh {
         if (accepted === null) {
           if (message.t === 'refused') {
             // The node we dialed will not have us: a different admin token, or another process runs as this node.
-            this.noteRefusal(expected ?? '?', message.reason, 'refused by', socket.remoteAddress);
+            this.noteRefusal(expected, message.reason, 'refused by', socket.remoteAddress);
             link.close(`refused by the peer (${message.reason})`);
             return;
           }
           const peer = message.t === 'hello' ? this.peers.get(message.id) : undefined;
-          if (message.t !== 'hello' || peer === undefined || (expected !== null && message.id !== expected)) {
+          if (message.t !== 'hello' || peer === undefined || message.id !== expected) {
             this.o.logger.warn({ from: socket.remoteAddress, id: message.t === 'hello' ? message.id : null }, 'peer link refused: not a hello from a node of this cluster');
             link.close('bad hello');
-            return;
-          }
-          if (!this.helloOk(message.id, message.auth)) {
-            this.noteRefusal(message.id, 'auth', 'refused', socket.remoteAddress);
-            link.send({ t: 'refused', reason: 'auth' });
-            link.close('wrong admin token');
             return;
           }
           // Another process already speaks for this node id and is alive: two processes run with
@@ -240,8 +258,8 @@ export class PeerMesh {
           accepted.link = null;
           this.o.onLinkDown(accepted, reason);
         }
-        const dialed = expected === null ? undefined : this.peers.get(expected);
-        if (dialed !== undefined && dialed.link === null) this.redial(dialed);
+        const peer = dialed ? this.peers.get(expected) : undefined;
+        if (peer !== undefined && peer.link === null) this.redial(peer);
       },
     });
     link.send(this.hello());

@@ -1,7 +1,7 @@
 // What a cluster node does with each message from a peer. Status heartbeats feed the
 // decisions (cluster-node.ts); replication messages go to the source (active) or the sink
 // (standby); handoff, admin and restore messages start their procedures.
-import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
+import type { PeerMessage, SnapshotMessage } from '../../lib/cluster/peer-messages.ts';
 import type { ClusterNode, ClusterNodeDeps } from './cluster-node.ts';
 import type { MeshPeer } from './peer-mesh.ts';
 
@@ -13,12 +13,13 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
       if (node.phase === 'active') node.noteRival(peer, m);
       const c = BigInt(m.ceiling);
       const known = m.known === undefined ? c : BigInt(m.known);
-      if (known > node.peerCeiling) node.peerCeiling = known;
+      // Neither is obeyed when more than a block above anything this node has seen (ceiling-guard.ts).
+      if (known > node.peerCeiling && node.ceilings.admit(known, id, 'status')) node.peerCeiling = known;
       // An active goes on above every range another node may have issued from: a rival active's
       // blocks (a healed partition; equal ceilings can still overlap, so even an equal one
       // counts), or what a standby knew before it followed this node (a node that was down
       // while this one started alone). raiseFloor only ever goes up.
-      if (node.phase === 'active' && c > d.tokens.highWater) {
+      if (node.phase === 'active' && c > d.tokens.highWater && node.ceilings.admit(c, id, 'status')) {
         d.logger.warn({ peer: id, ceiling: m.ceiling, was: d.tokens.highWater.toString() }, 'token floor raised above a range another node may have issued from');
         d.tokens.raiseFloor(c);
       }
@@ -31,8 +32,10 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
         node.fresh = false;
       }
       return;
-    case 'snapshot':
+    case 'snapshot': {
       if (node.following !== id) return;
+      // Its ceiling, its high water and every token in it: a lie in any would raise the floor.
+      if (!node.ceilings.admit(snapshotMax(m), id, 'snapshot', true)) return;
       node.sink.applySnapshot(m);
       // The block in use when this standby joined: stored and acknowledged like any later one.
       acceptCeiling(node, d, peer, m.ceiling);
@@ -45,10 +48,12 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
       node.mesh.send(peer, { t: 'ack', seq: m.seq });
       node.sendStatus();
       return;
+    }
     case 'ev':
       if (node.following !== id || node.syncedWith === null) return;
       try {
-        node.sink.applyBatch(m.seq, m.e);
+        // A grant's token above the bound makes the batch unreadable (and the stream re-sync).
+        node.sink.applyBatch(m.seq, m.e, node.ceilings.limit());
       } catch (err) {
         d.logger.error({ err, peer: id }, 'replication stream unreadable: re-syncing');
         node.requestSync(peer);
@@ -99,9 +104,23 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
 /** Stores a ceiling the active sent and acknowledges it once it is durable here. */
 function acceptCeiling(node: ClusterNode, d: ClusterNodeDeps, peer: MeshPeer, ceiling: string): void {
   const c = BigInt(ceiling);
+  // Not stored, not acknowledged: the active cuts this standby off after its ack timeout.
+  if (!node.ceilings.admit(c, peer.config.id, 'ceil')) return;
   if (c > node.seenCeiling) node.seenCeiling = c;
   d.persistCeiling(c).then(
     () => node.mesh.send(peer, { t: 'ceil-ack', ceiling }),
     (err: unknown) => d.logger.error({ err }, 'could not store a token ceiling from the active node'),
   );
+}
+
+/** The highest ceiling or token a snapshot names. */
+function snapshotMax(m: SnapshotMessage): bigint {
+  let max = BigInt(m.ceiling);
+  const high = BigInt(m.highWater);
+  if (high > max) max = high;
+  for (const h of m.holders) {
+    const t = BigInt(h[2]);
+    if (t > max) max = t;
+  }
+  return max;
 }

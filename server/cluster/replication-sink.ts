@@ -29,18 +29,23 @@ export class ReplicationSink {
     this.appliedSeq = m.seq;
   }
 
-  /** Applies one `ev` batch; throws on a malformed event (the stream is then re-synced). */
-  applyBatch(seq: number, events: unknown[][]): void {
-    for (const e of events) this.apply(e);
+  /**
+   * Applies one `ev` batch; throws on a malformed event, or a grant whose token is above
+   * `maxToken` (more than a block above anything this node has seen: see ceiling-guard.ts).
+   * The stream is then re-synced.
+   */
+  applyBatch(seq: number, events: unknown[][], maxToken: bigint): void {
+    for (const e of events) this.apply(e, maxToken);
     this.appliedSeq = seq;
   }
 
-  private apply(e: unknown[]): void {
+  private apply(e: unknown[], maxToken: bigint): void {
     const lock = str(e[1]);
     const claimId = num(e[2]);
     switch (e[0]) {
       case 'g': {
         const token = BigInt(str(e[3]));
+        if (token > maxToken) throw new Error(`replicated grant with token ${token} above the bound ${maxToken}`);
         if (token > this.maxToken) this.maxToken = token;
         const leaseMs = num(e[6]);
         this.engine.replicaGrant({

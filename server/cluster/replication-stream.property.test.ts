@@ -8,7 +8,7 @@ import { expect, it } from 'vitest';
 import type { ClaimOwner } from '../../lib/engine/claim.ts';
 import { FakeClock } from '../../lib/engine/clock.ts';
 import { LockEngine } from '../../lib/engine/lock-engine.ts';
-import { BlockTokenSource, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
+import { BlockTokenSource, MAX_TOKEN, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
 import { decodePeerMessage, type PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import { ReplicationSource, type StandbyLink } from './replication-source.ts';
 import { ReplicationSink } from './replication-sink.ts';
@@ -68,7 +68,7 @@ it('a standby fed through the wire encoding mirrors the active, and serves on af
           if (!d.ok) throw new Error(d.error);
           const m = d.message;
           if (m.t === 'snapshot') sink.applySnapshot(m);
-          else if (m.t === 'ev') sink.applyBatch(m.seq, m.e as unknown[][]);
+          else if (m.t === 'ev') sink.applyBatch(m.seq, m.e as unknown[][], MAX_TOKEN);
         }
       };
       const claims = () => [...a.allLocks()].flatMap((l) => {

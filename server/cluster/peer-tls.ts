@@ -1,0 +1,69 @@
+// The peer links' transport: TLS 1.3 with a pre-shared key (RFC 8446 external PSK, with an
+// (EC)DHE exchange, so each connection has fresh keys and a recorded one cannot be decrypted
+// later even by someone who learns the token). The key is derived from the cluster's admin
+// token with HKDF and the dialling node's id (its PSK identity): a node proves it knows the
+// token without sending it or anything derived from it that could be replayed, and the
+// listener only answers with anything cluster-related after the dialler has proved it.
+// Certificates are not used: every node already shares the admin token, and a second secret
+// to distribute would only be another way to misconfigure a cluster.
+import { hkdfSync } from 'node:crypto';
+import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
+
+/** Both suites hash with SHA-256, which external PSKs use in OpenSSL; both are AEAD. */
+const CIPHERS = 'TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256';
+const SALT = 'baton-peer-link';
+const LABEL = 'baton peer tls1.3 psk v2';
+
+/** The PSK of node `id`: HKDF-SHA256 of the admin token, never the token itself. */
+export function peerKey(adminToken: string, id: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', adminToken, SALT, `${LABEL}\0${id}`, 32));
+}
+
+export interface PeerTlsServerOptions {
+  /** The key for a dialler claiming `identity`, or null (not a node of this cluster). */
+  keyFor(identity: string): Buffer | null;
+  handshakeTimeoutMs: number;
+  /** A connection whose TLS handshake completed: the dialler proved the key of `identity`. */
+  onSecure(socket: TLSSocket, identity: string): void;
+  /** A handshake failed; `identity` is what the dialler claimed (null when it never got that far). */
+  onHandshakeError(err: NodeJS.ErrnoException, identity: string | null, remote: string | undefined): void;
+}
+
+export function createPeerTlsServer(o: PeerTlsServerOptions): Server {
+  const claimed = new WeakMap<TLSSocket, string>();
+  const server = createServer({
+    minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3', ciphers: CIPHERS,
+    handshakeTimeout: o.handshakeTimeoutMs,
+    pskCallback: (socket, identity) => {
+      claimed.set(socket, identity);
+      return o.keyFor(identity);
+    },
+  }, (socket) => {
+    const identity = claimed.get(socket);
+    if (identity === undefined) {
+      socket.destroy(); // cannot happen: a PSK handshake always names its identity
+      return;
+    }
+    o.onSecure(socket, identity);
+  });
+  server.on('tlsClientError', (err, socket) => {
+    o.onHandshakeError(err, claimed.get(socket) ?? null, socket.remoteAddress);
+    socket.destroy();
+  });
+  return server;
+}
+
+/** Dials `host:port` as node `selfId`; 'secureConnect' fires once the listener has proved the key too. */
+export function dialPeerTls(host: string, port: number, selfId: string, key: Buffer): TLSSocket {
+  return connect({
+    host, port, minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3', ciphers: CIPHERS,
+    pskCallback: () => ({ psk: key, identity: selfId }),
+    // No certificate: the PSK authenticates the listener (its Finished message needs the key).
+    checkServerIdentity: () => undefined,
+  });
+}
+
+/** A TLS alert or a failed check of the key: the other side holds a different admin token. */
+export function isKeyMismatch(err: NodeJS.ErrnoException): boolean {
+  return typeof err.code === 'string' && err.code.startsWith('ERR_SSL_');
+}
