@@ -1,0 +1,156 @@
+// Peer meshes in one process on real loopback sockets, attacked from a raw socket: what a node
+// sends on its own gives a stranger nothing to replay, a recorded handshake replayed is not a
+// node, the old plain-text hello (with a valid HMAC) is refused, and a TLS client that proved
+// one node's key cannot name itself as another node.
+import { createHmac } from 'node:crypto';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
+import { encodePeerMessage } from '../../lib/cluster/peer-messages.ts';
+import { freePorts } from '../testing/free-ports.ts';
+import { type MeshPeer, PeerMesh } from './peer-mesh.ts';
+import { dialPeerTls, peerKey } from './peer-tls.ts';
+
+const TOKEN = 'peer-mesh-test-admin-token-0123456789abcdef';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const teardown: Array<() => Promise<void> | void> = [];
+
+afterEach(async () => {
+  for (const fn of teardown.splice(0).reverse()) await fn();
+});
+
+interface TestMesh {
+  mesh: PeerMesh;
+  /** Ids of the peers whose link came up, in order (one entry per link). */
+  ups: string[];
+  logs: Array<Record<string, unknown>>;
+}
+
+function peer(id: string, peerPort: number): PeerConfig {
+  return { id, host: '127.0.0.1', lockPort: 1, sessionPort: 2, peerPort, httpPort: 3 };
+}
+
+async function startMesh(selfId: string, peers: PeerConfig[], listenPort: number, adminToken = TOKEN): Promise<TestMesh> {
+  const ups: string[] = [];
+  const logs: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
+  const mesh = new PeerMesh({
+    selfId, selfInstance: `${selfId}-instance`, peers, listen: { host: '127.0.0.1', port: listenPort }, adminToken,
+    connectTimeoutMs: 500, peerTimeoutMs: 1_000, now: () => performance.now(), logger,
+    onMessage: () => {},
+    onLinkUp: (p: MeshPeer) => ups.push(p.config.id),
+    onLinkDown: () => {},
+  });
+  await mesh.start();
+  teardown.push(() => mesh.stop());
+  return { mesh, ups, logs };
+}
+
+/** Connects a raw TCP socket, writes `send` (if any), and collects what comes back for `ms`. */
+async function raw(port: number, send: Buffer | string | null, ms: number): Promise<{ got: Buffer; closed: boolean }> {
+  const socket = connect({ host: '127.0.0.1', port });
+  teardown.push(() => void socket.destroy());
+  const chunks: Buffer[] = [];
+  let closed = false;
+  socket.on('data', (b: Buffer) => chunks.push(b));
+  socket.on('error', () => {});
+  socket.on('close', () => (closed = true));
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  if (send !== null && send.length > 0) socket.write(send);
+  await sleep(ms);
+  return { got: Buffer.concat(chunks), closed };
+}
+
+/** A TCP forwarder to `target` that records what the dialling side sends. */
+async function recorder(target: number): Promise<{ port: number; fromDialer: Buffer[] }> {
+  const fromDialer: Buffer[] = [];
+  const sockets: Socket[] = [];
+  const server: Server = createServer((client) => {
+    const upstream = connect({ host: '127.0.0.1', port: target });
+    sockets.push(client, upstream);
+    client.on('data', (b: Buffer) => {
+      fromDialer.push(b);
+      upstream.write(b);
+    });
+    upstream.on('data', (b: Buffer) => client.write(b));
+    for (const [s, other] of [[client, upstream], [upstream, client]] as const) {
+      s.on('error', () => other.destroy());
+      s.on('close', () => other.destroy());
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  teardown.push(() => new Promise<void>((resolve) => {
+    for (const s of sockets) s.destroy();
+    server.close(() => resolve());
+  }));
+  return { port: (server.address() as { port: number }).port, fromDialer };
+}
+
+describe('peer links cannot be joined by replaying or forging', () => {
+  it('a node sends nothing on its own to a new connection, so there is nothing to replay to another node', async () => {
+    const [pa, pb, dead] = (await freePorts(3)) as [number, number, number];
+    await startMesh('a', [peer('a', pa), peer('b', pb)], pa);
+    // b cannot reach a (its entry for a points at a closed port), so any link to "a" on b is the attacker's.
+    const b = await startMesh('b', [peer('a', dead), peer('b', pb)], pb);
+    const captured = await raw(pa, null, 300);
+    await raw(pb, captured.got, 500);
+    expect(b.ups, 'links b accepted as a').toEqual([]);
+    expect(b.mesh.peers.get('a')?.link).toBeNull();
+    expect(captured.got.length, 'bytes a sent before the dialler proved anything').toBe(0);
+  });
+
+  it('a recorded handshake of a real node, replayed to the peer port, is not a node', async () => {
+    const [pa, pb] = (await freePorts(2)) as [number, number];
+    const a = await startMesh('a', [peer('a', pa), peer('b', pb)], pa);
+    const tap = await recorder(pa);
+    const b = await startMesh('b', [peer('a', tap.port), peer('b', pb)], pb);
+    await expect.poll(() => a.ups).toEqual(['b']);
+    await sleep(100); // the hello and whatever follows it are recorded too
+    await b.mesh.stop();
+    await expect.poll(() => a.mesh.peers.get('b')?.link ?? null).toBeNull();
+    const recorded = Buffer.concat(tap.fromDialer);
+    expect(recorded.length).toBeGreaterThan(0);
+    await raw(pa, recorded, 800);
+    expect(a.ups, 'links a accepted as b').toEqual(['b']);
+    expect(a.mesh.peers.get('b')?.link).toBeNull();
+  });
+
+  it('a plain TCP client sending the old hello, with a valid HMAC of the admin token, is refused and logged', async () => {
+    const [pa, pb] = (await freePorts(2)) as [number, number];
+    const a = await startMesh('a', [peer('a', pa), peer('b', pb)], pa);
+    const auth = createHmac('sha256', TOKEN).update('baton-peer-v1:b').digest('hex');
+    const reply = await raw(pa, `${JSON.stringify({ t: 'hello', id: 'b', instance: 'forged', auth })}\n`, 500);
+    expect(reply.closed, 'the connection is closed').toBe(true);
+    expect(reply.got.toString('latin1')).not.toContain('"t"');
+    expect(a.ups).toEqual([]);
+    expect(a.logs.filter((l) => l.msg === 'peer link refused: not a TLS-PSK handshake from a node of this cluster')).toHaveLength(1);
+  });
+
+  it('a dialler that proved the key of b but names itself c in its hello is refused', async () => {
+    const [pa, pb, pc] = (await freePorts(3)) as [number, number, number];
+    const a = await startMesh('a', [peer('a', pa), peer('b', pb), peer('c', pc)], pa);
+    const socket = dialPeerTls('127.0.0.1', pa, 'b', peerKey(TOKEN, 'b'));
+    teardown.push(() => void socket.destroy());
+    socket.on('error', () => {});
+    socket.resume();
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+    socket.write(encodePeerMessage({ t: 'hello', id: 'c', instance: 'forged' }));
+    await closed;
+    expect(a.ups).toEqual([]);
+    expect(a.logs.some((l) => l.msg === 'peer link refused: not a hello from a node of this cluster' && l.id === 'c')).toBe(true);
+  });
+
+  it('nodes with different admin tokens never link, and both record the refusal as auth', async () => {
+    const [pa, pb] = (await freePorts(2)) as [number, number];
+    const peers = [peer('a', pa), peer('b', pb)];
+    const a = await startMesh('a', peers, pa);
+    const b = await startMesh('b', peers, pb, 'another-admin-token-0123456789abcdef');
+    await expect.poll(() => a.mesh.refusal?.reason ?? null).toBe('auth');
+    await expect.poll(() => b.mesh.refusal?.reason ?? null).toBe('auth');
+    expect([a.ups, b.ups]).toEqual([[], []]);
+    expect(a.logs.some((l) => /^peer link refused b: the admin token differs/.test(String(l.msg)))).toBe(true);
+    expect(b.logs.some((l) => /^peer link refused by a: the admin token differs/.test(String(l.msg)))).toBe(true);
+  });
+});
