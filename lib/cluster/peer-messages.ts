@@ -19,6 +19,9 @@ export type SnapshotHolder = [string, number, string, Protocol, string, number, 
 /** Waiter in a snapshot, in queue order: [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs]. */
 export type SnapshotWaiter = [string, number, Protocol, string, number, boolean, number, number | null];
 
+const holder = z.tuple([z.string(), z.number(), decimal, z.enum(['keyed', 'session']), z.string(), z.number(), z.boolean(), z.number(), z.number()]);
+const waiter = z.tuple([z.string(), z.number(), z.enum(['keyed', 'session']), z.string(), z.number(), z.boolean(), z.number(), z.number().nullable()]);
+
 const messages = z.discriminatedUnion('t', [
   /** The first message each way, sent only once TLS has authenticated both sides: `id` must be the dialler's PSK identity. */
   z.object({ t: z.literal('hello'), id: z.string(), instance: z.string() }),
@@ -44,12 +47,16 @@ const messages = z.discriminatedUnion('t', [
     lags: z.record(z.string(), z.object({ events: z.number(), ms: z.number() })).optional(),
   }),
   z.object({ t: z.literal('sync') }),
+  /**
+   * A snapshot comes as `snapshot-part` lines (about 1 MiB each, so no line nears the peer line
+   * cap) and then this one, which names how many parts came before it; its own holders and
+   * waiters follow theirs (the source sends none here). The standby applies it whole.
+   */
   z.object({
     t: z.literal('snapshot'), instance: z.string(), seq: z.number(), ceiling: decimal, highWater: decimal,
-    holders: z.array(z.tuple([z.string(), z.number(), decimal, z.enum(['keyed', 'session']), z.string(), z.number(), z.boolean(), z.number(), z.number()])),
-    waiters: z.array(z.tuple([z.string(), z.number(), z.enum(['keyed', 'session']), z.string(), z.number(), z.boolean(), z.number(), z.number().nullable()])),
-    failovers: z.array(failover),
+    holders: z.array(holder), waiters: z.array(waiter), failovers: z.array(failover), parts: z.number().int().min(0),
   }),
+  z.object({ t: z.literal('snapshot-part'), holders: z.array(holder), waiters: z.array(waiter) }),
   z.object({ t: z.literal('ev'), seq: z.number(), e: z.array(z.array(z.unknown())) }),
   z.object({ t: z.literal('ack'), seq: z.number() }),
   z.object({ t: z.literal('ceil'), ceiling: decimal }),
@@ -68,6 +75,7 @@ const messages = z.discriminatedUnion('t', [
 export type PeerMessage = z.infer<typeof messages>;
 export type StatusMessage = Extract<PeerMessage, { t: 'status' }>;
 export type SnapshotMessage = Extract<PeerMessage, { t: 'snapshot' }>;
+export type SnapshotPartMessage = Extract<PeerMessage, { t: 'snapshot-part' }>;
 export type { FailoverView, NodePhase, ReplicationLag };
 
 export type DecodedPeerMessage = { ok: true; message: PeerMessage } | { ok: false; error: string };

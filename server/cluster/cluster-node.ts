@@ -277,6 +277,7 @@ export class ClusterNode implements ClusterBackend {
     // Do not send clients to a node this one just lost touch with (it may have died): hold them.
     if (this.following === peer.config.id && (this.phase === 'standby' || this.phase === 'syncing')) this.setRoute(HOLD);
     this.source.removeStandby(peer.config.id);
+    this.sink.dropSnapshot(peer.config.id);
     this.admin.forwarder.onLinkDown(peer.config.id);
     if (this.handoffWaiter?.peer === peer.config.id) this.handoffWaiter.resolve(false);
   }
@@ -343,6 +344,8 @@ export class ClusterNode implements ClusterBackend {
   requestSync(peer: MeshPeer): void {
     this.syncRequestedAt = this.d.clock.now();
     if (this.phase === 'standby') this.phase = 'syncing';
+    // Only the snapshot asked for now is buffered, and only from this peer (replication-sink.ts).
+    this.sink.expectSnapshot(peer.config.id);
     this.mesh.send(peer, { t: 'sync' });
   }
   promoteAfterLoss(): Promise<void> {

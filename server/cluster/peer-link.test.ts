@@ -4,7 +4,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
-import { PeerLink } from './peer-link.ts';
+import { MAX_PEER_LINE, PeerLink } from './peer-link.ts';
 
 let server: Server | null = null;
 const sockets: Socket[] = [];
@@ -57,6 +57,26 @@ describe('PeerLink', () => {
     const big = JSON.stringify({ t: 'admin-result', req: 1, result: 'y'.repeat(100_000) });
     client.write(`${big}\n`);
     await expect.poll(() => got.length).toBe(1);
+  });
+
+  it('cuts an authenticated peer off at the line cap (4 MiB), without waiting for the newline', async () => {
+    const { link, client, closedWith } = await pair();
+    link.maxLine = MAX_PEER_LINE;
+    const piece = '"'.repeat(64 * 1024);
+    let sent = 0;
+    let outcome = 'still open';
+    void closedWith.then((reason) => (outcome = reason));
+    // Up to 8 MiB of one unfinished line, a piece per turn, stopping once the link closes.
+    for (let turns = 0; outcome === 'still open' && turns < 2_000; turns++) {
+      if (sent < 8 * 1024 * 1024 && !client.destroyed) {
+        client.write(piece);
+        sent += piece.length;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(outcome).toBe('line too long');
+    client.destroy();
+    expect(sent, 'bytes written before the cut').toBeLessThan(8 * 1024 * 1024);
   });
 
   it('ends the link on a line that is not a message, and on a handler that throws', async () => {

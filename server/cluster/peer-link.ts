@@ -5,11 +5,11 @@ import type { Socket } from 'node:net';
 import { decodePeerMessage, encodePeerMessage, type PeerMessage } from '../../lib/cluster/peer-messages.ts';
 
 /**
- * A snapshot of a large lock table is one line (about 150 bytes a lock); 256 MiB bounds a broken
- * peer, not a real one, and stays well under V8's longest string. Before the hello is accepted
- * only a short line is taken, so an unauthenticated client cannot make the node buffer much.
+ * The longest line from an authenticated peer. No message comes near it: a snapshot is sent in
+ * parts of about 1 MiB, a replication batch is one event-loop turn of events. Before the hello
+ * is accepted only a short line is taken.
  */
-export const MAX_PEER_LINE = 256 * 1024 * 1024;
+export const MAX_PEER_LINE = 4 * 1024 * 1024;
 const MAX_HELLO_LINE = 4096;
 
 export interface PeerLinkEvents {
@@ -67,9 +67,12 @@ export class PeerLink {
     }
   }
 
-  /** Part of a line has arrived and the rest has not (a large snapshot on its way). */
+  /** Set while the parts of a snapshot arrive on this link (the handler sets it). */
+  assembling = false;
+
+  /** Part of a line, or part of a snapshot, has arrived and the rest has not (a large snapshot on its way). */
   get receiving(): boolean {
-    return this.partialLength > 0;
+    return this.partialLength > 0 || this.assembling;
   }
 
   bufferedBytes(): number {

@@ -32,11 +32,19 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
         node.fresh = false;
       }
       return;
+    case 'snapshot-part':
+      // Kept only while this node waits for the snapshot it asked this peer for.
+      if (node.following === id && node.sink.addPart(id, m) && peer.link !== null) peer.link.assembling = true;
+      return;
     case 'snapshot': {
+      if (peer.link !== null) peer.link.assembling = false;
       if (node.following !== id) return;
+      // Not the one asked for, or parts missing: the decision asks again.
+      const whole = node.sink.finishSnapshot(id, m);
+      if (whole === null) return;
       // Its ceiling, its high water and every token in it: a lie in any would raise the floor.
-      if (!node.ceilings.admit(snapshotMax(m), id, 'snapshot', true)) return;
-      node.sink.applySnapshot(m);
+      if (!node.ceilings.admit(snapshotMax(whole), id, 'snapshot', true)) return;
+      node.sink.applySnapshot(whole);
       // The block in use when this standby joined: stored and acknowledged like any later one.
       acceptCeiling(node, d, peer, m.ceiling);
       node.failovers.splice(0, node.failovers.length, ...m.failovers);
@@ -44,7 +52,7 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
       node.lastActiveInstance = m.instance;
       d.tokens.raiseFloor(node.knownCeiling());
       if (node.phase === 'syncing') node.phase = 'standby';
-      d.logger.info({ active: id, locks: m.holders.length, waiters: m.waiters.length, seq: m.seq }, 'synced from the active node');
+      d.logger.info({ active: id, locks: whole.holders.length, waiters: whole.waiters.length, seq: m.seq, parts: m.parts }, 'synced from the active node');
       node.mesh.send(peer, { t: 'ack', seq: m.seq });
       node.sendStatus();
       return;

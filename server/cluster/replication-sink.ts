@@ -5,14 +5,70 @@
 import type { Protocol } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { HandoverCause } from '../../lib/engine/lock-state.ts';
-import type { SnapshotMessage } from '../../lib/cluster/peer-messages.ts';
+import type { SnapshotHolder, SnapshotMessage, SnapshotPartMessage, SnapshotWaiter } from '../../lib/cluster/peer-messages.ts';
+
+/**
+ * Parts one snapshot may have. The source cuts them at about 1 MiB (SNAPSHOT_PART_CHARS), so
+ * this is about 1 GiB of lock table (some 7 million locks); with the 4 MiB line cap, what a
+ * peer can make a standby hold for one snapshot it asked for is bounded by it.
+ */
+export const MAX_SNAPSHOT_PARTS = 1024;
+
+interface IncomingSnapshot {
+  readonly from: string;
+  readonly holders: SnapshotHolder[];
+  readonly waiters: SnapshotWaiter[];
+  parts: number;
+}
 
 export class ReplicationSink {
   appliedSeq = 0;
   /** Highest token seen in the stream (grants may be newer than the last ceiling message). */
   maxToken = 0n;
+  /** The parts of the snapshot this node asked for, as they come; null when it is not waiting for one. */
+  private incoming: IncomingSnapshot | null = null;
 
   constructor(private readonly engine: LockEngine) {}
+
+  /** This node asked `from` for a snapshot: its parts are taken from now on (a new request starts over). */
+  expectSnapshot(from: string): void {
+    this.incoming = { from, holders: [], waiters: [], parts: 0 };
+  }
+
+  /** The link to `from` is gone: the parts so far are dropped. */
+  dropSnapshot(from: string): void {
+    if (this.incoming?.from === from) this.incoming = null;
+  }
+
+  /**
+   * One part from `from`: false when this node is not waiting for a snapshot from it (the part
+   * is not kept); throws past MAX_SNAPSHOT_PARTS (the link is then closed).
+   */
+  addPart(from: string, m: SnapshotPartMessage): boolean {
+    const s = this.incoming;
+    if (s === null || s.from !== from) return false;
+    if (++s.parts > MAX_SNAPSHOT_PARTS) {
+      this.incoming = null;
+      throw new Error(`snapshot of more than ${MAX_SNAPSHOT_PARTS} parts`);
+    }
+    for (const h of m.holders) s.holders.push(h);
+    for (const w of m.waiters) s.waiters.push(w);
+    return true;
+  }
+
+  /**
+   * The end of the snapshot from `from`: the whole of it (its parts' entries before its own),
+   * or null when it was not asked for or parts are missing.
+   */
+  finishSnapshot(from: string, end: SnapshotMessage): SnapshotMessage | null {
+    const s = this.incoming;
+    if (s === null || s.from !== from) return null;
+    this.incoming = null;
+    if (s.parts !== end.parts) return null;
+    for (const h of end.holders) s.holders.push(h);
+    for (const w of end.waiters) s.waiters.push(w);
+    return { ...end, holders: s.holders, waiters: s.waiters };
+  }
 
   applySnapshot(m: SnapshotMessage): void {
     this.engine.reset();

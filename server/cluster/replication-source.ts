@@ -17,6 +17,9 @@ export interface StandbyLink {
   bufferedBytes(): number;
 }
 
+/** The size a snapshot part is cut at (characters of JSON; a part ends with the entry that passes it). */
+export const SNAPSHOT_PART_CHARS = 1024 * 1024;
+
 /** A standby this far behind (stopped reading: paused, or its host is swapping) is cut off; it re-syncs when it is back. */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 
@@ -80,25 +83,31 @@ export class ReplicationSource {
     return this.streams.has(id);
   }
 
-  /** A standby asked for the state: the snapshot goes now, the stream follows it on the same link. */
+  /**
+   * A standby asked for the state: the snapshot goes now, in parts of about SNAPSHOT_PART_CHARS
+   * (all holders, then all waiters in queue order, as one list would have them), then its end;
+   * the stream follows it on the same link.
+   */
   addStandby(id: string, link: StandbyLink): void {
     this.flush();
     const now = this.o.clock.now();
-    const holders: SnapshotHolder[] = [];
-    const waiters: SnapshotWaiter[] = [];
+    const parts = new SnapshotParts(link);
     for (const lock of this.o.engine.allLocks()) {
       const h = lock.holder;
-      if (h !== null) {
-        holders.push([lock.name, h.id, h.token.toString(), h.protocol, h.client, h.leaseMs, h.sliding, Math.max(0, h.expiresAt - now), Math.max(0, now - h.grantedAt)]);
-      }
+      if (h === null) continue;
+      const holder: SnapshotHolder = [lock.name, h.id, h.token.toString(), h.protocol, h.client, h.leaseMs, h.sliding, Math.max(0, h.expiresAt - now), Math.max(0, now - h.grantedAt)];
+      parts.add('h', JSON.stringify(holder));
+    }
+    for (const lock of this.o.engine.allLocks()) {
       for (let w = lock.head; w !== null; w = w.next) {
         const remaining = w.waitDeadline === Number.POSITIVE_INFINITY ? null : Math.max(0, w.waitDeadline - now);
-        waiters.push([lock.name, w.id, w.protocol, w.client, w.leaseMs, w.sliding, Math.max(0, now - w.enqueuedAt), remaining]);
+        const waiter: SnapshotWaiter = [lock.name, w.id, w.protocol, w.client, w.leaseMs, w.sliding, Math.max(0, now - w.enqueuedAt), remaining];
+        parts.add('w', JSON.stringify(waiter));
       }
     }
     link.send({
       t: 'snapshot', instance: this.o.instanceId, seq: this.seq, ceiling: this.o.ceiling().toString(),
-      highWater: this.o.engine.tokenHighWater.toString(), holders, waiters, failovers: this.o.failovers(),
+      highWater: this.o.engine.tokenHighWater.toString(), holders: [], waiters: [], failovers: this.o.failovers(), parts: parts.end(),
     });
     this.streams.set(id, { id, link, sentSeq: this.seq, ackedSeq: this.seq, unacked: [], ceilingAcked: 0n });
     // A reservation waiting for acknowledgements now waits for this standby too: tell it.
@@ -213,6 +222,36 @@ export class ReplicationSource {
     if (!this.ceilingWaits.delete(wait)) return;
     clearTimeout(wait.timer);
     wait.resolve();
+  }
+}
+
+/** Cuts a snapshot's entries (already JSON) into `snapshot-part` lines. */
+class SnapshotParts {
+  private holders: string[] = [];
+  private waiters: string[] = [];
+  private chars = 0;
+  private sent = 0;
+
+  constructor(private readonly link: StandbyLink) {}
+
+  add(kind: 'h' | 'w', json: string): void {
+    (kind === 'h' ? this.holders : this.waiters).push(json);
+    this.chars += json.length + 1;
+    if (this.chars >= SNAPSHOT_PART_CHARS) this.cut();
+  }
+
+  /** Sends what is left; the number of parts sent. */
+  end(): number {
+    if (this.holders.length > 0 || this.waiters.length > 0) this.cut();
+    return this.sent;
+  }
+
+  private cut(): void {
+    this.link.sendRaw(`{"t":"snapshot-part","holders":[${this.holders.join(',')}],"waiters":[${this.waiters.join(',')}]}\n`);
+    this.holders = [];
+    this.waiters = [];
+    this.chars = 0;
+    this.sent++;
   }
 }
 

@@ -67,7 +67,12 @@ it('a standby fed through the wire encoding mirrors the active, and serves on af
           const d = decodePeerMessage(line);
           if (!d.ok) throw new Error(d.error);
           const m = d.message;
-          if (m.t === 'snapshot') sink.applySnapshot(m);
+          if (m.t === 'snapshot-part') expect(sink.addPart('a', m)).toBe(true);
+          else if (m.t === 'snapshot') {
+            const whole = sink.finishSnapshot('a', m);
+            if (whole === null) throw new Error('snapshot incomplete');
+            sink.applySnapshot(whole);
+          }
           else if (m.t === 'ev') sink.applyBatch(m.seq, m.e as unknown[][], MAX_TOKEN);
         }
       };
@@ -103,6 +108,7 @@ it('a standby fed through the wire encoding mirrors the active, and serves on af
           case 'join':
             if (!joined) {
               joined = true;
+              sink.expectSnapshot('a');
               source.addStandby('b', link);
             }
             break;
