@@ -1,8 +1,10 @@
 // A peer that holds the admin token (it passes the TLS-PSK handshake) but reports token
-// ceilings far above anything the node has seen: a status to an active, and a forged active's
-// ceil message, replicated grant and heartbeats to a standby. None of them raises the token
+// ceilings far above anything the node has seen: a status to an active, and, after a true
+// snapshot, a forged active's ceil message, replicated grant and heartbeats to a standby. None of them raises the token
 // floor; each is refused with an error line (rate-limited), and the node goes on granting low
 // tokens (before the bound, one status with 2^64-3 made the active issue the last tokens and exit).
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TLSSocket } from 'node:tls';
 import { connect } from 'node:net';
@@ -133,7 +135,7 @@ describe('a ceiling from an authenticated peer is bounded', () => {
     cluster.defer(closeForged);
 
     await waitFor(async () => (await b.cluster()).active === 'a', { timeoutMs: 10_000, what: 'b to follow the forged a' });
-    await waitFor(() => refusals(b, 'ceil').length > 0 && refusals(b, 'status').length > 0, { timeoutMs: 5_000, what: 'b to refuse the top ceilings' });
+    await waitFor(() => refusals(b, 'ceil').length > 0, { timeoutMs: 5_000, what: 'b to refuse the top ceiling' });
     await waitFor(() => b.logEntries().some((e) => e.msg === 'replication stream unreadable: re-syncing'), { timeoutMs: 5_000, what: 'b to refuse the top token' });
     await closeForged();
 
@@ -141,5 +143,25 @@ describe('a ceiling from an authenticated peer is bounded', () => {
     const after = await grant(b, 'ceiling/after');
     expect(after).toBeGreaterThan(before);
     expect(after, 'a token within the first blocks').toBeLessThan(1_000_000n);
+    // The heartbeats' ceiling is judged when the promotion would have used it.
+    expect(refusals(b, 'status').length).toBeGreaterThan(0);
+  });
+
+  it('a node with an empty data dir joins an active millions of tokens ahead without a refusal, and promotes above its tokens', { timeout: 40_000 }, async () => {
+    const cluster = await startCluster({ nodes: 2, start: [] });
+    const [a, b] = [cluster.node('a'), cluster.node('b')];
+    // a's data dir says tokens up to 5,000,000 were issued before (fifty blocks).
+    await mkdir(a.dataDir, { recursive: true });
+    await writeFile(join(a.dataDir, 'token-ceiling'), '5000000\n');
+    await a.start();
+    await waitFor(async () => (await a.cluster()).phase === 'active', { timeoutMs: 10_000, what: 'a to promote alone' });
+    await b.start();
+    await waitSettled(cluster, 'a');
+    const onA = await grant(a, 'ceiling/ahead');
+    expect(onA).toBeGreaterThan(5_000_000n);
+    await a.kill9();
+    await waitFor(async () => (await b.cluster()).phase === 'active', { timeoutMs: 10_000, what: 'b to promote' });
+    expect(await grant(b, 'ceiling/after-a')).toBeGreaterThan(onA);
+    expect(b.logEntries().filter((e) => /^peer ceiling refused/.test(String(e.msg)))).toEqual([]);
   });
 });

@@ -3,10 +3,15 @@
 // floor near the top of u64 ends the token sequence for good: the node exits on its next grant,
 // and every data dir the value reaches does the same on every restart. So a peer's ceiling is
 // only obeyed when it is at most one token block above anything this node has seen itself
-// (its own tokens and stored ceilings, and peer ceilings it accepted before): in the protocol a
-// ceiling moves one block per reservation. A node with no history at all (an empty data dir,
-// nothing accepted yet) takes the first snapshot of the active it follows as its history: it has
-// nothing to judge it by, and refusing would make it promote below the cluster's tokens.
+// (its own tokens and stored ceilings, and what it took from the active it follows): in the
+// protocol a ceiling moves one block per reservation. Checked where a value would raise the
+// floor or be stored, not where it is heard: a heartbeat's ceiling is only judged if a promotion
+// would use it, so a standby that comes back many blocks behind its active (and catches up from
+// the active's snapshot) logs nothing.
+//
+// The snapshot of the active a node follows, which it asked for, is taken as it is (`adopt`): it
+// is the node's history from then on. A node that was down for a while is any number of blocks
+// behind, and refusing would make it promote below the cluster's tokens.
 import type { Logger } from 'pino';
 
 /** One token block (lib/tokens BlockTokenSource's default size). */
@@ -33,14 +38,18 @@ export class CeilingGuard {
     return (own > this.accepted ? own : this.accepted) + CEILING_SLACK;
   }
 
+  /** A value from the snapshot of the active this node follows: its history from now on. */
+  adopt(value: bigint): void {
+    if (value > this.accepted) this.accepted = value;
+  }
+
   /**
    * Whether `value` from `peer` may be acted on; a refusal is logged (at most every 10 s per
-   * peer and message kind). `firstSnapshot`: the value is from the snapshot of the active this
-   * node follows, which a node with no history takes as it is.
+   * peer and message kind).
    */
-  admit(value: bigint, peer: string, what: string, firstSnapshot = false): boolean {
+  admit(value: bigint, peer: string, what: string): boolean {
     const limit = this.limit();
-    if (value <= limit || (firstSnapshot && this.accepted === 0n && this.d.own() === 0n)) {
+    if (value <= limit) {
       if (value > this.accepted) this.accepted = value;
       return true;
     }

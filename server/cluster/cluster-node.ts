@@ -98,8 +98,9 @@ export class ClusterNode implements ClusterBackend {
   private readonly rivals = new Set<string>();
   stopped = false;
   private route: Route | null = null;
-  /** The highest ceiling any peer has reported knowing of (see promotionFloor). */
+  /** The highest ceiling any peer has reported knowing of (see promotionFloor), and who reported it. */
   peerCeiling = 0n;
+  peerCeilingFrom = '';
   /** Ceilings the active this node follows now sent it (ceil messages, its snapshot). */
   seenCeiling = 0n;
   /**
@@ -215,7 +216,8 @@ export class ClusterNode implements ClusterBackend {
   /** Every ceiling this node has heard of, its peers' included: a promotion starts above it. */
   promotionFloor(): bigint {
     const c = this.knownCeiling();
-    return this.peerCeiling > c ? this.peerCeiling : c;
+    // A peer's word more than a block above all this node has seen is not obeyed (ceiling-guard.ts).
+    return this.peerCeiling > c && this.ceilings.admit(this.peerCeiling, this.peerCeilingFrom, 'status') ? this.peerCeiling : c;
   }
 
   // --- admin (cluster-admin.ts) ---

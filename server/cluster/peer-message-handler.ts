@@ -13,8 +13,12 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
       if (node.phase === 'active') node.noteRival(peer, m);
       const c = BigInt(m.ceiling);
       const known = m.known === undefined ? c : BigInt(m.known);
-      // Neither is obeyed when more than a block above anything this node has seen (ceiling-guard.ts).
-      if (known > node.peerCeiling && node.ceilings.admit(known, id, 'status')) node.peerCeiling = known;
+      // Judged when a promotion would use it (ClusterNode.promotionFloor), not here.
+      if (known > node.peerCeiling) {
+        node.peerCeiling = known;
+        node.peerCeilingFrom = id;
+      }
+      // Obeyed only when at most a block above anything this node has seen (ceiling-guard.ts).
       // An active goes on above every range another node may have issued from: a rival active's
       // blocks (a healed partition; equal ceilings can still overlap, so even an equal one
       // counts), or what a standby knew before it followed this node (a node that was down
@@ -42,8 +46,8 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
       // Not the one asked for, or parts missing: the decision asks again.
       const whole = node.sink.finishSnapshot(id, m);
       if (whole === null) return;
-      // Its ceiling, its high water and every token in it: a lie in any would raise the floor.
-      if (!node.ceilings.admit(snapshotMax(whole), id, 'snapshot', true)) return;
+      // The active's history becomes this node's: what the stream sends later is judged against it.
+      node.ceilings.adopt(snapshotMax(whole));
       node.sink.applySnapshot(whole);
       // The block in use when this standby joined: stored and acknowledged like any later one.
       acceptCeiling(node, d, peer, m.ceiling);
@@ -121,7 +125,7 @@ function acceptCeiling(node: ClusterNode, d: ClusterNodeDeps, peer: MeshPeer, ce
   );
 }
 
-/** The highest ceiling or token a snapshot names. */
+/** The highest ceiling or token a snapshot names (its ceiling, its high water, its holders' tokens). */
 function snapshotMax(m: SnapshotMessage): bigint {
   let max = BigInt(m.ceiling);
   const high = BigInt(m.highWater);
