@@ -120,11 +120,13 @@ describe('peer links cannot be joined by replaying or forging', () => {
     const [pa, pb] = (await freePorts(2)) as [number, number];
     const a = await startMesh('a', [peer('a', pa), peer('b', pb)], pa);
     const auth = createHmac('sha256', TOKEN).update('baton-peer-v1:b').digest('hex');
-    const reply = await raw(pa, `${JSON.stringify({ t: 'hello', id: 'b', instance: 'forged', auth })}\n`, 500);
+    const hello = `${JSON.stringify({ t: 'hello', id: 'b', instance: 'forged', auth })}\n`;
+    const reply = await raw(pa, hello, 500);
     expect(reply.closed, 'the connection is closed').toBe(true);
     expect(reply.got.toString('latin1')).not.toContain('"t"');
+    expect((await raw(pa, hello, 300)).closed, 'and again').toBe(true);
     expect(a.ups).toEqual([]);
-    expect(a.logs.filter((l) => l.msg === 'peer link refused: not a TLS-PSK handshake from a node of this cluster')).toHaveLength(1);
+    expect(a.logs.filter((l) => l.msg === 'peer link refused: not a TLS-PSK handshake from a node of this cluster'), 'one warning per address per 10 s').toHaveLength(1);
   });
 
   it('a dialler that proved the key of b but names itself c in its hello is refused', async () => {
@@ -140,6 +142,37 @@ describe('peer links cannot be joined by replaying or forging', () => {
     await closed;
     expect(a.ups).toEqual([]);
     expect(a.logs.some((l) => l.msg === 'peer link refused: not a hello from a node of this cluster' && l.id === 'c')).toBe(true);
+  });
+
+  it('a connection that never completes a handshake is closed after the connect timeout', async () => {
+    const [pa, pb] = (await freePorts(2)) as [number, number];
+    await startMesh('a', [peer('a', pa), peer('b', pb)], pa);
+    expect((await raw(pa, null, 250)).closed, 'still open at half the timeout').toBe(false);
+    expect((await raw(pa, null, 1_000)).closed, 'closed after it (500 ms)').toBe(true);
+  });
+
+  it('the listener has no key for its own id: a dialler naming it, even with the right key, is refused', async () => {
+    const [pa, pb] = (await freePorts(2)) as [number, number];
+    const a = await startMesh('a', [peer('a', pa), peer('b', pb)], pa);
+    const socket = dialPeerTls('127.0.0.1', pa, 'a', peerKey(TOKEN, 'a'));
+    teardown.push(() => void socket.destroy());
+    const failed = new Promise<string>((resolve) => {
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+      socket.once('secureConnect', () => resolve('connected'));
+    });
+    expect(await failed).toMatch(/^ERR_SSL_/);
+    expect(a.ups).toEqual([]);
+  });
+
+  it('links are TLS 1.3 with an AEAD suite', async () => {
+    const [pa, pb] = (await freePorts(2)) as [number, number];
+    await startMesh('a', [peer('a', pa), peer('b', pb)], pa);
+    const socket = dialPeerTls('127.0.0.1', pa, 'b', peerKey(TOKEN, 'b'));
+    teardown.push(() => void socket.destroy());
+    socket.on('error', () => {});
+    await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+    expect(socket.getProtocol()).toBe('TLSv1.3');
+    expect(['TLS_AES_128_GCM_SHA256', 'TLS_CHACHA20_POLY1305_SHA256']).toContain(socket.getCipher().name);
   });
 
   it('nodes with different admin tokens never link, and both record the refusal as auth', async () => {
