@@ -134,13 +134,22 @@ export class PeerMesh {
   }
 
   private readonly strangerLoggedAt = new Map<string, number>();
+  private strangerWindow = { start: Number.NEGATIVE_INFINITY, lines: 0 };
 
-  /** Not a node of this cluster (a port scan, an old-style plain-text hello, a replay): a warning, at most every 10 s per address. */
+  /**
+   * Not a node of this cluster (a port scan, an old-style plain-text hello, a replay): a warning,
+   * at most every 10 s per address and 10 per 10 s in all (many addresses must not flood the log).
+   */
   private noteStranger(from: string | undefined, identity: string | null, why: string): void {
     const now = this.o.now();
     const key = from ?? '?';
     if (now - (this.strangerLoggedAt.get(key) ?? Number.NEGATIVE_INFINITY) < 10_000) return;
-    if (this.strangerLoggedAt.size > 1000) this.strangerLoggedAt.clear();
+    if (now - this.strangerWindow.start >= 10_000) {
+      this.strangerWindow = { start: now, lines: 0 };
+      // At most 10 entries: one per line logged in the last window.
+      for (const [address, at] of this.strangerLoggedAt) if (now - at >= 10_000) this.strangerLoggedAt.delete(address);
+    }
+    if (++this.strangerWindow.lines > 10) return;
     this.strangerLoggedAt.set(key, now);
     this.o.logger.warn({ from, identity, why }, 'peer link refused: not a TLS-PSK handshake from a node of this cluster');
   }
@@ -164,7 +173,7 @@ export class PeerMesh {
         socket.destroy();
         return;
       }
-      this.handshake(socket, peer.config.id);
+      this.handshake(socket, peer.config.id, true);
     });
     socket.once('error', (err: NodeJS.ErrnoException) => {
       // The listener would not complete the handshake with our key: it holds another admin token.
@@ -198,7 +207,7 @@ export class PeerMesh {
    * After the TLS handshake, both sides send hello at once. `expected` is the node id the other
    * side must name: the one the dialler meant to reach, or the PSK identity the dialler proved.
    */
-  private handshake(socket: TLSSocket, expected: string, dialed = true): void {
+  private handshake(socket: TLSSocket, expected: string, dialed: boolean): void {
     let accepted: MeshPeer | null = null;
     // A peer answers its hello within a round trip; one that does not (a black hole on the way)
     // is dropped and dialled again soon, so a node that comes back is found within its discovery wait.
