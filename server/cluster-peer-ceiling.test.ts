@@ -121,6 +121,7 @@ describe('a ceiling from an authenticated peer is bounded', () => {
               send(socket, { t: 'ev', seq: 1, e: [['g', 'ceiling/evil', 1, TOP, 'keyed', '10.0.0.9:1', 30_000, false, null, null]] });
               statusOfA.known = TOP;
               statusOfA.ceiling = TOP;
+              send(socket, statusOfA);
             }, 300);
           }
         });
@@ -137,6 +138,7 @@ describe('a ceiling from an authenticated peer is bounded', () => {
     await waitFor(async () => (await b.cluster()).active === 'a', { timeoutMs: 10_000, what: 'b to follow the forged a' });
     await waitFor(() => refusals(b, 'ceil').length > 0, { timeoutMs: 5_000, what: 'b to refuse the top ceiling' });
     await waitFor(() => b.logEntries().some((e) => e.msg === 'replication stream unreadable: re-syncing'), { timeoutMs: 5_000, what: 'b to refuse the top token' });
+    await sleep(300); // a few heartbeats with the top ceiling
     await closeForged();
 
     await waitFor(async () => (await b.cluster()).phase === 'active', { timeoutMs: 10_000, what: 'b to promote once the forged a is gone' });
