@@ -30,6 +30,8 @@ export type ErrorName =
   | 'lock-timeout'
   | 'connection-lost'
   | 'client-closed'
+  | 'tokens-exhausted'
+  | 'storage-unavailable'
   | 'internal';
 
 export interface ErrorSpec {
@@ -48,6 +50,10 @@ export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
   'force-released': { sessionCode: 0x04, side: 'client', httpStatus: 409, message: 'force-released by an admin' },
   kicked: { sessionCode: 0x05, side: 'client', httpStatus: 409, message: 'removed from the queue by an admin' },
   'too-many-connections': { sessionCode: 0x06, side: 'server', httpStatus: 503, message: 'too many connections' },
+  // No grant can be made on this node: every u64 fencing token has been issued (for good), or the
+  // token ceiling cannot be written to the data dir (disk full, I/O error; grants resume by themselves).
+  'tokens-exhausted': { sessionCode: 0x07, side: 'server', httpStatus: 503, message: 'fencing tokens exhausted: this node can grant no more locks' },
+  'storage-unavailable': { sessionCode: 0x08, side: 'server', httpStatus: 503, message: 'storage unavailable: the token ceiling cannot be written to the data dir' },
   'io-timeout': { sessionCode: 0x02, side: 'client', httpStatus: 408, message: 'io timeout' },
   'unknown-op': { side: 'client', httpStatus: 400, message: 'unknown op' },
   'bad-key': { side: 'client', httpStatus: 400, message: 'bad key: 1 to 250 bytes of UTF-8 without whitespace or control characters' },

@@ -13,6 +13,7 @@ import { Claim, type ClaimOwner, type Protocol } from './claim.ts';
 import { NEVER } from './engine-core.ts';
 import type { HandoverCause, LockState } from './lock-state.ts';
 import { ReplicaOps } from './replica-ops.ts';
+import { TokensUnavailable } from '../tokens/token-source.ts';
 
 export { DETACHED_OWNER, type ReplicaGrant, type ReplicaWaiter } from './replica-ops.ts';
 
@@ -21,8 +22,25 @@ export type ForceReleaseResult =
   | { ok: false; reason: 'not-held' | 'stale-token'; holderToken: bigint | null };
 
 export class LockEngine extends ReplicaOps {
-  /** Locks that came free while handovers were held (see holdHandovers); null when they are not. */
-  private heldHandovers: Set<LockState> | null = null;
+  /**
+   * The grant gate: a grant (or handover) is made only while `clock.now() < openUntil`. It is
+   * the one check every path that grants goes through (acquire, and handOver for release,
+   * disconnect, lease expiry, force-release and a handoff called off), made with the clock read
+   * of the grant itself, so no order of timers and socket reads after a pause can get past it.
+   * +Infinity on a node that never gates (a single daemon: one comparison, nothing else);
+   * -Infinity while handovers are held. See setGrantWindow and server/cluster/role-lease.ts.
+   */
+  private openUntil = NEVER;
+  /** The window the cluster gave (setGrantWindow); +Infinity when it never did. */
+  private windowUntil = NEVER;
+  private handoversHeld = false;
+  /**
+   * Free locks with a queue that got no holder: the gate was shut, or no token could be issued
+   * (storage unavailable, u64 exhausted). Handed on by releaseHandovers / retryHeldGrants.
+   */
+  private readonly heldLocks = new Set<LockState>();
+  /** Why the last grant that needed a token could not be made, while that lasts (null once a token is issued again). */
+  private refusal: TokensUnavailable | null = null;
 
   private advancing = false;
 
@@ -35,13 +53,15 @@ export class LockEngine extends ReplicaOps {
     if (!(leaseMs > 0 && leaseMs < NEVER) || !(waitMs >= 0)) throw new RangeError(`bad lease ${leaseMs} or wait ${waitMs}`);
     this.catchUp();
     const now = this.clock.now();
+    const open = now < this.openUntil;
     const existing = this.locks.get(name);
-    // A token before any change: if none can be issued, the engine is left as it was.
-    const token = existing === undefined || existing.idle ? this.tokens.next() : 0n;
+    // A token before any change: if none can be issued, the engine is left as it was and the
+    // caller gets the TokensUnavailable (its client an error naming why).
+    const token = open && (existing === undefined || existing.idle) ? this.issue() : 0n;
     const lock = existing ?? this.addLock(name);
     const claim = new Claim(this.nextClaimId++, lock, owner, protocol, client, leaseMs, sliding, now, tag);
     if (sliding) claim.expiresAt = now + leaseMs;
-    if (lock.idle) {
+    if (open && lock.idle) {
       this.grant(lock, claim, now, null, token);
       // The owner may have ended the claim itself inside onGranted; then it is already handed on.
       if (!owner.onGranted(claim) && claim.state === 'holding') {
@@ -51,6 +71,8 @@ export class LockEngine extends ReplicaOps {
       return claim;
     }
     claim.waitDeadline = waitMs > 0 ? now + waitMs : NEVER;
+    // A free lock behind a shut gate: the request waits, and is granted when the gate opens.
+    if (lock.holder === null && lock.head === null) this.heldLocks.add(lock);
     lock.enqueue(claim);
     this.queued++;
     claim.due = Math.min(claim.waitDeadline, sliding ? claim.expiresAt : NEVER);
@@ -133,19 +155,62 @@ export class LockEngine extends ReplicaOps {
   /**
    * A node handing its role to a successor makes no new grant after its last replicated event:
    * a lock that comes free meanwhile (a session holder's connection closed) keeps its queue
-   * and no holder until releaseHandovers(), so no grant can be made that the successor never hears of.
+   * and no holder, and a request for a free lock waits, until releaseHandovers(), so no grant
+   * can be made that the successor never hears of. A node that was frozen holds them the same
+   * way until it knows whether it keeps its role.
    */
   holdHandovers(): void {
-    this.heldHandovers ??= new Set();
+    this.handoversHeld = true;
+    this.openUntil = Number.NEGATIVE_INFINITY;
   }
 
-  /** Handovers go on; locks that came free while they were held go to the head of their queue now (a handoff called off). */
+  /** Handovers go on (as far as the grant window allows); locks that came free meanwhile go to the head of their queue now. */
   releaseHandovers(): void {
-    const held = this.heldHandovers;
-    this.heldHandovers = null;
-    if (held === null) return;
+    this.handoversHeld = false;
+    this.openUntil = this.windowUntil;
+    this.retryHeldGrants();
+  }
+
+  /**
+   * Grants are made only while `clock.now() < until` (monotonic ms): the cluster's word that no
+   * peer can have taken the role over before then. A window that has passed shuts the gate by
+   * itself, with no call: that is the point. Widening it hands nothing on; releaseHandovers and
+   * retryHeldGrants do.
+   */
+  setGrantWindow(until: number): void {
+    this.windowUntil = until;
+    if (!this.handoversHeld) this.openUntil = until;
+  }
+
+  /** Whether a grant could be made now (the gate; not whether a token can be issued). */
+  grantsOpen(): boolean {
+    return this.clock.now() < this.openUntil;
+  }
+
+  /** Why grants that need a new token fail now, or null: the last issue failed and none has succeeded since. */
+  get tokenRefusal(): TokensUnavailable | null {
+    return this.refusal;
+  }
+
+  /** Free locks with waiters that are waiting for the gate or for a token. */
+  get heldGrantCount(): number {
+    return this.heldLocks.size;
+  }
+
+  /**
+   * Hands on the locks that came free while no grant could be made, if one can be made now.
+   * The daemon calls it when storage may be back (a timer while heldGrantCount > 0).
+   */
+  retryHeldGrants(): void {
+    if (this.heldLocks.size === 0) return;
+    this.catchUp();
     const now = this.clock.now();
-    for (const lock of held) if (lock.holder === null && this.locks.get(lock.name) === lock) this.handOver(lock, now);
+    if (!(now < this.openUntil)) return;
+    const held = [...this.heldLocks];
+    this.heldLocks.clear();
+    for (const lock of held) {
+      if (lock.holder === null && this.locks.get(lock.name) === lock) this.handOver(lock, now);
+    }
   }
 
   /** Runs every deadline that has come: lease expiries and wait timeouts. */
@@ -183,6 +248,18 @@ export class LockEngine extends ReplicaOps {
 
   // --- internals ---
 
+  /** A token, remembering why there was none (try/catch costs nothing on the path that does not throw). */
+  private issue(): bigint {
+    try {
+      const token = this.tokens.next();
+      if (this.refusal !== null) this.refusal = null;
+      return token;
+    } catch (err) {
+      if (err instanceof TokensUnavailable) this.refusal = err;
+      throw err;
+    }
+  }
+
   /** `token` is taken by the caller before it changes anything (see TokenSource.next: it may throw). */
   private grant(lock: LockState, claim: Claim, now: number, cause: HandoverCause | null, token: bigint): void {
     claim.token = token;
@@ -213,8 +290,8 @@ export class LockEngine extends ReplicaOps {
    * times out instead: it left the queue before the lock was there to take.
    */
   private handOver(lock: LockState, now: number): void {
-    if (this.heldHandovers !== null && lock.head !== null) {
-      this.heldHandovers.add(lock);
+    if (!(now < this.openUntil) && lock.head !== null) {
+      this.heldLocks.add(lock);
       return;
     }
     // What ended the last real holder: an undeliverable grant below must not hide it.
@@ -227,7 +304,16 @@ export class LockEngine extends ReplicaOps {
         this.timeOut(next, now);
         continue;
       }
-      const token = this.tokens.next();
+      let token: bigint;
+      try {
+        token = this.issue();
+      } catch (err) {
+        // No token (storage or u64): the lock stays free with its queue, nothing else changes;
+        // the release (or expiry, or disconnect) that freed it has happened all the same.
+        if (!(err instanceof TokensUnavailable)) throw err;
+        this.heldLocks.add(lock);
+        return;
+      }
       this.leaveQueue(next, false);
       this.grant(lock, next, now, endCause, token);
       // Delivered, or the owner ended the claim inside onGranted (which already handed the lock on).
