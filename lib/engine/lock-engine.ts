@@ -13,7 +13,7 @@ import { Claim, type ClaimOwner, type Protocol } from './claim.ts';
 import { NEVER } from './engine-core.ts';
 import type { HandoverCause, LockState } from './lock-state.ts';
 import { ReplicaOps } from './replica-ops.ts';
-import { TokensUnavailable } from '../tokens/token-source.ts';
+import { MAX_TOKEN, TokensUnavailable } from '../tokens/token-source.ts';
 
 export { DETACHED_OWNER, type ReplicaGrant, type ReplicaWaiter } from './replica-ops.ts';
 
@@ -192,6 +192,15 @@ export class LockEngine extends ReplicaOps {
     return this.refusal;
   }
 
+  /**
+   * Why this node grants nothing that needs a new token, for people (health, metrics, the
+   * dashboard): every u64 token is used, or the last try to store a block's ceiling failed.
+   */
+  grantRefusal(): TokensUnavailable['reason'] | null {
+    if (this.tokens.highWater >= MAX_TOKEN) return 'tokens-exhausted';
+    return this.refusal?.reason ?? null;
+  }
+
   /** Free locks with waiters that are waiting for the gate or for a token. */
   get heldGrantCount(): number {
     return this.heldLocks.size;
@@ -202,7 +211,18 @@ export class LockEngine extends ReplicaOps {
    * The daemon calls it when storage may be back (a timer while heldGrantCount > 0).
    */
   retryHeldGrants(): void {
-    if (this.heldLocks.size === 0) return;
+    if (this.heldLocks.size === 0) {
+      // Nobody waits, but the last save failed: try one now (a token skipped), so that health
+      // says when storage is back without waiting for a client to ask.
+      if (this.refusal?.reason === 'storage-unavailable' && this.grantsOpen()) {
+        try {
+          this.issue();
+        } catch (err) {
+          if (!(err instanceof TokensUnavailable)) throw err;
+        }
+      }
+      return;
+    }
     this.catchUp();
     const now = this.clock.now();
     if (!(now < this.openUntil)) return;
