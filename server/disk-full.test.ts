@@ -69,6 +69,9 @@ describe('a data dir whose disk fills up', () => {
     c.send('R held 1', 'R k2 2');
     expect(await c.take(2)).toEqual(['R held OK', 'R k2 OK']);
     expect(await health(daemon)).toMatchObject({ status: 'degraded', grants: 'storage-unavailable' });
+    // What the dashboard reads (its Totals card shows the reason).
+    const stats = await fetch(`http://127.0.0.1:${daemon.httpAddress.port}/api/v1/stats`);
+    expect(await stats.json()).toMatchObject({ grants: 'storage-unavailable' });
     expect(w.lines).toEqual([]);
     expect(daemon.engine.lock('held')?.holder).toBeNull();
 
