@@ -12,6 +12,17 @@ import { activeOf, startCluster, waitFor, waitSettled, type Cluster, type NodePr
 
 const ROUNDS = 20;
 const CONNECTIONS = 4;
+/**
+ * The stop must land while a runs a timer callback for the bug to show: Node then finishes that
+ * timer pass with its clock read from before the stop, defers the decision timer (not due by
+ * that clock), and polls the sockets first, where the buffered lines wait. An idle process is
+ * stopped in epoll_wait instead, which returns EINTR on SIGCONT, and its timers run first. So
+ * each round gives a one long timer callback to be stopped in: BURST leases fall due during a
+ * short stop (shorter than the peer timeout: nobody notices), and a is stopped for real a
+ * moment after it runs again, while its engine timer expires them all in one pass.
+ */
+const BURST = 2_000;
+const BURST_LEASE_MS = 300;
 
 interface RoundResult {
   round: number;
@@ -33,6 +44,10 @@ async function freeze(cluster: Cluster, node: NodeProcess): Promise<void> {
   await waitFor(() => /^\d+ \(.*\) T /.test(readFileSync(stat, 'utf8')), { timeoutMs: 2_000, intervalMs: 1, what: `node ${node.id} to be stopped` });
 }
 
+function sleepUntil(t: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, t - performance.now())));
+}
+
 /** A keyed connection to `node` that it has served (one grant and its release). */
 async function servedConnection(node: NodeProcess, cluster: Cluster, label: string): Promise<LineClient> {
   const client = await LineClient.open(node.ports.lock, '127.0.0.1', { timeoutMs: 5_000 });
@@ -50,6 +65,16 @@ async function round(cluster: Cluster, n: number): Promise<RoundResult> {
   const a = cluster.node('a');
   const key = `split/k${n}`;
   const clients = await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => servedConnection(a, cluster, `${n}-${i}`)));
+  const load = await LineClient.open(a.ports.lock, '127.0.0.1', { timeoutMs: 10_000 });
+  cluster.defer(() => load.close());
+  load.send(...Array.from({ length: BURST }, (_, i) => `A burst/${n}/${i} ${BURST_LEASE_MS / 1000} 0`));
+  await load.take(BURST);
+  const grantedAt = performance.now();
+  await sleepUntil(grantedAt + BURST_LEASE_MS - 50);
+  await freeze(cluster, a);
+  await sleepUntil(grantedAt + BURST_LEASE_MS + 100);
+  a.signal('SIGCONT');
+  await sleepUntil(performance.now() + 2);
   await freeze(cluster, a);
   for (const c of clients) c.send(`A ${key} 30 20`);
   // b (or c) takes over about one peer timeout after a's last message, and grants the key to its own holder.
@@ -74,6 +99,7 @@ async function round(cluster: Cluster, n: number): Promise<RoundResult> {
   });
   holder.send(`R ${key} ${successorToken}`);
   for (const c of clients) c.close();
+  load.close();
   // a takes the role back by priority once it has re-synced; the next round starts from there.
   await waitSettled(cluster, 'a', 15_000);
   holder.close();

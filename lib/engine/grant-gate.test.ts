@@ -123,6 +123,23 @@ describe('the grant gate after a freeze', () => {
     expect(engine.lock('free')).toBeUndefined();
   });
 
+  it('a reset (the node follows another) forgets the held locks: a later retry neither grants nor runs the mirror\'s deadlines', () => {
+    const { engine, clock, fixed } = pausedEngine();
+    fixed('x', new Owner(), 1_000);
+    fixed('x', new Owner());
+    clock.advance(2_500);
+    engine.advance();
+    expect(engine.heldGrantCount).toBe(1);
+    engine.reset();
+    expect(engine.heldGrantCount).toBe(0);
+    // The mirror now holds a replicated claim whose lease has run out here: only the active may end it.
+    engine.replicaGrant({ lock: 'x', claimId: 99, token: 50n, protocol: 'keyed', client: 'k', leaseMs: 100, sliding: false, handoverMs: null, handoverCause: null, remainingMs: 100, heldForMs: 0 });
+    clock.advance(500);
+    engine.setGrantWindow(clock.now() + 800);
+    engine.retryHeldGrants();
+    expect(engine.lock('x')?.holder?.token).toBe(50n);
+  });
+
   it('held handovers shut the gate for free locks too, and releasing them inside the window grants', () => {
     const { engine, clock, fixed } = engineFixture();
     engine.setGrantWindow(5_000);

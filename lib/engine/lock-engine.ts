@@ -182,6 +182,15 @@ export class LockEngine extends ReplicaOps {
     if (!this.handoversHeld) this.openUntil = until;
   }
 
+  /**
+   * Replaces the whole state (see ReplicaOps.reset): the held locks go with it, so that nothing
+   * held before a node followed another is handed on later, and a standby never advances.
+   */
+  override reset(): void {
+    this.heldLocks.clear();
+    super.reset();
+  }
+
   /** Whether a grant could be made now (the gate; not whether a token can be issued). */
   grantsOpen(): boolean {
     return this.clock.now() < this.openUntil;
