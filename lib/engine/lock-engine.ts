@@ -8,12 +8,14 @@
 // pops the stale deadline, the claim is re-filed under its real one. A heartbeat is O(1).
 //
 // State and the accessors live in engine-core.ts; the operations a standby mirrors the active
-// with (replicaGrant, ..., reset) in replica-ops.ts. This file is what clients and admins do.
+// with (replicaGrant, ..., reset) in replica-ops.ts; whether a grant may be made now (the
+// grant gate, held locks, tokens that could not be issued) in grant-gate.ts. This file is what
+// clients and admins do.
 import { Claim, type ClaimOwner, type Protocol } from './claim.ts';
 import { NEVER } from './engine-core.ts';
 import type { HandoverCause, LockState } from './lock-state.ts';
-import { ReplicaOps } from './replica-ops.ts';
-import { MAX_TOKEN, TokensUnavailable } from '../tokens/token-source.ts';
+import { GrantGate } from './grant-gate.ts';
+import { TokensUnavailable } from '../tokens/token-source.ts';
 
 export { DETACHED_OWNER, type ReplicaGrant, type ReplicaWaiter } from './replica-ops.ts';
 
@@ -21,27 +23,7 @@ export type ForceReleaseResult =
   | { ok: true; token: bigint; claim: Claim }
   | { ok: false; reason: 'not-held' | 'stale-token'; holderToken: bigint | null };
 
-export class LockEngine extends ReplicaOps {
-  /**
-   * The grant gate: a grant (or handover) is made only while `clock.now() < openUntil`. It is
-   * the one check every path that grants goes through (acquire, and handOver for release,
-   * disconnect, lease expiry, force-release and a handoff called off), made with the clock read
-   * of the grant itself, so no order of timers and socket reads after a pause can get past it.
-   * +Infinity on a node that never gates (a single daemon: one comparison, nothing else);
-   * -Infinity while handovers are held. See setGrantWindow and server/cluster/role-lease.ts.
-   */
-  private openUntil = NEVER;
-  /** The window the cluster gave (setGrantWindow); +Infinity when it never did. */
-  private windowUntil = NEVER;
-  private handoversHeld = false;
-  /**
-   * Free locks with a queue that got no holder: the gate was shut, or no token could be issued
-   * (storage unavailable, u64 exhausted). Handed on by releaseHandovers / retryHeldGrants.
-   */
-  private readonly heldLocks = new Set<LockState>();
-  /** Why the last grant that needed a token could not be made, while that lasts (null once a token is issued again). */
-  private refusal: TokensUnavailable | null = null;
-
+export class LockEngine extends GrantGate {
   private advancing = false;
 
   /**
@@ -152,96 +134,6 @@ export class LockEngine extends ReplicaOps {
     return true;
   }
 
-  /**
-   * A node handing its role to a successor makes no new grant after its last replicated event:
-   * a lock that comes free meanwhile (a session holder's connection closed) keeps its queue
-   * and no holder, and a request for a free lock waits, until releaseHandovers(), so no grant
-   * can be made that the successor never hears of. A node that was frozen holds them the same
-   * way until it knows whether it keeps its role.
-   */
-  holdHandovers(): void {
-    this.handoversHeld = true;
-    this.openUntil = Number.NEGATIVE_INFINITY;
-  }
-
-  /** Handovers go on (as far as the grant window allows); locks that came free meanwhile go to the head of their queue now. */
-  releaseHandovers(): void {
-    this.handoversHeld = false;
-    this.openUntil = this.windowUntil;
-    this.retryHeldGrants();
-  }
-
-  /**
-   * Grants are made only while `clock.now() < until` (monotonic ms): the cluster's word that no
-   * peer can have taken the role over before then. A window that has passed shuts the gate by
-   * itself, with no call: that is the point. Widening it hands nothing on; releaseHandovers and
-   * retryHeldGrants do.
-   */
-  setGrantWindow(until: number): void {
-    this.windowUntil = until;
-    if (!this.handoversHeld) this.openUntil = until;
-  }
-
-  /**
-   * Replaces the whole state (see ReplicaOps.reset): the held locks go with it, so that nothing
-   * held before a node followed another is handed on later, and a standby never advances.
-   */
-  override reset(): void {
-    this.heldLocks.clear();
-    super.reset();
-  }
-
-  /** Whether a grant could be made now (the gate; not whether a token can be issued). */
-  grantsOpen(): boolean {
-    return this.clock.now() < this.openUntil;
-  }
-
-  /** Why grants that need a new token fail now, or null: the last issue failed and none has succeeded since. */
-  get tokenRefusal(): TokensUnavailable | null {
-    return this.refusal;
-  }
-
-  /**
-   * Why this node grants nothing that needs a new token, for people (health, metrics, the
-   * dashboard): every u64 token is used, or the last try to store a block's ceiling failed.
-   */
-  grantRefusal(): TokensUnavailable['reason'] | null {
-    if (this.tokens.highWater >= MAX_TOKEN) return 'tokens-exhausted';
-    return this.refusal?.reason ?? null;
-  }
-
-  /** Free locks with waiters that are waiting for the gate or for a token. */
-  get heldGrantCount(): number {
-    return this.heldLocks.size;
-  }
-
-  /**
-   * Hands on the locks that came free while no grant could be made, if one can be made now.
-   * The daemon calls it when storage may be back (a timer while heldGrantCount > 0).
-   */
-  retryHeldGrants(): void {
-    if (this.heldLocks.size === 0) {
-      // Nobody waits, but the last save failed: try one now (a token skipped), so that health
-      // says when storage is back without waiting for a client to ask.
-      if (this.refusal?.reason === 'storage-unavailable' && this.grantsOpen()) {
-        try {
-          this.issue();
-        } catch (err) {
-          if (!(err instanceof TokensUnavailable)) throw err;
-        }
-      }
-      return;
-    }
-    this.catchUp();
-    const now = this.clock.now();
-    if (!(now < this.openUntil)) return;
-    const held = [...this.heldLocks];
-    this.heldLocks.clear();
-    for (const lock of held) {
-      if (lock.holder === null && this.locks.get(lock.name) === lock) this.handOver(lock, now);
-    }
-  }
-
   /** Runs every deadline that has come: lease expiries and wait timeouts. */
   advance(): void {
     // Owners may call back into the engine from onEnded/onGranted; a nested call must not
@@ -270,24 +162,12 @@ export class LockEngine extends ReplicaOps {
    * Runs deadlines that have passed but whose timer has not fired yet, so that no operation
    * sees a lease or a wait that is already over (a release after the lease end is STALE).
    */
-  private catchUp(): void {
+  protected catchUp(): void {
     const top = this.heap.peek();
     if (top !== undefined && top.due <= this.clock.now()) this.advance();
   }
 
   // --- internals ---
-
-  /** A token, remembering why there was none (try/catch costs nothing on the path that does not throw). */
-  private issue(): bigint {
-    try {
-      const token = this.tokens.next();
-      if (this.refusal !== null) this.refusal = null;
-      return token;
-    } catch (err) {
-      if (err instanceof TokensUnavailable) this.refusal = err;
-      throw err;
-    }
-  }
 
   /** `token` is taken by the caller before it changes anything (see TokenSource.next: it may throw). */
   private grant(lock: LockState, claim: Claim, now: number, cause: HandoverCause | null, token: bigint): void {
@@ -318,7 +198,7 @@ export class LockEngine extends ReplicaOps {
    * A waiter whose deadline had passed when the lock came free (advance() had not run yet)
    * times out instead: it left the queue before the lock was there to take.
    */
-  private handOver(lock: LockState, now: number): void {
+  protected handOver(lock: LockState, now: number): void {
     if (!(now < this.openUntil) && lock.head !== null) {
       this.heldLocks.add(lock);
       return;
