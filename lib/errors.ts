@@ -30,6 +30,8 @@ export type ErrorName =
   | 'lock-timeout'
   | 'connection-lost'
   | 'client-closed'
+  | 'tokens-exhausted'
+  | 'storage-unavailable'
   | 'internal';
 
 export interface ErrorSpec {
@@ -48,6 +50,10 @@ export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
   'force-released': { sessionCode: 0x04, side: 'client', httpStatus: 409, message: 'force-released by an admin' },
   kicked: { sessionCode: 0x05, side: 'client', httpStatus: 409, message: 'removed from the queue by an admin' },
   'too-many-connections': { sessionCode: 0x06, side: 'server', httpStatus: 503, message: 'too many connections' },
+  // No grant can be made on this node: every u64 fencing token has been issued (for good), or the
+  // token ceiling cannot be written to the data dir (disk full, I/O error; grants resume by themselves).
+  'tokens-exhausted': { sessionCode: 0x07, side: 'server', httpStatus: 503, message: 'fencing tokens exhausted: this node can grant no more locks' },
+  'storage-unavailable': { sessionCode: 0x08, side: 'server', httpStatus: 503, message: 'storage unavailable: the token ceiling cannot be written to the data dir' },
   'io-timeout': { sessionCode: 0x02, side: 'client', httpStatus: 408, message: 'io timeout' },
   'unknown-op': { side: 'client', httpStatus: 400, message: 'unknown op' },
   'bad-key': { side: 'client', httpStatus: 400, message: 'bad key: 1 to 250 bytes of UTF-8 without whitespace or control characters' },
@@ -84,6 +90,10 @@ export function errorBody(name: ErrorName, detail?: string): { error: { code: Er
 
 /** Exit code of the CLI for bad flags or arguments. */
 export const EXIT_USAGE = 2;
+/** `baton serve` refused to start: both token ceiling files are gone from a data dir used before, and no --token-floor was given (EX_DATAERR). */
+export const EXIT_TOKEN_FLOOR_NEEDED = 65;
+/** `baton serve` refused to start: the data dir cannot be written the way the token ceiling is stored (EX_CANTCREAT). */
+export const EXIT_DATA_DIR_UNWRITABLE = 73;
 
 /** `0x01`, the form codes take on the session wire. */
 export function hexCode(code: number): string {

@@ -21,6 +21,12 @@ export function portOption(text: string): number {
   return Number(text);
 }
 
+/** `--token-floor`: a decimal u64 (the highest token that may have been issued before). */
+export function tokenFloorOption(text: string): bigint {
+  if (!/^\d{1,20}$/.test(text) || BigInt(text) > (1n << 64n) - 1n) throw new InvalidArgumentError('expected a decimal u64 (0 to 18446744073709551615): the highest token ever issued from this data dir.');
+  return BigInt(text);
+}
+
 export function countOption(text: string): number {
   if (!/^\d{1,9}$/.test(text) || Number(text) < 1) throw new InvalidArgumentError('expected a whole number >= 1.');
   return Number(text);

@@ -2,7 +2,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_USAGE } from '../lib/errors.ts';
 import { DEFAULT_OPTIONS } from './daemon.ts';
-import { addressOption, countOption, durationOption, peerTimeoutOption, portOption, positiveDurationOption } from './cli-options.ts';
+import { addressOption, countOption, durationOption, peerTimeoutOption, portOption, positiveDurationOption, tokenFloorOption } from './cli-options.ts';
 import { serve } from './serve-command.ts';
 import { registerRunCommand } from './run-command.ts';
 
@@ -23,6 +23,7 @@ program
   .option('--no-console', 'serve only /healthz, /readyz and /metrics on the HTTP port (no dashboard, no ops API)')
   .addOption(new Option('--console-dev', 'run the console with Next dev server (for working on the dashboard)').hideHelp())
   .option('--data-dir <dir>', 'where the fencing-token ceiling is kept', './data')
+  .option('--token-floor <n>', 'issue every token above n: needed once to start on a data dir that lost its token ceiling files (n = the highest token ever issued); otherwise only raises the ceiling', tokenFloorOption)
   .option('--io-timeout <duration>', 'longest a line may take to arrive or a reply to be read', positiveDurationOption, DEFAULT_OPTIONS.ioTimeoutMs)
   .option('--drain <duration>', 'how long health and metrics stay up after the lock ports close', durationOption, DEFAULT_OPTIONS.drainMs)
   .option('--max-connections <n>', 'connections per protocol; the rest are refused with an error', countOption, DEFAULT_OPTIONS.maxConnections)

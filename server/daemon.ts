@@ -27,6 +27,7 @@ import { auditTarget, runLockOpLocally } from './ops/admin-ops.ts';
 import { HOLD } from './routing.ts';
 import { listenerLimits } from './open-files.ts';
 import type { ClusterOptions } from '../lib/cluster/cluster-config.ts';
+import { prepareCeiling, traces, unwritable } from './data-dir-check.ts';
 
 export interface DaemonOptions {
   host: string;
@@ -66,6 +67,13 @@ export interface DaemonOptions {
    * the process's own, null means none. Tests pin it so they do not depend on `ulimit -n`.
    */
   openFileLimit?: number | null;
+  /**
+   * `--token-floor`: every token issued is above it. Needed to start on a data dir that was used
+   * before but lost both ceiling files; otherwise it only raises the stored ceiling. null: none.
+   */
+  tokenFloor?: bigint | null;
+  /** Tokens reserved per ceiling save (tests cross block ends with a small one); 100,000 if not given. */
+  tokenBlockSize?: bigint;
   logger?: Logger;
 }
 
@@ -103,9 +111,13 @@ export interface Daemon {
 export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise<Daemon> {
   const opts: DaemonOptions = { ...DEFAULT_OPTIONS, ...partial };
   const log = opts.logger ?? pino({ level: 'silent' });
-  const dirLock = opts.dataDir === null ? null : await lockDataDir(opts.dataDir);
+  // What earlier runs left, read before this one writes its own pid file and audit log.
+  const earlier = opts.dataDir === null ? [] : traces(opts.dataDir);
+  const dirLock = opts.dataDir === null ? null : await lockDataDir(opts.dataDir).catch((err: unknown) => {
+    throw unwritable(opts.dataDir as string, err);
+  });
   try {
-    return await assemble(opts, log, dirLock);
+    return await assemble(opts, log, dirLock, earlier);
   } catch (err) {
     await dirLock?.release();
     throw err;
@@ -113,9 +125,18 @@ export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise
 }
 
 /** Everything after the data dir is ours; any failure here releases it (see startDaemon). */
-async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock | null): Promise<Daemon> {
+async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock | null, earlier: string[]): Promise<Daemon> {
   const clock = performanceClock;
-  const durable = new SerialCeilingStore(opts.dataDir === null ? new MemoryCeilingStore() : new FileCeilingStore(opts.dataDir));
+  let inner: CeilingStore;
+  if (opts.dataDir === null) inner = new MemoryCeilingStore(opts.tokenFloor ?? 0n);
+  else {
+    const file = new FileCeilingStore(opts.dataDir);
+    // Refuses (StartRefused) before anything binds: an unwritable dir, a lost ceiling.
+    const note = prepareCeiling(file, opts.dataDir, earlier, opts.tokenFloor ?? null);
+    if (note !== null) log.warn({ dataDir: opts.dataDir }, note);
+    inner = file;
+  }
+  const durable = new SerialCeilingStore(inner);
   // In a cluster, a block is also stored by every connected standby before a token is issued from it.
   let clusterNode: ClusterNode | null = null;
   const store: CeilingStore = opts.cluster === null ? durable : {
@@ -128,9 +149,23 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       await Promise.all([durable.saveAhead(c), clusterNode?.source.awaitCeiling(c)]);
     },
   };
-  const tokens = new BlockTokenSource(store, undefined, (err) => log.error({ err }, 'background token reservation failed; the next block will be reserved with a blocking save'));
+  const tokens = new BlockTokenSource(store, opts.tokenBlockSize, (err) => log.error({ err }, 'background token reservation failed; the next block will be reserved with a blocking save'), { now: () => clock.now() });
   const engine = new LockEngine(clock, tokens);
   const driver = new EngineDriver(engine, clock);
+  // Grants refused for want of a token (disk full, I/O error) are retried here, outside the
+  // engine, once a second: granting resumes by itself when the disk does. Logged on each change.
+  let refusal = engine.grantRefusal();
+  if (refusal === 'tokens-exhausted') log.error({ tokenHighWater: tokens.highWater.toString() }, 'fencing tokens exhausted: this node grants nothing; releases, probes and the console still work');
+  const grantRetry = setInterval(() => {
+    engine.retryHeldGrants();
+    driver.poke();
+    const now = engine.grantRefusal();
+    if (now === refusal) return;
+    if (now === null) log.info({ was: refusal }, 'grants resumed: the token ceiling can be stored again');
+    else log.error({ reason: now, err: engine.tokenRefusal?.cause }, now === 'tokens-exhausted' ? 'fencing tokens exhausted: this node grants nothing more' : 'grants refused: the token ceiling cannot be written to the data dir (retried every second)');
+    refusal = now;
+  }, 1_000);
+  grantRetry.unref();
   const flusher = new FlushScheduler();
   const instanceId = randomUUID();
   const adminToken = opts.adminToken ?? randomBytes(24).toString('base64url');
@@ -220,6 +255,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     log.info({ lock: lockAddress, session: sessionAddress, http: httpAddress, instanceId, console: opts.console }, 'baton serving');
     return daemon;
   } catch (err) {
+    clearInterval(grantRetry);
     keyed.destroyAll();
     sessions.destroyAll();
     driver.stop();
@@ -249,6 +285,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       keyed.destroyAll();
       sessions.destroyAll();
       await Promise.all([keyedClosed, sessionsClosed]);
+      clearInterval(grantRetry);
       driver.stop();
       // A background ceiling save stuck on a dead disk must not hold the exit forever.
       await Promise.race([tokens.settled(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);

@@ -10,6 +10,7 @@
 import type { Socket } from 'node:net';
 import type { Claim, ClaimOwner, EndReason } from '../lib/engine/claim.ts';
 import type { LockEngine } from '../lib/engine/lock-engine.ts';
+import { TokensUnavailable } from '../lib/tokens/token-source.ts';
 import {
   encodeGranted,
   encodeKeyedError,
@@ -71,7 +72,16 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
           this.replyBehindWaiters(req.key, encodeKeyedError('A', req.key, 'backlog-full'));
           return;
         }
-        const claim = this.engine.acquire(req.key, this, 'keyed', this.address, req.leaseMs, req.waitMs, false);
+        let claim: Claim;
+        try {
+          claim = this.engine.acquire(req.key, this, 'keyed', this.address, req.leaseMs, req.waitMs, false);
+        } catch (err) {
+          // No token can be issued (u64 used up, or the ceiling cannot be stored): this request
+          // fails with the reason; nothing changed in the engine and the connection goes on.
+          if (!(err instanceof TokensUnavailable)) throw err;
+          this.replyBehindWaiters(req.key, encodeKeyedError('A', req.key, err.reason));
+          return;
+        }
         if (claim.state === 'waiting') this.addWaiting(claim);
         return;
       }

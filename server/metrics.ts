@@ -182,6 +182,14 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
     },
   });
   new Gauge({
+    name: 'baton_grants_refused', help: 'Whether this node refuses every grant that needs a new token (1), by reason: tokens-exhausted (the u64 is used up), storage-unavailable (the token ceiling cannot be written)', labelNames: ['reason'] as const, registers: [registry],
+    collect() {
+      const why = engine.grantRefusal();
+      this.set({ reason: 'tokens-exhausted' }, why === 'tokens-exhausted' ? 1 : 0);
+      this.set({ reason: 'storage-unavailable' }, why === 'storage-unavailable' ? 1 : 0);
+    },
+  });
+  new Gauge({
     name: 'baton_node_role', help: 'This node\'s role: 1 for the current one, 0 for the other', labelNames: ['role'] as const, registers: [registry],
     collect() {
       const role = node.role();

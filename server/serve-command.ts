@@ -6,6 +6,7 @@ import { EXIT_USAGE } from '../lib/errors.ts';
 import { findPeer, readClusterConfig } from '../lib/cluster/cluster-config.ts';
 import { type Address, checkToken } from './cli-options.ts';
 import { type Daemon, hostPort, startDaemon, type DaemonOptions } from './daemon.ts';
+import { StartRefused } from './data-dir-check.ts';
 
 /** EX_SOFTWARE (sysexits.h): an internal error stopped the daemon. */
 const EXIT_SOFTWARE = 70;
@@ -31,6 +32,7 @@ export interface ServeFlags {
   node?: string;
   peerTimeout: number;
   peerListen?: Address;
+  tokenFloor?: bigint;
 }
 
 /** Where a flag's value came from (commander's getOptionValueSource): 'cli' or 'env' when given. */
@@ -70,6 +72,7 @@ export async function serveOptions(flags: ServeFlags, sourceOf: FlagSource): Pro
     maxConnections: flags.maxConnections, maxBacklog: flags.maxBacklog,
     console: flags.console ? 'next' : 'probes', consoleDev: flags.consoleDev === true,
     nodeId: 'local', cluster: null, adminToken: admin.token ?? null, readToken: read.token ?? null,
+    ...(flags.tokenFloor === undefined ? {} : { tokenFloor: flags.tokenFloor }),
   };
   const file = flags.config;
   if (file === undefined) {
@@ -148,7 +151,15 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  daemon = await startDaemon(options);
+  try {
+    daemon = await startDaemon(options);
+  } catch (err) {
+    // A data dir the operator must fix: said plainly, with its own exit code (docs/console.md).
+    if (!(err instanceof StartRefused)) throw err;
+    logger.fatal({ exitCode: err.exitCode }, err.message);
+    process.stderr.write(`baton: ${err.message}\n`);
+    process.exit(err.exitCode);
+  }
   process.stdout.write(
     `baton serving lock=${hostPort(daemon.lockAddress)} session=${hostPort(daemon.sessionAddress)} http=${hostPort(daemon.httpAddress)} data-dir=${prepared.options.dataDir} instance=${daemon.instanceId}\n`,
   );

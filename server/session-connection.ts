@@ -6,6 +6,7 @@
 import type { Socket } from 'node:net';
 import type { Claim, ClaimOwner, EndReason } from '../lib/engine/claim.ts';
 import type { LockEngine } from '../lib/engine/lock-engine.ts';
+import { TokensUnavailable } from '../lib/tokens/token-source.ts';
 import { ERRORS } from '../lib/errors.ts';
 import {
   ACQUIRE_TWICE,
@@ -33,6 +34,8 @@ const IO_TIMEOUT_FIRST = encodeSessionError('io-timeout', 'no ACQUIRE in time');
 const LEASE_EXPIRED = encodeSessionError('lease-expired');
 const FORCE_RELEASED = encodeSessionError('force-released');
 const KICKED = encodeSessionError('kicked');
+const TOKENS_EXHAUSTED = encodeSessionError('tokens-exhausted');
+const STORAGE_UNAVAILABLE = encodeSessionError('storage-unavailable');
 
 export class SessionConnection extends LineConnection implements ClaimOwner {
   /** The connection's one claim, from its ACQUIRE on; kept after it ends. */
@@ -135,7 +138,15 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
 
   private acquire(name: string, leaseMs: number): void {
     // A free lock is granted inside acquire (onGranted sends ACQUIRED); a busy one queues us.
-    const claim = this.engine.acquire(name, this, 'session', this.address, leaseMs, 0, true);
+    let claim: Claim;
+    try {
+      claim = this.engine.acquire(name, this, 'session', this.address, leaseMs, 0, true);
+    } catch (err) {
+      // No token can be issued: the session ends with the reason (0x07 or 0x08), nothing was claimed.
+      if (!(err instanceof TokensUnavailable)) throw err;
+      this.close(err.reason === 'tokens-exhausted' ? TOKENS_EXHAUSTED : STORAGE_UNAVAILABLE);
+      return;
+    }
     this.claim = claim;
     if (claim.state === 'waiting') this.send(encodeWaiting(claim.lock.positionOf(claim)));
   }

@@ -1,4 +1,5 @@
 import { formatCount, formatLatency, groupDigits } from '@/lib/ops/dashboard-format.ts';
+import { ERRORS } from '@/lib/errors.ts';
 import { useStats } from '../data/queries.ts';
 import { Card, Waiting } from '../ui/card.tsx';
 import { Stat } from '../ui/stat.tsx';
@@ -9,6 +10,13 @@ export function TotalsCard() {
   if (stats === undefined) return <Card title="Totals"><Waiting /></Card>;
   return (
     <Card title="Totals">
+      {stats.grants !== 'ok' && (
+        // Why this node grants nothing now: the same words clients get (lib/errors.ts).
+        <p role="alert" data-testid="grants-refused" className="mb-3 rounded border border-red-300 bg-red-50 p-2 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+          Grants refused ({stats.grants}): {ERRORS[stats.grants].message}.
+          {stats.grants === 'storage-unavailable' ? ' Retried every second; granting resumes when the data dir can be written.' : ' Releases, probes and this console still work.'}
+        </p>
+      )}
       <dl className="grid grid-cols-3 gap-3">
         <Stat label="Locks" testId="total-locks">{formatCount(stats.locks)}</Stat>
         <Stat label="Held">{formatCount(stats.held)}</Stat>

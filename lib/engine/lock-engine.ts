@@ -8,11 +8,14 @@
 // pops the stale deadline, the claim is re-filed under its real one. A heartbeat is O(1).
 //
 // State and the accessors live in engine-core.ts; the operations a standby mirrors the active
-// with (replicaGrant, ..., reset) in replica-ops.ts. This file is what clients and admins do.
+// with (replicaGrant, ..., reset) in replica-ops.ts; whether a grant may be made now (the
+// grant gate, held locks, tokens that could not be issued) in grant-gate.ts. This file is what
+// clients and admins do.
 import { Claim, type ClaimOwner, type Protocol } from './claim.ts';
 import { NEVER } from './engine-core.ts';
 import type { HandoverCause, LockState } from './lock-state.ts';
-import { ReplicaOps } from './replica-ops.ts';
+import { GrantGate } from './grant-gate.ts';
+import { TokensUnavailable } from '../tokens/token-source.ts';
 
 export { DETACHED_OWNER, type ReplicaGrant, type ReplicaWaiter } from './replica-ops.ts';
 
@@ -20,10 +23,7 @@ export type ForceReleaseResult =
   | { ok: true; token: bigint; claim: Claim }
   | { ok: false; reason: 'not-held' | 'stale-token'; holderToken: bigint | null };
 
-export class LockEngine extends ReplicaOps {
-  /** Locks that came free while handovers were held (see holdHandovers); null when they are not. */
-  private heldHandovers: Set<LockState> | null = null;
-
+export class LockEngine extends GrantGate {
   private advancing = false;
 
   /**
@@ -35,13 +35,15 @@ export class LockEngine extends ReplicaOps {
     if (!(leaseMs > 0 && leaseMs < NEVER) || !(waitMs >= 0)) throw new RangeError(`bad lease ${leaseMs} or wait ${waitMs}`);
     this.catchUp();
     const now = this.clock.now();
+    const open = now < this.openUntil;
     const existing = this.locks.get(name);
-    // A token before any change: if none can be issued, the engine is left as it was.
-    const token = existing === undefined || existing.idle ? this.tokens.next() : 0n;
+    // A token before any change: if none can be issued, the engine is left as it was and the
+    // caller gets the TokensUnavailable (its client an error naming why).
+    const token = open && (existing === undefined || existing.idle) ? this.issue() : 0n;
     const lock = existing ?? this.addLock(name);
     const claim = new Claim(this.nextClaimId++, lock, owner, protocol, client, leaseMs, sliding, now, tag);
     if (sliding) claim.expiresAt = now + leaseMs;
-    if (lock.idle) {
+    if (open && lock.idle) {
       this.grant(lock, claim, now, null, token);
       // The owner may have ended the claim itself inside onGranted; then it is already handed on.
       if (!owner.onGranted(claim) && claim.state === 'holding') {
@@ -51,6 +53,8 @@ export class LockEngine extends ReplicaOps {
       return claim;
     }
     claim.waitDeadline = waitMs > 0 ? now + waitMs : NEVER;
+    // A free lock behind a shut gate: the request waits, and is granted when the gate opens.
+    if (lock.holder === null && lock.head === null) this.heldLocks.add(lock);
     lock.enqueue(claim);
     this.queued++;
     claim.due = Math.min(claim.waitDeadline, sliding ? claim.expiresAt : NEVER);
@@ -130,24 +134,6 @@ export class LockEngine extends ReplicaOps {
     return true;
   }
 
-  /**
-   * A node handing its role to a successor makes no new grant after its last replicated event:
-   * a lock that comes free meanwhile (a session holder's connection closed) keeps its queue
-   * and no holder until releaseHandovers(), so no grant can be made that the successor never hears of.
-   */
-  holdHandovers(): void {
-    this.heldHandovers ??= new Set();
-  }
-
-  /** Handovers go on; locks that came free while they were held go to the head of their queue now (a handoff called off). */
-  releaseHandovers(): void {
-    const held = this.heldHandovers;
-    this.heldHandovers = null;
-    if (held === null) return;
-    const now = this.clock.now();
-    for (const lock of held) if (lock.holder === null && this.locks.get(lock.name) === lock) this.handOver(lock, now);
-  }
-
   /** Runs every deadline that has come: lease expiries and wait timeouts. */
   advance(): void {
     // Owners may call back into the engine from onEnded/onGranted; a nested call must not
@@ -176,7 +162,7 @@ export class LockEngine extends ReplicaOps {
    * Runs deadlines that have passed but whose timer has not fired yet, so that no operation
    * sees a lease or a wait that is already over (a release after the lease end is STALE).
    */
-  private catchUp(): void {
+  protected catchUp(): void {
     const top = this.heap.peek();
     if (top !== undefined && top.due <= this.clock.now()) this.advance();
   }
@@ -212,9 +198,9 @@ export class LockEngine extends ReplicaOps {
    * A waiter whose deadline had passed when the lock came free (advance() had not run yet)
    * times out instead: it left the queue before the lock was there to take.
    */
-  private handOver(lock: LockState, now: number): void {
-    if (this.heldHandovers !== null && lock.head !== null) {
-      this.heldHandovers.add(lock);
+  protected handOver(lock: LockState, now: number): void {
+    if (!(now < this.openUntil) && lock.head !== null) {
+      this.heldLocks.add(lock);
       return;
     }
     // What ended the last real holder: an undeliverable grant below must not hide it.
@@ -227,7 +213,16 @@ export class LockEngine extends ReplicaOps {
         this.timeOut(next, now);
         continue;
       }
-      const token = this.tokens.next();
+      let token: bigint;
+      try {
+        token = this.issue();
+      } catch (err) {
+        // No token (storage or u64): the lock stays free with its queue, nothing else changes;
+        // the release (or expiry, or disconnect) that freed it has happened all the same.
+        if (!(err instanceof TokensUnavailable)) throw err;
+        this.heldLocks.add(lock);
+        return;
+      }
       this.leaveQueue(next, false);
       this.grant(lock, next, now, endCause, token);
       // Delivered, or the owner ended the claim inside onGranted (which already handed the lock on).

@@ -141,6 +141,8 @@ export interface StatsView {
   waiters: number;
   connections: Record<Protocol, number>;
   tokenHighWater: string;
+  /** 'ok', or why this node grants nothing that needs a new token (error names of lib/errors.ts). */
+  grants: 'ok' | 'tokens-exhausted' | 'storage-unavailable';
   grantsTotal: number;
   /** Handover latency (ms) over the last 60 seconds. */
   handover: LatencySummary;

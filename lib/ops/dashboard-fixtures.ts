@@ -14,6 +14,7 @@ export function stats(over: Partial<StatsView> = {}): StatsView {
     waiters: 0,
     connections: { keyed: 0, session: 0 },
     tokenHighWater: '0',
+    grants: 'ok',
     grantsTotal: 0,
     handover: { count: 0, p50: null, p95: null, p99: null },
     handoverByCause: noHandoversByCause(),

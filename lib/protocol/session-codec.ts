@@ -23,7 +23,9 @@ export type SessionErrorName =
   | 'force-released'
   | 'kicked'
   | 'too-many-connections'
-  | 'io-timeout';
+  | 'io-timeout'
+  | 'tokens-exhausted'
+  | 'storage-unavailable';
 
 export const EXPECTED_ACQUIRE = 'expected ACQUIRE <name> <lease_ms>';
 export const EXPECTED_HEARTBEAT = 'expected HEARTBEAT';

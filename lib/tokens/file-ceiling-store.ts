@@ -4,13 +4,14 @@
 // fallback) and `token-ceiling.ahead` for background saves. Each is only ever raised by its
 // own writer, one save at a time, so neither can overwrite the other with a lower value, and
 // load() takes the larger of the two.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type CeilingStore, MAX_TOKEN } from './token-source.ts';
 
 const FILE = 'token-ceiling';
 const AHEAD_FILE = 'token-ceiling.ahead';
+const CHECK_FILE = 'write-check';
 
 export class FileCeilingStore implements CeilingStore {
   private readonly path: string;
@@ -47,21 +48,42 @@ export class FileCeilingStore implements CeilingStore {
   }
 
   save(ceiling: bigint): void {
-    const tmp = `${this.path}.tmp`;
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeSync(fd, `${ceiling}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, this.path);
-    const dirFd = openSync(this.dir, 'r');
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
+    writeDurably(this.dir, this.path, `${ceiling}\n`);
+  }
+
+  /** Whether either ceiling file exists (a data dir that never stored one has neither). */
+  hasCeiling(): boolean {
+    return existsSync(this.path) || existsSync(this.aheadPath);
+  }
+
+  /**
+   * Throws unless a file can be made durable here exactly as save() does it (temp file, write,
+   * fsync, rename, directory fsync): run at start, before the node says it is ready, so a data
+   * dir that cannot be written (read-only, immutable, no space) is refused then and not at the
+   * first grant. The check file is removed afterwards.
+   */
+  checkWritable(): void {
+    const path = join(this.dir, CHECK_FILE);
+    writeDurably(this.dir, path, 'baton write check\n');
+    unlinkSync(path);
+  }
+}
+
+function writeDurably(dir: string, path: string, text: string): void {
+  const tmp = `${path}.tmp`;
+  const fd = openSync(tmp, 'w', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  const dirFd = openSync(dir, 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
   }
 }
 

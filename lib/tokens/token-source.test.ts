@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileCeilingStore } from './file-ceiling-store.ts';
-import { BlockTokenSource, type CeilingStore, MAX_TOKEN, MemoryCeilingStore } from './token-source.ts';
+import { BlockTokenSource, type CeilingStore, MAX_TOKEN, MemoryCeilingStore, TokensUnavailable } from './token-source.ts';
 
 /** A store that remembers every ceiling it made durable, in order. */
 class RecordingStore implements CeilingStore {
@@ -59,7 +59,13 @@ describe('BlockTokenSource', () => {
     const store = new RecordingStore();
     const source = new BlockTokenSource(store, 5n);
     store.failNext = true;
-    expect(() => source.next()).toThrow('disk full');
+    expect(() => source.next()).toThrow(TokensUnavailable);
+    store.failNext = true;
+    try {
+      source.next();
+    } catch (err) {
+      expect(err).toMatchObject({ reason: 'storage-unavailable', cause: new Error('disk full') });
+    }
     expect(source.highWater).toBe(0n);
     expect(source.next()).toBe(1n);
     expect(store.saved).toEqual([5n]);
@@ -87,7 +93,32 @@ describe('BlockTokenSource', () => {
     expect(source.next()).toBe(MAX_TOKEN - 1n);
     expect(store.load()).toBe(MAX_TOKEN);
     expect(source.next()).toBe(MAX_TOKEN);
-    expect(() => source.next()).toThrow(/exhausted/);
+    expect(source.exhausted).toBe(true);
+    expect(() => source.next()).toThrow(expect.objectContaining({ name: 'TokensUnavailable', reason: 'tokens-exhausted' }));
+    expect(source.highWater).toBe(MAX_TOKEN);
+  });
+
+  it('after a failed save, fails at once without touching the disk until the retry interval has passed', () => {
+    let t = 0;
+    let calls = 0;
+    let broken = true;
+    const store: CeilingStore = {
+      load: () => 0n,
+      save: () => {
+        calls++;
+        if (broken) throw new Error('ENOSPC');
+      },
+    };
+    const source = new BlockTokenSource(store, 10n, undefined, { now: () => t, retryMs: 1_000 });
+    expect(() => source.next()).toThrow(TokensUnavailable);
+    expect(calls).toBe(1);
+    broken = false;
+    t = 999;
+    expect(() => source.next()).toThrow(expect.objectContaining({ reason: 'storage-unavailable' }));
+    expect(calls).toBe(1);
+    t = 1_000;
+    expect(source.next()).toBe(1n);
+    expect(calls).toBe(2);
   });
 
   it('rejects a block size below 1', () => {

@@ -7,6 +7,28 @@
 
 export const MAX_TOKEN = (1n << 64n) - 1n;
 
+/**
+ * No token can be issued now: the u64 is used up (for good: a data dir at the top stays there),
+ * or the block's ceiling could not be made durable (disk full, I/O error: granting resumes once
+ * a save succeeds). The engine is left as it was; the names are error names of lib/errors.ts.
+ */
+export class TokensUnavailable extends Error {
+  constructor(
+    readonly reason: 'tokens-exhausted' | 'storage-unavailable',
+    options?: { cause?: unknown },
+  ) {
+    super(reason === 'tokens-exhausted' ? 'fencing tokens exhausted (u64)' : 'the token ceiling cannot be made durable', options);
+    this.name = 'TokensUnavailable';
+  }
+}
+
+export interface BlockTokenSourceOptions {
+  /** Monotonic ms, for spacing out retries of a failed save; without it every issue retries. */
+  now?: () => number;
+  /** After a failed blocking save, how long issues fail at once before the disk is tried again. 1,000 ms if not given. */
+  retryMs?: number;
+}
+
 export interface TokenSource {
   /** The next token; strictly greater than every token returned before, across restarts. */
   next(): bigint;
@@ -43,11 +65,15 @@ export class BlockTokenSource implements TokenSource {
   private ahead: Promise<void> | null = null;
   /** After a failed background save, wait for a blocking save to succeed before trying again. */
   private aheadFailed = false;
+  /** The last failed blocking save, and when the disk may be tried again (monotonic ms). */
+  private failure: TokensUnavailable | null = null;
+  private retryAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly store: CeilingStore,
     private readonly blockSize = 100_000n,
     private readonly onAheadError: (err: unknown) => void = () => {},
+    private readonly options: BlockTokenSourceOptions = {},
   ) {
     if (blockSize < 1n) throw new RangeError('block size must be positive');
     this.halfBlock = blockSize / 2n;
@@ -123,11 +149,26 @@ export class BlockTokenSource implements TokenSource {
     while (this.ahead !== null) await this.ahead;
   }
 
+  /** Every token of the u64 has been issued (or skipped): no grant can be made here any more. */
+  get exhausted(): boolean {
+    return this.current >= MAX_TOKEN;
+  }
+
   private reserve(): void {
-    if (this.current >= MAX_TOKEN) throw new RangeError('fencing tokens exhausted (u64)');
+    if (this.current >= MAX_TOKEN) throw new TokensUnavailable('tokens-exhausted');
+    // A disk that just failed is not hammered by every acquire: they fail at once until retryAt.
+    const now = this.options.now?.();
+    if (this.failure !== null && now !== undefined && now < this.retryAt) throw this.failure;
     let ceiling = this.current + this.blockSize;
     if (ceiling > MAX_TOKEN) ceiling = MAX_TOKEN;
-    this.store.save(ceiling);
+    try {
+      this.store.save(ceiling);
+    } catch (err) {
+      this.failure = new TokensUnavailable('storage-unavailable', { cause: err });
+      this.retryAt = (now ?? 0) + (this.options.retryMs ?? 1_000);
+      throw this.failure;
+    }
+    this.failure = null;
     this.ceiling = ceiling;
     this.aheadFailed = false;
   }

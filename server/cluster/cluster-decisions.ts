@@ -27,11 +27,15 @@ function alivePeers(node: ClusterNode): PeerState[] {
  */
 export function noticeFreeze(node: ClusterNode, d: ClusterNodeDeps): void {
   const now = d.clock.now();
-  if (now - node.lastDecideAt <= d.cluster.peerTimeoutMs) return;
   const frozenMs = now - node.lastDecideAt;
+  // An active whose grant window has passed is treated as frozen even when the gap is shorter
+  // than the peer timeout: its heartbeats were too far apart for it to know that no peer has
+  // promoted (see role-lease.ts). The engine has refused grants since the window passed.
+  const lapsed = node.phase === 'active' && node.lease.lapsed(now);
+  if (frozenMs <= d.cluster.peerTimeoutMs && !lapsed) return;
   node.lastDecideAt = now;
   node.resumedAt = now;
-  afterFreeze(node, d, frozenMs);
+  afterFreeze(node, d, frozenMs, frozenMs <= d.cluster.peerTimeoutMs);
 }
 
 export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
@@ -112,14 +116,18 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
  * an active node stops serving meanwhile, so that a stale active never overrides the one
  * that took over while it was away.
  */
-function afterFreeze(node: ClusterNode, d: ClusterNodeDeps, frozenMs: number): void {
+function afterFreeze(node: ClusterNode, d: ClusterNodeDeps, frozenMs: number, lapsedOnly: boolean): void {
   const now = d.clock.now();
   node.discoverUntil = now + d.cluster.peerTimeoutMs;
   if (node.role() !== 'active') {
     d.logger.warn({ frozenMs: Math.round(frozenMs) }, 'this process was frozen longer than the peer timeout: listening to the peers again');
     return;
   }
-  d.logger.warn({ frozenMs: Math.round(frozenMs) }, 'this process was frozen longer than the peer timeout: stepping out of the active role until the peers are heard');
+  if (lapsedOnly) {
+    d.logger.warn({ frozenMs: Math.round(frozenMs), grantWindowEndedMsAgo: Math.round(now - node.lease.until) }, 'heartbeats too far apart to be sure no peer has promoted (grant window passed): stepping out of the active role until the peers are heard');
+  } else {
+    d.logger.warn({ frozenMs: Math.round(frozenMs) }, 'this process was frozen longer than the peer timeout: stepping out of the active role until the peers are heard');
+  }
   node.source.stop();
   d.driver.pause();
   // No grant either until it knows whether it keeps this state: another node may have taken over.

@@ -23,6 +23,7 @@ import { ReplicationSource } from './replication-source.ts';
 import * as transitions from './cluster-transitions.ts';
 import { decide, noticeFreeze } from './cluster-decisions.ts';
 import { clusterView } from './cluster-view.ts';
+import { RoleLease } from './role-lease.ts';
 import type { ClusterBackend } from '../ops/cluster-backend.ts';
 
 export const DECIDE_EVERY_MS = 25;
@@ -91,6 +92,8 @@ export class ClusterNode implements ClusterBackend {
   /** When the last decision ran (a longer gap than the peer timeout means this process was frozen). Set at start(). */
   lastDecideAt = 0;
   private readonly hbMs: number;
+  /** How long this node may grant (the engine's grant window): see role-lease.ts. */
+  readonly lease: RoleLease;
   private timers: NodeJS.Timeout[] = [];
   /** Set while a handoff waits for its successor's `promoted`. */
   handoffWaiter: { peer: string; resolve(ok: boolean): void } | null = null;
@@ -116,6 +119,7 @@ export class ClusterNode implements ClusterBackend {
     this.priority = config.peers.findIndex((p) => p.id === nodeId);
     this.self = config.peers[this.priority] as PeerConfig;
     this.hbMs = Math.max(20, Math.min(250, Math.floor(peerTimeoutMs / 5)));
+    this.lease = new RoleLease(peerTimeoutMs, d.clock.now());
     this.sink = new ReplicationSink(d.engine);
     this.admin = new ClusterAdmin(this, d);
     this.ceilings = new CeilingGuard({ own: () => this.knownCeiling(), now: () => d.clock.now(), logger: d.logger });
@@ -152,7 +156,9 @@ export class ClusterNode implements ClusterBackend {
     // enough for a peer's dial in flight to time out and reach us (connect timeout + re-dial).
     this.discoverUntil = this.d.clock.now() + this.d.cluster.peerTimeoutMs * 1.5;
     this.lastDecideAt = this.d.clock.now();
-    this.timers.push(setInterval(() => this.sendStatus(), this.hbMs));
+    this.lease.reset(this.lastDecideAt);
+    this.d.engine.setGrantWindow(this.lease.until);
+    this.timers.push(setInterval(() => this.heartbeat(), this.hbMs));
     this.timers.push(setInterval(() => this.decide(), DECIDE_EVERY_MS));
     this.d.logger.info({ node: this.self.id, priority: this.priority, peerTimeoutMs: this.d.cluster.peerTimeoutMs }, 'cluster node started: discovering peers');
   }
@@ -307,6 +313,17 @@ export class ClusterNode implements ClusterBackend {
   sendStatus(): void {
     this.wake();
     if (!this.stopped) this.mesh.broadcast(this.statusMessage());
+  }
+
+  /**
+   * The heartbeat timer: a status to every peer, then the grant window moves on from it. A
+   * lapsed active has stepped out in sendStatus (noticeFreeze) before this moves anything.
+   */
+  private heartbeat(): void {
+    this.sendStatus();
+    if (this.stopped) return;
+    this.lease.beat(this.d.clock.now());
+    this.d.engine.setGrantWindow(this.lease.until);
   }
 
   private sendStatusTo(peer: MeshPeer): void {

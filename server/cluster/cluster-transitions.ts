@@ -66,10 +66,22 @@ async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<boolean> 
   node.sendStatus();
   const dropped = ownState ? { waiters: 0, sessions: 0 } : dropUnreplicable(d.engine);
   d.tokens.raiseFloor(node.promotionFloor());
-  // Fail-stop if no block can be made durable in time: issuing from an unstored block could
-  // repeat tokens, and a node stuck promoting would hold up the whole cluster. The rejection
-  // ends the process (exit 70); its peers see it gone and promote another node.
-  await boundedBy(d.tokens.reserveAhead(), PROMOTION_STORE_TIMEOUT_MS, 'storing a token block at promotion');
+  // No grant from an unstored block (it could repeat tokens), and no node stuck promoting (it
+  // would hold up the whole cluster): a block that cannot be stored in time ends the promotion.
+  try {
+    await boundedBy(d.tokens.reserveAhead(), PROMOTION_STORE_TIMEOUT_MS, 'storing a token block at promotion');
+  } catch (err) {
+    // No block can be made durable (disk full, I/O error, standbys not acknowledging): this node
+    // does not take the role, and does not exit either. It listens again for two peer timeouts
+    // before the decider may pick it again; meanwhile another candidate may promote.
+    if (node.phase === 'promoting') {
+      node.phase = 'discovering';
+      node.discoverUntil = d.clock.now() + 2 * d.cluster.peerTimeoutMs;
+      node.sendStatus();
+    }
+    d.logger.error({ err }, 'promotion abandoned: no token block could be stored; this node will not serve until one can');
+    return false;
+  }
   if (node.phase !== 'promoting') return false;
   // A peer may have reported a higher ceiling while the block was being stored.
   d.tokens.raiseFloor(node.promotionFloor());

@@ -89,7 +89,7 @@ function setup() {
   const state = { role: 'active' as 'active' | 'standby', cluster: { nodes: 1 } };
   const stats = (): StatsView => ({
     asOf: EPOCH + f.clock.now(), state: 'serving', role: state.role, locks: f.engine.lockCount, held: f.engine.heldCount,
-    waiters: f.engine.waiterCount, connections: { keyed: 0, session: 0 }, tokenHighWater: f.engine.tokenHighWater.toString(),
+    waiters: f.engine.waiterCount, connections: { keyed: 0, session: 0 }, tokenHighWater: f.engine.tokenHighWater.toString(), grants: f.engine.grantRefusal() ?? 'ok',
     grantsTotal: 0, handover: { count: 0, p50: null, p99: null, p95: null }, handoverByCause: noHandoversByCause(),
   });
   // This node's lastSeen is "now", as SingleNodeCluster reports it: it moves with every read.

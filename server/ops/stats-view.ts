@@ -26,6 +26,7 @@ export function statsView(s: StatsSources): StatsView {
     waiters: s.engine.waiterCount,
     connections: s.connections(),
     tokenHighWater: s.engine.tokenHighWater.toString(),
+    grants: s.engine.grantRefusal() ?? 'ok',
     grantsTotal: s.grantsTotal(),
     handover: s.history.summary(STATS_WINDOW_MS),
     handoverByCause: s.history.summaryByCause(HISTORY_MS),

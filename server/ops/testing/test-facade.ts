@@ -68,7 +68,7 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
   const role = options.role ?? (() => 'active');
   const stats = (): StatsView => ({
     asOf: EPOCH_BASE + clock.now(), state, role: role(), locks: engine.lockCount, held: engine.heldCount, waiters: engine.waiterCount,
-    connections: { keyed: 0, session: 0 }, tokenHighWater: engine.tokenHighWater.toString(), grantsTotal: 0,
+    connections: { keyed: 0, session: 0 }, tokenHighWater: engine.tokenHighWater.toString(), grants: engine.grantRefusal() ?? 'ok', grantsTotal: 0,
     handover: { count: 0, p50: null, p95: null, p99: null }, handoverByCause: noHandoversByCause(),
   });
   const daemon: DaemonFacade = {
