@@ -198,7 +198,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       throw new Error('another daemon in this process already serves the console; one console per process');
     }
     if (opts.console === 'next') {
-      consoleServer = await createConsoleServer({ host: opts.host, port: opts.httpPort, dev: opts.consoleDev, ioTimeoutMs: opts.ioTimeoutMs });
+      consoleServer = await createConsoleServer({ host: opts.host, port: opts.httpPort, dev: opts.consoleDev, ioTimeoutMs: opts.ioTimeoutMs, daemon: facade });
       http = consoleServer.http;
     } else {
       http = createHttpServer(facade, opts.host, opts.ioTimeoutMs);

@@ -1,0 +1,22 @@
+// The console's custom Next server answers odd API paths exactly as --no-console does: the same
+// table as server/http-paths.test.ts, sent byte for byte (fetch and Playwright's request would
+// normalize the paths first), every answer JSON with the security headers.
+import { ODD_API_REQUESTS, rawRequest } from '../server/testing/odd-api-requests.ts';
+import { expect, test } from './fixtures/baton-server.ts';
+
+test('every odd API path gets its documented JSON error from the console too', async ({ baton }) => {
+  for (const odd of ODD_API_REQUESTS) {
+    const what = `${odd.method} ${odd.path}`;
+    const answer = await rawRequest(baton.httpPort, odd.method, odd.path);
+    expect([answer.status, answer.headers['content-type']], what).toEqual([odd.status, 'application/json']);
+    expect((JSON.parse(answer.body) as { error: { code: string } }).error.code, what).toBe(odd.code);
+    expect(answer.headers['x-content-type-options'], what).toBe('nosniff');
+    expect(answer.headers['content-security-policy'], what).toContain("frame-ancestors 'none'");
+  }
+});
+
+test('a well-formed API path still reaches its route file through Next', async ({ baton }) => {
+  const answer = await rawRequest(baton.httpPort, 'GET', '/api/v1/locks?limit=1');
+  expect([answer.status, answer.headers['content-type']]).toEqual([200, 'application/json']);
+  expect(JSON.parse(answer.body)).toMatchObject({ locks: [], nextCursor: null });
+});
