@@ -21,6 +21,7 @@ export type ErrorName =
   | 'session-claim'
   | 'unauthorized'
   | 'forbidden'
+  | 'too-many-sign-ins'
   | 'invalid-input'
   | 'conflict'
   | 'bad-usage'
@@ -64,6 +65,8 @@ export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
   'session-claim': { side: 'client', httpStatus: 409, message: 'that token is held by a session: only its own connection can release it, by closing' },
   unauthorized: { side: 'client', httpStatus: 401, message: 'missing or bad credentials' },
   forbidden: { side: 'client', httpStatus: 403, message: 'forbidden' },
+  // POST /api/v1/auth/session past its limit per client address (server/ops/sign-in-limits.ts).
+  'too-many-sign-ins': { side: 'client', httpStatus: 429, message: 'too many sign-ins from this address: wait and try again' },
   'invalid-input': { side: 'client', httpStatus: 422, message: 'invalid input' },
   conflict: { side: 'client', httpStatus: 409, message: 'conflict' },
   'method-not-allowed': { side: 'client', httpStatus: 405, message: 'method not allowed' },

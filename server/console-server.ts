@@ -11,6 +11,7 @@ import type { DaemonFacade } from './daemon-facade.ts';
 import { answerClientErrors, answeredAsFailed, httpServerOptions, requestPath, routeOrRefuse, serveRoute } from './http-server.ts';
 import { refuseHost } from './ops/host-guard.ts';
 import { isApiPath } from './ops-api/api-routes.ts';
+import { CLIENT_ADDRESS_HEADER } from './ops-api/client-address.ts';
 import { consoleCsp, newNonce, setApiSecurityHeaders, setConsoleSecurityHeaders } from './security-headers.ts';
 
 /** The package root: where app/, next.config.ts and the .next build live. */
@@ -102,6 +103,8 @@ export async function createConsoleServer(options: ConsoleServerOptions): Promis
         return;
       }
     }
+    // Handlers see the socket's address in this header, never one the client wrote (client-address.ts).
+    req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? '?';
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' });

@@ -58,3 +58,20 @@ describe('the --no-console HTTP port', () => {
     expect(text).toContain("frame-ancestors 'none'");
   });
 });
+
+describe('sign-ins on the --no-console port', () => {
+  it('are limited per socket address: a client cannot pick another address with a header', async () => {
+    const d = await daemon();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const res = await fetch(`http://127.0.0.1:${d.httpAddress.port}/api/v1/auth/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-baton-client-address': `10.9.9.${i}` },
+        body: JSON.stringify({ token: 'wrong' }),
+      });
+      statuses.push(res.status);
+      await res.arrayBuffer();
+    }
+    expect(statuses).toEqual([...Array(10).fill(401), 429]);
+  });
+});
