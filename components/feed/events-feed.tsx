@@ -5,6 +5,7 @@ import { useFeed } from '../data/queries.ts';
 import { Badge, type BadgeTone } from '../ui/badge.tsx';
 import { Card } from '../ui/card.tsx';
 import { cn } from '../ui/cn.ts';
+import { LockName } from '../locks/lock-name.tsx';
 
 const KIND_TONE: Record<FeedKind, BadgeTone> = {
   grant: 'good',
@@ -33,7 +34,7 @@ const FeedEntry = memo(function FeedEntry({ item }: { item: FeedItem }) {
       </time>
       <Badge tone={KIND_TONE[item.kind]}>{item.kind}</Badge>
       {/* Admin texts name their lock already; engine events need it said. */}
-      {item.lock !== null && !admin && <span className="font-mono text-xs break-all" data-testid="feed-lock">{item.lock}</span>}
+      {item.lock !== null && !admin && <span className="font-mono text-xs break-all" data-testid="feed-lock"><LockName name={item.lock} /></span>}
       <span className="min-w-0 break-words">{item.text}</span>
     </li>
   );

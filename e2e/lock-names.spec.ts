@@ -1,0 +1,40 @@
+// Lock names that would render invisible or as look-alikes are marked on screen: U+3164 and
+// U+2800 as \u{…} badges, a Latin name with a Cyrillic letter as "mixed: Latin+Cyrillic", so no
+// two locks in the table look the same.
+import { expect, test } from './fixtures/baton-server.ts';
+import { connectClient, type LineClient } from './fixtures/wire-client.ts';
+
+const clients: LineClient[] = [];
+test.afterEach(() => {
+  for (const c of clients.splice(0)) c.close();
+});
+
+const HANGUL_FILLER = '\u3164';
+const BRAILLE_BLANK = '\u2800';
+const LATIN = 'e2e-paypal';
+const WITH_CYRILLIC_A = 'e2e-p\u0430ypal';
+
+test('invisible and look-alike lock names are marked in the table, the detail and the feed', async ({ page, baton }) => {
+  await page.goto('/');
+  await expect(page.getByTestId('live-status')).toHaveText('live');
+  const keyed = await connectClient(baton.lockPort);
+  clients.push(keyed);
+  for (const name of [HANGUL_FILLER, BRAILLE_BLANK, LATIN, WITH_CYRILLIC_A]) {
+    keyed.send(`A ${name} 60 0`);
+    await keyed.waitFor(new RegExp(`^A ${name} \\d+$`));
+  }
+  const row = (name: string) => page.locator(`[data-testid="lock-row"][data-lock="${name}"]`);
+  await expect(row(HANGUL_FILLER).getByTestId('name-escape')).toHaveText('\\u{3164}');
+  await expect(row(BRAILLE_BLANK).getByTestId('name-escape')).toHaveText('\\u{2800}');
+  await expect(row(WITH_CYRILLIC_A).getByTestId('name-mixed-scripts')).toHaveText('mixed: Latin+Cyrillic');
+  await expect(row(LATIN).getByTestId('name-mixed-scripts')).toHaveCount(0);
+  // What an operator reads in the name cell differs for each of the four.
+  const shown = await Promise.all([HANGUL_FILLER, BRAILLE_BLANK, LATIN, WITH_CYRILLIC_A].map((n) => row(n).getByRole('button').first().innerText()));
+  expect(new Set(shown).size).toBe(4);
+  for (const text of shown) expect(text.trim()).not.toBe('');
+
+  await row(HANGUL_FILLER).getByRole('button').first().click();
+  await expect(page.getByTestId('lock-detail').getByTestId('name-escape')).toHaveText('\\u{3164}');
+  await expect(page.locator('[data-testid="feed-item"][data-kind="grant"] [data-testid="feed-lock"]').getByTestId('name-escape').filter({ hasText: '\\u{2800}' }).first()).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('marked-lock-names.png') });
+});
