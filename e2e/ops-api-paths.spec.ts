@@ -20,3 +20,18 @@ test('a well-formed API path still reaches its route file through Next', async (
   expect([answer.status, answer.headers['content-type']]).toEqual([200, 'application/json']);
   expect(JSON.parse(answer.body)).toMatchObject({ locks: [], nextCursor: null });
 });
+
+test('API answers forbid everything a page could do; pages and their assets carry the common headers too', async ({ request, baton }) => {
+  const api = await rawRequest(baton.httpPort, 'GET', '/api/v1/stats');
+  expect(api.headers['content-security-policy']).toContain("default-src 'none'");
+  const page = await request.get('/');
+  const asset = /<script src="(\/_next\/static\/[^"]+\.js)"/.exec(await page.text())?.[1];
+  expect(asset).toBeDefined();
+  for (const answer of [api, await rawRequest(baton.httpPort, 'GET', asset as string)]) {
+    expect(answer.status).toBe(200);
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expect(answer.headers['x-frame-options']).toBe('DENY');
+    expect(answer.headers['referrer-policy']).toBe('no-referrer');
+    expect(answer.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+  }
+});

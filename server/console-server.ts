@@ -82,7 +82,7 @@ export async function createConsoleServer(options: ConsoleServerOptions): Promis
     const path = requestPath(req);
     const api = isApiPath(path);
     if (api) setApiSecurityHeaders(res);
-    else setConsoleSecurityHeaders(req, res, consoleCsp(newNonce()));
+    else setConsoleSecurityHeaders(req, res, consoleCsp(newNonce(), options.dev));
     const refusal = refuseHost(options.host, req.headers.host);
     if (refusal !== null) {
       res.writeHead(ERRORS.forbidden.httpStatus, { 'content-type': 'application/json' });

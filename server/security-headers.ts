@@ -28,14 +28,15 @@ export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'no
  * must carry the nonce. connect-src 'self': the dashboard talks only to this server (fetch and
  * EventSource).
  */
-export function consoleCsp(nonce: string): string {
+export function consoleCsp(nonce: string, dev = false): string {
   return [
     "default-src 'self'",
-    `script-src 'nonce-${nonce}' 'strict-dynamic'`,
+    // Next's dev server (--console-dev, hot reload) evaluates the modules it pushes, over a websocket.
+    `script-src 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ''}`,
     `style-src 'self' 'nonce-${nonce}'`,
     "img-src 'self' data:",
     "font-src 'self'",
-    "connect-src 'self'",
+    dev ? "connect-src 'self' ws:" : "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
