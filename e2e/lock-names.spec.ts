@@ -1,6 +1,6 @@
 // Lock names that would render invisible or as look-alikes are marked on screen: U+3164 and
-// U+2800 as \u{…} badges, a Latin name with a Cyrillic letter as "mixed: Latin+Cyrillic", so no
-// two locks in the table look the same.
+// U+2800 as \u{…} badges, a Latin name with a Cyrillic letter as "mixed: Latin+Cyrillic", an
+// all-Cyrillic "аре" as looking Latin, so no two locks in the table look the same.
 import { expect, test } from './fixtures/baton-server.ts';
 import { connectClient, type LineClient } from './fixtures/wire-client.ts';
 
@@ -13,13 +13,16 @@ const HANGUL_FILLER = '\u3164';
 const BRAILLE_BLANK = '\u2800';
 const LATIN = 'e2e-paypal';
 const WITH_CYRILLIC_A = 'e2e-p\u0430ypal';
+const ALL_CYRILLIC = '\u0430\u0440\u0435'; // "аре", drawn like "ape"
+const LATIN_APE = 'ape';
 
 test('invisible and look-alike lock names are marked in the table, the detail and the feed', async ({ page, baton }) => {
   await page.goto('/');
   await expect(page.getByTestId('live-status')).toHaveText('live');
   const keyed = await connectClient(baton.lockPort);
   clients.push(keyed);
-  for (const name of [HANGUL_FILLER, BRAILLE_BLANK, LATIN, WITH_CYRILLIC_A]) {
+  const all = [HANGUL_FILLER, BRAILLE_BLANK, LATIN, WITH_CYRILLIC_A, ALL_CYRILLIC, LATIN_APE];
+  for (const name of all) {
     keyed.send(`A ${name} 60 0`);
     await keyed.waitFor(new RegExp(`^A ${name} \\d+$`));
   }
@@ -28,9 +31,11 @@ test('invisible and look-alike lock names are marked in the table, the detail an
   await expect(row(BRAILLE_BLANK).getByTestId('name-escape')).toHaveText('\\u{2800}');
   await expect(row(WITH_CYRILLIC_A).getByTestId('name-mixed-scripts')).toHaveText('mixed: Latin+Cyrillic');
   await expect(row(LATIN).getByTestId('name-mixed-scripts')).toHaveCount(0);
-  // What an operator reads in the name cell differs for each of the four.
-  const shown = await Promise.all([HANGUL_FILLER, BRAILLE_BLANK, LATIN, WITH_CYRILLIC_A].map((n) => row(n).getByRole('button').first().innerText()));
-  expect(new Set(shown).size).toBe(4);
+  await expect(row(ALL_CYRILLIC).getByTestId('name-looks-latin')).toHaveText('Cyrillic, looks Latin');
+  await expect(row(LATIN_APE).locator('[data-marked]')).toHaveCount(0);
+  // What an operator reads in the name cell differs for each of them, and none is blank.
+  const shown = await Promise.all(all.map((n) => row(n).getByRole('button').first().innerText()));
+  expect(new Set(shown).size).toBe(all.length);
   for (const text of shown) expect(text.trim()).not.toBe('');
 
   await row(HANGUL_FILLER).getByRole('button').first().click();

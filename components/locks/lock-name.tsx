@@ -5,7 +5,8 @@ import { cn } from '../ui/cn.ts';
 /**
  * A lock name as the dashboard shows it everywhere (table, detail, feed, dialog): characters
  * that would show nothing are drawn as `\u{…}` badges, and a name mixing scripts carries a
- * "mixed" badge naming them, so two different locks never look the same (rule and tests in
+ * "mixed" badge naming them, and one made of Cyrillic or Greek look-alikes of Latin letters a
+ * "looks Latin" badge, so two different locks never look the same (rule and tests in
  * lib/ops/lock-name-view.ts). Plain names render as plain text.
  */
 export const LockName = memo(function LockName({ name, className }: { name: string; className?: string }) {
@@ -34,6 +35,15 @@ export const LockName = memo(function LockName({ name, className }: { name: stri
           className={cn('ml-1 rounded bg-red-50 px-1 align-middle font-sans text-[0.75em] font-medium text-red-800 ring-1 ring-red-300 ring-inset dark:bg-red-950 dark:text-red-200 dark:ring-red-700')}
         >
           mixed: {view.mixedScripts.join('+')}
+        </span>
+      )}
+      {view.looksLatin !== null && (
+        <span
+          data-testid="name-looks-latin"
+          title={`every letter is ${view.looksLatin}, written like a Latin letter`}
+          className="ml-1 rounded bg-red-50 px-1 align-middle font-sans text-[0.75em] font-medium text-red-800 ring-1 ring-red-300 ring-inset dark:bg-red-950 dark:text-red-200 dark:ring-red-700"
+        >
+          {view.looksLatin}, looks Latin
         </span>
       )}
     </span>

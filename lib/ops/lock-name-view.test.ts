@@ -13,7 +13,7 @@ const names = fc.oneof(fc.string({ unit: tricky, minLength: 1, maxLength: 8 }), 
 
 describe('viewLockName', () => {
   it('shows a plain ASCII name as it is, unmarked', () => {
-    expect(viewLockName('jobs/nightly')).toEqual({ parts: [{ kind: 'text', text: 'jobs/nightly' }], text: 'jobs/nightly', mixedScripts: null, marked: false });
+    expect(viewLockName('jobs/nightly')).toEqual({ parts: [{ kind: 'text', text: 'jobs/nightly' }], text: 'jobs/nightly', mixedScripts: null, looksLatin: null, marked: false });
   });
 
   it('escapes HANGUL FILLER, BRAILLE BLANK, zero-width and bidi characters as visible \\u{…} badges', () => {
@@ -42,6 +42,15 @@ describe('viewLockName', () => {
     expect(viewLockName('café-ünïcode').marked).toBe(false);
   });
 
+  it('marks a wholly Cyrillic or Greek name made of Latin look-alikes, but not an ordinary one', () => {
+    expect(viewLockName('аре').looksLatin).toBe('Cyrillic');
+    expect(viewLockName('аре/ор').marked).toBe(true);
+    expect(viewLockName('ΤΟΡ').looksLatin).toBe('Greek');
+    expect(viewLockName('ключ').looksLatin).toBeNull();
+    expect(viewLockName('ключ').marked).toBe(false);
+    expect(viewLockName('λόγος').marked).toBe(false);
+  });
+
   it('writes a backslash as \\\\, so a name spelling an escape is not the character it spells', () => {
     expect(viewLockName('\\u{3164}').text).toBe('\\\\u{3164}');
     expect(viewLockName('\\u{3164}').text).not.toBe(viewLockName('\u3164').text);
@@ -68,7 +77,7 @@ describe('viewLockName', () => {
       fc.property(names, (name) => {
         const view = viewLockName(name);
         for (const part of view.parts) if (part.kind === 'text') expect(INVISIBLE.test(part.text), JSON.stringify(part.text)).toBe(false);
-        expect(view.marked).toBe(view.parts.some((p) => p.kind === 'escape') || view.mixedScripts !== null);
+        expect(view.marked).toBe(view.parts.some((p) => p.kind === 'escape') || view.mixedScripts !== null || view.looksLatin !== null);
       }),
       { numRuns: 2_000 },
     );

@@ -14,7 +14,9 @@
 // - a backslash is shown as `\\`, so no name's text can pass for an escape;
 // - letters from more than one script, other than the combinations one language writes
 //   (UTS #39 "highly restrictive": Latin with Han and Hiragana/Katakana, Bopomofo or Hangul),
-//   mark the name as mixed-script, with the scripts named.
+//   mark the name as mixed-script, with the scripts named;
+// - a name written wholly in Cyrillic or Greek letters that each pass for a Latin one ("аре",
+//   "ΤΟΡ") is marked as looking Latin, so it does not pass for the Latin name it copies.
 // So `text` spells the name unambiguously (it decodes back to it), and it has no invisible
 // character left in it.
 
@@ -26,7 +28,9 @@ export interface LockNameView {
   readonly text: string;
   /** Scripts of the name's letters, in first-seen order, when they mix; null otherwise. */
   readonly mixedScripts: readonly string[] | null;
-  /** Something here is not what a plain reading of the name would show: an escape or mixed scripts. */
+  /** The script of a name whose every letter is a Cyrillic or Greek look-alike of a Latin one; null otherwise. */
+  readonly looksLatin: 'Cyrillic' | 'Greek' | null;
+  /** Something here is not what a plain reading of the name would show: an escape, mixed scripts or Latin look-alikes. */
   readonly marked: boolean;
 }
 
@@ -60,6 +64,19 @@ const ALLOWED_SETS: ReadonlyArray<ReadonlySet<string>> = [
   new Set(['Latin', 'Han', 'Hangul']),
 ];
 
+// Letters that render like a Latin letter in common fonts (a subset of Unicode's confusables).
+const LATIN_LOOKALIKES: Readonly<Record<'Cyrillic' | 'Greek', ReadonlySet<string>>> = {
+  Cyrillic: new Set([...'аеорсухіјѕԁԛԝһӏАВЕКМНОРСТУХІЈЅҮ']),
+  Greek: new Set([...'οαικνρυΑΒΕΖΗΙΚΜΝΟΡΤΥΧ']),
+};
+
+function looksLatinIn(letters: string, script: string): 'Cyrillic' | 'Greek' | null {
+  if (script !== 'Cyrillic' && script !== 'Greek') return null;
+  const set = LATIN_LOOKALIKES[script];
+  for (const ch of letters) if (!set.has(ch)) return null;
+  return script;
+}
+
 function scriptOf(ch: string): string {
   for (const [name, re] of SCRIPTS) if (re.test(ch)) return name;
   return 'Other';
@@ -79,11 +96,12 @@ function isPlainAscii(name: string): boolean {
 }
 
 export function viewLockName(name: string): LockNameView {
-  if (isPlainAscii(name)) return { parts: [{ kind: 'text', text: name }], text: name, mixedScripts: null, marked: false };
+  if (isPlainAscii(name)) return { parts: [{ kind: 'text', text: name }], text: name, mixedScripts: null, looksLatin: null, marked: false };
   const escapeMarks = name.normalize('NFC') !== name;
   const parts: NamePart[] = [];
   const scripts: string[] = [];
   let run = '';
+  let letters = '';
   let escaped = false;
   // for..of walks code points; a lone surrogate comes through as one unit (and is escaped).
   for (const ch of name) {
@@ -97,13 +115,15 @@ export function viewLockName(name: string): LockNameView {
     }
     run += cp === 0x5c ? '\\\\' : ch;
     if (LETTER.test(ch)) {
+      letters += ch;
       const script = scriptOf(ch);
       if (!scripts.includes(script)) scripts.push(script);
     }
   }
   if (run !== '') parts.push({ kind: 'text', text: run });
   const mixed = scripts.length > 1 && !ALLOWED_SETS.some((set) => scripts.every((s) => set.has(s)));
-  return { parts, text: parts.map((p) => p.text).join(''), mixedScripts: mixed ? scripts : null, marked: escaped || mixed };
+  const looksLatin = scripts.length === 1 ? looksLatinIn(letters, scripts[0] as string) : null;
+  return { parts, text: parts.map((p) => p.text).join(''), mixedScripts: mixed ? scripts : null, looksLatin, marked: escaped || mixed || looksLatin !== null };
 }
 
 /** Reads a view's text back into the name (the inverse of viewLockName's text; for tests and tools). */
