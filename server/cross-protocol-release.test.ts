@@ -2,7 +2,8 @@
 // session's claim is owned by its connection, so a keyed `R` that names its token is refused and
 // changes nothing; a keyed grant is owned by its token, on any keyed connection.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ERRORS } from '../lib/errors.ts';
+import { KeyedClient } from '../lib/client/keyed-client.ts';
+import { BatonError, ERRORS } from '../lib/errors.ts';
 import { type Daemon, startDaemon } from './daemon.ts';
 import { LineClient } from './testing/line-client.ts';
 
@@ -67,6 +68,25 @@ describe('a keyed R for a session claim', () => {
     const keyed = await client(d.lockAddress.port);
     keyed.send(`R gone ${token}`);
     expect(await keyed.next()).toBe('R gone STALE');
+  });
+});
+
+describe('the keyed client library', () => {
+  it('rejects release() of a session token with BatonError session-claim, and the session keeps the lock', async () => {
+    const d = await daemon();
+    const a = await client(d.sessionAddress.port);
+    a.send('ACQUIRE lib 60000');
+    const acquired = await a.next();
+    const keyed = new KeyedClient({ addresses: [`127.0.0.1:${d.lockAddress.port}`] });
+    teardown.push(() => keyed.close());
+    const outcome = await keyed.release('lib', BigInt(acquired.slice('ACQUIRED '.length))).then(
+      (released) => ({ released }),
+      (error: unknown) => ({ error }),
+    );
+    expect(outcome).toMatchObject({ error: expect.any(BatonError) });
+    expect((outcome as { error: BatonError }).error.code).toBe('session-claim');
+    a.send('HEARTBEAT');
+    expect(await a.next()).toBe(acquired);
   });
 });
 

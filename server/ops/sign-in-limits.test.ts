@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_TRACKED_ADDRESSES, SIGN_IN_WINDOW_MS, SIGN_INS_PER_WINDOW, SignInLimiter } from './sign-in-limits.ts';
+import { limitKey, MAX_TRACKED_ADDRESSES, SIGN_IN_WINDOW_MS, SIGN_INS_PER_WINDOW, SignInLimiter } from './sign-in-limits.ts';
 
 describe('SignInLimiter', () => {
   it('tracks at most MAX_TRACKED_ADDRESSES addresses, forgetting the oldest window first', () => {
@@ -36,5 +36,23 @@ describe('SignInLimiter', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('limitKey', () => {
+  it('counts an IPv4 address (mapped or not) as itself and an IPv6 address by its /64', () => {
+    expect(limitKey('10.0.0.1')).toBe('10.0.0.1');
+    expect(limitKey('::ffff:10.0.0.1')).toBe('10.0.0.1');
+    expect(limitKey('2001:db8:0:1::5')).toBe('2001:db8:0:1::/64');
+    expect(limitKey('2001:0db8:0000:0001:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:0:1::/64');
+    expect(limitKey('::1')).toBe('0:0:0:0::/64');
+    expect(limitKey('fe80::1')).toBe('fe80:0:0:0::/64');
+  });
+
+  it('limits a client that rotates addresses inside its /64', () => {
+    const limiter = new SignInLimiter(() => 0);
+    for (let i = 0; i < SIGN_INS_PER_WINDOW; i++) expect(limiter.admit(`2001:db8:0:1::${i.toString(16)}`)).toBeNull();
+    expect(limiter.admit('2001:db8:0:1:ffff::1')).not.toBeNull();
+    expect(limiter.admit('2001:db8:0:2::1')).toBeNull();
   });
 });
