@@ -1,7 +1,7 @@
 // Lock names that would render invisible or as look-alikes are marked on screen: U+3164 and
 // U+2800 as \u{…} badges, a Latin name with a Cyrillic letter as "mixed: Latin+Cyrillic", an
 // all-Cyrillic "аре" as looking Latin, so no two locks in the table look the same.
-import { expect, test } from './fixtures/baton-server.ts';
+import { ADMIN_TOKEN, expect, test } from './fixtures/baton-server.ts';
 import { connectClient, type LineClient } from './fixtures/wire-client.ts';
 
 const clients: LineClient[] = [];
@@ -16,7 +16,7 @@ const WITH_CYRILLIC_A = 'e2e-p\u0430ypal';
 const ALL_CYRILLIC = '\u0430\u0440\u0435'; // "аре", drawn like "ape"
 const LATIN_APE = 'ape';
 
-test('invisible and look-alike lock names are marked in the table, the detail and the feed', async ({ page, baton }) => {
+test('invisible and look-alike lock names are marked in the table, the detail and the feed', async ({ page, baton, request }) => {
   await page.goto('/');
   await expect(page.getByTestId('live-status')).toHaveText('live');
   const keyed = await connectClient(baton.lockPort);
@@ -42,4 +42,9 @@ test('invisible and look-alike lock names are marked in the table, the detail an
   await expect(page.getByTestId('lock-detail').getByTestId('name-escape')).toHaveText('\\u{3164}');
   await expect(page.locator('[data-testid="feed-item"][data-kind="grant"] [data-testid="feed-lock"]').getByTestId('name-escape').filter({ hasText: '\\u{2800}' }).first()).toBeVisible();
   await page.screenshot({ path: test.info().outputPath('marked-lock-names.png') });
+
+  // An admin action on such a lock: its feed line shows the marked name too.
+  const released = await request.post(`/api/v1/locks/${encodeURIComponent(HANGUL_FILLER)}/force-release`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, data: {} });
+  expect(released.status()).toBe(200);
+  await expect(page.locator('[data-testid="feed-item"][data-kind="admin"] [data-testid="feed-lock"]').getByTestId('name-escape').first()).toHaveText('\\u{3164}');
 });
