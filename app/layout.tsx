@@ -3,6 +3,11 @@ import type { ReactNode } from 'react';
 import { Providers } from './providers.tsx';
 import './globals.css';
 
+// Rendered per request, not prerendered: each answer has its own CSP nonce (set by the custom
+// server, server/security-headers.ts), and Next writes it on every script tag only when it
+// renders the page for that request.
+export const dynamic = 'force-dynamic';
+
 export const metadata: Metadata = { title: 'Baton console', description: 'Operator console for the Baton lock service' };
 
 export const viewport: Viewport = {

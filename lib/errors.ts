@@ -18,8 +18,10 @@ export type ErrorName =
   | 'backlog-full'
   | 'not-found'
   | 'stale-token'
+  | 'session-claim'
   | 'unauthorized'
   | 'forbidden'
+  | 'too-many-sign-ins'
   | 'invalid-input'
   | 'conflict'
   | 'bad-usage'
@@ -64,8 +66,13 @@ export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
   'backlog-full': { side: 'client', httpStatus: 429, message: 'backlog full: too many requests waiting on this connection' },
   'not-found': { side: 'client', httpStatus: 404, message: 'not found' },
   'stale-token': { side: 'client', httpStatus: 409, message: 'token no longer holds the lock' },
+  // A keyed `R` naming a session's grant: a session's owner is its connection, so only that
+  // connection ends it (by closing); a release by token would end it behind its back.
+  'session-claim': { side: 'client', httpStatus: 409, message: 'that token is held by a session: only its own connection can release it, by closing' },
   unauthorized: { side: 'client', httpStatus: 401, message: 'missing or bad credentials' },
   forbidden: { side: 'client', httpStatus: 403, message: 'forbidden' },
+  // POST /api/v1/auth/session past its limit per client address (server/ops/sign-in-limits.ts).
+  'too-many-sign-ins': { side: 'client', httpStatus: 429, message: 'too many sign-ins from this address: wait and try again' },
   'invalid-input': { side: 'client', httpStatus: 422, message: 'invalid input' },
   conflict: { side: 'client', httpStatus: 409, message: 'conflict' },
   'method-not-allowed': { side: 'client', httpStatus: 405, message: 'method not allowed' },

@@ -178,6 +178,14 @@ describe('baton serve', () => {
     expect(after.token).toBeGreaterThan(before.token);
   });
 
+  it('says in its help what --no-console serves: the probes, /metrics and the JSON ops API, no dashboard', async () => {
+    const help = baton('serve', '--help');
+    expect((await help.done()).code).toBe(0);
+    const line = help.stdout.replace(/\s+/g, ' ');
+    expect(line).toContain('--no-console no dashboard: the HTTP port serves only the probes (/healthz, /readyz), /metrics and the JSON ops API');
+    expect(line).not.toMatch(/no ops API/);
+  });
+
   it('refuses a bad flag with a message and exit code 2', async () => {
     const started = baton('serve', '--lock-port', '99999');
     expect(await started.done()).toEqual({ code: 2, signal: null });

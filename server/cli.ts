@@ -20,7 +20,7 @@ program
   .option('--http-port <port>', 'HTTP port of the console, the ops API, health and metrics (0 picks a free one)', portOption, DEFAULT_OPTIONS.httpPort)
   .addOption(new Option('--admin-token <token>', 'token every mutation needs (default: a random one, printed once at start)').env('BATON_ADMIN_TOKEN'))
   .addOption(new Option('--read-token <token>', 'when set, reads (API, events, metrics) need it or the admin token').env('BATON_READ_TOKEN'))
-  .option('--no-console', 'serve only /healthz, /readyz and /metrics on the HTTP port (no dashboard, no ops API)')
+  .option('--no-console', 'no dashboard: the HTTP port serves only the probes (/healthz, /readyz), /metrics and the JSON ops API (/api/v1, the event stream included), without loading Next')
   .addOption(new Option('--console-dev', 'run the console with Next dev server (for working on the dashboard)').hideHelp())
   .option('--data-dir <dir>', 'where the fencing-token ceiling is kept', './data')
   .option('--token-floor <n>', 'issue every token above n: needed once to start on a data dir that lost its token ceiling files (n = the highest token ever issued); otherwise only raises the ceiling', tokenFloorOption)

@@ -7,8 +7,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NextServer, NextServerOptions } from 'next/dist/server/next.js';
 import { ERRORS, errorBody } from '../lib/errors.ts';
-import { answerClientErrors, answeredAsFailed, httpServerOptions } from './http-server.ts';
+import type { DaemonFacade } from './daemon-facade.ts';
+import { answerClientErrors, answeredAsFailed, httpServerOptions, requestPath, routeOrRefuse, serveRoute } from './http-server.ts';
 import { refuseHost } from './ops/host-guard.ts';
+import { isApiPath } from './ops-api/api-routes.ts';
+import { CLIENT_ADDRESS_HEADER } from './ops-api/client-address.ts';
+import { consoleCsp, newNonce, setApiSecurityHeaders, setConsoleSecurityHeaders } from './security-headers.ts';
 
 /** The package root: where app/, next.config.ts and the .next build live. */
 export const CONSOLE_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -27,7 +31,25 @@ export interface ConsoleServer {
 
 type CreateNext = (options: NextServerOptions) => NextServer;
 
-export async function createConsoleServer(options: { host: string; port: number; dev: boolean; ioTimeoutMs: number }): Promise<ConsoleServer> {
+export interface ConsoleServerOptions {
+  host: string;
+  port: number;
+  dev: boolean;
+  ioTimeoutMs: number;
+  /** For the API paths the console answers itself (see sameAsUrlPath). */
+  daemon: DaemonFacade;
+}
+
+/** Whether a URL parser reads `path` as exactly this path (no dot segments, backslashes or bytes it would escape). */
+function sameAsUrlPath(path: string): boolean {
+  try {
+    return new URL(path, 'http://127.0.0.1').pathname === path;
+  } catch {
+    return false;
+  }
+}
+
+export async function createConsoleServer(options: ConsoleServerOptions): Promise<ConsoleServer> {
   if (!options.dev && !existsSync(join(CONSOLE_DIR, '.next', 'BUILD_ID'))) throw new ConsoleBuildMissingError(CONSOLE_DIR);
   // next is CommonJS: Node hands its module.exports (the factory) to a default import, while
   // TypeScript's nodenext view wraps it once more; accept either shape.
@@ -57,18 +79,32 @@ export async function createConsoleServer(options: { host: string; port: number;
       res.destroy();
       return;
     }
-    res.setHeader('x-content-type-options', 'nosniff');
-    // No other site may frame the console (a framed "Confirm force release" could be clicked
-    // through a decoy), and no URL with a lock name leaks in a Referer.
-    res.setHeader('x-frame-options', 'DENY');
-    res.setHeader('content-security-policy', "frame-ancestors 'none'");
-    res.setHeader('referrer-policy', 'no-referrer');
+    const path = requestPath(req);
+    const api = isApiPath(path);
+    if (api) setApiSecurityHeaders(res);
+    else setConsoleSecurityHeaders(req, res, consoleCsp(newNonce(), options.dev));
     const refusal = refuseHost(options.host, req.headers.host);
     if (refusal !== null) {
       res.writeHead(ERRORS.forbidden.httpStatus, { 'content-type': 'application/json' });
       res.end(JSON.stringify(errorBody('forbidden', refusal)));
       return;
     }
+    // A path under /api/ (or a probe's) that no route serves, or whose name does not URL-decode,
+    // gets the console-less server's JSON answer: Next would answer it with an HTML 404 page, a
+    // trailing-slash redirect, or a text/plain 500 from its own URL decoding.
+    if (api) {
+      const match = routeOrRefuse(res, path);
+      if (match === null) return;
+      // Next reads the path as a URL (WHATWG): `%2e%2e` and `.` segments are resolved, `\` is a
+      // `/`, and it redirects there. A path it would read differently from the table is served
+      // here by the console-less server's own code, so it gets the same answer in both modes.
+      if (!sameAsUrlPath(path)) {
+        serveRoute(req, res, options.daemon, match);
+        return;
+      }
+    }
+    // Handlers see the socket's address in this header, never one the client wrote (client-address.ts).
+    req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? '?';
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' });

@@ -19,6 +19,13 @@ export interface SecurityFacade {
   identify(authorization: string | null, cookie: string | null): Principal;
   /** Reads need no credentials (bound to loopback and no --read-token). */
   readonly readsOpen: boolean;
+  /**
+   * Counts a sign-in attempt from `client` (its address); null when it may go on, else the
+   * seconds until that address may try again (sign-in-limits.ts).
+   */
+  admitSignIn(client: string): number | null;
+  /** Whether a successful sign-in with this role is audited: always for admin, at most 10 a minute for read. */
+  auditSignIn(role: 'admin' | 'read'): boolean;
   /** Trades a token for a new session; null when the token is wrong. */
   signIn(token: string): { cookieValue: string; role: 'admin' | 'read'; publicId: string; maxAgeSeconds: number } | null;
   signOut(cookie: string | null): void;

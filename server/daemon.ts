@@ -45,8 +45,8 @@ export interface DaemonOptions {
   maxBacklog: number;
   /**
    * What the HTTP port serves: 'next' is the operator console (dashboard and ops API, a
-   * custom Next.js server; needs a production build, or `consoleDev`); 'probes' only
-   * /healthz, /readyz and /metrics (a lock daemon without the console, and most tests).
+   * custom Next.js server; needs a production build, or `consoleDev`); 'probes' the probes,
+   * /metrics and the JSON ops API without the dashboard (`--no-console`, and most tests).
    */
   console: 'next' | 'probes';
   /** Run the console with Next's dev server (hot reload) instead of the production build. */
@@ -233,7 +233,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       throw new Error('another daemon in this process already serves the console; one console per process');
     }
     if (opts.console === 'next') {
-      consoleServer = await createConsoleServer({ host: opts.host, port: opts.httpPort, dev: opts.consoleDev, ioTimeoutMs: opts.ioTimeoutMs });
+      consoleServer = await createConsoleServer({ host: opts.host, port: opts.httpPort, dev: opts.consoleDev, ioTimeoutMs: opts.ioTimeoutMs, daemon: facade });
       http = consoleServer.http;
     } else {
       http = createHttpServer(facade, opts.host, opts.ioTimeoutMs);

@@ -12,8 +12,10 @@ import { ERRORS, type ErrorName, errorBody } from '../lib/errors.ts';
 import type { DaemonFacade } from './daemon-facade.ts';
 import { watchdogInterval } from './line-listener.ts';
 import { refuseHost } from './ops/host-guard.ts';
-import { dispatch, matchRoute } from './ops-api/api-routes.ts';
+import { type RouteMatch, dispatch, matchRoute } from './ops-api/api-routes.ts';
+import { CLIENT_ADDRESS_HEADER } from './ops-api/client-address.ts';
 import { MAX_BODY_BYTES } from './ops-api/request-input.ts';
+import { RAW_API_SECURITY_HEADERS, setApiSecurityHeaders } from './security-headers.ts';
 
 function sendError(res: ServerResponse, name: ErrorName, detail?: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
@@ -22,6 +24,19 @@ function sendError(res: ServerResponse, name: ErrorName, detail?: string, header
   }
   res.writeHead(ERRORS[name].httpStatus, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
   res.end(JSON.stringify(errorBody(name, detail)));
+}
+
+/**
+ * The route `path` names, or null after answering the JSON 404 (no route) or 400 (a parameter
+ * that does not URL-decode, such as `%zz` or `%C0%AF`). Both servers ask this first for every
+ * API path, so neither mode hands such a path to code that would answer it otherwise.
+ */
+export function routeOrRefuse(res: ServerResponse, path: string): Extract<RouteMatch, { kind: 'found' }> | null {
+  const match = matchRoute(path);
+  if (match.kind === 'found') return match;
+  if (match.kind === 'bad-path') sendError(res, 'bad-request', `${path}: a path segment does not URL-decode`);
+  else sendError(res, 'not-found', path);
+  return null;
 }
 
 /**
@@ -36,6 +51,8 @@ function webRequest(req: IncomingMessage, body: Buffer | null, signal: AbortSign
     if (Array.isArray(value)) for (const v of value) headers.append(name, v);
     else headers.set(name, value);
   }
+  // Set by us from the socket, never taken from the client (client-address.ts).
+  headers.set(CLIENT_ADDRESS_HEADER, req.socket.remoteAddress ?? '?');
   return new Request(new URL(req.url ?? '/', 'http://127.0.0.1'), { method: req.method ?? 'GET', headers, signal, ...(body === null ? {} : { body }) });
 }
 
@@ -169,10 +186,26 @@ export function answerClientErrors(server: Server, ioTimeoutMs: number): void {
     const body = JSON.stringify(errorBody(name, name === 'io-timeout' ? 'the request did not arrive within the io-timeout' : undefined));
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-        `cache-control: no-store\r\nconnection: close\r\n\r\n${body}`,
+        `cache-control: no-store\r\n${RAW_API_SECURITY_HEADERS}connection: close\r\n\r\n${body}`,
     );
     closeAfterAnswer(socket, ioTimeoutMs);
   });
+}
+
+/** Runs the route's handler for `req` (its body read first, bounded) and streams the answer. */
+export function serveRoute(req: IncomingMessage, res: ServerResponse, daemon: DaemonFacade, match: Extract<RouteMatch, { kind: 'found' }>): void {
+  const gone = new AbortController();
+  res.on('close', () => gone.abort());
+  readBody(req)
+    .then(async (body) => {
+      if (body.kind === 'gone' || answeredAsFailed(req.socket)) {
+        res.destroy();
+        return;
+      }
+      if (body.kind === 'too-large') sendError(res, 'body-too-large', `over ${MAX_BODY_BYTES} bytes`);
+      else await send(res, await dispatch(match.route, webRequest(req, body.bytes, gone.signal), daemon, match.params));
+    })
+    .catch((err: unknown) => sendError(res, 'internal', err instanceof Error ? err.message : String(err)));
 }
 
 export function createHttpServer(daemon: DaemonFacade, bindHost: string, ioTimeoutMs = 5_000): Server {
@@ -182,33 +215,23 @@ export function createHttpServer(daemon: DaemonFacade, bindHost: string, ioTimeo
       res.destroy();
       return;
     }
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    setApiSecurityHeaders(res);
+    const path = requestPath(req);
     const refusal = refuseHost(bindHost, req.headers.host);
     if (refusal !== null) {
       sendError(res, 'forbidden', refusal);
       return;
     }
-    const match = matchRoute(path);
-    if (match.kind !== 'found') {
-      if (match.kind === 'bad-path') sendError(res, 'bad-request', `${path}: a path segment does not URL-decode`);
-      else sendError(res, 'not-found', path);
-      return;
-    }
-    const gone = new AbortController();
-    res.on('close', () => gone.abort());
-    readBody(req)
-      .then(async (body) => {
-        if (body.kind === 'gone' || answeredAsFailed(req.socket)) {
-          res.destroy();
-          return;
-        }
-        if (body.kind === 'too-large') sendError(res, 'body-too-large', `over ${MAX_BODY_BYTES} bytes`);
-        else await send(res, await dispatch(match.route, webRequest(req, body.bytes, gone.signal), daemon, match.params));
-      })
-      .catch((err: unknown) => sendError(res, 'internal', err instanceof Error ? err.message : String(err)));
+    const match = routeOrRefuse(res, path);
+    if (match !== null) serveRoute(req, res, daemon, match);
   });
   answerClientErrors(server, ioTimeoutMs);
   return server;
+}
+
+/** The request's path, without its query string. */
+export function requestPath(req: IncomingMessage): string {
+  return (req.url ?? '/').split('?')[0] ?? '/';
 }
 
 export function listenHttp(server: Server, host: string, port: number): Promise<AddressInfo> {

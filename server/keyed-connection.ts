@@ -85,9 +85,12 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
         if (claim.state === 'waiting') this.addWaiting(claim);
         return;
       }
-      case 'release':
-        this.send(encodeReleased(req.key, this.engine.release(req.key, req.token) === 'ok'));
+      case 'release': {
+        const outcome = this.engine.release(req.key, req.token);
+        if (outcome === 'session-claim') this.send(encodeKeyedError('R', req.key, 'session-claim'));
+        else this.send(encodeReleased(req.key, outcome === 'ok'));
         return;
+      }
       case 'error':
         if (req.op === 'A') this.replyBehindWaiters(req.key, encodeKeyedError(req.op, req.key, req.error));
         else this.send(encodeKeyedError(req.op, req.key, req.error));

@@ -36,6 +36,8 @@ const FORCE_RELEASED = encodeSessionError('force-released');
 const KICKED = encodeSessionError('kicked');
 const TOKENS_EXHAUSTED = encodeSessionError('tokens-exhausted');
 const STORAGE_UNAVAILABLE = encodeSessionError('storage-unavailable');
+// A claim that ended without this connection being told (no path does today; see onLine).
+const CLAIM_GONE = encodeSessionError('server-going-away', 'the claim ended on the server');
 
 export class SessionConnection extends LineConnection implements ClaimOwner {
   /** The connection's one claim, from its ACQUIRE on; kept after it ends. */
@@ -69,6 +71,9 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
         if (claim === null) this.close(NO_ACQUIRE_YET);
         else if (claim.state === 'holding') this.send(this.acquiredLine);
         else if (claim.state === 'waiting') this.send(encodeWaiting(claim.lock.positionOf(claim)));
+        // Ended, and nobody told us (onEnded closes, a redirect closes): never leave a heartbeat
+        // unanswered while the client believes it holds. It must stop and queue anew.
+        else this.close(CLAIM_GONE);
         return;
       case 'acquire':
         if (claim !== null) this.close(SECOND_ACQUIRE);

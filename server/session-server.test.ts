@@ -264,6 +264,18 @@ describe('session server: limits, shutdown and admin actions', () => {
     expect(await holder.next()).toBe(granted);
   });
 
+  it('never leaves a HEARTBEAT unanswered: a claim that ended without a word ends the session with ERROR 0x01', async () => {
+    const { acquire, engine } = await startServer();
+    const [holder] = await acquire('k');
+    const [waiter] = await acquire('k');
+    // The engine forgets every claim silently (as before a switch to standby) and no redirect follows.
+    engine.reset();
+    holder.send('HEARTBEAT');
+    expect(await holder.closedWith()).toEqual(['ERROR 0x01 server going away: the claim ended on the server']);
+    waiter.send('HEARTBEAT');
+    expect(await waiter.closedWith()).toEqual(['ERROR 0x01 server going away: the claim ended on the server']);
+  });
+
   it('leaves no lock, holder or waiter in the engine once every client has closed', async () => {
     const { acquire, engine, listener } = await startServer();
     const sessions: LineClient[] = [];

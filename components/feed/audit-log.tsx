@@ -3,6 +3,7 @@ import { ApiRequestError } from '../data/api-client.ts';
 import { useAudit } from '../data/queries.ts';
 import { Badge } from '../ui/badge.tsx';
 import { Card } from '../ui/card.tsx';
+import { LockName } from '../locks/lock-name.tsx';
 
 const LIMIT = 200;
 
@@ -30,7 +31,7 @@ export function AuditLog() {
                   {formatClockTime(e.at)}
                 </time>
                 <span className="font-medium">{e.action}</span>
-                <span className="min-w-0 font-mono break-all">{e.target}</span>
+                <span className="min-w-0 font-mono break-all"><LockName name={e.target} /></span>
                 <Badge tone={e.result === 'ok' ? 'good' : 'bad'}>{e.result}</Badge>
               </div>
               <div className="text-xs text-slate-600 dark:text-slate-300">

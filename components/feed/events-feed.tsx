@@ -5,6 +5,8 @@ import { useFeed } from '../data/queries.ts';
 import { Badge, type BadgeTone } from '../ui/badge.tsx';
 import { Card } from '../ui/card.tsx';
 import { cn } from '../ui/cn.ts';
+import { LockName } from '../locks/lock-name.tsx';
+import { viewLockName } from '@/lib/ops/lock-name-view.ts';
 
 const KIND_TONE: Record<FeedKind, BadgeTone> = {
   grant: 'good',
@@ -32,8 +34,9 @@ const FeedEntry = memo(function FeedEntry({ item }: { item: FeedItem }) {
         {formatClockTime(item.at)}
       </time>
       <Badge tone={KIND_TONE[item.kind]}>{item.kind}</Badge>
-      {/* Admin texts name their lock already; engine events need it said. */}
-      {item.lock !== null && !admin && <span className="font-mono text-xs break-all" data-testid="feed-lock">{item.lock}</span>}
+      {/* Admin texts name their lock already (as written: a name with invisible or look-alike
+          characters also gets its marked form here); engine events need it said. */}
+      {item.lock !== null && (!admin || viewLockName(item.lock).marked) && <span className="font-mono text-xs break-all" data-testid="feed-lock"><LockName name={item.lock} /></span>}
       <span className="min-w-0 break-words">{item.text}</span>
     </li>
   );

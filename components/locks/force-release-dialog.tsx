@@ -1,5 +1,6 @@
 import type { HolderView } from '@/lib/ops/api-types.ts';
 import { ConfirmDialog } from '../ui/confirm-dialog.tsx';
+import { LockName } from './lock-name.tsx';
 
 /**
  * Confirms a force release with the holder the operator saw: its client, protocol and token.
@@ -11,7 +12,7 @@ export function ForceReleaseDialog({ lockName, holder, onConfirm, onCancel }: { 
     <ConfirmDialog
       title={
         <>
-          Force release <code className="font-mono break-all">{lockName}</code>?
+          Force release <code className="font-mono break-all"><LockName name={lockName} /></code>?
         </>
       }
       confirmLabel="Confirm force release"

@@ -8,6 +8,7 @@ import { useNow } from '../data/use-now.ts';
 import { buttonClass } from '../ui/button.ts';
 import { ForceReleaseDialog } from './force-release-dialog.tsx';
 import { WaiterTable } from './waiter-table.tsx';
+import { LockName } from './lock-name.tsx';
 
 function HolderTimes({ holder, receivedAt }: { holder: HolderView; receivedAt: number }) {
   const now = useNow(250);
@@ -86,7 +87,7 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
       <div className="flex items-start justify-between gap-2">
         <h3 id={headingId} ref={headingRef} tabIndex={-1} className="min-w-0 text-base font-semibold break-all focus:outline-none">
           <span className="sr-only">Lock </span>
-          <code className="font-mono">{name}</code>
+          <code className="font-mono"><LockName name={name} /></code>
         </h3>
         <button type="button" className={buttonClass('ghost', 'px-2 py-1')} onClick={onClose} aria-label="Close lock details">
           <span aria-hidden="true">✕</span>

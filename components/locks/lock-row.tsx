@@ -5,6 +5,7 @@ import { useNow } from '../data/use-now.ts';
 import { Badge } from '../ui/badge.tsx';
 import { cn } from '../ui/cn.ts';
 import { GRID_COLUMNS, ROW_HEIGHT } from './columns.ts';
+import { LockName } from './lock-name.tsx';
 
 const TICK_MS = 250;
 
@@ -71,7 +72,7 @@ export const LockRowView = memo(function LockRowView({ row, index, start, select
           className="max-w-full truncate rounded text-left font-mono font-medium text-sky-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-sky-500 dark:text-sky-300"
           title={name}
         >
-          {name}
+          <LockName name={name} />
         </button>
       </div>
       <div role="cell" className="min-w-0 truncate font-mono text-xs" title={holder?.client}>

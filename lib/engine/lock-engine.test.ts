@@ -266,3 +266,37 @@ describe('counts and deadlines', () => {
     expect(engine.nextDeadline()).toBe(holder.expiresAt);
   });
 });
+
+describe('one claim, one owner', () => {
+  it('refuses a release by token of a session claim and changes nothing: the session keeps the lock, its waiter keeps waiting', () => {
+    const { engine, sliding } = engineFixture();
+    const aOwner = new Owner();
+    const a = sliding('a', aOwner);
+    const bOwner = new Owner();
+    const b = sliding('a', bOwner);
+    expect(engine.release('a', a.token)).toBe('session-claim');
+    expect(a.state).toBe('holding');
+    expect(engine.lock('a')?.holder).toBe(a);
+    expect(b.state).toBe('waiting');
+    expect(bOwner.granted).toEqual([]);
+    expect(aOwner.ended).toEqual([]);
+    expect(engine.heldCount).toBe(1);
+  });
+
+  it('answers stale, not session-claim, for a token that no longer holds, whoever held it', () => {
+    const { engine, sliding } = engineFixture();
+    const a = sliding('a', new Owner());
+    engine.end(a);
+    expect(engine.release('a', a.token)).toBe('stale');
+  });
+
+  it('still releases a keyed grant by its token and hands the lock to a waiting session', () => {
+    const { engine, fixed, sliding } = engineFixture();
+    const k = fixed('a', new Owner());
+    const sOwner = new Owner();
+    const s = sliding('a', sOwner);
+    expect(engine.release('a', k.token)).toBe('ok');
+    expect(s.state).toBe('holding');
+    expect(sOwner.granted).toEqual([s]);
+  });
+});

@@ -68,12 +68,18 @@ export class LockEngine extends GrantGate {
     return claim;
   }
 
-  /** Releases the grant that `token` names. 'stale' when that token no longer holds `name`; nothing changes then. */
-  release(name: string, token: bigint): 'ok' | 'stale' {
+  /**
+   * Releases the keyed grant that `token` names. 'stale' when that token no longer holds `name`;
+   * 'session-claim' when it is held by a session: a session's owner is its connection, the only
+   * one that may end it (by closing), so a release by token would end it without its owner
+   * knowing. Nothing changes in either case.
+   */
+  release(name: string, token: bigint): 'ok' | 'stale' | 'session-claim' {
     this.catchUp();
     const lock = this.locks.get(name);
     const holder = lock?.holder;
     if (lock === undefined || !holder || holder.token !== token) return 'stale';
+    if (holder.protocol === 'session') return 'session-claim';
     const now = this.clock.now();
     this.dropHolder(lock, holder, now, 'release');
     this.handOver(lock, now);

@@ -48,6 +48,19 @@ export type RouteMatch =
 
 const PARAM = /^\[([a-z]+)\]$/;
 
+/** First path segments of the table's routes: "api", "healthz", "readyz", "metrics". */
+const ROOTS = new Set(API_ROUTES.map((r) => r.pattern.split('/')[1] as string));
+
+/**
+ * Whether `path` is under the ops API or a probe (`/api`, `/api/...`, `/healthz`, ...): every
+ * answer there is JSON (or the metrics text) in both modes, never one of Next's pages, so the
+ * console's server answers a path there that no route serves itself, as the console-less one does.
+ */
+export function isApiPath(path: string): boolean {
+  const end = path.indexOf('/', 1);
+  return ROOTS.has(end < 0 ? path.slice(1) : path.slice(1, end));
+}
+
 /** Finds the route for a URL path (no query string); parameters come back URL-decoded, as Next gives them. */
 export function matchRoute(path: string, routes: readonly ApiRoute[] = API_ROUTES): RouteMatch {
   const segments = path.split('/');

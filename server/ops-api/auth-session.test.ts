@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DaemonFacade } from '../daemon-facade.ts';
 import { ADMIN_TOKEN, apiRequest, asAdmin, READ_TOKEN, testFacade } from '../ops/testing/test-facade.ts';
 import { getSession, signIn, signOut } from './auth-session.ts';
+import { CLIENT_ADDRESS_HEADER } from './client-address.ts';
 import { forceRelease } from './lock-actions.ts';
 
 const ORIGIN = 'http://127.0.0.1:3000';
@@ -15,6 +16,11 @@ async function signedIn(daemon: DaemonFacade, token = ADMIN_TOKEN): Promise<stri
   const res = await signIn(signInRequest(token), daemon);
   const setCookie = res.headers.get('set-cookie') ?? '';
   return setCookie.split(';')[0] ?? '';
+}
+
+/** Headers of a request from our own page at client address `address` (as the servers stamp it). */
+function from(address: string): Record<string, string> {
+  return { origin: ORIGIN, [CLIENT_ADDRESS_HEADER]: address };
 }
 
 describe('POST /api/v1/auth/session', () => {
@@ -40,7 +46,7 @@ describe('POST /api/v1/auth/session', () => {
 
   it('audits at most ten failed sign-ins a minute, and refuses every one of them', async () => {
     const t = await testFacade();
-    for (let i = 0; i < 25; i++) expect((await signIn(signInRequest(`wrong-${i}`), t.daemon)).status).toBe(401);
+    for (let i = 0; i < 25; i++) expect((await signIn(signInRequest(`wrong-${i}`, from(`10.0.0.${i}`)), t.daemon)).status).toBe(401);
     expect(t.audit.recent(100).filter((e) => e.action === 'sign-in' && e.result === 'unauthorized')).toHaveLength(10);
     expect((await signIn(signInRequest(ADMIN_TOKEN), t.daemon)).status).toBe(200);
   });
@@ -135,5 +141,33 @@ describe('DELETE /api/v1/auth/session', () => {
     const cookie = await signedIn(daemon);
     expect(signOut(apiRequest('/api/v1/auth/session', { method: 'DELETE', headers: { cookie, origin: 'http://evil.example' } }), daemon).status).toBe(403);
     expect(daemon.security.identify(null, cookie).kind).toBe('session');
+  });
+});
+
+describe('sign-in floods', () => {
+  it('1,000 read sign-ins (from 1,000 addresses) never end the admin dashboard session, and at most ten are audited', async () => {
+    const t = await testFacade({ readToken: READ_TOKEN });
+    const adminCookie = await signedIn(t.daemon);
+    for (let i = 0; i < 1_000; i++) {
+      expect((await signIn(signInRequest(READ_TOKEN, from(`10.1.${i >> 8}.${i & 255}`)), t.daemon)).status).toBe(200);
+    }
+    const me = await getSession(apiRequest('/api/v1/auth/session', { headers: { cookie: adminCookie } }), t.daemon);
+    expect(await me.json()).toMatchObject({ role: 'admin' });
+    const released = await forceRelease(apiRequest('/api/v1/locks/k/force-release', { method: 'POST', headers: { cookie: adminCookie, origin: ORIGIN }, body: '{}' }), t.daemon, { name: 'k' });
+    expect(released.status).toBe(404); // admitted as admin: nobody holds k
+    const audited = t.audit.recent(2_000).filter((e) => e.action === 'sign-in' && e.result === 'ok');
+    expect(audited.filter((e) => e.detail === 'role read')).toHaveLength(10);
+    expect(audited.filter((e) => e.detail === 'role admin')).toHaveLength(1);
+  });
+
+  it('answers the 11th sign-in in a minute from one address 429 too-many-sign-ins with Retry-After, even with the right token; others go on', async () => {
+    const t = await testFacade({ readToken: READ_TOKEN });
+    for (let i = 0; i < 10; i++) expect((await signIn(signInRequest(i % 2 === 0 ? READ_TOKEN : 'wrong', from('10.2.0.1')), t.daemon)).status).not.toBe(429);
+    const limited = await signIn(signInRequest(ADMIN_TOKEN, from('10.2.0.1')), t.daemon);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+    expect(limited.headers.get('set-cookie')).toBeNull();
+    expect(((await limited.json()) as { error: { code: string } }).error.code).toBe('too-many-sign-ins');
+    expect((await signIn(signInRequest(ADMIN_TOKEN, from('10.2.0.2')), t.daemon)).status).toBe(200);
   });
 });

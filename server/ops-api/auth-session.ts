@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AuthView } from '../../lib/ops/api-types.ts';
 import type { DaemonFacade } from '../daemon-facade.ts';
 import { SESSION_COOKIE } from '../ops/security.ts';
+import { clientAddress } from './client-address.ts';
 import { readJsonBody, refusalResponse } from './request-input.ts';
 import { errorResponse, jsonResponse, originVerdict, principalName } from './route-kit.ts';
 
@@ -34,6 +35,15 @@ export function getSession(req: Request, daemon: DaemonFacade): Response {
 export async function signIn(req: Request, daemon: DaemonFacade): Promise<Response> {
   const foreign = refuseForeign(req);
   if (foreign !== null) return foreign;
+  // Counted before the body is read or the token checked: a refused attempt costs nothing more.
+  const client = clientAddress(req);
+  const retryAfter = daemon.security.admitSignIn(client);
+  if (retryAfter !== null) {
+    if (daemon.security.noteFailedSignIn()) {
+      daemon.audit.record({ who: 'anonymous', action: 'sign-in', target: 'session', result: 'too-many-sign-ins', detail: `from ${client}` });
+    }
+    return errorResponse('too-many-sign-ins', `try again in ${retryAfter} s`, { 'retry-after': String(retryAfter) });
+  }
   const body = await readJsonBody(req, signInBody);
   if (!body.ok) return refusalResponse(body);
   const session = daemon.security.signIn(body.value.token);
@@ -43,7 +53,9 @@ export async function signIn(req: Request, daemon: DaemonFacade): Promise<Respon
     }
     return errorResponse('unauthorized', 'wrong token');
   }
-  daemon.audit.record({ who: `session:${session.publicId}`, action: 'sign-in', target: 'session', result: 'ok', detail: `role ${session.role}` });
+  if (daemon.security.auditSignIn(session.role)) {
+    daemon.audit.record({ who: `session:${session.publicId}`, action: 'sign-in', target: 'session', result: 'ok', detail: `role ${session.role}` });
+  }
   const view: AuthView = { role: session.role, readsOpen: daemon.security.readsOpen };
   return jsonResponse(200, view, { 'set-cookie': sessionCookie(req, session.cookieValue, session.maxAgeSeconds) });
 }

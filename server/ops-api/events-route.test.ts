@@ -118,7 +118,7 @@ describe('GET /api/v1/events', () => {
 
   it('refuses an anonymous reader when reads need credentials', async () => {
     const feed = new FakeFeed();
-    const security = { readsOpen: false, identify: () => ({ kind: 'anonymous' as const }), signIn: () => null, signOut: () => {}, noteFailedSignIn: () => true };
+    const security = { readsOpen: false, identify: () => ({ kind: 'anonymous' as const }), signIn: () => null, signOut: () => {}, noteFailedSignIn: () => true, admitSignIn: () => null, auditSignIn: () => true };
     // The route reads only `security` and `feed`; refuseRead is typed with the whole facade.
     const res = eventsRoute(request(), { security, feed } as Pick<DaemonFacade, 'security' | 'feed'> as DaemonFacade);
     expect(res.status).toBe(401);

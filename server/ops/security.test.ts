@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost } from './host-guard.ts';
-import { cookieValue, MAX_SESSIONS, Security, SESSION_MAX_AGE_SECONDS } from './security.ts';
+import { cookieValue, MAX_ADMIN_SESSIONS, MAX_READ_SESSIONS, Security, SESSION_MAX_AGE_SECONDS } from './security.ts';
 
 const ADMIN = 'the-admin-token';
 const READ = 'the-read-token';
@@ -122,16 +122,60 @@ describe('sessions', () => {
     expect(s.identify(null, cookie)).toEqual({ kind: 'anonymous' });
   });
 
-  it('keeps at most 1000 sessions by dropping the oldest', () => {
+  it('keeps at most 100 admin sessions by dropping the oldest admin session', () => {
     const s = security();
     const first = cookieOf(s, ADMIN);
     const second = cookieOf(s, ADMIN);
-    for (let i = 2; i < MAX_SESSIONS; i++) cookieOf(s, ADMIN);
-    expect(s.sessionCount).toBe(MAX_SESSIONS);
+    for (let i = 2; i < MAX_ADMIN_SESSIONS; i++) cookieOf(s, ADMIN);
+    expect(s.sessionCount).toBe(MAX_ADMIN_SESSIONS);
     cookieOf(s, ADMIN);
-    expect(s.sessionCount).toBe(MAX_SESSIONS);
+    expect(s.sessionCount).toBe(MAX_ADMIN_SESSIONS);
     expect(s.identify(null, first)).toEqual({ kind: 'anonymous' });
     expect(s.identify(null, second).kind).toBe('session');
+  });
+
+  it('never ends an admin session for read sign-ins: 1,000 and more of them push out only read sessions', () => {
+    const s = security({ readToken: READ });
+    const admin = cookieOf(s, ADMIN);
+    const firstRead = cookieOf(s, READ);
+    for (let i = 0; i < MAX_READ_SESSIONS + 500; i++) cookieOf(s, READ);
+    expect(s.identify(null, admin)).toMatchObject({ kind: 'session', role: 'admin' });
+    expect(s.identify(null, firstRead)).toEqual({ kind: 'anonymous' });
+    expect(s.sessionCount).toBe(MAX_READ_SESSIONS + 1);
+  });
+
+  it('ends a read session at its sign-out without touching an admin one', () => {
+    const s = security({ readToken: READ });
+    const admin = cookieOf(s, ADMIN);
+    const read = cookieOf(s, READ);
+    s.signOut(read);
+    expect(s.identify(null, read)).toEqual({ kind: 'anonymous' });
+    expect(s.identify(null, admin)).toMatchObject({ role: 'admin' });
+  });
+});
+
+describe('sign-in limits', () => {
+  it('admits 10 sign-ins a minute per client address, then answers how long to wait; other addresses go on', () => {
+    let now = 0;
+    const s = security({ now: () => now });
+    for (let i = 0; i < 10; i++) expect(s.admitSignIn('10.0.0.1')).toBeNull();
+    expect(s.admitSignIn('10.0.0.1')).toBe(60);
+    now = 45_500;
+    expect(s.admitSignIn('10.0.0.1')).toBe(15);
+    expect(s.admitSignIn('10.0.0.2')).toBeNull();
+    now = 60_000;
+    expect(s.admitSignIn('10.0.0.1')).toBeNull();
+  });
+
+  it('audits every admin sign-in, and at most 10 read sign-ins and 10 failures a minute', () => {
+    let now = 0;
+    const s = security({ now: () => now });
+    const read = Array.from({ length: 30 }, () => s.auditSignIn('read'));
+    expect(read.filter(Boolean)).toHaveLength(10);
+    expect(Array.from({ length: 30 }, () => s.auditSignIn('admin')).every(Boolean)).toBe(true);
+    expect(Array.from({ length: 30 }, () => s.noteFailedSignIn()).filter(Boolean)).toHaveLength(10);
+    now = 60_000;
+    expect(s.auditSignIn('read')).toBe(true);
   });
 });
 

@@ -4,12 +4,18 @@
 // looked up by the digest of their cookie value for the same reason.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isLoopbackHost } from './host-guard.ts';
+import { AuditBudget, SignInLimiter } from './sign-in-limits.ts';
 import type { Principal, SecurityFacade } from '../daemon-facade.ts';
 
 export const SESSION_COOKIE = 'baton_session';
 export const SESSION_MAX_AGE_SECONDS = 12 * 60 * 60;
-/** A flood of sign-ins must not grow memory without end: the oldest sessions go first. */
-export const MAX_SESSIONS = 1000;
+/**
+ * A flood of sign-ins must not grow memory without end: past these the oldest session of the
+ * same role goes first. The pools are separate, so signing in with the read token never ends
+ * an admin's session (only another admin sign-in can push one out).
+ */
+export const MAX_ADMIN_SESSIONS = 100;
+export const MAX_READ_SESSIONS = 1000;
 
 type Role = 'admin' | 'read';
 
@@ -43,19 +49,17 @@ export function cookieValue(header: string | null, name: string): string | null 
   return null;
 }
 
-/** Failed sign-ins audited per minute; the rest are refused without a log line. */
-const AUDITED_FAILURES_PER_WINDOW = 10;
-const FAILURE_WINDOW_MS = 60_000;
 
 export class Security implements SecurityFacade {
   readonly readsOpen: boolean;
   private readonly adminDigest: Buffer;
   private readonly readDigest: Buffer | null;
   private readonly now: () => number;
-  /** Keyed by the hex SHA-256 of the cookie value; Map order is creation order (oldest first). */
-  private readonly sessions = new Map<string, Session>();
-  private failureWindowStart = Number.NEGATIVE_INFINITY;
-  private failuresInWindow = 0;
+  /** Per role, keyed by the hex SHA-256 of the cookie value; Map order is creation order (oldest first). */
+  private readonly sessions: Readonly<Record<Role, Map<string, Session>>> = { admin: new Map(), read: new Map() };
+  private readonly limiter: SignInLimiter;
+  private readonly failureAudits: AuditBudget;
+  private readonly readSignInAudits: AuditBudget;
 
   constructor(options: SecurityOptions) {
     // An empty token would match an empty "Bearer " header: refuse to start rather than open up.
@@ -65,6 +69,9 @@ export class Security implements SecurityFacade {
     this.readDigest = options.readToken === null ? null : digest(options.readToken);
     this.readsOpen = isLoopbackHost(options.host) && options.readToken === null;
     this.now = options.now ?? Date.now;
+    this.limiter = new SignInLimiter(this.now);
+    this.failureAudits = new AuditBudget(this.now);
+    this.readSignInAudits = new AuditBudget(this.now);
   }
 
   /**
@@ -86,37 +93,44 @@ export class Security implements SecurityFacade {
     const role = this.roleOf(token);
     if (role === null) return null;
     this.dropExpired();
-    while (this.sessions.size >= MAX_SESSIONS) {
-      const oldest = this.sessions.keys().next();
+    const pool = this.sessions[role];
+    const max = role === 'admin' ? MAX_ADMIN_SESSIONS : MAX_READ_SESSIONS;
+    while (pool.size >= max) {
+      const oldest = pool.keys().next();
       if (oldest.done === true) break;
-      this.sessions.delete(oldest.value);
+      pool.delete(oldest.value);
     }
     const value = randomBytes(32).toString('base64url');
     // Separate randomness: the public id shows in the audit log and must reveal nothing of the cookie.
     const publicId = randomBytes(4).toString('hex');
-    this.sessions.set(digest(value).toString('hex'), { role, publicId, expiresAt: this.now() + SESSION_MAX_AGE_SECONDS * 1000 });
+    pool.set(digest(value).toString('hex'), { role, publicId, expiresAt: this.now() + SESSION_MAX_AGE_SECONDS * 1000 });
     return { cookieValue: value, role, publicId, maxAgeSeconds: SESSION_MAX_AGE_SECONDS };
   }
 
+  admitSignIn(client: string): number | null {
+    return this.limiter.admit(client);
+  }
+
   noteFailedSignIn(): boolean {
-    const now = this.now();
-    if (now - this.failureWindowStart >= FAILURE_WINDOW_MS) {
-      this.failureWindowStart = now;
-      this.failuresInWindow = 0;
-    }
-    this.failuresInWindow++;
-    return this.failuresInWindow <= AUDITED_FAILURES_PER_WINDOW;
+    return this.failureAudits.take();
+  }
+
+  auditSignIn(role: Role): boolean {
+    return role === 'admin' || this.readSignInAudits.take();
   }
 
   signOut(cookie: string | null): void {
     const value = cookieValue(cookie, SESSION_COOKIE);
-    if (value !== null) this.sessions.delete(digest(value).toString('hex'));
+    if (value === null) return;
+    const key = digest(value).toString('hex');
+    this.sessions.admin.delete(key);
+    this.sessions.read.delete(key);
   }
 
   /** Live sessions (for tests and a future admin view). */
   get sessionCount(): number {
     this.dropExpired();
-    return this.sessions.size;
+    return this.sessions.admin.size + this.sessions.read.size;
   }
 
   private roleOf(token: string): Role | null {
@@ -131,10 +145,11 @@ export class Security implements SecurityFacade {
     const value = cookieValue(cookie, SESSION_COOKIE);
     if (value === null || value.length === 0) return null;
     const key = digest(value).toString('hex');
-    const session = this.sessions.get(key);
+    const pool = this.sessions.admin.has(key) ? this.sessions.admin : this.sessions.read;
+    const session = pool.get(key);
     if (session === undefined) return null;
     if (session.expiresAt <= this.now()) {
-      this.sessions.delete(key);
+      pool.delete(key);
       return null;
     }
     return session;
@@ -142,10 +157,12 @@ export class Security implements SecurityFacade {
 
   private dropExpired(): void {
     const now = this.now();
-    // Creation order is expiry order (one fixed max age), so the scan stops at the first live one.
-    for (const [key, session] of this.sessions) {
-      if (session.expiresAt > now) break;
-      this.sessions.delete(key);
+    // Creation order is expiry order (one fixed max age), so each scan stops at the first live one.
+    for (const pool of [this.sessions.admin, this.sessions.read]) {
+      for (const [key, session] of pool) {
+        if (session.expiresAt > now) break;
+        pool.delete(key);
+      }
     }
   }
 }
