@@ -9,6 +9,7 @@ import type { NextServer, NextServerOptions } from 'next/dist/server/next.js';
 import { ERRORS, errorBody } from '../lib/errors.ts';
 import { answerClientErrors, answeredAsFailed, httpServerOptions } from './http-server.ts';
 import { refuseHost } from './ops/host-guard.ts';
+import { CLIENT_ADDRESS_HEADER } from './ops-api/client-address.ts';
 
 /** The package root: where app/, next.config.ts and the .next build live. */
 export const CONSOLE_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -69,6 +70,8 @@ export async function createConsoleServer(options: { host: string; port: number;
       res.end(JSON.stringify(errorBody('forbidden', refusal)));
       return;
     }
+    // Handlers see the socket's address in this header, never one the client wrote (client-address.ts).
+    req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? '?';
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' });

@@ -13,6 +13,7 @@ import type { DaemonFacade } from './daemon-facade.ts';
 import { watchdogInterval } from './line-listener.ts';
 import { refuseHost } from './ops/host-guard.ts';
 import { dispatch, matchRoute } from './ops-api/api-routes.ts';
+import { CLIENT_ADDRESS_HEADER } from './ops-api/client-address.ts';
 import { MAX_BODY_BYTES } from './ops-api/request-input.ts';
 
 function sendError(res: ServerResponse, name: ErrorName, detail?: string, headers: Record<string, string> = {}): void {
@@ -36,6 +37,8 @@ function webRequest(req: IncomingMessage, body: Buffer | null, signal: AbortSign
     if (Array.isArray(value)) for (const v of value) headers.append(name, v);
     else headers.set(name, value);
   }
+  // Set by us from the socket, never taken from the client (client-address.ts).
+  headers.set(CLIENT_ADDRESS_HEADER, req.socket.remoteAddress ?? '?');
   return new Request(new URL(req.url ?? '/', 'http://127.0.0.1'), { method: req.method ?? 'GET', headers, signal, ...(body === null ? {} : { body }) });
 }
 

@@ -55,7 +55,7 @@ describe('GET /api/v1/locks from the sorted index', () => {
           if (step.op === 'acquire') claims.push(f.fixed(step.name, owner));
           else if (step.op === 'release') {
             const claim = claims.splice(step.pick % Math.max(1, claims.length), 1)[0];
-            if (claim !== undefined && claim.state === 'held') f.engine.release(claim.lock.name, claim.token);
+            if (claim !== undefined && claim.state === 'holding') f.engine.release(claim.lock.name, claim.token);
             else if (claim !== undefined && claim.state === 'waiting') f.engine.kick(claim.lock.name, claim.id);
           } else if (step.op === 'reset') {
             f.engine.reset();
