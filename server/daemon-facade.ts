@@ -56,9 +56,9 @@ export type FeedJoin =
 
 export interface FeedFacade {
   /**
-   * Opens a stream for a reader at `client` (its address): a snapshot on the next turn of the
-   * loop (paged, as the reader takes it), then coalesced deltas and heartbeats. Refused past
-   * the cap of streams per client address.
+   * Opens a stream for a reader at `client` (its address): a snapshot within JOIN_WINDOW_MS
+   * (shared with the streams that came meanwhile; paged, as the reader takes it), then coalesced
+   * deltas and heartbeats. Refused past the caps of streams per client address and in all.
    */
   subscribe(subscriber: FeedSubscriber, client: string): FeedJoin;
   readonly subscriberCount: number;

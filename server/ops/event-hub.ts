@@ -8,7 +8,7 @@
 // encodes it once and hands the same bytes to every stream that has its snapshot header.
 // However busy the engine is, a stream gets at most one delta per flush interval.
 //
-// Snapshots. Streams that arrive in the same turn of the loop share one snapshot: one header
+// Snapshots. Streams that arrive within JOIN_WINDOW_MS of each other share one snapshot: one header
 // (stats, cluster, history, feed, the first page of locks), then the rest of the table in pages
 // built lazily and shared (snapshot-pass.ts, which also says why pages and deltas may
 // interleave). What a stream costs is bounded: one page queued when it does not read, the
@@ -35,8 +35,8 @@ export type TimerHandle = ReturnType<typeof setInterval> | number;
 export interface Scheduler {
   setInterval(fn: () => void, ms: number): TimerHandle;
   clearInterval(handle: TimerHandle): void;
-  /** Runs `fn` after the loop has had its turn at I/O (setImmediate). */
-  defer(fn: () => void): void;
+  /** Runs `fn` after the loop has had its turn at I/O (setImmediate), or after `ms` (setTimeout). */
+  defer(fn: () => void, ms?: number): void;
 }
 
 /** Real timers, unref'd: an open dashboard must not keep the process alive. */
@@ -49,11 +49,17 @@ export const realScheduler: Scheduler = {
   clearInterval(handle) {
     clearInterval(handle);
   },
-  defer(fn) {
-    setImmediate(fn).unref();
+  defer(fn, ms) {
+    if (ms === undefined) setImmediate(fn).unref();
+    else setTimeout(fn, ms).unref();
   },
 };
 
+/**
+ * Streams that arrive within this long of each other share one snapshot (a reconnect storm after
+ * a restart, or a proxy reopening its streams, costs one walk of the table, not one each).
+ */
+export const JOIN_WINDOW_MS = 20;
 /** A stream that has queued output and took none of it for this long is cut off. */
 export const STALLED_READER_MS = 30_000;
 /** The slow-reader limit: bytes a stream may be behind (its queue, and snapshot pages held for it). */
@@ -139,7 +145,7 @@ export class EventHub implements FeedFacade {
   private readonly stopAudit: () => void;
   private tracking: Tracking | null = null;
   private closed = false;
-  /** The snapshot that streams arriving now join; it starts on the next turn of the loop. */
+  /** The snapshot that streams arriving now join; it starts JOIN_WINDOW_MS after its first member came. */
   private forming: SnapshotPass | null = null;
   private liveCount = 0;
   // What the last message that every live stream has seen carried: deltas send what moved since.
@@ -183,7 +189,7 @@ export class EventHub implements FeedFacade {
       pass = this.newPass();
       this.forming = pass;
       const starting = pass;
-      this.scheduler.defer(() => this.startPass(starting));
+      this.scheduler.defer(() => this.startPass(starting), JOIN_WINDOW_MS);
     }
     this.join(stream, pass);
     return { ok: true, leave: () => this.drop(stream, false), pull: () => this.wake(stream.pass) };
