@@ -209,7 +209,7 @@ export class EventHub implements FeedFacade {
   flush(): void {
     if (this.streams.size === 0) return;
     if (++this.flushes % Math.max(1, Math.round(RENEWAL_SCAN_MS / this.flushIntervalMs)) === 0) {
-      this.renewals.scan(this.deps.engine.allLocks(), (name) => this.markDirty(name));
+      this.renewals.scan((name) => this.deps.engine.lock(name), (name) => this.markDirty(name));
       this.cutStalled();
     }
     if (this.liveCount === 0) return;
@@ -404,11 +404,17 @@ export class EventHub implements FeedFacade {
     if (this.tracking !== null) return;
     this.dirty.clear();
     this.dirtyOverflow = false;
+    this.renewals.reset(this.deps.engine.allLocks());
     this.tracking = {
       stopEngine: this.deps.engine.subscribe((e: LockEvent) => {
         // The whole state was replaced: like an overflow, the next flush sends a snapshot.
-        if (e.type === 'reset') this.dirtyOverflow = true;
-        else this.markDirty(e.lock);
+        if (e.type === 'reset') {
+          this.dirtyOverflow = true;
+          this.renewals.reset(this.deps.engine.allLocks());
+        } else {
+          this.markDirty(e.lock);
+          if (e.type === 'grant' && e.sliding) this.renewals.noteGrant(e.lock);
+        }
       }),
       flushTimer: this.scheduler.setInterval(() => this.flush(), this.flushIntervalMs),
       heartbeatTimer: this.scheduler.setInterval(() => this.broadcast(HEARTBEAT_BYTES), this.heartbeatMs),
