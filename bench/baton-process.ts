@@ -31,11 +31,14 @@ export function processCpuMs(pid: number): number {
  */
 export const batonProfile = { dir: undefined as string | undefined };
 
-/** `console: true` serves the operator console too (needs `npm run build`); the core figures leave it off. */
-export async function startBaton(extraArgs: string[] = [], options: { console?: boolean } = {}): Promise<BatonProcess> {
+/**
+ * `console: true` serves the operator console too (needs `npm run build`); the core figures leave
+ * it off. `bin`: another checkout's bin/baton (a before/after comparison).
+ */
+export async function startBaton(extraArgs: string[] = [], options: { console?: boolean; bin?: string } = {}): Promise<BatonProcess> {
   if (options.console !== true) extraArgs = ['--no-console', ...extraArgs];
   const dataDir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
-  const bin = new URL('../bin/baton', import.meta.url).pathname;
+  const bin = options.bin ?? new URL('../bin/baton', import.meta.url).pathname;
   const profile = batonProfile.dir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', batonProfile.dir];
   const child = spawn(process.execPath, [...profile, bin, 'serve', '--lock-port', '0', '--session-port', '0', '--http-port', '0',
     '--data-dir', dataDir, '--log-level', 'warn', '--drain', '0ms', ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -1,6 +1,7 @@
 // Turns the sections' results into the markdown tables printed by `npm run bench` (and saved
 // next to the JSON in bench/results/), with the issue's targets checked against them.
 import { cpus } from 'node:os';
+import type { ConsoleLoadResult } from './sections/console-load-section.ts';
 import type { ConsoleResult } from './sections/console-section.ts';
 import type { FailoverResult, Spread } from './sections/failover-section.ts';
 import type { HandoverRow } from './sections/handover-section.ts';
@@ -23,6 +24,7 @@ export interface BenchResults {
   sessions?: SessionsResult;
   failover?: FailoverResult;
   console?: ConsoleResult;
+  consoleLoad?: ConsoleLoadResult;
 }
 
 const x = (r: number | null) => (r === null ? '1 (reference)' : `${r}x`);
@@ -75,6 +77,13 @@ export function markdown(r: BenchResults): string {
       out.push(`\nDashboard time to first data (navigation start to first snapshot rendered, under the load): median ${r.console.firstDataMs} ms.`);
     }
   }
+  if (r.consoleLoad) {
+    const c = r.consoleLoad;
+    out.push(`\n### 5b. The console's read side at ${c.locks.toLocaleString('en-US')} locks: canary acquire+release pairs (server: ${c.server}, ${c.mode})\n`);
+    out.push(table(['condition', 'canary p50', 'p99', 'max', 'p99 vs no load', 'pairs', 'server RSS before → peak', 'load'],
+      c.rows.map((row) => [row.condition, ms(row.p50Ms), ms(row.p99Ms), ms(row.maxMs), x(row.p99VsNone), row.pairs, `${row.rssBeforeMiB} → ${row.rssPeakMiB} MiB`,
+        row.condition === 'no load' ? '-' : row.condition.includes('streams') ? `${row.loadCount} streams open at the end` : `${row.loadCount} polls answered`])));
+  }
   const checked = targets(r);
   if (checked.length > 0) {
     out.push('\n### Targets\n');
@@ -105,5 +114,7 @@ export function targets(r: BenchResults): { target: string; measured: string; me
     t.push({ target: '(4) graceful handoff gap < 100 ms (worst run)', measured: ms(worst), met: worst < 100 });
     t.push({ target: `(4) kill -9 promotion within peer-timeout + 200 ms (${f.peerTimeoutMs + 200} ms, worst run)`, measured: ms(f.killGapMs.max), met: f.killGapMs.max <= f.peerTimeoutMs + 200 });
   }
+  const streams = r.consoleLoad?.rows.find((row) => row.condition.includes('streams'));
+  if (streams) t.push({ target: '(5) canary p99 < 5 ms with 50 never-reading event streams at 100,000 locks', measured: ms(streams.p99Ms), met: streams.p99Ms < 5 });
   return t;
 }

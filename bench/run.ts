@@ -5,16 +5,19 @@
 //   handover  contended handover latency and fairness, 50 clients on one key
 //   sessions  10,000 heartbeating sessions: RSS and CPU, and handover p99 meanwhile
 //   failover  3 nodes: the gap with no active node after kill -9 and after graceful handoffs
-//   console   handover p99 with five dashboards open against none (needs `npm run build`)
+//   console   handover p99 with five dashboards open against none (needs `npm run build`), and
+//             the console's read side at 100,000 locks (50 never-reading event streams, four
+//             pollers of GET /api/v1/locks?limit=1) against a canary (also alone: console-load)
 // Prints markdown tables (progress goes to stderr) and writes bench/results/bench-latest.json
 // and bench-latest.md (bench-partial.* for a run with --only).
-// Usage: npm run bench [-- --only pairs,handover,sessions,failover,console] [--seconds 5]
+// Usage: npm run bench [-- --only pairs,handover,sessions,failover,console,console-load] [--seconds 5]
 //        [--repeats 3] [--sessions 10000] [--cpu-prof <dir>: profile every baton child]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { batonProfile, startBaton } from './baton-process.ts';
 import { intFlag, listFlag, stringFlag } from './flags.ts';
 import { type BenchResults, hostMachine, markdown } from './report.ts';
+import { consoleLoadSection } from './sections/console-load-section.ts';
 import { consoleSection } from './sections/console-section.ts';
 import { failoverSection } from './sections/failover-section.ts';
 import { handoverSection } from './sections/handover-section.ts';
@@ -28,7 +31,7 @@ import { batonKeyed, batonSession } from './systems/baton-systems.ts';
 import { etcdElection, etcdLock } from './systems/etcd-systems.ts';
 import { redisSetNx, redlockDefault } from './systems/redis-systems.ts';
 
-const SECTIONS = ['pairs', 'handover', 'sessions', 'failover', 'console'] as const;
+const SECTIONS = ['pairs', 'handover', 'sessions', 'failover', 'console', 'console-load'] as const;
 const only = listFlag('--only', SECTIONS);
 const seconds = intFlag('--seconds', 5, 120);
 const repeats = intFlag('--repeats', 3, 20);
@@ -93,6 +96,10 @@ if (only.includes('failover')) {
 if (only.includes('console')) {
   say('section 5: the console');
   results.console = await consoleSection(seconds, repeats);
+}
+if (only.includes('console') || only.includes('console-load')) {
+  say('section 5b: the console\'s read side at 100,000 locks');
+  results.consoleLoad = await consoleLoadSection(seconds, repeats);
 }
 
 const text = markdown(results);

@@ -29,6 +29,7 @@ export type ErrorName =
   | 'bad-request'
   | 'body-too-large'
   | 'headers-too-large'
+  | 'too-many-streams'
   | 'lock-timeout'
   | 'connection-lost'
   | 'client-closed'
@@ -81,6 +82,8 @@ export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
   // An ops API body past its cap (request-input.ts), and request headers past node's 16 KiB.
   'body-too-large': { side: 'client', httpStatus: 413, message: 'body too large' },
   'headers-too-large': { side: 'client', httpStatus: 431, message: 'request headers too large' },
+  // GET /api/v1/events past its cap per client address (or in all): each stream costs memory.
+  'too-many-streams': { side: 'client', httpStatus: 429, message: 'too many event streams open' },
   'bad-usage': { side: 'client', httpStatus: 400, message: 'bad usage' },
   // Client-side outcomes: no server sends these, but clients and the CLI report them by name.
   'lock-timeout': { side: 'client', httpStatus: 408, message: 'timed out waiting for the lock' },

@@ -47,14 +47,27 @@ export interface AuditFacade {
 /** One subscriber of the SSE hub: it receives whole, already encoded SSE frames. */
 export interface FeedSubscriber {
   /** Return false when the subscriber can take no more (a slow reader): the hub drops it. */
-  send(frame: string): boolean;
+  send(frame: Uint8Array): boolean;
+  /** Bytes queued for the reader and not taken yet. */
+  queuedBytes(): number;
+  /** Bytes the reader has taken since the stream began (only grows). */
+  takenBytes(): number;
   /** The hub ended the subscription (dropped as slow, or shutting down). */
   close(): void;
 }
 
+export type FeedJoin =
+  /** `pull`: the reader took what was queued, send it more of its snapshot. */
+  | { ok: true; leave(): void; pull(): void }
+  | { ok: false; error: 'too-many-streams'; detail: string };
+
 export interface FeedFacade {
-  /** Sends a fresh snapshot frame at once, then coalesced deltas and heartbeats. */
-  subscribe(subscriber: FeedSubscriber): () => void;
+  /**
+   * Opens a stream for a reader at `client` (its address): a snapshot within JOIN_WINDOW_MS
+   * (shared with the streams that came meanwhile; paged, as the reader takes it), then coalesced
+   * deltas and heartbeats. Refused past the caps of streams per client address and in all.
+   */
+  subscribe(subscriber: FeedSubscriber, client: string): FeedJoin;
   readonly subscriberCount: number;
 }
 

@@ -2,7 +2,7 @@
 // table, over a real socket: bodies, headers, methods and the SSE stream as the console would.
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DaemonFacade, FeedSubscriber } from './daemon-facade.ts';
+import type { DaemonFacade, FeedFacade, FeedSubscriber } from './daemon-facade.ts';
 import { createHttpServer, listenHttp } from './http-server.ts';
 import { ADMIN_TOKEN, testFacade } from './ops/testing/test-facade.ts';
 
@@ -106,20 +106,22 @@ describe('the console-less HTTP server', () => {
   it('streams the SSE feed and unsubscribes when the client goes away', async () => {
     const t = await testFacade();
     let subscriber: FeedSubscriber | null = null;
+    let from = '';
     let left = false;
-    const feed = {
+    const feed: FeedFacade = {
       subscriberCount: 0,
-      subscribe: (s: FeedSubscriber) => {
+      subscribe: (s: FeedSubscriber, client: string) => {
         subscriber = s;
-        s.send('event: snapshot\ndata: {}\n\n');
-        return () => {
-          left = true;
-        };
+        from = client;
+        s.send(new TextEncoder().encode('event: snapshot\ndata: {}\n\n'));
+        return { ok: true, pull: () => {}, leave: () => { left = true; } };
       },
     };
     const call = await serve({ ...t.daemon, feed });
     const aborter = new AbortController();
-    const res = await call('/api/v1/events', { signal: aborter.signal });
+    // A client cannot pick the address its streams are counted under.
+    const res = await call('/api/v1/events', { signal: aborter.signal, headers: { 'x-baton-client-address': '10.9.9.9' } });
+    expect(from).toBe('127.0.0.1');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();

@@ -2,8 +2,8 @@
 // dashboard query (setQueryData) and keeps the stream status query current; components only
 // read those queries. A delta that touches a lock invalidates that lock's detail query.
 import type { QueryClient } from '@tanstack/react-query';
-import type { DeltaMessage, SnapshotMessage } from '@/lib/ops/api-types.ts';
-import { applyDelta, applySnapshot, touchedLocks } from '@/lib/ops/dashboard-state.ts';
+import type { DeltaMessage, LocksChunkMessage, SnapshotMessage } from '@/lib/ops/api-types.ts';
+import { applyDelta, applyLocksChunk, applySnapshot, touchedLocks } from '@/lib/ops/dashboard-state.ts';
 import { AUDIT_PREFIX, authQuery, dashboardQuery, LOCK_DETAIL_PREFIX, streamStatusQuery, type StreamStatus } from './query-keys.ts';
 
 export const EVENTS_URL = '/api/v1/events';
@@ -78,6 +78,15 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
     setStatus(() => ({ phase: 'live', needsSignIn: false }));
   };
 
+  // The rest of a large snapshot's table, page by page (deltas may come in between).
+  const onLocks = (event: MessageEvent) => {
+    if (awaitingSnapshot) return;
+    const msg = parse<LocksChunkMessage>(event.data);
+    if (msg === null) return;
+    const next = applyLocksChunk(queryClient.getQueryData(dashboardQuery.queryKey), msg, performance.now());
+    if (next !== undefined) queryClient.setQueryData(dashboardQuery.queryKey, next);
+  };
+
   const onDelta = (event: MessageEvent) => {
     if (awaitingSnapshot) return;
     const msg = parse<DeltaMessage>(event.data);
@@ -132,6 +141,7 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
     awaitingSnapshot = true;
     const next = new EventSource(EVENTS_URL, { withCredentials: true });
     next.addEventListener('snapshot', onSnapshot);
+    next.addEventListener('locks', onLocks);
     next.addEventListener('delta', onDelta);
     next.addEventListener('error', onError);
     source = next;

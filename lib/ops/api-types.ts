@@ -197,15 +197,33 @@ export interface AuthView {
   readsOpen: boolean;
 }
 
-/** `event: snapshot`: the whole picture, sent first on every (re)connect. */
+/**
+ * `event: snapshot`: the whole picture, sent first on every (re)connect. A large table comes in
+ * pages: `locks` holds the first one, and with `pending` the rest follow as `event: locks`
+ * messages (deltas may come in between), the last one with `last: true`.
+ */
 export interface SnapshotMessage {
   instanceId: string;
   asOf: number;
   stats: StatsView;
   cluster: ClusterView;
   locks: LockSummary[];
+  /** More of the table follows in `event: locks` messages. */
+  pending: boolean;
+  /** Locks in the table when the snapshot began (for a progress figure while it pages). */
+  total: number;
   history: HistoryBucket[];
   feed: FeedItem[];
+}
+
+/**
+ * `event: locks`: the next page of the snapshot's table, as the locks were when it was built.
+ * A lock that a delta since the snapshot named is newer in that delta: the reader keeps the delta's.
+ */
+export interface LocksChunkMessage {
+  locks: LockSummary[];
+  /** The table is complete with this page. */
+  last: boolean;
 }
 
 /** `event: delta`: what changed since the previous message (at most 10 a second). */

@@ -53,7 +53,7 @@ export function feedItem(seq: number, kind: FeedItem['kind'] = 'grant'): FeedIte
 }
 
 export function snapshot(over: Partial<SnapshotMessage> = {}): SnapshotMessage {
-  return { instanceId: 'inst-1', asOf: T0, stats: stats(), cluster: cluster(), locks: [], history: [], feed: [], ...over };
+  return { instanceId: 'inst-1', asOf: T0, stats: stats(), cluster: cluster(), locks: [], pending: false, total: over.locks?.length ?? 0, history: [], feed: [], ...over };
 }
 
 export function delta(over: Partial<DeltaMessage> = {}): DeltaMessage {

@@ -5,7 +5,7 @@
 // Local times (`receivedAt`, `now`) come from the browser's monotonic clock (performance.now()).
 // A lease counts down from the moment its message arrived, not from the server's wall clock,
 // so a skewed clock between browser and daemon does not bend the countdown.
-import type { ClusterView, DeltaMessage, FeedItem, HistoryBucket, LockSummary, SnapshotMessage, StatsView } from './api-types.ts';
+import type { ClusterView, DeltaMessage, FeedItem, HistoryBucket, LocksChunkMessage, LockSummary, SnapshotMessage, StatsView } from './api-types.ts';
 
 /** How many feed items the dashboard keeps (the newest by seq). */
 export const FEED_LIMIT = 200;
@@ -33,6 +33,14 @@ export interface DashboardState {
   readonly history: readonly HistoryBucket[];
   /** Ascending by seq, at most FEED_LIMIT. */
   readonly feed: readonly FeedItem[];
+  /**
+   * While the snapshot's table is still coming in pages: the names deltas have named since the
+   * snapshot. A page shows a lock as it was when the page was built, so for these names the
+   * delta is newer and the page's row is skipped. Null once the table is complete.
+   */
+  readonly paging: ReadonlySet<string> | null;
+  /** Locks in the table when the snapshot began (the progress figure while paging). */
+  readonly snapshotTotal: number;
 }
 
 export function applySnapshot(msg: SnapshotMessage, receivedAt: number): DashboardState {
@@ -47,18 +55,35 @@ export function applySnapshot(msg: SnapshotMessage, receivedAt: number): Dashboa
     locks,
     history: mergeHistory([], msg.history, msg.asOf),
     feed: mergeFeed([], msg.feed),
+    paging: msg.pending ? new Set() : null,
+    snapshotTotal: msg.total,
   };
+}
+
+/** One more page of the snapshot's table; a page with no snapshot paging has nothing to fill. */
+export function applyLocksChunk(state: DashboardState | undefined, msg: LocksChunkMessage, receivedAt: number): DashboardState | undefined {
+  if (state === undefined || state.paging === null) return state;
+  const paging = state.paging;
+  let locks = state.locks;
+  if (msg.locks.length > 0) {
+    const next = new Map(state.locks);
+    for (const summary of msg.locks) if (!paging.has(summary.name)) next.set(summary.name, { summary, receivedAt });
+    locks = next;
+  }
+  return { ...state, locks, paging: msg.last ? null : paging };
 }
 
 /** A delta before any snapshot has nothing to patch; the caller keeps `undefined`. */
 export function applyDelta(state: DashboardState | undefined, msg: DeltaMessage, receivedAt: number): DashboardState | undefined {
   if (state === undefined) return undefined;
   let locks = state.locks;
+  let paging = state.paging;
   if (msg.upserts.length > 0 || msg.removed.length > 0) {
     const next = new Map(state.locks);
     for (const summary of msg.upserts) next.set(summary.name, { summary, receivedAt });
     for (const name of msg.removed) next.delete(name);
     locks = next;
+    if (paging !== null) paging = new Set([...paging, ...touchedLocks(msg)]);
   }
   return {
     instanceId: state.instanceId,
@@ -69,6 +94,8 @@ export function applyDelta(state: DashboardState | undefined, msg: DeltaMessage,
     locks,
     history: msg.history.length > 0 ? mergeHistory(state.history, msg.history, msg.asOf) : state.history,
     feed: msg.feed.length > 0 ? mergeFeed(state.feed, msg.feed) : state.feed,
+    paging,
+    snapshotTotal: state.snapshotTotal,
   };
 }
 

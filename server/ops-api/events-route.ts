@@ -2,9 +2,15 @@
 // decides what to send; this file turns its frames into bytes on one HTTP response and
 // protects the process from a reader that stops reading: a stream never holds more than
 // `maxBufferedBytes` for its reader, it is dropped instead (the browser's EventSource
-// reconnects and gets a fresh snapshot).
-import type { DaemonFacade, FeedFacade, FeedSubscriber } from '../daemon-facade.ts';
-import { refuseRead } from './route-kit.ts';
+// reconnects and gets a fresh snapshot). The stream's queue tells the hub when its reader has
+// taken what it had (pull, under LOW_WATER_BYTES): only then does it get more of its snapshot.
+import type { DaemonFacade, FeedFacade, FeedJoin, FeedSubscriber } from '../daemon-facade.ts';
+import { MAX_BUFFERED_BYTES } from '../ops/event-hub.ts';
+import { LOW_WATER_BYTES } from '../ops/snapshot-pass.ts';
+import { clientAddress } from './client-address.ts';
+import { errorResponse, refuseRead } from './route-kit.ts';
+
+export { MAX_BUFFERED_BYTES };
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -16,38 +22,27 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
 
 /** First bytes of every stream: how long the browser waits before reconnecting. */
 export const RETRY_FRAME = 'retry: 2000\n\n';
-export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
-
-const encoder = new TextEncoder();
-let cachedFrame = '';
-let cachedBytes = new Uint8Array(0);
-
-/**
- * The hub hands the same frame string to every stream one after another, so a one-entry cache
- * encodes each frame once however many dashboards are open. Sharing the bytes is safe: a
- * default (non-byte) ReadableStream never transfers or changes an enqueued chunk.
- */
-function encodeFrame(frame: string): Uint8Array {
-  if (frame !== cachedFrame) {
-    cachedBytes = encoder.encode(frame);
-    cachedFrame = frame;
-  }
-  return cachedBytes;
-}
+const RETRY_BYTES = new TextEncoder().encode(RETRY_FRAME);
 
 export function eventsRoute(req: Request, daemon: DaemonFacade): Response {
-  return refuseRead(req, daemon) ?? eventStream(req.signal, daemon.feed);
+  return refuseRead(req, daemon) ?? eventStream(req.signal, daemon.feed, clientAddress(req));
 }
 
-/** The SSE response for one reader of `feed`; ends when `signal` aborts or the body is cancelled. */
-export function eventStream(signal: AbortSignal, feed: Pick<FeedFacade, 'subscribe'>, maxBufferedBytes = MAX_BUFFERED_BYTES): Response {
-  let unsubscribe: (() => void) | null = null;
+/**
+ * The SSE response for one reader of `feed` at address `client`; ends when `signal` aborts or
+ * the body is cancelled. A 429 JSON error when the hub refuses one more stream for `client`.
+ * The hub's frames are shared bytes: a default (non-byte) ReadableStream never transfers or
+ * changes an enqueued chunk.
+ */
+export function eventStream(signal: AbortSignal, feed: Pick<FeedFacade, 'subscribe'>, client = 'local', maxBufferedBytes = MAX_BUFFERED_BYTES): Response {
+  let join: FeedJoin | null = null;
+  let refusal: Extract<FeedJoin, { ok: false }> | null = null;
   let ended = false;
   const leave = (): void => {
     signal.removeEventListener('abort', onAbort);
-    const u = unsubscribe;
-    unsubscribe = null;
-    u?.();
+    const j = join;
+    join = null;
+    if (j?.ok === true) j.leave();
   };
   let onAbort = (): void => {};
 
@@ -55,6 +50,9 @@ export function eventStream(signal: AbortSignal, feed: Pick<FeedFacade, 'subscri
     {
       start(controller) {
         let slow = false;
+        let enqueued = 0;
+        // desiredSize = LOW_WATER_BYTES - bytes queued (null once errored).
+        const queued = (): number => Math.max(0, LOW_WATER_BYTES - (controller.desiredSize ?? LOW_WATER_BYTES));
         const end = (): void => {
           if (ended) return;
           ended = true;
@@ -70,15 +68,16 @@ export function eventStream(signal: AbortSignal, feed: Pick<FeedFacade, 'subscri
         const subscriber: FeedSubscriber = {
           send(frame) {
             if (ended) return false;
-            // desiredSize = maxBufferedBytes - bytes queued: below zero, the reader is too far behind.
-            const room = controller.desiredSize;
-            if (room === null || room < 0) {
+            if (queued() > maxBufferedBytes) {
               slow = true;
               return false;
             }
-            controller.enqueue(encodeFrame(frame));
+            controller.enqueue(frame);
+            enqueued += frame.byteLength;
             return true;
           },
+          queuedBytes: queued,
+          takenBytes: () => enqueued - queued(),
           close: end,
         };
         if (signal.aborted) {
@@ -88,17 +87,32 @@ export function eventStream(signal: AbortSignal, feed: Pick<FeedFacade, 'subscri
         }
         onAbort = end;
         signal.addEventListener('abort', onAbort, { once: true });
-        controller.enqueue(encodeFrame(RETRY_FRAME));
-        unsubscribe = feed.subscribe(subscriber);
-        // The hub may have refused the subscriber inside subscribe (closed, or no room).
+        controller.enqueue(RETRY_BYTES);
+        enqueued += RETRY_BYTES.byteLength;
+        const joined = feed.subscribe(subscriber, client);
+        join = joined;
+        // The hub may have refused the subscriber (too many streams) or closed it (shutting down).
+        if (!joined.ok) {
+          refusal = joined;
+          ended = true;
+        }
         if (ended) leave();
+      },
+      pull() {
+        if (join?.ok === true) join.pull();
       },
       cancel() {
         ended = true;
         leave();
       },
     },
-    new ByteLengthQueuingStrategy({ highWaterMark: maxBufferedBytes }),
+    new ByteLengthQueuingStrategy({ highWaterMark: LOW_WATER_BYTES }),
   );
+  // start() ran inside the constructor: a refusal is known now.
+  const refused = refusal as Extract<FeedJoin, { ok: false }> | null;
+  if (refused !== null) {
+    void stream.cancel();
+    return errorResponse(refused.error, refused.detail);
+  }
   return new Response(stream, { headers: SSE_HEADERS });
 }

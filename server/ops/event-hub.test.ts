@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClaimOwner } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { engineFixture } from '../../lib/engine/testing/engine-fixture.ts';
-import { type AuditEntry, type ClusterView, type DeltaMessage, noHandoversByCause, type SnapshotMessage, type StatsView } from '../../lib/ops/api-types.ts';
+import { type AuditEntry, type ClusterView, type DeltaMessage, type LocksChunkMessage, noHandoversByCause, type SnapshotMessage, type StatsView } from '../../lib/ops/api-types.ts';
 import type { FeedSubscriber } from '../daemon-facade.ts';
 import { EventHub, HEARTBEAT_FRAME, MAX_DIRTY, type Scheduler, type TimerHandle } from './event-hub.ts';
 import { FEED_SIZE } from './feed-ring.ts';
@@ -13,10 +13,18 @@ const EPOCH = 1_700_000_000_000;
 const FLUSH_MS = 100;
 const HEARTBEAT_MS = 15_000;
 
-/** Intervals that run only when the test fires them. */
+/** Intervals and deferred work that run only when the test fires them. */
 class ManualScheduler implements Scheduler {
   private next = 1;
   readonly intervals = new Map<number, { fn: () => void; ms: number }>();
+  readonly deferred: Array<() => void> = [];
+  defer(fn: () => void): void {
+    this.deferred.push(fn);
+  }
+  /** Runs deferred work (and what it defers in turn) until none is left. */
+  settle(): void {
+    for (let i = 0; i < 10_000 && this.deferred.length > 0; i++) (this.deferred.shift() as () => void)();
+  }
   setInterval(fn: () => void, ms: number): TimerHandle {
     const id = this.next++;
     this.intervals.set(id, { fn, ms });
@@ -35,10 +43,17 @@ class Recorder implements FeedSubscriber {
   readonly frames: string[] = [];
   closed = 0;
   constructor(public accept = true) {}
-  send(frame: string): boolean {
+  send(frame: Uint8Array): boolean {
     if (!this.accept) return false;
-    this.frames.push(frame);
+    this.frames.push(new TextDecoder().decode(frame));
     return true;
+  }
+  /** A reader that takes everything at once. */
+  queuedBytes(): number {
+    return 0;
+  }
+  takenBytes(): number {
+    return this.frames.length;
   }
   close(): void {
     this.closed++;
@@ -65,7 +80,7 @@ function setup() {
   const clock = { now: () => f.clock.now(), wall: (t: number) => EPOCH + t };
   // Counts the hub's engine listeners, to show it lets go when the dashboard closes.
   let listeners = 0;
-  const engine: Pick<LockEngine, 'subscribe' | 'allLocks' | 'lock'> = {
+  const engine: Pick<LockEngine, 'subscribe' | 'allLocks' | 'lock' | 'lockCount'> = {
     subscribe(listener) {
       listeners++;
       const stop = f.engine.subscribe(listener);
@@ -76,6 +91,9 @@ function setup() {
     },
     allLocks: () => f.engine.allLocks(),
     lock: (name) => f.engine.lock(name),
+    get lockCount() {
+      return f.engine.lockCount;
+    },
   };
   const history = new HistoryRecorder(f.engine, clock, () => EPOCH + f.clock.now());
   const auditListeners = new Set<(e: AuditEntry) => void>();
@@ -105,15 +123,22 @@ function setup() {
   const hub = new EventHub({ engine, clock, instanceId: 'i-1', stats, cluster, history, audit, scheduler, flushIntervalMs: FLUSH_MS, heartbeatMs: HEARTBEAT_MS });
   const hold = (name: string) => f.engine.acquire(name, live, 'keyed', '10.0.0.1:1', 10_000, 0, false);
   const flush = () => scheduler.fire(FLUSH_MS);
-  return { ...f, hub, scheduler, audit, state, hold, flush, listeners: () => listeners };
+  /** Subscribes and lets the hub send the snapshot (it goes on the next turn of the loop). */
+  const join = (sub: FeedSubscriber, client = '10.0.0.9') => {
+    const joined = hub.subscribe(sub, client);
+    scheduler.settle();
+    if (!joined.ok) throw new Error(joined.detail);
+    return joined.leave;
+  };
+  return { ...f, hub, scheduler, audit, state, hold, flush, join, listeners: () => listeners };
 }
 
 describe('EventHub', () => {
   it('sends a new subscriber a snapshot of the current locks, stats, cluster, history and feed at once', () => {
-    const { hub, hold } = setup();
+    const { hub, join, hold } = setup();
     const claim = hold('orders');
     const sub = new Recorder();
-    hub.subscribe(sub);
+    join(sub);
     expect(sub.frames).toHaveLength(1);
     expect(sub.frames[0]).toMatch(/^event: snapshot\ndata: \{.*\}\n\n$/s);
     const snap = sub.snapshot();
@@ -126,9 +151,9 @@ describe('EventHub', () => {
   });
 
   it('coalesces 1000 grants and releases between two flushes into exactly one delta', () => {
-    const { hub, engine, hold, flush } = setup();
+    const { hub, join, engine, hold, flush } = setup();
     const sub = new Recorder();
-    hub.subscribe(sub);
+    join(sub);
     for (let i = 0; i < 1000; i++) engine.release(`k${i % 10}`, hold(`k${i % 10}`).token);
     hold('stays');
     flush();
@@ -144,11 +169,11 @@ describe('EventHub', () => {
   });
 
   it('reports a session lease renewed by a heartbeat within a scan period, and not a lease that stood still', () => {
-    const { hub, engine, hold, flush, clock } = setup();
+    const { hub, join, engine, hold, flush, clock } = setup();
     const session = engine.acquire('heartbeating', live, 'session', '10.0.0.2:2', 3_000, 0, true);
     hold('fixed');
     const sub = new Recorder();
-    hub.subscribe(sub);
+    join(sub);
     for (let i = 0; i < 10; i++) flush(); // the first scan only notes the lease ends
     clock.advance(1_000);
     engine.touch(session); // a heartbeat: the lease end moves 1 s on, without an event
@@ -175,15 +200,15 @@ describe('EventHub', () => {
       history: new HistoryRecorder(f.engine, clock, () => EPOCH),
       audit: { subscribe: () => () => {} },
     });
-    hub.subscribe(new Recorder());
+    hub.subscribe(new Recorder(), 'c');
     expect([...scheduler.intervals.values()].map((i) => i.ms).sort((a, b) => a - b)).toEqual([100, 15_000]);
   });
 
   it('sends no delta when nothing changed', () => {
-    const { hub, hold, flush, clock } = setup();
+    const { hub, join, hold, flush, clock } = setup();
     hold('a');
     const sub = new Recorder();
-    hub.subscribe(sub);
+    join(sub);
     for (let i = 0; i < 5; i++) {
       clock.advance(1); // stats.asOf moves; no figure does
       flush();
@@ -192,10 +217,10 @@ describe('EventHub', () => {
   });
 
   it('lists a lock that went idle under removed, and a changed one under upserts', () => {
-    const { hub, engine, hold, flush } = setup();
+    const { hub, join, engine, hold, flush } = setup();
     const a = hold('a');
     const sub = new Recorder();
-    hub.subscribe(sub);
+    join(sub);
     engine.release('a', a.token);
     hold('b');
     flush();
@@ -206,11 +231,11 @@ describe('EventHub', () => {
   });
 
   it('closes and drops a subscriber whose send fails while the others keep receiving', () => {
-    const { hub, hold, flush } = setup();
+    const { hub, join, hold, flush } = setup();
     const slow = new Recorder();
     const fast = new Recorder();
-    hub.subscribe(slow);
-    hub.subscribe(fast);
+    join(slow);
+    join(fast);
     slow.accept = false;
     hold('a');
     flush();
@@ -224,9 +249,9 @@ describe('EventHub', () => {
   });
 
   it('refuses a subscriber that cannot take its snapshot', () => {
-    const { hub, listeners, scheduler } = setup();
+    const { hub, join, listeners, scheduler } = setup();
     const sub = new Recorder(false);
-    hub.subscribe(sub);
+    join(sub);
     expect(sub.closed).toBe(1);
     expect(hub.subscriberCount).toBe(0);
     expect(listeners()).toBe(1);
@@ -234,34 +259,34 @@ describe('EventHub', () => {
   });
 
   it('sends a heartbeat comment to every subscriber each heartbeat interval', () => {
-    const { hub, scheduler } = setup();
+    const { hub, join, scheduler } = setup();
     const a = new Recorder();
     const b = new Recorder();
-    hub.subscribe(a);
-    hub.subscribe(b);
+    join(a);
+    join(b);
     scheduler.fire(HEARTBEAT_MS);
     expect(a.frames.slice(1)).toEqual([HEARTBEAT_FRAME]);
     expect(b.frames.slice(1)).toEqual([HEARTBEAT_FRAME]);
   });
 
   it('gives a reconnecting subscriber a fresh snapshot', () => {
-    const { hub, hold } = setup();
+    const { hub, join, hold } = setup();
     const first = new Recorder();
-    const unsubscribe = hub.subscribe(first);
+    const unsubscribe = join(first);
     unsubscribe();
     hold('while-away');
     const again = new Recorder();
-    hub.subscribe(again);
+    join(again);
     expect(again.snapshot().locks.map((l) => l.name)).toEqual(['while-away']);
     expect(first.frames).toHaveLength(1);
     expect(first.closed).toBe(0);
   });
 
   it('keeps the last 200 feed items even with no subscriber, with consecutive seqs', () => {
-    const { hub, engine, hold } = setup();
+    const { hub, join, engine, hold } = setup();
     for (let i = 0; i < 150; i++) engine.release('a', hold('a').token);
     const sub = new Recorder();
-    hub.subscribe(sub);
+    join(sub);
     const feed = sub.snapshot().feed;
     expect(feed).toHaveLength(FEED_SIZE);
     expect(feed.map((i) => i.seq)).toEqual(Array.from({ length: FEED_SIZE }, (_, i) => 300 - FEED_SIZE + 1 + i));
@@ -269,12 +294,12 @@ describe('EventHub', () => {
   });
 
   it('describes handovers with their latency and cause', () => {
-    const { hub, engine, hold } = setup();
+    const { hub, join, engine, hold } = setup();
     const first = hold('a');
     hold('a');
     engine.release('a', first.token);
     const sub = new Recorder();
-    hub.subscribe(sub);
+    join(sub);
     expect(sub.snapshot().feed.map((i) => i.text)).toEqual([
       `granted to 10.0.0.1:1 (keyed) token ${first.token}`,
       '10.0.0.1:1 (keyed) queued at position 1',
@@ -284,18 +309,18 @@ describe('EventHub', () => {
   });
 
   it('turns audit entries into admin feed items', () => {
-    const { hub, audit, flush } = setup();
+    const { hub, join, audit, flush } = setup();
     const sub = new Recorder();
-    hub.subscribe(sub);
+    join(sub);
     audit.emit({ at: EPOCH + 5, who: 'session:ab12cd34', action: 'force-release', target: 'orders', result: 'ok', detail: null });
     flush();
     expect(sub.deltas()[0]?.feed).toEqual([{ seq: 1, at: EPOCH + 5, kind: 'admin', lock: 'orders', text: 'force-release of orders by session:ab12cd34: ok' }]);
   });
 
   it('sends a delta when only the stats or the cluster changed, with the cluster only when it did', () => {
-    const { hub, state, flush } = setup();
+    const { hub, join, state, flush } = setup();
     const sub = new Recorder();
-    hub.subscribe(sub);
+    join(sub);
     state.role = 'standby';
     flush();
     state.cluster.nodes = 2;
@@ -306,19 +331,19 @@ describe('EventHub', () => {
   });
 
   it('sends the new current history bucket when the 10-second bucket rolls over', () => {
-    const { hub, clock, flush } = setup();
+    const { hub, join, clock, flush } = setup();
     const sub = new Recorder();
-    hub.subscribe(sub);
+    join(sub);
     clock.advance(10_000);
     flush();
     expect(sub.deltas()[0]?.history.map((b) => b.start)).toEqual([EPOCH + 10_000]);
   });
 
   it('stops listening to the engine and its timers when the last subscriber leaves', () => {
-    const { hub, listeners, scheduler } = setup();
+    const { hub, join, listeners, scheduler } = setup();
     expect(listeners()).toBe(1); // the feed ring, always
-    const leaveA = hub.subscribe(new Recorder());
-    const leaveB = hub.subscribe(new Recorder());
+    const leaveA = join(new Recorder());
+    const leaveB = join(new Recorder());
     expect(listeners()).toBe(2);
     expect(scheduler.intervals.size).toBe(2);
     leaveA();
@@ -329,23 +354,23 @@ describe('EventHub', () => {
   });
 
   it('closes every subscriber on close and refuses new ones', () => {
-    const { hub, listeners } = setup();
+    const { hub, join, listeners } = setup();
     const sub = new Recorder();
-    hub.subscribe(sub);
+    join(sub);
     hub.close();
     hub.close();
     expect(sub.closed).toBe(1);
     expect(listeners()).toBe(0);
     const late = new Recorder();
-    hub.subscribe(late);
+    join(late);
     expect(late.frames).toEqual([]);
     expect(late.closed).toBe(1);
   });
 
   it('sends an idle dashboard no delta although this node\'s lastSeen moves with the clock', () => {
-    const { hub, flush, clock } = setup();
+    const { hub, join, flush, clock } = setup();
     const sub = new Recorder();
-    hub.subscribe(sub);
+    join(sub);
     for (let i = 0; i < 5; i++) {
       clock.advance(50);
       flush();
@@ -354,25 +379,30 @@ describe('EventHub', () => {
   });
 
   it('sends a fresh snapshot instead of a delta when more lock names changed than it keeps track of', () => {
-    const { hub, hold, flush } = setup();
+    const { hub, join, hold, flush, scheduler } = setup();
     const sub = new Recorder();
-    hub.subscribe(sub);
+    join(sub);
     for (let i = 0; i <= MAX_DIRTY; i++) hold(`burst-${i}`);
     expect((hub as unknown as { dirty: Set<string> }).dirty.size).toBeLessThanOrEqual(MAX_DIRTY);
     flush();
+    scheduler.settle();
     const messages = sub.messages();
-    expect(messages.map((m) => m.event)).toEqual(['snapshot', 'snapshot']);
-    expect((messages[1]?.data as SnapshotMessage).locks).toHaveLength(MAX_DIRTY + 1);
+    expect(messages.filter((m) => m.event !== 'locks').map((m) => m.event)).toEqual(['snapshot', 'snapshot']);
+    // The fresh snapshot's table comes in pages after its header.
+    const pages = messages.slice(2).map((m) => m.data as LocksChunkMessage);
+    const names = [...(messages[1]?.data as SnapshotMessage).locks, ...pages.flatMap((p) => p.locks)].map((l) => l.name);
+    expect(new Set(names).size).toBe(MAX_DIRTY + 1);
+    expect(pages.at(-1)?.last).toBe(true);
     hold('after');
     flush();
     expect(sub.deltas()).toEqual([expect.objectContaining({ upserts: [expect.objectContaining({ name: 'after' })], removed: [] })]);
   });
 
   it('sends a fresh snapshot when the engine was reset, and deltas again after it', () => {
-    const { hub, hold, flush, engine } = setup();
+    const { hub, join, hold, flush, engine } = setup();
     hold('old');
     const sub = new Recorder();
-    hub.subscribe(sub);
+    join(sub);
     engine.reset();
     hold('replaced');
     flush();
@@ -386,12 +416,15 @@ describe('EventHub', () => {
     expect(sub.deltas()).toEqual([expect.objectContaining({ upserts: [expect.objectContaining({ name: 'after' })], removed: [] })]);
   });
 
-  it('lets go of the engine and its timers when the first snapshot cannot be built', () => {
-    const { hub, listeners, scheduler, hold } = setup();
+  it('ends the streams and lets go of the engine and its timers when the first snapshot cannot be built', () => {
+    const { hub, join, listeners, scheduler, hold } = setup();
     const broken = hold('x');
     // A lock view that throws while the snapshot is built.
     Object.defineProperty(broken, 'token', { get: () => { throw new Error('boom'); } });
-    expect(() => hub.subscribe(new Recorder())).toThrow('boom');
+    const sub = new Recorder();
+    join(sub);
+    expect(sub.closed).toBe(1);
+    expect(sub.frames).toEqual([]);
     expect(listeners()).toBe(1);
     expect(scheduler.intervals.size).toBe(0);
     expect(hub.subscriberCount).toBe(0);

@@ -1,12 +1,19 @@
-// The dashboard's live feed (GET /api/v1/events): one snapshot per new subscriber, then
+// The dashboard's live feed (GET /api/v1/events): a snapshot for each new stream, then
 // coalesced deltas shared by all of them.
 //
 // Cost model. With no subscriber the hub only keeps the feed ring (one array store per engine
 // event). From the first subscriber on it also collects the names of locks that events touch
 // (a Set.add per event, at most MAX_DIRTY names) and runs a flush timer; each flush builds at
 // most one delta from the current engine state (a snapshot when more names changed than that),
-// encodes it once and hands the same frame string to every subscriber.
+// encodes it once and hands the same bytes to every stream that has its snapshot header.
 // However busy the engine is, a stream gets at most one delta per flush interval.
+//
+// Snapshots. Streams that arrive within JOIN_WINDOW_MS of each other share one snapshot: one header
+// (stats, cluster, history, feed, the first page of locks), then the rest of the table in pages
+// built lazily and shared (snapshot-pass.ts, which also says why pages and deltas may
+// interleave). What a stream costs is bounded: one page queued when it does not read, the
+// slow-reader limit (4 MiB, pages held for it included) when it reads too slowly, and
+// STALLED_READER_MS when it takes nothing at all; streams are capped per client address.
 //
 // Snapshots and deltas are not ordered per subscriber: a delta right after a snapshot may
 // repeat what the snapshot showed. Both are idempotent for a reader (upserts replace, removals
@@ -14,11 +21,13 @@
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
 import type { ClusterView, DeltaMessage, LockSummary, SnapshotMessage, StatsView } from '../../lib/ops/api-types.ts';
-import type { AuditFacade, FeedFacade, FeedSubscriber } from '../daemon-facade.ts';
+import type { AuditFacade, FeedFacade, FeedJoin, FeedSubscriber } from '../daemon-facade.ts';
 import { FeedRing } from './feed-ring.ts';
 import type { HistorySource } from './history-recorder.ts';
 import { lockSummary, type ViewClock } from './lock-views.ts';
 import { RENEWAL_SCAN_MS, RenewalScan } from './renewal-scan.ts';
+import { CHUNK_LOCKS, CHUNK_MS, encodeFrame, LOW_WATER_BYTES, type PassMember, SnapshotPass } from './snapshot-pass.ts';
+import { clientKey, StreamLimits } from './stream-limits.ts';
 
 export type TimerHandle = ReturnType<typeof setInterval> | number;
 
@@ -26,6 +35,8 @@ export type TimerHandle = ReturnType<typeof setInterval> | number;
 export interface Scheduler {
   setInterval(fn: () => void, ms: number): TimerHandle;
   clearInterval(handle: TimerHandle): void;
+  /** Runs `fn` after the loop has had its turn at I/O (setImmediate), or after `ms` (setTimeout). */
+  defer(fn: () => void, ms?: number): void;
 }
 
 /** Real timers, unref'd: an open dashboard must not keep the process alive. */
@@ -38,10 +49,24 @@ export const realScheduler: Scheduler = {
   clearInterval(handle) {
     clearInterval(handle);
   },
+  defer(fn, ms) {
+    if (ms === undefined) setImmediate(fn).unref();
+    else setTimeout(fn, ms).unref();
+  },
 };
 
+/**
+ * Streams that arrive within this long of each other share one snapshot (a reconnect storm after
+ * a restart, or a proxy reopening its streams, costs one walk of the table, not one each).
+ */
+export const JOIN_WINDOW_MS = 20;
+/** A stream that has queued output and took none of it for this long is cut off. */
+export const STALLED_READER_MS = 30_000;
+/** The slow-reader limit: bytes a stream may be behind (its queue, and snapshot pages held for it). */
+export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
 export interface EventHubDeps {
-  engine: Pick<LockEngine, 'subscribe' | 'allLocks' | 'lock'>;
+  engine: Pick<LockEngine, 'subscribe' | 'allLocks' | 'lock' | 'lockCount'>;
   clock: ViewClock;
   instanceId: string;
   stats(): StatsView;
@@ -52,14 +77,20 @@ export interface EventHubDeps {
   /** At most one delta per stream this often. */
   flushIntervalMs?: number;
   heartbeatMs?: number;
+  maxBufferedBytes?: number;
+  streamsPerClient?: number;
+  maxStreams?: number;
+  /** Locks per snapshot page and loop time per page (tests make pages small). */
+  chunkLocks?: number;
+  chunkMs?: number;
+  /** A stream gets more of its snapshot with less than this queued; the route's queue uses the same mark. */
+  lowWaterBytes?: number;
+  /** Real time for bounding a page's loop time. */
+  sliceClock?: () => number;
 }
 
 export const HEARTBEAT_FRAME = ': heartbeat\n\n';
-
-export function sseFrame(event: 'snapshot' | 'delta', data: unknown): string {
-  // JSON.stringify escapes newlines inside strings, so the payload is always one data line.
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-}
+const HEARTBEAT_BYTES = new TextEncoder().encode(HEARTBEAT_FRAME);
 
 /** Stats compare without their timestamp: a delta goes out only when a figure moved. */
 function statsKey(stats: StatsView): string {
@@ -87,8 +118,20 @@ interface Tracking {
   heartbeatTimer: TimerHandle;
 }
 
+/** One open stream. */
+interface Stream extends PassMember {
+  readonly client: string;
+  /** Has its snapshot header: gets deltas and heartbeats. */
+  live: boolean;
+  /** The snapshot it is joining or paging through; null once it has the whole table. */
+  pass: SnapshotPass | null;
+  /** What it had taken at the last stall check, and when that last grew. */
+  taken: number;
+  takenAt: number;
+}
+
 export class EventHub implements FeedFacade {
-  private readonly subscribers = new Set<FeedSubscriber>();
+  private readonly streams = new Map<FeedSubscriber, Stream>();
   private readonly feed: FeedRing;
   private readonly dirty = new Set<string>();
   /** More than MAX_DIRTY names changed since the last flush, or the engine was reset: the next message is a snapshot. */
@@ -96,11 +139,16 @@ export class EventHub implements FeedFacade {
   private readonly scheduler: Scheduler;
   private readonly flushIntervalMs: number;
   private readonly heartbeatMs: number;
+  private readonly maxBufferedBytes: number;
+  private readonly limits: StreamLimits;
   private readonly stopFeed: () => void;
   private readonly stopAudit: () => void;
   private tracking: Tracking | null = null;
   private closed = false;
-  // What the last message that every subscriber has seen carried: deltas send what moved since.
+  /** The snapshot that streams arriving now join; it starts JOIN_WINDOW_MS after its first member came. */
+  private forming: SnapshotPass | null = null;
+  private liveCount = 0;
+  // What the last message that every live stream has seen carried: deltas send what moved since.
   private sentFeedSeq = 0;
   private sentHistoryVersion = 0;
   private sentBucketStart = 0;
@@ -114,46 +162,44 @@ export class EventHub implements FeedFacade {
     this.scheduler = deps.scheduler ?? realScheduler;
     this.flushIntervalMs = deps.flushIntervalMs ?? 100;
     this.heartbeatMs = deps.heartbeatMs ?? 15_000;
+    this.maxBufferedBytes = deps.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
+    this.limits = new StreamLimits(deps.streamsPerClient, deps.maxStreams);
     this.feed = new FeedRing(deps.clock);
     this.stopFeed = deps.engine.subscribe((e: LockEvent) => this.feed.push(e));
     this.stopAudit = deps.audit.subscribe((entry) => this.feed.push(entry));
   }
 
   get subscriberCount(): number {
-    return this.subscribers.size;
+    return this.streams.size;
   }
 
-  subscribe(subscriber: FeedSubscriber): () => void {
+  subscribe(subscriber: FeedSubscriber, client: string): FeedJoin {
     if (this.closed) {
       subscriber.close();
-      return () => {};
+      return { ok: true, leave: () => {}, pull: () => {} };
     }
-    const first = this.subscribers.size === 0;
-    if (first) this.startTracking();
-    let snapshot: SnapshotMessage;
-    try {
-      snapshot = this.snapshot();
-    } catch (err) {
-      // Nobody to track for: let go of the engine and the timers before the error goes up.
-      if (first) this.stopTracking();
-      throw err;
+    const key = clientKey(client);
+    const taken = this.limits.take(key);
+    if (!taken.ok) return { ok: false, error: 'too-many-streams', detail: taken.detail };
+    if (this.streams.size === 0) this.startTracking();
+    const stream: Stream = { sub: subscriber, client: key, live: false, pass: null, position: 0, taken: 0, takenAt: this.deps.clock.now() };
+    this.streams.set(subscriber, stream);
+    let pass = this.forming;
+    if (pass === null) {
+      pass = this.newPass();
+      this.forming = pass;
+      const starting = pass;
+      this.scheduler.defer(() => this.startPass(starting), JOIN_WINDOW_MS);
     }
-    // Nobody has seen anything older than this snapshot: deltas start from here.
-    if (first) this.markSent(snapshot);
-    if (!this.deliver(subscriber, sseFrame('snapshot', snapshot))) {
-      subscriber.close();
-      if (this.subscribers.size === 0) this.stopTracking();
-      return () => {};
-    }
-    this.subscribers.add(subscriber);
-    return () => this.drop(subscriber, false);
+    this.join(stream, pass);
+    return { ok: true, leave: () => this.drop(stream, false), pull: () => this.wake(stream.pass) };
   }
 
   /** Ends every stream and stops listening. Safe to call twice. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const subscriber of [...this.subscribers]) this.drop(subscriber, true);
+    for (const stream of [...this.streams.values()]) this.drop(stream, true);
     this.stopTracking();
     this.stopFeed();
     this.stopAudit();
@@ -161,10 +207,12 @@ export class EventHub implements FeedFacade {
 
   /** Builds and sends one delta if anything changed since the last one. Runs on the flush timer. */
   flush(): void {
-    if (this.subscribers.size === 0) return;
+    if (this.streams.size === 0) return;
     if (++this.flushes % Math.max(1, Math.round(RENEWAL_SCAN_MS / this.flushIntervalMs)) === 0) {
-      this.renewals.scan(this.deps.engine.allLocks(), (name) => this.markDirty(name));
+      this.renewals.scan((name) => this.deps.engine.lock(name), (name) => this.markDirty(name));
+      this.cutStalled();
     }
+    if (this.liveCount === 0) return;
     if (this.dirtyOverflow) {
       this.resync();
       return;
@@ -202,16 +250,82 @@ export class EventHub implements FeedFacade {
     this.sentBucketStart = bucketStart;
     this.sentClusterKey = clusterNow;
     this.sentStatsKey = key;
-    this.broadcast(sseFrame('delta', delta));
+    this.broadcast(encodeFrame('delta', delta));
   }
 
   /** Too much changed to list: every stream starts over from a fresh snapshot (readers replace their state with it). */
   private resync(): void {
-    const snapshot = this.snapshot();
-    this.dirty.clear();
-    this.dirtyOverflow = false;
-    this.markSent(snapshot);
-    this.broadcast(sseFrame('snapshot', snapshot));
+    const pass = this.newPass();
+    for (const stream of this.streams.values()) {
+      stream.pass?.members.delete(stream);
+      if (stream.live) this.liveCount--;
+      stream.live = false;
+      this.join(stream, pass);
+    }
+    if (this.forming !== null && this.forming.members.size === 0) this.forming = null;
+    this.startPass(pass);
+  }
+
+  private newPass(): SnapshotPass {
+    const d = this.deps;
+    return new SnapshotPass(d.engine, d.clock, {
+      chunkLocks: d.chunkLocks ?? CHUNK_LOCKS, chunkMs: d.chunkMs ?? CHUNK_MS, maxBehind: this.maxBufferedBytes, lowWater: d.lowWaterBytes ?? LOW_WATER_BYTES, now: d.sliceClock ?? (() => performance.now()),
+    });
+  }
+
+  private join(stream: Stream, pass: SnapshotPass): void {
+    stream.pass = pass;
+    stream.position = 1;
+    pass.members.add(stream);
+  }
+
+  /**
+   * Sends the pass's header (with the first page of locks) to its members, who from now on
+   * get deltas, then pages the rest of the table to them.
+   */
+  private startPass(pass: SnapshotPass): void {
+    if (this.forming === pass) this.forming = null;
+    if (pass.members.size === 0) return;
+    let snapshot: SnapshotMessage;
+    try {
+      snapshot = this.snapshot(pass);
+    } catch {
+      // A view that cannot be built (a bug): these streams end; their readers reconnect.
+      for (const m of [...pass.members]) this.drop(m as Stream, true);
+      return;
+    }
+    if (this.liveCount === 0) {
+      // Nobody has seen anything older than this snapshot: deltas start from here.
+      this.markSent(snapshot);
+      this.dirty.clear();
+      this.dirtyOverflow = false;
+    }
+    const frame = encodeFrame('snapshot', snapshot);
+    for (const m of [...pass.members]) {
+      const stream = m as Stream;
+      stream.live = true;
+      this.liveCount++;
+      if (!this.deliver(stream.sub, frame)) this.drop(stream, true);
+      else if (pass.done) this.leavePass(stream);
+    }
+    this.wake(pass);
+  }
+
+  /** Schedules a pump of `pass` (one at a time). */
+  private wake(pass: SnapshotPass | null): void {
+    if (pass === null || pass.scheduled || pass === this.forming || pass.members.size === 0) return;
+    pass.scheduled = true;
+    this.scheduler.defer(() => {
+      pass.scheduled = false;
+      if (pass.members.size === 0) return;
+      const again = pass.pump((m) => this.drop(m as Stream, true), (m) => this.leavePass(m as Stream));
+      if (again) this.wake(pass);
+    });
+  }
+
+  private leavePass(stream: Stream): void {
+    stream.pass?.members.delete(stream);
+    stream.pass = null;
   }
 
   /** Remembers what `snapshot` showed: the next delta carries only what moved after it. */
@@ -223,29 +337,46 @@ export class EventHub implements FeedFacade {
     this.sentStatsKey = statsKey(snapshot.stats);
   }
 
-  private snapshot(): SnapshotMessage {
-    const locks: LockSummary[] = [];
-    for (const lock of this.deps.engine.allLocks()) locks.push(lockSummary(lock, this.deps.clock));
+  private snapshot(pass: SnapshotPass): SnapshotMessage {
+    const total = this.deps.engine.lockCount;
+    const locks = pass.first();
     return {
       instanceId: this.deps.instanceId,
       asOf: this.wallNow(),
       stats: this.deps.stats(),
       cluster: this.deps.cluster(),
       locks,
+      pending: !pass.done,
+      total,
       history: this.deps.history.buckets(),
       feed: this.feed.since(0),
     };
   }
 
-  private broadcast(frame: string): void {
-    // Deleting from a Set while iterating it is safe: later entries are still visited.
-    for (const subscriber of this.subscribers) {
-      if (!this.deliver(subscriber, frame)) this.drop(subscriber, true);
+  /** Deltas and heartbeats go to streams that have their snapshot header. */
+  private broadcast(frame: Uint8Array): void {
+    // Deleting from a Map while iterating it is safe: later entries are still visited.
+    for (const stream of this.streams.values()) {
+      if (stream.live && !this.deliver(stream.sub, frame)) this.drop(stream, true);
+    }
+  }
+
+  /** Cuts streams whose reader took nothing for STALLED_READER_MS while output waited for it. */
+  private cutStalled(): void {
+    const now = this.deps.clock.now();
+    for (const stream of this.streams.values()) {
+      const taken = stream.sub.takenBytes();
+      if (taken !== stream.taken || stream.sub.queuedBytes() === 0) {
+        stream.taken = taken;
+        stream.takenAt = now;
+      } else if (now - stream.takenAt >= STALLED_READER_MS) {
+        this.drop(stream, true);
+      }
     }
   }
 
   /** A subscriber that throws counts as one that can take no more; it must not stop the others. */
-  private deliver(subscriber: FeedSubscriber, frame: string): boolean {
+  private deliver(subscriber: FeedSubscriber, frame: Uint8Array): boolean {
     try {
       return subscriber.send(frame);
     } catch {
@@ -253,30 +384,40 @@ export class EventHub implements FeedFacade {
     }
   }
 
-  private drop(subscriber: FeedSubscriber, close: boolean): void {
-    if (!this.subscribers.delete(subscriber)) return;
+  private drop(stream: Stream, close: boolean): void {
+    if (this.streams.get(stream.sub) !== stream) return;
+    this.streams.delete(stream.sub);
+    this.limits.give(stream.client);
+    if (stream.live) this.liveCount--;
+    this.leavePass(stream);
     if (close) {
       try {
-        subscriber.close();
+        stream.sub.close();
       } catch {
         // already gone: nothing left to end
       }
     }
-    if (this.subscribers.size === 0) this.stopTracking();
+    if (this.streams.size === 0) this.stopTracking();
   }
 
   private startTracking(): void {
     if (this.tracking !== null) return;
     this.dirty.clear();
     this.dirtyOverflow = false;
+    this.renewals.reset(this.deps.engine.allLocks());
     this.tracking = {
       stopEngine: this.deps.engine.subscribe((e: LockEvent) => {
         // The whole state was replaced: like an overflow, the next flush sends a snapshot.
-        if (e.type === 'reset') this.dirtyOverflow = true;
-        else this.markDirty(e.lock);
+        if (e.type === 'reset') {
+          this.dirtyOverflow = true;
+          this.renewals.reset(this.deps.engine.allLocks());
+        } else {
+          this.markDirty(e.lock);
+          if (e.type === 'grant' && e.sliding) this.renewals.noteGrant(e.lock);
+        }
       }),
       flushTimer: this.scheduler.setInterval(() => this.flush(), this.flushIntervalMs),
-      heartbeatTimer: this.scheduler.setInterval(() => this.broadcast(HEARTBEAT_FRAME), this.heartbeatMs),
+      heartbeatTimer: this.scheduler.setInterval(() => this.broadcast(HEARTBEAT_BYTES), this.heartbeatMs),
     };
   }
 

@@ -5,6 +5,7 @@ import type { Claim } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockState } from '../../lib/engine/lock-state.ts';
 import type { HolderView, LockDetail, LockSummary, LocksPage, WaiterView } from '../../lib/ops/api-types.ts';
+import { lockIndexFor } from './lock-index.ts';
 
 export interface ViewClock {
   /** Engine clock now (monotonic ms). */
@@ -68,26 +69,23 @@ export interface LocksQuery {
 /**
  * One page of locks in name order (code-unit order, stable across pages). Locks come and go
  * between pages; a cursor is a name, so a page never repeats or skips a lock that stayed.
+ * The names come from the engine's sorted index (lock-index.ts): O(log n + limit), no sort.
  */
-export function locksPage(engine: LockEngine, clock: ViewClock, query: LocksQuery): LocksPage {
-  const names: string[] = [];
-  for (const lock of engine.allLocks()) {
-    const name = lock.name;
-    if (!name.startsWith(query.prefix)) continue;
-    if (query.cursor !== null && name <= query.cursor) continue;
-    names.push(name);
-  }
-  names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const page = names.slice(0, query.limit);
+export function locksPage(engine: Pick<LockEngine, 'subscribe' | 'allLocks' | 'lock'>, clock: ViewClock, query: LocksQuery): LocksPage {
   const locks: LockSummary[] = [];
-  for (const name of page) {
+  let last: string | null = null;
+  let more = false;
+  // One name past the page tells whether there is a next page.
+  for (const name of lockIndexFor(engine).current().walk(query.cursor, query.prefix, query.limit + 1)) {
+    if (!name.startsWith(query.prefix)) break;
+    if (locks.length === query.limit) {
+      more = true;
+      break;
+    }
     const lock = engine.lock(name);
-    if (lock !== undefined) locks.push(lockSummary(lock, clock));
+    if (lock === undefined) continue; // the index is settled against the engine: not reached
+    locks.push(lockSummary(lock, clock));
+    last = name;
   }
-  const last = page[page.length - 1];
-  return {
-    asOf: Math.round(clock.wall(clock.now())),
-    locks,
-    nextCursor: names.length > query.limit && last !== undefined ? last : null,
-  };
+  return { asOf: Math.round(clock.wall(clock.now())), locks, nextCursor: more ? last : null };
 }

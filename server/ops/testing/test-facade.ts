@@ -46,7 +46,7 @@ export interface TestFacade {
   hold(name: string, owner?: Owner, leaseMs?: number, waitMs?: number): Claim;
 }
 
-const noFeed: FeedFacade = { subscribe: () => () => {}, subscriberCount: 0 };
+const noFeed: FeedFacade = { subscribe: () => ({ ok: true, leave: () => {}, pull: () => {} }), subscriberCount: 0 };
 const noHistory: HistoryFacade = { buckets: () => [], summary: () => ({ count: 0, p50: null, p99: null, p95: null }), summaryByCause: noHandoversByCause };
 
 export async function testFacade(options: TestFacadeOptions = {}): Promise<TestFacade> {
