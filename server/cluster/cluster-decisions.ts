@@ -33,14 +33,66 @@ export function noticeFreeze(node: ClusterNode, d: ClusterNodeDeps): void {
   // promoted (see role-lease.ts). The engine has refused grants since the window passed.
   const lapsed = node.phase === 'active' && node.lease.lapsed(now);
   if (frozenMs <= d.cluster.peerTimeoutMs && !lapsed) return;
+  if (frozenMs <= d.cluster.peerTimeoutMs) {
+    // Heartbeats too far apart, but the loop did run within the peer timeout (a long GC, a
+    // loaded host): a peer may have promoted only if it stopped hearing us, and it would say so.
+    // Grants stay shut (the window is not moved) until every live peer has told us, after a
+    // heartbeat sent since then, that it still follows this node (reconfirmGrants); one that
+    // says otherwise, or no answer within a peer timeout, steps out as after a freeze.
+    if (node.reconfirmSince === null) {
+      node.reconfirmSince = now;
+      d.logger.warn({ gapMs: Math.round(frozenMs), grantWindowEndedMsAgo: Math.round(now - node.lease.until) }, 'heartbeats too far apart to be sure no peer has promoted (grant window passed): grants held until the peers confirm this node');
+    }
+    return;
+  }
   node.lastDecideAt = now;
   node.resumedAt = now;
-  afterFreeze(node, d, frozenMs, frozenMs <= d.cluster.peerTimeoutMs);
+  node.reconfirmSince = null;
+  afterFreeze(node, d, frozenMs, false);
+}
+
+/**
+ * An active whose grant window passed without a freeze (noticeFreeze) opens it again once
+ * every live peer's status, received at least one heartbeat after the lapse (so the peer had
+ * read a heartbeat sent after it), says it follows this node; it steps out when a peer is
+ * active or promoting, or when the confirmation takes longer than a peer timeout.
+ */
+function reconfirmGrants(node: ClusterNode, d: ClusterNodeDeps, now: number): void {
+  const since = node.reconfirmSince;
+  if (since === null) return;
+  if (node.phase !== 'active') {
+    node.reconfirmSince = null;
+    return;
+  }
+  let confirmed = true;
+  for (const peer of node.mesh.peers.values()) {
+    const id = peer.config.id;
+    if (peer.link === null || !node.isAlive(id)) continue;
+    const s = node.statuses.get(id);
+    if (s !== undefined && (isActivePhase(s.phase) || s.phase === 'promoting')) {
+      node.reconfirmSince = null;
+      afterFreeze(node, d, now - since, true);
+      return;
+    }
+    const at = node.statusAt.get(id) ?? Number.NEGATIVE_INFINITY;
+    if (s === undefined || at < since + node.heartbeatMs || s.active !== node.self.id) confirmed = false;
+  }
+  if (confirmed) {
+    node.reconfirmSince = null;
+    d.engine.setGrantWindow(node.lease.until);
+    d.logger.info({ afterMs: Math.round(now - since) }, 'grant window open again: every live peer follows this node');
+    return;
+  }
+  if (now - since > d.cluster.peerTimeoutMs) {
+    node.reconfirmSince = null;
+    afterFreeze(node, d, now - since, true);
+  }
 }
 
 export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
   const now = d.clock.now();
   noticeFreeze(node, d);
+  reconfirmGrants(node, d, now);
   node.lastDecideAt = now;
   node.mesh.closeSilent(d.cluster.peerTimeoutMs, node.resumedAt);
   const alive = alivePeers(node);

@@ -84,6 +84,10 @@ export class ClusterNode implements ClusterBackend {
   readonly self: PeerConfig;
   readonly priority: number;
   readonly statuses = new Map<string, StatusMessage>();
+  /** When each peer's last status was received (monotonic ms). */
+  readonly statusAt = new Map<string, number>();
+  /** Since when this active waits for its peers to confirm it after its grant window lapsed; null when not. */
+  reconfirmSince: number | null = null;
   readonly admin: ClusterAdmin;
   /** Every ceiling a peer sends passes here before it raises anything (ceiling-guard.ts). */
   readonly ceilings: CeilingGuard;
@@ -92,6 +96,9 @@ export class ClusterNode implements ClusterBackend {
   /** When the last decision ran (a longer gap than the peer timeout means this process was frozen). Set at start(). */
   lastDecideAt = 0;
   private readonly hbMs: number;
+  get heartbeatMs(): number {
+    return this.hbMs;
+  }
   /** How long this node may grant (the engine's grant window): see role-lease.ts. */
   readonly lease: RoleLease;
   private timers: NodeJS.Timeout[] = [];
@@ -323,7 +330,8 @@ export class ClusterNode implements ClusterBackend {
     this.sendStatus();
     if (this.stopped) return;
     this.lease.beat(this.d.clock.now());
-    this.d.engine.setGrantWindow(this.lease.until);
+    // While the peers are asked to confirm this node after a lapse, the window stays shut.
+    if (this.reconfirmSince === null) this.d.engine.setGrantWindow(this.lease.until);
   }
 
   private sendStatusTo(peer: MeshPeer): void {

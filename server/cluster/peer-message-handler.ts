@@ -10,6 +10,7 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
   switch (m.t) {
     case 'status': {
       node.statuses.set(id, m);
+      node.statusAt.set(id, d.clock.now());
       if (node.phase === 'active') node.noteRival(peer, m);
       const c = BigInt(m.ceiling);
       const known = m.known === undefined ? c : BigInt(m.known);

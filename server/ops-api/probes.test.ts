@@ -8,7 +8,7 @@ describe('GET /readyz', () => {
     const { daemon } = await testFacade();
     const res = getReadyz(apiRequest('/readyz'), daemon);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ready: true, state: 'serving', role: 'active', phase: 'active' });
+    expect(await res.json()).toEqual({ ready: true, state: 'serving', role: 'active', phase: 'active', grants: 'ok' });
   });
 
   it('is not ready while draining', async () => {
@@ -16,7 +16,7 @@ describe('GET /readyz', () => {
     t.setState('draining');
     const res = getReadyz(apiRequest('/readyz'), t.daemon);
     expect(res.status).toBe(503);
-    expect(await res.json()).toEqual({ ready: false, state: 'draining', role: 'active', phase: 'active' });
+    expect(await res.json()).toEqual({ ready: false, state: 'draining', role: 'active', phase: 'active', grants: 'ok' });
   });
 
   it('is not ready while starting', async () => {
@@ -48,7 +48,7 @@ describe('GET /readyz in a cluster', () => {
     for (const [role, phase] of [['standby', 'discovering'], ['standby', 'syncing'], ['standby', 'promoting'], ['active', 'handing-off']] as const) {
       const res = getReadyz(apiRequest('/readyz'), (await node(role, phase)).daemon);
       expect(res.status, phase).toBe(503);
-      expect(await res.json()).toEqual({ ready: false, state: 'serving', role, phase });
+      expect(await res.json()).toEqual({ ready: false, state: 'serving', role, phase, grants: 'ok' });
     }
   });
 
@@ -58,7 +58,7 @@ describe('GET /readyz in a cluster', () => {
     expect(getReadyz(apiRequest('/readyz?role=active'), active.daemon).status).toBe(200);
     const res = getReadyz(apiRequest('/readyz?role=active'), standby.daemon);
     expect(res.status).toBe(503);
-    expect(await res.json()).toEqual({ ready: false, state: 'serving', role: 'standby', phase: 'standby' });
+    expect(await res.json()).toEqual({ ready: false, state: 'serving', role: 'standby', phase: 'standby', grants: 'ok' });
     expect(getReadyz(apiRequest('/readyz?role=standby'), standby.daemon).status).toBe(200);
     expect(getReadyz(apiRequest('/readyz?role=standby'), active.daemon).status).toBe(503);
   });
