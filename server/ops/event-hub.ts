@@ -27,7 +27,8 @@ import type { HistorySource } from './history-recorder.ts';
 import { lockSummary, type ViewClock } from './lock-views.ts';
 import { RENEWAL_SCAN_MS, RenewalScan } from './renewal-scan.ts';
 import { CHUNK_LOCKS, CHUNK_MS, encodeFrame, LOW_WATER_BYTES, type PassMember, SnapshotPass } from './snapshot-pass.ts';
-import { clientKey, StreamLimits } from './stream-limits.ts';
+import { clientKey } from './client-key.ts';
+import { StreamLimits } from './stream-limits.ts';
 
 export type TimerHandle = ReturnType<typeof setInterval> | number;
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { limitKey, MAX_TRACKED_ADDRESSES, SIGN_IN_WINDOW_MS, SIGN_INS_PER_WINDOW, SignInLimiter } from './sign-in-limits.ts';
+import { clientKey } from './client-key.ts';
+import { MAX_TRACKED_ADDRESSES, SIGN_IN_WINDOW_MS, SIGN_INS_PER_WINDOW, SignInLimiter } from './sign-in-limits.ts';
 
 describe('SignInLimiter', () => {
   it('tracks at most MAX_TRACKED_ADDRESSES addresses, forgetting the oldest window first', () => {
@@ -39,14 +40,14 @@ describe('SignInLimiter', () => {
   });
 });
 
-describe('limitKey', () => {
+describe('clientKey', () => {
   it('counts an IPv4 address (mapped or not) as itself and an IPv6 address by its /64', () => {
-    expect(limitKey('10.0.0.1')).toBe('10.0.0.1');
-    expect(limitKey('::ffff:10.0.0.1')).toBe('10.0.0.1');
-    expect(limitKey('2001:db8:0:1::5')).toBe('2001:db8:0:1::/64');
-    expect(limitKey('2001:0db8:0000:0001:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:0:1::/64');
-    expect(limitKey('::1')).toBe('0:0:0:0::/64');
-    expect(limitKey('fe80::1')).toBe('fe80:0:0:0::/64');
+    expect(clientKey('10.0.0.1')).toBe('10.0.0.1');
+    expect(clientKey('::ffff:10.0.0.1')).toBe('10.0.0.1');
+    expect(clientKey('2001:db8:0:1::5')).toBe('2001:db8:0:1::/64');
+    expect(clientKey('2001:0db8:0000:0001:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:0:1::/64');
+    expect(clientKey('::1')).toBe('0:0:0:0::/64');
+    expect(clientKey('fe80::1')).toBe('fe80:0:0:0::/64');
   });
 
   it('limits a client that rotates addresses inside its /64', () => {

@@ -8,6 +8,8 @@
 //   AUDITED_PER_WINDOW a minute each; an admin sign-in is always written.
 // Time is injected (epoch ms), so tests move it instead of waiting.
 
+import { clientKey } from './client-key.ts';
+
 export const SIGN_INS_PER_WINDOW = 10;
 export const SIGN_IN_WINDOW_MS = 60_000;
 export const MAX_TRACKED_ADDRESSES = 4096;
@@ -16,25 +18,6 @@ export const AUDITED_PER_WINDOW = 10;
 interface Window {
   start: number;
   count: number;
-}
-
-/**
- * The key a client's attempts are counted under: its IPv4 address, or its IPv6 /64 (one host
- * usually holds a whole /64, and could otherwise rotate addresses to reset its count).
- * IPv4-mapped IPv6 ("::ffff:10.0.0.1") counts as the IPv4 address.
- */
-export function limitKey(address: string): string {
-  const a = address.toLowerCase();
-  if (!a.includes(':')) return a;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(a);
-  if (mapped !== null) return mapped[1] as string;
-  const halves = a.split('::');
-  if (halves.length > 2) return a;
-  const head = (halves[0] as string) === '' ? [] : (halves[0] as string).split(':');
-  const tail = halves.length === 2 && (halves[1] as string) !== '' ? (halves[1] as string).split(':') : [];
-  const groups = halves.length === 2 ? [...head, ...Array<string>(Math.max(0, 8 - head.length - tail.length)).fill('0'), ...tail] : head;
-  if (groups.length !== 8) return a;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
 /** Attempts per client address (IPv6: per /64) in fixed one-minute windows. */
@@ -46,7 +29,7 @@ export class SignInLimiter {
 
   /** Counts an attempt from `client`: null when it may go on, else the seconds until it may try again. */
   admit(address: string): number | null {
-    const client = limitKey(address);
+    const client = clientKey(address);
     const now = this.now();
     let w = this.windows.get(client);
     if (w === undefined || now - w.start >= SIGN_IN_WINDOW_MS) {

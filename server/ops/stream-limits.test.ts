@@ -4,7 +4,8 @@ import type { ClusterView, StatsView } from '../../lib/ops/api-types.ts';
 import type { FeedSubscriber } from '../daemon-facade.ts';
 import { EventHub } from './event-hub.ts';
 import { HistoryRecorder } from './history-recorder.ts';
-import { clientKey, DEFAULT_STREAMS_PER_CLIENT, StreamLimits } from './stream-limits.ts';
+import { clientKey } from './client-key.ts';
+import { DEFAULT_STREAMS_PER_CLIENT, StreamLimits } from './stream-limits.ts';
 
 const deferred: Array<() => void> = [];
 function hub(maxStreams?: number) {
