@@ -1,6 +1,7 @@
 // Starts `baton serve` as a child process on free ports with a throwaway data dir, and reads
 // its CPU time from /proc, so benchmarks measure the server's own cost apart from the load
 // generator's.
+import { readStartedPorts } from '../server/testing/start-line.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,19 +43,10 @@ export async function startBaton(extraArgs: string[] = [], options: { console?: 
   const profile = batonProfile.dir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', batonProfile.dir];
   const child = spawn(process.execPath, [...profile, bin, 'serve', '--lock-port', '0', '--session-port', '0', '--http-port', '0',
     '--data-dir', dataDir, '--log-level', 'warn', '--drain', '0ms', ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const nl = out.indexOf('\n');
-      if (nl >= 0) resolve(out.slice(0, nl));
-    });
-    child.once('exit', (code) => reject(new Error(`baton exited early with ${code}`)));
-  });
-  const port = (name: string) => Number(new RegExp(`${name}=[^ ]*:(\\d+)`).exec(line)?.[1]);
+  const ports = await readStartedPorts(child);
   const pid = child.pid as number;
   return {
-    child, lockPort: port('lock'), sessionPort: port('session'), httpPort: port('http'),
+    child, ...ports,
     cpuMs: () => processCpuMs(pid),
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -5,6 +5,7 @@
 // the server's memory grew by the table times the streams. Now a stream that does not read
 // gets a page or so, the ninth stream from one address is refused with 429, deltas past the
 // slow-reader limit cut the streams off, and the lock path answers throughout.
+import { readStartedPorts } from './testing/start-line.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -35,17 +36,8 @@ async function startDaemon(): Promise<{ child: ChildProcess; lockPort: number; h
     }
     rmSync(dataDir, { recursive: true, force: true });
   });
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const nl = out.indexOf('\n');
-      if (nl >= 0) resolve(out.slice(0, nl));
-    });
-    child.once('exit', (code) => reject(new Error(`baton exited early with ${code}`)));
-  });
-  const port = (name: string) => Number(new RegExp(`${name}=[^ ]*:(\\d+)`).exec(line)?.[1]);
-  return { child, lockPort: port('lock'), httpPort: port('http') };
+  const { lockPort, httpPort } = await readStartedPorts(child);
+  return { child, lockPort, httpPort };
 }
 
 /** The daemon's resident memory, from /proc. */
