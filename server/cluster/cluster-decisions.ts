@@ -80,6 +80,11 @@ function reconfirmGrants(node: ClusterNode, d: ClusterNodeDeps, now: number): vo
   if (confirmed) {
     node.reconfirmSince = null;
     d.engine.setGrantWindow(node.lease.until);
+    // Locks that came free while the gate was shut go to the head of their queue now, not at
+    // the daemon's next once-a-second retry.
+    d.engine.retryHeldGrants();
+    // The driver already runs on an active: resume() only re-arms its timer for the leases just granted.
+    d.driver.resume();
     d.logger.info({ afterMs: Math.round(now - since) }, 'grant window open again: every live peer follows this node');
     return;
   }
