@@ -1,6 +1,7 @@
 // The node's periodic decision (every 25 ms, and the start of everything a node does on its
 // own): notice a freeze, re-ask for a snapshot that did not come, point clients at the right
 // place, then ask the role decider (lib/cluster/role-decider.ts) and carry out its answer.
+import { type ReconfirmPeer, reconfirmVerdict } from '../../lib/cluster/grant-reconfirm.ts';
 import { decideRole, isActivePhase, type PeerState } from '../../lib/cluster/role-decider.ts';
 import { HOLD, type Route } from '../routing.ts';
 
@@ -64,34 +65,26 @@ function reconfirmGrants(node: ClusterNode, d: ClusterNodeDeps, now: number): vo
     node.reconfirmSince = null;
     return;
   }
-  let confirmed = true;
+  const peers: ReconfirmPeer[] = [];
   for (const peer of node.mesh.peers.values()) {
     const id = peer.config.id;
-    if (peer.link === null || !node.isAlive(id)) continue;
     const s = node.statuses.get(id);
-    if (s !== undefined && (isActivePhase(s.phase) || s.phase === 'promoting')) {
-      node.reconfirmSince = null;
-      afterFreeze(node, d, now - since, true);
-      return;
-    }
-    const at = node.statusAt.get(id) ?? Number.NEGATIVE_INFINITY;
-    if (s === undefined || at < since + node.heartbeatMs || s.active !== node.self.id) confirmed = false;
+    peers.push({ alive: peer.link !== null && node.isAlive(id), status: s === undefined ? null : s, statusAt: node.statusAt.get(id) ?? null });
   }
-  if (confirmed) {
-    node.reconfirmSince = null;
-    d.engine.setGrantWindow(node.lease.until);
-    // Locks that came free while the gate was shut go to the head of their queue now, not at
-    // the daemon's next once-a-second retry.
-    d.engine.retryHeldGrants();
-    // The driver already runs on an active: resume() only re-arms its timer for the leases just granted.
-    d.driver.resume();
-    d.logger.info({ afterMs: Math.round(now - since) }, 'grant window open again: every live peer follows this node');
+  const verdict = reconfirmVerdict({ selfId: node.self.id, since, now, heartbeatMs: node.heartbeatMs, peerTimeoutMs: d.cluster.peerTimeoutMs, peers });
+  if (verdict.kind === 'wait') return;
+  node.reconfirmSince = null;
+  if (verdict.kind === 'step-out') {
+    afterFreeze(node, d, now - since, true);
     return;
   }
-  if (now - since > d.cluster.peerTimeoutMs) {
-    node.reconfirmSince = null;
-    afterFreeze(node, d, now - since, true);
-  }
+  d.engine.setGrantWindow(node.lease.until);
+  // Locks that came free while the gate was shut go to the head of their queue now, not at
+  // the daemon's next once-a-second retry.
+  d.engine.retryHeldGrants();
+  // The driver already runs on an active: resume() only re-arms its timer for the leases just granted.
+  d.driver.resume();
+  d.logger.info({ afterMs: Math.round(now - since) }, 'grant window open again: every live peer follows this node');
 }
 
 export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
