@@ -10,7 +10,7 @@ import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
 import { encodePeerMessage } from '../../lib/cluster/peer-messages.ts';
 import { freePorts } from '../testing/free-ports.ts';
 import { type MeshPeer, PeerMesh } from './peer-mesh.ts';
-import { dialPeerTls, peerKey } from './peer-tls.ts';
+import { dialPeerTls, MAX_PENDING_HANDSHAKES, peerKey } from './peer-tls.ts';
 
 const TOKEN = 'peer-mesh-test-admin-token-0123456789abcdef';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -31,13 +31,13 @@ function peer(id: string, peerPort: number): PeerConfig {
   return { id, host: '127.0.0.1', lockPort: 1, sessionPort: 2, peerPort, httpPort: 3 };
 }
 
-async function startMesh(selfId: string, peers: PeerConfig[], listenPort: number, adminToken = TOKEN): Promise<TestMesh> {
+async function startMesh(selfId: string, peers: PeerConfig[], listenPort: number, adminToken = TOKEN, connectTimeoutMs = 500): Promise<TestMesh> {
   const ups: string[] = [];
   const logs: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
   const mesh = new PeerMesh({
     selfId, selfInstance: `${selfId}-instance`, peers, listen: { host: '127.0.0.1', port: listenPort }, adminToken,
-    connectTimeoutMs: 500, peerTimeoutMs: 1_000, now: () => performance.now(), logger,
+    connectTimeoutMs, peerTimeoutMs: 1_000, now: () => performance.now(), logger,
     onMessage: () => {},
     onLinkUp: (p: MeshPeer) => ups.push(p.config.id),
     onLinkDown: () => {},
@@ -149,6 +149,42 @@ describe('peer links cannot be joined by replaying or forging', () => {
     await startMesh('a', [peer('a', pa), peer('b', pb)], pa);
     expect((await raw(pa, null, 250)).closed, 'still open at half the timeout').toBe(false);
     expect((await raw(pa, null, 1_000)).closed, 'closed after it (500 ms)').toBe(true);
+  });
+
+  it(`a flood of silent connections holds at most ${MAX_PENDING_HANDSHAKES} sockets, the oldest closed first, and a node still links`, async () => {
+    const [pa, pb] = (await freePorts(2)) as [number, number];
+    const peers = [peer('a', pa), peer('b', pb)];
+    // A long connect timeout: without the bound every silent socket would stay open for it.
+    const a = await startMesh('a', peers, pa, TOKEN, 20_000);
+    const flood = Array.from({ length: MAX_PENDING_HANDSHAKES + 36 }, () => {
+      const socket = connect({ host: '127.0.0.1', port: pa });
+      teardown.push(() => void socket.destroy());
+      const state = { closed: false };
+      socket.on('error', () => {});
+      socket.on('close', () => (state.closed = true));
+      return state;
+    });
+    await expect.poll(() => flood.filter((f) => f.closed).length).toBe(36);
+    expect(flood.slice(0, 36).every((f) => f.closed), 'the oldest are the ones closed').toBe(true);
+    // A real node dialling in now evicts one of the silent ones and links.
+    await startMesh('b', peers, pb, TOKEN, 20_000);
+    await expect.poll(() => a.ups).toEqual(['b']);
+    // An established link no longer counts as pending: a second flood cannot evict it. (b's
+    // handshake evicted one silent socket; 63 remain, so the second flood closes 64.)
+    const link = a.mesh.peers.get('b')?.link ?? null;
+    expect(link).not.toBeNull();
+    const second = Array.from({ length: MAX_PENDING_HANDSHAKES + 1 }, () => {
+      const socket = connect({ host: '127.0.0.1', port: pa });
+      teardown.push(() => void socket.destroy());
+      const state = { closed: false };
+      socket.on('error', () => {});
+      socket.on('close', () => (state.closed = true));
+      return state;
+    });
+    await expect.poll(() => flood.filter((f) => f.closed).length + second.filter((f) => f.closed).length).toBe(36 + 1 + MAX_PENDING_HANDSHAKES);
+    await sleep(100);
+    expect(a.mesh.peers.get('b')?.link).toBe(link);
+    expect(a.ups).toEqual(['b']);
   });
 
   it('the listener has no key for its own id: a dialler naming it, even with the right key, is refused', async () => {

@@ -7,6 +7,7 @@
 // Certificates are not used: every node already shares the admin token, and a second secret
 // to distribute would only be another way to misconfigure a cluster.
 import { hkdfSync } from 'node:crypto';
+import type { Socket as NetSocket } from 'node:net';
 import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
 
 /** Both suites hash with SHA-256, which external PSKs use in OpenSSL; both are AEAD. */
@@ -29,8 +30,20 @@ export interface PeerTlsServerOptions {
   onHandshakeError(err: NodeJS.ErrnoException, identity: string | null, remote: string | undefined): void;
 }
 
+/**
+ * At most this many connections to the peer port may be in their handshake at once. A cluster
+ * has a handful of nodes, each dialling once per link; a stranger who opens thousands of silent
+ * connections would otherwise hold that many sockets (and file descriptors, shared with the
+ * lock ports) for a connect timeout each. When the bound is reached the oldest pending one is
+ * closed, so a real node's fresh handshake (a few ms on a LAN) still gets through a flood of
+ * slow or silent ones.
+ */
+export const MAX_PENDING_HANDSHAKES = 64;
+
 export function createPeerTlsServer(o: PeerTlsServerOptions): Server {
   const claimed = new WeakMap<TLSSocket, string>();
+  // In arrival order (a Set iterates in insertion order): the first is the oldest.
+  const pending = new Set<NetSocket>();
   const server = createServer({
     minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3', ciphers: CIPHERS,
     handshakeTimeout: o.handshakeTimeoutMs,
@@ -45,6 +58,26 @@ export function createPeerTlsServer(o: PeerTlsServerOptions): Server {
       return;
     }
     o.onSecure(socket, identity);
+  });
+  server.on('connection', (socket: NetSocket) => {
+    if (pending.size >= MAX_PENDING_HANDSHAKES) {
+      const oldest = pending.values().next().value;
+      if (oldest !== undefined) {
+        pending.delete(oldest);
+        oldest.destroy();
+      }
+    }
+    pending.add(socket);
+    socket.once('close', () => pending.delete(socket));
+  });
+  server.on('secureConnection', (socket: TLSSocket) => {
+    // A TLSSocket wraps the raw socket, which stays open under it: this one is done with its handshake.
+    for (const raw of pending) {
+      if (raw.remotePort === socket.remotePort && raw.remoteAddress === socket.remoteAddress) {
+        pending.delete(raw);
+        break;
+      }
+    }
   });
   server.on('tlsClientError', (err, socket) => {
     o.onHandshakeError(err, claimed.get(socket) ?? null, socket.remoteAddress);
