@@ -18,6 +18,7 @@ import { SESSION_REFUSAL, SessionConnection } from './session-connection.ts';
 import { type DaemonFacade, registerDaemonFacade, unregisterDaemonFacade } from './daemon-facade.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { createConsoleServer, type ConsoleServer } from './console-server.ts';
+import { warmUpConsole } from './console-warm-up.ts';
 import { createOpsServices } from './ops/ops-services.ts';
 import type { DaemonState } from '../lib/ops/api-types.ts';
 import { formatAddress } from '../lib/client/address.ts';
@@ -239,16 +240,25 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       http = createHttpServer(facade, opts.host, opts.ioTimeoutMs);
     }
     const httpServer = http;
-    // All three settle before anything is judged, so a failure never leaves another one binding later.
+    // The lock listeners (and the peer port) settle together before anything is judged, so a
+    // failure never leaves another one binding later.
     // A clustered node holds clients from the first connection until it knows its role.
     if (clusterNode !== null) {
       keyed.setRoute(HOLD);
       sessions.setRoute(HOLD);
       driver.pause();
     }
-    const listens = await Promise.allSettled([keyed.listen(), sessions.listen(), listenHttp(httpServer, opts.host, opts.httpPort), clusterNode?.start()]);
+    // The console's modules are loaded before the lock ports open and the node joins its
+    // cluster: loading them on a first page view would stall the lock path (console-warm-up.ts).
+    const httpAddress = await listenHttp(httpServer, opts.host, opts.httpPort);
+    // (Not in dev mode: there a first request compiles its route, which takes seconds.)
+    if (consoleServer !== null && !opts.consoleDev) {
+      const warmed = await warmUpConsole(httpAddress);
+      log.debug({ warmed }, 'console warmed up');
+    }
+    const listens = await Promise.allSettled([keyed.listen(), sessions.listen(), clusterNode?.start()]);
     for (const result of listens) if (result.status === 'rejected') throw result.reason;
-    const [lockAddress, sessionAddress, httpAddress] = listens.map((r) => (r as PromiseFulfilledResult<AddressInfo>).value) as [AddressInfo, AddressInfo, AddressInfo];
+    const [lockAddress, sessionAddress] = listens.map((r) => (r as PromiseFulfilledResult<AddressInfo>).value) as [AddressInfo, AddressInfo];
     addresses = { lock: hostPort(lockAddress), session: hostPort(sessionAddress), http: hostPort(httpAddress) };
     state = 'serving';
     const daemon: Daemon = { instanceId, engine, lockAddress, sessionAddress, httpAddress, adminToken, state: () => state, shutdown };
