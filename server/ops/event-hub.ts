@@ -26,7 +26,7 @@ import { FeedRing } from './feed-ring.ts';
 import type { HistorySource } from './history-recorder.ts';
 import { lockSummary, type ViewClock } from './lock-views.ts';
 import { RENEWAL_SCAN_MS, RenewalScan } from './renewal-scan.ts';
-import { CHUNK_BYTES, CHUNK_LOCKS, CHUNK_MS, encodeFrame, encodeFrameWithLocks, type EncodedLocks, LOW_WATER_BYTES, type PassMember, SnapshotPass } from './snapshot-pass.ts';
+import { CHUNK_BYTES, CHUNK_LOCKS, CHUNK_MS, SEND_BYTES, encodeFrame, encodeFrameWithLocks, type EncodedLocks, LOW_WATER_BYTES, type PassMember, SnapshotPass } from './snapshot-pass.ts';
 import { clientKey } from './client-key.ts';
 import { StreamLimits } from './stream-limits.ts';
 
@@ -85,6 +85,8 @@ export interface EventHubDeps {
   chunkLocks?: number;
   chunkBytes?: number;
   chunkMs?: number;
+  /** Bytes of snapshot pages one loop turn hands out at most, over all streams. */
+  sendBytes?: number;
   /** A stream gets more of its snapshot with less than this queued; the route's queue uses the same mark. */
   lowWaterBytes?: number;
   /** Real time for bounding a page's loop time. */
@@ -271,7 +273,7 @@ export class EventHub implements FeedFacade {
   private newPass(): SnapshotPass {
     const d = this.deps;
     return new SnapshotPass(d.engine, d.clock, {
-      chunkLocks: d.chunkLocks ?? CHUNK_LOCKS, chunkBytes: d.chunkBytes ?? CHUNK_BYTES, chunkMs: d.chunkMs ?? CHUNK_MS, maxBehind: this.maxBufferedBytes, lowWater: d.lowWaterBytes ?? LOW_WATER_BYTES, now: d.sliceClock ?? (() => performance.now()),
+      chunkLocks: d.chunkLocks ?? CHUNK_LOCKS, chunkBytes: d.chunkBytes ?? CHUNK_BYTES, sendBytes: d.sendBytes ?? SEND_BYTES, chunkMs: d.chunkMs ?? CHUNK_MS, maxBehind: this.maxBufferedBytes, lowWater: d.lowWaterBytes ?? LOW_WATER_BYTES, now: d.sliceClock ?? (() => performance.now()),
     });
   }
 

@@ -35,6 +35,8 @@ export const CHUNK_LOCKS = 1_000;
 export const CHUNK_BYTES = 48 * 1024;
 /** Loop time one chunk may take at most, building and encoding together. */
 export const CHUNK_MS = 1;
+/** Bytes of chunks one pump hands out at most, over all members: about three writes of a full chunk. */
+export const SEND_BYTES = 128 * 1024;
 /** Locks between two looks at the clock while a chunk is built. */
 export const CHECK_EVERY = 16;
 
@@ -48,6 +50,8 @@ export interface PassOptions {
   chunkLocks: number;
   chunkBytes: number;
   chunkMs: number;
+  /** Bytes one pump hands out at most, over all members (at least one chunk goes out). */
+  sendBytes: number;
   /** Bytes a member may be behind before it is cut off. */
   maxBehind: number;
   /** A member gets the next chunk only with less than this queued (LOW_WATER_BYTES). */
@@ -90,6 +94,9 @@ export class SnapshotPass {
   private produced = 1;
   /** ends[k]: bytes of chunks 1..k together (ends[0] = 0), to tell how far behind a member is. */
   private readonly ends: number[] = [0];
+  /** Bytes the current pump may still hand out; pumps so far (where the next one starts serving). */
+  private budget = 0;
+  private pumps = 0;
 
   constructor(
     engine: Pick<LockEngine, 'allLocks'>,
@@ -109,22 +116,33 @@ export class SnapshotPass {
   }
 
   /**
-   * Gives members what they have room for: held chunks first, then at most one new chunk.
-   * Calls `slow` for members too far behind and `complete` for members that have the whole
-   * table (both leave the pass). Returns whether another pump has work right away.
+   * Gives members what they have room for: held chunks first, then at most one new chunk, and
+   * at most sendBytes in all (at least one chunk): each handed-out chunk is a socket write
+   * further down, so fifty streams taking a chunk each in one turn held the loop for
+   * milliseconds. Members are served starting one further each pump, so a budget that runs out
+   * does not always leave the same ones waiting. Calls `slow` for members too far behind and
+   * `complete` for members that have the whole table (both leave the pass). Returns whether
+   * another pump has work right away.
    */
   pump(slow: (m: PassMember) => void, complete: (m: PassMember) => void): boolean {
-    for (const m of this.members) if (!this.catchUp(m)) slow(m);
+    const all = [...this.members];
+    const start = all.length === 0 ? 0 : this.pumps++ % all.length;
+    const order = [...all.slice(start), ...all.slice(0, start)];
+    this.budget = this.opts.sendBytes;
+    for (const m of order) if (!this.catchUp(m)) slow(m);
     let wanting = false;
     for (const m of this.members) if (m.position === this.produced && this.hasRoom(m)) wanting = true;
-    if (wanting && !this.finished) {
+    if (wanting && !this.finished && this.budget > 0) {
       const locks = this.take();
       const rest: Omit<LocksChunkMessage, 'locks'> = { last: this.finished };
       const frame = encodeFrameWithLocks('locks', locks, rest);
       this.chunks.push(frame);
       this.produced++;
       this.ends.push((this.ends.at(-1) as number) + frame.byteLength);
-      for (const m of this.members) if (m.position === this.produced - 1 && this.hasRoom(m) && !this.give(m)) slow(m);
+      for (const m of order) {
+        if (this.budget <= 0) break;
+        if (this.members.has(m) && m.position === this.produced - 1 && this.hasRoom(m) && !this.give(m)) slow(m);
+      }
     }
     let min = this.produced;
     let more = false;
@@ -153,15 +171,17 @@ export class SnapshotPass {
     return m.sub.queuedBytes() < this.opts.lowWater;
   }
 
-  /** Sends held chunks while the member has room; false when a send failed. */
+  /** Sends held chunks while the member has room and the pump has budget; false when a send failed. */
   private catchUp(m: PassMember): boolean {
-    while (m.position < this.produced && this.hasRoom(m)) if (!this.give(m)) return false;
+    if (!this.members.has(m)) return true; // cut off earlier in this pump
+    while (m.position < this.produced && this.hasRoom(m) && this.budget > 0) if (!this.give(m)) return false;
     return true;
   }
 
   private give(m: PassMember): boolean {
     const frame = this.chunks[m.position - this.base] as Uint8Array;
     m.position++;
+    this.budget -= frame.byteLength;
     try {
       return m.sub.send(frame);
     } catch {
