@@ -86,7 +86,7 @@ class Reader implements FeedSubscriber {
   }
 }
 
-function setup(o: { chunkLocks?: number; lowWater?: number; maxBuffered?: number } = {}) {
+function setup(o: { chunkLocks?: number; chunkBytes?: number; sendBytes?: number; lowWater?: number; maxBuffered?: number } = {}) {
   const f = engineFixture({ blockSize: 1_000_000n });
   const clock = { now: () => f.clock.now(), wall: (t: number) => EPOCH + t };
   const history = new HistoryRecorder(f.engine, clock, () => EPOCH + f.clock.now());
@@ -101,6 +101,7 @@ function setup(o: { chunkLocks?: number; lowWater?: number; maxBuffered?: number
   const hub = new EventHub({
     engine: f.engine, clock, instanceId: 'i', stats, cluster, history, audit: { subscribe: () => () => {} }, scheduler,
     flushIntervalMs: FLUSH_MS, chunkLocks: o.chunkLocks ?? 2, chunkMs: Number.POSITIVE_INFINITY, lowWaterBytes: lowWater,
+    ...(o.chunkBytes === undefined ? {} : { chunkBytes: o.chunkBytes }), ...(o.sendBytes === undefined ? {} : { sendBytes: o.sendBytes }),
     maxBufferedBytes: o.maxBuffered ?? Number.MAX_SAFE_INTEGER, streamsPerClient: 1_000,
   });
   const open = (client = '10.0.0.1') => {
@@ -142,10 +143,14 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 );
 
 describe('EventHub paged snapshots', () => {
-  it('leaves every reader with the engine\'s table, whatever the interleaving of changes, joins, reads, flushes and page sends', () => {
+  it.each([
+    ['pages of 2 locks', {}],
+    // Pages that end at their JSON size, and pumps that hand out one page each: some streams wait a turn for a page others have.
+    ['pages cut by size, one page handed out per turn', { chunkLocks: 1_000, chunkBytes: 300, sendBytes: 1 }],
+  ])('leaves every reader with the engine\'s table, whatever the interleaving of changes, joins, reads, flushes and page sends (%s)', (_, budgets) => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 1, max: 3 }), fc.array(stepArb, { maxLength: 250 }), (initial, together, steps) => {
-        const t = setup();
+        const t = setup(budgets);
         const owner = new Owner();
         const claims: Claim[] = [];
         for (let i = 0; i < initial; i++) claims.push(t.fixed(`init/${i}`, owner));

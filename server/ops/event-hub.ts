@@ -26,7 +26,7 @@ import { FeedRing } from './feed-ring.ts';
 import type { HistorySource } from './history-recorder.ts';
 import { lockSummary, type ViewClock } from './lock-views.ts';
 import { RENEWAL_SCAN_MS, RenewalScan } from './renewal-scan.ts';
-import { CHUNK_LOCKS, CHUNK_MS, encodeFrame, LOW_WATER_BYTES, type PassMember, SnapshotPass } from './snapshot-pass.ts';
+import { CHUNK_BYTES, CHUNK_LOCKS, CHUNK_MS, SEND_BYTES, encodeFrame, encodeFrameWithLocks, type EncodedLocks, LOW_WATER_BYTES, type PassMember, SnapshotPass } from './snapshot-pass.ts';
 import { clientKey } from './client-key.ts';
 import { StreamLimits } from './stream-limits.ts';
 
@@ -81,9 +81,12 @@ export interface EventHubDeps {
   maxBufferedBytes?: number;
   streamsPerClient?: number;
   maxStreams?: number;
-  /** Locks per snapshot page and loop time per page (tests make pages small). */
+  /** Locks, JSON code units and loop time per snapshot page at most (tests make pages small). */
   chunkLocks?: number;
+  chunkBytes?: number;
   chunkMs?: number;
+  /** Bytes of snapshot pages one loop turn hands out at most, over all streams. */
+  sendBytes?: number;
   /** A stream gets more of its snapshot with less than this queued; the route's queue uses the same mark. */
   lowWaterBytes?: number;
   /** Real time for bounding a page's loop time. */
@@ -270,7 +273,7 @@ export class EventHub implements FeedFacade {
   private newPass(): SnapshotPass {
     const d = this.deps;
     return new SnapshotPass(d.engine, d.clock, {
-      chunkLocks: d.chunkLocks ?? CHUNK_LOCKS, chunkMs: d.chunkMs ?? CHUNK_MS, maxBehind: this.maxBufferedBytes, lowWater: d.lowWaterBytes ?? LOW_WATER_BYTES, now: d.sliceClock ?? (() => performance.now()),
+      chunkLocks: d.chunkLocks ?? CHUNK_LOCKS, chunkBytes: d.chunkBytes ?? CHUNK_BYTES, sendBytes: d.sendBytes ?? SEND_BYTES, chunkMs: d.chunkMs ?? CHUNK_MS, maxBehind: this.maxBufferedBytes, lowWater: d.lowWaterBytes ?? LOW_WATER_BYTES, now: d.sliceClock ?? (() => performance.now()),
     });
   }
 
@@ -287,8 +290,10 @@ export class EventHub implements FeedFacade {
   private startPass(pass: SnapshotPass): void {
     if (this.forming === pass) this.forming = null;
     if (pass.members.size === 0) return;
-    let snapshot: SnapshotMessage;
+    let snapshot: Omit<SnapshotMessage, 'locks'>;
+    let locks: EncodedLocks;
     try {
+      locks = pass.first();
       snapshot = this.snapshot(pass);
     } catch {
       // A view that cannot be built (a bug): these streams end; their readers reconnect.
@@ -301,7 +306,7 @@ export class EventHub implements FeedFacade {
       this.dirty.clear();
       this.dirtyOverflow = false;
     }
-    const frame = encodeFrame('snapshot', snapshot);
+    const frame = encodeFrameWithLocks('snapshot', locks, snapshot);
     for (const m of [...pass.members]) {
       const stream = m as Stream;
       stream.live = true;
@@ -330,7 +335,7 @@ export class EventHub implements FeedFacade {
   }
 
   /** Remembers what `snapshot` showed: the next delta carries only what moved after it. */
-  private markSent(snapshot: SnapshotMessage): void {
+  private markSent(snapshot: Pick<SnapshotMessage, 'cluster' | 'stats'>): void {
     this.sentFeedSeq = this.feed.lastSeq;
     this.sentHistoryVersion = this.deps.history.version;
     this.sentBucketStart = this.deps.history.currentBucketStart();
@@ -338,15 +343,14 @@ export class EventHub implements FeedFacade {
     this.sentStatsKey = statsKey(snapshot.stats);
   }
 
-  private snapshot(pass: SnapshotPass): SnapshotMessage {
+  /** The header around the first page of locks (pass.first(), taken just before). */
+  private snapshot(pass: SnapshotPass): Omit<SnapshotMessage, 'locks'> {
     const total = this.deps.engine.lockCount;
-    const locks = pass.first();
     return {
       instanceId: this.deps.instanceId,
       asOf: this.wallNow(),
       stats: this.deps.stats(),
       cluster: this.deps.cluster(),
-      locks,
       pending: !pass.done,
       total,
       history: this.deps.history.buckets(),
