@@ -48,15 +48,24 @@ const messages = z.discriminatedUnion('t', [
   }),
   z.object({ t: z.literal('sync') }),
   /**
-   * A snapshot comes as `snapshot-part` lines (about 1 MiB each, so no line nears the peer line
-   * cap) and then this one, which names how many parts came before it; its own holders and
-   * waiters follow theirs (the source sends none here). The standby applies it whole.
+   * A snapshot is streamed: `snapshot-begin` (the standby's table starts over, as the active's
+   * at `seq`), then `snapshot-part` lines, each applied as it comes, with the event stream
+   * (`ev`) interleaved in the order things happened on the active, then `snapshot`, which ends
+   * it and names how many parts came (see server/cluster/snapshot-walk.ts for why the result is
+   * the active's table). Its own holders and waiters, if any, are applied as one more part (the
+   * source sends none).
    */
+  z.object({ t: z.literal('snapshot-begin'), instance: z.string(), seq: z.number(), ceiling: decimal, highWater: decimal }),
   z.object({
     t: z.literal('snapshot'), instance: z.string(), seq: z.number(), ceiling: decimal, highWater: decimal,
     holders: z.array(holder), waiters: z.array(waiter), failovers: z.array(failover), parts: z.number().int().min(0),
   }),
-  z.object({ t: z.literal('snapshot-part'), holders: z.array(holder), waiters: z.array(waiter) }),
+  /**
+   * Whole locks (each lock's holder, then its waiters in queue order): the standby replaces what
+   * it has for each lock named here. A lock too long for one line goes on in the next line,
+   * which names it in `cont`: its entries so far are kept, and the rest are added.
+   */
+  z.object({ t: z.literal('snapshot-part'), cont: z.string().optional(), holders: z.array(holder), waiters: z.array(waiter) }),
   z.object({ t: z.literal('ev'), seq: z.number(), e: z.array(z.array(z.unknown())) }),
   z.object({ t: z.literal('ack'), seq: z.number() }),
   z.object({ t: z.literal('ceil'), ceiling: decimal }),
@@ -76,6 +85,7 @@ export type PeerMessage = z.infer<typeof messages>;
 export type StatusMessage = Extract<PeerMessage, { t: 'status' }>;
 export type SnapshotMessage = Extract<PeerMessage, { t: 'snapshot' }>;
 export type SnapshotPartMessage = Extract<PeerMessage, { t: 'snapshot-part' }>;
+export type SnapshotBeginMessage = Extract<PeerMessage, { t: 'snapshot-begin' }>;
 export type { FailoverView, NodePhase, ReplicationLag };
 
 export type DecodedPeerMessage = { ok: true; message: PeerMessage } | { ok: false; error: string };
