@@ -104,6 +104,8 @@ export interface ChurnResult {
 }
 
 export interface Churn {
+  /** The figures so far (added to while the churn runs). */
+  readonly live: ChurnResult;
   stop(): Promise<ChurnResult>;
 }
 
@@ -162,6 +164,7 @@ export async function startChurn(port: number, pairsPerSec: number, keys = 200, 
     if (idle.length === 0) owed = 0;
   }, TICK_MS);
   return {
+    live: result,
     async stop(): Promise<ChurnResult> {
       clearInterval(timer);
       await Promise.race([Promise.all(running), new Promise((r) => setTimeout(r, 5_000))]);
