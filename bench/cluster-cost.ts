@@ -129,6 +129,9 @@ if (join !== null) {
   console.log(`\n| standby joins ${join.locks} locks under ${join.pairsPerSec} pairs/s of churn | figure |\n|---|---|`);
   console.log(`| time to in sync (b's "following" → "synced" log lines) | ${join.inSyncMs} ms (${join.parts} parts) |`);
   console.log(`| active's longest event-loop block during the join (per-second max) | ${join.activeMaxLoopDelayMs} ms (${join.activeLoopDelayMs.join(', ')}) |`);
+  console.log(`| active's longest GC pause in the same seconds | ${Math.max(...join.activeGcPauseMs)} ms (${join.activeGcPauseMs.join(', ')}) |`);
+  console.log(`| active's longest snapshot slice (walk + encode + send, its log) | ${join.longestSliceMs} ms (${join.drainWaits} waits for the link to drain) |`);
+  console.log(`| baseline: same churn, ${join.baseline.loopDelayMs.length} s before the join: longest block; GC; handover p99 | ${join.baseline.maxLoopDelayMs} ms (${join.baseline.loopDelayMs.join(', ')}); GC ${Math.max(...join.baseline.gcPauseMs)} ms; p99 ${join.baseline.handoverP99Ms} ms (${join.baseline.handovers} handovers) |`);
   console.log(`| handover during the join, client-side (release sent → queued grant) | p50 ${join.handoverP50Ms} ms, p99 ${join.handoverP99Ms} ms, max ${join.handoverMaxMs} ms (${join.handovers} handovers) |`);
   console.log(`| churn during the join | ${join.churnPairsDuringJoin} pairs, ${join.unexpectedReplies} unexpected replies |`);
   console.log(`| failovers during the join; active's phases seen | ${join.failovers}; ${join.activePhases.join(', ')} |`);
@@ -137,4 +140,6 @@ if (join !== null) {
 }
 const dir = new URL('./results/', import.meta.url).pathname;
 mkdirSync(dir, { recursive: true });
-writeFileSync(`${dir}cluster-latest.json`, `${JSON.stringify({ machine, seconds, repeats, cost, failover, join }, null, 2)}\n`);
+// Each part to its own file, so a run of one section does not wipe the others' last figures.
+if (cost !== null || failover !== null) writeFileSync(`${dir}cluster-latest.json`, `${JSON.stringify({ machine, seconds, repeats, cost, failover }, null, 2)}\n`);
+if (join !== null) writeFileSync(`${dir}cluster-join-latest.json`, `${JSON.stringify({ machine, join }, null, 2)}\n`);

@@ -9,11 +9,17 @@
 //   - handover p99 during the join, as the churning client sees it: release sent to the queued
 //     client's grant received (the engine's own handover is synchronous; a blocked loop shows
 //     up here, in the time before the release is read);
+//   - the same loop-delay and handover figures over BASELINE_SECONDS of the same churn just
+//     before b starts (what the machine and the table cost without a join), the longest GC pause
+//     per second (gcPauseMs in the cluster view), and the active's own account of the stream
+//     (its "snapshot streamed to a standby" log line: longest slice, waits for the link to drain);
 //   - RSS (now and peak, VmHWM) of both processes once b is in sync; failovers and phases seen.
 import { readFileSync } from 'node:fs';
 import { startCluster, waitFor, type NodeProcess } from '../../server/testing/cluster-harness.ts';
 import { fillLocks, startChurn } from '../../server/testing/lock-load.ts';
 import { percentile, round } from '../stats.ts';
+
+const BASELINE_SECONDS = 5;
 
 export interface JoinResult {
   locks: number;
@@ -24,6 +30,12 @@ export interface JoinResult {
   activeMaxLoopDelayMs: number;
   /** Per second of the join, a's longest delay (ms). */
   activeLoopDelayMs: number[];
+  /** Per second of the join, a's longest GC pause (ms). */
+  activeGcPauseMs: number[];
+  /** The active's log line at the end of the stream. */
+  longestSliceMs: number;
+  drainWaits: number;
+  baseline: { maxLoopDelayMs: number; loopDelayMs: number[]; gcPauseMs: number[]; handoverP99Ms: number; handovers: number };
   handovers: number;
   handoverP50Ms: number;
   handoverP99Ms: number;
@@ -59,6 +71,15 @@ export async function joinSection(locks: number, rate: number): Promise<JoinResu
     const churn = await startChurn(a.ports.lock, rate);
     // Let the churn settle and the fill's own loop delays leave the per-second window.
     await new Promise((r) => setTimeout(r, 3_000));
+    const baseHandovers = churn.live.handoverMs.length;
+    await new Promise((r) => setTimeout(r, BASELINE_SECONDS * 1_000));
+    const baseView = await a.cluster();
+    const baseSamples = churn.live.handoverMs.slice(baseHandovers);
+    const baseLoop = (baseView.loopDelayMs ?? []).slice(-BASELINE_SECONDS - 1, -1);
+    const baseline = {
+      maxLoopDelayMs: Math.max(...baseLoop), loopDelayMs: baseLoop, gcPauseMs: (baseView.gcPauseMs ?? []).slice(-BASELINE_SECONDS - 1, -1),
+      handoverP99Ms: round(percentile(baseSamples, 99)), handovers: baseSamples.length,
+    };
     const failoversBefore = (await a.cluster()).failovers.length;
     const handoversBefore = churn.live.handoverMs.length;
     const pairsBefore = churn.live.pairs;
@@ -82,6 +103,8 @@ export async function joinSection(locks: number, rate: number): Promise<JoinResu
     const viewA = await a.cluster();
     const seconds = Math.ceil(joinSeconds) + 1;
     const activeLoopDelayMs = (viewA.loopDelayMs ?? []).slice(-seconds);
+    const activeGcPauseMs = (viewA.gcPauseMs ?? []).slice(-seconds);
+    const streamed = a.logEntries().filter((x) => x.msg === 'snapshot streamed to a standby').at(-1);
     const followed = logTime(b, 'following the active node', since);
     const synced = b.logEntries().filter((x) => x.msg === 'synced from the active node' && Number(x.time) >= since).at(-1);
     const result = await churn.stop();
@@ -91,7 +114,9 @@ export async function joinSection(locks: number, rate: number): Promise<JoinResu
       inSyncMs: followed === null || synced === undefined ? Number.NaN : Number(synced.time) - followed,
       parts: Number(synced?.parts ?? Number.NaN),
       activeMaxLoopDelayMs: Math.max(...activeLoopDelayMs),
-      activeLoopDelayMs,
+      activeLoopDelayMs, activeGcPauseMs,
+      longestSliceMs: Number(streamed?.longestSliceMs ?? Number.NaN), drainWaits: Number(streamed?.drainWaits ?? Number.NaN),
+      baseline,
       handovers: during.length,
       handoverP50Ms: round(percentile(during, 50)), handoverP99Ms: round(percentile(during, 99)), handoverMaxMs: round(Math.max(...during)),
       churnPairsDuringJoin,

@@ -1,10 +1,12 @@
 // The peer protocol: one TCP connection per pair of nodes, one JSON object per line. Control
 // messages (hello, status, sync, handoff, admin) are rare and checked with zod; replication
 // batches (`ev`) are the hot path and carry events as small arrays, checked by hand where they
-// are applied. Tokens travel as decimal strings (a u64 does not fit a JSON number).
+// are applied; snapshot parts carry thousands of entries, checked by hand here
+// (snapshot-entries.ts). Tokens travel as decimal strings (a u64 does not fit a JSON number).
 import { z } from 'zod';
 import { FAILOVER_CAUSES, type FailoverView, NODE_PHASES, type NodePhase, type Protocol, type ReplicationLag } from '../ops/api-types.ts';
 import { MAX_TOKEN } from '../tokens/token-source.ts';
+import { isSnapshotHolder, isSnapshotHolders, isSnapshotWaiter, isSnapshotWaiters, type SnapshotHolder, type SnapshotWaiter } from './snapshot-entries.ts';
 
 const phase = z.enum(NODE_PHASES);
 /** A u64 in decimal (tokens, ceilings): 20 digits reach past u64, so the value is checked too. */
@@ -14,13 +16,10 @@ const failover = z.object({
   cause: z.enum(FAILOVER_CAUSES),
 });
 
-/** Holder in a snapshot: [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs]. */
-export type SnapshotHolder = [string, number, string, Protocol, string, number, boolean, number, number];
-/** Waiter in a snapshot, in queue order: [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs]. */
-export type SnapshotWaiter = [string, number, Protocol, string, number, boolean, number, number | null];
+export type { SnapshotHolder, SnapshotWaiter };
 
-const holder = z.tuple([z.string(), z.number(), decimal, z.enum(['keyed', 'session']), z.string(), z.number(), z.boolean(), z.number(), z.number()]);
-const waiter = z.tuple([z.string(), z.number(), z.enum(['keyed', 'session']), z.string(), z.number(), z.boolean(), z.number(), z.number().nullable()]);
+const holder = z.custom<SnapshotHolder>(isSnapshotHolder, 'malformed snapshot holder');
+const waiter = z.custom<SnapshotWaiter>(isSnapshotWaiter, 'malformed snapshot waiter');
 
 const messages = z.discriminatedUnion('t', [
   /** The first message each way, sent only once TLS has authenticated both sides: `id` must be the dialler's PSK identity. */
@@ -90,7 +89,10 @@ export type { FailoverView, NodePhase, ReplicationLag };
 
 export type DecodedPeerMessage = { ok: true; message: PeerMessage } | { ok: false; error: string };
 
-/** One line (without its newline) → a message. `ev` batches skip zod: their events are checked as they are applied. */
+/**
+ * One line (without its newline) → a message. `ev` batches skip zod (their events are checked as
+ * they are applied), and so do snapshot parts (their entries are checked by hand, all of them).
+ */
 export function decodePeerMessage(line: string): DecodedPeerMessage {
   let value: unknown;
   try {
@@ -102,6 +104,13 @@ export function decodePeerMessage(line: string): DecodedPeerMessage {
     const ev = value as { seq?: unknown; e?: unknown };
     if (typeof ev.seq === 'number' && Array.isArray(ev.e)) return { ok: true, message: value as PeerMessage };
     return { ok: false, error: 'malformed ev batch' };
+  }
+  if (typeof value === 'object' && value !== null && (value as { t?: unknown }).t === 'snapshot-part') {
+    const { cont, holders, waiters } = value as { cont?: unknown; holders?: unknown; waiters?: unknown };
+    if (!isSnapshotHolders(holders)) return { ok: false, error: 'malformed snapshot holder' };
+    if (!isSnapshotWaiters(waiters)) return { ok: false, error: 'malformed snapshot waiter' };
+    if (cont !== undefined && typeof cont !== 'string') return { ok: false, error: 'malformed snapshot part' };
+    return { ok: true, message: cont === undefined ? { t: 'snapshot-part', holders, waiters } : { t: 'snapshot-part', cont, holders, waiters } };
   }
   const parsed = messages.safeParse(value);
   if (!parsed.success) return { ok: false, error: parsed.error.issues[0]?.message ?? 'malformed message' };

@@ -122,6 +122,8 @@ export interface ClusterView {
    * runs freely shows about 5). A streamed snapshot keeps the active's under about 20.
    */
   loopDelayMs?: number[];
+  /** The longest garbage-collection pause (ms) in each of the same seconds. */
+  gcPauseMs?: number[];
 }
 
 export interface LatencySummary {

@@ -52,5 +52,6 @@ export function clusterView(node: ClusterNode, now: number, wallNow: number): Cl
     restore: { available: yielded.length > 0, yielded },
     failovers: [...node.failovers],
     loopDelayMs: node.loopDelay.perSecondMaxMs(),
+    gcPauseMs: node.loopDelay.perSecondGcMs(),
   };
 }

@@ -40,12 +40,25 @@ interface Stream {
   ceilingAcked: bigint;
   /** The snapshot still on its way; null once it has ended (the standby is then in sync). */
   walk: SnapshotWalk | null;
+  /** When the snapshot was asked for, and how its slices went so far. */
+  readonly walkStats: { startedAt: number; longestSliceMs: number; drainWaits: number };
 }
 
 interface CeilingWait {
   ceiling: bigint;
   resolve(): void;
   timer: NodeJS.Timeout;
+}
+
+/** How a streamed snapshot went, as the active saw it. */
+export interface SnapshotSent {
+  parts: number;
+  /** From the request to the end line (ms). */
+  ms: number;
+  /** The longest slice: one turn of walking, encoding and sending (ms). */
+  longestSliceMs: number;
+  /** Times the walk waited for the standby's link to drain. */
+  drainWaits: number;
 }
 
 export interface ReplicationSourceOptions {
@@ -57,6 +70,8 @@ export interface ReplicationSourceOptions {
   ceiling(): bigint;
   failovers(): FailoverView[];
   onStreamDropped(id: string, reason: string): void;
+  /** A snapshot has all gone to standby `id` (for the log). */
+  onSnapshotSent?(id: string, sent: SnapshotSent): void;
   /** How the next slice of a snapshot is run: setImmediate (client I/O goes first); tests drive it by hand. */
   schedule?: (slice: () => void) => void;
   walkBudget?: WalkBudget;
@@ -110,7 +125,10 @@ export class ReplicationSource {
     this.flush();
     link.send({ t: 'snapshot-begin', instance: this.o.instanceId, seq: this.seq, ceiling: this.o.ceiling().toString(), highWater: this.o.engine.tokenHighWater.toString() });
     const walk = new SnapshotWalk(this.o.engine, this.o.clock, (line) => link.sendRaw(line), this.o.walkBudget ?? DEFAULT_WALK_BUDGET);
-    const s: Stream = { id, link, sentSeq: this.seq, ackedSeq: this.seq, unacked: [], ceilingAcked: 0n, walk };
+    const s: Stream = {
+      id, link, sentSeq: this.seq, ackedSeq: this.seq, unacked: [], ceilingAcked: 0n, walk,
+      walkStats: { startedAt: this.o.clock.now(), longestSliceMs: 0, drainWaits: 0 },
+    };
     this.streams.set(id, s);
     // A reservation waiting for acknowledgements now waits for this standby too: tell it.
     for (const wait of this.ceilingWaits) link.send({ t: 'ceil', ceiling: wait.ceiling.toString() });
@@ -121,13 +139,19 @@ export class ReplicationSource {
   private walkOn(s: Stream): void {
     const walk = s.walk;
     if (walk === null || this.streams.get(s.id) !== s) return;
+    const stats = s.walkStats;
     if (s.link.bufferedBytes() > MAX_UNSENT_SNAPSHOT_BYTES) {
+      stats.drainWaits++;
       s.link.whenDrained(() => this.schedule(() => this.walkOn(s)));
       return;
     }
+    const t0 = this.o.clock.now();
     // The events so far go first: the slice reads the table as they left it.
     this.flush();
-    if (!walk.step()) {
+    const done = walk.step();
+    const t1 = this.o.clock.now();
+    if (t1 - t0 > stats.longestSliceMs) stats.longestSliceMs = t1 - t0;
+    if (!done) {
       this.schedule(() => this.walkOn(s));
       return;
     }
@@ -135,6 +159,9 @@ export class ReplicationSource {
     s.link.send({
       t: 'snapshot', instance: this.o.instanceId, seq: this.seq, ceiling: this.o.ceiling().toString(),
       highWater: this.o.engine.tokenHighWater.toString(), holders: [], waiters: [], failovers: this.o.failovers(), parts: walk.parts,
+    });
+    this.o.onSnapshotSent?.(s.id, {
+      parts: walk.parts, ms: Math.round(t1 - stats.startedAt), longestSliceMs: Math.round(stats.longestSliceMs * 100) / 100, drainWaits: stats.drainWaits,
     });
   }
 

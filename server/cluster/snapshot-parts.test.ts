@@ -71,11 +71,16 @@ describe('a streamed snapshot', () => {
     expect(source.streaming('b'), 'in sync once the end went').toBe(true);
 
     const b = mirror();
+    const resets: number[] = [];
+    b.subscribe((e) => {
+      if (e.type === 'reset') resets.push(b.lockCount);
+    });
     const sink = new ReplicationSink(b);
     sink.expectSnapshot('a');
     const got = deliver(sink, 'a', lines, MAX_TOKEN);
     expect(got).toEqual({ begun: 1, parts: parts.length, finished: 1 });
     expect(table(b)).toEqual(table(engine));
+    expect(resets, 'listeners re-read at the start and once the table is whole').toEqual([0, 40_000]);
   });
 
   it('a standby is no handoff target until the last part has gone', () => {
@@ -157,5 +162,19 @@ describe('a streamed snapshot', () => {
     expect(kinds.filter((t) => t === 'snapshot')).toHaveLength(1);
     const end = decode(lines.at(-1) as string) as SnapshotMessage;
     expect(end.parts, 'the end counts the new walk alone').toBe(kinds.filter((t) => t === 'snapshot-part').length);
+  });
+
+  it('a part is checked entry by entry: a malformed holder or waiter, or a bad cont, is refused with the reason', () => {
+    const h = ['l', 1, '7', 'keyed', 'c', 1000, false, 500, 10];
+    const w = ['l', 2, 'session', 'c', 1000, true, 5, null];
+    const part = (holders: unknown[], waiters: unknown[], extra = '') => JSON.stringify({ t: 'snapshot-part', holders, waiters }).replace('{', `{${extra}`);
+    expect(decodePeerMessage(part([h], [w]))).toEqual({ ok: true, message: { t: 'snapshot-part', holders: [h], waiters: [w] } });
+    expect(decodePeerMessage(part([h], [w], '"cont":"l",')).ok).toBe(true);
+    expect(decodePeerMessage(part([['l', 1, '18446744073709551616', 'keyed', 'c', 1000, false, 500, 10]], []))).toEqual({ ok: false, error: 'malformed snapshot holder' });
+    expect(decodePeerMessage(part([['l', 1, '7', 'udp', 'c', 1000, false, 500, 10]], []))).toEqual({ ok: false, error: 'malformed snapshot holder' });
+    expect(decodePeerMessage(part([[...h, 'extra']], []))).toEqual({ ok: false, error: 'malformed snapshot holder' });
+    expect(decodePeerMessage(part([], [['l', 2, 'session', 'c', 1000, true, 5]]))).toEqual({ ok: false, error: 'malformed snapshot waiter' });
+    expect(decodePeerMessage(part([], [], '"cont":3,'))).toEqual({ ok: false, error: 'malformed snapshot part' });
+    expect(decodePeerMessage(JSON.stringify({ t: 'snapshot-part', holders: {}, waiters: [] })).ok).toBe(false);
   });
 });
