@@ -39,7 +39,7 @@ export interface WalkBudget {
  */
 export const SNAPSHOT_PART_CHARS = 1024 * 1024;
 
-export const DEFAULT_WALK_BUDGET: WalkBudget = { ms: 5, chars: 256 * 1024 };
+export const DEFAULT_WALK_BUDGET: WalkBudget = { ms: 1, chars: 64 * 1024 };
 
 /** How often (in locks) a slice reads the clock. */
 const CLOCK_EVERY = 32;
