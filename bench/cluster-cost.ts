@@ -130,6 +130,7 @@ if (join !== null) {
   console.log(`| time to in sync (b's "following" → "synced" log lines) | ${join.inSyncMs} ms (${join.parts} parts) |`);
   console.log(`| active's longest event-loop block during the join (per-second max) | ${join.activeMaxLoopDelayMs} ms (${join.activeLoopDelayMs.join(', ')}) |`);
   console.log(`| active's longest GC pause in the same seconds | ${Math.max(...join.activeGcPauseMs)} ms (${join.activeGcPauseMs.join(', ')}) |`);
+  console.log(`| standby's longest event-loop block; GC pause (per second, same seconds) | ${join.standbyLoopDelayMs.join(', ')}; GC ${join.standbyGcPauseMs.join(', ')} |`);
   console.log(`| active's longest snapshot slice (walk + encode + send, its log) | ${join.longestSliceMs} ms (${join.drainWaits} waits for the link to drain) |`);
   console.log(`| baseline: same churn, ${join.baseline.loopDelayMs.length} s before the join: longest block; GC; handover p99 | ${join.baseline.maxLoopDelayMs} ms (${join.baseline.loopDelayMs.join(', ')}); GC ${Math.max(...join.baseline.gcPauseMs)} ms; p99 ${join.baseline.handoverP99Ms} ms (${join.baseline.handovers} handovers) |`);
   console.log(`| handover during the join, client-side (release sent → queued grant) | p50 ${join.handoverP50Ms} ms, p99 ${join.handoverP99Ms} ms, max ${join.handoverMaxMs} ms (${join.handovers} handovers) |`);

@@ -35,6 +35,9 @@ export interface JoinResult {
   /** The active's log line at the end of the stream. */
   longestSliceMs: number;
   drainWaits: number;
+  /** The standby's own per-second figures over the same seconds (its loop does the applying). */
+  standbyLoopDelayMs: number[];
+  standbyGcPauseMs: number[];
   baseline: { maxLoopDelayMs: number; loopDelayMs: number[]; gcPauseMs: number[]; handoverP99Ms: number; handovers: number };
   handovers: number;
   handoverP50Ms: number;
@@ -100,7 +103,7 @@ export async function joinSection(locks: number, rate: number): Promise<JoinResu
     const churnPairsDuringJoin = churn.live.pairs - pairsBefore;
     watching = false;
     await watcher;
-    const viewA = await a.cluster();
+    const [viewA, viewB] = [await a.cluster(), await b.cluster()];
     const seconds = Math.ceil(joinSeconds) + 1;
     const activeLoopDelayMs = (viewA.loopDelayMs ?? []).slice(-seconds);
     const activeGcPauseMs = (viewA.gcPauseMs ?? []).slice(-seconds);
@@ -115,6 +118,7 @@ export async function joinSection(locks: number, rate: number): Promise<JoinResu
       parts: Number(synced?.parts ?? Number.NaN),
       activeMaxLoopDelayMs: Math.max(...activeLoopDelayMs),
       activeLoopDelayMs, activeGcPauseMs,
+      standbyLoopDelayMs: (viewB.loopDelayMs ?? []).slice(-seconds), standbyGcPauseMs: (viewB.gcPauseMs ?? []).slice(-seconds),
       longestSliceMs: Number(streamed?.longestSliceMs ?? Number.NaN), drainWaits: Number(streamed?.drainWaits ?? Number.NaN),
       baseline,
       handovers: during.length,

@@ -17,9 +17,6 @@ export interface PeerLinkEvents {
   onClose(link: PeerLink, reason: string): void;
 }
 
-/** After a line this long (a snapshot part) the link lets the loop run before it reads on. */
-const YIELD_AFTER_CHARS = 64 * 1024;
-
 export class PeerLink {
   /** The peer's node id, once its hello is accepted. */
   peerId: string | null = null;
@@ -32,7 +29,6 @@ export class PeerLink {
   private out: string[] = [];
   private scheduled = false;
   private closed = false;
-  private yielding = false;
   private readonly flush = (): void => {
     this.scheduled = false;
     if (this.closed || this.out.length === 0) return;
@@ -120,7 +116,6 @@ export class PeerLink {
       this.partial = [];
       this.partialLength = 0;
       this.deliver(line);
-      if (line.length >= YIELD_AFTER_CHARS) this.yieldTurn();
       start = nl + 1;
       nl = chunk.indexOf('\n', start);
     }
@@ -131,21 +126,6 @@ export class PeerLink {
       return;
     }
     this.partial.push(start === 0 ? chunk : chunk.slice(start));
-  }
-
-  /**
-   * Reads nothing more this turn: libuv reads up to 32 buffers in one go, so a standby that fell
-   * behind would otherwise apply megabytes of snapshot parts before its timers and heartbeats
-   * run. The rest of the current chunk is short (a chunk is smaller than the line just handled).
-   */
-  private yieldTurn(): void {
-    if (this.yielding || this.closed) return;
-    this.yielding = true;
-    this.socket.pause();
-    setImmediate(() => {
-      this.yielding = false;
-      if (!this.closed) this.socket.resume();
-    });
   }
 
   private deliver(line: string): void {
