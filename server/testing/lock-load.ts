@@ -3,20 +3,24 @@
 // keys: one holds, the other queues behind it, the first releases and the lock passes).
 import { connect, type Socket } from 'node:net';
 
+/** Requests in flight while filling: under the daemon's per-connection backlog (--max-backlog, 10,000). */
+const FILL_WINDOW = 5_000;
+
 /** Takes `count` locks named `<prefix>/<i>` on one pipelined connection (600 s leases); resolves when all are granted. */
 export function fillLocks(port: number, count: number, prefix = 'join/fill'): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: '127.0.0.1', port });
+    let sent = 0;
     let granted = 0;
     let buffered = '';
+    const sendMore = () => {
+      let out = '';
+      const upTo = Math.min(count, granted + FILL_WINDOW);
+      for (; sent < upTo; sent++) out += `A ${prefix}/${sent} 600 0\n`;
+      if (out !== '') socket.write(out);
+    };
     socket.setEncoding('latin1');
-    socket.on('connect', () => {
-      for (let i = 0; i < count; i += 5_000) {
-        let out = '';
-        for (let j = i; j < Math.min(count, i + 5_000); j++) out += `A ${prefix}/${j} 600 0\n`;
-        socket.write(out);
-      }
-    });
+    socket.on('connect', sendMore);
     socket.on('data', (text: string) => {
       buffered += text;
       let start = 0;
@@ -36,7 +40,7 @@ export function fillLocks(port: number, count: number, prefix = 'join/fill'): Pr
         // Keyed grants outlive their connection (fixed leases): the table stays.
         socket.destroy();
         resolve();
-      }
+      } else if (sent - granted < FILL_WINDOW / 2) sendMore();
     });
     socket.on('error', reject);
   });
