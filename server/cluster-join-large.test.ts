@@ -54,12 +54,18 @@ describe('a standby joining a large table', () => {
     expect(churned.unexpected, 'the churning clients saw only grants and OKs').toEqual([]);
     expect(churned.handoverMs.length, 'handovers happened during the join').toBeGreaterThan(100);
     expect([...phases], 'a stayed active throughout').toEqual(['active']);
-    const steppedOut = a.logEntries().filter((e) => /stepping out|frozen longer|too far apart/.test(String(e.msg)));
+    const steppedOut = a.logEntries()
+      .filter((e) => /stepping out|frozen longer|too far apart/.test(String(e.msg)))
+      .map((e) => `${String(e.msg)} (gap ${String(e.gapMs ?? e.frozenMs)} ms)`);
     expect(steppedOut, 'the active never stepped out nor held its grants').toEqual([]);
     const synced = b.logEntries().filter((e) => e.msg === 'synced from the active node');
     expect(synced.length).toBeGreaterThanOrEqual(1);
     expect(Number(synced.at(-1)?.parts), 'the snapshot came in many parts').toBeGreaterThan(10);
+    const streamed = a.logEntries().filter((e) => e.msg === 'snapshot streamed to a standby');
+    expect(streamed.at(-1)?.parts, 'the active logs the stream it sent').toBe(synced.at(-1)?.parts);
     const [viewA, viewB] = [await a.cluster(), await b.cluster()];
+    expect(viewA.loopDelayMs?.length, 'per-second loop delays in the view').toBeGreaterThan(5);
+    expect(viewA.gcPauseMs?.length, 'a GC pause figure for each of those seconds').toBe(viewA.loopDelayMs?.length);
     expect(viewA.failovers, 'no failover during the join').toEqual(failoversBefore);
     expect([viewA.phase, viewB.phase]).toEqual(['active', 'standby']);
 

@@ -17,5 +17,21 @@ it('a loop held for 60 ms shows a delay of at least that in the second under way
 });
 
 it('a watch never started shows one quiet second', () => {
-  expect(new LoopDelayWatch().perSecondMaxMs()).toEqual([0]);
+  const idle = new LoopDelayWatch();
+  expect(idle.perSecondMaxMs()).toEqual([0]);
+  expect(idle.perSecondGcMs()).toEqual([0]);
+});
+
+it('garbage collection shows as a pause in the second under way', async () => {
+  watch = new LoopDelayWatch();
+  watch.start();
+  let keep: number[][] = [];
+  for (let i = 0; i < 2_000_000; i++) {
+    keep.push([i, i + 1]);
+    if (keep.length > 10_000) keep = [];
+  }
+  // GC entries reach the observer asynchronously.
+  await new Promise((r) => setTimeout(r, 50));
+  expect(Math.max(...watch.perSecondGcMs())).toBeGreaterThan(0);
+  expect(keep.length).toBeLessThanOrEqual(10_001);
 });
