@@ -57,7 +57,7 @@ describe('a standby joining a large table', () => {
     const steppedOut = a.logEntries()
       .filter((e) => /stepping out|frozen longer|too far apart/.test(String(e.msg)))
       .map((e) => `${String(e.msg)} (gap ${String(e.gapMs ?? e.frozenMs)} ms)`);
-    expect(steppedOut, 'the active never stepped out nor held its grants').toEqual([]);
+    expect(steppedOut.join('; '), 'the active never stepped out nor held its grants').toBe('');
     const synced = b.logEntries().filter((e) => e.msg === 'synced from the active node');
     expect(synced.length).toBeGreaterThanOrEqual(1);
     expect(Number(synced.at(-1)?.parts), 'the snapshot came in many parts').toBeGreaterThan(10);
