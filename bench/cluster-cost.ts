@@ -6,7 +6,10 @@
 //      plus each standby's own CPU per pair, and the replication lag seen during the load.
 //   2. Failover: kill -9 of the active to a standby's phase `active` (polled every 10 ms), and
 //      the no-active gap of graceful handoffs by the API and by SIGTERM (the successor's figure).
-// Usage: npm run bench:cluster [-- --seconds 4 --repeats 3]
+//   3. A standby joining an active with --join-locks locks (1,000,000) under --join-rate pairs/s
+//      (2,000) of handover churn: time to in sync, the active's longest event-loop block,
+//      handover p99 during the join, RSS of both (sections/join-section.ts).
+// Usage: npm run bench:cluster [-- --seconds 4 --repeats 3 --only cost,failover,join --join-locks 1000000 --join-rate 2000]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { ClusterView } from '../lib/ops/api-types.ts';
 import { type Cluster, startCluster, waitSettled } from '../server/testing/cluster-harness.ts';
@@ -14,11 +17,15 @@ import { processCpuMs, startBaton } from './baton-process.ts';
 import { rawKeyedLoad } from './raw-keyed-load.ts';
 import { failoverSection } from './sections/failover-section.ts';
 import { median, round } from './stats.ts';
-import { intFlag } from './flags.ts';
+import { joinSection } from './sections/join-section.ts';
+import { intFlag, listFlag } from './flags.ts';
 import { hostMachine } from './report.ts';
 
 const seconds = intFlag('--seconds', 4, 60);
 const repeats = intFlag('--repeats', 3, 10);
+const only = listFlag('--only', ['cost', 'failover', 'join'] as const);
+const joinLocks = intFlag('--join-locks', 1_000_000, 5_000_000);
+const joinRate = intFlag('--join-rate', 2_000, 50_000);
 
 interface CostRun {
   pairsPerSec: number;
@@ -95,24 +102,45 @@ async function costFigures() {
 }
 
 const machine = hostMachine();
-const cost = await costFigures();
-const failover = await failoverSection(repeats);
+const cost = only.includes('cost') ? await costFigures() : null;
+const failover = only.includes('failover') ? await failoverSection(repeats) : null;
+const join = only.includes('join') ? await joinSection(joinLocks, joinRate) : null;
 console.log(`Baton cluster figures (${machine.cores} cores, ${machine.cpu}, Node ${machine.node}; ${repeats} runs, ${seconds} s per load run, peer-timeout 1 s)\n`);
-console.log('| setup (50 raw keyed connections, pipelined 16) | pairs/s | active CPU/pair | standby CPU/pair | max replication lag |\n|---|---|---|---|---|');
-const base = cost[0]?.activeUsPerPair ?? Number.NaN;
-for (const c of cost) {
-  const ratio = c.activeUsPerPair === null ? '' : ` (${round(c.activeUsPerPair / base, 2)}x)`;
-  const lag = c.maxLagEvents === null ? '-' : `${c.maxLagEvents} events, ${c.maxLagMs} ms`;
-  console.log(`| ${c.setup} | ${c.pairsPerSec} | ${c.activeUsPerPair} us${ratio} | ${c.standbyUsPerPair ?? '-'}${c.standbyUsPerPair === null ? '' : ' us'} | ${lag} |`);
+if (cost !== null) {
+  console.log('| setup (50 raw keyed connections, pipelined 16) | pairs/s | active CPU/pair | standby CPU/pair | max replication lag |\n|---|---|---|---|---|');
+  const base = cost[0]?.activeUsPerPair ?? Number.NaN;
+  for (const c of cost) {
+    const ratio = c.activeUsPerPair === null ? '' : ` (${round(c.activeUsPerPair / base, 2)}x)`;
+    const lag = c.maxLagEvents === null ? '-' : `${c.maxLagEvents} events, ${c.maxLagMs} ms`;
+    console.log(`| ${c.setup} | ${c.pairsPerSec} | ${c.activeUsPerPair} us${ratio} | ${c.standbyUsPerPair ?? '-'}${c.standbyUsPerPair === null ? '' : ' us'} | ${lag} |`);
+  }
 }
-console.log('\n| failover (3 nodes on loopback) | median | min | max | runs |\n|---|---|---|---|---|');
-const rows: [string, { median: number; min: number; max: number; n: number }][] = [
-  ['kill -9 of the active → standby active (client-side poll, 10 ms)', failover.killPromotionMs],
-  ['kill -9: gap on the timeline (last heartbeat → promoted)', failover.killGapMs],
-  ['API handoff: gap with no active node', failover.apiHandoffGapMs],
-  ['SIGTERM handoff: gap with no active node', failover.sigtermHandoffGapMs],
-];
-for (const [name, s] of rows) console.log(`| ${name} | ${s.median} ms | ${s.min} ms | ${s.max} ms | ${s.n} |`);
+if (failover !== null) {
+  console.log('\n| failover (3 nodes on loopback) | median | min | max | runs |\n|---|---|---|---|---|');
+  const rows: [string, { median: number; min: number; max: number; n: number }][] = [
+    ['kill -9 of the active → standby active (client-side poll, 10 ms)', failover.killPromotionMs],
+    ['kill -9: gap on the timeline (last heartbeat → promoted)', failover.killGapMs],
+    ['API handoff: gap with no active node', failover.apiHandoffGapMs],
+    ['SIGTERM handoff: gap with no active node', failover.sigtermHandoffGapMs],
+  ];
+  for (const [name, s] of rows) console.log(`| ${name} | ${s.median} ms | ${s.min} ms | ${s.max} ms | ${s.n} |`);
+}
+if (join !== null) {
+  console.log(`\n| standby joins ${join.locks} locks under ${join.pairsPerSec} pairs/s of churn | figure |\n|---|---|`);
+  console.log(`| time to in sync (b's "following" → "synced" log lines) | ${join.inSyncMs} ms (${join.parts} parts) |`);
+  console.log(`| active's longest event-loop block during the join (per-second max) | ${join.activeMaxLoopDelayMs} ms (${join.activeLoopDelayMs.join(', ')}) |`);
+  console.log(`| active's longest GC pause in the same seconds | ${Math.max(...join.activeGcPauseMs)} ms (${join.activeGcPauseMs.join(', ')}) |`);
+  console.log(`| standby's longest event-loop block; GC pause (per second, same seconds) | ${join.standbyLoopDelayMs.join(', ')}; GC ${join.standbyGcPauseMs.join(', ')} |`);
+  console.log(`| active's longest snapshot slice (walk + encode + send, its log) | ${join.longestSliceMs} ms (${join.drainWaits} waits for the link to drain) |`);
+  console.log(`| baseline: same churn, ${join.baseline.loopDelayMs.length} s before the join: longest block; GC; handover p99 | ${join.baseline.maxLoopDelayMs} ms (${join.baseline.loopDelayMs.join(', ')}); GC ${Math.max(...join.baseline.gcPauseMs)} ms; p99 ${join.baseline.handoverP99Ms} ms (${join.baseline.handovers} handovers) |`);
+  console.log(`| handover during the join, client-side (release sent → queued grant) | p50 ${join.handoverP50Ms} ms, p99 ${join.handoverP99Ms} ms, max ${join.handoverMaxMs} ms (${join.handovers} handovers) |`);
+  console.log(`| churn during the join | ${join.churnPairsDuringJoin} pairs, ${join.unexpectedReplies} unexpected replies |`);
+  console.log(`| failovers during the join; active's phases seen | ${join.failovers}; ${join.activePhases.join(', ')} |`);
+  console.log(`| RSS once in sync (peak) | active ${join.rssMiB.active} MiB (${join.rssMiB.activePeak}), standby ${join.rssMiB.standby} MiB (${join.rssMiB.standbyPeak}) |`);
+  console.log(`| (fill of the table before the join) | ${join.fillSeconds} s |`);
+}
 const dir = new URL('./results/', import.meta.url).pathname;
 mkdirSync(dir, { recursive: true });
-writeFileSync(`${dir}cluster-latest.json`, `${JSON.stringify({ machine, seconds, repeats, cost, failover }, null, 2)}\n`);
+// Each part to its own file, so a run of one section does not wipe the others' last figures.
+if (cost !== null || failover !== null) writeFileSync(`${dir}cluster-latest.json`, `${JSON.stringify({ machine, seconds, repeats, cost, failover }, null, 2)}\n`);
+if (join !== null) writeFileSync(`${dir}cluster-join-latest.json`, `${JSON.stringify({ machine, join }, null, 2)}\n`);

@@ -114,7 +114,11 @@ describe('a ceiling from an authenticated peer is bounded', () => {
             const m = JSON.parse(buffer.slice(0, nl)) as PeerMessage;
             buffer = buffer.slice(nl + 1);
             if (m.t !== 'sync') continue;
-            send(socket, { t: 'snapshot', instance: 'forged-a', seq: 0, ceiling: '1000', highWater: '10', holders: [], waiters: [], failovers: [], parts: 0 });
+            send(
+              socket,
+              { t: 'snapshot-begin', instance: 'forged-a', seq: 0, ceiling: '1000', highWater: '10' },
+              { t: 'snapshot', instance: 'forged-a', seq: 0, ceiling: '1000', highWater: '10', holders: [], waiters: [], failovers: [], parts: 0 },
+            );
             // Once synced: a top ceiling, a grant with a top token, and heartbeats that know the top.
             setTimeout(() => {
               send(socket, { t: 'ceil', ceiling: TOP });

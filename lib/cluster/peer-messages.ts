@@ -1,10 +1,12 @@
 // The peer protocol: one TCP connection per pair of nodes, one JSON object per line. Control
 // messages (hello, status, sync, handoff, admin) are rare and checked with zod; replication
 // batches (`ev`) are the hot path and carry events as small arrays, checked by hand where they
-// are applied. Tokens travel as decimal strings (a u64 does not fit a JSON number).
+// are applied; snapshot parts carry thousands of entries, checked by hand here
+// (snapshot-entries.ts). Tokens travel as decimal strings (a u64 does not fit a JSON number).
 import { z } from 'zod';
 import { FAILOVER_CAUSES, type FailoverView, NODE_PHASES, type NodePhase, type Protocol, type ReplicationLag } from '../ops/api-types.ts';
 import { MAX_TOKEN } from '../tokens/token-source.ts';
+import { isSnapshotHolder, isSnapshotHolders, isSnapshotWaiter, isSnapshotWaiters, type SnapshotHolder, type SnapshotWaiter } from './snapshot-entries.ts';
 
 const phase = z.enum(NODE_PHASES);
 /** A u64 in decimal (tokens, ceilings): 20 digits reach past u64, so the value is checked too. */
@@ -14,13 +16,10 @@ const failover = z.object({
   cause: z.enum(FAILOVER_CAUSES),
 });
 
-/** Holder in a snapshot: [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs]. */
-export type SnapshotHolder = [string, number, string, Protocol, string, number, boolean, number, number];
-/** Waiter in a snapshot, in queue order: [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs]. */
-export type SnapshotWaiter = [string, number, Protocol, string, number, boolean, number, number | null];
+export type { SnapshotHolder, SnapshotWaiter };
 
-const holder = z.tuple([z.string(), z.number(), decimal, z.enum(['keyed', 'session']), z.string(), z.number(), z.boolean(), z.number(), z.number()]);
-const waiter = z.tuple([z.string(), z.number(), z.enum(['keyed', 'session']), z.string(), z.number(), z.boolean(), z.number(), z.number().nullable()]);
+const holder = z.custom<SnapshotHolder>(isSnapshotHolder, 'malformed snapshot holder');
+const waiter = z.custom<SnapshotWaiter>(isSnapshotWaiter, 'malformed snapshot waiter');
 
 const messages = z.discriminatedUnion('t', [
   /** The first message each way, sent only once TLS has authenticated both sides: `id` must be the dialler's PSK identity. */
@@ -48,15 +47,24 @@ const messages = z.discriminatedUnion('t', [
   }),
   z.object({ t: z.literal('sync') }),
   /**
-   * A snapshot comes as `snapshot-part` lines (about 1 MiB each, so no line nears the peer line
-   * cap) and then this one, which names how many parts came before it; its own holders and
-   * waiters follow theirs (the source sends none here). The standby applies it whole.
+   * A snapshot is streamed: `snapshot-begin` (the standby's table starts over, as the active's
+   * at `seq`), then `snapshot-part` lines, each applied as it comes, with the event stream
+   * (`ev`) interleaved in the order things happened on the active, then `snapshot`, which ends
+   * it and names how many parts came (see server/cluster/snapshot-walk.ts for why the result is
+   * the active's table). Its own holders and waiters, if any, are applied as one more part (the
+   * source sends none).
    */
+  z.object({ t: z.literal('snapshot-begin'), instance: z.string(), seq: z.number(), ceiling: decimal, highWater: decimal }),
   z.object({
     t: z.literal('snapshot'), instance: z.string(), seq: z.number(), ceiling: decimal, highWater: decimal,
     holders: z.array(holder), waiters: z.array(waiter), failovers: z.array(failover), parts: z.number().int().min(0),
   }),
-  z.object({ t: z.literal('snapshot-part'), holders: z.array(holder), waiters: z.array(waiter) }),
+  /**
+   * Whole locks (each lock's holder, then its waiters in queue order): the standby replaces what
+   * it has for each lock named here. A lock too long for one line goes on in the next line,
+   * which names it in `cont`: its entries so far are kept, and the rest are added.
+   */
+  z.object({ t: z.literal('snapshot-part'), cont: z.string().optional(), holders: z.array(holder), waiters: z.array(waiter) }),
   z.object({ t: z.literal('ev'), seq: z.number(), e: z.array(z.array(z.unknown())) }),
   z.object({ t: z.literal('ack'), seq: z.number() }),
   z.object({ t: z.literal('ceil'), ceiling: decimal }),
@@ -76,11 +84,15 @@ export type PeerMessage = z.infer<typeof messages>;
 export type StatusMessage = Extract<PeerMessage, { t: 'status' }>;
 export type SnapshotMessage = Extract<PeerMessage, { t: 'snapshot' }>;
 export type SnapshotPartMessage = Extract<PeerMessage, { t: 'snapshot-part' }>;
+export type SnapshotBeginMessage = Extract<PeerMessage, { t: 'snapshot-begin' }>;
 export type { FailoverView, NodePhase, ReplicationLag };
 
 export type DecodedPeerMessage = { ok: true; message: PeerMessage } | { ok: false; error: string };
 
-/** One line (without its newline) → a message. `ev` batches skip zod: their events are checked as they are applied. */
+/**
+ * One line (without its newline) → a message. `ev` batches skip zod (their events are checked as
+ * they are applied), and so do snapshot parts (their entries are checked by hand, all of them).
+ */
 export function decodePeerMessage(line: string): DecodedPeerMessage {
   let value: unknown;
   try {
@@ -92,6 +104,13 @@ export function decodePeerMessage(line: string): DecodedPeerMessage {
     const ev = value as { seq?: unknown; e?: unknown };
     if (typeof ev.seq === 'number' && Array.isArray(ev.e)) return { ok: true, message: value as PeerMessage };
     return { ok: false, error: 'malformed ev batch' };
+  }
+  if (typeof value === 'object' && value !== null && (value as { t?: unknown }).t === 'snapshot-part') {
+    const { cont, holders, waiters } = value as { cont?: unknown; holders?: unknown; waiters?: unknown };
+    if (!isSnapshotHolders(holders)) return { ok: false, error: 'malformed snapshot holder' };
+    if (!isSnapshotWaiters(waiters)) return { ok: false, error: 'malformed snapshot waiter' };
+    if (cont !== undefined && typeof cont !== 'string') return { ok: false, error: 'malformed snapshot part' };
+    return { ok: true, message: cont === undefined ? { t: 'snapshot-part', holders, waiters } : { t: 'snapshot-part', cont, holders, waiters } };
   }
   const parsed = messages.safeParse(value);
   if (!parsed.success) return { ok: false, error: parsed.error.issues[0]?.message ?? 'malformed message' };

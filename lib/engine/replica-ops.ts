@@ -171,6 +171,23 @@ export abstract class ReplicaOps extends EngineCore {
     if (this.listeners.length > 0) this.emit({ type: 'reset', at: this.clock.now() });
   }
 
+  /**
+   * Forgets what this node has of `name`, silently as reset() does: a snapshot part brings the
+   * active's whole state of that lock (the events seen before it may have left part of it).
+   */
+  replicaClearLock(name: string): void {
+    const lock = this.locks.get(name);
+    if (lock === undefined) return;
+    if (lock.holder !== null) this.endHolder(lock, lock.holder, this.clock.now(), 'release');
+    while (lock.head !== null) this.leaveQueue(lock.head, false);
+    this.locks.delete(name);
+  }
+
+  /** Listeners re-read everything: a snapshot that came part by part (installed silently) is complete. */
+  replicaAnnounceReset(): void {
+    if (this.listeners.length > 0) this.emit({ type: 'reset', at: this.clock.now() });
+  }
+
   /** Claims created here later (after a promotion) must not reuse the active's ids. */
   private claimIdSeen(claimId: number): void {
     if (claimId >= this.nextClaimId) this.nextClaimId = claimId + 1;

@@ -116,6 +116,14 @@ export interface ClusterView {
   nodes: NodeView[];
   handoff: { available: boolean; reason: string | null; targets: string[] };
   failovers: FailoverView[];
+  /**
+   * Cluster nodes: the longest event-loop delay this node saw in each of its last 60 seconds
+   * (ms, the second under way last), as perf_hooks measures it with a 5 ms timer (a loop that
+   * runs freely shows about 5). A streamed snapshot keeps the active's under about 20.
+   */
+  loopDelayMs?: number[];
+  /** The longest garbage-collection pause (ms) in each of the same seconds. */
+  gcPauseMs?: number[];
 }
 
 export interface LatencySummary {

@@ -19,6 +19,7 @@ import { ClusterAdmin } from './cluster-admin.ts';
 import { handlePeerMessage } from './peer-message-handler.ts';
 import { type MeshPeer, PeerMesh } from './peer-mesh.ts';
 import { ReplicationSink } from './replication-sink.ts';
+import { LoopDelayWatch } from './loop-delay.ts';
 import { ReplicationSource } from './replication-source.ts';
 import * as transitions from './cluster-transitions.ts';
 import { decide, noticeFreeze } from './cluster-decisions.ts';
@@ -102,6 +103,8 @@ export class ClusterNode implements ClusterBackend {
   /** How long this node may grant (the engine's grant window): see role-lease.ts. */
   readonly lease: RoleLease;
   private timers: NodeJS.Timeout[] = [];
+  /** This process's event-loop delays (shown in the cluster view). */
+  readonly loopDelay = new LoopDelayWatch();
   /** Set while a handoff waits for its successor's `promoted`. */
   handoffWaiter: { peer: string; resolve(ok: boolean): void } | null = null;
   /** Lower-priority peers seen active at the same time as this node (split brain), by id. */
@@ -134,6 +137,7 @@ export class ClusterNode implements ClusterBackend {
       engine: d.engine, clock: d.clock, instanceId: d.instanceId, ackTimeoutMs: peerTimeoutMs,
       ceiling: () => this.knownCeiling(), failovers: () => this.failovers,
       onStreamDropped: (id, reason) => d.logger.warn({ peer: id, reason }, 'replication stream dropped'),
+      onSnapshotSent: (id, sent) => d.logger.info({ peer: id, ...sent }, 'snapshot streamed to a standby'),
     });
     const listen = d.cluster.peerListen ?? { host: this.self.host, port: this.self.peerPort };
     this.mesh = new PeerMesh({
@@ -167,6 +171,7 @@ export class ClusterNode implements ClusterBackend {
     this.d.engine.setGrantWindow(this.lease.until);
     this.timers.push(setInterval(() => this.heartbeat(), this.hbMs));
     this.timers.push(setInterval(() => this.decide(), DECIDE_EVERY_MS));
+    this.loopDelay.start();
     this.d.logger.info({ node: this.self.id, priority: this.priority, peerTimeoutMs: this.d.cluster.peerTimeoutMs }, 'cluster node started: discovering peers');
   }
 
@@ -263,6 +268,7 @@ export class ClusterNode implements ClusterBackend {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
+    this.loopDelay.stop();
     this.source.stop();
     await this.mesh.stop();
   }

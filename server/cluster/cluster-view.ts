@@ -51,5 +51,7 @@ export function clusterView(node: ClusterNode, now: number, wallNow: number): Cl
     nodes, handoff: { available: reason === null, reason, targets: reason === null ? targets : [] },
     restore: { available: yielded.length > 0, yielded },
     failovers: [...node.failovers],
+    loopDelayMs: node.loopDelay.perSecondMaxMs(),
+    gcPauseMs: node.loopDelay.perSecondGcMs(),
   };
 }

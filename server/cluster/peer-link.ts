@@ -79,6 +79,17 @@ export class PeerLink {
     return this.socket.writableLength;
   }
 
+  /**
+   * Calls `then` once what this link has written is down to the socket's high-water mark (soon, when it is),
+   * so a snapshot is not read faster than the peer takes it. Never called if the link closes first.
+   */
+  whenDrained(then: () => void): void {
+    if (this.closed) return;
+    // At or above the high-water mark the last write returned false, so 'drain' will come.
+    if (this.socket.writableLength < this.socket.writableHighWaterMark) setImmediate(then);
+    else this.socket.once('drain', then);
+  }
+
   /** Writes what is queued now rather than at the end of the turn (a handoff's last events). */
   flushNow(): void {
     this.flush();

@@ -1,7 +1,7 @@
 // What a cluster node does with each message from a peer. Status heartbeats feed the
 // decisions (cluster-node.ts); replication messages go to the source (active) or the sink
 // (standby); handoff, admin and restore messages start their procedures.
-import type { PeerMessage, SnapshotMessage } from '../../lib/cluster/peer-messages.ts';
+import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import type { ClusterNode, ClusterNodeDeps } from './cluster-node.ts';
 import type { MeshPeer } from './peer-mesh.ts';
 
@@ -37,33 +37,39 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
         node.fresh = false;
       }
       return;
+    case 'snapshot-begin':
+      // Taken only when this node asked this peer for it (a new request starts over).
+      if (node.following !== id || !node.sink.beginSnapshot(id, m)) return;
+      if (peer.link !== null) peer.link.assembling = true;
+      // The active's history becomes this node's: what the stream sends later is judged against it.
+      node.ceilings.adopt(maxOf(BigInt(m.ceiling), BigInt(m.highWater)));
+      // The block in use when this standby joined: stored and acknowledged like any later one.
+      acceptCeiling(node, d, peer, m.ceiling);
+      return;
     case 'snapshot-part':
-      // Kept only while this node waits for the snapshot it asked this peer for.
-      if (node.following === id && node.sink.addPart(id, m) && peer.link !== null) peer.link.assembling = true;
+      // Applied as it comes, only while the snapshot this node asked this peer for is under way.
+      if (node.following === id && node.sink.applyPart(id, m)) node.ceilings.adopt(node.sink.maxToken);
       return;
     case 'snapshot': {
       if (peer.link !== null) peer.link.assembling = false;
       if (node.following !== id) return;
-      // Not the one asked for, or parts missing: the decision asks again.
-      const whole = node.sink.finishSnapshot(id, m);
-      if (whole === null) return;
-      // The active's history becomes this node's: what the stream sends later is judged against it.
-      node.ceilings.adopt(snapshotMax(whole));
-      node.sink.applySnapshot(whole);
-      // The block in use when this standby joined: stored and acknowledged like any later one.
+      // Not the one asked for, or something missing: the decision asks again.
+      if (!node.sink.finishSnapshot(id, m)) return;
+      node.ceilings.adopt(maxOf(node.sink.maxToken, maxOf(BigInt(m.ceiling), BigInt(m.highWater))));
       acceptCeiling(node, d, peer, m.ceiling);
       node.failovers.splice(0, node.failovers.length, ...m.failovers);
       node.syncedWith = m.instance;
       node.lastActiveInstance = m.instance;
       d.tokens.raiseFloor(node.knownCeiling());
       if (node.phase === 'syncing') node.phase = 'standby';
-      d.logger.info({ active: id, locks: whole.holders.length, waiters: whole.waiters.length, seq: m.seq, parts: m.parts }, 'synced from the active node');
+      d.logger.info({ active: id, locks: d.engine.lockCount, seq: m.seq, parts: m.parts }, 'synced from the active node');
       node.mesh.send(peer, { t: 'ack', seq: m.seq });
       node.sendStatus();
       return;
     }
     case 'ev':
-      if (node.following !== id || node.syncedWith === null) return;
+      // Applied from the start of a snapshot (its parts and the events interleave), and after it.
+      if (node.following !== id || (node.syncedWith === null && !node.sink.receiving(id))) return;
       try {
         // A grant's token above the bound makes the batch unreadable (and the stream re-sync).
         node.sink.applyBatch(m.seq, m.e, node.ceilings.limit());
@@ -126,14 +132,4 @@ function acceptCeiling(node: ClusterNode, d: ClusterNodeDeps, peer: MeshPeer, ce
   );
 }
 
-/** The highest ceiling or token a snapshot names (its ceiling, its high water, its holders' tokens). */
-function snapshotMax(m: SnapshotMessage): bigint {
-  let max = BigInt(m.ceiling);
-  const high = BigInt(m.highWater);
-  if (high > max) max = high;
-  for (const h of m.holders) {
-    const t = BigInt(h[2]);
-    if (t > max) max = t;
-  }
-  return max;
-}
+const maxOf = (a: bigint, b: bigint): bigint => (a > b ? a : b);

@@ -1,77 +1,99 @@
-// The standby side of replication: installs the active's snapshot into this node's engine
-// (a mirror that never advances on its own clock) and applies the event stream in order.
-// Leases count from when this node reads them, so a replicated lease never ends earlier here
-// than on the active. A batch that does not parse is a broken stream: the caller re-syncs.
+// The standby side of replication: takes the active's streamed snapshot into this node's
+// engine (a mirror that never advances on its own clock) part by part as it comes, and applies
+// the event stream in order, alongside the parts and after them (snapshot-walk.ts says why
+// the two together give the active's table). Leases count from when this node reads them, so
+// a replicated lease never ends earlier here than on the active. A batch or part that does not
+// parse is a broken stream: the caller re-syncs.
 import type { Protocol } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { HandoverCause } from '../../lib/engine/lock-state.ts';
-import type { SnapshotHolder, SnapshotMessage, SnapshotPartMessage, SnapshotWaiter } from '../../lib/cluster/peer-messages.ts';
-
-/**
- * Parts one snapshot may have. The source cuts them at about 1 MiB (SNAPSHOT_PART_CHARS), so
- * this is about 1 GiB of lock table (some 7 million locks); with the 4 MiB line cap, what a
- * peer can make a standby hold for one snapshot it asked for is bounded by it.
- */
-export const MAX_SNAPSHOT_PARTS = 1024;
+import type { SnapshotBeginMessage, SnapshotHolder, SnapshotMessage, SnapshotWaiter } from '../../lib/cluster/peer-messages.ts';
 
 interface IncomingSnapshot {
   readonly from: string;
-  readonly holders: SnapshotHolder[];
-  readonly waiters: SnapshotWaiter[];
+  /** `snapshot-begin` has come: the table here is the one being streamed. */
+  begun: boolean;
   parts: number;
+}
+
+/** What a part or the end carries, in the wire's shape. */
+interface SnapshotEntries {
+  cont?: string | undefined;
+  holders: SnapshotHolder[];
+  waiters: SnapshotWaiter[];
 }
 
 export class ReplicationSink {
   appliedSeq = 0;
   /** Highest token seen in the stream (grants may be newer than the last ceiling message). */
   maxToken = 0n;
-  /** The parts of the snapshot this node asked for, as they come; null when it is not waiting for one. */
+  /** The snapshot this node asked for; null when it is not waiting for one. */
   private incoming: IncomingSnapshot | null = null;
 
   constructor(private readonly engine: LockEngine) {}
 
-  /** This node asked `from` for a snapshot: its parts are taken from now on (a new request starts over). */
+  /** This node asked `from` for a snapshot: the next one it begins is taken (a new request starts over). */
   expectSnapshot(from: string): void {
-    this.incoming = { from, holders: [], waiters: [], parts: 0 };
+    this.incoming = { from, begun: false, parts: 0 };
   }
 
-  /** The link to `from` is gone: the parts so far are dropped. */
+  /** The link to `from` is gone: the snapshot under way from it ends here (the table stays partial, and not in sync). */
   dropSnapshot(from: string): void {
     if (this.incoming?.from === from) this.incoming = null;
   }
 
+  /** Whether a snapshot from `from` has begun and not ended (its events are then applied). */
+  receiving(from: string): boolean {
+    return this.incoming?.from === from && this.incoming.begun;
+  }
+
   /**
-   * One part from `from`: false when this node is not waiting for a snapshot from it (the part
-   * is not kept); throws past MAX_SNAPSHOT_PARTS (the link is then closed).
+   * The start of the snapshot this node asked `from` for: the table here starts over (whatever
+   * an earlier snapshot left half done goes too) and follows the stream from `seq`. False, and
+   * nothing changes, when it was not asked for.
    */
-  addPart(from: string, m: SnapshotPartMessage): boolean {
+  beginSnapshot(from: string, m: SnapshotBeginMessage): boolean {
     const s = this.incoming;
     if (s === null || s.from !== from) return false;
-    if (++s.parts > MAX_SNAPSHOT_PARTS) {
-      this.incoming = null;
-      throw new Error(`snapshot of more than ${MAX_SNAPSHOT_PARTS} parts`);
-    }
-    for (const h of m.holders) s.holders.push(h);
-    for (const w of m.waiters) s.waiters.push(w);
+    s.begun = true;
+    s.parts = 0;
+    this.engine.reset();
+    const high = BigInt(m.highWater);
+    if (high > this.maxToken) this.maxToken = high;
+    this.appliedSeq = m.seq;
+    return true;
+  }
+
+  /** One part from `from`, applied now: false (nothing applied) when no snapshot from it is under way. */
+  applyPart(from: string, m: SnapshotEntries): boolean {
+    const s = this.incoming;
+    if (s === null || s.from !== from || !s.begun) return false;
+    s.parts++;
+    this.install(m);
     return true;
   }
 
   /**
-   * The end of the snapshot from `from`: the whole of it (its parts' entries before its own),
-   * or null when it was not asked for or parts are missing.
+   * The end of the snapshot from `from`: true when this node now has the active's table (every
+   * part came, and every event up to `seq`); false when it was not under way or something is
+   * missing (the caller asks again).
    */
-  finishSnapshot(from: string, end: SnapshotMessage): SnapshotMessage | null {
+  finishSnapshot(from: string, end: SnapshotMessage): boolean {
     const s = this.incoming;
-    if (s === null || s.from !== from) return null;
+    if (s === null || s.from !== from || !s.begun) return false;
     this.incoming = null;
-    if (s.parts !== end.parts) return null;
-    for (const h of end.holders) s.holders.push(h);
-    for (const w of end.waiters) s.waiters.push(w);
-    return { ...end, holders: s.holders, waiters: s.waiters };
+    if (s.parts !== end.parts || this.appliedSeq !== end.seq) return false;
+    this.install(end);
+    // Listeners (the dashboard, metrics) saw a reset at the start and none of the parts: re-read all.
+    this.engine.replicaAnnounceReset();
+    return true;
   }
 
-  applySnapshot(m: SnapshotMessage): void {
-    this.engine.reset();
+  /** A part's locks replace what this node has for them (events may have left part of a lock here). */
+  private install(m: SnapshotEntries): void {
+    const kept = m.cont;
+    for (const h of m.holders) if (h[0] !== kept) this.engine.replicaClearLock(h[0]);
+    for (const w of m.waiters) if (w[0] !== kept) this.engine.replicaClearLock(w[0]);
     for (const [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs] of m.holders) {
       const t = BigInt(token);
       if (t > this.maxToken) this.maxToken = t;
@@ -80,9 +102,6 @@ export class ReplicationSink {
     for (const [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs] of m.waiters) {
       this.engine.replicaEnqueue({ lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs }, false);
     }
-    const high = BigInt(m.highWater);
-    if (high > this.maxToken) this.maxToken = high;
-    this.appliedSeq = m.seq;
   }
 
   /**

@@ -20,6 +20,7 @@ function recorder(buffered = 0) {
       this.closed = reason;
     },
     bufferedBytes: () => buffered,
+    whenDrained: () => {},
   };
   return { link, lines };
 }

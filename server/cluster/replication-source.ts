@@ -1,12 +1,14 @@
 // The active side of replication: for each standby that asked (`sync`), a snapshot of the lock
-// table, then every engine event in order, batched per event-loop turn and encoded once for
+// table streamed a slice per event-loop turn (snapshot-walk.ts), with every engine event in order
+// alongside it and after it, batched per event-loop turn and encoded once for
 // all standbys. Standbys ack each batch; the acks give the lag (events and ms) and let the
 // token reservation wait until every connected standby has stored a new ceiling.
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
 import type { Clock } from '../../lib/engine/clock.ts';
-import type { FailoverView, ReplicationLag, SnapshotHolder, SnapshotWaiter } from '../../lib/cluster/peer-messages.ts';
+import type { FailoverView, ReplicationLag } from '../../lib/cluster/peer-messages.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
+import { DEFAULT_WALK_BUDGET, SnapshotWalk, type WalkBudget } from './snapshot-walk.ts';
 
 /** What the source needs of a standby's link (a PeerLink; a recorder in tests). */
 export interface StandbyLink {
@@ -15,10 +17,15 @@ export interface StandbyLink {
   close(reason: string): void;
   /** Bytes written but not yet taken by the kernel (a standby that stopped reading). */
   bufferedBytes(): number;
+  /** Calls `then` once the bytes written have gone down to a little (never, if the link closes first). */
+  whenDrained(then: () => void): void;
 }
 
-/** The size a snapshot part is cut at (characters of JSON; a part ends with the entry that passes it). */
-export const SNAPSHOT_PART_CHARS = 1024 * 1024;
+/**
+ * Unsent snapshot a slow standby may have queued on the active: the walk waits for the link to
+ * drain before it reads more of the table (what is queued is the memory the join costs).
+ */
+export const MAX_UNSENT_SNAPSHOT_BYTES = 4 * 1024 * 1024;
 
 /** A standby this far behind (stopped reading: paused, or its host is swapping) is cut off; it re-syncs when it is back. */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
@@ -31,12 +38,27 @@ interface Stream {
   /** [last seq of a batch, monotonic time it was sent], oldest first, unacked only. */
   readonly unacked: [number, number][];
   ceilingAcked: bigint;
+  /** The snapshot still on its way; null once it has ended (the standby is then in sync). */
+  walk: SnapshotWalk | null;
+  /** When the snapshot was asked for, and how its slices went so far. */
+  readonly walkStats: { startedAt: number; longestSliceMs: number; drainWaits: number };
 }
 
 interface CeilingWait {
   ceiling: bigint;
   resolve(): void;
   timer: NodeJS.Timeout;
+}
+
+/** How a streamed snapshot went, as the active saw it. */
+export interface SnapshotSent {
+  parts: number;
+  /** From the request to the end line (ms). */
+  ms: number;
+  /** The longest slice: one turn of walking, encoding and sending (ms). */
+  longestSliceMs: number;
+  /** Times the walk waited for the standby's link to drain. */
+  drainWaits: number;
 }
 
 export interface ReplicationSourceOptions {
@@ -48,6 +70,11 @@ export interface ReplicationSourceOptions {
   ceiling(): bigint;
   failovers(): FailoverView[];
   onStreamDropped(id: string, reason: string): void;
+  /** A snapshot has all gone to standby `id` (for the log). */
+  onSnapshotSent?(id: string, sent: SnapshotSent): void;
+  /** How the next slice of a snapshot is run: setImmediate (client I/O goes first); tests drive it by hand. */
+  schedule?: (slice: () => void) => void;
+  walkBudget?: WalkBudget;
 }
 
 export class ReplicationSource {
@@ -59,7 +86,11 @@ export class ReplicationSource {
   private unsubscribe: (() => void) | null = null;
   private readonly flushSoon = (): void => this.flush();
 
-  constructor(private readonly o: ReplicationSourceOptions) {}
+  private readonly schedule: (slice: () => void) => void;
+
+  constructor(private readonly o: ReplicationSourceOptions) {
+    this.schedule = o.schedule ?? ((slice) => setImmediate(slice));
+  }
 
   /** Starts numbering and shipping events (the node just became active). */
   start(): void {
@@ -79,39 +110,59 @@ export class ReplicationSource {
     return this.seq;
   }
 
+  /** Whether `id` is streamed to and has had all of its snapshot (a handoff target). */
   streaming(id: string): boolean {
-    return this.streams.has(id);
+    return this.streams.get(id)?.walk === null;
   }
 
   /**
-   * A standby asked for the state: the snapshot goes now, in parts of about SNAPSHOT_PART_CHARS
-   * (all holders, then all waiters in queue order, as one list would have them), then its end;
-   * the stream follows it on the same link.
+   * A standby asked for the state: `snapshot-begin` goes now, the table follows a slice per turn
+   * (see snapshot-walk.ts), and `snapshot` ends it. The event stream to it starts at once, on the
+   * same link, so events and parts reach it in the order they happened here. A second request
+   * from the same standby starts a new snapshot (the old walk stops at its next slice).
    */
   addStandby(id: string, link: StandbyLink): void {
     this.flush();
-    const now = this.o.clock.now();
-    const parts = new SnapshotParts(link);
-    for (const lock of this.o.engine.allLocks()) {
-      const h = lock.holder;
-      if (h === null) continue;
-      const holder: SnapshotHolder = [lock.name, h.id, h.token.toString(), h.protocol, h.client, h.leaseMs, h.sliding, Math.max(0, h.expiresAt - now), Math.max(0, now - h.grantedAt)];
-      parts.add('h', JSON.stringify(holder));
-    }
-    for (const lock of this.o.engine.allLocks()) {
-      for (let w = lock.head; w !== null; w = w.next) {
-        const remaining = w.waitDeadline === Number.POSITIVE_INFINITY ? null : Math.max(0, w.waitDeadline - now);
-        const waiter: SnapshotWaiter = [lock.name, w.id, w.protocol, w.client, w.leaseMs, w.sliding, Math.max(0, now - w.enqueuedAt), remaining];
-        parts.add('w', JSON.stringify(waiter));
-      }
-    }
-    link.send({
-      t: 'snapshot', instance: this.o.instanceId, seq: this.seq, ceiling: this.o.ceiling().toString(),
-      highWater: this.o.engine.tokenHighWater.toString(), holders: [], waiters: [], failovers: this.o.failovers(), parts: parts.end(),
-    });
-    this.streams.set(id, { id, link, sentSeq: this.seq, ackedSeq: this.seq, unacked: [], ceilingAcked: 0n });
+    link.send({ t: 'snapshot-begin', instance: this.o.instanceId, seq: this.seq, ceiling: this.o.ceiling().toString(), highWater: this.o.engine.tokenHighWater.toString() });
+    const walk = new SnapshotWalk(this.o.engine, this.o.clock, (line) => link.sendRaw(line), this.o.walkBudget ?? DEFAULT_WALK_BUDGET);
+    const s: Stream = {
+      id, link, sentSeq: this.seq, ackedSeq: this.seq, unacked: [], ceilingAcked: 0n, walk,
+      walkStats: { startedAt: this.o.clock.now(), longestSliceMs: 0, drainWaits: 0 },
+    };
+    this.streams.set(id, s);
     // A reservation waiting for acknowledgements now waits for this standby too: tell it.
     for (const wait of this.ceilingWaits) link.send({ t: 'ceil', ceiling: wait.ceiling.toString() });
+    this.schedule(() => this.walkOn(s));
+  }
+
+  /** One slice of `s`'s snapshot, unless the stream is gone or replaced, or its link is full. */
+  private walkOn(s: Stream): void {
+    const walk = s.walk;
+    if (walk === null || this.streams.get(s.id) !== s) return;
+    const stats = s.walkStats;
+    if (s.link.bufferedBytes() > MAX_UNSENT_SNAPSHOT_BYTES) {
+      stats.drainWaits++;
+      s.link.whenDrained(() => this.schedule(() => this.walkOn(s)));
+      return;
+    }
+    const t0 = this.o.clock.now();
+    // The events so far go first: the slice reads the table as they left it.
+    this.flush();
+    const done = walk.step();
+    const t1 = this.o.clock.now();
+    if (t1 - t0 > stats.longestSliceMs) stats.longestSliceMs = t1 - t0;
+    if (!done) {
+      this.schedule(() => this.walkOn(s));
+      return;
+    }
+    s.walk = null;
+    s.link.send({
+      t: 'snapshot', instance: this.o.instanceId, seq: this.seq, ceiling: this.o.ceiling().toString(),
+      highWater: this.o.engine.tokenHighWater.toString(), holders: [], waiters: [], failovers: this.o.failovers(), parts: walk.parts,
+    });
+    this.o.onSnapshotSent?.(s.id, {
+      parts: walk.parts, ms: Math.round(t1 - stats.startedAt), longestSliceMs: Math.round(stats.longestSliceMs * 100) / 100, drainWaits: stats.drainWaits,
+    });
   }
 
   removeStandby(id: string): void {
@@ -222,36 +273,6 @@ export class ReplicationSource {
     if (!this.ceilingWaits.delete(wait)) return;
     clearTimeout(wait.timer);
     wait.resolve();
-  }
-}
-
-/** Cuts a snapshot's entries (already JSON) into `snapshot-part` lines. */
-class SnapshotParts {
-  private holders: string[] = [];
-  private waiters: string[] = [];
-  private chars = 0;
-  private sent = 0;
-
-  constructor(private readonly link: StandbyLink) {}
-
-  add(kind: 'h' | 'w', json: string): void {
-    (kind === 'h' ? this.holders : this.waiters).push(json);
-    this.chars += json.length + 1;
-    if (this.chars >= SNAPSHOT_PART_CHARS) this.cut();
-  }
-
-  /** Sends what is left; the number of parts sent. */
-  end(): number {
-    if (this.holders.length > 0 || this.waiters.length > 0) this.cut();
-    return this.sent;
-  }
-
-  private cut(): void {
-    this.link.sendRaw(`{"t":"snapshot-part","holders":[${this.holders.join(',')}],"waiters":[${this.waiters.join(',')}]}\n`);
-    this.holders = [];
-    this.waiters = [];
-    this.chars = 0;
-    this.sent++;
   }
 }
 

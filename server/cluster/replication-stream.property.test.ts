@@ -9,9 +9,9 @@ import type { ClaimOwner } from '../../lib/engine/claim.ts';
 import { FakeClock } from '../../lib/engine/clock.ts';
 import { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { BlockTokenSource, MAX_TOKEN, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
-import { decodePeerMessage, type PeerMessage } from '../../lib/cluster/peer-messages.ts';
-import { ReplicationSource, type StandbyLink } from './replication-source.ts';
+import { ReplicationSource } from './replication-source.ts';
 import { ReplicationSink } from './replication-sink.ts';
+import { deliver, HeldSlices, recordingLink } from '../testing/replication-wire.ts';
 import { dropUnreplicable } from './cluster-transitions.ts';
 
 type Op =
@@ -48,33 +48,20 @@ it('a standby fed through the wire encoding mirrors the active, and serves on af
       const a = new LockEngine(clockA, new BlockTokenSource(new MemoryCeilingStore(), 5n));
       const bTokens = new BlockTokenSource(new MemoryCeilingStore(), 5n);
       const b = new LockEngine(clockB, bTokens);
+      const slices = new HeldSlices();
       const source = new ReplicationSource({
         engine: a, clock: clockA, instanceId: 'i-a', ackTimeoutMs: 1000, ceiling: () => 0n, failovers: () => [], onStreamDropped: () => {},
+        schedule: slices.schedule,
       });
       source.start();
       const sink = new ReplicationSink(b);
       let joined = false;
-      const lines: string[] = [];
-      const link: StandbyLink = {
-        send: (m: PeerMessage) => lines.push(JSON.stringify(m)),
-        sendRaw: (line) => lines.push(line.trimEnd()),
-        close: () => {},
-        bufferedBytes: () => 0,
-      };
-      const deliver = () => {
+      const { link, lines } = recordingLink();
+      // The whole snapshot goes before the next operation here (snapshot-stream.property.test.ts interleaves them).
+      const deliverAll = () => {
         source.flush();
-        for (const line of lines.splice(0)) {
-          const d = decodePeerMessage(line);
-          if (!d.ok) throw new Error(d.error);
-          const m = d.message;
-          if (m.t === 'snapshot-part') expect(sink.addPart('a', m)).toBe(true);
-          else if (m.t === 'snapshot') {
-            const whole = sink.finishSnapshot('a', m);
-            if (whole === null) throw new Error('snapshot incomplete');
-            sink.applySnapshot(whole);
-          }
-          else if (m.t === 'ev') sink.applyBatch(m.seq, m.e as unknown[][], MAX_TOKEN);
-        }
+        slices.runAll();
+        deliver(sink, 'a', lines, MAX_TOKEN);
       };
       const claims = () => [...a.allLocks()].flatMap((l) => {
         const out = l.holder === null ? [] : [l.holder];
@@ -113,7 +100,7 @@ it('a standby fed through the wire encoding mirrors the active, and serves on af
             }
             break;
         }
-        deliver();
+        deliverAll();
         if (!joined) continue;
         expect(table(b)).toEqual(table(a));
         for (const lock of a.allLocks()) {

@@ -1,0 +1,34 @@
+// The entries of a streamed snapshot, checked by hand: a part carries thousands of them, and
+// a zod tuple per entry cost the standby more than applying them. One place says what a holder
+// and a waiter are on the wire; the encoding is in server/cluster/snapshot-walk.ts and the
+// reading in replication-sink.ts. A new field goes at the end of its tuple, in all three.
+import type { Protocol } from '../ops/api-types.ts';
+import { MAX_TOKEN } from '../tokens/token-source.ts';
+
+/** Holder in a snapshot: [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs]. */
+export type SnapshotHolder = [string, number, string, Protocol, string, number, boolean, number, number];
+/** Waiter in a snapshot, in queue order: [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs]. */
+export type SnapshotWaiter = [string, number, Protocol, string, number, boolean, number, number | null];
+
+const DECIMAL = /^[0-9]{1,20}$/;
+
+/** A u64 in decimal: 20 digits reach past u64, so a 20-digit value is checked too. */
+export function isDecimalU64(v: unknown): v is string {
+  return typeof v === 'string' && DECIMAL.test(v) && (v.length < 20 || BigInt(v) <= MAX_TOKEN);
+}
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isProtocol = (v: unknown): v is Protocol => v === 'keyed' || v === 'session';
+
+export function isSnapshotHolder(v: unknown): v is SnapshotHolder {
+  return Array.isArray(v) && v.length === 9 && typeof v[0] === 'string' && isNumber(v[1]) && isDecimalU64(v[2]) && isProtocol(v[3])
+    && typeof v[4] === 'string' && isNumber(v[5]) && typeof v[6] === 'boolean' && isNumber(v[7]) && isNumber(v[8]);
+}
+
+export function isSnapshotWaiter(v: unknown): v is SnapshotWaiter {
+  return Array.isArray(v) && v.length === 8 && typeof v[0] === 'string' && isNumber(v[1]) && isProtocol(v[2]) && typeof v[3] === 'string'
+    && isNumber(v[4]) && typeof v[5] === 'boolean' && isNumber(v[6]) && (v[7] === null || isNumber(v[7]));
+}
+
+export const isSnapshotHolders = (v: unknown): v is SnapshotHolder[] => Array.isArray(v) && v.every(isSnapshotHolder);
+export const isSnapshotWaiters = (v: unknown): v is SnapshotWaiter[] => Array.isArray(v) && v.every(isSnapshotWaiter);

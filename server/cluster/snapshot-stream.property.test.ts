@@ -1,0 +1,138 @@
+// The streamed snapshot against the active's engine under random interleavings: operations on
+// the active, slices of the walk, deliveries of what the link carried so far, and re-syncs
+// that start a new snapshot while one is under way. Parts are tiny (a slice of a few locks, a
+// line of a few entries, so long queues are continued across lines), so every order of parts
+// and events happens. Once the last part has come, the standby's table (holders with their
+// tokens, queues in order) is the active's, and it stays so as the stream goes on.
+import fc from 'fast-check';
+import { expect, it } from 'vitest';
+import type { ClaimOwner } from '../../lib/engine/claim.ts';
+import { FakeClock } from '../../lib/engine/clock.ts';
+import { LockEngine } from '../../lib/engine/lock-engine.ts';
+import { BlockTokenSource, MAX_TOKEN, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
+import { ReplicationSource } from './replication-source.ts';
+import { ReplicationSink } from './replication-sink.ts';
+import { deliver, HeldSlices, recordingLink, type Delivered } from '../testing/replication-wire.ts';
+
+type Op =
+  | { kind: 'acquire'; key: string; session: boolean; leaseMs: number; waitMs: number }
+  | { kind: 'release' | 'end' | 'kick' | 'force'; pick: number }
+  | { kind: 'tick'; ms: number }
+  | { kind: 'slice' | 'deliver' | 'resync' };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('acquire' as const), key: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'), session: fc.boolean(), leaseMs: fc.constantFrom(50, 200), waitMs: fc.constantFrom(0, 40, 150, 1000) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constantFrom('release' as const, 'end' as const, 'kick' as const, 'force' as const), pick: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.constantFrom(0, 10, 60, 120) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('slice' as const) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('deliver' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('resync' as const) }) },
+);
+
+const owner: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
+
+function table(e: LockEngine): string[] {
+  const out: string[] = [];
+  for (const lock of e.allLocks()) {
+    const h = lock.holder;
+    const q: string[] = [];
+    for (let w = lock.head; w !== null; w = w.next) q.push(`${w.id}:${w.protocol}`);
+    out.push(`${lock.name} holder=${h === null ? '-' : `${h.id}/${h.token}/${h.protocol}`} queue=${q.join(',')}`);
+  }
+  return out.sort();
+}
+
+it('any interleaving of parts, events and re-syncs ends with the standby holding the active table', () => {
+  fc.assert(
+    fc.property(
+      fc.array(opArb, { maxLength: 40 }), fc.array(opArb, { minLength: 1, maxLength: 120 }),
+      fc.record({ chars: fc.integer({ min: 1, max: 600 }), lineChars: fc.integer({ min: 60, max: 400 }) }),
+      (setup, during, budget) => {
+        const clockA = new FakeClock();
+        const clockB = new FakeClock();
+        const a = new LockEngine(clockA, new BlockTokenSource(new MemoryCeilingStore(), 5n));
+        const b = new LockEngine(clockB, new BlockTokenSource(new MemoryCeilingStore(), 5n));
+        const slices = new HeldSlices();
+        const source = new ReplicationSource({
+          engine: a, clock: clockA, instanceId: 'i-a', ackTimeoutMs: 1000, ceiling: () => 0n, failovers: () => [], onStreamDropped: () => {},
+          schedule: slices.schedule, walkBudget: { ms: 1_000, ...budget },
+        });
+        source.start();
+        const sink = new ReplicationSink(b);
+        const { link, lines } = recordingLink();
+        const got: Delivered = { begun: 0, parts: 0, finished: 0 };
+        const claims = () => [...a.allLocks()].flatMap((l) => {
+          const out = l.holder === null ? [] : [l.holder];
+          for (let w = l.head; w !== null; w = w.next) out.push(w);
+          return out;
+        });
+        const run = (op: Op): void => {
+          const all = claims();
+          const picked = 'pick' in op ? all[op.pick % Math.max(1, all.length)] : undefined;
+          switch (op.kind) {
+            case 'acquire':
+              a.acquire(op.key, owner, op.session ? 'session' : 'keyed', 'c', op.leaseMs, op.waitMs, op.session);
+              break;
+            case 'release':
+              if (picked?.state === 'holding') a.release(picked.name, picked.token);
+              break;
+            case 'end':
+              if (picked !== undefined) a.end(picked);
+              break;
+            case 'kick':
+              if (picked?.state === 'waiting') a.kick(picked.name, picked.id);
+              break;
+            case 'force':
+              if (picked?.state === 'holding') a.forceRelease(picked.name);
+              break;
+            case 'tick':
+              clockA.advance(op.ms);
+              clockB.advance(op.ms);
+              a.advance();
+              break;
+            case 'slice':
+              slices.runOne();
+              break;
+            case 'deliver':
+              // Events of this turn go out at its end, as setImmediate would send them.
+              source.flush();
+              deliver(sink, 'a', lines, MAX_TOKEN, got);
+              break;
+            case 'resync':
+              // The standby asks again: what the link still carries of the old snapshot is not kept.
+              sink.expectSnapshot('a');
+              source.addStandby('b', link);
+              break;
+          }
+        };
+        for (const op of setup) if (op.kind !== 'slice' && op.kind !== 'deliver' && op.kind !== 'resync') run(op);
+        sink.expectSnapshot('a');
+        source.addStandby('b', link);
+        for (const op of during) run(op);
+        // The rest of the walk, with events still coming between its slices.
+        let n = 0;
+        while (slices.pending > 0) {
+          const op = during[n++ % during.length] as Op;
+          if (op.kind !== 'resync') run(op);
+          slices.runOne();
+        }
+        source.flush();
+        deliver(sink, 'a', lines, MAX_TOKEN, got);
+        expect(got.finished, 'the last snapshot ended complete').toBeGreaterThanOrEqual(1);
+        expect(source.streaming('b')).toBe(true);
+        expect(sink.appliedSeq).toBe(source.lastSeq);
+        expect(table(b)).toEqual(table(a));
+        expect([b.heldCount, b.waiterCount, b.lockCount]).toEqual([a.heldCount, a.waiterCount, a.lockCount]);
+        // In sync, the stream keeps it so.
+        for (const op of during) {
+          if (op.kind === 'resync' || op.kind === 'slice') continue;
+          run(op);
+          source.flush();
+          deliver(sink, 'a', lines, MAX_TOKEN, got);
+          expect(table(b)).toEqual(table(a));
+        }
+      },
+    ),
+    { numRuns: 400 },
+  );
+});
