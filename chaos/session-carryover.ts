@@ -29,6 +29,8 @@ export interface CarryoverCount {
   spanned: number;
   carried: number;
   lost: number;
+  /** Spanned but neither: released inside the window (a short hold), lost later, or its process killed. */
+  other: number;
 }
 
 export interface LostClaim {
@@ -56,7 +58,7 @@ export function sessionCarryover(holds: readonly Hold[], faults: readonly FaultW
   const byKind: Partial<Record<HandoffKind, CarryoverCount>> = {};
   const lost: LostClaim[] = [];
   for (const w of windows) {
-    const count = (byKind[w.kind] ??= { faults: 0, spanned: 0, carried: 0, lost: 0 });
+    const count = (byKind[w.kind] ??= { faults: 0, spanned: 0, carried: 0, lost: 0, other: 0 });
     count.faults++;
     for (const h of sessions) {
       if (!(h.start < w.start && h.end > w.start)) continue;
@@ -65,7 +67,7 @@ export function sessionCarryover(holds: readonly Hold[], faults: readonly FaultW
       else if (h.endedBy === 'lost' && h.end <= w.end + leaseMs) {
         count.lost++;
         lost.push({ kind: w.kind, planned: PLANNED.has(w.kind), hold: h, faultStart: w.start, faultEnd: w.end });
-      }
+      } else count.other++;
     }
   }
   return { byKind, lost };
