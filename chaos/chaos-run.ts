@@ -19,6 +19,8 @@ export interface ChaosOptions {
   leaseMs?: number;
   /** --peer-timeout; 1,000 ms if not given. */
   peerTimeoutMs?: number;
+  /** Fail the run on a session claim lost to a planned handoff (see CheckOptions); off if not given. */
+  requireSessionCarryover?: boolean;
   /** Progress lines (faults as they are applied); silent if not given. */
   log?: (line: string) => void;
   /** Called with the cluster as soon as it exists (a test registers teardown with it). */
@@ -32,6 +34,8 @@ export interface ChaosResult {
   /** Faults after which the cluster did not settle within the bound. */
   unsettled: string[];
   verdict: Verdict;
+  /** Whether a session claim lost to a planned handoff failed the run. */
+  requireSessionCarryover: boolean;
   history: History;
   /** Wall time of the whole run, setup and teardown included. */
   elapsedMs: number;
@@ -98,7 +102,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       maxLeaseMs: leaseMs, peerTimeoutMs, runStart, runEnd,
     };
     const nodeLogs = Object.fromEntries(cluster.nodes.map((n) => [n.id, `${n.tail(0)}\n${n.logs()}`]));
-    return { seed: options.seed, schedule, applied, unsettled, verdict: checkHistory(history), history, elapsedMs: performance.now() - startedAt, nodeLogs };
+    return { seed: options.seed, schedule, applied, unsettled, requireSessionCarryover: options.requireSessionCarryover ?? false, verdict: checkHistory(history, { requireSessionCarryover: options.requireSessionCarryover ?? false }), history, elapsedMs: performance.now() - startedAt, nodeLogs };
   } finally {
     await pool?.close();
     await cluster?.close();

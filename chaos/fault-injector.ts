@@ -49,24 +49,31 @@ export async function settle(cluster: Cluster, top = true, timeoutMs = SETTLE_TI
   }
 }
 
+/** The node active now (the first of the actives by id, as resolveNode picks), if any answers. */
+async function activeId(cluster: Cluster): Promise<string | undefined> {
+  const actives = await activeOf(cluster).catch(() => [] as string[]);
+  return actives.sort()[0];
+}
+
 export async function applyFault(fault: ScheduledFault, cluster: Cluster, pool: ClientPool): Promise<Applied> {
   switch (fault.kind) {
     case 'kill9':
     case 'sigterm': {
       const node = await resolveNode(cluster, fault.node);
+      const hitActive = node.id === (await activeId(cluster));
       const start = now();
       if (fault.kind === 'kill9') await node.kill9();
       else await node.sigterm();
       await sleep(fault.downMs);
       await node.restart();
-      return { windows: [{ kind: fault.kind, target: node.id, start, end: now() }], description: `${fault.kind} ${node.id}, restarted ${Math.round(now() - start)} ms later` };
+      return { windows: [{ kind: fault.kind, target: node.id, start, end: now(), hitActive }], description: `${fault.kind} ${node.id}${hitActive ? ' (active)' : ''}, restarted ${Math.round(now() - start)} ms later` };
     }
     case 'api-handoff': {
       const from = await resolveNode(cluster, { role: 'active' });
       const to = fault.to === null ? undefined : (await resolveNode(cluster, { role: 'standby', index: fault.to })).id;
       const start = now();
       const reply = await from.post('/api/v1/cluster/handoff', to === undefined ? {} : { target: to }).catch((e: unknown) => ({ status: 0, body: String(e) }));
-      const window: FaultWindow = { kind: 'api-handoff', target: `${from.id}->${to ?? 'any'}`, start, end: now() };
+      const window: FaultWindow = { kind: 'api-handoff', target: `${from.id}->${to ?? 'any'}`, start, end: now(), hitActive: true };
       // The node that yielded takes its place back only once restored: do it when things settled.
       const settled = await settle(cluster, false);
       const restore = await from.post('/api/v1/cluster/restore', {}).catch((e: unknown) => ({ status: 0, body: String(e) }));
@@ -75,19 +82,23 @@ export async function applyFault(fault: ScheduledFault, cluster: Cluster, pool: 
     }
     case 'partition': {
       const proxies = fault.cut.map((id) => cluster.node(id).proxy);
+      // Cutting a's and b's proxies cuts every link, the active's too.
+      const active = await activeId(cluster);
+      const hitActive = fault.cut.length > 1 || (active !== undefined && fault.cut.includes(active));
       const start = now();
       for (const proxy of proxies) proxy?.block();
       await sleep(fault.forMs);
       for (const proxy of proxies) proxy?.heal();
-      return { windows: [{ kind: 'partition', target: fault.cut.join('+'), start, end: now() }], description: `peer links of ${fault.cut.join('+')} cut for ${fault.forMs} ms` };
+      return { windows: [{ kind: 'partition', target: fault.cut.join('+'), start, end: now(), hitActive }], description: `peer links of ${fault.cut.join('+')} cut for ${fault.forMs} ms` };
     }
     case 'pause': {
       const node = await resolveNode(cluster, fault.node);
+      const hitActive = node.id === (await activeId(cluster));
       const start = now();
       node.signal('SIGSTOP');
       await sleep(fault.forMs);
       node.signal('SIGCONT');
-      return { windows: [{ kind: 'pause', target: node.id, start, end: now() }], description: `SIGSTOP ${node.id} for ${fault.forMs} ms` };
+      return { windows: [{ kind: 'pause', target: node.id, start, end: now(), hitActive }], description: `SIGSTOP ${node.id}${hitActive ? ' (active)' : ''} for ${fault.forMs} ms` };
     }
     case 'client-kill': {
       const holding = pool.holdingGroups();

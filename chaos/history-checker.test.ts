@@ -1,40 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { FailoverView } from '../lib/ops/api-types.ts';
 import { checkHistory, type Property } from './history-checker.ts';
-import type { ClientEvent, ClientProtocol, FaultWindow, History, ResourceWrite } from './history.ts';
-
-const T0 = 1_700_000_000_000;
-const LEASE = 2_000;
-
-/** A client that queued at `from - 5`, got `lock` at `from` with `token` and released it at `to` (OK). */
-function hold(client: string, lock: string, token: number, from: number, to: number, protocol: ClientProtocol = 'keyed', outcome: 'ok' | 'stale' = 'ok'): ClientEvent[] {
-  const t = T0 + from;
-  return [
-    { kind: 'acquire', t: t - 5, client, lock, protocol },
-    { kind: 'grant', t, client, lock, protocol, token: String(token), leaseMs: LEASE },
-    { kind: 'release', t: T0 + to, client, lock, token: String(token) },
-    { kind: 'released', t: T0 + to + 1, client, lock, token: String(token), outcome },
-  ];
-}
-
-function write(lock: string, client: string, token: number, at: number, outcome: ResourceWrite['outcome'], highestBefore: number | null, expected = 0): ResourceWrite {
-  return { t: T0 + at, lock, client, token: String(token), expected, value: expected + 1, outcome, highestBefore: highestBefore === null ? null : String(highestBefore) };
-}
-
-function fault(kind: FaultWindow['kind'], from: number, to: number, target = 'a'): FaultWindow {
-  return { kind, target, start: T0 + from, end: T0 + to };
-}
-
-function failover(at: number, cause: FailoverView['cause'], from = 'a', to = 'b'): FailoverView {
-  return { at: T0 + at, from, to, gapMs: 1_000, cause };
-}
-
-function history(over: Partial<History> = {}): History {
-  return {
-    clientEvents: [], writes: [], faults: [], failovers: [], final: { active: 'a', locks: [{ name: 'L', holder: null, queueLength: 0 }] },
-    maxLeaseMs: LEASE, peerTimeoutMs: 1_000, runStart: T0, runEnd: T0 + 60_000, ...over,
-  };
-}
+import type { ClientEvent, FaultWindow, History } from './history.ts';
+import { failover, fault, history, hold, LEASE, lostSession, T0, write } from './history-fixtures.ts';
 
 function properties(h: History): Property[] {
   return checkHistory(h).violations.map((v) => v.property);
@@ -78,16 +45,54 @@ describe('the chaos history checker', () => {
       expect(verdict.violations[0]?.message).toMatch(/k1 .* and s1 .* held it at once for 100\.0 ms/);
     });
 
-    it('does not count an overlap inside a pause or a partition, or within a lease after it', () => {
-      for (const kind of ['pause', 'partition'] as const) {
-        const h = history({ clientEvents: [...hold('s1', 'L', 10, 1_000, 4_500, 'session'), ...hold('k2', 'L', 11, 4_000, 4_600)], faults: [fault(kind, 500, 3_000)] });
-        expect(properties(h), kind).toEqual([]);
-      }
+    it('does not count an overlap inside a partition, or within a lease after it', () => {
+      const h = history({ clientEvents: [...hold('s1', 'L', 10, 1_000, 4_500, 'session'), ...hold('k2', 'L', 11, 4_000, 4_600)], faults: [fault('partition', 500, 3_000)] });
+      expect(properties(h)).toEqual([]);
+      // The same overlap with the partition a kill -9: not excluded.
+      expect(properties(history({ ...h, faults: [fault('kill9', 500, 3_000)] }))).toEqual(['mutual-exclusion']);
     });
 
     it('counts the part of an overlap that lies past the excluded window', () => {
-      const h = history({ clientEvents: [...hold('s1', 'L', 10, 1_000, 5_500, 'session'), ...hold('k2', 'L', 11, 4_000, 5_900)], faults: [fault('pause', 500, 3_000)] });
+      const h = history({ clientEvents: [...hold('s1', 'L', 10, 1_000, 5_500, 'session'), ...hold('k2', 'L', 11, 4_000, 5_900)], faults: [fault('partition', 500, 3_000)] });
       expect(checkHistory(h).violations[0]?.message).toMatch(/held it at once for 500\.0 ms/);
+    });
+
+    describe('pauses of the active', () => {
+      /** s1 holds L from `from` until it notices its loss at `lostAt`; k2 holds it from `second` for 1 s. */
+      const paused = (from: number, lostAt: number, second: number, pause: FaultWindow = fault('pause', 500, 3_500)): History =>
+        history({
+          clientEvents: [...lostSession('s1', 'L', 10, from, lostAt), ...hold('k2', 'L', 11, second, second + 1_000)],
+          faults: [pause],
+          failovers: [failover(1_500, 'crash')],
+        });
+
+      it('excuses only a hold granted before the pause, outlived by its own lease from the pause start, overlapping a grant made after it began', () => {
+        // s1 granted at 400, the active paused at 500: s1 may count on it until 500 + 2000.
+        const ok = checkHistory(paused(400, 2_450, 1_600));
+        expect(ok.violations).toEqual([]);
+        expect(ok.counts.pauseExcusedOverlaps).toBe(1);
+        expect(ok.notes).toContainEqual(expect.stringMatching(/excused by a pause of the active .* s1 \(session, token 10, granted before the active paused/));
+      });
+
+      it('counts an overlap past the pause start + the lease, and one past SIGCONT', () => {
+        expect(checkHistory(paused(400, 2_700, 1_600)).violations.map((v) => v.message)).toEqual([expect.stringMatching(/held it at once for 100\.0 ms/)]);
+        // SIGCONT at 1800: the exemption ends there, even within the lease.
+        expect(checkHistory(paused(400, 2_450, 1_600, fault('pause', 500, 1_800))).violations.map((v) => v.message)).toEqual([expect.stringMatching(/held it at once for 650\.0 ms/)]);
+      });
+
+      it('gives no exemption to a grant made after the pause began, to two grants made before it, or to a pause of a standby', () => {
+        // s1 granted at 600, after the pause began at 500 (by the paused node or anyone).
+        expect(properties(paused(600, 2_450, 1_600))).toEqual(['mutual-exclusion']);
+        // k2 granted at 450, before the pause: two grants of the node before it paused overlap.
+        expect(properties(paused(400, 2_450, 450))).toEqual(['mutual-exclusion']);
+        expect(properties(paused(400, 2_450, 1_600, { ...fault('pause', 500, 3_500), hitActive: false }))).toEqual(['mutual-exclusion']);
+      });
+
+      it('still leaves the pause out of the stranding check and of the count of excluded time', () => {
+        const h = checkHistory(history({ faults: [fault('pause', 1_000, 3_000), fault('partition', 4_000, 5_000)] }));
+        // Partitions only: 4000..7000. Pauses and partitions (for stranding): 1000..7000.
+        expect(h.counts).toMatchObject({ excludedMs: 3_000, excludedShare: 3_000 / 60_000, faultWindowMs: 6_000 });
+      });
     });
 
     it('ends a keyed hold at the end of its lease, and reports a starved holder past it apart only once the server may have expired it', () => {
@@ -216,7 +221,7 @@ describe('the chaos history checker', () => {
         expect(properties(plain)).toEqual(['mutual-exclusion', 'mutual-exclusion']);
         // Two clients with one token.
         const same = history({ clientEvents: [...hold('k1', 'L', 10, 0, 100), ...hold('k2', 'L', 10, 2_100, 2_300)], writes: [write('L', 'k1', 10, 2_150, 'accepted', null, 0), write('L', 'k2', 10, 2_200, 'conflict', 10, 0)] });
-        expect(checkHistory(same).violations.map((v) => v.message)).toEqual([expect.stringMatching(/with the same token/)]);
+        expect(checkHistory(same).violations.map((v) => v.message)).toEqual([expect.stringMatching(/with the same token/), expect.stringMatching(/k2 asked .* got token 10 .* not above token 10/)]);
       });
 
       it('explains a conflict by a stall of the other writer during the overlap, within the same bound as the overlap', () => {
@@ -278,20 +283,21 @@ describe('the chaos history checker', () => {
     });
   });
 
-  it('counts the share of the run excluded from the mutual-exclusion check (pauses and partitions, each + a lease, merged, within the run)', () => {
-    const h = history({ faults: [fault('pause', 1_000, 3_000), fault('partition', 4_000, 5_000), fault('kill9', 10_000, 12_000), fault('partition', 59_000, 61_000)] });
+  it('counts the share of the run excluded from the mutual-exclusion check (partitions, each + a lease, merged, within the run)', () => {
+    const h = history({ faults: [fault('partition', 1_000, 3_000), fault('partition', 4_000, 5_000), fault('kill9', 10_000, 12_000), fault('partition', 59_000, 61_000)] });
     // 1000..7000 (merged) and 59000..60000 (the run ends at 60000): 7000 ms of 60000.
     expect(checkHistory(h).counts).toMatchObject({ excludedMs: 7_000, excludedShare: 7_000 / 60_000 });
   });
 
   describe('token succession', () => {
     it('fails when a token granted after a crash failover is not above every token granted before it', () => {
-      const h = history({ clientEvents: [...hold('k1', 'L', 500, 0, 100), ...hold('k2', 'L', 400, 2_000, 2_100)], failovers: [failover(1_500, 'crash')] });
+      // Two locks: the per-lock order check has nothing to compare; the succession check spans locks.
+      const h = history({ clientEvents: [...hold('k1', 'L', 500, 0, 100), ...hold('k2', 'M', 400, 2_000, 2_100)], failovers: [failover(1_500, 'crash')] });
       expect(properties(h)).toEqual(['token-succession']);
     });
 
     it('checks handoffs too, but not a split brain or a failover during a partition', () => {
-      const events = [...hold('k1', 'L', 500, 0, 100), ...hold('k2', 'L', 400, 2_000, 2_100)];
+      const events = [...hold('k1', 'L', 500, 0, 100), ...hold('k2', 'M', 400, 2_000, 2_100)];
       expect(properties(history({ clientEvents: events, failovers: [failover(1_500, 'api-handoff')] }))).toEqual(['token-succession']);
       expect(properties(history({ clientEvents: events, failovers: [failover(1_500, 'split-brain')] }))).toEqual([]);
       expect(properties(history({ clientEvents: events, failovers: [failover(1_500, 'crash')], faults: [fault('partition', 1_000, 1_400)] }))).toEqual([]);

@@ -6,9 +6,12 @@
 //    highest accepted at that moment (the recorded history is checked, not the resource's word).
 // 2. Mutual exclusion: per lock, no two client-observed holds (grant arrived -> release about to
 //    be sent, loss noticed, or process killed) of different clients overlap, except where the
-//    overlap lies inside an excluded window: a pause (SIGSTOP..SIGCONT) or a partition
-//    (cut..heal), each extended by the longest lease after it ends. kill -9, SIGTERM, API
-//    handoffs and killed clients are NOT excluded. A keyed hold also ends when its lease runs
+//    overlap lies inside a partition (cut..heal) extended by the longest lease after it ends (a
+//    split brain: no quorum), or is excused by a pause of the active: only a hold granted before
+//    the pause began, overlapping a grant made after it began, from the pause's start until the
+//    first holder's lease counted from there ran out (and no later than SIGCONT; see
+//    pauseExemption in mutual-exclusion.ts). Grants made after a pause began get no other
+//    exemption. kill -9, SIGTERM, API handoffs and killed clients are NOT excluded. A keyed hold also ends when its lease runs
 //    out (from when the grant arrived). Two cases are reported apart, bounded, not hidden:
 //    (a) a keyed holder whose process ran past its lease (a starved client) overlapping a grant
 //    made when the server may already have expired it: no earlier than the earliest the server
@@ -42,10 +45,18 @@
 //    not counting time inside excluded windows.
 // 5. Final state: after every client stopped and the leases ran out, the active node shows no
 //    holder and no waiter on any lock.
+// 6. Token order (token-order.ts): per lock, a grant asked for after an earlier grant of it had
+//    arrived has a higher token, over the whole run, pauses and failovers included (partitions
+//    + a lease left out).
+// 7. Session carry-over (session-carryover.ts), only with `requireSessionCarryover`: no session
+//    claim that spanned a planned handoff (SIGTERM, API handoff, priority return) was lost to it.
+//    Without the option the counts are reported and nothing fails.
 import type { FailoverView } from '../lib/ops/api-types.ts';
 import type { FaultKind, History } from './history.ts';
 import { foldClientEvents, type Hold } from './holds.ts';
 import { covers, intersect, subtract, totalLength, union, type Interval } from './intervals.ts';
+import { sessionCarryover, type Carryover } from './session-carryover.ts';
+import { checkTokenOrder } from './token-order.ts';
 import { byLock, checkMutualExclusion, classifyOverlap, earliestGrants, iso, type OverlapContext } from './mutual-exclusion.ts';
 
 export { STALL_SLACK_MS } from './mutual-exclusion.ts';
@@ -53,7 +64,12 @@ export { STALL_SLACK_MS } from './mutual-exclusion.ts';
 /** Allowance on top of lease + failover for a loaded machine (see property 4). */
 export const SLACK_MS = 2_000;
 
-export type Property = 'fencing' | 'mutual-exclusion' | 'token-succession' | 'stranded' | 'final-state';
+export type Property = 'fencing' | 'mutual-exclusion' | 'token-succession' | 'stranded' | 'final-state' | 'token-order' | 'session-carryover';
+
+export interface CheckOptions {
+  /** Fail the run on a session claim lost to a planned handoff (off until resumable sessions land). */
+  requireSessionCarryover?: boolean;
+}
 
 export interface Violation {
   property: Property;
@@ -91,9 +107,19 @@ export interface Counts {
   /** The longest stretch some client waited for a free lock (outside excluded windows), ms. */
   longestStrandedMs: number;
   strandBoundMs: number;
-  /** Time of the run (clients start..stop) inside excluded windows (pause/partition + a lease), ms, and its share. */
+  /** Time of the run (clients start..stop) inside partitions + a lease (excluded from the mutual-exclusion check), ms, and its share. */
   excludedMs: number;
   excludedShare: number;
+  /** Time of the run inside pauses or partitions, each + a lease (left out of the stranding check only), ms. */
+  faultWindowMs: number;
+  /** Overlaps excused by a pause of the active (granted before it, outlived within the first holder's lease). */
+  pauseExcusedOverlaps: number;
+  /** Grants whose token the per-lock order check compared with an earlier grant. */
+  tokenOrderChecked: number;
+  /** Per fault kind (that hit the active): session holds spanning it, carried over, lost. */
+  sessionCarryover: Carryover['byKind'];
+  /** Session claims lost to a planned handoff (SIGTERM, API handoff, priority return). */
+  sessionLostToPlannedHandoff: number;
 }
 
 export interface Verdict {
@@ -103,18 +129,25 @@ export interface Verdict {
   notes: string[];
 }
 
-export function checkHistory(history: History): Verdict {
+export function checkHistory(history: History, options: CheckOptions = {}): Verdict {
   const violations: Violation[] = [];
   const notes: string[] = [];
   const { holds, waits, stalls } = foldClientEvents(history.clientEvents, history.runEnd);
-  const excluded = union(history.faults.filter((f) => f.kind === 'pause' || f.kind === 'partition').map((f) => ({ start: f.start, end: f.end + history.maxLeaseMs })));
+  const withLease = (kinds: FaultKind[]) => union(history.faults.filter((f) => kinds.includes(f.kind)).map((f) => ({ start: f.start, end: f.end + history.maxLeaseMs })));
+  // Partitions: excluded from the exclusion and order checks. Pauses and partitions: from stranding
+  // (a lock a paused node holds waits for a failover) and the failover succession check.
+  const partitions = withLease(['partition']);
+  const excluded = withLease(['pause', 'partition']);
+  const pauses = union(history.faults.filter((f) => f.kind === 'pause' && f.hitActive !== false));
   const near = (t: number) => describeFaultsNear(history, t);
 
   checkFencing(history, violations);
   const lapses: string[] = [];
   const stalled: string[] = [];
-  const ctx: OverlapContext = { excluded, near, stalls, earliestGrant: earliestGrants(holds) };
-  checkMutualExclusion(holds, ctx, violations, lapses, stalled);
+  const paused: string[] = [];
+  const ctx: OverlapContext = { excluded: partitions, pauses, near, stalls, earliestGrant: earliestGrants(holds) };
+  checkMutualExclusion(holds, ctx, violations, lapses, stalled, paused);
+  notes.push(...paused.map((l) => `overlap excused by a pause of the active (not a violation): ${l}`));
   notes.push(...lapses.map((l) => `keyed lease lapsed in a starved client (not a violation): ${l}`));
   notes.push(...stalled.map((l) => `client process stalled (not a violation): ${l}`));
   const conflictsExplained = checkConflicts(history, holds, ctx, violations, notes);
@@ -122,6 +155,14 @@ export function checkHistory(history: History): Verdict {
   const strandBoundMs = history.maxLeaseMs + 2.5 * history.peerTimeoutMs + 500 + SLACK_MS;
   const longestStrandedMs = checkStranded(holds, waits, excluded, strandBoundMs, near, violations);
   checkFinal(history, violations);
+  const tokenOrderChecked = checkTokenOrder(holds, partitions, violations);
+  const carryover = sessionCarryover(holds, history.faults, history.failovers, history.maxLeaseMs);
+  const lostPlanned = carryover.lost.filter((l) => l.planned);
+  for (const l of lostPlanned) {
+    const text = `${l.hold.lock}: session ${l.hold.client} (token ${l.hold.token}, held from ${iso(l.hold.start)}) lost its claim at ${iso(l.hold.end)} to a ${l.kind} at ${iso(l.faultStart)}..${iso(l.faultEnd)}`;
+    if (options.requireSessionCarryover) violations.push({ property: 'session-carryover', message: text });
+    else notes.push(`session claim lost to a planned handoff (not checked without --require-session-carryover): ${text}`);
+  }
 
   let staleKeyedReleases = 0;
   for (const h of holds) {
@@ -135,7 +176,8 @@ export function checkHistory(history: History): Verdict {
   for (const f of history.faults) faultsByKind[f.kind] = (faultsByKind[f.kind] ?? 0) + 1;
   const grants = history.clientEvents.filter((e) => e.kind === 'grant');
   const runMs = history.runEnd - history.runStart;
-  const excludedMs = totalLength(excluded.map((x) => intersect(x, { start: history.runStart, end: history.runEnd })).filter((x) => x !== null));
+  const inRun = (xs: Interval[]) => totalLength(xs.map((x) => intersect(x, { start: history.runStart, end: history.runEnd })).filter((x) => x !== null));
+  const excludedMs = inRun(partitions);
   return {
     violations,
     notes,
@@ -161,6 +203,11 @@ export function checkHistory(history: History): Verdict {
       strandBoundMs,
       excludedMs: Math.round(excludedMs),
       excludedShare: runMs > 0 ? excludedMs / runMs : 0,
+      faultWindowMs: Math.round(inRun(excluded)),
+      pauseExcusedOverlaps: paused.length,
+      tokenOrderChecked,
+      sessionCarryover: carryover.byKind,
+      sessionLostToPlannedHandoff: lostPlanned.length,
     },
   };
 }
@@ -214,7 +261,7 @@ function checkConflicts(history: History, holds: Hold[], ctx: OverlapContext, vi
       }
       const [first, second] = hw.start <= hc.start ? [hw, hc] : [hc, hw];
       const pair = classifyOverlap(first, second, ctx);
-      if (pair.kind === 'excluded' || pair.kind === 'lapse' || pair.kind === 'stall') {
+      if (pair.kind === 'excluded' || pair.kind === 'paused' || pair.kind === 'lapse' || pair.kind === 'stall') {
         reasons.push(`${who}; ${pair.kind === 'excluded' ? 'their holds overlapped in an excluded window' : pair.note}`);
         continue;
       }

@@ -27,6 +27,12 @@ export type ClientEvent =
   /** The runner killed this client's process (kill -9): whatever it held, it holds no more. */
   | { kind: 'killed'; t: number; client: string }
   /**
+   * A session client said its claim survived a handoff or failover with this token (a client
+   * that can resume its claim may report it; the checker does not need it: a hold that outlives
+   * a fault with the same token and no abort counts as carried over either way).
+   */
+  | { kind: 'resumed'; t: number; client: string; lock: string; token: string }
+  /**
    * This client's process did not run from `t` to `until` (a timer ticking every 20 ms came that
    * late: CPU starvation, a GC pause). What it saw meanwhile it saw late: a grant may have been
    * made, and even have expired, long before the client noticed it.
@@ -59,6 +65,11 @@ export interface FaultWindow {
   target: string;
   start: number;
   end: number;
+  /**
+   * Whether the node(s) hit include the node that was active when the fault began (an API
+   * handoff always does; undefined for a client kill, or when it was not known: counted as yes).
+   */
+  hitActive?: boolean;
 }
 
 export interface FinalLock {

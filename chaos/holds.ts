@@ -115,6 +115,9 @@ export function foldClientEvents(events: readonly ClientEvent[], runEnd: number)
         }
         break;
       }
+      case 'resumed':
+        // The hold goes on with its token: carried over is inferred from how (and when) it ends.
+        break;
       case 'stall': {
         const list = stalls.get(e.client);
         if (list) list.push({ start: e.t, end: e.until });

@@ -8,7 +8,10 @@ import { intersect, subtract, totalLength, union, type Interval } from './interv
 export const STALL_SLACK_MS = 50;
 
 export interface OverlapContext {
+  /** Partitions, each + a lease (a split brain: two actives may both grant; no quorum). */
   excluded: Interval[];
+  /** Pauses (SIGSTOP..SIGCONT) of the node that was active when they began (see `pauseExemption`). */
+  pauses: Interval[];
   near: (t: number) => string;
   stalls: Map<string, Interval[]>;
   /** The earliest the server could have granted each hold (see `earliestGrants`). */
@@ -19,6 +22,7 @@ export interface OverlapContext {
 export type OverlapVerdict =
   | { kind: 'none' }
   | { kind: 'excluded' }
+  | { kind: 'paused'; note: string }
   | { kind: 'lapse'; note: string }
   | { kind: 'stall'; note: string }
   | { kind: 'violation'; message: string };
@@ -51,11 +55,35 @@ export function earliestGrants(holds: readonly Hold[]): Map<Hold, number> {
   return out;
 }
 
+/**
+ * What a pause of the active excuses for two holds: only a first hold granted (arrived) BEFORE the
+ * pause began, overlapping a second granted after it began (by a successor that promoted while the
+ * paused node could not answer), and only from the pause's start until the first holder's own
+ * lease, counted from there, has run out, and no later than SIGCONT. The first holder cannot know
+ * before: its node stopped answering (a session's heartbeats, a keyed release) and its lease,
+ * counted from its last answer (no later than the pause's start), is what tells it. Any grant the
+ * paused node makes after SIGCONT, any overlap of two grants made after the pause began, and
+ * anything past pause start + lease are not excused (the grant gate guarantees the paused node
+ * grants nothing from stale state once it wakes).
+ */
+export function pauseExemption(first: Hold, second: Hold, pauses: readonly Interval[]): Interval[] {
+  return union(pauses.filter((p) => first.start < p.start && second.start >= p.start).map((p) => ({ start: p.start, end: Math.min(p.end, p.start + first.leaseMs) })));
+}
+
 export function classifyOverlap(first: Hold, second: Hold, ctx: OverlapContext): OverlapVerdict {
   const overlap = intersect(first, second);
   if (overlap === null) return { kind: 'none' };
-  const counted = subtract([overlap], ctx.excluded);
-  if (counted.length === 0) return { kind: 'excluded' };
+  const outsidePartitions = subtract([overlap], ctx.excluded);
+  if (outsidePartitions.length === 0) return { kind: 'excluded' };
+  const exempt = pauseExemption(first, second, ctx.pauses);
+  const counted = subtract(outsidePartitions, exempt);
+  if (counted.length === 0) {
+    const p = exempt[0] as Interval;
+    return {
+      kind: 'paused',
+      note: `${first.lock}: ${first.client} (${first.protocol}, token ${first.token}, granted before the active paused at ${iso(p.start)}) overlapped ${second.client} (token ${second.token}, granted after) for ${totalLength(outsidePartitions).toFixed(1)} ms, within the first holder's lease from the pause`,
+    };
+  }
   const length = overlap.end - overlap.start;
   const lapseFrom = (ctx.earliestGrant.get(first) ?? first.requestedAt) + first.leaseMs;
   if (first.leaseCapped && overlap.start >= lapseFrom) {
@@ -92,7 +120,7 @@ export function classifyOverlap(first: Hold, second: Hold, ctx: OverlapContext):
   return { kind: 'violation', message: `${first.lock}: ${first_} and ${second_} held it at once for ${totalLength(counted).toFixed(1)} ms from ${iso(overlap.start)}; ${ctx.near(overlap.start)}` };
 }
 
-export function checkMutualExclusion(holds: Hold[], ctx: OverlapContext, violations: Violation[], lapses: string[], stalled: string[]): void {
+export function checkMutualExclusion(holds: Hold[], ctx: OverlapContext, violations: Violation[], lapses: string[], stalled: string[], paused: string[]): void {
   for (const lockHolds of byLock(holds).values()) {
     lockHolds.sort((x, y) => x.start - y.start);
     for (let i = 0; i < lockHolds.length; i++) {
@@ -104,6 +132,7 @@ export function checkMutualExclusion(holds: Hold[], ctx: OverlapContext, violati
         const verdict = classifyOverlap(first, second, ctx);
         if (verdict.kind === 'lapse') lapses.push(verdict.note);
         else if (verdict.kind === 'stall') stalled.push(verdict.note);
+        else if (verdict.kind === 'paused') paused.push(verdict.note);
         else if (verdict.kind === 'violation') violations.push({ property: 'mutual-exclusion', message: verdict.message });
       }
     }

@@ -2,6 +2,13 @@
 // violations, each on its own lines so a failing seed's output can be read and replayed.
 import type { ChaosResult } from './chaos-run.ts';
 import { describeFault } from './fault-schedule.ts';
+import type { Carryover } from './session-carryover.ts';
+
+/** "kill9 3x 12: 0/11/1, ...": per kind, its faults, the session holds that spanned them: carried over / lost / neither. */
+export function formatCarryover(byKind: Carryover['byKind']): string {
+  const parts = Object.entries(byKind).map(([kind, c]) => `${kind} ${c.faults}x ${c.spanned}: ${c.carried}/${c.lost}/${c.other}`);
+  return parts.length === 0 ? 'none' : parts.join(', ');
+}
 
 export function formatReport(result: ChaosResult, replay: string): string {
   const { verdict } = result;
@@ -18,7 +25,9 @@ export function formatReport(result: ChaosResult, replay: string): string {
     `keyed holders past their lease (starved clients) overlapping a grant made after it could expire: ${c.keyedLeaseLapses}`,
     `overlaps explained by a stalled client process (not violations): ${c.stalledClientOverlaps} (client stall events: ${c.clientStalls})`,
     `writes accepted: ${c.writesAccepted}; stale writes rejected: ${c.staleWritesRejected}; conflicts: ${c.conflicts} (explained ${c.conflictsExplained}, see the notes)`,
-    `excluded from the mutual-exclusion check (pauses and partitions, each + a lease): ${(c.excludedMs / 1000).toFixed(1)} s, ${(c.excludedShare * 100).toFixed(1)}% of the run`,
+    `excluded from the mutual-exclusion check (partitions, each + a lease): ${(c.excludedMs / 1000).toFixed(1)} s, ${(c.excludedShare * 100).toFixed(1)}% of the run; overlaps excused by a pause of the active (granted before it, within the holder's lease): ${c.pauseExcusedOverlaps}`,
+    `per-lock token order: ${c.tokenOrderChecked} grants compared with an earlier grant of their lock`,
+    `session claims across faults that hit the active (kind, faults x, holds spanning them: carried over / lost / neither): ${formatCarryover(c.sessionCarryover)}; lost to a planned handoff: ${c.sessionLostToPlannedHandoff}${result.requireSessionCarryover ? ' (a violation: --require-session-carryover)' : ' (not checked; --require-session-carryover fails on them)'}`,
     `longest wait for a free lock: ${c.longestStrandedMs} ms (bound ${c.strandBoundMs} ms)`,
     `final state: ${result.history.final.error ?? `${result.history.final.active} active, ${result.history.final.locks.length} locks listed`}`,
     `run took ${(result.elapsedMs / 1000).toFixed(1)} s`,

@@ -1,4 +1,4 @@
-// `npm run chaos -- [--seed N] [--duration 60s]`: one chaos run against a real three-node
+// `npm run chaos -- [--seed N] [--duration 60s] [--require-session-carryover] [--counts FILE]`: one chaos run against a real three-node
 // cluster on loopback. Prints the seed, the faults, the counts and any violation; exits 0 when
 // clean, 1 on a violation (or a run that could not complete), 2 on bad flags.
 import { parseDuration } from '../lib/duration.ts';
@@ -10,13 +10,24 @@ import { runChaos } from './chaos-run.ts';
 import { formatReport } from './report.ts';
 
 function usage(message: string): never {
-  console.error(`chaos: ${message}\nusage: npm run chaos -- [--seed N] [--duration 60s]   (N: a whole number 0..4294967295; duration 10s..1h)`);
+  console.error(`chaos: ${message}\nusage: npm run chaos -- [--seed N] [--duration 60s] [--require-session-carryover] [--counts FILE]   (N: a whole number 0..4294967295; duration 10s..1h)`);
   process.exit(2);
 }
 
-function parseArgs(argv: string[]): { seed: number; durationMs: number } {
+interface Args {
+  seed: number;
+  durationMs: number;
+  /** Fail on a session claim lost to a planned handoff (SIGTERM, API handoff, priority return). */
+  requireSessionCarryover: boolean;
+  /** Where to write the counts as JSON, if anywhere. */
+  countsFile: string | undefined;
+}
+
+function parseArgs(argv: string[]): Args {
   let seed: number | undefined;
   let durationMs = 60_000;
+  let requireSessionCarryover = false;
+  let countsFile: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = argv[i + 1];
@@ -29,14 +40,20 @@ function parseArgs(argv: string[]): { seed: number; durationMs: number } {
       if (ms === null || ms < 10_000 || ms > 3_600_000) usage(`--duration takes a duration from 10s to 1h (like 60s or 2m), not ${value ?? 'nothing'}`);
       durationMs = ms;
       i++;
+    } else if (flag === '--require-session-carryover') {
+      requireSessionCarryover = true;
+    } else if (flag === '--counts') {
+      if (value === undefined || value.startsWith('--')) usage('--counts takes a file name');
+      countsFile = value;
+      i++;
     } else {
       usage(`unknown argument ${flag}`);
     }
   }
-  return { seed: seed ?? Math.floor(Math.random() * 0x100000000), durationMs };
+  return { seed: seed ?? Math.floor(Math.random() * 0x100000000), durationMs, requireSessionCarryover, countsFile };
 }
 
-const { seed, durationMs } = parseArgs(process.argv.slice(2));
+const { seed, durationMs, requireSessionCarryover, countsFile } = parseArgs(process.argv.slice(2));
 console.log(`chaos: seed ${seed}, duration ${durationMs / 1000}s`);
 let cluster: Cluster | undefined;
 // The nodes run in their own process groups: Ctrl-C reaches only us, so stop them ourselves.
@@ -47,8 +64,12 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 try {
-  const result = await runChaos({ seed, durationMs, log: (line) => console.log(`chaos: ${line}`), onCluster: (c) => (cluster = c) });
-  console.log(formatReport(result, `npm run chaos -- --seed ${seed} --duration ${durationMs / 1000}s`));
+  const result = await runChaos({ seed, durationMs, requireSessionCarryover, log: (line) => console.log(`chaos: ${line}`), onCluster: (c) => (cluster = c) });
+  console.log(formatReport(result, `npm run chaos -- --seed ${seed} --duration ${durationMs / 1000}s${requireSessionCarryover ? ' --require-session-carryover' : ''}`));
+  if (countsFile !== undefined) {
+    const { seed: s, verdict } = result;
+    await writeFile(countsFile, `${JSON.stringify({ seed: s, durationMs, requireSessionCarryover, violations: verdict.violations, counts: verdict.counts }, null, 2)}\n`);
+  }
   if (result.verdict.violations.length > 0 || result.unsettled.length > 0) {
     const dir = await mkdtemp(join(tmpdir(), `baton-chaos-${seed}-`));
     await writeFile(join(dir, 'history.json'), JSON.stringify(result.history));
