@@ -62,6 +62,18 @@ async function raw(port: number, send: Buffer | string | null, ms: number): Prom
   return { got: Buffer.concat(chunks), closed };
 }
 
+/** `n` connections that send nothing; each reports whether the other side has closed it. */
+function silentConnections(port: number, n: number): Array<{ closed: boolean }> {
+  return Array.from({ length: n }, () => {
+    const socket = connect({ host: '127.0.0.1', port });
+    teardown.push(() => void socket.destroy());
+    const state = { closed: false };
+    socket.on('error', () => {});
+    socket.on('close', () => (state.closed = true));
+    return state;
+  });
+}
+
 /** A TCP forwarder to `target` that records what the dialling side sends. */
 async function recorder(target: number): Promise<{ port: number; fromDialer: Buffer[] }> {
   const fromDialer: Buffer[] = [];
@@ -156,14 +168,7 @@ describe('peer links cannot be joined by replaying or forging', () => {
     const peers = [peer('a', pa), peer('b', pb)];
     // A long connect timeout: without the bound every silent socket would stay open for it.
     const a = await startMesh('a', peers, pa, TOKEN, 20_000);
-    const flood = Array.from({ length: MAX_PENDING_HANDSHAKES + 36 }, () => {
-      const socket = connect({ host: '127.0.0.1', port: pa });
-      teardown.push(() => void socket.destroy());
-      const state = { closed: false };
-      socket.on('error', () => {});
-      socket.on('close', () => (state.closed = true));
-      return state;
-    });
+    const flood = silentConnections(pa, MAX_PENDING_HANDSHAKES + 36);
     await expect.poll(() => flood.filter((f) => f.closed).length).toBe(36);
     expect(flood.slice(0, 36).every((f) => f.closed), 'the oldest are the ones closed').toBe(true);
     // A real node dialling in now evicts one of the silent ones and links.
@@ -173,14 +178,7 @@ describe('peer links cannot be joined by replaying or forging', () => {
     // handshake evicted one silent socket; 63 remain, so the second flood closes 64.)
     const link = a.mesh.peers.get('b')?.link ?? null;
     expect(link).not.toBeNull();
-    const second = Array.from({ length: MAX_PENDING_HANDSHAKES + 1 }, () => {
-      const socket = connect({ host: '127.0.0.1', port: pa });
-      teardown.push(() => void socket.destroy());
-      const state = { closed: false };
-      socket.on('error', () => {});
-      socket.on('close', () => (state.closed = true));
-      return state;
-    });
+    const second = silentConnections(pa, MAX_PENDING_HANDSHAKES + 1);
     await expect.poll(() => flood.filter((f) => f.closed).length + second.filter((f) => f.closed).length).toBe(36 + 1 + MAX_PENDING_HANDSHAKES);
     await sleep(100);
     expect(a.mesh.peers.get('b')?.link).toBe(link);
