@@ -12,11 +12,11 @@ import { BlockTokenSource, MAX_TOKEN, MemoryCeilingStore } from '../../lib/token
 import { ReplicationSource } from './replication-source.ts';
 import { ReplicationSink } from './replication-sink.ts';
 import { deliver, HeldSlices, recordingLink } from '../testing/replication-wire.ts';
+import { applyClientOp, type ClientOp } from '../testing/engine-workload.ts';
 import { dropUnreplicable } from './cluster-transitions.ts';
 
 type Op =
-  | { kind: 'acquire'; key: string; session: boolean; leaseMs: number; waitMs: number }
-  | { kind: 'release' | 'end' | 'kick' | 'force'; pick: number }
+  | ClientOp
   | { kind: 'tick'; ms: number }
   | { kind: 'join' };
 
@@ -63,29 +63,14 @@ it('a standby fed through the wire encoding mirrors the active, and serves on af
         slices.runAll();
         deliver(sink, 'a', lines, MAX_TOKEN);
       };
-      const claims = () => [...a.allLocks()].flatMap((l) => {
-        const out = l.holder === null ? [] : [l.holder];
-        for (let w = l.head; w !== null; w = w.next) out.push(w);
-        return out;
-      });
       for (const op of ops) {
-        const all = claims();
-        const picked = op.kind !== 'acquire' && op.kind !== 'tick' && op.kind !== 'join' ? all[op.pick % Math.max(1, all.length)] : undefined;
         switch (op.kind) {
           case 'acquire':
-            a.acquire(op.key, owner, op.session ? 'session' : 'keyed', 'c', op.leaseMs, op.waitMs, op.session);
-            break;
           case 'release':
-            if (picked?.state === 'holding') a.release(picked.name, picked.token);
-            break;
           case 'end':
-            if (picked !== undefined) a.end(picked);
-            break;
           case 'kick':
-            if (picked?.state === 'waiting') a.kick(picked.name, picked.id);
-            break;
           case 'force':
-            if (picked?.state === 'holding') a.forceRelease(picked.name);
+            applyClientOp(a, owner, op);
             break;
           case 'tick':
             clockA.advance(op.ms);

@@ -13,10 +13,10 @@ import { BlockTokenSource, MAX_TOKEN, MemoryCeilingStore } from '../../lib/token
 import { ReplicationSource } from './replication-source.ts';
 import { ReplicationSink } from './replication-sink.ts';
 import { deliver, HeldSlices, recordingLink, type Delivered } from '../testing/replication-wire.ts';
+import { applyClientOp, type ClientOp } from '../testing/engine-workload.ts';
 
 type Op =
-  | { kind: 'acquire'; key: string; session: boolean; leaseMs: number; waitMs: number }
-  | { kind: 'release' | 'end' | 'kick' | 'force'; pick: number }
+  | ClientOp
   | { kind: 'tick'; ms: number }
   | { kind: 'slice' | 'deliver' | 'resync' };
 
@@ -61,29 +61,14 @@ it('any interleaving of parts, events and re-syncs ends with the standby holding
         const sink = new ReplicationSink(b);
         const { link, lines } = recordingLink();
         const got: Delivered = { begun: 0, parts: 0, finished: 0 };
-        const claims = () => [...a.allLocks()].flatMap((l) => {
-          const out = l.holder === null ? [] : [l.holder];
-          for (let w = l.head; w !== null; w = w.next) out.push(w);
-          return out;
-        });
         const run = (op: Op): void => {
-          const all = claims();
-          const picked = 'pick' in op ? all[op.pick % Math.max(1, all.length)] : undefined;
           switch (op.kind) {
             case 'acquire':
-              a.acquire(op.key, owner, op.session ? 'session' : 'keyed', 'c', op.leaseMs, op.waitMs, op.session);
-              break;
             case 'release':
-              if (picked?.state === 'holding') a.release(picked.name, picked.token);
-              break;
             case 'end':
-              if (picked !== undefined) a.end(picked);
-              break;
             case 'kick':
-              if (picked?.state === 'waiting') a.kick(picked.name, picked.id);
-              break;
             case 'force':
-              if (picked?.state === 'holding') a.forceRelease(picked.name);
+              applyClientOp(a, owner, op);
               break;
             case 'tick':
               clockA.advance(op.ms);
