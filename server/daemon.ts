@@ -207,6 +207,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       audit: (who, op, result) => ops.audit.record({ who, action: op.op, target: auditTarget(op), result: result.ok ? 'ok' : result.error, detail: result.detail }),
       logger: log,
     });
+    const source = clusterNode.source;
+    flusher.setLead(() => source.flush());
   }
   const ops = await createOpsServices({
     ...(clusterNode === null ? {} : { cluster: clusterNode }), wake,

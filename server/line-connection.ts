@@ -234,6 +234,7 @@ export abstract class LineConnection implements LineSink {
     if (this.heldSince !== 0) this.resumeReading(this.closingSince);
     this.splitter.stop();
     if (lastLine) this.send(lastLine);
+    this.ctx.flusher.flushLead();
     this.flush();
     this.releaseClaims();
     this.socket.end();

@@ -6,6 +6,7 @@ import type { ClaimOwner } from '../../lib/engine/claim.ts';
 import { FakeClock } from '../../lib/engine/clock.ts';
 import { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { BlockTokenSource, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
+import { FlushScheduler } from '../flush-scheduler.ts';
 import { ReplicationSource, type StandbyLink } from './replication-source.ts';
 
 const owner: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
@@ -21,6 +22,7 @@ function recorder(buffered = 0) {
     },
     bufferedBytes: () => buffered,
     whenDrained: () => {},
+    flushNow: () => {},
   };
   return { link, lines };
 }
@@ -41,6 +43,36 @@ afterEach(() => {
 });
 
 describe('ReplicationSource', () => {
+  it('writes the events of a turn to the standby before any client reply of that turn is written', () => {
+    const { engine, source } = setup();
+    const queued: string[] = [];
+    const written: string[] = [];
+    const link: StandbyLink = {
+      send: (m) => queued.push(JSON.stringify(m)),
+      sendRaw: (l) => queued.push(l),
+      close: () => {},
+      bufferedBytes: () => 0,
+      whenDrained: () => {},
+      flushNow: () => written.push(...queued.splice(0)),
+    };
+    source.addStandby('b', link);
+    written.length = 0;
+    const flusher = new FlushScheduler();
+    flusher.setLead(() => source.flush());
+    // A client connection whose reply (the grant, then the release) goes out in the pass.
+    const seenByClientWrite: string[][] = [];
+    const client = { flush: () => seenByClientWrite.push([...written]) };
+    const c = engine.acquire('x', owner, 'keyed', 'c', 1000, 0, false);
+    flusher.mark(client);
+    flusher.flushAll();
+    engine.release('x', c.token);
+    flusher.mark(client);
+    flusher.flushAll();
+    expect(seenByClientWrite).toHaveLength(2);
+    expect(seenByClientWrite[0]?.join('')).toContain('["g","x"');
+    expect(seenByClientWrite[1]?.join('')).toContain('["r","x"');
+  });
+
   it('reports lag in events and in ms since the oldest unacked batch', () => {
     const { clock, engine, source } = setup();
     const { link } = recorder();

@@ -19,6 +19,8 @@ export interface StandbyLink {
   bufferedBytes(): number;
   /** Calls `then` once the bytes written have gone down to a little (never, if the link closes first). */
   whenDrained(then: () => void): void;
+  /** Writes what is queued to the socket now, not at the end of the turn. */
+  flushNow(): void;
 }
 
 /**
@@ -237,6 +239,9 @@ export class ReplicationSource {
         continue;
       }
       s.link.sendRaw(line);
+      // Now, not in a later turn: this runs before the client replies of this turn are written
+      // (the flush scheduler's lead), so no client hears of a change before the standbys could.
+      s.link.flushNow();
       s.sentSeq = this.seq;
       s.unacked.push([this.seq, now]);
     }

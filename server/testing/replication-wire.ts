@@ -22,6 +22,7 @@ export function recordingLink(buffered: () => number = () => 0): RecordingLink {
     close: () => {},
     bufferedBytes: buffered,
     whenDrained: (then) => drained.push(then),
+    flushNow: () => {},
   };
   return { link, lines, drain: () => drained.splice(0).forEach((then) => then()) };
 }
