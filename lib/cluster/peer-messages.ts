@@ -14,13 +14,19 @@ const failover = z.object({
   cause: z.enum(FAILOVER_CAUSES),
 });
 
-/** Holder in a snapshot: [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs]. */
-export type SnapshotHolder = [string, number, string, Protocol, string, number, boolean, number, number];
-/** Waiter in a snapshot, in queue order: [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs]. */
-export type SnapshotWaiter = [string, number, Protocol, string, number, boolean, number, number | null];
+/**
+ * Holder in a snapshot: [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs, keyHash?]
+ * (keyHash: SHA-256 hex of a resumable session's claim key, absent otherwise).
+ */
+export type SnapshotHolder = [string, number, string, Protocol, string, number, boolean, number, number, string?];
+/** Waiter in a snapshot, in queue order: [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash?]. */
+export type SnapshotWaiter = [string, number, Protocol, string, number, boolean, number, number | null, string?];
 
-const holder = z.tuple([z.string(), z.number(), decimal, z.enum(['keyed', 'session']), z.string(), z.number(), z.boolean(), z.number(), z.number()]);
-const waiter = z.tuple([z.string(), z.number(), z.enum(['keyed', 'session']), z.string(), z.number(), z.boolean(), z.number(), z.number().nullable()]);
+/** A claim key's SHA-256, as lower-case hex. */
+export const KEY_HASH = /^[0-9a-f]{64}$/;
+const keyHash = z.string().regex(KEY_HASH);
+const holder = z.tuple([z.string(), z.number(), decimal, z.enum(['keyed', 'session']), z.string(), z.number(), z.boolean(), z.number(), z.number(), keyHash.optional()]);
+const waiter = z.tuple([z.string(), z.number(), z.enum(['keyed', 'session']), z.string(), z.number(), z.boolean(), z.number(), z.number().nullable(), keyHash.optional()]);
 
 const messages = z.discriminatedUnion('t', [
   /** The first message each way, sent only once TLS has authenticated both sides: `id` must be the dialler's PSK identity. */
@@ -59,6 +65,12 @@ const messages = z.discriminatedUnion('t', [
   z.object({ t: z.literal('snapshot-part'), holders: z.array(holder), waiters: z.array(waiter) }),
   z.object({ t: z.literal('ev'), seq: z.number(), e: z.array(z.array(z.unknown())) }),
   z.object({ t: z.literal('ack'), seq: z.number() }),
+  /**
+   * Coalesced lease renewals of resumable sessions, a few times a second (never one per
+   * heartbeat): [lock, claimId, remainingMs] each, remainingMs counted from when it was sent.
+   * Not numbered: a renewal of a claim that has ended meanwhile is ignored.
+   */
+  z.object({ t: z.literal('renew'), r: z.array(z.tuple([z.string(), z.number(), z.number().min(0)])) }),
   z.object({ t: z.literal('ceil'), ceiling: decimal }),
   z.object({ t: z.literal('ceil-ack'), ceiling: decimal }),
   z.object({ t: z.literal('failover'), f: failover }),
