@@ -70,7 +70,7 @@ describe('detached resumable claims', () => {
     expect(engine.lock('x')?.holder?.id).toBe(10);
     tick(1);
     const holder = engine.lock('x')?.holder;
-    expect([holder?.id, holder?.token > 100n]).toEqual([11, true]);
+    expect([holder?.id, (holder?.token ?? 0n) > 100n]).toEqual([11, true]);
     expect(carried.expired).toBe(1);
     // The waiter held while between connections: its client learns it on RESUME.
     const conn = new Owner();
