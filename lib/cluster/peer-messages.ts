@@ -67,10 +67,11 @@ const messages = z.discriminatedUnion('t', [
   z.object({ t: z.literal('ack'), seq: z.number() }),
   /**
    * Coalesced lease renewals of resumable sessions, a few times a second (never one per
-   * heartbeat): [lock, claimId, remainingMs] each, remainingMs counted from when it was sent.
+   * heartbeat): claimId, remainingMs, claimId, remainingMs... (flat, no lock names: the line is
+   * built every 250 ms for every renewed claim), remainingMs counted from when it was sent.
    * Not numbered: a renewal of a claim that has ended meanwhile is ignored.
    */
-  z.object({ t: z.literal('renew'), r: z.array(z.tuple([z.string(), z.number(), z.number().min(0)])) }),
+  z.object({ t: z.literal('renew'), r: z.array(z.number().int().min(0)).refine((r) => r.length % 2 === 0, 'claim id and lease pairs') }),
   z.object({ t: z.literal('ceil'), ceiling: decimal }),
   z.object({ t: z.literal('ceil-ack'), ceiling: decimal }),
   z.object({ t: z.literal('failover'), f: failover }),

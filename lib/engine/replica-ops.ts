@@ -168,6 +168,12 @@ export abstract class ReplicaOps extends EngineCore {
     }
   }
 
+  /** replicaRenew for a resumable claim (holder or waiter) named by its id alone (the coalesced renewals). */
+  replicaRenewResumable(claimId: number, remainingMs: number): void {
+    const claim = this.resumable.get(claimId);
+    if (claim !== undefined) this.replicaRenew(claim.name, claimId, remainingMs);
+  }
+
   /**
    * At a promotion: the replicated resumable session claims (holders and waiters) stay, now
    * owned by `owner` (a detached owner that counts how they end), each with the lease it had

@@ -96,8 +96,8 @@ export class ReplicationSink {
   }
 
   /** The active's coalesced renewals of resumable sessions: each lease now ends remainingMs from now. */
-  applyRenewals(renewals: [string, number, number][]): void {
-    for (const [lock, claimId, remainingMs] of renewals) this.engine.replicaRenew(lock, claimId, remainingMs);
+  applyRenewals(renewals: number[]): void {
+    for (let i = 0; i + 1 < renewals.length; i += 2) this.engine.replicaRenewResumable(renewals[i] as number, renewals[i + 1] as number);
   }
 
   private apply(e: unknown[], maxToken: bigint): void {

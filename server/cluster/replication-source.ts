@@ -278,7 +278,7 @@ function renewLine(claims: Iterable<Claim>, now: number): string | null {
   let n = 0;
   for (const c of claims) {
     if (c.state === 'ended') continue;
-    line += `${n++ === 0 ? '' : ','}[${JSON.stringify(c.name)},${c.id},${Math.max(0, Math.floor(c.expiresAt - now))}]`;
+    line += `${n++ === 0 ? '' : ','}${c.id},${Math.max(0, Math.floor(c.expiresAt - now))}`;
   }
   return n === 0 ? null : `${line}]}\n`;
 }
