@@ -13,6 +13,7 @@ import type { Socket } from 'node:net';
 import type { Claim, ClaimOwner, EndReason } from '../lib/engine/claim.ts';
 import type { LockEngine } from '../lib/engine/lock-engine.ts';
 import { TokensUnavailable } from '../lib/tokens/token-source.ts';
+import { BETWEEN_CONNECTIONS } from '../lib/engine/carried-claims.ts';
 import { ERRORS } from '../lib/errors.ts';
 import {
   ACQUIRE_TWICE,
@@ -64,7 +65,14 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
     private readonly engine: LockEngine,
   ) {
     super(socket, ctx);
+    // An RST (or any socket error) is not the client closing: see releaseClaims.
+    socket.on('error', () => {
+      this.reset = true;
+    });
   }
+
+  /** The socket failed (ECONNRESET...) rather than being closed by a FIN from the client. */
+  private reset = false;
 
   onLine(buf: Buffer, start: number, end: number): void {
     if (this.redirectLine !== null) {
@@ -171,6 +179,14 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
 
   /** The connection is gone: a holder releases (the next waiter is granted), a waiter leaves. */
   protected releaseClaims(waitingOnly = false): void {
+    // A resumable claim whose connection was reset under it stays for its client to RESUME
+    // (its lease still runs): the client cannot tell a reset from its node dying, and goes on
+    // working until its 0.8 x lease. A FIN, the client's close, releases at once as always.
+    if (this.reset && this.resumable && this.claim !== null) {
+      this.engine.detach(this.claim, BETWEEN_CONNECTIONS);
+      this.claim = null;
+      return;
+    }
     // engine.end ignores a claim that has already ended, so this may run any number of times.
     if (this.claim !== null && (!waitingOnly || this.claim.state === 'waiting')) this.engine.end(this.claim);
   }

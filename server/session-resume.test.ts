@@ -1,6 +1,7 @@
 // The resumable-session extension on one node, end to end on 127.0.0.1: ACQUIRE with a claim
 // key answers as ACQUIRE without one, closing still releases at once, and RESUME takes up no
 // claim that is still on a connection (a single node never has claims between connections).
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SESSION_REFUSAL, SessionConnection, claimKeyHash } from './session-connection.ts';
 import { eventually, LineClient } from './testing/line-client.ts';
@@ -71,6 +72,41 @@ describe('resumable sessions on one node', () => {
     holder.send('HEARTBEAT');
     expect(await holder.next()).toBe(acquired);
     await eventually(() => engine.heldCount === 1);
+  });
+
+  it('keeps a claim whose connection was reset (not closed by the client) for RESUME, within its lease, and the waiter behind it waits', async () => {
+    const { open, engine, port } = await setup();
+    const socket = connect({ host: '127.0.0.1', port });
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`ACQUIRE r/e 2000 ${KEY}\n`);
+    const line = await new Promise<string>((resolve) => socket.once('data', (d: Buffer) => resolve(d.toString().trimEnd())));
+    const waiter = await open();
+    waiter.send('ACQUIRE r/e 5000');
+    expect(await waiter.next()).toBe('WAITING 1');
+    socket.resetAndDestroy();
+    await eventually(() => engine.lock('r/e')?.holder?.owner.awaitingResume === true);
+    const back = await open();
+    back.send(`RESUME r/e ${KEY}`);
+    expect(await back.next()).toBe(line);
+    // Taken up: its connection owns it again, and closing that one releases at once.
+    await back.close();
+    expect(await waiter.next()).toMatch(/^ACQUIRED \d+$/);
+  });
+
+  it('a reset claim nobody resumes ends at its lease and the lock goes on', async () => {
+    const { open, engine, port } = await setup();
+    const socket = connect({ host: '127.0.0.1', port });
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`ACQUIRE r/f 300 ${KEY}\n`);
+    await new Promise((resolve) => socket.once('data', resolve));
+    const waiter = await open();
+    waiter.send('ACQUIRE r/f 5000');
+    expect(await waiter.next()).toBe('WAITING 1');
+    socket.resetAndDestroy();
+    const at = performance.now();
+    expect(await waiter.next()).toMatch(/^ACQUIRED \d+$/);
+    expect(performance.now() - at).toBeGreaterThan(150);
+    expect(engine.resumableCount).toBe(0);
   });
 
   it('refuses a RESUME after an ACQUIRE on the same connection, and a malformed RESUME, as protocol errors', async () => {

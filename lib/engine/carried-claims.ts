@@ -4,6 +4,19 @@
 // (the client did not come back within the lease), or ended otherwise (an admin).
 import type { Claim, ClaimOwner, EndReason } from './claim.ts';
 
+/**
+ * The owner of a resumable session claim whose connection was reset under it on a live node
+ * (an RST, not the client's FIN): kept for its client to RESUME within its lease, like a claim
+ * carried over by a promotion, so that a client that lost its connection without closing it
+ * does not go on believing it holds while the lock went to the next waiter.
+ */
+export const BETWEEN_CONNECTIONS: ClaimOwner = Object.freeze({
+  detached: true,
+  awaitingResume: true,
+  onGranted: () => true,
+  onEnded: () => {},
+});
+
 export class CarriedClaims implements ClaimOwner {
   readonly detached = true;
   readonly awaitingResume = true;

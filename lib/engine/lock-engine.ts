@@ -117,6 +117,14 @@ export class LockEngine extends GrantGate {
   }
 
   /**
+   * A resumable claim's connection is gone without its client closing it: the claim stays, held
+   * or queued, owned by `owner` (a detached owner), until RESUME takes it up or its lease ends.
+   */
+  detach(claim: Claim, owner: ClaimOwner): void {
+    if (claim.keyHash !== null && claim.state !== 'ended' && owner.detached === true) claim.owner = owner;
+  }
+
+  /**
    * Takes up the detached resumable claim on `name` whose key hashes to `keyHash` (held or
    * queued, no connection: carried over by a promotion): `owner` owns it from now on, and its
    * lease restarts (a resume is a sign of life). Null, and nothing changes, when there is no such
