@@ -88,6 +88,8 @@ async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<CarriedCl
     // does not take the role, and does not exit either. It listens again for two peer timeouts
     // before the decider may pick it again; meanwhile another candidate may promote.
     if (node.phase === 'promoting') {
+      // Handovers stay held: nothing may be handed on from a block that is not stored. The next
+      // follow (or a promotion that succeeds) releases them.
       node.phase = 'discovering';
       node.discoverUntil = d.clock.now() + 2 * d.cluster.peerTimeoutMs;
       node.sendStatus();
@@ -95,6 +97,7 @@ async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<CarriedCl
     d.logger.error({ err }, 'promotion abandoned: no token block could be stored; this node will not serve until one can');
     return null;
   }
+  // Whatever moved the phase on (a follow, a freeze) has set the gate its own way.
   if (node.phase !== 'promoting') return null;
   // A peer may have reported a higher ceiling while the block was being stored.
   d.tokens.raiseFloor(node.promotionFloor());
