@@ -136,3 +136,18 @@ describe('detached resumable claims', () => {
     expect([engine.resumableCount, engine.resumableClaim(c.id)]).toEqual([0, undefined]);
   });
 });
+
+describe('a resumable waiter granted from the queue', () => {
+  it('stays resumable: its grant can be replicated with its key hash and resumed after a promotion', () => {
+    const f = engineFixture({ startCeiling: 200n });
+    const first = f.engine.acquire('q', new Owner(), 'session', 'c1', 2_000, 0, true, 0, HASH_A);
+    const second = f.engine.acquire('q', new Owner(), 'session', 'c2', 2_000, 0, true, 0, HASH_B);
+    expect(second.state).toBe('waiting');
+    expect(f.engine.resumableClaim(second.id)?.keyHash).toBe(HASH_B);
+    f.engine.end(first);
+    expect(second.state).toBe('holding');
+    // What replication reads when it encodes the grant event.
+    expect(f.engine.resumableClaim(second.id)?.keyHash).toBe(HASH_B);
+    expect([...f.engine.resumableClaims()].map((c) => c.id)).toEqual([second.id]);
+  });
+});

@@ -227,8 +227,15 @@ export class LockEngine extends GrantGate {
     claim.state = 'holding';
     claim.grantedAt = now;
     if (!claim.sliding) claim.expiresAt = now + claim.leaseMs;
-    // A standby learns a sliding grant's real lease end from the next renewals batch.
-    if (claim.keyHash !== null) this.noteRenewal(claim);
+    if (claim.keyHash !== null) {
+      // A waiter granted from the queue left the resumable index with leaveQueue(): file it
+      // again, or replication would ship its grant without the key hash and a successor would
+      // drop the claim at promotion (found by the chaos checker: claim-unknown after MOVED, and
+      // the lock granted to the next waiter while the client still worked).
+      this.addResumable(claim);
+      // A standby learns a sliding grant's real lease end from the next renewals batch.
+      this.noteRenewal(claim);
+    }
     lock.holder = claim;
     this.held++;
     claim.due = claim.expiresAt;
