@@ -2,10 +2,14 @@
 // its own lock with a `leaseMs` lease, and heartbeats each every lease/4 (the docs' schedule
 // without the RTT term), spread evenly over 10 ms ticks rather than in one burst. Each socket
 // keeps a reader. Prints {"ready":n,"refused":m} once every session is held or was refused, and its counts when told "stop" on stdin.
-// Usage: node --import tsx bench/session-holders.ts <sessionPort> <count> <leaseMs>
+// With a fourth argument `resumable`, each ACQUIRE carries a random claim key (the resumable
+// sessions of docs/protocol.md), as SessionClient sends by default.
+// Usage: node --import tsx bench/session-holders.ts <sessionPort> <count> <leaseMs> [resumable]
+import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 
-const [port, count, leaseMs] = process.argv.slice(2).map(Number) as [number, number, number];
+const [port, count, leaseMs] = process.argv.slice(2, 5).map(Number) as [number, number, number];
+const resumable = process.argv[5] === 'resumable';
 const sockets: Socket[] = [];
 /** Open sockets: a session the server refused (too many connections) gets no heartbeats. */
 const live = new Set<Socket>();
@@ -18,7 +22,7 @@ let stopping = false;
 function open(i: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const s = connect({ host: '127.0.0.1', port }, () => {
-      s.write(`ACQUIRE holders/${i} ${leaseMs}\n`);
+      s.write(resumable ? `ACQUIRE holders/${i} ${leaseMs} ${randomBytes(16).toString('hex')}\n` : `ACQUIRE holders/${i} ${leaseMs}\n`);
       // Heartbeats only after the ACQUIRE: a HEARTBEAT first is a protocol error (ERROR 0x02),
       // which earlier runs counted as refused sessions.
       live.add(s);

@@ -35,6 +35,7 @@ export type ErrorName =
   | 'client-closed'
   | 'tokens-exhausted'
   | 'storage-unavailable'
+  | 'claim-unknown'
   | 'internal';
 
 export interface ErrorSpec {
@@ -57,6 +58,9 @@ export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
   // token ceiling cannot be written to the data dir (disk full, I/O error; grants resume by themselves).
   'tokens-exhausted': { sessionCode: 0x07, side: 'server', httpStatus: 503, message: 'fencing tokens exhausted: this node can grant no more locks' },
   'storage-unavailable': { sessionCode: 0x08, side: 'server', httpStatus: 503, message: 'storage unavailable: the token ceiling cannot be written to the data dir' },
+  // A RESUME that names no claim waiting for its client here: none with that key on that lock
+  // (it expired, was released or ended, never existed, or the key is wrong: all look the same).
+  'claim-unknown': { sessionCode: 0x09, side: 'client', httpStatus: 404, message: 'claim unknown: no claim with that key is waiting to be resumed here' },
   'io-timeout': { sessionCode: 0x02, side: 'client', httpStatus: 408, message: 'io timeout' },
   'unknown-op': { side: 'client', httpStatus: 400, message: 'unknown op' },
   'bad-key': { side: 'client', httpStatus: 400, message: 'bad key: 1 to 250 bytes of UTF-8 without whitespace or control characters' },

@@ -193,7 +193,13 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
         keyed.setRoute(route);
         sessions.setRoute(route);
       },
-      redirectSessions: (route) => sessions.redirectOpen(route),
+      // Resumable sessions are spared: they move with the handoff (moveSessions) once the successor has promoted.
+      redirectSessions: (route) => sessions.redirectOpen(route, (conn) => conn.resumable),
+      moveSessions: (sessionAddress) => {
+        let moved = 0;
+        for (const conn of sessions.connections) if (conn.moveTo(sessionAddress)) moved++;
+        return moved;
+      },
       driver,
       persistCeiling: (c) => durable.saveAhead(c),
       // Asked on every heartbeat: the store's own record, not a read of the ceiling files.

@@ -134,13 +134,14 @@ export class LineListener<C extends LineConnection> {
   /**
    * Sends the open connections that must leave for a redirect there (for sessions: those with a
    * claim), keeping the route for the rest and for new ones. A graceful handoff ends its sessions
-   * this way before the successor can grant their locks, so each holder is told first.
+   * this way before the successor can grant their locks, so each holder is told first. Those
+   * `spare` picks (resumable sessions, which move with the handoff instead) keep the route.
    */
-  redirectOpen(route: Extract<Route, { kind: 'redirect' }>): void {
+  redirectOpen(route: Extract<Route, { kind: 'redirect' }>, spare?: (conn: C) => boolean): void {
     const now = this.opts.clock.now();
     const leaving: C[] = [];
     for (const conn of this.connections) {
-      if (conn.applyRoute(route, now, false)) leaving.push(conn);
+      if (spare?.(conn) !== true && conn.applyRoute(route, now, false)) leaving.push(conn);
       else conn.applyRoute(this.route, now, false);
     }
     for (const conn of leaving) conn.closeRedirected();

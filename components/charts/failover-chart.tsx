@@ -2,7 +2,7 @@ import { memo } from 'react';
 import { CartesianGrid, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { FailoverCause, FailoverView } from '@/lib/ops/api-types.ts';
 import { failoverDomain, failoverPoints, timeTicks } from '@/lib/ops/dashboard-charts.ts';
-import { formatClockMinutes, formatClockTime, formatLatency, formatMsTick } from '@/lib/ops/dashboard-format.ts';
+import { carriedClaimsText, formatClockMinutes, formatClockTime, formatLatency, formatMsTick } from '@/lib/ops/dashboard-format.ts';
 import { Card } from '../ui/card.tsx';
 import { CHART_HEIGHT } from './chart-frame.tsx';
 import { useChartPalette, type ChartPalette } from './palette.ts';
@@ -69,6 +69,7 @@ export const FailoverChart = memo(function FailoverChart({ failovers, asOf }: { 
               <span className="font-mono">{f.label}</span>
               <span>{CAUSE_LABEL[f.cause]}</span>
               <span className="text-slate-500 dark:text-slate-400">gap {formatLatency(f.gapMs)}</span>
+              {carriedClaimsText(f) !== null && <span className="text-slate-500 dark:text-slate-400" data-testid="failover-claims">{carriedClaimsText(f)}</span>}
             </li>
           ))}
         </ol>

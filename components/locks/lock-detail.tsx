@@ -22,6 +22,14 @@ function HolderTimes({ holder, receivedAt }: { holder: HolderView; receivedAt: n
         {formatCountdown(lease)} of {formatDuration(holder.leaseMs)}
         {holder.sliding ? ' (sliding)' : ''}
       </dd>
+      {holder.reconnecting === true && (
+        <>
+          <dt className="text-slate-500 dark:text-slate-400">Connection</dt>
+          <dd className="text-amber-700 dark:text-amber-400" data-testid="detail-holder-reconnecting">
+            reconnecting: kept for its client to resume for {formatCountdown(lease)}
+          </dd>
+        </>
+      )}
     </>
   );
 }

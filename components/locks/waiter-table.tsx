@@ -12,7 +12,14 @@ function WaitCells({ waiter, asOf, receivedAt }: { waiter: WaiterView; asOf: num
   return (
     <>
       <td className="px-2 py-1.5 tabular-nums">{formatDuration(elapsedSince(waiter.waitingForMs, receivedAt, now))}</td>
-      <td className="px-2 py-1.5 tabular-nums">{waiter.waitDeadline === null ? 'none' : `in ${formatCountdown(remainingUntil(waiter.waitDeadline, asOf, receivedAt, now))}`}</td>
+      <td className="px-2 py-1.5 tabular-nums">
+        {waiter.waitDeadline === null ? 'none' : `in ${formatCountdown(remainingUntil(waiter.waitDeadline, asOf, receivedAt, now))}`}
+        {waiter.reconnecting === true && (
+          <span className="ml-1 text-amber-700 dark:text-amber-400" data-testid="waiter-reconnecting">
+            reconnecting ({formatCountdown(Math.max(0, (waiter.reconnectRemainingMs ?? 0) - Math.max(0, now - receivedAt)))} left)
+          </span>
+        )}
+      </td>
     </>
   );
 }

@@ -28,6 +28,8 @@ export type SessionReply =
   | { readonly kind: 'waiting'; readonly position: number }
   | { readonly kind: 'error'; readonly code: number; readonly text: string }
   | { readonly kind: 'redirect'; readonly address: Address }
+  /** A resumable session's claim moved to the node at `address` (a handoff): RESUME it there. */
+  | { readonly kind: 'moved'; readonly address: Address }
   | { readonly kind: 'malformed'; readonly line: string; readonly why: string };
 
 const SPACE = 32;
@@ -121,6 +123,10 @@ export function parseSessionReply(line: string): SessionReply {
     case 'REDIRECT': {
       const address = parseAddress(rest);
       return address ? { kind: 'redirect', address } : malformed(line, 'REDIRECT to an unreadable address');
+    }
+    case 'MOVED': {
+      const address = parseAddress(rest);
+      return address ? { kind: 'moved', address } : malformed(line, 'MOVED to an unreadable address');
     }
     default:
       return malformed(line, 'unknown reply');

@@ -12,8 +12,9 @@ import type { LineScript } from './testing/fake-line-server.ts';
 const fakes = fakeLineServers<SessionClient>();
 const fakeServer = fakes.start;
 
+/** A seed-protocol client (no claim key): these tests pin the protocol as it was before resuming; session-resume-client.test.ts has the default. */
 function client(options: SessionClientOptions): SessionClient {
-  return fakes.track(new SessionClient(options));
+  return fakes.track(new SessionClient({ resumable: false, ...options }));
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

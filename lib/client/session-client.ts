@@ -1,6 +1,8 @@
 // The session-protocol client: finds a server that will hold a claim for us (following
 // REDIRECTs, moving down the address list when a server goes away) and hands out held leases.
-// Once a lease is held it is never moved: losing it aborts its signal instead.
+// A lease is resumable by default (each claim gets a random claim key): when its node hands off
+// or dies, the connection takes the claim up again on the node that has it (session-connection.ts)
+// without aborting the work, within the lease. Losing it aborts its signal.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_SESSION_PORT, normalizeAddresses } from './address.ts';
 import type { Address, AddressInput } from './address.ts';
@@ -10,6 +12,7 @@ import { LockTimeoutError } from './lock-timeout-error.ts';
 import { clientClosed, errorWithText } from './client-errors.ts';
 import { checkWaitMs, sessionLeaseMs } from './durations.ts';
 import { checkLockName } from './lock-names.ts';
+import { newClaimKey } from './claim-key.ts';
 
 export interface SessionClientOptions extends SessionHooks {
   /** The servers of one Baton cluster; default 127.0.0.1:7071. */
@@ -20,6 +23,11 @@ export interface SessionClientOptions extends SessionHooks {
   readonly connectTimeout?: number;
   /** How long to keep reconnecting while no server answers at all, in ms (default 5000). */
   readonly reconnectFor?: number;
+  /**
+   * Claims survive a handoff or a failover of the active node (default true): ACQUIRE sends a
+   * random claim key, and the claim is RESUMEd on the new active. false speaks the seed protocol.
+   */
+  readonly resumable?: boolean;
 }
 
 export interface SessionOptions extends SessionHooks {
@@ -140,6 +148,7 @@ export class SessionClient {
       ...(onHeartbeat ? { onHeartbeat } : {}),
       ...(onWaiting ? { onWaiting } : {}),
       onEnded: () => this.live.delete(connection),
+      ...(this.options.resumable === false ? {} : { claimKey: newClaimKey(), resumeAddresses: this.addresses }),
     });
     this.live.add(connection);
     return connection;

@@ -1,9 +1,14 @@
 // One session-protocol connection, which is one claim on one lock: it sends ACQUIRE, keeps the
 // claim alive with heartbeats (one in flight at most), takes the pushed ACQUIRED when the lock
 // reaches it, and aborts `signal` the moment it can no longer vouch for its ownership.
-// Reconnecting elsewhere is the SessionClient's job; this file only reports how the claim ended.
+// Reconnecting elsewhere is the SessionClient's job; this file only reports how the claim ended,
+// with one exception: a resumable claim (the default: ACQUIRE carries a random claim key) is
+// taken up again here, on a new connection with `RESUME <name> <key>`, when the server says
+// `MOVED` (a handoff) or the connection drops (the active died). Its work is not aborted
+// meanwhile, but only as long as the usual 0.8 x lease without a confirmation allows.
 import { BatonError } from '../errors.ts';
 import { connectLines } from './transport.ts';
+import { sameAddress } from './claim-key.ts';
 import type { LineTransport } from './transport.ts';
 import { formatAddress } from './address.ts';
 import type { Address } from './address.ts';
@@ -60,10 +65,21 @@ export interface SessionAttemptOptions extends SessionHooks {
   readonly giveUpAfterMs: number;
   /** Called once when the connection is finished with, however that happened. */
   readonly onEnded?: () => void;
+  /**
+   * The claim key (32 to 64 hex characters, random) that makes this claim resumable; without
+   * one the session speaks the seed protocol and a lost connection is a lost claim.
+   */
+  readonly claimKey?: string;
+  /** Where to look for the claim when its connection drops (the cluster's session addresses). */
+  readonly resumeAddresses?: readonly Address[];
 }
 
 /** Without an answer for this share of the lease, the client stops trusting its ownership. */
 const SILENCE_SHARE = 0.8;
+/** Redirects in a row while resuming before we call it a loop. */
+const MAX_RESUME_REDIRECTS = 8;
+/** Pause after a pass over every address found none that would answer a RESUME. */
+const RESUME_PASS_PAUSE_MS = 100;
 
 type Phase = 'acquiring' | 'queued' | 'held' | 'ended';
 
@@ -75,7 +91,15 @@ export class SessionConnection implements SessionLease {
   readonly ready: Promise<AttemptOutcome>;
   private settle!: (outcome: AttemptOutcome) => void;
   private readonly controller = new AbortController();
-  private readonly transport: LineTransport;
+  private transport: LineTransport;
+  /** Bumped for each connection: callbacks of a connection we left are ignored. */
+  private generation = 0;
+  /** Between connections: a RESUME is under way (or about to be sent) on `transport`. */
+  private resuming = false;
+  private resumeRedirects = 0;
+  /** Connections tried in a row for a RESUME without an answer. */
+  private resumeMisses = 0;
+  private resumeTimer: NodeJS.Timeout | undefined;
   private readonly schedule: HeartbeatSchedule;
   private phase: Phase = 'acquiring';
   /** Send time of the one request awaiting its answer (ACQUIRE or HEARTBEAT). */
@@ -106,11 +130,7 @@ export class SessionConnection implements SessionLease {
     this.ready = new Promise((resolve) => {
       this.settle = resolve;
     });
-    this.transport = connectLines(
-      address,
-      { onOpen: () => this.opened(), onLine: (line) => this.receive(line), onClose: (error) => this.closed(error) },
-      options.connectTimeoutMs,
-    );
+    this.transport = this.connect(address);
     if (options.giveUpAfterMs !== Infinity) this.giveUpTimer = setTimeout(this.giveUp, options.giveUpAfterMs);
   }
 
@@ -129,6 +149,30 @@ export class SessionConnection implements SessionLease {
     return this.closing;
   }
 
+  /** Whether the claim is between connections right now (being resumed). */
+  get reconnecting(): boolean {
+    return this.resuming;
+  }
+
+  private connect(address: Address): LineTransport {
+    const generation = ++this.generation;
+    return connectLines(
+      address,
+      {
+        onOpen: () => {
+          if (generation === this.generation) this.opened();
+        },
+        onLine: (line) => {
+          if (generation === this.generation) this.receive(line);
+        },
+        onClose: (error) => {
+          if (generation === this.generation) this.closed(error);
+        },
+      },
+      this.options.connectTimeoutMs,
+    );
+  }
+
   private async shutdown(): Promise<void> {
     if (this.phase !== 'ended') {
       const held = this.phase === 'held';
@@ -142,8 +186,15 @@ export class SessionConnection implements SessionLease {
   private opened(): void {
     if (this.phase === 'ended') return;
     const now = performance.now();
+    if (this.resuming) {
+      // The silence deadline keeps counting from the last confirmation: a resume extends nothing
+      // until the server answers it.
+      this.send(`RESUME ${this.name} ${this.options.claimKey ?? ''}`, false, now);
+      return;
+    }
     this.anchor = now;
-    this.send(`ACQUIRE ${this.name} ${this.options.leaseMs}`, false, now);
+    const key = this.options.claimKey;
+    this.send(key === undefined ? `ACQUIRE ${this.name} ${this.options.leaseMs}` : `ACQUIRE ${this.name} ${this.options.leaseMs} ${key}`, false, now);
     this.silenceTimer = setTimeout(this.checkSilence, timerDelay(SILENCE_SHARE * this.options.leaseMs));
   }
 
@@ -165,7 +216,16 @@ export class SessionConnection implements SessionLease {
         return this.onWaiting(reply.position, now);
       case 'error':
         return this.onError(errorFromSessionCode(reply.code, reply.text));
+      case 'moved':
+        // The claim moved with a handoff to the node named: take it up there.
+        if (this.options.claimKey === undefined) return this.protocolFailure(`MOVED to a session that sent no claim key: ${line}`);
+        return this.resumeAt(reply.address);
       case 'redirect':
+        // Resuming, a standby names the active: look for the claim there.
+        if (this.resuming) {
+          if (++this.resumeRedirects > MAX_RESUME_REDIRECTS) return this.resumeFailed(errorWithText('protocol-error', `more than ${MAX_RESUME_REDIRECTS} redirects in a row`));
+          return this.resumeAt(reply.address);
+        }
         // A node that stops being active (handoff, split brain) redirects its open sessions: the
         // claim ended there, as at ERROR 0x01. The next claim starts at the named address.
         if (this.phase === 'held') {
@@ -178,6 +238,18 @@ export class SessionConnection implements SessionLease {
   }
 
   private onAcquired(token: bigint, now: number): void {
+    if (this.resuming) {
+      // The answer to RESUME: the same claim, holding (the same token) or granted meanwhile.
+      const sentAt = this.inflightSince;
+      if (sentAt === undefined) return this.protocolFailure('ACQUIRED that answers no request');
+      if (this.phase === 'held' && token !== this.token) {
+        return this.protocolFailure(`RESUME answered with token ${token} for a claim holding token ${this.token}`);
+      }
+      this.resumed();
+      this.answer(sentAt, now);
+      if (this.phase === 'queued') this.becomeHeld(token);
+      return;
+    }
     // While queued, the first ACQUIRED is the push (the server sends it before answering any
     // heartbeat as holder); a heartbeat in flight is still owed its own answer.
     if (this.phase === 'queued') return this.becomeHeld(token);
@@ -194,6 +266,7 @@ export class SessionConnection implements SessionLease {
     const sentAt = this.inflightSince;
     if (sentAt === undefined) return this.protocolFailure('WAITING that answers no request');
     if (this.phase === 'held') return this.lose(errorWithText('protocol-error', 'WAITING while holding the lock'));
+    if (this.resuming) this.resumed();
     this.phase = 'queued';
     this.position = position;
     this.answer(sentAt, now);
@@ -201,12 +274,23 @@ export class SessionConnection implements SessionLease {
   }
 
   private onError(error: BatonError): void {
+    if (this.resuming) {
+      // A node going away or full: look elsewhere. Anything else (claim-unknown above all: it
+      // expired, or another node has it no more) means the claim is gone.
+      if (isServerSide(error)) return this.resumeNext();
+      return this.resumeFailed(error);
+    }
     if (this.phase === 'held') return this.lose(error);
     this.finish(isServerSide(error) ? { kind: 'retry', reason: error, answered: this.answered } : { kind: 'failed', reason: error });
   }
 
   private closed(error: Error | undefined): void {
     if (this.phase === 'ended') return;
+    // A resumable claim outlives a dropped connection on the server for a while (a standby that
+    // takes over keeps it): look for it, until the silence deadline says ownership is lost.
+    if (this.options.claimKey !== undefined && (this.phase === 'held' || this.phase === 'queued') && this.closing === undefined) {
+      return this.resumeNext();
+    }
     const where = formatAddress(this.transport.address);
     const reason =
       error instanceof BatonError
@@ -239,8 +323,50 @@ export class SessionConnection implements SessionLease {
   }
 
   private readonly beat = (): void => {
-    if (this.phase !== 'ended' && this.inflightSince === undefined) this.send('HEARTBEAT', true, performance.now());
+    if (this.phase !== 'ended' && !this.resuming && this.inflightSince === undefined) this.send('HEARTBEAT', true, performance.now());
   };
+
+  /** Leaves the current connection and asks `address` for the claim (RESUME). */
+  private resumeAt(address: Address): void {
+    this.resuming = true;
+    clearTimeout(this.heartbeatTimer);
+    clearTimeout(this.resumeTimer);
+    this.inflightSince = undefined;
+    const old = this.transport;
+    this.transport = this.connect(address);
+    old.destroy();
+  }
+
+  /** The connection dropped, or a node could not answer: the next address, pausing after a whole pass. */
+  private resumeNext(): void {
+    const list = this.options.resumeAddresses ?? [this.transport.address];
+    const at = list.findIndex((a) => sameAddress(a, this.transport.address));
+    const next = list[(at + 1) % list.length] ?? this.transport.address;
+    this.resumeRedirects = 0;
+    this.resuming = true;
+    clearTimeout(this.heartbeatTimer);
+    this.inflightSince = undefined;
+    this.generation++; // the connection we leave says nothing more
+    this.transport.destroy();
+    if (++this.resumeMisses % list.length !== 0) return this.resumeAt(next);
+    clearTimeout(this.resumeTimer);
+    this.resumeTimer = setTimeout(() => {
+      if (this.phase !== 'ended') this.resumeAt(next);
+    }, RESUME_PASS_PAUSE_MS);
+  }
+
+  /** A RESUME was answered: back on a connection. */
+  private resumed(): void {
+    this.resuming = false;
+    this.resumeRedirects = 0;
+    this.resumeMisses = 0;
+  }
+
+  /** The claim is not to be found again: a holder's ownership is lost; a waiter queues anew. */
+  private resumeFailed(error: BatonError): void {
+    if (this.phase === 'held') return this.lose(error);
+    this.finish({ kind: 'retry', reason: error, answered: this.answered });
+  }
 
   /** One timer, re-armed lazily: answers only move the anchor, the timer checks it when due. */
   private readonly checkSilence = (): void => {
@@ -281,6 +407,8 @@ export class SessionConnection implements SessionLease {
 
   private end(): void {
     this.phase = 'ended';
+    this.resuming = false;
+    clearTimeout(this.resumeTimer);
     clearTimeout(this.heartbeatTimer);
     clearTimeout(this.silenceTimer);
     clearTimeout(this.giveUpTimer);

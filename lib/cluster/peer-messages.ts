@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { FAILOVER_CAUSES, type FailoverView, NODE_PHASES, type NodePhase, type Protocol, type ReplicationLag } from '../ops/api-types.ts';
 import { MAX_TOKEN } from '../tokens/token-source.ts';
-import { isSnapshotHolder, isSnapshotHolders, isSnapshotWaiter, isSnapshotWaiters, type SnapshotHolder, type SnapshotWaiter } from './snapshot-entries.ts';
+import { KEY_HASH, isSnapshotHolder, isSnapshotHolders, isSnapshotWaiter, isSnapshotWaiters, type SnapshotHolder, type SnapshotWaiter } from './snapshot-entries.ts';
 
 const phase = z.enum(NODE_PHASES);
 /** A u64 in decimal (tokens, ceilings): 20 digits reach past u64, so the value is checked too. */
@@ -17,6 +17,7 @@ const failover = z.object({
 });
 
 export type { SnapshotHolder, SnapshotWaiter };
+export { KEY_HASH };
 
 const holder = z.custom<SnapshotHolder>(isSnapshotHolder, 'malformed snapshot holder');
 const waiter = z.custom<SnapshotWaiter>(isSnapshotWaiter, 'malformed snapshot waiter');
@@ -67,6 +68,13 @@ const messages = z.discriminatedUnion('t', [
   z.object({ t: z.literal('snapshot-part'), cont: z.string().optional(), holders: z.array(holder), waiters: z.array(waiter) }),
   z.object({ t: z.literal('ev'), seq: z.number(), e: z.array(z.array(z.unknown())) }),
   z.object({ t: z.literal('ack'), seq: z.number() }),
+  /**
+   * Coalesced lease renewals of resumable sessions, a few times a second (never one per
+   * heartbeat): claimId, remainingMs, claimId, remainingMs... (flat, no lock names: the line is
+   * built every 250 ms for every renewed claim), remainingMs counted from when it was sent.
+   * Not numbered: a renewal of a claim that has ended meanwhile is ignored.
+   */
+  z.object({ t: z.literal('renew'), r: z.array(z.number().int().min(0)).refine((r) => r.length % 2 === 0, 'claim id and lease pairs') }),
   z.object({ t: z.literal('ceil'), ceiling: decimal }),
   z.object({ t: z.literal('ceil-ack'), ceiling: decimal }),
   z.object({ t: z.literal('failover'), f: failover }),

@@ -5,10 +5,17 @@
 import type { Protocol } from '../ops/api-types.ts';
 import { MAX_TOKEN } from '../tokens/token-source.ts';
 
-/** Holder in a snapshot: [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs]. */
-export type SnapshotHolder = [string, number, string, Protocol, string, number, boolean, number, number];
-/** Waiter in a snapshot, in queue order: [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs]. */
-export type SnapshotWaiter = [string, number, Protocol, string, number, boolean, number, number | null];
+/**
+ * Holder in a snapshot: [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs, keyHash?]
+ * (keyHash: SHA-256 hex of a resumable session's claim key, absent otherwise).
+ */
+export type SnapshotHolder = [string, number, string, Protocol, string, number, boolean, number, number, string?];
+/** Waiter in a snapshot, in queue order: [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash?]. */
+export type SnapshotWaiter = [string, number, Protocol, string, number, boolean, number, number | null, string?];
+
+/** A claim key's SHA-256, as lower-case hex. */
+export const KEY_HASH = /^[0-9a-f]{64}$/;
+const isKeyHash = (v: unknown): boolean => typeof v === 'string' && KEY_HASH.test(v);
 
 const DECIMAL = /^[0-9]{1,20}$/;
 
@@ -21,13 +28,14 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 const isProtocol = (v: unknown): v is Protocol => v === 'keyed' || v === 'session';
 
 export function isSnapshotHolder(v: unknown): v is SnapshotHolder {
-  return Array.isArray(v) && v.length === 9 && typeof v[0] === 'string' && isNumber(v[1]) && isDecimalU64(v[2]) && isProtocol(v[3])
-    && typeof v[4] === 'string' && isNumber(v[5]) && typeof v[6] === 'boolean' && isNumber(v[7]) && isNumber(v[8]);
+  return Array.isArray(v) && (v.length === 9 || (v.length === 10 && isKeyHash(v[9]))) && typeof v[0] === 'string' && isNumber(v[1])
+    && isDecimalU64(v[2]) && isProtocol(v[3]) && typeof v[4] === 'string' && isNumber(v[5]) && typeof v[6] === 'boolean' && isNumber(v[7])
+    && isNumber(v[8]);
 }
 
 export function isSnapshotWaiter(v: unknown): v is SnapshotWaiter {
-  return Array.isArray(v) && v.length === 8 && typeof v[0] === 'string' && isNumber(v[1]) && isProtocol(v[2]) && typeof v[3] === 'string'
-    && isNumber(v[4]) && typeof v[5] === 'boolean' && isNumber(v[6]) && (v[7] === null || isNumber(v[7]));
+  return Array.isArray(v) && (v.length === 8 || (v.length === 9 && isKeyHash(v[8]))) && typeof v[0] === 'string' && isNumber(v[1])
+    && isProtocol(v[2]) && typeof v[3] === 'string' && isNumber(v[4]) && typeof v[5] === 'boolean' && isNumber(v[6]) && (v[7] === null || isNumber(v[7]));
 }
 
 export const isSnapshotHolders = (v: unknown): v is SnapshotHolder[] => Array.isArray(v) && v.every(isSnapshotHolder);

@@ -22,6 +22,15 @@ export interface ClaimOwner {
   onGranted(claim: Claim): boolean;
   /** The engine ended the claim for `reason`; not called for ends the owner asked for. */
   onEnded(claim: Claim, reason: EndReason): void;
+  /**
+   * Set on owners that stand for no connection (a replicated claim, a session claim between
+   * connections): a resumable claim with such an owner may be taken up by RESUME (lock-engine.ts).
+   */
+  readonly detached?: true;
+  /** Set on the owner of claims kept for their clients to come back (not a standby's mirror): for operators, "reconnecting". */
+  readonly awaitingResume?: true;
+  /** A detached claim of this owner was taken up by a connection again. */
+  onResumed?(claim: Claim): void;
 }
 
 export class Claim implements HeapItem {
@@ -38,11 +47,19 @@ export class Claim implements HeapItem {
   expiresAt = Number.POSITIVE_INFINITY;
   /** Absolute wait deadline while queued; +Infinity waits forever. */
   waitDeadline = Number.POSITIVE_INFINITY;
+  /**
+   * SHA-256 (hex) of the claim key of a session that opted in to resuming, else null. Only the
+   * hash is kept: the key is the client's credential and is never stored, logged or shown.
+   */
+  keyHash: string | null = null;
+  /** Already in the engine's list of renewals to replicate (see LockEngine.takeRenewals). */
+  renewQueued = false;
 
   constructor(
     readonly id: number,
     readonly lock: LockState,
-    readonly owner: ClaimOwner,
+    /** Changes only for a resumable claim: detached from its connection, or taken up by another. */
+    public owner: ClaimOwner,
     readonly protocol: Protocol,
     /** Peer address, for operators ("127.0.0.1:53122"). */
     readonly client: string,

@@ -19,6 +19,14 @@ export abstract class EngineCore {
   protected nextClaimId = 1;
   protected held = 0;
   protected queued = 0;
+  /**
+   * Claims that may outlive their connection (sessions that sent a claim key), by claim id: a
+   * standby renews them from the active's coalesced renewals, a promotion keeps them.
+   */
+  protected readonly resumable = new Map<number, Claim>();
+  /** Resumable claims renewed (or granted) since the last takeRenewals(), while tracked. */
+  protected renewals: Claim[] = [];
+  protected trackingRenewals = false;
 
   constructor(
     protected readonly clock: Clock,
@@ -60,6 +68,38 @@ export abstract class EngineCore {
     return this.locks.get(name);
   }
 
+  /** Resumable claims (holders and waiters that sent a claim key), live ones only. */
+  get resumableCount(): number {
+    return this.resumable.size;
+  }
+
+  /** Every live resumable claim. */
+  resumableClaims(): IterableIterator<Claim> {
+    return this.resumable.values();
+  }
+
+  /** The resumable claim with this id, or undefined. */
+  resumableClaim(claimId: number): Claim | undefined {
+    return this.resumable.get(claimId);
+  }
+
+  /**
+   * Collects resumable claims as they are renewed (replication to standbys wants them), or stops
+   * and forgets the list. Off by default, so a node that replicates to nobody keeps no list.
+   */
+  trackRenewals(on: boolean): void {
+    this.trackingRenewals = on;
+    if (!on) this.takeRenewals();
+  }
+
+  /** The resumable claims renewed or granted since the last call, each once (ended ones included: skip them). */
+  takeRenewals(): Claim[] {
+    const out = this.renewals;
+    this.renewals = [];
+    for (let i = 0; i < out.length; i++) (out[i] as Claim).renewQueued = false;
+    return out;
+  }
+
   /** Every lock that has a holder or waiters. */
   allLocks(): IterableIterator<LockState> {
     return this.locks.values();
@@ -83,7 +123,21 @@ export abstract class EngineCore {
     if (lock.idle && this.locks.get(lock.name) === lock) this.locks.delete(lock.name);
   }
 
+  /** Files a claim that sent a claim key (it must have its keyHash already). */
+  protected addResumable(claim: Claim): void {
+    this.resumable.set(claim.id, claim);
+  }
+
+  /** A resumable claim's lease moved on: the standbys hear of it at the next renewals batch. */
+  protected noteRenewal(claim: Claim): void {
+    if (this.trackingRenewals && !claim.renewQueued) {
+      claim.renewQueued = true;
+      this.renewals.push(claim);
+    }
+  }
+
   protected endHolder(lock: LockState, holder: Claim, endedAt: number, cause: HandoverCause): void {
+    if (holder.keyHash !== null) this.resumable.delete(holder.id);
     holder.state = 'ended';
     this.heap.remove(holder);
     lock.holder = null;
@@ -95,6 +149,7 @@ export abstract class EngineCore {
   /** Takes a waiter out of its queue (and the heap); deletes the lock when nothing is left. */
   protected leaveQueue(claim: Claim, dropIdleLock = true): void {
     const lock = claim.lock;
+    if (claim.keyHash !== null) this.resumable.delete(claim.id);
     lock.unlink(claim);
     this.queued--;
     this.heap.remove(claim);

@@ -29,9 +29,10 @@ export class LockEngine extends GrantGate {
   /**
    * Asks for `name`. The claim is granted now (owner.onGranted is called before this returns)
    * or queued at the tail. `waitMs` 0 waits forever. Sliding claims (sessions) must be
-   * touched within `leaseMs` while queued too, or they leave the queue as dead.
+   * touched within `leaseMs` while queued too, or they leave the queue as dead. `keyHash` (a
+   * session that sent a claim key) makes the claim resumable: see resume().
    */
-  acquire(name: string, owner: ClaimOwner, protocol: Protocol, client: string, leaseMs: number, waitMs: number, sliding: boolean, tag = 0): Claim {
+  acquire(name: string, owner: ClaimOwner, protocol: Protocol, client: string, leaseMs: number, waitMs: number, sliding: boolean, tag = 0, keyHash: string | null = null): Claim {
     if (!(leaseMs > 0 && leaseMs < NEVER) || !(waitMs >= 0)) throw new RangeError(`bad lease ${leaseMs} or wait ${waitMs}`);
     this.catchUp();
     const now = this.clock.now();
@@ -43,6 +44,10 @@ export class LockEngine extends GrantGate {
     const lock = existing ?? this.addLock(name);
     const claim = new Claim(this.nextClaimId++, lock, owner, protocol, client, leaseMs, sliding, now, tag);
     if (sliding) claim.expiresAt = now + leaseMs;
+    if (keyHash !== null) {
+      claim.keyHash = keyHash;
+      this.addResumable(claim);
+    }
     if (open && lock.idle) {
       this.grant(lock, claim, now, null, token);
       // The owner may have ended the claim itself inside onGranted; then it is already handed on.
@@ -105,7 +110,48 @@ export class LockEngine extends GrantGate {
   touch(claim: Claim): void {
     const now = this.clock.now();
     // A lease that has already lapsed stays lapsed, even if advance() has not got round to it yet.
-    if (claim.sliding && claim.state !== 'ended' && claim.expiresAt > now) claim.expiresAt = now + claim.leaseMs;
+    if (claim.sliding && claim.state !== 'ended' && claim.expiresAt > now) {
+      claim.expiresAt = now + claim.leaseMs;
+      if (claim.keyHash !== null) this.noteRenewal(claim);
+    }
+  }
+
+  /**
+   * A resumable claim's connection is gone without its client closing it: the claim stays, held
+   * or queued, owned by `owner` (a detached owner), until RESUME takes it up or its lease ends.
+   */
+  detach(claim: Claim, owner: ClaimOwner): void {
+    if (claim.keyHash !== null && claim.state !== 'ended' && owner.detached === true) claim.owner = owner;
+  }
+
+  /**
+   * Takes up the detached resumable claim on `name` whose key hashes to `keyHash` (held or
+   * queued, no connection: carried over by a promotion): `owner` owns it from now on, and its
+   * lease restarts (a resume is a sign of life). Null, and nothing changes, when there is no such
+   * claim: none with that key (a wrong key is an unknown claim), one whose lease has lapsed (it
+   * ends now, as advance() would have ended it), or one still owned by a connection.
+   */
+  resume(name: string, keyHash: string, owner: ClaimOwner): Claim | null {
+    this.catchUp();
+    const lock = this.locks.get(name);
+    if (lock === undefined) return null;
+    let claim = lock.holder;
+    if (claim === null || claim.keyHash !== keyHash || claim.owner.detached !== true) {
+      claim = lock.head;
+      while (claim !== null && (claim.keyHash !== keyHash || claim.owner.detached !== true)) claim = claim.next;
+    }
+    if (claim === null) return null;
+    const now = this.clock.now();
+    if (!(claim.expiresAt > now)) {
+      this.advance();
+      return null;
+    }
+    const was = claim.owner;
+    claim.owner = owner;
+    claim.expiresAt = now + claim.leaseMs;
+    this.noteRenewal(claim);
+    was.onResumed?.(claim);
+    return claim;
   }
 
   /** Admin: ends the holder of `name` (only the one holding `token`, when given) and hands the lock on. */
@@ -181,6 +227,15 @@ export class LockEngine extends GrantGate {
     claim.state = 'holding';
     claim.grantedAt = now;
     if (!claim.sliding) claim.expiresAt = now + claim.leaseMs;
+    if (claim.keyHash !== null) {
+      // A waiter granted from the queue left the resumable index with leaveQueue(): file it
+      // again, or replication would ship its grant without the key hash and a successor would
+      // drop the claim at promotion (found by the chaos checker: claim-unknown after MOVED, and
+      // the lock granted to the next waiter while the client still worked).
+      this.addResumable(claim);
+      // A standby learns a sliding grant's real lease end from the next renewals batch.
+      this.noteRenewal(claim);
+    }
     lock.holder = claim;
     this.held++;
     claim.due = claim.expiresAt;

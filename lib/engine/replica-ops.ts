@@ -7,7 +7,8 @@
 // Replicated holders are filed in the deadline heap like any holder, but a standby never calls
 // advance(): only after a promotion does the new active start advancing, and then their leases
 // run out where the active's would have. Replicated waiters are not in the heap: a promotion
-// drops them (their connections were on the old active).
+// drops them (their connections were on the old active), except resumable session waiters
+// (those that sent a claim key), which keepDetached files there to wait for their client.
 import { Claim, type ClaimOwner, type Protocol } from './claim.ts';
 import { EngineCore, NEVER } from './engine-core.ts';
 import type { HandoverCause, LockState } from './lock-state.ts';
@@ -15,6 +16,7 @@ import type { GrantEvent } from './events.ts';
 
 /** The owner of replicated claims: a grant is always taken, an end is nobody's business. */
 export const DETACHED_OWNER: ClaimOwner = Object.freeze({
+  detached: true,
   onGranted: () => true,
   onEnded: () => {},
 });
@@ -25,6 +27,8 @@ export interface ReplicaGrant extends Omit<GrantEvent, 'type' | 'at' | 'waitedMs
   remainingMs: number;
   /** How long the claim has held already (0 for a grant seen live). */
   heldForMs: number;
+  /** SHA-256 (hex) of the session's claim key when it opted in to resuming. */
+  keyHash?: string | null;
 }
 
 export interface ReplicaWaiter {
@@ -37,6 +41,8 @@ export interface ReplicaWaiter {
   waitingForMs: number;
   /** Wait left, counted from now; null waits forever. */
   waitRemainingMs: number | null;
+  /** SHA-256 (hex) of the session's claim key when it opted in to resuming. */
+  keyHash?: string | null;
 }
 
 export type ReplicaHolderEnd = 'release' | 'disconnect' | 'expire' | 'force-release';
@@ -71,6 +77,10 @@ export abstract class ReplicaOps extends EngineCore {
     claim.grantedAt = grantedAt;
     claim.expiresAt = now + g.remainingMs;
     claim.due = claim.expiresAt;
+    if (g.keyHash) {
+      claim.keyHash = g.keyHash;
+      this.addResumable(claim);
+    }
     lock.holder = claim;
     this.held++;
     this.heap.push(claim);
@@ -110,6 +120,10 @@ export abstract class ReplicaOps extends EngineCore {
     const claim = new Claim(w.claimId, lock, DETACHED_OWNER, w.protocol, w.client, w.leaseMs, w.sliding, now - w.waitingForMs, 0);
     claim.waitDeadline = w.waitRemainingMs === null ? NEVER : now + w.waitRemainingMs;
     if (w.sliding) claim.expiresAt = now + w.leaseMs;
+    if (w.keyHash) {
+      claim.keyHash = w.keyHash;
+      this.addResumable(claim);
+    }
     lock.enqueue(claim);
     this.queued++;
     if (emit && this.listeners.length > 0) {
@@ -135,17 +149,49 @@ export abstract class ReplicaOps extends EngineCore {
     return true;
   }
 
-  /** A sign of life reached the active: holder `claimId`'s lease now ends `remainingMs` from now. */
+  /**
+   * A sign of life reached the active: claim `claimId`'s lease (a holder's, or a resumable
+   * waiter's) now ends `remainingMs` from now, counted from when this node reads it.
+   */
   replicaRenew(name: string, claimId: number, remainingMs: number): void {
     this.claimIdSeen(claimId);
-    const holder = this.locks.get(name)?.holder;
-    if (!holder || holder.id !== claimId) return;
-    holder.expiresAt = this.clock.now() + remainingMs;
-    // Later is filed lazily (advance() re-files a stale deadline); earlier must be filed now.
-    if (holder.expiresAt < holder.due) {
-      holder.due = holder.expiresAt;
-      this.heap.update(holder);
+    const lock = this.locks.get(name);
+    const holder = lock?.holder;
+    const claim = holder && holder.id === claimId ? holder : this.resumable.get(claimId);
+    if (claim === undefined || claim.state === 'ended' || claim.lock !== lock) return;
+    claim.expiresAt = this.clock.now() + remainingMs;
+    // Waiters are not in a standby's heap; a holder's later deadline is filed lazily (advance()
+    // re-files a stale one), an earlier one must be filed now.
+    if (claim.state === 'holding' && claim.expiresAt < claim.due) {
+      claim.due = claim.expiresAt;
+      this.heap.update(claim);
     }
+  }
+
+  /** replicaRenew for a resumable claim (holder or waiter) named by its id alone (the coalesced renewals). */
+  replicaRenewResumable(claimId: number, remainingMs: number): void {
+    const claim = this.resumable.get(claimId);
+    if (claim !== undefined) this.replicaRenew(claim.name, claimId, remainingMs);
+  }
+
+  /**
+   * At a promotion: the replicated resumable session claims (holders and waiters) stay, now
+   * owned by `owner` (a detached owner that counts how they end), each with the lease it had
+   * when this node last heard of it renewed. Waiters are filed in the heap so that an unclaimed
+   * one leaves the queue at its lease end like a silent session. Returns how many were kept.
+   */
+  keepDetached(owner: ClaimOwner): number {
+    let kept = 0;
+    for (const claim of this.resumable.values()) {
+      if (claim.owner !== DETACHED_OWNER || claim.state === 'ended') continue;
+      claim.owner = owner;
+      kept++;
+      if (claim.state === 'waiting') {
+        claim.due = Math.min(claim.waitDeadline, claim.expiresAt);
+        if (claim.heapIndex < 0) this.heap.push(claim);
+      }
+    }
+    return kept;
   }
 
   /**
@@ -166,6 +212,8 @@ export abstract class ReplicaOps extends EngineCore {
       }
     }
     this.locks.clear();
+    this.resumable.clear();
+    this.renewals = [];
     this.held = 0;
     this.queued = 0;
     if (this.listeners.length > 0) this.emit({ type: 'reset', at: this.clock.now() });

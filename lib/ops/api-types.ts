@@ -28,6 +28,11 @@ export interface HolderView {
   sliding: boolean;
   /** Lease left at `asOf` of the enclosing message; the dashboard counts it down locally. */
   leaseRemainingMs: number;
+  /**
+   * A resumable session claim between connections (its node handed off or died): kept for its
+   * client to RESUME until its lease (`leaseRemainingMs`) runs out. Absent when connected.
+   */
+  reconnecting?: true;
 }
 
 export interface LockSummary {
@@ -47,6 +52,9 @@ export interface WaiterView {
   waitingForMs: number;
   /** When the waiter gives up; null waits forever. */
   waitDeadline: number | null;
+  /** A resumable session waiter between connections, keeping its place until this much lease is left. */
+  reconnecting?: true;
+  reconnectRemainingMs?: number;
 }
 
 export interface LockDetail extends LockSummary {
@@ -98,6 +106,15 @@ export interface FailoverView {
   /** Time with no active node (0 for a split brain: an active was there throughout). */
   gapMs: number;
   cause: FailoverCause;
+  /**
+   * Resumable session claims (held or queued) the new active kept for their clients, and of
+   * those, how many were taken up again and how many expired unclaimed so far (the counts grow
+   * on the new active while its lease runs; a standby shows them as of its last snapshot).
+   * Absent for a split brain, and on entries recorded before the extension.
+   */
+  claimsCarried?: number;
+  claimsResumed?: number;
+  claimsExpired?: number;
 }
 
 export interface ClusterView {

@@ -78,3 +78,16 @@ export function formatMsTick(ms: number): string {
   const digits = ms < 1 ? 2 : ms < 10 ? 1 : 0;
   return `${Number(ms.toFixed(digits)).toLocaleString('en-US')} ms`;
 }
+
+/**
+ * What a failover did with the resumable session claims, for the timeline: "12 claims carried
+ * over: 11 resumed, 1 expired"; null for an entry without them (a split brain, an old entry).
+ */
+export function carriedClaimsText(f: { claimsCarried?: number; claimsResumed?: number; claimsExpired?: number }): string | null {
+  if (f.claimsCarried === undefined) return null;
+  const noun = f.claimsCarried === 1 ? 'claim' : 'claims';
+  if (f.claimsCarried === 0) return 'no session claims carried over';
+  const waiting = f.claimsCarried - (f.claimsResumed ?? 0) - (f.claimsExpired ?? 0);
+  const rest = waiting > 0 ? `, ${waiting} other` : '';
+  return `${f.claimsCarried} session ${noun} carried over: ${f.claimsResumed ?? 0} resumed, ${f.claimsExpired ?? 0} expired${rest}`;
+}

@@ -22,17 +22,17 @@ function parse(line: string | Buffer): SessionRequest {
 
 describe('parseSessionRequest', () => {
   it('reads ACQUIRE <name> <lease_ms>', () => {
-    expect(parse('ACQUIRE jobs/nightly 30000')).toEqual({ kind: 'acquire', name: 'jobs/nightly', leaseMs: 30000 });
+    expect(parse('ACQUIRE jobs/nightly 30000')).toEqual({ kind: 'acquire', name: 'jobs/nightly', leaseMs: 30000, claimKey: null });
   });
 
   it('accepts a UTF-8 name and a 250-byte name', () => {
-    expect(parse('ACQUIRE café-∑ 1')).toEqual({ kind: 'acquire', name: 'café-∑', leaseMs: 1 });
+    expect(parse('ACQUIRE café-∑ 1')).toEqual({ kind: 'acquire', name: 'café-∑', leaseMs: 1, claimKey: null });
     const long = 'n'.repeat(250);
-    expect(parse(`ACQUIRE ${long} 5`)).toEqual({ kind: 'acquire', name: long, leaseMs: 5 });
+    expect(parse(`ACQUIRE ${long} 5`)).toEqual({ kind: 'acquire', name: long, leaseMs: 5, claimKey: null });
   });
 
   it('accepts a lease of up to 15 digits and no more', () => {
-    expect(parse('ACQUIRE k 999999999999999')).toEqual({ kind: 'acquire', name: 'k', leaseMs: 999_999_999_999_999 });
+    expect(parse('ACQUIRE k 999999999999999')).toEqual({ kind: 'acquire', name: 'k', leaseMs: 999_999_999_999_999, claimKey: null });
     expect(parse('ACQUIRE k 1000000000000000')).toEqual({ kind: 'error', detail: BAD_LEASE });
   });
 
@@ -42,7 +42,7 @@ describe('parseSessionRequest', () => {
 
   it('reads only bytes [start, end) of the buffer', () => {
     const buf = Buffer.from('xxACQUIRE k 25\nHEARTBEAT yy', 'latin1');
-    expect(parseSessionRequest(buf, 2, 14)).toEqual({ kind: 'acquire', name: 'k', leaseMs: 25 });
+    expect(parseSessionRequest(buf, 2, 14)).toEqual({ kind: 'acquire', name: 'k', leaseMs: 25, claimKey: null });
     expect(parseSessionRequest(buf, 15, 24)).toEqual({ kind: 'heartbeat' });
   });
 
@@ -124,7 +124,7 @@ describe('parseSessionRequest', () => {
     const name = fc.array(nameChar, { minLength: 1, maxLength: 60 }).map((cs) => cs.join('')).filter((s) => Buffer.byteLength(s) <= 250);
     fc.assert(
       fc.property(name, fc.integer({ min: 1, max: 999_999_999_999_999 }), (n, lease) => {
-        expect(parse(`ACQUIRE ${n} ${lease}`)).toEqual({ kind: 'acquire', name: n, leaseMs: lease });
+        expect(parse(`ACQUIRE ${n} ${lease}`)).toEqual({ kind: 'acquire', name: n, leaseMs: lease, claimKey: null });
       }),
     );
   });

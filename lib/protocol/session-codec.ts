@@ -1,14 +1,18 @@
 // The session protocol's requests and replies, as pure functions. One TCP connection is one
 // claim on one lock; see the session section of docs/protocol.md.
 //   ACQUIRE <name> <lease_ms>   ->  ACQUIRED <token> | WAITING <position>
+//   ACQUIRE <name> <lease_ms> <claim_key>   (opt-in: the claim may outlive its connection)
+//   RESUME <name> <claim_key>   ->  ACQUIRED <token> | WAITING <position> | ERROR 0x09
 //   HEARTBEAT                   ->  ACQUIRED <token> | WAITING <position>
 //   (pushed)                        ACQUIRED <token> when the lock is handed over
-//   (last line)                     ERROR <0xNN> <text>, then the server closes
+//   (last line)                     ERROR <0xNN> <text>, REDIRECT or MOVED, then the server closes
 import { ERRORS, hexCode } from '../errors.ts';
 import { nextSpace, parseKey, parseUnsignedInt } from './wire-fields.ts';
 
 export type SessionRequest =
-  | { readonly kind: 'acquire'; readonly name: string; readonly leaseMs: number }
+  /** `claimKey`: lower-case hex, when the client opted in to resuming; else null. */
+  | { readonly kind: 'acquire'; readonly name: string; readonly leaseMs: number; readonly claimKey: string | null }
+  | { readonly kind: 'resume'; readonly name: string; readonly claimKey: string }
   | { readonly kind: 'heartbeat' }
   /** Not a request of this protocol; what was expected depends on the session's state. */
   | { readonly kind: 'unknown' }
@@ -25,7 +29,8 @@ export type SessionErrorName =
   | 'too-many-connections'
   | 'io-timeout'
   | 'tokens-exhausted'
-  | 'storage-unavailable';
+  | 'storage-unavailable'
+  | 'claim-unknown';
 
 export const EXPECTED_ACQUIRE = 'expected ACQUIRE <name> <lease_ms>';
 export const EXPECTED_HEARTBEAT = 'expected HEARTBEAT';
@@ -33,6 +38,10 @@ export const ACQUIRE_TWICE = 'ACQUIRE already sent: one connection is one claim'
 export const BAD_NAME = 'bad name: 1 to 250 bytes of UTF-8 without whitespace or control characters';
 export const BAD_LEASE = 'bad lease_ms: an integer number of milliseconds > 0, at most 15 digits';
 export const HEARTBEAT_FIELDS = 'HEARTBEAT takes no fields';
+export const EXPECTED_RESUME = 'expected RESUME <name> <claim_key>, the key 32 to 64 hex characters';
+/** A claim key: 32 to 64 hex characters (128 to 256 bits), chosen at random by the client. */
+export const MIN_CLAIM_KEY = 32;
+export const MAX_CLAIM_KEY = 64;
 
 // Requests without data are shared constants: a heartbeat allocates nothing.
 const HEARTBEAT_REQUEST: SessionRequest = Object.freeze({ kind: 'heartbeat' });
@@ -41,14 +50,17 @@ const ERROR_EXPECTED_ACQUIRE: SessionRequest = Object.freeze({ kind: 'error', de
 const ERROR_BAD_NAME: SessionRequest = Object.freeze({ kind: 'error', detail: BAD_NAME });
 const ERROR_BAD_LEASE: SessionRequest = Object.freeze({ kind: 'error', detail: BAD_LEASE });
 const ERROR_HEARTBEAT_FIELDS: SessionRequest = Object.freeze({ kind: 'error', detail: HEARTBEAT_FIELDS });
+const ERROR_EXPECTED_RESUME: SessionRequest = Object.freeze({ kind: 'error', detail: EXPECTED_RESUME });
 
 const ACQUIRE = Buffer.from('ACQUIRE', 'latin1');
 const HEARTBEAT = Buffer.from('HEARTBEAT', 'latin1');
+const RESUME = Buffer.from('RESUME', 'latin1');
 
 /** Parses one client line (bytes [start, end) of buf, without its line ending). Never throws. */
 export function parseSessionRequest(buf: Buffer, start: number, end: number): SessionRequest {
   const opEnd = nextSpace(buf, start, end);
   if (isWord(buf, start, opEnd, HEARTBEAT)) return opEnd === end ? HEARTBEAT_REQUEST : ERROR_HEARTBEAT_FIELDS;
+  if (isWord(buf, start, opEnd, RESUME)) return parseResume(buf, opEnd + 1, end);
   if (!isWord(buf, start, opEnd, ACQUIRE)) return UNKNOWN_REQUEST;
   const nameStart = opEnd + 1;
   const nameEnd = nextSpace(buf, nameStart, end);
@@ -56,10 +68,38 @@ export function parseSessionRequest(buf: Buffer, start: number, end: number): Se
   if (nameStart >= end || nameEnd >= end) return ERROR_EXPECTED_ACQUIRE;
   const name = parseKey(buf, nameStart, nameEnd);
   if (name === null) return ERROR_BAD_NAME;
-  // A further space makes the lease field non-numeric, so trailing fields fail here too.
-  const leaseMs = parseUnsignedInt(buf, nameEnd + 1, end);
+  // A third field is the opt-in claim key. Anything else after the lease (a bad key, a fourth
+  // field, a trailing space) is a bad lease as it always was: a client that does not opt in
+  // sees exactly the lines it saw before the extension.
+  const leaseEnd = nextSpace(buf, nameEnd + 1, end);
+  let claimKey: string | null = null;
+  if (leaseEnd < end) {
+    claimKey = parseClaimKey(buf, leaseEnd + 1, end);
+    if (claimKey === null) return ERROR_BAD_LEASE;
+  }
+  const leaseMs = parseUnsignedInt(buf, nameEnd + 1, leaseEnd);
   if (!(leaseMs > 0)) return ERROR_BAD_LEASE;
-  return { kind: 'acquire', name, leaseMs };
+  return { kind: 'acquire', name, leaseMs, claimKey };
+}
+
+function parseResume(buf: Buffer, nameStart: number, end: number): SessionRequest {
+  const nameEnd = nextSpace(buf, nameStart, end);
+  if (nameStart >= end || nameEnd >= end) return ERROR_EXPECTED_RESUME;
+  const name = parseKey(buf, nameStart, nameEnd);
+  if (name === null) return ERROR_BAD_NAME;
+  const claimKey = parseClaimKey(buf, nameEnd + 1, end);
+  return claimKey === null ? ERROR_EXPECTED_RESUME : { kind: 'resume', name, claimKey };
+}
+
+/** 32 to 64 hex digits in bytes [start, end), lower-cased (the key is case-insensitive); else null. */
+export function parseClaimKey(buf: Buffer, start: number, end: number): string | null {
+  const len = end - start;
+  if (len < MIN_CLAIM_KEY || len > MAX_CLAIM_KEY) return null;
+  for (let i = start; i < end; i++) {
+    const b = (buf[i] as number) | 32;
+    if (!((b >= 48 && b <= 57) || (b >= 97 && b <= 102))) return null;
+  }
+  return buf.toString('latin1', start, end).toLowerCase();
 }
 
 function isWord(buf: Buffer, start: number, end: number, word: Buffer): boolean {
@@ -88,6 +128,15 @@ export function encodeSessionError(error: SessionErrorName, detail?: string): st
 /** A standby's answer to a session (or an active's that steps down): reconnect to `hostPort`, then the server closes. */
 export function encodeRedirect(hostPort: string): string {
   return `REDIRECT ${hostPort}\n`;
+}
+
+/**
+ * Sent by an active handing its role to `hostPort` (the successor's session address) to a
+ * session that opted in: the claim was not ended, it moved there; RESUME it there. Then the
+ * server closes.
+ */
+export function encodeMoved(hostPort: string): string {
+  return `MOVED ${hostPort}\n`;
 }
 
 /** The goodbye every session gets at graceful shutdown (`listener.closeAll`). */

@@ -15,6 +15,7 @@ import type { AdminOp, AdminResult } from '../daemon-facade.ts';
 import { HOLD, type Route, sameRoute } from '../routing.ts';
 import { formatAddress } from '../../lib/client/address.ts';
 import { CeilingGuard } from './ceiling-guard.ts';
+import type { CarriedClaims } from '../../lib/engine/carried-claims.ts';
 import { ClusterAdmin } from './cluster-admin.ts';
 import { handlePeerMessage } from './peer-message-handler.ts';
 import { type MeshPeer, PeerMesh } from './peer-mesh.ts';
@@ -42,8 +43,10 @@ export interface ClusterNodeDeps {
   /** Epoch ms now (failover timestamps, last-seen times for people). */
   wallNow(): number;
   setRoute(route: Route): void;
-  /** Ends every session claim with a redirect there, now (other clients keep the route). */
+  /** Ends every session claim that is not resumable with a redirect there, now (other clients keep the route). */
   redirectSessions(route: Extract<Route, { kind: 'redirect' }>): void;
+  /** Tells every resumable session its claim moved to `sessionAddress` (MOVED) and closes it; returns how many. */
+  moveSessions(sessionAddress: string): number;
   driver: { pause(): void; resume(): void };
   /** Persists a ceiling a standby is told about (serialized with the token source's own saves). */
   persistCeiling(ceiling: bigint): Promise<void>;
@@ -79,6 +82,8 @@ export class ClusterNode implements ClusterBackend {
   syncedWith: string | null = null;
   lastActiveInstance: string | null = null;
   readonly failovers: FailoverView[] = [];
+  /** The resumable claims this node kept at its last promotion, and the timeline entry that reports them. */
+  carried: { entry: FailoverView; tally: CarriedClaims } | null = null;
   readonly mesh: PeerMesh;
   readonly source: ReplicationSource;
   readonly sink: ReplicationSink;
@@ -135,7 +140,10 @@ export class ClusterNode implements ClusterBackend {
     this.ceilings = new CeilingGuard({ own: () => this.knownCeiling(), now: () => d.clock.now(), logger: d.logger });
     this.source = new ReplicationSource({
       engine: d.engine, clock: d.clock, instanceId: d.instanceId, ackTimeoutMs: peerTimeoutMs,
-      ceiling: () => this.knownCeiling(), failovers: () => this.failovers,
+      ceiling: () => this.knownCeiling(), failovers: () => {
+        this.refreshCarried();
+        return this.failovers;
+      },
       onStreamDropped: (id, reason) => d.logger.warn({ peer: id, reason }, 'replication stream dropped'),
       onSnapshotSent: (id, sent) => d.logger.info({ peer: id, ...sent }, 'snapshot streamed to a standby'),
     });
@@ -184,7 +192,16 @@ export class ClusterNode implements ClusterBackend {
   }
 
   view(): ClusterView {
+    this.refreshCarried();
     return clusterView(this, this.d.clock.now(), this.d.wallNow());
+  }
+
+  /** Writes how the kept resumable claims ended so far into their timeline entry (a snapshot sends it on too). */
+  refreshCarried(): void {
+    const c = this.carried;
+    if (c === null) return;
+    c.entry.claimsResumed = c.tally.resumed;
+    c.entry.claimsExpired = c.tally.expired;
   }
 
   role(): NodeRole {

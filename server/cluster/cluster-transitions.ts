@@ -4,14 +4,17 @@
 // The order inside each matters:
 // - follow: stop serving (hold), replace the engine's state (reset) and only then redirect the
 //   open connections, so none of them is told anything about a claim the reset ended;
-// - promote: drop what cannot survive a change of node (waiters, session claims), raise the
-//   token floor above every ceiling heard of and reserve a block the standbys have stored,
-//   and only then serve;
-// - handoff: hold clients and the engine's clock, ship the last events, let the successor
-//   promote, and only then redirect.
+// - promote: drop what cannot survive a change of node (waiters, session claims that are not
+//   resumable) with handovers held, keep resumable session claims detached for their clients,
+//   raise the token floor above every ceiling heard of and reserve a block the standbys have
+//   stored, and only then serve (and hand on what the drops freed);
+// - handoff: hold clients and the engine's clock, end the sessions that cannot move, ship the
+//   last events and renewals, let the successor promote, and only then tell resumable sessions
+//   where their claim went (MOVED) and redirect the rest.
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { Claim } from '../../lib/engine/claim.ts';
-import type { FailoverCause } from '../../lib/ops/api-types.ts';
+import { CarriedClaims } from '../../lib/engine/carried-claims.ts';
+import type { FailoverCause, FailoverView } from '../../lib/ops/api-types.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import { HOLD, SERVE } from '../routing.ts';
 import { type ClusterNode, type ClusterNodeDeps, redirectRoute } from './cluster-node.ts';
@@ -45,26 +48,36 @@ export function follow(node: ClusterNode, d: ClusterNodeDeps, id: string): void 
   node.sendStatus();
 }
 
-/** Waiters and session claims end with the node that had them: their clients re-send or reconnect. */
-export function dropUnreplicable(engine: LockEngine): { waiters: number; sessions: number } {
+/**
+ * Waiters and session claims end with the node that had them: their clients re-send or
+ * reconnect. Resumable session claims (holders and waiters that sent a claim key) stay, owned by
+ * `carried`, for their clients to RESUME within their lease. The caller holds handovers: a lock
+ * freed here goes to its next waiter only once this node has its token floor.
+ */
+export function dropUnreplicable(engine: LockEngine, carried: CarriedClaims | null = null): { waiters: number; sessions: number } {
   const waiters: Claim[] = [];
   const sessions: Claim[] = [];
+  if (carried !== null) carried.carried = engine.keepDetached(carried);
   for (const lock of engine.allLocks()) {
-    for (let w = lock.head; w !== null; w = w.next) waiters.push(w);
-    if (lock.holder !== null && lock.holder.protocol === 'session') sessions.push(lock.holder);
+    for (let w = lock.head; w !== null; w = w.next) if (w.owner !== carried) waiters.push(w);
+    if (lock.holder !== null && lock.holder.protocol === 'session' && lock.holder.owner !== carried) sessions.push(lock.holder);
   }
   for (const w of waiters) engine.end(w);
   for (const h of sessions) engine.end(h);
   return { waiters: waiters.length, sessions: sessions.length };
 }
 
-async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<boolean> {
+async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<CarriedClaims | null> {
   // Taking the role back with its own live state (after a freeze nobody used): its waiters and
   // sessions are still connected here, so they stay.
   const ownState = node.syncedWith === d.instanceId;
   node.phase = 'promoting';
   node.sendStatus();
-  const dropped = ownState ? { waiters: 0, sessions: 0 } : dropUnreplicable(d.engine);
+  // No handover before the token floor is raised below: a lock freed by a drop whose next
+  // waiter is a kept resumable claim waits for releaseHandovers.
+  d.engine.holdHandovers();
+  const carried = ownState ? null : new CarriedClaims();
+  const dropped = ownState ? { waiters: 0, sessions: 0 } : dropUnreplicable(d.engine, carried);
   d.tokens.raiseFloor(node.promotionFloor());
   // No grant from an unstored block (it could repeat tokens), and no node stuck promoting (it
   // would hold up the whole cluster): a block that cannot be stored in time ends the promotion.
@@ -75,14 +88,17 @@ async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<boolean> 
     // does not take the role, and does not exit either. It listens again for two peer timeouts
     // before the decider may pick it again; meanwhile another candidate may promote.
     if (node.phase === 'promoting') {
+      // Handovers stay held: nothing may be handed on from a block that is not stored. The next
+      // follow (or a promotion that succeeds) releases them.
       node.phase = 'discovering';
       node.discoverUntil = d.clock.now() + 2 * d.cluster.peerTimeoutMs;
       node.sendStatus();
     }
     d.logger.error({ err }, 'promotion abandoned: no token block could be stored; this node will not serve until one can');
-    return false;
+    return null;
   }
-  if (node.phase !== 'promoting') return false;
+  // Whatever moved the phase on (a follow, a freeze) has set the gate its own way.
+  if (node.phase !== 'promoting') return null;
   // A peer may have reported a higher ceiling while the block was being stored.
   d.tokens.raiseFloor(node.promotionFloor());
   node.phase = 'active';
@@ -95,8 +111,15 @@ async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<boolean> 
   d.engine.releaseHandovers();
   d.driver.resume();
   node.sendStatus();
-  d.logger.info({ held: d.engine.heldCount, droppedWaiters: dropped.waiters, droppedSessions: dropped.sessions, tokenFloor: d.tokens.highWater.toString() }, 'promoted: this node is active');
-  return true;
+  d.logger.info({ held: d.engine.heldCount, droppedWaiters: dropped.waiters, droppedSessions: dropped.sessions, carriedSessions: carried?.carried ?? 0, tokenFloor: d.tokens.highWater.toString() }, 'promoted: this node is active');
+  return carried ?? new CarriedClaims();
+}
+
+/** A failover entry with the resumable claims this node kept; their fate is filled in as it comes (ClusterNode.carried). */
+function withCarried(node: ClusterNode, f: FailoverView, carried: CarriedClaims): FailoverView {
+  const entry: FailoverView = { ...f, claimsCarried: carried.carried, claimsResumed: 0, claimsExpired: 0 };
+  node.carried = { entry, tally: carried };
+  return entry;
 }
 
 /** No active is alive and this node is the one to take over (a crash, or a fresh cluster). */
@@ -104,11 +127,12 @@ export async function promoteAfterLoss(node: ClusterNode, d: ClusterNodeDeps): P
   const old = node.following;
   const oldPeer = old === null ? undefined : node.mesh.peers.get(old);
   const hadActive = node.lastActiveInstance !== null;
-  if (!(await promote(node, d))) return;
+  const carried = await promote(node, d);
+  if (carried === null) return;
   node.fresh = !hadActive;
   if (hadActive && oldPeer !== undefined) {
     const gapMs = d.clock.now() - oldPeer.lastSeen;
-    node.recordFailover({ at: d.wallNow(), from: old, to: node.self.id, gapMs: round(gapMs), cause: 'crash' });
+    node.recordFailover(withCarried(node, { at: d.wallNow(), from: old, to: node.self.id, gapMs: round(gapMs), cause: 'crash' }, carried));
   }
 }
 
@@ -122,14 +146,15 @@ export async function takeOver(node: ClusterNode, d: ClusterNodeDeps, peer: Mesh
     node.mesh.send(peer, { t: 'handoff-refused' });
     return;
   }
-  if (!(await promote(node, d))) return;
+  const carried = await promote(node, d);
+  if (carried === null) return;
   // Its last status says handing-off; it is becoming our standby, whatever its next status is.
   const last = node.statuses.get(peer.config.id);
   if (last !== undefined) node.statuses.set(peer.config.id, { ...last, phase: 'syncing', active: node.self.id });
   node.mesh.send(peer, { t: 'promoted', instance: d.instanceId });
   peer.link?.flushNow();
   d.logger.info({ pausedMs, promoteMs: d.clock.now() - t0 }, 'took over by handoff');
-  node.recordFailover({ at: d.wallNow(), from: peer.config.id, to: node.self.id, gapMs: round(pausedMs + (d.clock.now() - t0)), cause });
+  node.recordFailover(withCarried(node, { at: d.wallNow(), from: peer.config.id, to: node.self.id, gapMs: round(pausedMs + (d.clock.now() - t0)), cause }, carried));
 }
 
 /** The active hands its role to `to`; resolves with the gap (ms), or null when `to` did not take over. */
@@ -141,11 +166,15 @@ export async function handoff(node: ClusterNode, d: ClusterNodeDeps, to: string,
   node.setRoute(HOLD);
   d.driver.pause();
   d.engine.holdHandovers();
-  // Session claims cannot move to the successor, which may grant their locks the moment it
-  // promotes: their holders are told now (REDIRECT), and the releases ship ahead of the handoff.
-  d.redirectSessions(redirectRoute(peer.config));
+  // Session claims that are not resumable cannot move to the successor, which may grant their
+  // locks the moment it promotes: their holders are told now (REDIRECT), and the releases ship
+  // ahead of the handoff. Resumable ones stay connected, unread, and move with the lock table.
+  const route = redirectRoute(peer.config);
+  d.redirectSessions(route);
   node.sendStatus();
   node.source.flush();
+  // Every resumable lease as it stands now (nothing renews them while clients are held).
+  node.source.flushRenewals();
   const promoted = node.awaitPromoted(to, timeoutMs);
   node.mesh.send(peer, { t: 'handoff', seq: node.source.lastSeq, pausedMs: d.clock.now() - t0, cause });
   peer.link.flushNow();
@@ -163,7 +192,11 @@ export async function handoff(node: ClusterNode, d: ClusterNodeDeps, to: string,
   }
   const gapMs = round(d.clock.now() - t0);
   if (cause === 'api-handoff') node.yielded = true;
+  // The successor has their claims now: each resumable session is told where (MOVED) and closed
+  // without ending its claim here; follow's reset then forgets them without a word.
+  const moved = d.moveSessions(route.session);
   follow(node, d, to);
+  if (moved > 0) d.logger.info({ to, moved }, 'resumable sessions moved to the successor');
   d.logger.info({ to, cause, gapMs }, `handed off to ${to} (${cause}): ${gapMs} ms without an active node`);
   return gapMs;
 }

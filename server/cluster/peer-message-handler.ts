@@ -80,6 +80,10 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
       }
       node.mesh.send(peer, { t: 'ack', seq: m.seq });
       return;
+    case 'renew':
+      // Renewals of resumable sessions, on the same link as the stream and in order with it.
+      if (node.following === id && node.syncedWith !== null) node.sink.applyRenewals(m.r);
+      return;
     case 'ack':
       node.source.onAck(id, m.seq);
       return;

@@ -7,7 +7,7 @@
 import type { Protocol } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { HandoverCause } from '../../lib/engine/lock-state.ts';
-import type { SnapshotBeginMessage, SnapshotHolder, SnapshotMessage, SnapshotWaiter } from '../../lib/cluster/peer-messages.ts';
+import { KEY_HASH, type SnapshotBeginMessage, type SnapshotHolder, type SnapshotMessage, type SnapshotWaiter } from '../../lib/cluster/peer-messages.ts';
 
 interface IncomingSnapshot {
   readonly from: string;
@@ -94,13 +94,13 @@ export class ReplicationSink {
     const kept = m.cont;
     for (const h of m.holders) if (h[0] !== kept) this.engine.replicaClearLock(h[0]);
     for (const w of m.waiters) if (w[0] !== kept) this.engine.replicaClearLock(w[0]);
-    for (const [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs] of m.holders) {
+    for (const [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs, keyHash] of m.holders) {
       const t = BigInt(token);
       if (t > this.maxToken) this.maxToken = t;
-      this.engine.replicaGrant({ lock, claimId, token: t, protocol, client, leaseMs, sliding, remainingMs, heldForMs, handoverMs: null, handoverCause: null }, false);
+      this.engine.replicaGrant({ lock, claimId, token: t, protocol, client, leaseMs, sliding, remainingMs, heldForMs, handoverMs: null, handoverCause: null, keyHash: sessionKey(protocol, keyHash) }, false);
     }
-    for (const [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs] of m.waiters) {
-      this.engine.replicaEnqueue({ lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs }, false);
+    for (const [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash] of m.waiters) {
+      this.engine.replicaEnqueue({ lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash: sessionKey(protocol, keyHash) }, false);
     }
   }
 
@@ -112,6 +112,11 @@ export class ReplicationSink {
   applyBatch(seq: number, events: unknown[][], maxToken: bigint): void {
     for (const e of events) this.apply(e, maxToken);
     this.appliedSeq = seq;
+  }
+
+  /** The active's coalesced renewals of resumable sessions: each lease now ends remainingMs from now. */
+  applyRenewals(renewals: number[]): void {
+    for (let i = 0; i + 1 < renewals.length; i += 2) this.engine.replicaRenewResumable(renewals[i] as number, renewals[i + 1] as number);
   }
 
   private apply(e: unknown[], maxToken: bigint): void {
@@ -126,6 +131,7 @@ export class ReplicationSink {
         this.engine.replicaGrant({
           lock, claimId, token, protocol: proto(e[4]), client: str(e[5]), leaseMs, sliding: e[7] === true,
           remainingMs: leaseMs, heldForMs: 0, handoverMs: e[8] === null ? null : num(e[8]), handoverCause: e[9] === null ? null : (str(e[9]) as HandoverCause),
+          keyHash: e[4] === 'session' ? optionalHash(e[10]) : null,
         });
         return;
       }
@@ -138,12 +144,15 @@ export class ReplicationSink {
       case 'f':
         this.engine.replicaEndHolder(lock, claimId, 'force-release');
         return;
-      case 'q':
+      case 'q': {
+        // A resumable session's enqueue carries its lease and key hash; others have neither.
+        const keyHash = e[3] === 'session' ? optionalHash(e[7]) : null;
         this.engine.replicaEnqueue({
-          lock, claimId, protocol: proto(e[3]), client: str(e[4]), leaseMs: 0, sliding: e[3] === 'session',
-          waitingForMs: 0, waitRemainingMs: e[5] === null ? null : num(e[5]),
+          lock, claimId, protocol: proto(e[3]), client: str(e[4]), leaseMs: keyHash === null ? 0 : num(e[6]), sliding: e[3] === 'session',
+          waitingForMs: 0, waitRemainingMs: e[5] === null ? null : num(e[5]), keyHash,
         });
         return;
+      }
       case 'l': {
         const reason = e[3] === 'timeout' || e[3] === 'expired' ? e[3] : 'disconnect';
         this.engine.replicaLeaveQueue(lock, claimId, reason);
@@ -166,6 +175,18 @@ function str(v: unknown): string {
 function num(v: unknown): number {
   if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error('replicated event: expected a number');
   return v;
+}
+
+/** A replicated claim key hash (64 lower-case hex digits), or null when absent. */
+function optionalHash(v: unknown): string | null {
+  if (v === undefined) return null;
+  if (typeof v !== 'string' || !KEY_HASH.test(v)) throw new Error('replicated event: expected a claim key hash');
+  return v;
+}
+
+/** Only session claims are resumable; a hash on anything else is ignored. */
+function sessionKey(protocol: Protocol, keyHash: string | undefined): string | null {
+  return protocol === 'session' && keyHash !== undefined ? keyHash : null;
 }
 
 function proto(v: unknown): Protocol {

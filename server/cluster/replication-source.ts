@@ -5,6 +5,7 @@
 // token reservation wait until every connected standby has stored a new ceiling.
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
+import type { Claim } from '../../lib/engine/claim.ts';
 import type { Clock } from '../../lib/engine/clock.ts';
 import type { FailoverView, ReplicationLag } from '../../lib/cluster/peer-messages.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
@@ -28,6 +29,13 @@ export interface StandbyLink {
  * drain before it reads more of the table (what is queued is the memory the join costs).
  */
 export const MAX_UNSENT_SNAPSHOT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * How often the renewals of resumable sessions go to the standbys, in one coalesced line (a
+ * claim renewed any number of times meanwhile is in it once). A standby's view of such a lease
+ * is at most this much (plus the link's transit) behind the active's.
+ */
+export const RENEW_EVERY_MS = 250;
 
 /** A standby this far behind (stopped reading: paused, or its host is swapping) is cut off; it re-syncs when it is back. */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
@@ -87,6 +95,7 @@ export class ReplicationSource {
   private readonly ceilingWaits = new Set<CeilingWait>();
   private unsubscribe: (() => void) | null = null;
   private readonly flushSoon = (): void => this.flush();
+  private renewTimer: NodeJS.Timeout | null = null;
 
   private readonly schedule: (slice: () => void) => void;
 
@@ -105,6 +114,7 @@ export class ReplicationSource {
     this.unsubscribe = null;
     this.pending = [];
     this.streams.clear();
+    this.renewalsWanted();
     for (const wait of this.ceilingWaits) this.settle(wait);
   }
 
@@ -132,6 +142,7 @@ export class ReplicationSource {
       walkStats: { startedAt: this.o.clock.now(), longestSliceMs: 0, drainWaits: 0 },
     };
     this.streams.set(id, s);
+    this.renewalsWanted();
     // A reservation waiting for acknowledgements now waits for this standby too: tell it.
     for (const wait of this.ceilingWaits) link.send({ t: 'ceil', ceiling: wait.ceiling.toString() });
     this.schedule(() => this.walkOn(s));
@@ -162,6 +173,10 @@ export class ReplicationSource {
       t: 'snapshot', instance: this.o.instanceId, seq: this.seq, ceiling: this.o.ceiling().toString(),
       highWater: this.o.engine.tokenHighWater.toString(), holders: [], waiters: [], failovers: this.o.failovers(), parts: walk.parts,
     });
+    // Every resumable claim's lease as it stands now (a waiter's is not in its snapshot entry,
+    // and a holder's was read when its lock was walked).
+    const leases = renewLine(this.o.engine.resumableClaims(), t1);
+    if (leases !== null) s.link.sendRaw(leases);
     this.o.onSnapshotSent?.(s.id, {
       parts: walk.parts, ms: Math.round(t1 - stats.startedAt), longestSliceMs: Math.round(stats.longestSliceMs * 100) / 100, drainWaits: stats.drainWaits,
     });
@@ -169,6 +184,7 @@ export class ReplicationSource {
 
   removeStandby(id: string): void {
     if (!this.streams.delete(id)) return;
+    this.renewalsWanted();
     for (const wait of this.ceilingWaits) this.checkCeiling(wait);
   }
 
@@ -247,13 +263,39 @@ export class ReplicationSource {
     }
   }
 
+  /**
+   * Sends the renewals of resumable sessions since the last call, as one line (the timer does
+   * this every RENEW_EVERY_MS; a handoff does it before its handoff message, so the successor
+   * has every such lease as it stands).
+   */
+  flushRenewals(): void {
+    const renewed = this.o.engine.takeRenewals();
+    if (renewed.length === 0 || this.streams.size === 0) return;
+    const line = renewLine(renewed, this.o.clock.now());
+    if (line === null) return;
+    for (const s of this.streams.values()) s.link.sendRaw(line);
+  }
+
+  /** Renewals are collected (and sent on a timer) only while some standby streams. */
+  private renewalsWanted(): void {
+    const wanted = this.streams.size > 0;
+    this.o.engine.trackRenewals(wanted);
+    if (wanted && this.renewTimer === null) {
+      this.renewTimer = setInterval(() => this.flushRenewals(), RENEW_EVERY_MS);
+      this.renewTimer.unref();
+    } else if (!wanted && this.renewTimer !== null) {
+      clearInterval(this.renewTimer);
+      this.renewTimer = null;
+    }
+  }
+
   private onEvent(e: LockEvent): void {
     if (this.streams.size === 0) {
       // Nobody to ship to: the numbers still move, so a later snapshot starts at the right place.
       if (e.type !== 'reset') this.seq++;
       return;
     }
-    const encoded = encodeEvent(e);
+    const encoded = encodeEvent(e, this.o.engine);
     if (encoded === null) return;
     this.seq++;
     this.pending.push(encoded);
@@ -281,20 +323,48 @@ export class ReplicationSource {
   }
 }
 
-/** The replicated form of one event; see replication-sink.ts for the reading side. */
-function encodeEvent(e: LockEvent): unknown[] | null {
+/**
+ * One `renew` line for the live claims among `claims`, or null when there are none. The lease
+ * left is rounded down, so a standby never counts more of it than the active has.
+ */
+function renewLine(claims: Iterable<Claim>, now: number): string | null {
+  let line = '{"t":"renew","r":[';
+  let n = 0;
+  for (const c of claims) {
+    if (c.state === 'ended') continue;
+    line += `${n++ === 0 ? '' : ','}${c.id},${Math.max(0, Math.floor(c.expiresAt - now))}`;
+  }
+  return n === 0 ? null : `${line}]}\n`;
+}
+
+/**
+ * The replicated form of one event; see replication-sink.ts for the reading side. A resumable
+ * session's grant and enqueue carry its key hash (and the enqueue its lease), looked up by claim
+ * id: the engine's events never carry the hash, so it never reaches the feed or the dashboard.
+ */
+function encodeEvent(e: LockEvent, engine: LockEngine): unknown[] | null {
   switch (e.type) {
-    case 'grant':
+    case 'grant': {
       // The lease was granted just now: all of it remains (the standby counts from when it reads this).
-      return ['g', e.lock, e.claimId, e.token.toString(), e.protocol, e.client, e.leaseMs, e.sliding, e.handoverMs, e.handoverCause];
+      const g = ['g', e.lock, e.claimId, e.token.toString(), e.protocol, e.client, e.leaseMs, e.sliding, e.handoverMs, e.handoverCause];
+      if (e.protocol === 'session') {
+        const hash = engine.resumableClaim(e.claimId)?.keyHash;
+        if (hash) g.push(hash);
+      }
+      return g;
+    }
     case 'release':
       return ['r', e.lock, e.claimId, e.cause];
     case 'expire':
       return ['x', e.lock, e.claimId];
     case 'force-release':
       return ['f', e.lock, e.claimId];
-    case 'enqueue':
-      return ['q', e.lock, e.claimId, e.protocol, e.client, e.waitDeadline === null ? null : Math.max(0, e.waitDeadline - e.at)];
+    case 'enqueue': {
+      const q = ['q', e.lock, e.claimId, e.protocol, e.client, e.waitDeadline === null ? null : Math.max(0, e.waitDeadline - e.at)];
+      const claim = e.protocol === 'session' ? engine.resumableClaim(e.claimId) : undefined;
+      if (claim?.keyHash) q.push(claim.leaseMs, claim.keyHash);
+      return q;
+    }
     case 'leave-queue':
       return ['l', e.lock, e.claimId, e.reason];
     case 'kick':

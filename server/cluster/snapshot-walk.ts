@@ -46,13 +46,18 @@ const CLOCK_EVERY = 32;
 
 /** A holder as a snapshot carries it; its lease and time held count from `now`. */
 export function holderEntry(lock: LockState, h: Claim, now: number): SnapshotHolder {
-  return [lock.name, h.id, h.token.toString(), h.protocol, h.client, h.leaseMs, h.sliding, Math.max(0, h.expiresAt - now), Math.max(0, now - h.grantedAt)];
+  const entry: SnapshotHolder = [lock.name, h.id, h.token.toString(), h.protocol, h.client, h.leaseMs, h.sliding, Math.max(0, h.expiresAt - now), Math.max(0, now - h.grantedAt)];
+  if (h.keyHash !== null) entry.push(h.keyHash);
+  return entry;
 }
 
 /** A waiter as a snapshot carries it; its wait so far and wait left count from `now`. */
 export function waiterEntry(lock: LockState, w: Claim, now: number): SnapshotWaiter {
   const remaining = w.waitDeadline === Number.POSITIVE_INFINITY ? null : Math.max(0, w.waitDeadline - now);
-  return [lock.name, w.id, w.protocol, w.client, w.leaseMs, w.sliding, Math.max(0, now - w.enqueuedAt), remaining];
+  const entry: SnapshotWaiter = [lock.name, w.id, w.protocol, w.client, w.leaseMs, w.sliding, Math.max(0, now - w.enqueuedAt), remaining];
+  // A resumable waiter's lease left comes in the renewals line at the end of the snapshot.
+  if (w.keyHash !== null) entry.push(w.keyHash);
+  return entry;
 }
 
 export class SnapshotWalk {

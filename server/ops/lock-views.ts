@@ -26,6 +26,7 @@ export function holderView(claim: Claim, clock: ViewClock): HolderView {
     leaseMs: claim.leaseMs,
     sliding: claim.sliding,
     leaseRemainingMs: Math.max(0, Math.round(claim.expiresAt - now)),
+    ...(claim.owner.awaitingResume === true ? { reconnecting: true } : {}),
   };
 }
 
@@ -43,6 +44,8 @@ export function waiterView(claim: Claim, position: number, clock: ViewClock): Wa
     waitingSince: Math.round(clock.wall(claim.enqueuedAt)),
     waitingForMs: Math.max(0, Math.round(now - claim.enqueuedAt)),
     waitDeadline: Number.isFinite(claim.waitDeadline) ? Math.round(clock.wall(claim.waitDeadline)) : null,
+    // A session waiter between connections keeps its place until its lease runs out.
+    ...(claim.owner.awaitingResume === true ? { reconnecting: true, reconnectRemainingMs: Math.max(0, Math.round(claim.expiresAt - now)) } : {}),
   };
 }
 

@@ -68,6 +68,7 @@ export function deliver(sink: ReplicationSink, from: string, lines: string[], ma
     else if (m.t === 'snapshot-part' && sink.applyPart(from, m)) into.parts++;
     else if (m.t === 'snapshot' && sink.finishSnapshot(from, m)) into.finished++;
     else if (m.t === 'ev') sink.applyBatch(m.seq, m.e, maxToken);
+    else if (m.t === 'renew') sink.applyRenewals(m.r);
   }
   return into;
 }
