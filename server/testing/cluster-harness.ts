@@ -68,7 +68,12 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<C
   for (let attempt = 0; attempt < 3; attempt++) {
     const cluster = await build(options);
     try {
-      await Promise.all(cluster.nodes.filter((n) => options.start === undefined || options.start.includes(n.id)).map((n) => n.start()));
+      // The first node starts first: started together, a node that came up more than a
+      // peer-timeout before it (a loaded machine starts processes seconds apart) would promote
+      // itself, and the tests' failover timelines would open with a start-up failover.
+      const [first, ...rest] = cluster.nodes.filter((n) => options.start === undefined || options.start.includes(n.id));
+      if (first !== undefined) await first.start();
+      await Promise.all(rest.map((n) => n.start()));
       return cluster;
     } catch (error) {
       if (!(error instanceof PortClash)) {
