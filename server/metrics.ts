@@ -157,6 +157,8 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
         if (e.reason === 'timeout') timeouts[e.protocol]++;
         return;
       case 'enqueue':
+      case 'detach':
+      case 'resume':
       case 'reset':
         return;
     }

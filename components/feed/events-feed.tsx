@@ -16,6 +16,8 @@ const KIND_TONE: Record<FeedKind, BadgeTone> = {
   enqueue: 'info',
   'leave-queue': 'neutral',
   kick: 'bad',
+  detach: 'warn',
+  resume: 'good',
   admin: 'warn',
 };
 

@@ -25,9 +25,12 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('tick' as const), ms: fc.constantFrom(1, 30, 80, 200) }),
 );
 
-/** Replicated claims before the promotion: per lock, a holder or not, and waiters, each with a lease left. */
+/**
+ * Replicated claims before the promotion: per lock, a holder or not, and waiters, each with a lease left;
+ * `freed`: the holder was released after its waiters queued, during the old active's handoff (no grant followed).
+ */
 const tableArb = fc.array(
-  fc.record({ held: fc.boolean(), remaining: fc.constantFrom(50, 150, 400), waiters: fc.array(fc.constantFrom(50, 150, 400), { maxLength: 4 }) }),
+  fc.record({ held: fc.boolean(), freed: fc.boolean(), remaining: fc.constantFrom(50, 150, 400), waiters: fc.array(fc.constantFrom(50, 150, 400), { maxLength: 4 }) }),
   { minLength: 2, maxLength: 2 },
 );
 
@@ -35,13 +38,15 @@ function hashOf(id: number): string {
   return id.toString(16).padStart(64, '0');
 }
 
-function run(table: { held: boolean; remaining: number; waiters: number[] }[], ops: Op[]): void {
+function run(table: { held: boolean; freed: boolean; remaining: number; waiters: number[] }[], ops: Op[]): void {
   const { engine, clock, tick } = engineFixture({ startCeiling: 1_000n });
   let id = 1;
   table.forEach((t, i) => {
     const lock = LOCKS[i] as string;
+    let holderId = 0;
     if (t.held) {
       const claimId = id++;
+      holderId = claimId;
       engine.replicaGrant({ lock, claimId, token: BigInt(claimId), protocol: 'session', client: 'c', leaseMs: 400, sliding: true, remainingMs: t.remaining, heldForMs: 0, handoverMs: null, handoverCause: null, keyHash: hashOf(claimId) });
     }
     for (const remaining of t.waiters) {
@@ -49,9 +54,14 @@ function run(table: { held: boolean; remaining: number; waiters: number[] }[], o
       engine.replicaEnqueue({ lock, claimId, protocol: 'session', client: 'c', leaseMs: 400, sliding: true, waitingForMs: 0, waitRemainingMs: null, keyHash: hashOf(claimId) });
       engine.replicaRenew(lock, claimId, remaining);
     }
+    if (t.held && t.freed) engine.replicaEndHolder(lock, holderId, 'release');
   });
+  // The promotion, as cluster-transitions.ts does it.
+  engine.holdHandovers();
   const carried = new CarriedClaims();
   carried.carried = engine.keepDetached(carried);
+  engine.fileFreeQueues();
+  engine.releaseHandovers();
   // The model: each lock's queue in FIFO order (claim ids), its holder, the last token.
   const queues = new Map<string, number[]>(LOCKS.map((l) => [l, engine.lock(l)?.queue().map((c) => c.id) ?? []]));
   const holders = new Map<string, number | null>(LOCKS.map((l) => [l, engine.lock(l)?.holder?.id ?? null]));
@@ -121,6 +131,8 @@ function run(table: { held: boolean; remaining: number; waiters: number[] }[], o
     // No claim between connections outlives its lease.
     for (const c of claims) if (c.owner === carried && c.state !== 'ended') expect(c.expiresAt > clock.now()).toBe(true);
     for (const l of LOCKS) expect(engine.lock(l)?.holder?.id ?? null).toBe(holders.get(l));
+    // Nothing is stranded: a lock with waiters has a holder.
+    for (const l of LOCKS) if (engine.lock(l)?.holder === null) expect(engine.lock(l)?.queue().map((c) => c.id), `${l} free with a queue`).toEqual([]);
   }
   expect(carried.resumed + carried.expired + carried.ended).toBeLessThanOrEqual(carried.carried);
 }

@@ -34,6 +34,24 @@ function promoted() {
 }
 
 describe('detached resumable claims', () => {
+  it('a promotion hands a lock the old active left free with a queue (released during its handoff) to the kept waiter at its head', () => {
+    const { engine } = engineFixture({ startCeiling: 200n });
+    engine.replicaGrant(grant({ keyHash: null }));
+    engine.replicaEnqueue(waiter());
+    // The old active was handing off (handovers held): the release replicated, no grant after it.
+    engine.replicaEndHolder('x', 10, 'release');
+    engine.holdHandovers();
+    const carried = new CarriedClaims();
+    carried.carried = engine.keepDetached(carried);
+    expect(engine.fileFreeQueues()).toBe(1);
+    engine.releaseHandovers();
+    expect([engine.lock('x')?.holder?.id, engine.lock('x')?.holder?.owner]).toEqual([11, carried]);
+    // A request that comes later queues behind it, and is granted when it ends.
+    const late = new Owner();
+    const claim = engine.acquire('x', late, 'session', 'c', 2_000, 0, true);
+    expect(claim.state).toBe('waiting');
+  });
+
   it('a promotion keeps replicated resumable holders and waiters, owned by the carrier', () => {
     const { engine, carried } = promoted();
     expect(carried.carried).toBe(2);

@@ -4,6 +4,8 @@
 // A holder ends by exactly one of: release, expire, force-release.
 // A waiter leaves the queue by exactly one of: grant, leave-queue (timeout, disconnect,
 // expired), kick.
+// A resumable session claim may detach from its connection and be resumed by another any
+// number of times while it lives: neither ends it.
 // A reset ends every claim at once, silently: the state was replaced (a standby took a fresh
 // snapshot, or a node stopped serving). Readers re-read everything.
 import type { Protocol } from './claim.ts';
@@ -84,6 +86,28 @@ export interface KickEvent {
   protocol: Protocol;
 }
 
+/**
+ * A resumable session claim is kept without a connection, held or queued, for its client to
+ * RESUME within its lease: its connection was reset under it, or a promotion carried it over
+ * from the node that had it. Its lease runs on.
+ */
+export interface DetachEvent {
+  type: 'detach';
+  at: number;
+  lock: string;
+  claimId: number;
+  protocol: Protocol;
+}
+
+/** A connection took up a detached resumable claim again (RESUME): its lease starts over. */
+export interface ResumeEvent {
+  type: 'resume';
+  at: number;
+  lock: string;
+  claimId: number;
+  protocol: Protocol;
+}
+
 export interface ResetEvent {
   type: 'reset';
   at: number;
@@ -97,6 +121,8 @@ export type LockEvent =
   | EnqueueEvent
   | LeaveQueueEvent
   | KickEvent
+  | DetachEvent
+  | ResumeEvent
   | ResetEvent;
 
 /** Every event but a reset: each names one lock and one claim. */

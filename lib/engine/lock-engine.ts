@@ -121,7 +121,9 @@ export class LockEngine extends GrantGate {
    * or queued, owned by `owner` (a detached owner), until RESUME takes it up or its lease ends.
    */
   detach(claim: Claim, owner: ClaimOwner): void {
-    if (claim.keyHash !== null && claim.state !== 'ended' && owner.detached === true) claim.owner = owner;
+    if (claim.keyHash === null || claim.state === 'ended' || owner.detached !== true) return;
+    claim.owner = owner;
+    if (this.listeners.length > 0) this.emit({ type: 'detach', at: this.clock.now(), lock: claim.lock.name, claimId: claim.id, protocol: claim.protocol });
   }
 
   /**
@@ -151,6 +153,7 @@ export class LockEngine extends GrantGate {
     claim.expiresAt = now + claim.leaseMs;
     this.noteRenewal(claim);
     was.onResumed?.(claim);
+    if (this.listeners.length > 0) this.emit({ type: 'resume', at: now, lock: claim.lock.name, claimId: claim.id, protocol: claim.protocol });
     return claim;
   }
 

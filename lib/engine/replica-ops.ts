@@ -190,6 +190,8 @@ export abstract class ReplicaOps extends EngineCore {
         claim.due = Math.min(claim.waitDeadline, claim.expiresAt);
         if (claim.heapIndex < 0) this.heap.push(claim);
       }
+      // Readers (the dashboard) show it as waiting for its client from now on.
+      if (this.listeners.length > 0) this.emit({ type: 'detach', at: this.clock.now(), lock: claim.lock.name, claimId: claim.id, protocol: claim.protocol });
     }
     return kept;
   }

@@ -192,7 +192,7 @@ export interface HistoryBucket {
   byCause: Record<HandoverCause, CauseLatency>;
 }
 
-export type FeedKind = 'grant' | 'release' | 'expire' | 'force-release' | 'enqueue' | 'leave-queue' | 'kick' | 'admin';
+export type FeedKind = 'grant' | 'release' | 'expire' | 'force-release' | 'enqueue' | 'leave-queue' | 'kick' | 'detach' | 'resume' | 'admin';
 
 export interface FeedItem {
   /** Increases by one per item; the dashboard keeps the last 200. */

@@ -64,6 +64,8 @@ export function dropUnreplicable(engine: LockEngine, carried: CarriedClaims | nu
   }
   for (const w of waiters) engine.end(w);
   for (const h of sessions) engine.end(h);
+  // A lock left free with kept waiters goes to the head of its queue at releaseHandovers.
+  engine.fileFreeQueues();
   return { waiters: waiters.length, sessions: sessions.length };
 }
 

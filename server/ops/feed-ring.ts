@@ -81,6 +81,10 @@ export function eventText(e: ClaimEvent): string {
     }
     case 'kick':
       return `waiter ${e.claimId} removed by an admin`;
+    case 'detach':
+      return `claim ${e.claimId} kept for its client to resume (no connection)`;
+    case 'resume':
+      return `claim ${e.claimId} resumed by its client`;
   }
 }
 
