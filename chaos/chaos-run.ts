@@ -102,7 +102,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       maxLeaseMs: leaseMs, peerTimeoutMs, runStart, runEnd,
     };
     const nodeLogs = Object.fromEntries(cluster.nodes.map((n) => [n.id, `${n.tail(0)}\n${n.logs()}`]));
-    return { seed: options.seed, schedule, applied, unsettled, requireSessionCarryover: options.requireSessionCarryover ?? false, verdict: checkHistory(history, { requireSessionCarryover: options.requireSessionCarryover ?? false }), history, elapsedMs: performance.now() - startedAt, nodeLogs };
+    return { seed: options.seed, schedule, applied, unsettled, requireSessionCarryover: options.requireSessionCarryover ?? true, verdict: checkHistory(history, { requireSessionCarryover: options.requireSessionCarryover ?? true }), history, elapsedMs: performance.now() - startedAt, nodeLogs };
   } finally {
     await pool?.close();
     await cluster?.close();

@@ -12,7 +12,7 @@ const SEED = 20;
 
 describe('chaos', () => {
   it('keeps fencing, mutual exclusion, token succession and liveness through 20 s of seeded faults', { timeout: 90_000 }, async () => {
-    const result = await runChaos({ seed: SEED, durationMs: 20_000 });
+    const result = await runChaos({ seed: SEED, durationMs: 20_000, requireSessionCarryover: true });
     console.log(formatReport(result, `npm run chaos -- --seed ${SEED} --duration 20s`));
     const { counts, violations } = result.verdict;
     expect(violations.map((v) => `[${v.property}] ${v.message}`)).toEqual([]);

@@ -161,7 +161,7 @@ export function checkHistory(history: History, options: CheckOptions = {}): Verd
   for (const l of lostPlanned) {
     const text = `${l.hold.lock}: session ${l.hold.client} (token ${l.hold.token}, held from ${iso(l.hold.start)}) lost its claim at ${iso(l.hold.end)} to a ${l.kind} at ${iso(l.faultStart)}..${iso(l.faultEnd)}`;
     if (options.requireSessionCarryover) violations.push({ property: 'session-carryover', message: text });
-    else notes.push(`session claim lost to a planned handoff (not checked without --require-session-carryover): ${text}`);
+    else notes.push(`session claim lost to a planned handoff (not checked: --allow-session-loss): ${text}`);
   }
 
   let staleKeyedReleases = 0;

@@ -27,7 +27,7 @@ export function formatReport(result: ChaosResult, replay: string): string {
     `writes accepted: ${c.writesAccepted}; stale writes rejected: ${c.staleWritesRejected}; conflicts: ${c.conflicts} (explained ${c.conflictsExplained}, see the notes)`,
     `excluded from the mutual-exclusion check (partitions, each + a lease): ${(c.excludedMs / 1000).toFixed(1)} s, ${(c.excludedShare * 100).toFixed(1)}% of the run; overlaps excused by a pause of the active (granted before it, within the holder's lease): ${c.pauseExcusedOverlaps}`,
     `per-lock token order: ${c.tokenOrderChecked} grants compared with an earlier grant of their lock`,
-    `session claims across faults that hit the active (kind, faults x, holds spanning them: carried over / lost / neither): ${formatCarryover(c.sessionCarryover)}; lost to a planned handoff: ${c.sessionLostToPlannedHandoff}${result.requireSessionCarryover ? ' (a violation: --require-session-carryover)' : ' (not checked; --require-session-carryover fails on them)'}`,
+    `session claims across faults that hit the active (kind, faults x, holds spanning them: carried over / lost / neither): ${formatCarryover(c.sessionCarryover)}; lost to a planned handoff: ${c.sessionLostToPlannedHandoff}${result.requireSessionCarryover ? ' (each a violation)' : ' (not checked: --allow-session-loss)'}`,
     `longest wait for a free lock: ${c.longestStrandedMs} ms (bound ${c.strandBoundMs} ms)`,
     `final state: ${result.history.final.error ?? `${result.history.final.active} active, ${result.history.final.locks.length} locks listed`}`,
     `run took ${(result.elapsedMs / 1000).toFixed(1)} s`,

@@ -1,4 +1,4 @@
-// `npm run chaos -- [--seed N] [--duration 60s] [--require-session-carryover] [--counts FILE]`: one chaos run against a real three-node
+// `npm run chaos -- [--seed N] [--duration 60s] [--allow-session-loss] [--counts FILE]`: one chaos run against a real three-node
 // cluster on loopback. Prints the seed, the faults, the counts and any violation; exits 0 when
 // clean, 1 on a violation (or a run that could not complete), 2 on bad flags.
 import { parseDuration } from '../lib/duration.ts';
@@ -10,7 +10,7 @@ import { runChaos } from './chaos-run.ts';
 import { formatReport } from './report.ts';
 
 function usage(message: string): never {
-  console.error(`chaos: ${message}\nusage: npm run chaos -- [--seed N] [--duration 60s] [--require-session-carryover] [--counts FILE]   (N: a whole number 0..4294967295; duration 10s..1h)`);
+  console.error(`chaos: ${message}\nusage: npm run chaos -- [--seed N] [--duration 60s] [--allow-session-loss] [--counts FILE]   (N: a whole number 0..4294967295; duration 10s..1h)`);
   process.exit(2);
 }
 
@@ -26,7 +26,8 @@ interface Args {
 function parseArgs(argv: string[]): Args {
   let seed: number | undefined;
   let durationMs = 60_000;
-  let requireSessionCarryover = false;
+  // On by default since resumable sessions landed: a session claim lost to a planned handoff fails the run.
+  let requireSessionCarryover = true;
   let countsFile: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -42,6 +43,8 @@ function parseArgs(argv: string[]): Args {
       i++;
     } else if (flag === '--require-session-carryover') {
       requireSessionCarryover = true;
+    } else if (flag === '--allow-session-loss') {
+      requireSessionCarryover = false;
     } else if (flag === '--counts') {
       if (value === undefined || value.startsWith('--')) usage('--counts takes a file name');
       countsFile = value;
@@ -65,7 +68,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 }
 try {
   const result = await runChaos({ seed, durationMs, requireSessionCarryover, log: (line) => console.log(`chaos: ${line}`), onCluster: (c) => (cluster = c) });
-  console.log(formatReport(result, `npm run chaos -- --seed ${seed} --duration ${durationMs / 1000}s${requireSessionCarryover ? ' --require-session-carryover' : ''}`));
+  console.log(formatReport(result, `npm run chaos -- --seed ${seed} --duration ${durationMs / 1000}s${requireSessionCarryover ? '' : ' --allow-session-loss'}`));
   if (countsFile !== undefined) {
     const { seed: s, verdict } = result;
     await writeFile(countsFile, `${JSON.stringify({ seed: s, durationMs, requireSessionCarryover, violations: verdict.violations, counts: verdict.counts }, null, 2)}\n`);

@@ -42,6 +42,20 @@ export interface LockRowProps {
   onSelect: (name: string) => void;
 }
 
+/**
+ * A resumable session claim whose connection is gone (its node handed off or died): the lock
+ * stays its client's until the lease (the countdown beside it) runs out or the client resumes.
+ */
+export function ReconnectingBadge() {
+  return (
+    <Badge tone="warn" className="mr-1">
+      <span data-testid="holder-reconnecting" title="Connection gone (handoff or failover): kept for its client to resume until the lease runs out">
+        reconnecting
+      </span>
+    </Badge>
+  );
+}
+
 /** One lock. Memoised: a delta re-renders only the rows whose summary it replaced. */
 export const LockRowView = memo(function LockRowView({ row, index, start, selected, onSelect }: LockRowProps) {
   const { name, holder, queueLength } = row.summary;
@@ -76,7 +90,7 @@ export const LockRowView = memo(function LockRowView({ row, index, start, select
         </button>
       </div>
       <div role="cell" className="min-w-0 truncate font-mono text-xs" title={holder?.client}>
-        {holder === null ? <span className="text-slate-600 dark:text-slate-400">no holder</span> : <>{holder.client} <span className="text-slate-600 dark:text-slate-400">({holder.protocol})</span></>}
+        {holder === null ? <span className="text-slate-600 dark:text-slate-400">no holder</span> : <>{holder.reconnecting === true && <ReconnectingBadge />}{holder.client} <span className="text-slate-600 dark:text-slate-400">({holder.protocol})</span></>}
       </div>
       <div role="cell" className="min-w-0 truncate font-mono tabular-nums">
         {holder === null ? '—' : <span data-testid="holder-token">{holder.token}</span>}

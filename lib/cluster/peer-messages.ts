@@ -14,6 +14,9 @@ const decimal = z.string().regex(/^[0-9]{1,20}$/).refine((v) => BigInt(v) <= MAX
 const failover = z.object({
   at: z.number(), from: z.string().nullable(), to: z.string(), gapMs: z.number(),
   cause: z.enum(FAILOVER_CAUSES),
+  // What the new active did with the resumable session claims it kept (absent for a split brain).
+  claimsCarried: z.number().int().min(0).optional(), claimsResumed: z.number().int().min(0).optional(),
+  claimsExpired: z.number().int().min(0).optional(), claimsEnded: z.number().int().min(0).optional(),
 });
 
 export type { SnapshotHolder, SnapshotWaiter };

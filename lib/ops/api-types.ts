@@ -115,6 +115,8 @@ export interface FailoverView {
   claimsCarried?: number;
   claimsResumed?: number;
   claimsExpired?: number;
+  /** Of those, how many an admin ended (force-release, kick) before their client came back. */
+  claimsEnded?: number;
 }
 
 export interface ClusterView {

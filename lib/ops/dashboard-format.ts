@@ -80,14 +80,19 @@ export function formatMsTick(ms: number): string {
 }
 
 /**
- * What a failover did with the resumable session claims, for the timeline: "12 claims carried
- * over: 11 resumed, 1 expired"; null for an entry without them (a split brain, an old entry).
+ * What a failover did with the resumable session claims, for the timeline: "12 session claims
+ * carried over: 11 resumed, 1 expired"; the claims neither resumed nor expired yet are "still
+ * reconnecting" (while their lease runs). Null for an entry without them (a split brain).
  */
-export function carriedClaimsText(f: { claimsCarried?: number; claimsResumed?: number; claimsExpired?: number }): string | null {
+export function carriedClaimsText(f: { claimsCarried?: number; claimsResumed?: number; claimsExpired?: number; claimsEnded?: number }): string | null {
   if (f.claimsCarried === undefined) return null;
-  const noun = f.claimsCarried === 1 ? 'claim' : 'claims';
   if (f.claimsCarried === 0) return 'no session claims carried over';
-  const waiting = f.claimsCarried - (f.claimsResumed ?? 0) - (f.claimsExpired ?? 0);
-  const rest = waiting > 0 ? `, ${waiting} other` : '';
-  return `${f.claimsCarried} session ${noun} carried over: ${f.claimsResumed ?? 0} resumed, ${f.claimsExpired ?? 0} expired${rest}`;
+  const noun = f.claimsCarried === 1 ? 'claim' : 'claims';
+  const resumed = f.claimsResumed ?? 0;
+  const expired = f.claimsExpired ?? 0;
+  const ended = f.claimsEnded ?? 0;
+  const waiting = f.claimsCarried - resumed - expired - ended;
+  const byAdmin = ended > 0 ? `, ${ended} ended by an admin` : '';
+  const rest = waiting > 0 ? `, ${waiting} still reconnecting` : '';
+  return `${f.claimsCarried} session ${noun} carried over: ${resumed} resumed, ${expired} expired${byAdmin}${rest}`;
 }

@@ -202,6 +202,7 @@ export class ClusterNode implements ClusterBackend {
     if (c === null) return;
     c.entry.claimsResumed = c.tally.resumed;
     c.entry.claimsExpired = c.tally.expired;
+    c.entry.claimsEnded = c.tally.ended;
   }
 
   role(): NodeRole {

@@ -119,7 +119,7 @@ async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<CarriedCl
 
 /** A failover entry with the resumable claims this node kept; their fate is filled in as it comes (ClusterNode.carried). */
 function withCarried(node: ClusterNode, f: FailoverView, carried: CarriedClaims): FailoverView {
-  const entry: FailoverView = { ...f, claimsCarried: carried.carried, claimsResumed: 0, claimsExpired: 0 };
+  const entry: FailoverView = { ...f, claimsCarried: carried.carried, claimsResumed: 0, claimsExpired: 0, claimsEnded: 0 };
   node.carried = { entry, tally: carried };
   return entry;
 }
