@@ -9,7 +9,10 @@
 //   3. A standby joining an active with --join-locks locks (1,000,000) under --join-rate pairs/s
 //      (2,000) of handover churn: time to in sync, the active's longest event-loop block,
 //      handover p99 during the join, RSS of both (sections/join-section.ts).
-// Usage: npm run bench:cluster [-- --seconds 4 --repeats 3 --only cost,failover,join --join-locks 1000000 --join-rate 2000]
+//   4. Holders (about 30 s): 1,000 resumable session leases and 1,000 keyed grants through a
+//      graceful handoff and then a kill -9 of the active: how many kept their token, were lost
+//      or saw their work aborted (sections/holders-section.ts).
+// Usage: npm run bench:cluster [-- --seconds 4 --repeats 3 --only cost,failover,join,holders --join-locks 1000000 --join-rate 2000]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { ClusterView } from '../lib/ops/api-types.ts';
 import { type Cluster, startCluster, waitSettled } from '../server/testing/cluster-harness.ts';
@@ -18,12 +21,13 @@ import { rawKeyedLoad } from './raw-keyed-load.ts';
 import { failoverSection } from './sections/failover-section.ts';
 import { median, round } from './stats.ts';
 import { joinSection } from './sections/join-section.ts';
+import { holdersSection } from './sections/holders-section.ts';
 import { intFlag, listFlag } from './flags.ts';
 import { hostMachine } from './report.ts';
 
 const seconds = intFlag('--seconds', 4, 60);
 const repeats = intFlag('--repeats', 3, 10);
-const only = listFlag('--only', ['cost', 'failover', 'join'] as const);
+const only = listFlag('--only', ['cost', 'failover', 'join', 'holders'] as const);
 const joinLocks = intFlag('--join-locks', 1_000_000, 5_000_000);
 const joinRate = intFlag('--join-rate', 2_000, 50_000);
 
@@ -105,6 +109,7 @@ const machine = hostMachine();
 const cost = only.includes('cost') ? await costFigures() : null;
 const failover = only.includes('failover') ? await failoverSection(repeats) : null;
 const join = only.includes('join') ? await joinSection(joinLocks, joinRate) : null;
+const holders = only.includes('holders') ? await holdersSection() : null;
 console.log(`Baton cluster figures (${machine.cores} cores, ${machine.cpu}, Node ${machine.node}; ${repeats} runs, ${seconds} s per load run, peer-timeout 1 s)\n`);
 if (cost !== null) {
   console.log('| setup (50 raw keyed connections, pipelined 16) | pairs/s | active CPU/pair | standby CPU/pair | max replication lag |\n|---|---|---|---|---|');
@@ -139,8 +144,29 @@ if (join !== null) {
   console.log(`| RSS once in sync (peak) | active ${join.rssMiB.active} MiB (${join.rssMiB.activePeak}), standby ${join.rssMiB.standby} MiB (${join.rssMiB.standbyPeak}) |`);
   console.log(`| (fill of the table before the join) | ${join.fillSeconds} s |`);
 }
+if (holders !== null) {
+  const h = holders;
+  const n = (x: number | undefined) => (x === undefined ? '-' : String(x));
+  // "lost": the lock on the new active is held by another token or by nobody (or could not be read).
+  const lost = (c: { changed: number; missing: number; unread: number }) => `${c.changed + c.missing + c.unread}${c.changed + c.unread > 0 ? ` (${c.changed} other token, ${c.missing} free${c.unread > 0 ? `, ${c.unread} unread` : ''})` : ''}`;
+  const row = (event: string, r: typeof h.handoff) => {
+    const f = r.failover;
+    const claims = f === null ? 'no entry' : `${n(f.claimsCarried)} / ${n(f.claimsResumed)} / ${n(f.claimsExpired)}${f.claimsEnded ? ` (${f.claimsEnded} ended)` : ''}`;
+    const between = r.lastReconnectingAtMs === null ? 'none seen' : `peak ${r.reconnectingPeak}, from +${r.firstReconnectingAtMs} to +${r.lastReconnectingAtMs} ms`;
+    const gap = f === null ? '-' : `${round(f.gapMs, 1)} ms (${f.cause})`;
+    console.log(`| ${event} | ${r.node} (${f?.cause === 'crash' ? 'active' : 'settled'} at +${Math.round(r.activeAfterMs)} ms) | ${r.sessions.same} / ${lost(r.sessions)} / ${r.sessions.aborted} | ${r.sessions.resumed} / ${r.sessions.reconnecting}; ${between} | ${r.keyed.same} / ${lost(r.keyed)} | ${gap} | ${claims} |`);
+  };
+  console.log(`\n${h.sessions} session holders (resumable, ${h.sessionLeaseMs / 1000} s lease) and ${h.keyed} keyed holders (${h.keyedLeaseMs / 1000} s lease) on 3 nodes; locks read on the new active; ${h.replicatedOnB.sessions} + ${h.replicatedOnB.keyed} of them read on b with the same token before the handoff\n`);
+  console.log('| event | new active | session holders: same token / lost / aborted | sessions on a connection / still reconnecting at the reading; between connections (5 ms polls) | keyed holders: same token / lost | gap with no active | session claims carried / resumed / expired |\n|---|---|---|---|---|---|---|');
+  row(`graceful handoff a → b (read at +${h.handoff.atMs} ms)`, h.handoff);
+  row(`kill -9 of b (read at +${h.kill.atMs} ms)`, h.kill);
+  console.log(`| keyed releases at the end | | | | ${h.release.ok} OK, ${h.release.stale} STALE, ${h.release.errors} errors${h.release.errorMessages.length > 0 ? ` (${h.release.errorMessages.join('; ')})` : ''} | | |`);
+  console.log(`\n(opened ${h.sessions} sessions in ${h.openMs.sessions} ms, took ${h.keyed} grants in ${h.openMs.keyed} ms; the section took ${round(h.totalMs / 1000, 1)} s; ${h.aborts.length} lease aborts${h.aborts.length > 0 ? `: ${h.aborts.slice(0, 5).map((x) => `${x.name} at ${x.atMs} ms after the handoff (${x.reason})`).join('; ')}` : ''})`);
+  if (h.logNotes.length > 0) process.stderr.write(`bench: holders: node log notes:\n${h.logNotes.join('\n')}\n`);
+}
 const dir = new URL('./results/', import.meta.url).pathname;
 mkdirSync(dir, { recursive: true });
 // Each part to its own file, so a run of one section does not wipe the others' last figures.
 if (cost !== null || failover !== null) writeFileSync(`${dir}cluster-latest.json`, `${JSON.stringify({ machine, seconds, repeats, cost, failover }, null, 2)}\n`);
 if (join !== null) writeFileSync(`${dir}cluster-join-latest.json`, `${JSON.stringify({ machine, join }, null, 2)}\n`);
+if (holders !== null) writeFileSync(`${dir}cluster-holders-latest.json`, `${JSON.stringify({ machine, date: new Date().toISOString(), holders }, null, 2)}\n`);
