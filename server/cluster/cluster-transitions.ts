@@ -110,6 +110,8 @@ async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<CarriedCl
   node.source.start();
   // Route first: heartbeats that waited in held sockets are read before leases are checked again.
   node.setRoute(SERVE);
+  // Whatever freed a lock while the block was stored goes to the head of its queue too.
+  d.engine.fileFreeQueues();
   d.engine.releaseHandovers();
   d.driver.resume();
   node.sendStatus();

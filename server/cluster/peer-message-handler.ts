@@ -70,6 +70,10 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
     case 'ev':
       // Applied from the start of a snapshot (its parts and the events interleave), and after it.
       if (node.following !== id || (node.syncedWith === null && !node.sink.receiving(id))) return;
+      // Not while this node promotes: its table is its own from the handoff message on (the old
+      // active changes nothing after it; an expiry there is made here too, on this clock). A
+      // holder ended by a late event would leave its lock free with a queue nobody hands on.
+      if (node.phase === 'promoting') return;
       try {
         // A grant's token above the bound makes the batch unreadable (and the stream re-sync).
         node.sink.applyBatch(m.seq, m.e, node.ceilings.limit());
