@@ -63,7 +63,9 @@ function importsOf(text) {
 function target(file, specifier) {
   if (specifier.startsWith('@/')) return specifier.slice(2);
   if (!specifier.startsWith('.')) return specifier;
-  return relative(ROOT, resolve(ROOT, dirname(file), specifier)).split(sep).join('/');
+  return relative(ROOT, resolve(ROOT, dirname(file), specifier))
+    .split(sep)
+    .join('/');
 }
 
 let checked = 0;

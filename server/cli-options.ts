@@ -23,7 +23,8 @@ export function portOption(text: string): number {
 
 /** `--token-floor`: a decimal u64 (the highest token that may have been issued before). */
 export function tokenFloorOption(text: string): bigint {
-  if (!/^\d{1,20}$/.test(text) || BigInt(text) > (1n << 64n) - 1n) throw new InvalidArgumentError('expected a decimal u64 (0 to 18446744073709551615): the highest token ever issued from this data dir.');
+  if (!/^\d{1,20}$/.test(text) || BigInt(text) > (1n << 64n) - 1n)
+    throw new InvalidArgumentError('expected a decimal u64 (0 to 18446744073709551615): the highest token ever issued from this data dir.');
   return BigInt(text);
 }
 
@@ -40,7 +41,10 @@ export function countOption(text: string): number {
 export function checkToken(value: string | undefined, flag: string, env: string): { ok: true; token: string | undefined } | { ok: false; message: string } {
   if (value === undefined || value === '') return { ok: true, token: undefined };
   if (/^[\x21-\x7e]{16,256}$/.test(value)) return { ok: true, token: value };
-  return { ok: false, message: `${flag} (or ${env}) is not a valid token (${value.length} characters): use 16 to 256 printable ASCII characters without spaces` };
+  return {
+    ok: false,
+    message: `${flag} (or ${env}) is not a valid token (${value.length} characters): use 16 to 256 printable ASCII characters without spaces`,
+  };
 }
 
 export interface Address {

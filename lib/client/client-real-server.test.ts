@@ -23,9 +23,13 @@ const fakes = fakeLineServers<KeyedClient | SessionClient>();
 async function serve(): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'baton-client-real-'));
   const bin = new URL('../../bin/baton', import.meta.url).pathname;
-  const child = spawn(process.execPath, [bin, 'serve', '--lock-port', '0', '--session-port', '0', '--http-port', '0', '--data-dir', dir, '--drain', '0ms', '--log-level', 'silent', '--no-console'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [bin, 'serve', '--lock-port', '0', '--session-port', '0', '--http-port', '0', '--data-dir', dir, '--drain', '0ms', '--log-level', 'silent', '--no-console'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   teardown.push(() => {
     child.kill('SIGCONT');
     child.kill('SIGKILL');

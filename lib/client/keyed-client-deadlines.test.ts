@@ -16,8 +16,7 @@ function client(options: KeyedClientOptions): KeyedClient {
 }
 
 const keyOf = (line: string): string => line.split(' ')[1] ?? '';
-const isGone = (connection: FakeConnection | undefined): boolean =>
-  connection?.socket.destroyed === true || connection?.socket.readableEnded === true;
+const isGone = (connection: FakeConnection | undefined): boolean => connection?.socket.destroyed === true || connection?.socket.readableEnded === true;
 
 /** Settles `promise` and says after how many ms, with its value or its error. */
 async function timed<T>(promise: Promise<T>): Promise<{ ms: number; outcome: T | unknown }> {

@@ -224,10 +224,13 @@ export class KeyedClient implements Releaser {
   private park(request: AcquireRequest, reason: Error): void {
     const waitLeft = request.waitMs - (performance.now() - request.startedAt);
     const ms = Math.max(0, Math.min(this.parkLimitMs, waitLeft));
-    this.parked.set(request, setTimeout(() => {
-      this.parked.delete(request);
-      request.reject(reason);
-    }, ms));
+    this.parked.set(
+      request,
+      setTimeout(() => {
+        this.parked.delete(request);
+        request.reject(reason);
+      }, ms),
+    );
   }
 
   private unpark(): void {

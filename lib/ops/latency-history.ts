@@ -175,7 +175,7 @@ export class LatencyHistory {
   }
 
   private slotAt(start: number): Slot {
-    const i = ((start / BUCKET_MS) % BUCKET_COUNT + BUCKET_COUNT) % BUCKET_COUNT;
+    const i = (((start / BUCKET_MS) % BUCKET_COUNT) + BUCKET_COUNT) % BUCKET_COUNT;
     return this.slots[i] as Slot;
   }
 
@@ -204,8 +204,12 @@ export class LatencyHistory {
     const merged = this.merged.fill(0);
     mergeInto(merged, slot);
     return {
-      start, grants: slot.grants, handovers: slot.handovers,
-      p50: percentile(merged, slot.handovers, 0.5), p99: percentile(merged, slot.handovers, 0.99), byCause,
+      start,
+      grants: slot.grants,
+      handovers: slot.handovers,
+      p50: percentile(merged, slot.handovers, 0.5),
+      p99: percentile(merged, slot.handovers, 0.99),
+      byCause,
     };
   }
 }

@@ -139,8 +139,12 @@ export class ClusterNode implements ClusterBackend {
     this.admin = new ClusterAdmin(this, d);
     this.ceilings = new CeilingGuard({ own: () => this.knownCeiling(), now: () => d.clock.now(), logger: d.logger });
     this.source = new ReplicationSource({
-      engine: d.engine, clock: d.clock, instanceId: d.instanceId, ackTimeoutMs: peerTimeoutMs,
-      ceiling: () => this.knownCeiling(), failovers: () => {
+      engine: d.engine,
+      clock: d.clock,
+      instanceId: d.instanceId,
+      ackTimeoutMs: peerTimeoutMs,
+      ceiling: () => this.knownCeiling(),
+      failovers: () => {
         this.refreshCarried();
         return this.failovers;
       },
@@ -149,9 +153,15 @@ export class ClusterNode implements ClusterBackend {
     });
     const listen = d.cluster.peerListen ?? { host: this.self.host, port: this.self.peerPort };
     this.mesh = new PeerMesh({
-      selfId: nodeId, selfInstance: d.instanceId, peers: config.peers, listen, adminToken: d.adminToken,
-      connectTimeoutMs: Math.max(100, Math.floor(peerTimeoutMs / 2)), peerTimeoutMs,
-      now: () => d.clock.now(), logger: d.logger,
+      selfId: nodeId,
+      selfInstance: d.instanceId,
+      peers: config.peers,
+      listen,
+      adminToken: d.adminToken,
+      connectTimeoutMs: Math.max(100, Math.floor(peerTimeoutMs / 2)),
+      peerTimeoutMs,
+      now: () => d.clock.now(),
+      logger: d.logger,
       onMessage: (peer, m) => this.onMessage(peer, m),
       onLinkUp: (peer) => this.onLinkUp(peer),
       onLinkDown: (peer, reason) => this.onLinkDown(peer, reason),
@@ -332,11 +342,17 @@ export class ClusterNode implements ClusterBackend {
     const active = this.role() === 'active';
     const known = this.knownCeiling();
     return {
-      t: 'status', id: this.self.id, instance: this.d.instanceId, phase: this.phase,
+      t: 'status',
+      id: this.self.id,
+      instance: this.d.instanceId,
+      phase: this.phase,
       active: this.activeId(),
       syncedWith: active ? this.d.instanceId : this.syncedWith,
-      yielded: this.yielded, leaving: this.leaving, fresh: active && this.fresh,
-      ceiling: (active ? known : this.foreignCeiling).toString(), known: known.toString(),
+      yielded: this.yielded,
+      leaving: this.leaving,
+      fresh: active && this.fresh,
+      ceiling: (active ? known : this.foreignCeiling).toString(),
+      known: known.toString(),
       ...(active ? { lags: this.source.lags() } : {}),
     };
   }

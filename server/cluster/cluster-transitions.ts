@@ -113,7 +113,16 @@ async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<CarriedCl
   d.engine.releaseHandovers();
   d.driver.resume();
   node.sendStatus();
-  d.logger.info({ held: d.engine.heldCount, droppedWaiters: dropped.waiters, droppedSessions: dropped.sessions, carriedSessions: carried?.carried ?? 0, tokenFloor: d.tokens.highWater.toString() }, 'promoted: this node is active');
+  d.logger.info(
+    {
+      held: d.engine.heldCount,
+      droppedWaiters: dropped.waiters,
+      droppedSessions: dropped.sessions,
+      carriedSessions: carried?.carried ?? 0,
+      tokenFloor: d.tokens.highWater.toString(),
+    },
+    'promoted: this node is active',
+  );
   return carried ?? new CarriedClaims();
 }
 
@@ -156,7 +165,9 @@ export async function takeOver(node: ClusterNode, d: ClusterNodeDeps, peer: Mesh
   node.mesh.send(peer, { t: 'promoted', instance: d.instanceId });
   peer.link?.flushNow();
   d.logger.info({ pausedMs, promoteMs: d.clock.now() - t0 }, 'took over by handoff');
-  node.recordFailover(withCarried(node, { at: d.wallNow(), from: peer.config.id, to: node.self.id, gapMs: round(pausedMs + (d.clock.now() - t0)), cause }, carried));
+  node.recordFailover(
+    withCarried(node, { at: d.wallNow(), from: peer.config.id, to: node.self.id, gapMs: round(pausedMs + (d.clock.now() - t0)), cause }, carried),
+  );
 }
 
 /** The active hands its role to `to`; resolves with the gap (ms), or null when `to` did not take over. */

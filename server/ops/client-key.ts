@@ -15,5 +15,8 @@ export function clientKey(address: string): string {
   const tail = halves.length === 2 && (halves[1] as string) !== '' ? (halves[1] as string).split(':') : [];
   const groups = halves.length === 2 ? [...head, ...Array<string>(Math.max(0, 8 - head.length - tail.length)).fill('0'), ...tail] : head;
   if (groups.length !== 8) return a;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }

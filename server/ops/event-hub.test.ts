@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { ClaimOwner } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { engineFixture } from '../../lib/engine/testing/engine-fixture.ts';
-import { type AuditEntry, type ClusterView, type DeltaMessage, type LocksChunkMessage, noHandoversByCause, type SnapshotMessage, type StatsView } from '../../lib/ops/api-types.ts';
+import {
+  type AuditEntry,
+  type ClusterView,
+  type DeltaMessage,
+  type LocksChunkMessage,
+  noHandoversByCause,
+  type SnapshotMessage,
+  type StatsView,
+} from '../../lib/ops/api-types.ts';
 import type { FeedSubscriber } from '../daemon-facade.ts';
 import { EventHub, HEARTBEAT_FRAME, MAX_DIRTY, type Scheduler, type TimerHandle } from './event-hub.ts';
 import { FEED_SIZE } from './feed-ring.ts';
@@ -59,14 +67,18 @@ class Recorder implements FeedSubscriber {
     this.closed++;
   }
   messages(): Array<{ event: string; data: unknown }> {
-    return this.frames.filter((f) => f !== HEARTBEAT_FRAME).map((f) => {
-      const m = /^event: (\w+)\ndata: (.*)\n\n$/s.exec(f);
-      if (m === null) throw new Error(`not an SSE message: ${JSON.stringify(f)}`);
-      return { event: m[1] as string, data: JSON.parse(m[2] as string) as unknown };
-    });
+    return this.frames
+      .filter((f) => f !== HEARTBEAT_FRAME)
+      .map((f) => {
+        const m = /^event: (\w+)\ndata: (.*)\n\n$/s.exec(f);
+        if (m === null) throw new Error(`not an SSE message: ${JSON.stringify(f)}`);
+        return { event: m[1] as string, data: JSON.parse(m[2] as string) as unknown };
+      });
   }
   deltas(): DeltaMessage[] {
-    return this.messages().filter((m) => m.event === 'delta').map((m) => m.data as DeltaMessage);
+    return this.messages()
+      .filter((m) => m.event === 'delta')
+      .map((m) => m.data as DeltaMessage);
   }
   snapshot(): SnapshotMessage {
     const first = this.messages()[0];
@@ -106,21 +118,59 @@ function setup() {
   };
   const state = { role: 'active' as 'active' | 'standby', cluster: { nodes: 1 } };
   const stats = (): StatsView => ({
-    asOf: EPOCH + f.clock.now(), state: 'serving', role: state.role, locks: f.engine.lockCount, held: f.engine.heldCount,
-    waiters: f.engine.waiterCount, connections: { keyed: 0, session: 0 }, tokenHighWater: f.engine.tokenHighWater.toString(), grants: f.engine.grantRefusal() ?? 'ok',
-    grantsTotal: 0, handover: { count: 0, p50: null, p99: null, p95: null }, handoverByCause: noHandoversByCause(),
+    asOf: EPOCH + f.clock.now(),
+    state: 'serving',
+    role: state.role,
+    locks: f.engine.lockCount,
+    held: f.engine.heldCount,
+    waiters: f.engine.waiterCount,
+    connections: { keyed: 0, session: 0 },
+    tokenHighWater: f.engine.tokenHighWater.toString(),
+    grants: f.engine.grantRefusal() ?? 'ok',
+    grantsTotal: 0,
+    handover: { count: 0, p50: null, p99: null, p95: null },
+    handoverByCause: noHandoversByCause(),
   });
   // This node's lastSeen is "now", as SingleNodeCluster reports it: it moves with every read.
   const cluster = (): ClusterView => ({
-    self: 'n1', instanceId: 'i-1', clustered: false, phase: 'active', active: 'n1', restore: { available: false, yielded: [] },
-    nodes: [{
-      id: 'n1', role: 'active', priority: 0, self: true, alive: true, lastSeen: EPOCH + f.clock.now(), replicationLag: null, inSync: true, yielded: false,
-      lockAddress: '127.0.0.1:7070', sessionAddress: '127.0.0.1:7071', httpAddress: '127.0.0.1:3000',
-    }],
-    handoff: { available: false, reason: `nodes ${state.cluster.nodes}`, targets: [] }, failovers: [],
+    self: 'n1',
+    instanceId: 'i-1',
+    clustered: false,
+    phase: 'active',
+    active: 'n1',
+    restore: { available: false, yielded: [] },
+    nodes: [
+      {
+        id: 'n1',
+        role: 'active',
+        priority: 0,
+        self: true,
+        alive: true,
+        lastSeen: EPOCH + f.clock.now(),
+        replicationLag: null,
+        inSync: true,
+        yielded: false,
+        lockAddress: '127.0.0.1:7070',
+        sessionAddress: '127.0.0.1:7071',
+        httpAddress: '127.0.0.1:3000',
+      },
+    ],
+    handoff: { available: false, reason: `nodes ${state.cluster.nodes}`, targets: [] },
+    failovers: [],
   });
   const scheduler = new ManualScheduler();
-  const hub = new EventHub({ engine, clock, instanceId: 'i-1', stats, cluster, history, audit, scheduler, flushIntervalMs: FLUSH_MS, heartbeatMs: HEARTBEAT_MS });
+  const hub = new EventHub({
+    engine,
+    clock,
+    instanceId: 'i-1',
+    stats,
+    cluster,
+    history,
+    audit,
+    scheduler,
+    flushIntervalMs: FLUSH_MS,
+    heartbeatMs: HEARTBEAT_MS,
+  });
   const hold = (name: string) => f.engine.acquire(name, live, 'keyed', '10.0.0.1:1', 10_000, 0, false);
   const flush = () => scheduler.fire(FLUSH_MS);
   /** Subscribes and lets the hub send the snapshot (it goes on the next turn of the loop). */
@@ -143,7 +193,9 @@ describe('EventHub', () => {
     expect(sub.frames[0]).toMatch(/^event: snapshot\ndata: \{.*\}\n\n$/s);
     const snap = sub.snapshot();
     expect(snap.instanceId).toBe('i-1');
-    expect(snap.locks).toEqual([expect.objectContaining({ name: 'orders', queueLength: 0, holder: expect.objectContaining({ token: claim.token.toString() }) })]);
+    expect(snap.locks).toEqual([
+      expect.objectContaining({ name: 'orders', queueLength: 0, holder: expect.objectContaining({ token: claim.token.toString() }) }),
+    ]);
     expect(snap.stats.held).toBe(1);
     expect(snap.cluster.self).toBe('n1');
     expect(snap.history).toHaveLength(90);
@@ -190,12 +242,22 @@ describe('EventHub', () => {
     const scheduler = new ManualScheduler();
     const clock = { now: () => f.clock.now(), wall: (t: number) => EPOCH + t };
     const hub = new EventHub({
-      engine: f.engine, clock, instanceId: 'i', scheduler,
+      engine: f.engine,
+      clock,
+      instanceId: 'i',
+      scheduler,
       // Only the timers matter here; the snapshot just has to build.
       stats: () => ({ asOf: 0 }) as StatsView,
       cluster: () => ({
-        self: 'n', instanceId: 'i', clustered: false, phase: 'active', active: 'n', restore: { available: false, yielded: [] },
-        nodes: [], handoff: { available: false, reason: null, targets: [] }, failovers: [],
+        self: 'n',
+        instanceId: 'i',
+        clustered: false,
+        phase: 'active',
+        active: 'n',
+        restore: { available: false, yielded: [] },
+        nodes: [],
+        handoff: { available: false, reason: null, targets: [] },
+        failovers: [],
       }),
       history: new HistoryRecorder(f.engine, clock, () => EPOCH),
       audit: { subscribe: () => () => {} },
@@ -367,7 +429,7 @@ describe('EventHub', () => {
     expect(late.closed).toBe(1);
   });
 
-  it('sends an idle dashboard no delta although this node\'s lastSeen moves with the clock', () => {
+  it("sends an idle dashboard no delta although this node's lastSeen moves with the clock", () => {
     const { hub, join, flush, clock } = setup();
     const sub = new Recorder();
     join(sub);
@@ -420,7 +482,11 @@ describe('EventHub', () => {
     const { hub, join, listeners, scheduler, hold } = setup();
     const broken = hold('x');
     // A lock view that throws while the snapshot is built.
-    Object.defineProperty(broken, 'token', { get: () => { throw new Error('boom'); } });
+    Object.defineProperty(broken, 'token', {
+      get: () => {
+        throw new Error('boom');
+      },
+    });
     const sub = new Recorder();
     join(sub);
     expect(sub.closed).toBe(1);

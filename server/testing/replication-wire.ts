@@ -59,7 +59,13 @@ export interface Delivered {
 }
 
 /** Hands `lines` (spliced off) to `sink` as the standby's message handler would; throws on a line that does not decode. */
-export function deliver(sink: ReplicationSink, from: string, lines: string[], maxToken: bigint, into: Delivered = { begun: 0, parts: 0, finished: 0 }): Delivered {
+export function deliver(
+  sink: ReplicationSink,
+  from: string,
+  lines: string[],
+  maxToken: bigint,
+  into: Delivered = { begun: 0, parts: 0, finished: 0 },
+): Delivered {
   for (const line of lines.splice(0)) {
     const d = decodePeerMessage(line);
     if (!d.ok) throw new Error(d.error);
