@@ -37,7 +37,9 @@ async function samplePhases(nodes: NodeProcess[], ms: number, labels = nodes.map
   const until = performance.now() + ms;
   while (performance.now() < until) {
     const phases = await Promise.all(nodes.map((n) => phaseOf(n)));
-    labels.forEach((label, i) => seen.push(`${label}=${phases[i]}`));
+    labels.forEach((label, i) => {
+      seen.push(`${label}=${phases[i]}`);
+    });
     await sleep(100);
   }
   return seen;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { daemon, open, runTeardown, teardown, waitIdle } from './testing/fuzz-harness.ts';
-import { connectionGauge, eventually, RawConnection } from './testing/fuzz-helpers.ts';
+import { connectionGauge, eventually, type RawConnection } from './testing/fuzz-helpers.ts';
 
 afterEach(runTeardown);
 

@@ -7,7 +7,7 @@ import { connect, type Socket } from 'node:net';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { daemon, open, runTeardown, teardown } from './testing/fuzz-harness.ts';
-import { eventually, RawConnection, sleep } from './testing/fuzz-helpers.ts';
+import { eventually, type RawConnection, sleep } from './testing/fuzz-helpers.ts';
 import type { Daemon } from './daemon.ts';
 import { answerClientErrors, httpServerOptions, listenHttp } from './http-server.ts';
 

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { daemon, expectCleanEnd, FUZZ_TEST_MS, fuzzOptions, open, runTeardown } from './testing/fuzz-harness.ts';
-import { EngineMonitor, fail, RawConnection, splitLikeServer } from './testing/fuzz-helpers.ts';
+import { EngineMonitor, fail, type RawConnection, splitLikeServer } from './testing/fuzz-helpers.ts';
 import { checkKeyedReplies, driveKeyed, keyedPlan } from './testing/keyed-fuzz-model.ts';
 
 afterEach(runTeardown);

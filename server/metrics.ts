@@ -49,10 +49,12 @@ class HandoverHistogram {
 
   observe(cause: HandoverCause, seconds: number): void {
     const c = CAUSE_INDEX[cause];
+    const counts = this.counts[c];
+    if (counts === undefined) return; // one array per cause, made from HANDOVER_CAUSES: never
     let i = 0;
     while (i < HANDOVER_BOUNDS.length && seconds > (HANDOVER_BOUNDS[i] as number)) i++;
-    (this.counts[c] as Float64Array)[i]!++;
-    this.sums[c]! += seconds;
+    counts[i] = (counts[i] ?? 0) + 1;
+    this.sums[c] = (this.sums[c] ?? 0) + seconds;
   }
 
   exposition(): string {

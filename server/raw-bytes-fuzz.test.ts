@@ -71,7 +71,9 @@ describe('many short-lived connections', () => {
       const d = await daemon();
       const monitor = new EngineMonitor(d.engine);
       const live = new Set<RawConnection>();
-      teardown.push(() => live.forEach((c) => c.destroy()));
+      teardown.push(() => {
+        for (const c of live) c.destroy();
+      });
       const junk = fc.sample(garbage(/^([AR] |ACQUIRE )/), { numRuns: 2_000, seed: 7 });
       const behaviours: Array<(i: number, bytes: Uint8Array) => Promise<void>> = [
         (_, b) => visit(d.lockAddress.port, async (c) => c.write(bytesOf([...b], '\n'))),

@@ -3,7 +3,7 @@
 // sent SIGTERM (SIGKILL after --grace) the moment ownership is lost; baton exits with its code.
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { SessionClient, LockTimeoutError, BatonError, DEFAULT_SESSION_PORT } from '../lib/client/index.ts';
 import type { SessionLease } from '../lib/client/index.ts';
 import { formatAddress } from '../lib/client/address.ts';

@@ -4,7 +4,7 @@
 // is cut off while other clients' handovers go on. The HTTP side is in http-bad-input.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import { daemon, open, runTeardown, teardown, waitIdle } from './testing/fuzz-harness.ts';
-import { connectionGauge, eventually, RawConnection, sleep } from './testing/fuzz-helpers.ts';
+import { connectionGauge, eventually, type RawConnection, sleep } from './testing/fuzz-helpers.ts';
 import { NeverReader } from './testing/never-reader.ts';
 
 afterEach(runTeardown);

@@ -80,6 +80,7 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
   };
 
   // Move focus to the panel when a lock is chosen, so keyboard and screen reader users land on it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `name` is the trigger (a lock chosen), not a value the effect reads.
   useEffect(() => {
     headingRef.current?.focus();
   }, [name]);

@@ -14,7 +14,7 @@ interface Served {
   sessionPort: number;
 }
 
-const teardown: Array<() => Promise<unknown> | void> = [];
+const teardown: Array<() => unknown> = [];
 afterEach(async () => {
   for (const step of teardown.splice(0).reverse()) await step();
 });

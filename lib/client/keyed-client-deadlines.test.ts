@@ -137,8 +137,14 @@ describe('KeyedClient deadlines of acquires held back behind an earlier one', ()
     const acquires = waits.map((wait, i) => {
       const p = keyed.acquire('k', { lease: 1000, wait });
       return p.then(
-        (grant) => (log.push(`${i} granted ${grant.token}`), grant),
-        (error: unknown) => (log.push(`${i} ${(error as Error).constructor.name}`), error),
+        (grant) => {
+          log.push(`${i} granted ${grant.token}`);
+          return grant;
+        },
+        (error: unknown) => {
+          log.push(`${i} ${(error as Error).constructor.name}`);
+          return error;
+        },
       );
     });
     return { server, log, started, acquires };

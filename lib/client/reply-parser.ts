@@ -65,7 +65,7 @@ export function parseKeyedReply(line: string): KeyedReply {
       {
         const key = line.slice(2);
         if (key.indexOf(' ') >= 0) return malformed(line, 'timeout with extra fields');
-        return { kind: 'timed-out', slot: 'A ' + key, key };
+        return { kind: 'timed-out', slot: `A ${key}`, key };
       }
     case 82 /* R */:
       {

@@ -48,7 +48,7 @@ describe('the grant gate after a freeze', () => {
   });
 
   it('an expiry found by the catch-up of another request is not handed on either', () => {
-    const { engine, clock, fixed, grants } = pausedEngine();
+    const { clock, fixed, grants } = pausedEngine();
     fixed('x', new Owner(), 1_000);
     const waiter = fixed('x', new Owner());
     clock.advance(2_500);

@@ -99,8 +99,9 @@ export class LatencyHistory {
     if (slot === null) return;
     const c = CAUSE_INDEX[cause];
     const hist = (slot.hists[c] ??= new Uint32Array(BINS));
-    hist[binOf(latencyMs)]!++;
-    slot.causeCounts[c]!++;
+    const bin = binOf(latencyMs);
+    hist[bin] = (hist[bin] ?? 0) + 1;
+    slot.causeCounts[c] = (slot.causeCounts[c] ?? 0) + 1;
     slot.handovers++;
     slot.version = ++this.versionCounter;
   }
@@ -220,8 +221,8 @@ function mergeInto(into: Float64Array, slot: Slot, cause?: number): number {
   for (let c = 0; c < slot.hists.length; c++) {
     const hist = slot.hists[c];
     if (hist === null || hist === undefined || (cause !== undefined && c !== cause)) continue;
-    for (let i = 0; i < BINS; i++) into[i]! += hist[i] as number;
-    added += slot.causeCounts[c] as number;
+    for (let i = 0; i < BINS; i++) into[i] = (into[i] ?? 0) + (hist[i] ?? 0);
+    added += slot.causeCounts[c] ?? 0;
   }
   return added;
 }

@@ -128,7 +128,7 @@ export function viewLockName(name: string): LockNameView {
 
 /** Reads a view's text back into the name (the inverse of viewLockName's text; for tests and tools). */
 export function nameFromText(text: string): string {
-  return text.replace(/\\\\|\\u\{([0-9A-F]+)\}/g, (whole, hex: string | undefined) =>
+  return text.replace(/\\\\|\\u\{([0-9A-F]+)\}/g, (_whole, hex: string | undefined) =>
     hex === undefined ? '\\' : String.fromCodePoint(Number.parseInt(hex, 16)),
   );
 }

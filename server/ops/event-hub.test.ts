@@ -114,7 +114,9 @@ function setup() {
       auditListeners.add(listener);
       return () => auditListeners.delete(listener);
     },
-    emit: (e: AuditEntry) => auditListeners.forEach((l) => l(e)),
+    emit: (e: AuditEntry) => {
+      for (const l of auditListeners) l(e);
+    },
   };
   const state = { role: 'active' as 'active' | 'standby', cluster: { nodes: 1 } };
   const stats = (): StatsView => ({
@@ -185,7 +187,7 @@ function setup() {
 
 describe('EventHub', () => {
   it('sends a new subscriber a snapshot of the current locks, stats, cluster, history and feed at once', () => {
-    const { hub, join, hold } = setup();
+    const { join, hold } = setup();
     const claim = hold('orders');
     const sub = new Recorder();
     join(sub);
@@ -203,7 +205,7 @@ describe('EventHub', () => {
   });
 
   it('coalesces 1000 grants and releases between two flushes into exactly one delta', () => {
-    const { hub, join, engine, hold, flush } = setup();
+    const { join, engine, hold, flush } = setup();
     const sub = new Recorder();
     join(sub);
     for (let i = 0; i < 1000; i++) engine.release(`k${i % 10}`, hold(`k${i % 10}`).token);
@@ -221,7 +223,7 @@ describe('EventHub', () => {
   });
 
   it('reports a session lease renewed by a heartbeat within a scan period, and not a lease that stood still', () => {
-    const { hub, join, engine, hold, flush, clock } = setup();
+    const { join, engine, hold, flush, clock } = setup();
     const session = engine.acquire('heartbeating', live, 'session', '10.0.0.2:2', 3_000, 0, true);
     hold('fixed');
     const sub = new Recorder();
@@ -267,7 +269,7 @@ describe('EventHub', () => {
   });
 
   it('sends no delta when nothing changed', () => {
-    const { hub, join, hold, flush, clock } = setup();
+    const { join, hold, flush, clock } = setup();
     hold('a');
     const sub = new Recorder();
     join(sub);
@@ -279,7 +281,7 @@ describe('EventHub', () => {
   });
 
   it('lists a lock that went idle under removed, and a changed one under upserts', () => {
-    const { hub, join, engine, hold, flush } = setup();
+    const { join, engine, hold, flush } = setup();
     const a = hold('a');
     const sub = new Recorder();
     join(sub);
@@ -321,7 +323,7 @@ describe('EventHub', () => {
   });
 
   it('sends a heartbeat comment to every subscriber each heartbeat interval', () => {
-    const { hub, join, scheduler } = setup();
+    const { join, scheduler } = setup();
     const a = new Recorder();
     const b = new Recorder();
     join(a);
@@ -332,7 +334,7 @@ describe('EventHub', () => {
   });
 
   it('gives a reconnecting subscriber a fresh snapshot', () => {
-    const { hub, join, hold } = setup();
+    const { join, hold } = setup();
     const first = new Recorder();
     const unsubscribe = join(first);
     unsubscribe();
@@ -345,7 +347,7 @@ describe('EventHub', () => {
   });
 
   it('keeps the last 200 feed items even with no subscriber, with consecutive seqs', () => {
-    const { hub, join, engine, hold } = setup();
+    const { join, engine, hold } = setup();
     for (let i = 0; i < 150; i++) engine.release('a', hold('a').token);
     const sub = new Recorder();
     join(sub);
@@ -356,7 +358,7 @@ describe('EventHub', () => {
   });
 
   it('describes handovers with their latency and cause', () => {
-    const { hub, join, engine, hold } = setup();
+    const { join, engine, hold } = setup();
     const first = hold('a');
     hold('a');
     engine.release('a', first.token);
@@ -371,7 +373,7 @@ describe('EventHub', () => {
   });
 
   it('turns audit entries into admin feed items', () => {
-    const { hub, join, audit, flush } = setup();
+    const { join, audit, flush } = setup();
     const sub = new Recorder();
     join(sub);
     audit.emit({ at: EPOCH + 5, who: 'session:ab12cd34', action: 'force-release', target: 'orders', result: 'ok', detail: null });
@@ -380,7 +382,7 @@ describe('EventHub', () => {
   });
 
   it('sends a delta when only the stats or the cluster changed, with the cluster only when it did', () => {
-    const { hub, join, state, flush } = setup();
+    const { join, state, flush } = setup();
     const sub = new Recorder();
     join(sub);
     state.role = 'standby';
@@ -393,7 +395,7 @@ describe('EventHub', () => {
   });
 
   it('sends the new current history bucket when the 10-second bucket rolls over', () => {
-    const { hub, join, clock, flush } = setup();
+    const { join, clock, flush } = setup();
     const sub = new Recorder();
     join(sub);
     clock.advance(10_000);
@@ -402,7 +404,7 @@ describe('EventHub', () => {
   });
 
   it('stops listening to the engine and its timers when the last subscriber leaves', () => {
-    const { hub, join, listeners, scheduler } = setup();
+    const { join, listeners, scheduler } = setup();
     expect(listeners()).toBe(1); // the feed ring, always
     const leaveA = join(new Recorder());
     const leaveB = join(new Recorder());
@@ -430,7 +432,7 @@ describe('EventHub', () => {
   });
 
   it("sends an idle dashboard no delta although this node's lastSeen moves with the clock", () => {
-    const { hub, join, flush, clock } = setup();
+    const { join, flush, clock } = setup();
     const sub = new Recorder();
     join(sub);
     for (let i = 0; i < 5; i++) {
@@ -461,7 +463,7 @@ describe('EventHub', () => {
   });
 
   it('sends a fresh snapshot when the engine was reset, and deltas again after it', () => {
-    const { hub, join, hold, flush, engine } = setup();
+    const { join, hold, flush, engine } = setup();
     hold('old');
     const sub = new Recorder();
     join(sub);

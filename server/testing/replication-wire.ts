@@ -24,7 +24,13 @@ export function recordingLink(buffered: () => number = () => 0): RecordingLink {
     whenDrained: (then) => drained.push(then),
     flushNow: () => {},
   };
-  return { link, lines, drain: () => drained.splice(0).forEach((then) => then()) };
+  return {
+    link,
+    lines,
+    drain: () => {
+      for (const then of drained.splice(0)) then();
+    },
+  };
 }
 
 /** Snapshot slices as a source schedules them; run() runs what is due (one, or all). */

@@ -146,13 +146,13 @@ export function checkSessionReplies(c: RawConnection): bigint | null {
   const { lines, tail } = c.replies();
   if (c.closed && !c.destroyedByUs && tail !== '') fail('the server closed in the middle of a line', c);
   const last = lines[lines.length - 1];
-  const error = last !== undefined && last.startsWith('ERROR ') ? last : null;
+  const error = last?.startsWith('ERROR ') ? last : null;
   const others = error === null ? lines : lines.slice(0, -1);
   if (error !== null) {
     const m = /^ERROR 0x0([23]) (.+)$/.exec(error);
     if (m === null || !SESSION_ERROR_TEXTS.test(m[2] as string) || (m[1] === '3') !== (m[2] === 'lease expired')) fail(`unexpected ${error}`, c);
   }
-  const protocolError = error !== null && error.startsWith('ERROR 0x02 protocol error');
+  const protocolError = error?.startsWith('ERROR 0x02 protocol error');
   if (protocolError && !endsInError) fail('a protocol error for well-formed input', c);
   if (endsInError && !c.destroyedByUs && error === null) fail('bad input went unanswered', c);
   if (!acquired) {
