@@ -6,7 +6,11 @@ import { decideRole, isActivePhase, type PeerState } from '../../lib/cluster/rol
 import { HOLD, type Route } from '../routing.ts';
 
 const MISCONFIGURED_HOLD: Route = { kind: 'hold', maxMs: 0 };
-import { type ClusterNode, type ClusterNodeDeps, redirectRoute, SYNC_RETRY_MS } from './cluster-node.ts';
+// Types only: cluster-node.ts imports this file, so a value import back would be a cycle.
+import type { ClusterNode, ClusterNodeDeps } from './cluster-node.ts';
+import { redirectRoute } from './redirect-route.ts';
+
+const SYNC_RETRY_MS = 500;
 
 function alivePeers(node: ClusterNode): PeerState[] {
   const out: PeerState[] = [];

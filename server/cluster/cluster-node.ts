@@ -13,7 +13,6 @@ import { isActivePhase } from '../../lib/cluster/role-decider.ts';
 import type { ClusterView, FailoverCause, FailoverView, NodePhase, NodeRole } from '../../lib/ops/api-types.ts';
 import type { AdminOp, AdminResult } from '../daemon-facade.ts';
 import { HOLD, type Route, sameRoute } from '../routing.ts';
-import { formatAddress } from '../../lib/client/address.ts';
 import { CeilingGuard } from './ceiling-guard.ts';
 import type { CarriedClaims } from '../../lib/engine/carried-claims.ts';
 import { ClusterAdmin } from './cluster-admin.ts';
@@ -30,7 +29,6 @@ import type { ClusterBackend } from '../ops/cluster-backend.ts';
 
 export const DECIDE_EVERY_MS = 25;
 const HANDOFF_TIMEOUT_MS = 2_000;
-export const SYNC_RETRY_MS = 500;
 const MAX_FAILOVERS = 100;
 
 export interface ClusterNodeDeps {
@@ -56,14 +54,6 @@ export interface ClusterNodeDeps {
   runLocally(op: AdminOp & { op: 'force-release' | 'kick' }): AdminResult;
   audit(who: string, op: AdminOp, result: AdminResult): void;
   logger: Logger;
-}
-
-export function redirectRoute(p: PeerConfig): Extract<Route, { kind: 'redirect' }> {
-  return {
-    kind: 'redirect',
-    lock: formatAddress({ host: p.host, port: p.lockPort }),
-    session: formatAddress({ host: p.host, port: p.sessionPort }),
-  };
 }
 
 export class ClusterNode implements ClusterBackend {

@@ -17,7 +17,9 @@ import { CarriedClaims } from '../../lib/engine/carried-claims.ts';
 import type { FailoverCause, FailoverView } from '../../lib/ops/api-types.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import { HOLD, SERVE } from '../routing.ts';
-import { type ClusterNode, type ClusterNodeDeps, redirectRoute } from './cluster-node.ts';
+// Types only: cluster-node.ts imports this file, so a value import back would be a cycle.
+import type { ClusterNode, ClusterNodeDeps } from './cluster-node.ts';
+import { redirectRoute } from './redirect-route.ts';
 import type { MeshPeer } from './peer-mesh.ts';
 
 /** What a handoff may be for: the causes its `handoff` message can carry. */
