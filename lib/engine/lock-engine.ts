@@ -15,7 +15,7 @@ import { Claim, type ClaimOwner, type Protocol } from './claim.ts';
 import { NEVER } from './engine-core.ts';
 import type { HandoverCause, LockState } from './lock-state.ts';
 import { GrantGate } from './grant-gate.ts';
-import { TokensUnavailable } from '../tokens/token-source.ts';
+import { TokensUnavailable } from './token-contract.ts';
 
 export { DETACHED_OWNER, type ReplicaGrant, type ReplicaWaiter } from './replica-ops.ts';
 
