@@ -54,11 +54,11 @@ export interface Address {
 
 /** One host:port (IPv6 in brackets); port 1 to 65535, since someone else has to reach it. */
 export function addressOption(text: string): Address {
-  const m = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):(\d{1,5})$/.exec(text.trim());
-  if (m === null || Number(m[2]) < 1 || Number(m[2]) > 65_535) {
+  const [, host, port] = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):(\d{1,5})$/.exec(text.trim()) ?? [];
+  if (host === undefined || Number(port) < 1 || Number(port) > 65_535) {
     throw new InvalidArgumentError(`expected host:port, got ${JSON.stringify(text)}.`);
   }
-  return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+  return { host: host.replace(/^\[|\]$/g, ''), port: Number(port) };
 }
 
 export function addressListOption(text: string): Address[] {

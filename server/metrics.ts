@@ -61,15 +61,16 @@ class HandoverHistogram {
     const name = 'baton_handover_latency_seconds';
     const lines = [`# HELP ${name} Time from the previous holder ending to the next grant, by what ended it`, `# TYPE ${name} histogram`];
     HANDOVER_CAUSES.forEach((cause, c) => {
-      const counts = this.counts[c] as Float64Array;
+      const counts = this.counts[c];
+      if (counts === undefined) return; // one array per cause, made from HANDOVER_CAUSES: never
       let cumulative = 0;
       HANDOVER_BOUNDS.forEach((bound, i) => {
-        cumulative += counts[i] as number;
+        cumulative += counts[i] ?? 0;
         lines.push(`${name}_bucket{le="${bound}",cause="${cause}"} ${cumulative}`);
       });
-      cumulative += counts[HANDOVER_BOUNDS.length] as number;
+      cumulative += counts[HANDOVER_BOUNDS.length] ?? 0;
       lines.push(`${name}_bucket{le="+Inf",cause="${cause}"} ${cumulative}`);
-      lines.push(`${name}_sum{cause="${cause}"} ${this.sums[c] as number}`);
+      lines.push(`${name}_sum{cause="${cause}"} ${this.sums[c] ?? 0}`);
       lines.push(`${name}_count{cause="${cause}"} ${cumulative}`);
     });
     return `${lines.join('\n')}\n`;

@@ -122,7 +122,8 @@ export function viewLockName(name: string): LockNameView {
   }
   if (run !== '') parts.push({ kind: 'text', text: run });
   const mixed = scripts.length > 1 && !ALLOWED_SETS.some((set) => scripts.every((s) => set.has(s)));
-  const looksLatin = scripts.length === 1 ? looksLatinIn(letters, scripts[0] as string) : null;
+  const only = scripts.length === 1 ? scripts[0] : undefined;
+  const looksLatin = only === undefined ? null : looksLatinIn(letters, only);
   return { parts, text: parts.map((p) => p.text).join(''), mixedScripts: mixed ? scripts : null, looksLatin, marked: escaped || mixed || looksLatin !== null };
 }
 

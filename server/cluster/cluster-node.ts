@@ -122,7 +122,10 @@ export class ClusterNode implements ClusterBackend {
   constructor(private readonly d: ClusterNodeDeps) {
     const { config, nodeId, peerTimeoutMs } = d.cluster;
     this.priority = config.peers.findIndex((p) => p.id === nodeId);
-    this.self = config.peers[this.priority] as PeerConfig;
+    const self = config.peers[this.priority];
+    // serve-command.ts takes the node id from the config's own peer list.
+    if (self === undefined) throw new RangeError(`node id ${nodeId} is not one of the cluster's peers`);
+    this.self = self;
     this.hbMs = Math.max(20, Math.min(250, Math.floor(peerTimeoutMs / 5)));
     this.lease = new RoleLease(peerTimeoutMs, d.clock.now());
     this.sink = new ReplicationSink(d.engine);

@@ -135,7 +135,12 @@ export class ReplicationSink {
 
   /** The active's coalesced renewals of resumable sessions: each lease now ends remainingMs from now. */
   applyRenewals(renewals: number[]): void {
-    for (let i = 0; i + 1 < renewals.length; i += 2) this.engine.replicaRenewResumable(renewals[i] as number, renewals[i + 1] as number);
+    for (let i = 0; i + 1 < renewals.length; i += 2) {
+      const id = renewals[i];
+      const remainingMs = renewals[i + 1];
+      if (id === undefined || remainingMs === undefined) break; // i + 1 < length: never
+      this.engine.replicaRenewResumable(id, remainingMs);
+    }
   }
 
   private apply(e: unknown[], maxToken: bigint): void {
