@@ -41,12 +41,33 @@ export async function startBaton(extraArgs: string[] = [], options: { console?: 
   const dataDir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
   const bin = options.bin ?? new URL('../bin/baton', import.meta.url).pathname;
   const profile = batonProfile.dir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', batonProfile.dir];
-  const child = spawn(process.execPath, [...profile, bin, 'serve', '--lock-port', '0', '--session-port', '0', '--http-port', '0',
-    '--data-dir', dataDir, '--log-level', 'warn', '--drain', '0ms', ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      ...profile,
+      bin,
+      'serve',
+      '--lock-port',
+      '0',
+      '--session-port',
+      '0',
+      '--http-port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      'warn',
+      '--drain',
+      '0ms',
+      ...extraArgs,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const ports = await readStartedPorts(child);
   const pid = child.pid as number;
   return {
-    child, ...ports,
+    child,
+    ...ports,
     cpuMs: () => processCpuMs(pid),
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));

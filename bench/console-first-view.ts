@@ -33,10 +33,11 @@ async function once(bin: string | undefined): Promise<Map<string, { first: numbe
       a?.(line);
     }
   });
-  const ask = (line: string) => new Promise<string>((resolve) => {
-    answer = resolve;
-    socket.write(`${line}\n`);
-  });
+  const ask = (line: string) =>
+    new Promise<string>((resolve) => {
+      answer = resolve;
+      socket.write(`${line}\n`);
+    });
   let worst = 0;
   let running = true;
   const pairs = (async () => {
@@ -74,7 +75,12 @@ const bin = flag('--bin');
 const runs: Array<Map<string, { first: number; warm: number }>> = [];
 for (let r = 0; r < repeats; r++) runs.push(await once(bin));
 const machine = hostMachine();
-console.log(`${machine.cores} cores, ${machine.cpu}, Node ${machine.node}, load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `${machine.cores} cores, ${machine.cpu}, Node ${machine.node}, load average ${(await import('node:os'))
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 console.log(`baton: ${bin ?? 'this checkout'}; ${repeats} fresh servers; worst keyed pair (ms) around each fetch, median of repeats`);
 console.log('| path | first view | warm |');
 console.log('|---|---|---|');

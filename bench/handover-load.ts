@@ -59,10 +59,7 @@ export async function runHandover(system: LockSystem, clients: number, durationM
     // Clients still queued when the time is up get their grant in turn (each releases at once);
     // a system that never grants them would hold us here: give up after a few seconds.
     let timer: NodeJS.Timeout | undefined;
-    const settled = await Promise.race([
-      Promise.allSettled(loops),
-      new Promise<null>((r) => (timer = setTimeout(() => r(null), durationMs + 10_000))),
-    ]);
+    const settled = await Promise.race([Promise.allSettled(loops), new Promise<null>((r) => (timer = setTimeout(() => r(null), durationMs + 10_000)))]);
     clearTimeout(timer);
     if (settled === null) process.stderr.write(`bench: ${system.name}: some clients were still waiting 10 s after the run ended\n`);
     const failed = settled?.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -75,9 +72,16 @@ export async function runHandover(system: LockSystem, clients: number, durationM
   const max = Math.max(...grants);
   const r3 = (n: number) => round(n, 3);
   return {
-    handovers: samples.length, selfRegrants,
-    p50Ms: r3(percentile(samples, 50)), p99Ms: r3(percentile(samples, 99)), maxMs: r3(percentile(samples, 100)),
-    waitP50Ms: r3(percentile(waits, 50)), waitP99Ms: r3(percentile(waits, 99)), waitMaxMs: r3(percentile(waits, 100)),
-    fairness: min === 0 ? Number.POSITIVE_INFINITY : r3(max / min), minGrants: min, maxGrants: max,
+    handovers: samples.length,
+    selfRegrants,
+    p50Ms: r3(percentile(samples, 50)),
+    p99Ms: r3(percentile(samples, 99)),
+    maxMs: r3(percentile(samples, 100)),
+    waitP50Ms: r3(percentile(waits, 50)),
+    waitP99Ms: r3(percentile(waits, 99)),
+    waitMaxMs: r3(percentile(waits, 100)),
+    fairness: min === 0 ? Number.POSITIVE_INFINITY : r3(max / min),
+    minGrants: min,
+    maxGrants: max,
   };
 }

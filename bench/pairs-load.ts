@@ -18,16 +18,20 @@ export async function runPairs(system: LockSystem, clients: number, depth: numbe
     const cpu0 = system.serverCpuMs();
     const start = performance.now();
     const deadline = start + durationMs;
-    await Promise.all(conns.map(async (client, c) => {
-      const keys = Array.from({ length: depth }, (_, d) => `pairs/${c}/${d}`);
-      while (performance.now() < deadline) {
-        await Promise.all(keys.map(async (key) => {
-          const held = await client.acquire(key);
-          await held.release();
-          pairs++;
-        }));
-      }
-    }));
+    await Promise.all(
+      conns.map(async (client, c) => {
+        const keys = Array.from({ length: depth }, (_, d) => `pairs/${c}/${d}`);
+        while (performance.now() < deadline) {
+          await Promise.all(
+            keys.map(async (key) => {
+              const held = await client.acquire(key);
+              await held.release();
+              pairs++;
+            }),
+          );
+        }
+      }),
+    );
     const elapsedMs = performance.now() - start;
     const cpuMs = system.serverCpuMs() - cpu0;
     return { pairsPerSec: Math.round((pairs / elapsedMs) * 1000), serverCpuUsPerPair: round((cpuMs * 1000) / pairs), pairs };

@@ -65,26 +65,45 @@ try {
     await b.kill9();
     const since = Date.now();
     await b.restart();
-    await waitFor(async () => {
-      const v = await a.cluster();
-      return v.nodes.find((n) => n.id === 'b')?.inSync === true;
-    }, { timeoutMs: 60_000, what: 'b in sync' });
+    await waitFor(
+      async () => {
+        const v = await a.cluster();
+        return v.nodes.find((n) => n.id === 'b')?.inSync === true;
+      },
+      { timeoutMs: 60_000, what: 'b in sync' },
+    );
     // The first full snapshot, from the last "following" before it.
     const synced = firstAfter(b, since, (e) => e.msg === 'synced from the active node' && e.locks === locks);
-    const followed = b.logEntries().filter((e) => e.msg === 'following the active node' && Number(e.time) >= since && Number(e.time) <= Number(synced.time)).at(-1);
+    const followed = b
+      .logEntries()
+      .filter((e) => e.msg === 'following the active node' && Number(e.time) >= since && Number(e.time) <= Number(synced.time))
+      .at(-1);
     if (followed === undefined) throw new Error('no "following" line before the sync');
     syncs.push(Number(synced.time) - Number(followed.time));
   }
   // One handoff at the end (a -> b): the gap the successor reports.
   const handed = await a.api('/api/v1/cluster/handoff', { method: 'POST', body: JSON.stringify({ target: 'b' }) }, 30_000);
   if (handed.status !== 200) throw new Error(`handoff answered ${handed.status}`);
-  const view = await waitFor(async () => {
-    const v: ClusterView = await b.cluster();
-    return v.phase === 'active' ? v : undefined;
-  }, { timeoutMs: 30_000, what: 'b active' });
+  const view = await waitFor(
+    async () => {
+      const v: ClusterView = await b.cluster();
+      return v.phase === 'active' ? v : undefined;
+    },
+    { timeoutMs: 30_000, what: 'b active' },
+  );
   gaps.push(view.failovers.at(-1)?.gapMs ?? Number.NaN);
   const syncLines = b.logEntries().filter((e) => e.msg === 'synced from the active node' && e.locks === locks).length;
-  console.log(JSON.stringify({ locks, repeats, fullSnapshotsApplied: syncLines, resyncMs: syncs, resyncMedianMs: round(median(syncs)), handoffGapMs: gaps, handoffGapMedianMs: round(median(gaps)) }));
+  console.log(
+    JSON.stringify({
+      locks,
+      repeats,
+      fullSnapshotsApplied: syncLines,
+      resyncMs: syncs,
+      resyncMedianMs: round(median(syncs)),
+      handoffGapMs: gaps,
+      handoffGapMedianMs: round(median(gaps)),
+    }),
+  );
 } finally {
   await cluster.close();
 }

@@ -45,7 +45,15 @@ try {
     for (const kind of (r % 2 === 0 ? ['seed', 'resumable'] : ['resumable', 'seed']) as Kind[]) {
       process.stderr.write(`bench: resume: run ${r + 1}/${repeats}, ${sessions} ${kind} sessions\n`);
       const script = new URL('./session-holders.ts', import.meta.url).pathname;
-      const args = ['--import', 'tsx', script, String(cluster.node('a').ports.session), String(sessions), String(LEASE_MS), ...(kind === 'resumable' ? ['resumable'] : [])];
+      const args = [
+        '--import',
+        'tsx',
+        script,
+        String(cluster.node('a').ports.session),
+        String(sessions),
+        String(LEASE_MS),
+        ...(kind === 'resumable' ? ['resumable'] : []),
+      ];
       const holders = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
       const lines = createInterface({ input: holders.stdout })[Symbol.asyncIterator]();
       const ready = JSON.parse(String((await lines.next()).value)) as { ready: number; refused: number };
@@ -64,7 +72,12 @@ try {
       const elapsed = performance.now() - t0;
       const [a1, b1] = [processCpuMs(pid('a')), processCpuMs(pid('b'))];
       const hb1 = await answered();
-      runs.push({ kind, activeCpuPercent: ((a1 - a0) / elapsed) * 100, standbyCpuPercent: ((b1 - b0) / elapsed) * 100, heartbeatsPerSec: (hb1 - hb0) / (elapsed / 1000) });
+      runs.push({
+        kind,
+        activeCpuPercent: ((a1 - a0) / elapsed) * 100,
+        standbyCpuPercent: ((b1 - b0) / elapsed) * 100,
+        heartbeatsPerSec: (hb1 - hb0) / (elapsed / 1000),
+      });
       holders.stdin.write('stop\n');
       await new Promise((res) => holders.once('exit', res));
       await new Promise((res) => setTimeout(res, 1_500)); // the releases settle on both nodes
@@ -84,11 +97,27 @@ function inProcessNsPerHeartbeat(keyed: boolean): number {
   const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore(), 1_000_000n));
   const owner = { onGranted: () => true, onEnded: () => {} };
   const claims: Claim[] = [];
-  for (let i = 0; i < sessions; i++) claims.push(engine.acquire(`holders/${i}`, owner, 'session', 'c', LEASE_MS, 0, true, 0, keyed ? i.toString(16).padStart(64, '0') : null));
-  const source = new ReplicationSource({ engine, clock, instanceId: 'i', ackTimeoutMs: 1_000, ceiling: () => 0n, failovers: () => [], onStreamDropped: () => {} });
+  for (let i = 0; i < sessions; i++)
+    claims.push(engine.acquire(`holders/${i}`, owner, 'session', 'c', LEASE_MS, 0, true, 0, keyed ? i.toString(16).padStart(64, '0') : null));
+  const source = new ReplicationSource({
+    engine,
+    clock,
+    instanceId: 'i',
+    ackTimeoutMs: 1_000,
+    ceiling: () => 0n,
+    failovers: () => [],
+    onStreamDropped: () => {},
+  });
   source.start();
   let bytes = 0;
-  source.addStandby('b', { send: () => {}, sendRaw: (l) => (bytes += l.length), close: () => {}, bufferedBytes: () => 0, whenDrained: () => {}, flushNow: () => {} });
+  source.addStandby('b', {
+    send: () => {},
+    sendRaw: (l) => (bytes += l.length),
+    close: () => {},
+    bufferedBytes: () => 0,
+    whenDrained: () => {},
+    flushNow: () => {},
+  });
   const beats = sessions * 40;
   const perFlush = Math.max(1, Math.floor(sessions / 8));
   const t0 = process.hrtime.bigint();
@@ -99,7 +128,7 @@ function inProcessNsPerHeartbeat(keyed: boolean): number {
   }
   const ns = Number(process.hrtime.bigint() - t0) / beats;
   source.stop();
-  if (bytes === 0 && keyed) throw new Error("no renew line was sent");
+  if (bytes === 0 && keyed) throw new Error('no renew line was sent');
   return ns;
 }
 inProcessNsPerHeartbeat(true); // warm-up
@@ -119,16 +148,26 @@ const seed = summary('seed');
 const resumable = summary('resumable');
 const extraPercent = round(((resumable.activeCpuPercent - seed.activeCpuPercent) / seed.activeCpuPercent) * 100, 1);
 const machine = hostMachine();
-console.log(`Resumable sessions: replication cost on the active (${machine.cores} cores, ${machine.cpu}, Node ${machine.node}; ${sessions} sessions, ${LEASE_MS} ms lease, heartbeat every ${LEASE_MS / 4} ms; ${repeats} runs of ${seconds} s each)\n`);
+console.log(
+  `Resumable sessions: replication cost on the active (${machine.cores} cores, ${machine.cpu}, Node ${machine.node}; ${sessions} sessions, ${LEASE_MS} ms lease, heartbeat every ${LEASE_MS / 4} ms; ${repeats} runs of ${seconds} s each)\n`,
+);
 console.log('| sessions | heartbeats/s answered | active CPU (median; runs) | standby CPU |\n|---|---|---|---|');
-for (const [name, s] of [['seed protocol', seed], ['resumable (claim key)', resumable]] as const) {
+for (const [name, s] of [
+  ['seed protocol', seed],
+  ['resumable (claim key)', resumable],
+] as const) {
   console.log(`| ${name} | ${s.heartbeatsPerSec} | ${s.activeCpuPercent} % (${s.runs.join(', ')}) | ${s.standbyCpuPercent} % |`);
 }
 console.log(`\nextra active CPU for resumable sessions, end to end: ${extraPercent} % (budget: 10 %; within the run-to-run noise of this machine)`);
 const serverNsPerBeat = ((seed.activeCpuPercent / 100) * 1e9) / seed.heartbeatsPerSec;
 const addedNs = keyedNs - plainNs;
 const inProcessPercent = round((addedNs / serverNsPerBeat) * 100, 2);
-console.log(`in-process: a heartbeat's touch plus its share of the renew line: ${round(keyedNs, 0)} ns resumable vs ${round(plainNs, 0)} ns seed, +${round(addedNs, 0)} ns, against ${round(serverNsPerBeat / 1000, 1)} us of active CPU per heartbeat: +${inProcessPercent} %`);
+console.log(
+  `in-process: a heartbeat's touch plus its share of the renew line: ${round(keyedNs, 0)} ns resumable vs ${round(plainNs, 0)} ns seed, +${round(addedNs, 0)} ns, against ${round(serverNsPerBeat / 1000, 1)} us of active CPU per heartbeat: +${inProcessPercent} %`,
+);
 const dir = new URL('./results/', import.meta.url).pathname;
 mkdirSync(dir, { recursive: true });
-writeFileSync(`${dir}resume-latest.json`, `${JSON.stringify({ machine, sessions, leaseMs: LEASE_MS, seconds, repeats, seed, resumable, extraPercent, inProcess: { plainNs, keyedNs, inProcessPercent }, runs }, null, 2)}\n`);
+writeFileSync(
+  `${dir}resume-latest.json`,
+  `${JSON.stringify({ machine, sessions, leaseMs: LEASE_MS, seconds, repeats, seed, resumable, extraPercent, inProcess: { plainNs, keyedNs, inProcessPercent }, runs }, null, 2)}\n`,
+);

@@ -47,12 +47,15 @@ if (sideBySide) ensureDebianServers();
 const results: BenchResults = {
   machine: {
     ...hostMachine(),
-    redis: sideBySide ? firstLine('redis-server') : '-', etcd: sideBySide ? firstLine('etcd') : '-',
+    redis: sideBySide ? firstLine('redis-server') : '-',
+    etcd: sideBySide ? firstLine('etcd') : '-',
   },
-  date: new Date().toISOString(), seconds, repeats,
+  date: new Date().toISOString(),
+  seconds,
+  repeats,
   setup: {
     baton: '`baton serve --no-console` child (console on only in section 5), data dir in the OS temp dir (one fsync per 100,000 tokens)',
-    redis: `redis-server ${REDIS_ARGS.join(' ').replace("--save  ", "--save '' ")} (no persistence), ioredis 5.11.1 with auto-pipelining`,
+    redis: `redis-server ${REDIS_ARGS.join(' ').replace('--save  ', "--save '' ")} (no persistence), ioredis 5.11.1 with auto-pipelining`,
     etcd: 'single-member etcd, data dir on /dev/shm (tmpfs, so its per-write WAL fsync costs no disk), etcd3 1.1.2',
     clients: '50 clients, each its own connection(s): one KeyedClient / SessionClient / ioredis / Etcd3 instance per client',
   },
@@ -72,14 +75,30 @@ if (sideBySide) {
     if (only.includes('pairs')) {
       say('section 1: uncontended pairs');
       results.pairs = await pairsSection(
-        [batonKeyed(baton.lockPort, baton.cpuMs), batonRawKeyed(baton.lockPort, baton.cpuMs), batonSession(baton.sessionPort, baton.cpuMs), etcdLock(etcd.endpoint, etcd.cpuMs)],
-        redisSetNx(redis.port, redis.cpuMs, 10), seconds, repeats);
+        [
+          batonKeyed(baton.lockPort, baton.cpuMs),
+          batonRawKeyed(baton.lockPort, baton.cpuMs),
+          batonSession(baton.sessionPort, baton.cpuMs),
+          etcdLock(etcd.endpoint, etcd.cpuMs),
+        ],
+        redisSetNx(redis.port, redis.cpuMs, 10),
+        seconds,
+        repeats,
+      );
     }
     if (only.includes('handover')) {
       say('section 2: contended handover');
       results.handover = await handoverSection(
-        [batonKeyed(baton.lockPort, baton.cpuMs), batonSession(baton.sessionPort, baton.cpuMs), redlockDefault(redis.port, redis.cpuMs), etcdElection(etcd.endpoint, etcd.cpuMs)],
-        redisSetNx(redis.port, redis.cpuMs, 10), seconds, repeats);
+        [
+          batonKeyed(baton.lockPort, baton.cpuMs),
+          batonSession(baton.sessionPort, baton.cpuMs),
+          redlockDefault(redis.port, redis.cpuMs),
+          etcdElection(etcd.endpoint, etcd.cpuMs),
+        ],
+        redisSetNx(redis.port, redis.cpuMs, 10),
+        seconds,
+        repeats,
+      );
     }
   } finally {
     await Promise.allSettled(servers.map((s) => s.stop()));
@@ -98,7 +117,7 @@ if (only.includes('console')) {
   results.console = await consoleSection(seconds, repeats);
 }
 if (only.includes('console') || only.includes('console-load')) {
-  say('section 5b: the console\'s read side at 100,000 locks');
+  say("section 5b: the console's read side at 100,000 locks");
   results.consoleLoad = await consoleLoadSection(seconds, repeats);
 }
 

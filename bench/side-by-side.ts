@@ -7,7 +7,10 @@ import { median, round } from './stats.ts';
 export type Figures = Record<string, number>;
 
 export async function alternate<S extends { name: string }, F extends Record<keyof F, number>>(
-  repeats: number, systems: S[], measure: (system: S, repeat: number) => Promise<F>, label: string,
+  repeats: number,
+  systems: S[],
+  measure: (system: S, repeat: number) => Promise<F>,
+  label: string,
 ): Promise<Map<string, F[]>> {
   const runs = new Map<string, F[]>(systems.map((s) => [s.name, []]));
   for (let r = 0; r < repeats; r++) {

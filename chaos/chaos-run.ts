@@ -65,8 +65,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const first = await settle(cluster);
     if ('error' in first) throw new Error(`the cluster did not settle at start: ${first.error}`);
     pool = new ClientPool({
-      groups: GROUPS, clientsPerGroup: CLIENTS_PER_GROUP, lockAddresses: cluster.lockAddresses(), sessionAddresses: cluster.sessionAddresses(),
-      resourceUrl: resource.url, locks: LOCKS, leaseMs, waitMs: 3_000, seed: options.seed,
+      groups: GROUPS,
+      clientsPerGroup: CLIENTS_PER_GROUP,
+      lockAddresses: cluster.lockAddresses(),
+      sessionAddresses: cluster.sessionAddresses(),
+      resourceUrl: resource.url,
+      locks: LOCKS,
+      leaseMs,
+      waitMs: 3_000,
+      seed: options.seed,
     });
     await pool.start();
     const runStart = now();
@@ -96,13 +103,36 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const runEnd = now();
     log('clients stopped');
     const final = await finalState(cluster, leaseMs);
-    const view = final.active === null ? null : await cluster.node(final.active).cluster().catch(() => null);
+    const view =
+      final.active === null
+        ? null
+        : await cluster
+            .node(final.active)
+            .cluster()
+            .catch(() => null);
     const history: History = {
-      clientEvents: pool.events, writes: resource.writes, faults, failovers: view?.failovers ?? [], final,
-      maxLeaseMs: leaseMs, peerTimeoutMs, runStart, runEnd,
+      clientEvents: pool.events,
+      writes: resource.writes,
+      faults,
+      failovers: view?.failovers ?? [],
+      final,
+      maxLeaseMs: leaseMs,
+      peerTimeoutMs,
+      runStart,
+      runEnd,
     };
     const nodeLogs = Object.fromEntries(cluster.nodes.map((n) => [n.id, `${n.tail(0)}\n${n.logs()}`]));
-    return { seed: options.seed, schedule, applied, unsettled, requireSessionCarryover: options.requireSessionCarryover ?? true, verdict: checkHistory(history, { requireSessionCarryover: options.requireSessionCarryover ?? true }), history, elapsedMs: performance.now() - startedAt, nodeLogs };
+    return {
+      seed: options.seed,
+      schedule,
+      applied,
+      unsettled,
+      requireSessionCarryover: options.requireSessionCarryover ?? true,
+      verdict: checkHistory(history, { requireSessionCarryover: options.requireSessionCarryover ?? true }),
+      history,
+      elapsedMs: performance.now() - startedAt,
+      nodeLogs,
+    };
   } finally {
     await pool?.close();
     await cluster?.close();
@@ -120,13 +150,20 @@ async function finalState(cluster: Cluster, leaseMs: number): Promise<FinalState
   const node = cluster.node(settled.active);
   let last: FinalState = { active: settled.active, locks: [], error: 'never read' };
   try {
-    await waitFor(async () => {
-      const reply = await node.api<LocksPage>('/api/v1/locks?limit=1000');
-      if (reply.status !== 200) throw new Error(`GET /api/v1/locks answered ${reply.status}`);
-      const locks = reply.body.locks.map((l) => ({ name: l.name, holder: l.holder === null ? null : `${l.holder.protocol} ${l.holder.client} token ${l.holder.token}`, queueLength: l.queueLength }));
-      last = { active: settled.active, locks };
-      return locks.every((l) => l.holder === null && l.queueLength === 0);
-    }, { timeoutMs: leaseMs + 3_000, intervalMs: 100, what: 'every lock free' });
+    await waitFor(
+      async () => {
+        const reply = await node.api<LocksPage>('/api/v1/locks?limit=1000');
+        if (reply.status !== 200) throw new Error(`GET /api/v1/locks answered ${reply.status}`);
+        const locks = reply.body.locks.map((l) => ({
+          name: l.name,
+          holder: l.holder === null ? null : `${l.holder.protocol} ${l.holder.client} token ${l.holder.token}`,
+          queueLength: l.queueLength,
+        }));
+        last = { active: settled.active, locks };
+        return locks.every((l) => l.holder === null && l.queueLength === 0);
+      },
+      { timeoutMs: leaseMs + 3_000, intervalMs: 100, what: 'every lock free' },
+    );
   } catch {
     // `last` holds what was left: the checker reports it.
   }

@@ -57,7 +57,13 @@ async function writeValue(lock: string, client: string, token: bigint, expected:
  * One acquire of a lock drawn at random, reported as `acquire` and, if it fails, `acquire-failed`
  * (then a 50 ms pause before the next try); undefined when it failed.
  */
-async function acquireOne<T>(cfg: WorkerConfig, name: string, protocol: ClientProtocol, random: () => number, acquire: (lock: string) => Promise<T>): Promise<{ lock: string; held: T } | undefined> {
+async function acquireOne<T>(
+  cfg: WorkerConfig,
+  name: string,
+  protocol: ClientProtocol,
+  random: () => number,
+  acquire: (lock: string) => Promise<T>,
+): Promise<{ lock: string; held: T } | undefined> {
   const lock = cfg.locks[Math.floor(random() * cfg.locks.length)] as string;
   emit({ kind: 'acquire', t: now(), client: name, lock, protocol });
   try {

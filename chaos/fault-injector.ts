@@ -34,15 +34,18 @@ export async function resolveNode(cluster: Cluster, pick: NodePick): Promise<Nod
  */
 export async function settle(cluster: Cluster, top = true, timeoutMs = SETTLE_TIMEOUT_MS): Promise<{ active: string } | { error: string }> {
   try {
-    const active = await waitFor(async () => {
-      const actives = await activeOf(cluster);
-      if (actives.length !== 1) throw new Error(`actives: ${JSON.stringify(actives)}`);
-      const id = actives[0] as string;
-      const first = cluster.nodes.find((n) => n.running)?.id;
-      if (top && id !== first) throw new Error(`${id} is active, not ${first ?? 'none'} (the highest-priority running node)`);
-      await checkSettled(cluster, id);
-      return id;
-    }, { timeoutMs, intervalMs: 50, what: 'one active with in-sync standbys' });
+    const active = await waitFor(
+      async () => {
+        const actives = await activeOf(cluster);
+        if (actives.length !== 1) throw new Error(`actives: ${JSON.stringify(actives)}`);
+        const id = actives[0] as string;
+        const first = cluster.nodes.find((n) => n.running)?.id;
+        if (top && id !== first) throw new Error(`${id} is active, not ${first ?? 'none'} (the highest-priority running node)`);
+        await checkSettled(cluster, id);
+        return id;
+      },
+      { timeoutMs, intervalMs: 50, what: 'one active with in-sync standbys' },
+    );
     return { active };
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
@@ -66,7 +69,10 @@ export async function applyFault(fault: ScheduledFault, cluster: Cluster, pool: 
       else await node.sigterm();
       await sleep(fault.downMs);
       await node.restart();
-      return { windows: [{ kind: fault.kind, target: node.id, start, end: now(), hitActive }], description: `${fault.kind} ${node.id}${hitActive ? ' (active)' : ''}, restarted ${Math.round(now() - start)} ms later` };
+      return {
+        windows: [{ kind: fault.kind, target: node.id, start, end: now(), hitActive }],
+        description: `${fault.kind} ${node.id}${hitActive ? ' (active)' : ''}, restarted ${Math.round(now() - start)} ms later`,
+      };
     }
     case 'api-handoff': {
       const from = await resolveNode(cluster, { role: 'active' });
@@ -78,7 +84,10 @@ export async function applyFault(fault: ScheduledFault, cluster: Cluster, pool: 
       const settled = await settle(cluster, false);
       const restore = await from.post('/api/v1/cluster/restore', {}).catch((e: unknown) => ({ status: 0, body: String(e) }));
       const outcome = 'error' in settled ? `did not settle: ${settled.error}` : `${settled.active} active`;
-      return { windows: [window], description: `API handoff ${from.id}->${to ?? 'any'}: ${reply.status} ${JSON.stringify(reply.body)}; ${outcome}; restore ${restore.status}` };
+      return {
+        windows: [window],
+        description: `API handoff ${from.id}->${to ?? 'any'}: ${reply.status} ${JSON.stringify(reply.body)}; ${outcome}; restore ${restore.status}`,
+      };
     }
     case 'partition': {
       const proxies = fault.cut.map((id) => cluster.node(id).proxy);
@@ -89,7 +98,10 @@ export async function applyFault(fault: ScheduledFault, cluster: Cluster, pool: 
       for (const proxy of proxies) proxy?.block();
       await sleep(fault.forMs);
       for (const proxy of proxies) proxy?.heal();
-      return { windows: [{ kind: 'partition', target: fault.cut.join('+'), start, end: now(), hitActive }], description: `peer links of ${fault.cut.join('+')} cut for ${fault.forMs} ms` };
+      return {
+        windows: [{ kind: 'partition', target: fault.cut.join('+'), start, end: now(), hitActive }],
+        description: `peer links of ${fault.cut.join('+')} cut for ${fault.forMs} ms`,
+      };
     }
     case 'pause': {
       const node = await resolveNode(cluster, fault.node);
@@ -98,7 +110,10 @@ export async function applyFault(fault: ScheduledFault, cluster: Cluster, pool: 
       node.signal('SIGSTOP');
       await sleep(fault.forMs);
       node.signal('SIGCONT');
-      return { windows: [{ kind: 'pause', target: node.id, start, end: now(), hitActive }], description: `SIGSTOP ${node.id}${hitActive ? ' (active)' : ''} for ${fault.forMs} ms` };
+      return {
+        windows: [{ kind: 'pause', target: node.id, start, end: now(), hitActive }],
+        description: `SIGSTOP ${node.id}${hitActive ? ' (active)' : ''} for ${fault.forMs} ms`,
+      };
     }
     case 'client-kill': {
       const holding = pool.holdingGroups();

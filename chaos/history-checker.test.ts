@@ -17,7 +17,18 @@ describe('the chaos history checker', () => {
     });
     const verdict = checkHistory(h);
     expect(verdict.violations).toEqual([]);
-    expect(verdict.counts).toMatchObject({ grants: 3, keyedGrants: 2, sessionGrants: 1, writesAccepted: 2, staleWritesRejected: 1, failovers: 1, faults: 1, faultsByKind: { kill9: 1 }, excludedMs: 0, excludedShare: 0 });
+    expect(verdict.counts).toMatchObject({
+      grants: 3,
+      keyedGrants: 2,
+      sessionGrants: 1,
+      writesAccepted: 2,
+      staleWritesRejected: 1,
+      failovers: 1,
+      faults: 1,
+      faultsByKind: { kill9: 1 },
+      excludedMs: 0,
+      excludedShare: 0,
+    });
   });
 
   describe('fencing', () => {
@@ -46,14 +57,20 @@ describe('the chaos history checker', () => {
     });
 
     it('does not count an overlap inside a partition, or within a lease after it', () => {
-      const h = history({ clientEvents: [...hold('s1', 'L', 10, 1_000, 4_500, 'session'), ...hold('k2', 'L', 11, 4_000, 4_600)], faults: [fault('partition', 500, 3_000)] });
+      const h = history({
+        clientEvents: [...hold('s1', 'L', 10, 1_000, 4_500, 'session'), ...hold('k2', 'L', 11, 4_000, 4_600)],
+        faults: [fault('partition', 500, 3_000)],
+      });
       expect(properties(h)).toEqual([]);
       // The same overlap with the partition a kill -9: not excluded.
       expect(properties(history({ ...h, faults: [fault('kill9', 500, 3_000)] }))).toEqual(['mutual-exclusion']);
     });
 
     it('counts the part of an overlap that lies past the excluded window', () => {
-      const h = history({ clientEvents: [...hold('s1', 'L', 10, 1_000, 5_500, 'session'), ...hold('k2', 'L', 11, 4_000, 5_900)], faults: [fault('partition', 500, 3_000)] });
+      const h = history({
+        clientEvents: [...hold('s1', 'L', 10, 1_000, 5_500, 'session'), ...hold('k2', 'L', 11, 4_000, 5_900)],
+        faults: [fault('partition', 500, 3_000)],
+      });
       expect(checkHistory(h).violations[0]?.message).toMatch(/held it at once for 500\.0 ms/);
     });
 
@@ -77,7 +94,9 @@ describe('the chaos history checker', () => {
       it('counts an overlap past the pause start + the lease, and one past SIGCONT', () => {
         expect(checkHistory(paused(400, 2_700, 1_600)).violations.map((v) => v.message)).toEqual([expect.stringMatching(/held it at once for 100\.0 ms/)]);
         // SIGCONT at 1800: the exemption ends there, even within the lease.
-        expect(checkHistory(paused(400, 2_450, 1_600, fault('pause', 500, 1_800))).violations.map((v) => v.message)).toEqual([expect.stringMatching(/held it at once for 650\.0 ms/)]);
+        expect(checkHistory(paused(400, 2_450, 1_600, fault('pause', 500, 1_800))).violations.map((v) => v.message)).toEqual([
+          expect.stringMatching(/held it at once for 650\.0 ms/),
+        ]);
       });
 
       it('gives no exemption to a grant made after the pause began, to two grants made before it, or to a pause of a standby', () => {
@@ -108,7 +127,7 @@ describe('the chaos history checker', () => {
       expect(properties(history({ clientEvents: [...lapsed, ...hold('k2', 'L', 11, 3_050, 3_100)] }))).toEqual([]);
     });
 
-    it('reports an overlap apart when the first holder\'s process stalled during it (or within the slack before), by at least the overlap less the slack', () => {
+    it("reports an overlap apart when the first holder's process stalled during it (or within the slack before), by at least the overlap less the slack", () => {
       // s1 held from 1000 and noticed its loss only at 1700; k2 got it at 1600: a 100 ms overlap.
       const firstStalled = (stall: [number, number] | null, client = 's1'): ClientEvent[] => [
         { kind: 'acquire', t: T0 + 995, client: 's1', lock: 'L', protocol: 'session' },
@@ -120,7 +139,9 @@ describe('the chaos history checker', () => {
       const verdict = checkHistory(history({ clientEvents: firstStalled([1_400, 1_650]) }));
       expect(verdict.violations).toEqual([]);
       expect(verdict.counts.stalledClientOverlaps).toBe(1);
-      expect(verdict.notes[0]).toMatch(/client process stalled .* s1 \(token 10\) did not run for 100 ms during .* 100\.0 ms overlap with k2 .* noticed its loss late/);
+      expect(verdict.notes[0]).toMatch(
+        /client process stalled .* s1 \(token 10\) did not run for 100 ms during .* 100\.0 ms overlap with k2 .* noticed its loss late/,
+      );
       // Just inside: a stall of 1500..1600 counts 50 ms (1550..1600, the slack before the overlap): 50 + 50 >= 100.
       expect(properties(history({ clientEvents: firstStalled([1_500, 1_600]) }))).toEqual([]);
       // Just outside: 1500..1599 counts 49 ms.
@@ -149,7 +170,7 @@ describe('the chaos history checker', () => {
       expect(properties(history({ clientEvents: [...early, ...k2([1_100, 1_400])] }))).toEqual(['mutual-exclusion']);
     });
 
-    it('reports an overlap apart when the second holder stalled until (within the slack of) its grant\'s arrival: it read an old grant late', () => {
+    it("reports an overlap apart when the second holder stalled until (within the slack of) its grant's arrival: it read an old grant late", () => {
       const secondLate = (stallEnd: number | null): ClientEvent[] => [
         { kind: 'acquire', t: T0 + 1_000, client: 's2', lock: 'L', protocol: 'session' },
         ...(stallEnd === null ? [] : [{ kind: 'stall', t: T0 + 1_200, client: 's2', until: T0 + stallEnd } as ClientEvent]),
@@ -165,7 +186,7 @@ describe('the chaos history checker', () => {
       expect(properties(history({ clientEvents: [...hold('k1', 'L', 10, 1_500, 1_700), ...secondLate(null)] }))).toEqual(['mutual-exclusion']);
     });
 
-    it('counts a keyed lease lapse from the earliest the server could have granted: the later of the request and the previous hold\'s release', () => {
+    it("counts a keyed lease lapse from the earliest the server could have granted: the later of the request and the previous hold's release", () => {
       // k1 asked at 50 and queued behind k0 (100..1200, released OK); its grant arrived at 1300 and
       // it ran past its lease (hold capped at 3300). The server cannot have granted it before 1200,
       // so it cannot have expired it before 3200 (the request + the lease would say 2050).
@@ -193,16 +214,21 @@ describe('the chaos history checker', () => {
           writes: [write('L', 'k1', 10, k1WroteAt, 'accepted', null, 0), write('L', 'k2', 11, 2_200, 'conflict', 10, 0)],
         });
 
-      it('notes a conflict whose other writer\'s keyed lease may have run out at the server (what fencing lets through), and counts it', () => {
-        for (const [k2At, wroteAt] of [[1_996, 1_998], [2_050, 2_100]] as const) {
+      it("notes a conflict whose other writer's keyed lease may have run out at the server (what fencing lets through), and counts it", () => {
+        for (const [k2At, wroteAt] of [
+          [1_996, 1_998],
+          [2_050, 2_100],
+        ] as const) {
           const verdict = checkHistory(lapsed(k2At, wroteAt));
           expect(verdict.violations, `${k2At}`).toEqual([]);
           expect(verdict.counts).toMatchObject({ conflicts: 1, conflictsExplained: 1 });
-          expect(verdict.notes.find((n) => n.startsWith('write conflict'))).toMatch(/write conflict \(not a violation\): L: k2 \(token 11\) read 0 .* k1 \(token 10\) wrote at .*(lease ran out|may have expired its lease).*; no fault or failover within 3 s/);
+          expect(verdict.notes.find((n) => n.startsWith('write conflict'))).toMatch(
+            /write conflict \(not a violation\): L: k2 \(token 11\) read 0 .* k1 \(token 10\) wrote at .*(lease ran out|may have expired its lease).*; no fault or failover within 3 s/,
+          );
         }
       });
 
-      it('makes a conflict a violation when the other writer\'s lease could not have run out yet, or nothing explains it', () => {
+      it("makes a conflict a violation when the other writer's lease could not have run out yet, or nothing explains it", () => {
         // Just outside the lapse bound: k2 got it at 1994, before the server could expire k1's lease.
         const early = checkHistory(lapsed(1_994, 1_998));
         expect(early.violations.map((v) => v.property)).toEqual(['mutual-exclusion', 'mutual-exclusion']);
@@ -214,14 +240,28 @@ describe('the chaos history checker', () => {
           { kind: 'grant', t: T0, client: 'k1', lock: 'L', protocol: 'keyed', token: '10', leaseMs: LEASE },
           { kind: 'killed', t: T0 + 100, client: 'k1' },
         ];
-        const inFlight = history({ clientEvents: [...killed, ...hold('k2', 'L', 11, 120, 300)], writes: [write('L', 'k1', 10, 150, 'accepted', null, 0), write('L', 'k2', 11, 200, 'conflict', 10, 0)] });
-        expect(checkHistory(inFlight).violations.map((v) => v.message)).toEqual([expect.stringMatching(/write conflict: .* outside its hold .* while the server could still count it/)]);
+        const inFlight = history({
+          clientEvents: [...killed, ...hold('k2', 'L', 11, 120, 300)],
+          writes: [write('L', 'k1', 10, 150, 'accepted', null, 0), write('L', 'k2', 11, 200, 'conflict', 10, 0)],
+        });
+        expect(checkHistory(inFlight).violations.map((v) => v.message)).toEqual([
+          expect.stringMatching(/write conflict: .* outside its hold .* while the server could still count it/),
+        ]);
         // Unrelated: two session holders that overlap outright, the conflict with them.
-        const plain = history({ clientEvents: [...hold('s1', 'L', 10, 0, 300, 'session'), ...hold('s2', 'L', 11, 200, 400, 'session')], writes: [write('L', 's1', 10, 250, 'accepted', null, 0), write('L', 's2', 11, 350, 'conflict', 10, 0)] });
+        const plain = history({
+          clientEvents: [...hold('s1', 'L', 10, 0, 300, 'session'), ...hold('s2', 'L', 11, 200, 400, 'session')],
+          writes: [write('L', 's1', 10, 250, 'accepted', null, 0), write('L', 's2', 11, 350, 'conflict', 10, 0)],
+        });
         expect(properties(plain)).toEqual(['mutual-exclusion', 'mutual-exclusion']);
         // Two clients with one token.
-        const same = history({ clientEvents: [...hold('k1', 'L', 10, 0, 100), ...hold('k2', 'L', 10, 2_100, 2_300)], writes: [write('L', 'k1', 10, 2_150, 'accepted', null, 0), write('L', 'k2', 10, 2_200, 'conflict', 10, 0)] });
-        expect(checkHistory(same).violations.map((v) => v.message)).toEqual([expect.stringMatching(/with the same token/), expect.stringMatching(/k2 asked .* got token 10 .* not above token 10/)]);
+        const same = history({
+          clientEvents: [...hold('k1', 'L', 10, 0, 100), ...hold('k2', 'L', 10, 2_100, 2_300)],
+          writes: [write('L', 'k1', 10, 2_150, 'accepted', null, 0), write('L', 'k2', 10, 2_200, 'conflict', 10, 0)],
+        });
+        expect(checkHistory(same).violations.map((v) => v.message)).toEqual([
+          expect.stringMatching(/with the same token/),
+          expect.stringMatching(/k2 asked .* got token 10 .* not above token 10/),
+        ]);
       });
 
       it('explains a conflict by a stall of the other writer during the overlap, within the same bound as the overlap', () => {
@@ -259,7 +299,10 @@ describe('the chaos history checker', () => {
     });
 
     it('does not exclude a kill -9: an overlap across one is a violation', () => {
-      const h = history({ clientEvents: [...hold('k1', 'L', 10, 1_000, 2_500), ...hold('k2', 'L', 100_001, 2_200, 2_600)], faults: [fault('kill9', 1_100, 2_000)] });
+      const h = history({
+        clientEvents: [...hold('k1', 'L', 10, 1_000, 2_500), ...hold('k2', 'L', 100_001, 2_200, 2_600)],
+        faults: [fault('kill9', 1_100, 2_000)],
+      });
       expect(properties(h)).toEqual(['mutual-exclusion']);
     });
 
@@ -269,14 +312,26 @@ describe('the chaos history checker', () => {
         { kind: 'grant', t: T0 + 1_000, client: 's1', lock: 'L', protocol: 'session', token: '10', leaseMs: LEASE },
         { kind: 'lost', t: T0 + t, client: 's1', lock: 'L', token: '10', reason: 'REDIRECT' },
       ];
-      expect(properties(history({ clientEvents: [...lostAt(2_004), ...hold('k2', 'L', 100_001, 2_001, 2_100)], failovers: [failover(2_000, 'priority-return')] }))).toEqual(['mutual-exclusion']);
+      expect(
+        properties(history({ clientEvents: [...lostAt(2_004), ...hold('k2', 'L', 100_001, 2_001, 2_100)], failovers: [failover(2_000, 'priority-return')] })),
+      ).toEqual(['mutual-exclusion']);
       // Told before the next grant: no overlap.
-      expect(properties(history({ clientEvents: [...lostAt(2_000), ...hold('k2', 'L', 100_001, 2_001, 2_100)], failovers: [failover(2_000, 'priority-return')] }))).toEqual([]);
+      expect(
+        properties(history({ clientEvents: [...lostAt(2_000), ...hold('k2', 'L', 100_001, 2_001, 2_100)], failovers: [failover(2_000, 'priority-return')] })),
+      ).toEqual([]);
     });
 
     it('ends a hold when its client process was killed, and a session hold when its loss was noticed', () => {
-      const killed: ClientEvent[] = [{ kind: 'acquire', t: T0, client: 'k1', lock: 'L', protocol: 'keyed' }, { kind: 'grant', t: T0 + 10, client: 'k1', lock: 'L', protocol: 'keyed', token: '10', leaseMs: LEASE }, { kind: 'killed', t: T0 + 100, client: 'k1' }];
-      const lost: ClientEvent[] = [{ kind: 'acquire', t: T0 + 2_000, client: 's1', lock: 'L', protocol: 'session' }, { kind: 'grant', t: T0 + 2_010, client: 's1', lock: 'L', protocol: 'session', token: '12', leaseMs: LEASE }, { kind: 'lost', t: T0 + 2_100, client: 's1', lock: 'L', token: '12', reason: 'gone' }];
+      const killed: ClientEvent[] = [
+        { kind: 'acquire', t: T0, client: 'k1', lock: 'L', protocol: 'keyed' },
+        { kind: 'grant', t: T0 + 10, client: 'k1', lock: 'L', protocol: 'keyed', token: '10', leaseMs: LEASE },
+        { kind: 'killed', t: T0 + 100, client: 'k1' },
+      ];
+      const lost: ClientEvent[] = [
+        { kind: 'acquire', t: T0 + 2_000, client: 's1', lock: 'L', protocol: 'session' },
+        { kind: 'grant', t: T0 + 2_010, client: 's1', lock: 'L', protocol: 'session', token: '12', leaseMs: LEASE },
+        { kind: 'lost', t: T0 + 2_100, client: 's1', lock: 'L', token: '12', reason: 'gone' },
+      ];
       const h = history({ clientEvents: [...killed, ...hold('k2', 'L', 11, 2_005, 2_050), ...lost, ...hold('k3', 'L', 13, 2_150, 2_200)] });
       // k2 (2005..2050) overlaps s1 (2010..2100): that one is real; k1's hold ended at its kill.
       expect(checkHistory(h).violations.map((v) => v.message)).toEqual([expect.stringMatching(/k2 .* and s1 .* for 40\.0 ms/)]);
@@ -284,7 +339,9 @@ describe('the chaos history checker', () => {
   });
 
   it('counts the share of the run excluded from the mutual-exclusion check (partitions, each + a lease, merged, within the run)', () => {
-    const h = history({ faults: [fault('partition', 1_000, 3_000), fault('partition', 4_000, 5_000), fault('kill9', 10_000, 12_000), fault('partition', 59_000, 61_000)] });
+    const h = history({
+      faults: [fault('partition', 1_000, 3_000), fault('partition', 4_000, 5_000), fault('kill9', 10_000, 12_000), fault('partition', 59_000, 61_000)],
+    });
     // 1000..7000 (merged) and 59000..60000 (the run ends at 60000): 7000 ms of 60000.
     expect(checkHistory(h).counts).toMatchObject({ excludedMs: 7_000, excludedShare: 7_000 / 60_000 });
   });
@@ -313,14 +370,26 @@ describe('the chaos history checker', () => {
       const events = [...hold('k1', 'L', 401, 1_400, 1_450), ...late, ...hold('k3', 'L', 100_000, 1_600, 1_700)];
       expect(properties(history({ clientEvents: events, failovers: [failover(1_500, 'api-handoff')] }))).toEqual([]);
       // The same token for a request made after the failover cannot come from before it.
-      expect(properties(history({ clientEvents: [...hold('k1', 'L', 401, 1_400, 1_450), ...hold('k2', 'M', 400, 2_000, 2_050)], failovers: [failover(1_500, 'api-handoff')] }))).toEqual(['token-succession']);
+      expect(
+        properties(
+          history({
+            clientEvents: [...hold('k1', 'L', 401, 1_400, 1_450), ...hold('k2', 'M', 400, 2_000, 2_050)],
+            failovers: [failover(1_500, 'api-handoff')],
+          }),
+        ),
+      ).toEqual(['token-succession']);
     });
   });
 
   describe('stranded locks', () => {
     it('fails when a client waited for a lock nobody held for longer than lease + failover bound + slack', () => {
-      const waiting: ClientEvent[] = [{ kind: 'acquire', t: T0 + 1_000, client: 'k2', lock: 'L', protocol: 'keyed' }, { kind: 'grant', t: T0 + 9_000, client: 'k2', lock: 'L', protocol: 'keyed', token: '11', leaseMs: LEASE }];
-      const h = history({ clientEvents: [...hold('k1', 'L', 10, 0, 500), ...waiting, { kind: 'release', t: T0 + 9_100, client: 'k2', lock: 'L', token: '11' }] });
+      const waiting: ClientEvent[] = [
+        { kind: 'acquire', t: T0 + 1_000, client: 'k2', lock: 'L', protocol: 'keyed' },
+        { kind: 'grant', t: T0 + 9_000, client: 'k2', lock: 'L', protocol: 'keyed', token: '11', leaseMs: LEASE },
+      ];
+      const h = history({
+        clientEvents: [...hold('k1', 'L', 10, 0, 500), ...waiting, { kind: 'release', t: T0 + 9_100, client: 'k2', lock: 'L', token: '11' }],
+      });
       const verdict = checkHistory(h);
       expect(verdict.violations.map((v) => v.property)).toEqual(['stranded']);
       expect(verdict.counts.longestStrandedMs).toBe(8_000);
@@ -337,22 +406,36 @@ describe('the chaos history checker', () => {
     });
 
     it('does not count the lease of a killed keyed holder, which the server keeps until it ends', () => {
-      const killed: ClientEvent[] = [{ kind: 'acquire', t: T0, client: 'k1', lock: 'L', protocol: 'keyed' }, { kind: 'grant', t: T0 + 10, client: 'k1', lock: 'L', protocol: 'keyed', token: '10', leaseMs: LEASE }, { kind: 'killed', t: T0 + 100, client: 'k1' }];
-      const waiting: ClientEvent[] = [{ kind: 'acquire', t: T0 + 50, client: 'k2', lock: 'L', protocol: 'keyed' }, { kind: 'grant', t: T0 + 6_500, client: 'k2', lock: 'L', protocol: 'keyed', token: '11', leaseMs: LEASE }, { kind: 'release', t: T0 + 6_600, client: 'k2', lock: 'L', token: '11' }];
+      const killed: ClientEvent[] = [
+        { kind: 'acquire', t: T0, client: 'k1', lock: 'L', protocol: 'keyed' },
+        { kind: 'grant', t: T0 + 10, client: 'k1', lock: 'L', protocol: 'keyed', token: '10', leaseMs: LEASE },
+        { kind: 'killed', t: T0 + 100, client: 'k1' },
+      ];
+      const waiting: ClientEvent[] = [
+        { kind: 'acquire', t: T0 + 50, client: 'k2', lock: 'L', protocol: 'keyed' },
+        { kind: 'grant', t: T0 + 6_500, client: 'k2', lock: 'L', protocol: 'keyed', token: '11', leaseMs: LEASE },
+        { kind: 'release', t: T0 + 6_600, client: 'k2', lock: 'L', token: '11' },
+      ];
       const verdict = checkHistory(history({ clientEvents: [...killed, ...waiting] }));
       expect(verdict.violations).toEqual([]);
       expect(verdict.counts.longestStrandedMs).toBe(4_490);
     });
 
     it('does not count time inside a pause', () => {
-      const waiting: ClientEvent[] = [{ kind: 'acquire', t: T0 + 1_000, client: 'k2', lock: 'L', protocol: 'keyed' }, { kind: 'grant', t: T0 + 9_000, client: 'k2', lock: 'L', protocol: 'keyed', token: '11', leaseMs: LEASE }, { kind: 'release', t: T0 + 9_100, client: 'k2', lock: 'L', token: '11' }];
+      const waiting: ClientEvent[] = [
+        { kind: 'acquire', t: T0 + 1_000, client: 'k2', lock: 'L', protocol: 'keyed' },
+        { kind: 'grant', t: T0 + 9_000, client: 'k2', lock: 'L', protocol: 'keyed', token: '11', leaseMs: LEASE },
+        { kind: 'release', t: T0 + 9_100, client: 'k2', lock: 'L', token: '11' },
+      ];
       expect(properties(history({ clientEvents: waiting, faults: [fault('pause', 1_000, 3_000)] }))).toEqual([]);
     });
   });
 
   describe('final state', () => {
     it('fails when a lock is still held or has waiters after the run', () => {
-      expect(properties(history({ final: { active: 'a', locks: [{ name: 'L', holder: 'keyed 127.0.0.1:1 token 9', queueLength: 0 }] } }))).toEqual(['final-state']);
+      expect(properties(history({ final: { active: 'a', locks: [{ name: 'L', holder: 'keyed 127.0.0.1:1 token 9', queueLength: 0 }] } }))).toEqual([
+        'final-state',
+      ]);
       expect(properties(history({ final: { active: 'a', locks: [{ name: 'L', holder: null, queueLength: 2 }] } }))).toEqual(['final-state']);
     });
 

@@ -133,7 +133,8 @@ export function checkHistory(history: History, options: CheckOptions = {}): Verd
   const violations: Violation[] = [];
   const notes: string[] = [];
   const { holds, waits, stalls } = foldClientEvents(history.clientEvents, history.runEnd);
-  const withLease = (kinds: FaultKind[]) => union(history.faults.filter((f) => kinds.includes(f.kind)).map((f) => ({ start: f.start, end: f.end + history.maxLeaseMs })));
+  const withLease = (kinds: FaultKind[]) =>
+    union(history.faults.filter((f) => kinds.includes(f.kind)).map((f) => ({ start: f.start, end: f.end + history.maxLeaseMs })));
   // Partitions: excluded from the exclusion and order checks. Pauses and partitions: from stranding
   // (a lock a paused node holds waits for a failover) and the failover succession check.
   const partitions = withLease(['partition']);
@@ -168,7 +169,9 @@ export function checkHistory(history: History, options: CheckOptions = {}): Verd
   for (const h of holds) {
     if (h.protocol !== 'keyed' || h.releaseOutcome !== 'stale' || h.leaseCapped || covers(excluded, h.start) || covers(excluded, h.end)) continue;
     staleKeyedReleases++;
-    notes.push(`keyed release answered STALE within the lease: ${h.lock} token ${h.token} held by ${h.client} ${Math.round(h.end - h.start)} ms, release answered STALE; ${near(h.start)}`);
+    notes.push(
+      `keyed release answered STALE within the lease: ${h.lock} token ${h.token} held by ${h.client} ${Math.round(h.end - h.start)} ms, release answered STALE; ${near(h.start)}`,
+    );
   }
   const failoversByCause: Record<string, number> = {};
   for (const f of history.failovers) failoversByCause[f.cause] = (failoversByCause[f.cause] ?? 0) + 1;
@@ -218,11 +221,18 @@ function checkFencing(history: History, violations: Violation[]): void {
     const token = BigInt(w.token);
     const top = highest.get(w.lock);
     if (w.outcome === 'stale') {
-      if (top === undefined || token >= top) violations.push({ property: 'fencing', message: `${w.lock}: write by ${w.client} with token ${w.token} was refused as stale, but the highest accepted was ${top ?? 'none'}` });
+      if (top === undefined || token >= top)
+        violations.push({
+          property: 'fencing',
+          message: `${w.lock}: write by ${w.client} with token ${w.token} was refused as stale, but the highest accepted was ${top ?? 'none'}`,
+        });
       continue;
     }
     if (top !== undefined && token < top) {
-      violations.push({ property: 'fencing', message: `${w.lock}: the resource ${w.outcome === 'accepted' ? 'accepted' : 'let through'} token ${w.token} from ${w.client} after accepting ${top}` });
+      violations.push({
+        property: 'fencing',
+        message: `${w.lock}: the resource ${w.outcome === 'accepted' ? 'accepted' : 'let through'} token ${w.token} from ${w.client} after accepting ${top}`,
+      });
     }
     if (w.outcome === 'accepted' && (top === undefined || token > top)) highest.set(w.lock, token);
   }
@@ -241,7 +251,9 @@ function checkConflicts(history: History, holds: Hold[], ctx: OverlapContext, vi
     const hc = holdOf.get(`${c.client} ${c.lock} ${c.token}`);
     // The value was c.expected when c's client read it and only grows by one per accepted write:
     // the accepted writes before c with expected >= c.expected came after that read.
-    const movers = history.writes.filter((w) => w.lock === c.lock && w.outcome === 'accepted' && w.t < c.t && w.expected >= c.expected && w.client !== c.client);
+    const movers = history.writes.filter(
+      (w) => w.lock === c.lock && w.outcome === 'accepted' && w.t < c.t && w.expected >= c.expected && w.client !== c.client,
+    );
     const reasons: string[] = [];
     const problems: string[] = [];
     for (const w of movers) {
@@ -271,7 +283,9 @@ function checkConflicts(history: History, holds: Hold[], ctx: OverlapContext, vi
       }
       const lapseFrom = (ctx.earliestGrant.get(hw) ?? hw.requestedAt) + hw.leaseMs;
       if (hw.protocol === 'keyed' && w.t > hw.end && w.t >= lapseFrom) {
-        reasons.push(`${who}, after its hold ended (${hw.endedBy}${hw.leaseCapped ? ', lease over' : ''}) and once the server may have expired its lease (from ${iso(lapseFrom)})`);
+        reasons.push(
+          `${who}, after its hold ended (${hw.endedBy}${hw.leaseCapped ? ', lease over' : ''}) and once the server may have expired its lease (from ${iso(lapseFrom)})`,
+        );
         continue;
       }
       problems.push(`${who}, outside its hold (${iso(hw.start)}..${iso(hw.end)}, ended by ${hw.endedBy}) but while the server could still count it`);
@@ -290,7 +304,9 @@ function checkConflicts(history: History, holds: Hold[], ctx: OverlapContext, vi
 }
 
 function checkTokenSuccession(history: History, holds: Hold[], excluded: Interval[], violations: Violation[]): void {
-  const grants = holds.map((h) => ({ t: h.start, requestedAt: h.requestedAt, token: BigInt(h.token), client: h.client, lock: h.lock })).sort((x, y) => x.t - y.t);
+  const grants = holds
+    .map((h) => ({ t: h.start, requestedAt: h.requestedAt, token: BigInt(h.token), client: h.client, lock: h.lock }))
+    .sort((x, y) => x.t - y.t);
   const windowStarts = history.faults.filter((f) => f.kind === 'partition' || f.kind === 'pause').map((f) => f.start);
   for (const f of history.failovers) {
     if (f.cause === 'split-brain' || covers(excluded, f.at)) continue;
@@ -314,7 +330,14 @@ function checkTokenSuccession(history: History, holds: Hold[], excluded: Interva
   }
 }
 
-function checkStranded(holds: Hold[], waits: ReturnType<typeof foldClientEvents>['waits'], excluded: Interval[], boundMs: number, near: (t: number) => string, violations: Violation[]): number {
+function checkStranded(
+  holds: Hold[],
+  waits: ReturnType<typeof foldClientEvents>['waits'],
+  excluded: Interval[],
+  boundMs: number,
+  near: (t: number) => string,
+  violations: Violation[],
+): number {
   let longest = 0;
   const holdsByLock = byLock(holds);
   for (const [lock, lockWaits] of byLock(waits)) {
@@ -324,7 +347,10 @@ function checkStranded(holds: Hold[], waits: ReturnType<typeof foldClientEvents>
       const counted = totalLength(subtract([gap], excluded));
       longest = Math.max(longest, counted);
       if (counted > boundMs) {
-        violations.push({ property: 'stranded', message: `${lock}: clients waited ${Math.round(counted)} ms (bound ${boundMs} ms) from ${iso(gap.start)} while nobody held it; ${near(gap.start)}` });
+        violations.push({
+          property: 'stranded',
+          message: `${lock}: clients waited ${Math.round(counted)} ms (bound ${boundMs} ms) from ${iso(gap.start)} while nobody held it; ${near(gap.start)}`,
+        });
       }
     }
   }
@@ -339,7 +365,10 @@ function checkFinal(history: History, violations: Violation[]): void {
   }
   for (const lock of final.locks) {
     if (lock.holder !== null || lock.queueLength > 0) {
-      violations.push({ property: 'final-state', message: `${lock.name} on ${final.active} after the run: holder ${lock.holder ?? 'none'}, ${lock.queueLength} waiting` });
+      violations.push({
+        property: 'final-state',
+        message: `${lock.name} on ${final.active} after the run: holder ${lock.holder ?? 'none'}, ${lock.queueLength} waiting`,
+      });
     }
   }
 }
@@ -355,4 +384,3 @@ function describeFaultsNear(history: History, t: number): string {
   const all = [...faults, ...failovers];
   return all.length === 0 ? 'no fault or failover within 3 s' : `near: ${all.join('; ')}`;
 }
-

@@ -7,7 +7,15 @@ export const T0 = 1_700_000_000_000;
 export const LEASE = 2_000;
 
 /** A client that queued at `from - 5`, got `lock` at `from` with `token` and released it at `to` (OK). */
-export function hold(client: string, lock: string, token: number, from: number, to: number, protocol: ClientProtocol = 'keyed', outcome: 'ok' | 'stale' = 'ok'): ClientEvent[] {
+export function hold(
+  client: string,
+  lock: string,
+  token: number,
+  from: number,
+  to: number,
+  protocol: ClientProtocol = 'keyed',
+  outcome: 'ok' | 'stale' = 'ok',
+): ClientEvent[] {
   const t = T0 + from;
   return [
     { kind: 'acquire', t: t - 5, client, lock, protocol },
@@ -26,8 +34,25 @@ export function lostSession(client: string, lock: string, token: number, from: n
   ];
 }
 
-export function write(lock: string, client: string, token: number, at: number, outcome: ResourceWrite['outcome'], highestBefore: number | null, expected = 0): ResourceWrite {
-  return { t: T0 + at, lock, client, token: String(token), expected, value: expected + 1, outcome, highestBefore: highestBefore === null ? null : String(highestBefore) };
+export function write(
+  lock: string,
+  client: string,
+  token: number,
+  at: number,
+  outcome: ResourceWrite['outcome'],
+  highestBefore: number | null,
+  expected = 0,
+): ResourceWrite {
+  return {
+    t: T0 + at,
+    lock,
+    client,
+    token: String(token),
+    expected,
+    value: expected + 1,
+    outcome,
+    highestBefore: highestBefore === null ? null : String(highestBefore),
+  };
 }
 
 export function fault(kind: FaultWindow['kind'], from: number, to: number, target = 'a'): FaultWindow {
@@ -40,8 +65,15 @@ export function failover(at: number, cause: FailoverView['cause'], from = 'a', t
 
 export function history(over: Partial<History> = {}): History {
   return {
-    clientEvents: [], writes: [], faults: [], failovers: [], final: { active: 'a', locks: [{ name: 'L', holder: null, queueLength: 0 }] },
-    maxLeaseMs: LEASE, peerTimeoutMs: 1_000, runStart: T0, runEnd: T0 + 60_000, ...over,
+    clientEvents: [],
+    writes: [],
+    faults: [],
+    failovers: [],
+    final: { active: 'a', locks: [{ name: 'L', holder: null, queueLength: 0 }] },
+    maxLeaseMs: LEASE,
+    peerTimeoutMs: 1_000,
+    runStart: T0,
+    runEnd: T0 + 60_000,
+    ...over,
   };
 }
-

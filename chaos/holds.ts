@@ -90,7 +90,20 @@ export function foldClientEvents(events: readonly ClientEvent[], runEnd: number)
         closeWait(open, e.t, 'granted');
         state.set(e.client, {
           kind: 'holding',
-          hold: { client: e.client, lock: e.lock, protocol: e.protocol, token: e.token, leaseMs: e.leaseMs, requestedAt: open.kind === 'waiting' ? open.wait.start : e.t, start: e.t, end: e.t, endedBy: 'run-end', releaseOutcome: undefined, occupiedUntil: e.t, leaseCapped: false },
+          hold: {
+            client: e.client,
+            lock: e.lock,
+            protocol: e.protocol,
+            token: e.token,
+            leaseMs: e.leaseMs,
+            requestedAt: open.kind === 'waiting' ? open.wait.start : e.t,
+            start: e.t,
+            end: e.t,
+            endedBy: 'run-end',
+            releaseOutcome: undefined,
+            occupiedUntil: e.t,
+            leaseCapped: false,
+          },
         });
         break;
       case 'acquire-failed':

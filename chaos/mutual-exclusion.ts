@@ -67,7 +67,9 @@ export function earliestGrants(holds: readonly Hold[]): Map<Hold, number> {
  * grants nothing from stale state once it wakes).
  */
 export function pauseExemption(first: Hold, second: Hold, pauses: readonly Interval[]): Interval[] {
-  return union(pauses.filter((p) => first.start < p.start && second.start >= p.start).map((p) => ({ start: p.start, end: Math.min(p.end, p.start + first.leaseMs) })));
+  return union(
+    pauses.filter((p) => first.start < p.start && second.start >= p.start).map((p) => ({ start: p.start, end: Math.min(p.end, p.start + first.leaseMs) })),
+  );
 }
 
 export function classifyOverlap(first: Hold, second: Hold, ctx: OverlapContext): OverlapVerdict {
@@ -97,7 +99,13 @@ export function classifyOverlap(first: Hold, second: Hold, ctx: OverlapContext):
   // dropped) before the first's, if its process did not run until (about) when that grant arrived.
   const own = (h: Hold) => ctx.stalls.get(h.client) ?? [];
   const firstWindow = { start: overlap.start - STALL_SLACK_MS, end: overlap.end };
-  const firstStalled = totalLength(union(own(first).map((x) => intersect(x, firstWindow)).filter((x) => x !== null)));
+  const firstStalled = totalLength(
+    union(
+      own(first)
+        .map((x) => intersect(x, firstWindow))
+        .filter((x) => x !== null),
+    ),
+  );
   const secondStalled = totalLength(
     union(
       own(second)
@@ -117,7 +125,10 @@ export function classifyOverlap(first: Hold, second: Hold, ctx: OverlapContext):
   }
   const first_ = `${first.client} (${first.protocol}, token ${first.token}, ended by ${first.endedBy}${first.releaseOutcome ? ` ${first.releaseOutcome}` : ''})`;
   const second_ = `${second.client} (${second.protocol}, token ${second.token})`;
-  return { kind: 'violation', message: `${first.lock}: ${first_} and ${second_} held it at once for ${totalLength(counted).toFixed(1)} ms from ${iso(overlap.start)}; ${ctx.near(overlap.start)}` };
+  return {
+    kind: 'violation',
+    message: `${first.lock}: ${first_} and ${second_} held it at once for ${totalLength(counted).toFixed(1)} ms from ${iso(overlap.start)}; ${ctx.near(overlap.start)}`,
+  };
 }
 
 export function checkMutualExclusion(holds: Hold[], ctx: OverlapContext, violations: Violation[], lapses: string[], stalled: string[], paused: string[]): void {
@@ -138,7 +149,6 @@ export function checkMutualExclusion(holds: Hold[], ctx: OverlapContext, violati
     }
   }
 }
-
 
 export function byLock<T extends { lock: string }>(items: readonly T[]): Map<string, T[]> {
   const out = new Map<string, T[]>();

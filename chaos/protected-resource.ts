@@ -20,7 +20,6 @@ interface Cell {
   highest: bigint | null;
 }
 
-
 export class ProtectedResource {
   readonly writes: ResourceWrite[] = [];
   private readonly cells = new Map<string, Cell>();
@@ -59,7 +58,16 @@ export class ProtectedResource {
       cell.value = request.value;
       cell.highest = token;
     }
-    this.writes.push({ t: now(), lock: request.lock, client: request.client, token: request.token, expected: request.expected, value: request.value, outcome, highestBefore: highestBefore?.toString() ?? null });
+    this.writes.push({
+      t: now(),
+      lock: request.lock,
+      client: request.client,
+      token: request.token,
+      expected: request.expected,
+      value: request.value,
+      outcome,
+      highestBefore: highestBefore?.toString() ?? null,
+    });
     return { outcome, highest: cell.highest?.toString() ?? null };
   }
 
@@ -91,7 +99,13 @@ export class ProtectedResource {
     if (req.method === 'GET' && url.pathname === '/value') return reply(res, 200, { value: this.read(lock) });
     if (req.method === 'POST' && url.pathname === '/write') {
       const body = JSON.parse(await readBody(req)) as Partial<WriteRequest>;
-      if (typeof body.client !== 'string' || typeof body.token !== 'string' || !/^\d+$/.test(body.token) || typeof body.expected !== 'number' || typeof body.value !== 'number') {
+      if (
+        typeof body.client !== 'string' ||
+        typeof body.token !== 'string' ||
+        !/^\d+$/.test(body.token) ||
+        typeof body.expected !== 'number' ||
+        typeof body.value !== 'number'
+      ) {
         return reply(res, 400, { error: 'client, token (decimal string), expected and value are required' });
       }
       return reply(res, 200, this.write({ lock, client: body.client, token: body.token, expected: body.expected, value: body.value }));

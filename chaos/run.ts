@@ -10,7 +10,9 @@ import { runChaos } from './chaos-run.ts';
 import { formatReport } from './report.ts';
 
 function usage(message: string): never {
-  console.error(`chaos: ${message}\nusage: npm run chaos -- [--seed N] [--duration 60s] [--allow-session-loss] [--counts FILE]   (N: a whole number 0..4294967295; duration 10s..1h)`);
+  console.error(
+    `chaos: ${message}\nusage: npm run chaos -- [--seed N] [--duration 60s] [--allow-session-loss] [--counts FILE]   (N: a whole number 0..4294967295; duration 10s..1h)`,
+  );
   process.exit(2);
 }
 
@@ -33,7 +35,8 @@ function parseArgs(argv: string[]): Args {
     const flag = argv[i];
     const value = argv[i + 1];
     if (flag === '--seed') {
-      if (value === undefined || !/^\d+$/.test(value) || Number(value) > 0xffffffff) usage(`--seed takes a whole number from 0 to 4294967295, not ${value ?? 'nothing'}`);
+      if (value === undefined || !/^\d+$/.test(value) || Number(value) > 0xffffffff)
+        usage(`--seed takes a whole number from 0 to 4294967295, not ${value ?? 'nothing'}`);
       seed = Number(value);
       i++;
     } else if (flag === '--duration') {
@@ -68,10 +71,15 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 }
 try {
   const result = await runChaos({ seed, durationMs, requireSessionCarryover, log: (line) => console.log(`chaos: ${line}`), onCluster: (c) => (cluster = c) });
-  console.log(formatReport(result, `npm run chaos -- --seed ${seed} --duration ${durationMs / 1000}s${requireSessionCarryover ? '' : ' --allow-session-loss'}`));
+  console.log(
+    formatReport(result, `npm run chaos -- --seed ${seed} --duration ${durationMs / 1000}s${requireSessionCarryover ? '' : ' --allow-session-loss'}`),
+  );
   if (countsFile !== undefined) {
     const { seed: s, verdict } = result;
-    await writeFile(countsFile, `${JSON.stringify({ seed: s, durationMs, requireSessionCarryover, violations: verdict.violations, counts: verdict.counts }, null, 2)}\n`);
+    await writeFile(
+      countsFile,
+      `${JSON.stringify({ seed: s, durationMs, requireSessionCarryover, violations: verdict.violations, counts: verdict.counts }, null, 2)}\n`,
+    );
   }
   if (result.verdict.violations.length > 0 || result.unsettled.length > 0) {
     const dir = await mkdtemp(join(tmpdir(), `baton-chaos-${seed}-`));

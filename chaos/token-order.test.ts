@@ -4,11 +4,15 @@ import type { ClientEvent } from './history.ts';
 import { failover, fault, history, hold, LEASE, T0 } from './history-fixtures.ts';
 
 const orderViolations = (events: ClientEvent[], over: Parameters<typeof history>[0] = {}) =>
-  checkHistory(history({ clientEvents: events, ...over })).violations.filter((v) => v.property === 'token-order').map((v) => v.message);
+  checkHistory(history({ clientEvents: events, ...over }))
+    .violations.filter((v) => v.property === 'token-order')
+    .map((v) => v.message);
 
 describe('per-lock token order (chaos checker property 6)', () => {
   it('fails when a grant asked for after an earlier grant of the lock arrived has a lower or equal token, with no failover at all', () => {
-    expect(orderViolations([...hold('k1', 'L', 500, 0, 100), ...hold('k2', 'L', 400, 2_000, 2_100)])).toEqual([expect.stringMatching(/^L: k2 asked .* got token 400 .* not above token 500 that k1 had received/)]);
+    expect(orderViolations([...hold('k1', 'L', 500, 0, 100), ...hold('k2', 'L', 400, 2_000, 2_100)])).toEqual([
+      expect.stringMatching(/^L: k2 asked .* got token 400 .* not above token 500 that k1 had received/),
+    ]);
     expect(orderViolations([...hold('k1', 'L', 500, 0, 100), ...hold('s2', 'L', 500, 200, 300, 'session')])).toHaveLength(1);
     // Rising tokens, and other locks, are fine; so is a lower token on another lock.
     expect(orderViolations([...hold('k1', 'L', 500, 0, 100), ...hold('k2', 'L', 501, 200, 300), ...hold('k3', 'M', 10, 400, 500)])).toEqual([]);
@@ -24,7 +28,9 @@ describe('per-lock token order (chaos checker property 6)', () => {
     const events = [...hold('k1', 'L', 500, 0, 100), ...hold('k2', 'L', 400, 2_000, 2_100)];
     expect(orderViolations(events, { faults: [fault('partition', 1_000, 1_500)] })).toEqual([]);
     // Past the partition + a lease, the order counts again.
-    expect(orderViolations([...events, ...hold('k3', 'L', 450, 1_500 + LEASE + 10, 1_500 + LEASE + 50)], { faults: [fault('partition', 1_000, 1_500)] })).toHaveLength(1);
+    expect(
+      orderViolations([...events, ...hold('k3', 'L', 450, 1_500 + LEASE + 10, 1_500 + LEASE + 50)], { faults: [fault('partition', 1_000, 1_500)] }),
+    ).toHaveLength(1);
   });
 
   it('orders by request, so a client that read its grant late is not out of order', () => {

@@ -20,7 +20,10 @@ export function Dashboard() {
   const draft = { value: draftValue, set: setDraftValue };
   return (
     <>
-      <a href="#locks-heading" className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-20 focus:rounded focus:bg-white focus:p-2 dark:focus:bg-slate-900">
+      <a
+        href="#locks-heading"
+        className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-20 focus:rounded focus:bg-white focus:p-2 dark:focus:bg-slate-900"
+      >
         Skip to locks
       </a>
       <DashboardHeader />

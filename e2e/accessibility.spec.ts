@@ -12,7 +12,13 @@ test.afterEach(() => {
 
 async function violations(page: Page): Promise<string[]> {
   const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+  return result.violations.map(
+    (v) =>
+      `${v.id} (${v.impact}): ${v.nodes
+        .map((n) => n.target.join(' '))
+        .slice(0, 3)
+        .join(', ')}`,
+  );
 }
 
 for (const scheme of ['light', 'dark'] as const) {
@@ -26,7 +32,10 @@ for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.goto('/');
     await expect(page.getByTestId('live-status')).toHaveText('live');
-    await page.locator(`[data-testid="lock-row"][data-lock="a11y-${scheme}"]`).getByRole('button', { name: `Details for a11y-${scheme}` }).click();
+    await page
+      .locator(`[data-testid="lock-row"][data-lock="a11y-${scheme}"]`)
+      .getByRole('button', { name: `Details for a11y-${scheme}` })
+      .click();
     await expect(page.getByTestId('waiter-row')).toHaveCount(1);
     expect(await violations(page)).toEqual([]);
     await page.getByTestId('lock-detail').getByRole('button', { name: 'Force release' }).click();

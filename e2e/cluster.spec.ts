@@ -32,7 +32,13 @@ function lockRow(page: Page, name: string) {
 /** What axe finds against WCAG 2.1 AA (the cluster's badges, banner and timeline included). */
 async function violations(page: Page): Promise<string[]> {
   const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+  return result.violations.map(
+    (v) =>
+      `${v.id} (${v.impact}): ${v.nodes
+        .map((n) => n.target.join(' '))
+        .slice(0, 3)
+        .join(', ')}`,
+  );
 }
 
 /** A keyed grant on the given lock port: `A name 60 0` → `A name <token>`. */
@@ -56,7 +62,10 @@ test('a standby lists the peers in priority order with their roles, liveness and
   await expect(a).toContainText('alive');
   await expect(a).toContainText(/seen (just now|\d+ s ago)/);
   await expect(a).not.toContainText('this node');
-  for (const [id, priority] of [['b', 1], ['c', 2]] as const) {
+  for (const [id, priority] of [
+    ['b', 1],
+    ['c', 2],
+  ] as const) {
     const row = peerRow(page, id);
     await expect(row).toContainText(`#${priority}`);
     await expect(row).toContainText('standby');
@@ -79,19 +88,28 @@ test('a force release from a standby page is carried out by the active node and 
   await signIn(page);
   // b shows its replica of a's lock table.
   await expect(lockRow(page, name).getByTestId('holder-token')).toHaveText(token);
-  await lockRow(page, name).getByRole('button', { name: `Details for ${name}` }).click();
+  await lockRow(page, name)
+    .getByRole('button', { name: `Details for ${name}` })
+    .click();
   await page.getByTestId('lock-detail').getByRole('button', { name: 'Force release' }).click();
   await expect(page.getByTestId('force-release-dialog')).toContainText(token);
-  const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url().startsWith(cluster.nodes.b.baseURL) && r.url().endsWith(`/api/v1/locks/${name}/force-release`));
+  const sent = page.waitForRequest(
+    (r) => r.method() === 'POST' && r.url().startsWith(cluster.nodes.b.baseURL) && r.url().endsWith(`/api/v1/locks/${name}/force-release`),
+  );
   await page.getByRole('button', { name: 'Confirm force release' }).click();
   await sent;
   await expect(page.getByTestId('action-status')).toContainText(`Force-released ${name}`);
   // Released on the active node itself, not only in b's replica.
-  await expect.poll(async () => {
-    const reply = await cluster.nodes.a.process.api<{ holder: unknown; error?: { code: string } }>(`/api/v1/locks/${name}`);
-    if (reply.status === 404) return reply.body.error?.code;
-    return reply.body.holder === null ? 'no holder' : `${reply.status} ${JSON.stringify(reply.body)}`;
-  }, { timeout: 5_000 }).toMatch(/^(not-found|no holder)$/);
+  await expect
+    .poll(
+      async () => {
+        const reply = await cluster.nodes.a.process.api<{ holder: unknown; error?: { code: string } }>(`/api/v1/locks/${name}`);
+        if (reply.status === 404) return reply.body.error?.code;
+        return reply.body.holder === null ? 'no holder' : `${reply.status} ${JSON.stringify(reply.body)}`;
+      },
+      { timeout: 5_000 },
+    )
+    .toMatch(/^(not-found|no holder)$/);
   const audit = await cluster.nodes.a.process.api<{ entries: AuditEntry[] }>('/api/v1/audit');
   expect(audit.status).toBe(200);
   const entry = audit.body.entries.find((e) => e.action === 'force-release' && e.target === name);
@@ -145,8 +163,14 @@ test('the handoff button passes the active role to the chosen standby, and resto
   await expect(page.getByTestId('standby-banner')).toHaveCount(0);
   await expect(page.getByTestId('restore-button')).toBeDisabled();
   const view = await cluster.nodes.c.process.cluster();
-  const gaps = view.failovers.slice(before).map((f) => `${f.from} → ${f.to} ${f.cause} ${f.gapMs} ms`).join(', ');
-  testInfo.annotations.push({ type: 'timing', description: `handoff seen active after ${handoffMs.toFixed(0)} ms, restore after ${restoreMs.toFixed(0)} ms; gaps: ${gaps}` });
+  const gaps = view.failovers
+    .slice(before)
+    .map((f) => `${f.from} → ${f.to} ${f.cause} ${f.gapMs} ms`)
+    .join(', ');
+  testInfo.annotations.push({
+    type: 'timing',
+    description: `handoff seen active after ${handoffMs.toFixed(0)} ms, restore after ${restoreMs.toFixed(0)} ms; gaps: ${gaps}`,
+  });
   await testInfo.attach('after-restore', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
 });
 

@@ -11,7 +11,11 @@ test('every console route is loaded before the lock ports open, by reads that le
   try {
     // The log comes through a pipe of its own, possibly after the stdout line that started us.
     await expect.poll(() => server.log().includes('"msg":"baton serving"')).toBe(true);
-    const entries = server.log().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; warmed?: Array<{ path: string; outcome: number | string }> });
+    const entries = server
+      .log()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; warmed?: Array<{ path: string; outcome: number | string }> });
     const warmIndex = entries.findIndex((e) => e.msg === 'console warmed up');
     const servingIndex = entries.findIndex((e) => e.msg === 'baton serving');
     expect(warmIndex).toBeGreaterThanOrEqual(0);
@@ -22,7 +26,11 @@ test('every console route is loaded before the lock ports open, by reads that le
     for (const w of warmed) expect(typeof w.outcome, `${w.path}: ${w.outcome}`).toBe('number');
     expect(warmed.find((w) => w.path === '/readyz')?.outcome).toBe(503);
     expect(warmed.find((w) => w.path === '/')?.outcome).toBe(200);
-    const signIn = await fetch(`${server.baseURL}/api/v1/auth/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: ADMIN_TOKEN }) });
+    const signIn = await fetch(`${server.baseURL}/api/v1/auth/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: ADMIN_TOKEN }),
+    });
     expect(signIn.status).toBe(200);
     const cookie = signIn.headers.get('set-cookie')?.split(';')[0] ?? '';
     const audit = (await (await fetch(`${server.baseURL}/api/v1/audit?limit=50`, { headers: { cookie } })).json()) as { entries: Array<{ action: string }> };

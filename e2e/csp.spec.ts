@@ -11,11 +11,12 @@ function nonceOf(csp: string | undefined): string {
   return (m as RegExpExecArray)[1] as string;
 }
 
-test('the page policy allows only scripts with this answer\'s nonce, and every script Next writes has it', async ({ request }) => {
+test("the page policy allows only scripts with this answer's nonce, and every script Next writes has it", async ({ request }) => {
   const first = await request.get('/');
   const second = await request.get('/');
   const csp = first.headers()['content-security-policy'] ?? '';
-  for (const directive of ["object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "connect-src 'self'", "default-src 'self'"]) expect(csp).toContain(directive);
+  for (const directive of ["object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "connect-src 'self'", "default-src 'self'"])
+    expect(csp).toContain(directive);
   expect(csp).not.toContain('unsafe-inline');
   expect(csp).not.toContain('unsafe-eval');
   const nonce = nonceOf(csp);

@@ -35,7 +35,12 @@ test('a lock taken by a client appears within a second and its lease counts down
   expect(seconds).toBeGreaterThan(20);
   expect(seconds).toBeLessThan(30);
   // The events feed says which lock each event is about.
-  await expect(page.locator('[data-testid="feed-item"][data-kind="grant"]').filter({ has: page.getByTestId('feed-lock').getByText('e2e-appears', { exact: true }) }).first()).toContainText(`token ${token}`);
+  await expect(
+    page
+      .locator('[data-testid="feed-item"][data-kind="grant"]')
+      .filter({ has: page.getByTestId('feed-lock').getByText('e2e-appears', { exact: true }) })
+      .first(),
+  ).toContainText(`token ${token}`);
 });
 
 test('force release without signing in is refused and the holder keeps the lock', async ({ page, baton, request }) => {
@@ -117,7 +122,9 @@ test('the charts render with data, and handoff and restore are disabled with the
   // Data points drawn: dots on the latency lines, bars for the expiry cause, grants per second.
   // Dots while fewer than 4 buckets have data, a line after that: earlier tests on this shared
   // server may already have filled some buckets with handovers.
-  await expect(page.getByTestId('chart-latency').locator('.recharts-line-dots circle, path.recharts-line-curve').filter({ visible: true }).first()).toBeVisible();
+  await expect(
+    page.getByTestId('chart-latency').locator('.recharts-line-dots circle, path.recharts-line-curve').filter({ visible: true }).first(),
+  ).toBeVisible();
   await expect(page.getByTestId('chart-by-cause').locator('.recharts-bar-rectangle path').first()).toBeVisible();
   await expect(page.getByTestId('chart-grants').locator('.recharts-bar-rectangle path, .recharts-area-area').first()).toBeVisible();
   await expect(page.getByTestId('chart-failovers')).toContainText('No failovers yet');
@@ -177,7 +184,12 @@ test('ten thousand locks stay a short, searchable, scrollable table', async ({ p
   await expect(row(page, 'bulk/09999')).toBeVisible();
   await expect(page.getByTestId('lock-row')).toHaveCount(1);
   // Keyed grants outlive their connection (fixed leases): release them for the tests after this one.
-  keyed.send(keyed.lines.slice(0, names.length).map((l) => `R ${l.slice(2)}`).join('\n'));
+  keyed.send(
+    keyed.lines
+      .slice(0, names.length)
+      .map((l) => `R ${l.slice(2)}`)
+      .join('\n'),
+  );
   const released = Date.now() + 20_000;
   while (keyed.lines.filter((l) => l.endsWith(' OK')).length < names.length) {
     if (Date.now() > released) throw new Error('the ten thousand were not all released');

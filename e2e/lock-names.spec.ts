@@ -40,11 +40,18 @@ test('invisible and look-alike lock names are marked in the table, the detail an
 
   await row(HANGUL_FILLER).getByRole('button').first().click();
   await expect(page.getByTestId('lock-detail').getByTestId('name-escape')).toHaveText('\\u{3164}');
-  await expect(page.locator('[data-testid="feed-item"][data-kind="grant"] [data-testid="feed-lock"]').getByTestId('name-escape').filter({ hasText: '\\u{2800}' }).first()).toBeVisible();
+  await expect(
+    page.locator('[data-testid="feed-item"][data-kind="grant"] [data-testid="feed-lock"]').getByTestId('name-escape').filter({ hasText: '\\u{2800}' }).first(),
+  ).toBeVisible();
   await page.screenshot({ path: test.info().outputPath('marked-lock-names.png') });
 
   // An admin action on such a lock: its feed line shows the marked name too.
-  const released = await request.post(`/api/v1/locks/${encodeURIComponent(HANGUL_FILLER)}/force-release`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, data: {} });
+  const released = await request.post(`/api/v1/locks/${encodeURIComponent(HANGUL_FILLER)}/force-release`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    data: {},
+  });
   expect(released.status()).toBe(200);
-  await expect(page.locator('[data-testid="feed-item"][data-kind="admin"] [data-testid="feed-lock"]').getByTestId('name-escape').first()).toHaveText('\\u{3164}');
+  await expect(page.locator('[data-testid="feed-item"][data-kind="admin"] [data-testid="feed-lock"]').getByTestId('name-escape').first()).toHaveText(
+    '\\u{3164}',
+  );
 });

@@ -41,10 +41,13 @@ test('the console refuses to be framed and refuses a rebound Host name', async (
   expect(page.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
   expect(page.headers()['referrer-policy']).toBe('no-referrer');
   const rebound = await new Promise<number>((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: baton.httpPort, path: '/api/v1/locks', headers: { host: `attacker.example:${baton.httpPort}` } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port: baton.httpPort, path: '/api/v1/locks', headers: { host: `attacker.example:${baton.httpPort}` } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -76,15 +79,21 @@ test('force release by token frees only that holder, and the audit log keeps eve
   const auditOf = async (target: string) => {
     const file = await readFile(join(baton.dataDir, 'audit.log'), 'utf8');
     try {
-      return file.trim().split('\n').map((l) => JSON.parse(l) as { who: string; action: string; target: string; result: string }).filter((e) => e.target === target);
+      return file
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { who: string; action: string; target: string; result: string })
+        .filter((e) => e.target === target);
     } catch {
       return 'a line still being written';
     }
   };
-  await expect.poll(() => auditOf('api-token'), { timeout: 5_000 }).toMatchObject([
-    { who: 'bearer:admin', action: 'force-release', result: 'stale-token' },
-    { who: 'bearer:admin', action: 'force-release', result: 'ok' },
-  ]);
+  await expect
+    .poll(() => auditOf('api-token'), { timeout: 5_000 })
+    .toMatchObject([
+      { who: 'bearer:admin', action: 'force-release', result: 'stale-token' },
+      { who: 'bearer:admin', action: 'force-release', result: 'ok' },
+    ]);
 });
 
 test('a signed-in cookie acts only from this origin', async ({ request, baton }) => {
@@ -122,10 +131,17 @@ async function readFrames(url: string, ms: number): Promise<{ event: string; dat
   } finally {
     clearTimeout(stop);
   }
-  return text.split('\n\n').filter((f) => f.startsWith('event:')).map((f) => ({
-    event: /^event: (\S+)/.exec(f)?.[1] ?? '',
-    data: f.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n'),
-  }));
+  return text
+    .split('\n\n')
+    .filter((f) => f.startsWith('event:'))
+    .map((f) => ({
+      event: /^event: (\S+)/.exec(f)?.[1] ?? '',
+      data: f
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n'),
+    }));
 }
 
 test('the event stream starts with a snapshot and sends at most 10 deltas a second however busy', async ({ baton }) => {
@@ -190,5 +206,8 @@ test('a single node: restore and handoff answer 409 with the reason, the probes 
   expect((await request.get('/readyz?role=standby')).status()).toBe(503);
   expect(await (await request.get('/api/v1/cluster')).json()).toMatchObject({ clustered: false, phase: 'active', restore: { available: false, yielded: [] } });
   const audit = (await (await request.get('/api/v1/audit?limit=5', { headers: bearer })).json()) as { entries: Array<{ action: string; result: string }> };
-  expect(audit.entries.slice(-2).map((e) => [e.action, e.result])).toEqual([['restore', 'conflict'], ['handoff', 'conflict']]);
+  expect(audit.entries.slice(-2).map((e) => [e.action, e.result])).toEqual([
+    ['restore', 'conflict'],
+    ['handoff', 'conflict'],
+  ]);
 });

@@ -23,7 +23,10 @@ test('SIGTERM drains: lock ports close, health says draining and metrics answer,
     expect(await metrics.text()).toContain('baton_locks_held');
     const refused = await new Promise<boolean>((resolve) => {
       const s = connect({ host: '127.0.0.1', port: server.lockPort });
-      s.once('connect', () => { s.destroy(); resolve(false); });
+      s.once('connect', () => {
+        s.destroy();
+        resolve(false);
+      });
       s.once('error', () => resolve(true));
     });
     expect(refused).toBe(true);
@@ -31,7 +34,11 @@ test('SIGTERM drains: lock ports close, health says draining and metrics answer,
     // In this order: the lock ports close, the drain window passes, then Next closes. Compared by
     // the log's own timestamps: two lines logged in the same millisecond can reach the pipe in
     // either order once Next has closed (seen under load), which says nothing about the daemon.
-    const entries = server.log().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; time: number });
+    const entries = server
+      .log()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; time: number });
     const at = (msg: string) => entries.find((e) => e.msg === msg)?.time ?? Number.NaN;
     expect(at('draining: closing protocol listeners')).toBeGreaterThan(0);
     expect(at('console closed') - at('draining: closing protocol listeners')).toBeGreaterThanOrEqual(1_500);

@@ -7,7 +7,8 @@ const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
 export function parseDuration(text: string): number | null {
   const m = DURATION.exec(text.trim());
   if (m === null) return null;
-  const unit = UNITS[m[2] as string] as number;
+  const unit = UNITS[m[2] ?? ''];
+  if (unit === undefined) return null; // the pattern admits only the units above
   const ms = Number(m[1]) * unit;
   return Number.isFinite(ms) ? ms : null;
 }

@@ -57,7 +57,12 @@ export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
   // No grant can be made on this node: every u64 fencing token has been issued (for good), or the
   // token ceiling cannot be written to the data dir (disk full, I/O error; grants resume by themselves).
   'tokens-exhausted': { sessionCode: 0x07, side: 'server', httpStatus: 503, message: 'fencing tokens exhausted: this node can grant no more locks' },
-  'storage-unavailable': { sessionCode: 0x08, side: 'server', httpStatus: 503, message: 'storage unavailable: the token ceiling cannot be written to the data dir' },
+  'storage-unavailable': {
+    sessionCode: 0x08,
+    side: 'server',
+    httpStatus: 503,
+    message: 'storage unavailable: the token ceiling cannot be written to the data dir',
+  },
   // A RESUME that names no claim waiting for its client here: none with that key on that lock
   // (it expired, was released or ended, never existed, or the key is wrong: all look the same).
   'claim-unknown': { sessionCode: 0x09, side: 'client', httpStatus: 404, message: 'claim unknown: no claim with that key is waiting to be resumed here' },

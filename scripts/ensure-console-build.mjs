@@ -26,6 +26,8 @@ if (built > 0 && changed <= built) {
 } else {
   process.stderr.write(built === 0 ? 'building the operator console (first start)...\n' : 'sources changed: rebuilding the operator console...\n');
   execFileSync(process.execPath, [join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
-    cwd: root, stdio: ['ignore', 2, 2], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+    cwd: root,
+    stdio: ['ignore', 2, 2],
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
   });
 }

@@ -23,7 +23,8 @@ export function portOption(text: string): number {
 
 /** `--token-floor`: a decimal u64 (the highest token that may have been issued before). */
 export function tokenFloorOption(text: string): bigint {
-  if (!/^\d{1,20}$/.test(text) || BigInt(text) > (1n << 64n) - 1n) throw new InvalidArgumentError('expected a decimal u64 (0 to 18446744073709551615): the highest token ever issued from this data dir.');
+  if (!/^\d{1,20}$/.test(text) || BigInt(text) > (1n << 64n) - 1n)
+    throw new InvalidArgumentError('expected a decimal u64 (0 to 18446744073709551615): the highest token ever issued from this data dir.');
   return BigInt(text);
 }
 
@@ -40,7 +41,10 @@ export function countOption(text: string): number {
 export function checkToken(value: string | undefined, flag: string, env: string): { ok: true; token: string | undefined } | { ok: false; message: string } {
   if (value === undefined || value === '') return { ok: true, token: undefined };
   if (/^[\x21-\x7e]{16,256}$/.test(value)) return { ok: true, token: value };
-  return { ok: false, message: `${flag} (or ${env}) is not a valid token (${value.length} characters): use 16 to 256 printable ASCII characters without spaces` };
+  return {
+    ok: false,
+    message: `${flag} (or ${env}) is not a valid token (${value.length} characters): use 16 to 256 printable ASCII characters without spaces`,
+  };
 }
 
 export interface Address {
@@ -50,11 +54,11 @@ export interface Address {
 
 /** One host:port (IPv6 in brackets); port 1 to 65535, since someone else has to reach it. */
 export function addressOption(text: string): Address {
-  const m = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):(\d{1,5})$/.exec(text.trim());
-  if (m === null || Number(m[2]) < 1 || Number(m[2]) > 65_535) {
+  const [, host, port] = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):(\d{1,5})$/.exec(text.trim()) ?? [];
+  if (host === undefined || Number(port) < 1 || Number(port) > 65_535) {
     throw new InvalidArgumentError(`expected host:port, got ${JSON.stringify(text)}.`);
   }
-  return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+  return { host: host.replace(/^\[|\]$/g, ''), port: Number(port) };
 }
 
 export function addressListOption(text: string): Address[] {

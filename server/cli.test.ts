@@ -61,7 +61,11 @@ const spawned: Baton[] = [];
 const dirs: string[] = [];
 
 function baton(...args: string[]): Baton {
-  const child = spawn(process.execPath, [BATON, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, BATON_ADMIN_TOKEN: undefined, BATON_READ_TOKEN: undefined } });
+  const child = spawn(process.execPath, [BATON, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+    env: { ...process.env, BATON_ADMIN_TOKEN: undefined, BATON_READ_TOKEN: undefined },
+  });
   const started = new Baton(child);
   spawned.push(started);
   return started;
@@ -74,7 +78,22 @@ async function tempDir(): Promise<string> {
 }
 
 async function serve(dataDir: string, drain = '200ms'): Promise<Server> {
-  const started = baton('serve', '--lock-port', '0', '--session-port', '0', '--http-port', '0', '--data-dir', dataDir, '--drain', drain, '--log-level', 'warn', '--no-console');
+  const started = baton(
+    'serve',
+    '--lock-port',
+    '0',
+    '--session-port',
+    '0',
+    '--http-port',
+    '0',
+    '--data-dir',
+    dataDir,
+    '--drain',
+    drain,
+    '--log-level',
+    'warn',
+    '--no-console',
+  );
   await eventually(() => started.stdout.includes('\n') || started.exit !== undefined, 10_000, 'the serving line');
   const line = started.stdout.split('\n')[0] as string;
   const ports = SERVING.exec(line);
@@ -326,21 +345,37 @@ describe('baton serve --config refusals', () => {
 
   // Each refusal exits 2 before anything binds, with its message on stderr and nothing on stdout.
   it.each([
-    ['a duplicate id', ['--config', 'dup-id.json', '--node', 'a', '--admin-token', TOKEN], /^baton: \S+dup-id\.json: peers\[1\] \("a"\): id "a" is already used by peers\[0\]\n$/],
+    [
+      'a duplicate id',
+      ['--config', 'dup-id.json', '--node', 'a', '--admin-token', TOKEN],
+      /^baton: \S+dup-id\.json: peers\[1\] \("a"\): id "a" is already used by peers\[0\]\n$/,
+    ],
     [
       'a duplicate port',
       ['--config', 'dup-port.json', '--node', 'a', '--admin-token', TOKEN],
       /^baton: \S+dup-port\.json: peers\[1\] \("b"\): httpPort 17072 on host 127\.0\.0\.1 is also the peerPort of peers\[0\] \("a"\)\n$/,
     ],
-    ['an unknown --node', ['--config', 'good.json', '--node', 'd', '--admin-token', TOKEN], /^baton: --node: \S+good\.json has no node "d"; its nodes are: a, b, c\n$/],
+    [
+      'an unknown --node',
+      ['--config', 'good.json', '--node', 'd', '--admin-token', TOKEN],
+      /^baton: --node: \S+good\.json has no node "d"; its nodes are: a, b, c\n$/,
+    ],
     ['--node without --config', ['--node', 'a'], /^baton: --node needs --config \(the cluster file\)\n$/],
     [
       '--config without the admin token',
       ['--config', 'good.json', '--node', 'a'],
       /^baton: --config needs the shared admin token \(--admin-token or BATON_ADMIN_TOKEN\): every node of a cluster uses the same one\n$/,
     ],
-    ['a missing file', ['--config', 'missing.json', '--node', 'a', '--admin-token', TOKEN], /^baton: cannot read the cluster config \S+missing\.json: no such file\n$/],
-    ['bad JSON', ['--config', 'bad.json', '--node', 'a', '--admin-token', TOKEN], /^baton: \S+bad\.json: not valid JSON at line 3, column 1: Expected ',' or '}' after property value\n$/],
+    [
+      'a missing file',
+      ['--config', 'missing.json', '--node', 'a', '--admin-token', TOKEN],
+      /^baton: cannot read the cluster config \S+missing\.json: no such file\n$/,
+    ],
+    [
+      'bad JSON',
+      ['--config', 'bad.json', '--node', 'a', '--admin-token', TOKEN],
+      /^baton: \S+bad\.json: not valid JSON at line 3, column 1: Expected ',' or '}' after property value\n$/,
+    ],
   ])('refuses %s with a message and exit code 2', async (_, args, message) => {
     const started = baton('serve', '--no-console', ...args.map((arg) => (arg.endsWith('.json') ? join(dir, arg) : arg)));
     expect(await started.done()).toEqual({ code: 2, signal: null });

@@ -16,16 +16,26 @@ describe('cluster failover after kill -9', () => {
     const view = await cluster.node('b').cluster();
     expect(view.self).toBe('b');
     expect(view.clustered).toBe(true);
-    expect(view.nodes.map((n) => [n.id, n.priority, n.role])).toEqual([['a', 0, 'active'], ['b', 1, 'standby'], ['c', 2, 'standby']]);
+    expect(view.nodes.map((n) => [n.id, n.priority, n.role])).toEqual([
+      ['a', 0, 'active'],
+      ['b', 1, 'standby'],
+      ['c', 2, 'standby'],
+    ]);
     for (const node of cluster.nodes) {
       expect(view.nodes.find((n) => n.id === node.id)).toMatchObject({
-        alive: true, inSync: true, yielded: false,
-        lockAddress: node.lockAddress, sessionAddress: node.sessionAddress, httpAddress: node.httpAddress,
+        alive: true,
+        inSync: true,
+        yielded: false,
+        lockAddress: node.lockAddress,
+        sessionAddress: node.sessionAddress,
+        httpAddress: node.httpAddress,
       });
     }
   });
 
-  it('promotes b in time; a replicated keyed grant stays held with its token and lease, is released at b, and new tokens are larger', { timeout: 30_000 }, async () => {
+  it('promotes b in time; a replicated keyed grant stays held with its token and lease, is released at b, and new tokens are larger', {
+    timeout: 30_000,
+  }, async () => {
     const cluster = await startCluster();
     await waitSettled(cluster, 'a');
     const keyed = cluster.keyedClient(['a', 'b', 'c']);

@@ -28,10 +28,13 @@ async function stopRightAfterAHeartbeat(cluster: Cluster): Promise<number> {
   const a = cluster.node('a');
   const b = cluster.node('b');
   const before = await lastHeardOfA(b);
-  const heard = await waitFor(async () => {
-    const t = await lastHeardOfA(b);
-    return t !== before ? t : null;
-  }, { timeoutMs: 2_000, intervalMs: 2, what: 'b to hear a heartbeat of a' });
+  const heard = await waitFor(
+    async () => {
+      const t = await lastHeardOfA(b);
+      return t !== before ? t : null;
+    },
+    { timeoutMs: 2_000, intervalMs: 2, what: 'b to hear a heartbeat of a' },
+  );
   cluster.defer(() => {
     if (a.stopped) a.signal('SIGCONT');
   });
@@ -61,8 +64,15 @@ describe('an active whose grant window lapsed without a freeze', () => {
       const line = await client.next();
       expect(line).toMatch(new RegExp(`^A reconfirm/k${n} \\d+$`));
       // The log reaches us through a pipe, possibly after the reply: wait for the reopening line.
-      const messagesOf = () => a.logEntries().slice(logBefore).map((e) => String(e.msg));
-      await waitFor(() => messagesOf().some((m) => m.startsWith('grant window open again') || m.includes('stepping out')), { timeoutMs: 3_000, what: `a to log how round ${n} ended` });
+      const messagesOf = () =>
+        a
+          .logEntries()
+          .slice(logBefore)
+          .map((e) => String(e.msg));
+      await waitFor(() => messagesOf().some((m) => m.startsWith('grant window open again') || m.includes('stepping out')), {
+        timeoutMs: 3_000,
+        what: `a to log how round ${n} ended`,
+      });
       const messages = messagesOf();
       const held = messages.findIndex((m) => m.startsWith('heartbeats too far apart to be sure no peer has promoted (grant window passed): grants held'));
       const opened = messages.findIndex((m) => m.startsWith('grant window open again'));

@@ -9,14 +9,19 @@ const LEASE_MS = 30_000;
 
 /** Waits until `id` says it is active, and returns its view. */
 function activeView(cluster: Cluster, id: string, timeoutMs = 5_000): Promise<ClusterView> {
-  return waitFor(async () => {
-    const view = await cluster.node(id).cluster();
-    return view.phase === 'active' ? view : undefined;
-  }, { timeoutMs, what: `${id} to be active` });
+  return waitFor(
+    async () => {
+      const view = await cluster.node(id).cluster();
+      return view.phase === 'active' ? view : undefined;
+    },
+    { timeoutMs, what: `${id} to be active` },
+  );
 }
 
 describe('graceful handoff', () => {
-  it('on SIGTERM of the active: exits 0, b takes over with the held lock, and the gap (printed) is that of a handoff, not of a timeout', { timeout: 30_000 }, async () => {
+  it('on SIGTERM of the active: exits 0, b takes over with the held lock, and the gap (printed) is that of a handoff, not of a timeout', {
+    timeout: 30_000,
+  }, async () => {
     const cluster = await startCluster();
     await waitSettled(cluster, 'a');
     const keyed = cluster.keyedClient(['a', 'b', 'c']);
@@ -79,7 +84,9 @@ describe('graceful handoff', () => {
     expect(await keyed.release('handoff-api', held.token)).toBe(true);
   });
 
-  it('ends a session claim before the successor can grant its lock: the holder gets REDIRECT, and b promotes with the lock already free', { timeout: 30_000 }, async () => {
+  it('ends a session claim before the successor can grant its lock: the holder gets REDIRECT, and b promotes with the lock already free', {
+    timeout: 30_000,
+  }, async () => {
     const cluster = await startCluster();
     await waitSettled(cluster, 'a');
     const [a, b] = [cluster.node('a'), cluster.node('b')];
@@ -127,11 +134,14 @@ describe('a returning higher-priority node', () => {
     await a.restart();
     // The first moment a says it is active, the lock must already be there: never empty state.
     const phases = new Set<string>();
-    const view = await waitFor(async () => {
-      const seen = await a.cluster();
-      phases.add(seen.phase);
-      return seen.phase === 'active' ? seen : undefined;
-    }, { timeoutMs: 10_000, what: 'a to take over again' });
+    const view = await waitFor(
+      async () => {
+        const seen = await a.cluster();
+        phases.add(seen.phase);
+        return seen.phase === 'active' ? seen : undefined;
+      },
+      { timeoutMs: 10_000, what: 'a to take over again' },
+    );
     expect((await holderOn(a, 'return-held'))?.token).toBe(held.token.toString());
     console.log(`returning node went through phases: ${[...phases].join(' → ')}; gap ${view.failovers.at(-1)?.gapMs} ms`);
     expect(timeline(view)).toEqual(['a->b crash', 'b->a priority-return']);

@@ -15,7 +15,11 @@ async function allLocks(node: NodeProcess): Promise<string[]> {
   const out: string[] = [];
   let cursor: string | null = '';
   while (cursor !== null) {
-    const reply: ApiReply<LocksPage> = await node.api<LocksPage>(`/api/v1/locks?limit=1000${cursor === '' ? '' : `&cursor=${encodeURIComponent(cursor)}`}`, {}, 10_000);
+    const reply: ApiReply<LocksPage> = await node.api<LocksPage>(
+      `/api/v1/locks?limit=1000${cursor === '' ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+      {},
+      10_000,
+    );
     if (reply.status !== 200) throw new Error(`node ${node.id}: GET /api/v1/locks answered ${reply.status}`);
     for (const l of reply.body.locks) out.push(summary(l));
     cursor = reply.body.nextCursor;
@@ -26,7 +30,9 @@ async function allLocks(node: NodeProcess): Promise<string[]> {
 const summary = (l: LockSummary): string => `${l.name} ${l.holder === null ? '-' : `${l.holder.claimId}/${l.holder.token}`} ${l.queueLength}`;
 
 describe('a standby joining a large table', () => {
-  it(`joins an active holding ${LOCKS} locks under churn: in sync with identical holders and tokens, no failover, the active never steps out`, { timeout: 180_000 }, async () => {
+  it(`joins an active holding ${LOCKS} locks under churn: in sync with identical holders and tokens, no failover, the active never steps out`, {
+    timeout: 180_000,
+  }, async () => {
     const cluster = await startCluster({ nodes: 2, start: ['a'], teardownGraceMs: 3_000 });
     const [a, b] = [cluster.node('a'), cluster.node('b')];
     await waitFor(async () => (await a.cluster()).phase === 'active', { timeoutMs: 15_000, what: 'a to promote alone' });
@@ -54,7 +60,8 @@ describe('a standby joining a large table', () => {
     expect(churned.unexpected, 'the churning clients saw only grants and OKs').toEqual([]);
     expect(churned.handoverMs.length, 'handovers happened during the join').toBeGreaterThan(100);
     expect([...phases], 'a stayed active throughout').toEqual(['active']);
-    const steppedOut = a.logEntries()
+    const steppedOut = a
+      .logEntries()
       .filter((e) => /stepping out|frozen longer|too far apart/.test(String(e.msg)))
       .map((e) => `${String(e.msg)} (gap ${String(e.gapMs ?? e.frozenMs)} ms)`);
     expect(steppedOut.join('; '), 'the active never stepped out nor held its grants').toBe('');
@@ -72,10 +79,13 @@ describe('a standby joining a large table', () => {
     // The same table on both, once the last churn events have reached b.
     const expected = await allLocks(a);
     expect(expected.length).toBeGreaterThanOrEqual(LOCKS);
-    await waitFor(async () => {
-      const mirrored = await allLocks(b);
-      return mirrored.length === expected.length && mirrored.every((l, i) => l === expected[i]);
-    }, { timeoutMs: 20_000, what: 'b to show the same table' });
+    await waitFor(
+      async () => {
+        const mirrored = await allLocks(b);
+        return mirrored.length === expected.length && mirrored.every((l, i) => l === expected[i]);
+      },
+      { timeoutMs: 20_000, what: 'b to show the same table' },
+    );
     expect(await allLocks(b)).toEqual(expected);
   });
 });

@@ -37,7 +37,9 @@ async function samplePhases(nodes: NodeProcess[], ms: number, labels = nodes.map
   const until = performance.now() + ms;
   while (performance.now() < until) {
     const phases = await Promise.all(nodes.map((n) => phaseOf(n)));
-    labels.forEach((label, i) => seen.push(`${label}=${phases[i]}`));
+    labels.forEach((label, i) => {
+      seen.push(`${label}=${phases[i]}`);
+    });
     await sleep(100);
   }
   return seen;
@@ -74,18 +76,21 @@ function tooFrequent(node: NodeProcess): string[] {
 
 /** Waits until `active` is active and every node in `standbys` an alive in-sync standby of it, on both sides. */
 async function waitAgreeing(cluster: Cluster, active: string, standbys: string[], timeoutMs = 5_000): Promise<void> {
-  await waitFor(async () => {
-    for (const id of [active, ...standbys]) {
-      const view = await cluster.node(id).cluster();
-      const phase = id === active ? 'active' : 'standby';
-      if (view.phase !== phase || view.active !== active) throw new Error(`${id} is ${view.phase} with active ${view.active}`);
-      for (const s of standbys) {
-        const n = view.nodes.find((x) => x.id === s);
-        if (!n?.alive || !n.inSync || n.role !== 'standby') throw new Error(`${id} sees ${s} as ${JSON.stringify(n)}`);
+  await waitFor(
+    async () => {
+      for (const id of [active, ...standbys]) {
+        const view = await cluster.node(id).cluster();
+        const phase = id === active ? 'active' : 'standby';
+        if (view.phase !== phase || view.active !== active) throw new Error(`${id} is ${view.phase} with active ${view.active}`);
+        for (const s of standbys) {
+          const n = view.nodes.find((x) => x.id === s);
+          if (!n?.alive || !n.inSync || n.role !== 'standby') throw new Error(`${id} sees ${s} as ${JSON.stringify(n)}`);
+        }
       }
-    }
-    return true;
-  }, { timeoutMs, what: `${active} active with in-sync standbys ${standbys.join(', ')}` });
+      return true;
+    },
+    { timeoutMs, what: `${active} active with in-sync standbys ${standbys.join(', ')}` },
+  );
 }
 
 /** Sends one keyed request on a fresh connection; the first line back, or 'hold' when none comes in `ms`. */
@@ -141,7 +146,8 @@ describe('a node with a different admin token', () => {
     expect.soft(activeSamples(await sampling)).toEqual([]);
     expect.soft(await phaseOf(c)).not.toBe('active');
 
-    for (const node of cluster.nodes) expect.soft(tooFrequent(node), `refusal errors rate-limited (${Math.round((performance.now() - startedAt) / 1000)} s run)`).toEqual([]);
+    for (const node of cluster.nodes)
+      expect.soft(tooFrequent(node), `refusal errors rate-limited (${Math.round((performance.now() - startedAt) / 1000)} s run)`).toEqual([]);
     // With one line per (direction, peer, cause) per 10 s, c logged a handful, not one per re-dial.
     expect.soft(errors(c, /^peer link refused/).length).toBeLessThanOrEqual(2 * 2 * 2);
   });
@@ -161,7 +167,9 @@ describe('a node with a different admin token', () => {
 });
 
 describe('a --node given twice', () => {
-  it('refuses the second process as node c: the first c stays an in-sync standby, and the duplicate never serves, not even after kill -9 of a', { timeout: 30_000 }, async () => {
+  it('refuses the second process as node c: the first c stays an in-sync standby, and the duplicate never serves, not even after kill -9 of a', {
+    timeout: 30_000,
+  }, async () => {
     const cluster = await startCluster();
     const [a, b, c] = [cluster.node('a'), cluster.node('b'), cluster.node('c')];
     await waitSettled(cluster, 'a');
@@ -170,7 +178,12 @@ describe('a --node given twice', () => {
 
     const samples = await samplePhases([dup, c], 3_000, ['duplicate c', 'c']);
     expect.soft(activeSamples(samples), 'the duplicate never becomes active').toEqual([]);
-    expect.soft(samples.filter((s) => s.startsWith('c=') && s !== 'c=standby'), 'the first c stays a standby').toEqual([]);
+    expect
+      .soft(
+        samples.filter((s) => s.startsWith('c=') && s !== 'c=standby'),
+        'the first c stays a standby',
+      )
+      .toEqual([]);
     await waitAgreeing(cluster, 'a', ['b', 'c'], 1_000);
 
     expect.soft(errors(a, /^peer link refused c: two processes run as node c/).length, 'a refuses the duplicate').toBeGreaterThan(0);
@@ -179,7 +192,12 @@ describe('a --node given twice', () => {
     // The first c's links did not flap: neither a nor b dropped or replaced its link to c.
     for (const node of [a, b]) {
       const drops = node.logEntries().filter((e) => e.msg === 'peer link down' && e.peer === 'c' && Number(e.time) >= dupStartedAt);
-      expect.soft(drops.map((e) => String(e.reason)), `${node.id}'s link to the first c`).toEqual([]);
+      expect
+        .soft(
+          drops.map((e) => String(e.reason)),
+          `${node.id}'s link to the first c`,
+        )
+        .toEqual([]);
     }
 
     const sampling = samplePhases([dup], 3_500, ['duplicate c']);
@@ -193,7 +211,12 @@ describe('a --node given twice', () => {
     const answers = await Promise.all(probed.map((n) => firstLine(n.lockAddress, 'A dup/z 30 0')));
     const shown = probed.map((n, i) => `${n.id}@${n.lockAddress}: ${answers[i]}`);
     expect.soft(answers[0], shown.join('; ')).toMatch(/^A dup\/z \d+$/);
-    expect.soft(answers.filter((x) => /^A dup\/z \d+$/.test(x)), shown.join('; ')).toHaveLength(1);
+    expect
+      .soft(
+        answers.filter((x) => /^A dup\/z \d+$/.test(x)),
+        shown.join('; '),
+      )
+      .toHaveLength(1);
     for (const node of cluster.nodes.filter((n) => n.running)) expect.soft(tooFrequent(node)).toEqual([]);
     expect.soft(tooFrequent(dup)).toEqual([]);
   });
@@ -212,15 +235,38 @@ async function startDuplicate(cluster: Cluster, id: string, host: string): Promi
   await writeFile(configPath, `${JSON.stringify(config, null, 2)}\n`);
   const dataDir = join(cluster.dir, `${id}-dup`);
   const dup = new NodeProcess({
-    id, priority: original.priority, ports: original.ports, dataDir, host, adminToken: CLUSTER_ADMIN_TOKEN, proxy: null, startTimeoutMs: 15_000,
-    args: ['serve', '--config', configPath, '--node', id, '--no-console', '--data-dir', dataDir, '--peer-timeout', `${cluster.peerTimeoutMs}ms`, '--log-level', 'info'],
+    id,
+    priority: original.priority,
+    ports: original.ports,
+    dataDir,
+    host,
+    adminToken: CLUSTER_ADMIN_TOKEN,
+    proxy: null,
+    startTimeoutMs: 15_000,
+    args: [
+      'serve',
+      '--config',
+      configPath,
+      '--node',
+      id,
+      '--no-console',
+      '--data-dir',
+      dataDir,
+      '--peer-timeout',
+      `${cluster.peerTimeoutMs}ms`,
+      '--log-level',
+      'info',
+    ],
   });
   cluster.defer(() => dup.stop(1_000));
   onTestFinished((context) => {
     if (context.task.result?.state !== 'fail') return;
     // Its links may come up and drop every 150 ms: count those, show the rest.
     const flaps = dup.logEntries().filter((e) => e.msg === 'peer link up' || e.msg === 'peer link down').length;
-    const rest = dup.logs().split('\n').filter((line) => !/"msg":"peer link (up|down)"/.test(line));
+    const rest = dup
+      .logs()
+      .split('\n')
+      .filter((line) => !/"msg":"peer link (up|down)"/.test(line));
     console.error(`duplicate ${id} at ${host} (${flaps} peer link up/down lines left out):\n${rest.join('\n')}`);
   });
   await dup.start();

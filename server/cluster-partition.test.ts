@@ -28,10 +28,13 @@ describe('cluster partition', () => {
 
     a.proxy?.heal();
     const healedAt = performance.now();
-    await waitFor(async () => {
-      const actives = await activeOf(cluster);
-      return actives.length === 1 && actives[0] === 'a' && (await b.cluster()).phase !== 'active';
-    }, { timeoutMs: cluster.peerTimeoutMs + 1_000, what: 'only a to be active' });
+    await waitFor(
+      async () => {
+        const actives = await activeOf(cluster);
+        return actives.length === 1 && actives[0] === 'a' && (await b.cluster()).phase !== 'active';
+      },
+      { timeoutMs: cluster.peerTimeoutMs + 1_000, what: 'only a to be active' },
+    );
     console.log(`split brain resolved ${Math.round(performance.now() - healedAt)} ms after the heal`);
 
     expect(await session.closedWith()).toEqual([`REDIRECT ${a.sessionAddress}`]);

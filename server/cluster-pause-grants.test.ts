@@ -78,10 +78,13 @@ async function round(cluster: Cluster, n: number): Promise<RoundResult> {
   await freeze(cluster, a);
   for (const c of clients) c.send(`A ${key} 30 20`);
   // b (or c) takes over about one peer timeout after a's last message, and grants the key to its own holder.
-  const successor = await waitFor(async () => {
-    const actives = (await activeOf(cluster)).filter((id) => id !== 'a');
-    return actives[0];
-  }, { timeoutMs: 6_000, intervalMs: 25, what: `a successor to promote (round ${n})` });
+  const successor = await waitFor(
+    async () => {
+      const actives = (await activeOf(cluster)).filter((id) => id !== 'a');
+      return actives[0];
+    },
+    { timeoutMs: 6_000, intervalMs: 25, what: `a successor to promote (round ${n})` },
+  );
   const holder = await LineClient.open(cluster.node(successor).ports.lock, '127.0.0.1', { timeoutMs: 5_000 });
   cluster.defer(() => holder.close());
   holder.send(`A ${key} 30 5`);
@@ -91,7 +94,15 @@ async function round(cluster: Cluster, n: number): Promise<RoundResult> {
   const successorToken = BigInt(held[1] as string);
   a.signal('SIGCONT');
   // Each of a's connections is answered (with the fix: M, then closed) or closed.
-  await Promise.all(clients.map((c) => c.until(() => c.closed || c.lines.some((l) => l.startsWith(`A ${key} `) || l.startsWith('T ') || l.startsWith('E ')), 8_000, `an answer on a's connection (round ${n})`)));
+  await Promise.all(
+    clients.map((c) =>
+      c.until(
+        () => c.closed || c.lines.some((l) => l.startsWith(`A ${key} `) || l.startsWith('T ') || l.startsWith('E ')),
+        8_000,
+        `an answer on a's connection (round ${n})`,
+      ),
+    ),
+  );
   const replies = clients.flatMap((c) => c.lines);
   const staleGrants = replies.flatMap((l) => {
     const g = new RegExp(`^A ${key.replace('/', '\\/')} (\\d+)$`).exec(l);
@@ -120,7 +131,10 @@ describe('a paused active', () => {
     console.log(`${stale.length} of ${ROUNDS} pauses ended in a stale grant`);
     expect(stale.map((r) => ({ round: r.round, successorToken: r.successorToken.toString(), stale: r.staleGrants.map(String) }))).toEqual([]);
     // The gate held the lines; the freeze check then stepped a out and it redirected them.
-    const aLog = cluster.node('a').logEntries().map((e) => String(e.msg));
+    const aLog = cluster
+      .node('a')
+      .logEntries()
+      .map((e) => String(e.msg));
     expect(aLog.filter((m) => m.includes('frozen longer than the peer timeout')).length).toBeGreaterThanOrEqual(ROUNDS);
   });
 });

@@ -5,7 +5,17 @@
 // frozen standby must not promote itself when it wakes up to a silence that was its own.
 import { describe, expect, it } from 'vitest';
 import type { ClusterView } from '../lib/ops/api-types.ts';
-import { checkSettled, holderOn, startCluster, timeline, waitFor, waitReplicated, waitSettled, type Cluster, type NodeProcess } from './testing/cluster-harness.ts';
+import {
+  checkSettled,
+  holderOn,
+  startCluster,
+  timeline,
+  waitFor,
+  waitReplicated,
+  waitSettled,
+  type Cluster,
+  type NodeProcess,
+} from './testing/cluster-harness.ts';
 
 const LEASE_MS = 30_000;
 const PAUSE_MS = 2_500;
@@ -70,29 +80,38 @@ describe('a frozen active node', () => {
     const resumedAt = performance.now();
 
     // Settled: exactly one active, every running node an in-sync standby of it, both locks on it.
-    const settledOn = await waitFor(async () => {
-      const actives = (await Promise.all(cluster.nodes.map(async (n) => ((await phaseOf(n, 1_000)) === 'active' ? n.id : null)))).filter((id) => id !== null);
-      if (actives.length !== 1) throw new Error(`actives: ${JSON.stringify(actives)}`);
-      const active = actives[0] as string;
-      await checkSettled(cluster, active);
-      const node = cluster.node(active);
-      const held = [await holderOn(node, 'pause-first'), await holderOn(node, 'pause-second')].map((h) => h?.token);
-      if (held[0] !== first.token.toString() || held[1] !== second.token.toString()) throw new Error(`${active} holds ${JSON.stringify(held)}`);
-      return active;
-    }, { timeoutMs: 3_500, what: 'one active holding both locks, with in-sync standbys' });
+    const settledOn = await waitFor(
+      async () => {
+        const actives = (await Promise.all(cluster.nodes.map(async (n) => ((await phaseOf(n, 1_000)) === 'active' ? n.id : null)))).filter((id) => id !== null);
+        if (actives.length !== 1) throw new Error(`actives: ${JSON.stringify(actives)}`);
+        const active = actives[0] as string;
+        await checkSettled(cluster, active);
+        const node = cluster.node(active);
+        const held = [await holderOn(node, 'pause-first'), await holderOn(node, 'pause-second')].map((h) => h?.token);
+        if (held[0] !== first.token.toString() || held[1] !== second.token.toString()) throw new Error(`${active} holds ${JSON.stringify(held)}`);
+        return active;
+      },
+      { timeoutMs: 3_500, what: 'one active holding both locks, with in-sync standbys' },
+    );
     console.log(`after SIGCONT: settled on ${settledOn} in ${Math.round(performance.now() - resumedAt)} ms`);
 
     // The documented end: a, not yielded, takes the role back by a graceful handoff once in sync.
-    const view = await waitFor(async () => {
-      await checkSettled(cluster, 'a');
-      return a.cluster();
-    }, { timeoutMs: 3_000, what: 'a to take the role back by priority with in-sync standbys' });
+    const view = await waitFor(
+      async () => {
+        await checkSettled(cluster, 'a');
+        return a.cluster();
+      },
+      { timeoutMs: 3_000, what: 'a to take the role back by priority with in-sync standbys' },
+    );
     console.log(`a active again ${Math.round(performance.now() - resumedAt)} ms after SIGCONT; timeline ${JSON.stringify(timeline(view))}`);
     expect((await holderOn(a, 'pause-first'))?.token).toBe(first.token.toString());
     expect((await holderOn(a, 'pause-second'))?.token).toBe(second.token.toString());
     for (const node of [a, b, c]) {
       const seen = timeline(await node.cluster());
-      expect(seen.filter((f) => f.includes('split-brain')), `${node.id}'s timeline ${JSON.stringify(seen)}`).toEqual([]);
+      expect(
+        seen.filter((f) => f.includes('split-brain')),
+        `${node.id}'s timeline ${JSON.stringify(seen)}`,
+      ).toEqual([]);
     }
     expect(timeline(view)).toEqual(['a->b crash', 'b->a priority-return']);
     expect(logMessages(a).some((m) => m.includes('frozen longer than the peer timeout'))).toBe(true);
@@ -120,7 +139,10 @@ describe('a frozen standby', () => {
     const resumedAt = performance.now();
     const afterwards = await samplePhases([a, b, c], 3_000);
 
-    expect(whileFrozen.filter((round) => round !== 'a=active b=standby'), 'while c was frozen').toEqual([]);
+    expect(
+      whileFrozen.filter((round) => round !== 'a=active b=standby'),
+      'while c was frozen',
+    ).toEqual([]);
     // c may be heard as 'discovering' or 'syncing' while it listens again, never promoting or active.
     const bad = afterwards.filter((round) => !round.startsWith('a=active b=standby c=') || /c=(active|promoting|handing-off)/.test(round));
     expect(bad, 'after c woke up').toEqual([]);

@@ -67,7 +67,17 @@ describe('a ceiling from an authenticated peer is bounded', () => {
     forged.resume();
     await new Promise<void>((resolve) => forged.once('secureConnect', () => resolve()));
     send(forged, { t: 'hello', id: 'b', instance: 'forged-b' });
-    const status: PeerMessage = { t: 'status', id: 'b', instance: 'forged-b', phase: 'standby', active: 'a', syncedWith: null, yielded: false, ceiling: TOP, known: TOP };
+    const status: PeerMessage = {
+      t: 'status',
+      id: 'b',
+      instance: 'forged-b',
+      phase: 'standby',
+      active: 'a',
+      syncedWith: null,
+      yielded: false,
+      ceiling: TOP,
+      known: TOP,
+    };
     for (let i = 0; i < 10; i++) {
       send(forged, status);
       await sleep(100);
@@ -82,7 +92,9 @@ describe('a ceiling from an authenticated peer is bounded', () => {
     expect(refusals(a, 'status')[0]).toMatchObject({ peer: 'b', ceiling: TOP });
   });
 
-  it('a standby ignores a forged active\'s top ceiling, top replicated token and top heartbeats, and promotes with low tokens', { timeout: 40_000 }, async () => {
+  it("a standby ignores a forged active's top ceiling, top replicated token and top heartbeats, and promotes with low tokens", {
+    timeout: 40_000,
+  }, async () => {
     const cluster = await startCluster({ nodes: 2, start: ['b'] });
     const [a, b] = [cluster.node('a'), cluster.node('b')];
     await waitFor(async () => (await b.cluster()).phase === 'active', { timeoutMs: 10_000, what: 'b to promote alone' });
@@ -90,8 +102,17 @@ describe('a ceiling from an authenticated peer is bounded', () => {
 
     // A forged a (it has the token) on a's peer port: b dials it, follows it, syncs from it.
     const statusOfA: PeerMessage = {
-      t: 'status', id: 'a', instance: 'forged-a', phase: 'active', active: 'a', syncedWith: 'forged-a', yielded: false, fresh: false,
-      ceiling: '1000', known: '1000', lags: { b: { events: 0, ms: 0 } },
+      t: 'status',
+      id: 'a',
+      instance: 'forged-a',
+      phase: 'active',
+      active: 'a',
+      syncedWith: 'forged-a',
+      yielded: false,
+      fresh: false,
+      ceiling: '1000',
+      known: '1000',
+      lags: { b: { events: 0, ms: 0 } },
     };
     const sockets: TLSSocket[] = [];
     let heartbeat: NodeJS.Timeout | undefined;
@@ -141,7 +162,10 @@ describe('a ceiling from an authenticated peer is bounded', () => {
 
     await waitFor(async () => (await b.cluster()).active === 'a', { timeoutMs: 10_000, what: 'b to follow the forged a' });
     await waitFor(() => refusals(b, 'ceil').length > 0, { timeoutMs: 5_000, what: 'b to refuse the top ceiling' });
-    await waitFor(() => b.logEntries().some((e) => e.msg === 'replication stream unreadable: re-syncing'), { timeoutMs: 5_000, what: 'b to refuse the top token' });
+    await waitFor(() => b.logEntries().some((e) => e.msg === 'replication stream unreadable: re-syncing'), {
+      timeoutMs: 5_000,
+      what: 'b to refuse the top token',
+    });
     await sleep(300); // a few heartbeats with the top ceiling
     await closeForged();
 
@@ -153,7 +177,9 @@ describe('a ceiling from an authenticated peer is bounded', () => {
     expect(refusals(b, 'status').length).toBeGreaterThan(0);
   });
 
-  it('a node with an empty data dir joins an active millions of tokens ahead without a refusal, and promotes above its tokens', { timeout: 40_000 }, async () => {
+  it('a node with an empty data dir joins an active millions of tokens ahead without a refusal, and promotes above its tokens', {
+    timeout: 40_000,
+  }, async () => {
     const cluster = await startCluster({ nodes: 2, start: [] });
     const [a, b] = [cluster.node('a'), cluster.node('b')];
     // a's data dir says tokens up to 5,000,000 were issued before (fifty blocks).

@@ -27,10 +27,13 @@ describe('cluster power loss', () => {
     a.proxy?.forwardNewOnly();
     await a.restart();
     // a ends up active again (priority return after a sync), with both locks.
-    await waitFor(async () => {
-      const view = await a.cluster();
-      return view.phase === 'active' && view.failovers.some((f) => f.cause === 'priority-return' && f.to === 'a');
-    }, { timeoutMs: 10_000, what: 'a active again by a priority return' });
+    await waitFor(
+      async () => {
+        const view = await a.cluster();
+        return view.phase === 'active' && view.failovers.some((f) => f.cause === 'priority-return' && f.to === 'a');
+      },
+      { timeoutMs: 10_000, what: 'a active again by a priority return' },
+    );
     await waitSettled(cluster, 'a', 5_000);
     for (const node of cluster.nodes) {
       expect((await holderOn(node, 'power-before'))?.token, `power-before on ${node.id}`).toBe(before.token.toString());

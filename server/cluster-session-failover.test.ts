@@ -18,10 +18,13 @@ async function queueOn(cluster: Cluster, id: string, name: string): Promise<Lock
 
 /** The node that took over from a (b, or rarely c). */
 async function newActive(cluster: Cluster): Promise<string> {
-  return waitFor(async () => {
-    const active = await activeOf(cluster);
-    return active.length === 1 ? active[0] : undefined;
-  }, { timeoutMs: 5_000, what: 'a new active node' });
+  return waitFor(
+    async () => {
+      const active = await activeOf(cluster);
+      return active.length === 1 ? active[0] : undefined;
+    },
+    { timeoutMs: 5_000, what: 'a new active node' },
+  );
 }
 
 describe('resumable sessions through a crash of the active', () => {
@@ -36,18 +39,23 @@ describe('resumable sessions through a crash of the active', () => {
     waiter.catch(() => undefined);
     await waitFor(async () => (await queueOn(cluster, 'a', 'crash-0')).length === 1, { what: 'the waiter on a' });
     for (const [i, l] of leases.entries()) await waitReplicated(cluster, `crash-${i}`, l.token, ['b', 'c']);
-    await waitFor(async () => (await queueOn(cluster, 'b', 'crash-0')).length === 1 && (await queueOn(cluster, 'c', 'crash-0')).length === 1, { what: 'the waiter replicated' });
+    await waitFor(async () => (await queueOn(cluster, 'b', 'crash-0')).length === 1 && (await queueOn(cluster, 'c', 'crash-0')).length === 1, {
+      what: 'the waiter replicated',
+    });
 
     await cluster.node('a').kill9();
     const active = await newActive(cluster);
     const node = cluster.node(active);
-    await waitFor(async () => {
-      for (const [i, l] of leases.entries()) {
-        const h = await holderOn(node, `crash-${i}`);
-        if (h?.token !== l.token.toString() || h.reconnecting === true) return false;
-      }
-      return (await queueOn(cluster, active, 'crash-0')).map((w) => w.reconnecting ?? false).join() === 'false';
-    }, { timeoutMs: 4_000, what: `every claim resumed on ${active}` });
+    await waitFor(
+      async () => {
+        for (const [i, l] of leases.entries()) {
+          const h = await holderOn(node, `crash-${i}`);
+          if (h?.token !== l.token.toString() || h.reconnecting === true) return false;
+        }
+        return (await queueOn(cluster, active, 'crash-0')).map((w) => w.reconnecting ?? false).join() === 'false';
+      },
+      { timeoutMs: 4_000, what: `every claim resumed on ${active}` },
+    );
     for (const l of leases) expect(l.signal.aborted).toBe(false);
     const view = await node.cluster();
     expect(timeline(view)).toEqual([`a->${active} crash`]);
@@ -60,7 +68,9 @@ describe('resumable sessions through a crash of the active', () => {
     expect(granted.token).toBeGreaterThan((leases[0] as SessionLease).token);
   });
 
-  it('kill -9: a claim whose client does not come back expires at its lease and the next waiter gets the lock; a RESUME with only the token is refused', { timeout: 60_000 }, async () => {
+  it('kill -9: a claim whose client does not come back expires at its lease and the next waiter gets the lock; a RESUME with only the token is refused', {
+    timeout: 60_000,
+  }, async () => {
     const cluster = await startCluster();
     await waitSettled(cluster, 'a');
     const key = randomBytes(16).toString('hex');
@@ -74,16 +84,21 @@ describe('resumable sessions through a crash of the active', () => {
     const sessions = cluster.sessionClient(['a', 'b', 'c']);
     const next = sessions.open('crash-gone', { lease: 5_000 }).then((lease) => ({ lease, at: performance.now() }));
     next.catch(() => undefined);
-    await waitFor(async () => (await queueOn(cluster, 'b', 'crash-gone')).length === 1 && (await queueOn(cluster, 'c', 'crash-gone')).length === 1, { what: 'the waiter replicated' });
+    await waitFor(async () => (await queueOn(cluster, 'b', 'crash-gone')).length === 1 && (await queueOn(cluster, 'c', 'crash-gone')).length === 1, {
+      what: 'the waiter replicated',
+    });
     await waitReplicated(cluster, 'crash-gone', token, ['b', 'c']);
 
     await cluster.node('a').kill9();
     const active = await newActive(cluster);
     const node = cluster.node(active);
-    const kept = await waitFor(async () => {
-      const h = await holderOn(node, 'crash-gone');
-      return h?.reconnecting === true ? h : undefined;
-    }, { what: `crash-gone kept on ${active}, reconnecting` });
+    const kept = await waitFor(
+      async () => {
+        const h = await holderOn(node, 'crash-gone');
+        return h?.reconnecting === true ? h : undefined;
+      },
+      { what: `crash-gone kept on ${active}, reconnecting` },
+    );
     expect(kept.token).toBe(token.toString());
     expect(kept.leaseRemainingMs).toBeLessThanOrEqual(leaseMs - (performance.now() - acquiredAt) + 100);
 

@@ -14,10 +14,13 @@ const HOLDERS = 24;
 const LEASE_MS = 5_000;
 
 function activeView(cluster: Cluster, id: string, timeoutMs = 5_000): Promise<ClusterView> {
-  return waitFor(async () => {
-    const view = await cluster.node(id).cluster();
-    return view.phase === 'active' ? view : undefined;
-  }, { timeoutMs, what: `${id} to be active` });
+  return waitFor(
+    async () => {
+      const view = await cluster.node(id).cluster();
+      return view.phase === 'active' ? view : undefined;
+    },
+    { timeoutMs, what: `${id} to be active` },
+  );
 }
 
 async function queueOn(cluster: Cluster, id: string, name: string): Promise<LockDetail['queue']> {
@@ -32,11 +35,13 @@ async function holdersAndWaiters(cluster: Cluster, prefix: string) {
   for (let i = 0; i < HOLDERS; i++) leases.push(await sessions.open(`${prefix}-${i}`, { lease: LEASE_MS }));
   for (const l of leases) cluster.defer(() => l.close());
   const order: string[] = [];
-  const waiting = ['first', 'second'].map((who) => sessions.open(`${prefix}-0`, { lease: LEASE_MS }).then((lease) => {
-    order.push(who);
-    cluster.defer(() => lease.close());
-    return lease;
-  }));
+  const waiting = ['first', 'second'].map((who) =>
+    sessions.open(`${prefix}-0`, { lease: LEASE_MS }).then((lease) => {
+      order.push(who);
+      cluster.defer(() => lease.close());
+      return lease;
+    }),
+  );
   // A test that does not take the waiters' locks leaves them waiting until teardown closes the client.
   for (const w of waiting) w.catch(() => undefined);
   await waitFor(async () => (await queueOn(cluster, 'a', `${prefix}-0`)).length === 2, { what: 'two waiters on a' });
@@ -47,17 +52,22 @@ async function holdersAndWaiters(cluster: Cluster, prefix: string) {
 
 /** Every holder on `id` has its token and is connected again (no longer reconnecting). */
 async function allResumedOn(cluster: Cluster, id: string, prefix: string, leases: SessionLease[]): Promise<void> {
-  await waitFor(async () => {
-    for (const [i, l] of leases.entries()) {
-      const h = await holderOn(cluster.node(id), `${prefix}-${i}`);
-      if (h?.token !== l.token.toString() || h.reconnecting === true) return false;
-    }
-    return (await queueOn(cluster, id, `${prefix}-0`)).every((w) => w.reconnecting !== true);
-  }, { timeoutMs: 3_000, what: `every session on ${id} resumed with its token` });
+  await waitFor(
+    async () => {
+      for (const [i, l] of leases.entries()) {
+        const h = await holderOn(cluster.node(id), `${prefix}-${i}`);
+        if (h?.token !== l.token.toString() || h.reconnecting === true) return false;
+      }
+      return (await queueOn(cluster, id, `${prefix}-0`)).every((w) => w.reconnecting !== true);
+    },
+    { timeoutMs: 3_000, what: `every session on ${id} resumed with its token` },
+  );
 }
 
 describe('resumable sessions through a graceful handoff', () => {
-  it('by the API: all session holders keep lock and token, none is aborted, waiters keep their order, keyed holders keep theirs', { timeout: 60_000 }, async () => {
+  it('by the API: all session holders keep lock and token, none is aborted, waiters keep their order, keyed holders keep theirs', {
+    timeout: 60_000,
+  }, async () => {
     const cluster = await startCluster();
     await waitSettled(cluster, 'a');
     const keyed = cluster.keyedClient(['a', 'b', 'c']);
@@ -94,11 +104,29 @@ describe('resumable sessions through a graceful handoff', () => {
     for (const l of leases) expect(l.signal.aborted).toBe(false);
   });
 
-  it('there and back (API handoff, then the priority return after restore): the same tokens all along, no abort, and baton run is never signalled', { timeout: 60_000 }, async () => {
+  it('there and back (API handoff, then the priority return after restore): the same tokens all along, no abort, and baton run is never signalled', {
+    timeout: 60_000,
+  }, async () => {
     const cluster = await startCluster();
     await waitSettled(cluster, 'a');
     const { leases } = await holdersAndWaiters(cluster, 'prio');
-    const run = spawn(process.execPath, [BATON, 'run', 'prio-run', '--lease', '5s', '--addr', cluster.sessionAddresses().join(','), '--', 'sh', '-c', 'trap "echo signalled; exit 9" TERM; sleep 4 & wait; echo done'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const run = spawn(
+      process.execPath,
+      [
+        BATON,
+        'run',
+        'prio-run',
+        '--lease',
+        '5s',
+        '--addr',
+        cluster.sessionAddresses().join(','),
+        '--',
+        'sh',
+        '-c',
+        'trap "echo signalled; exit 9" TERM; sleep 4 & wait; echo done',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     run.stdout.on('data', (d: Buffer) => (out += d.toString()));
     run.stderr.on('data', (d: Buffer) => (out += d.toString()));

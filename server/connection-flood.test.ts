@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { daemon, open, runTeardown, teardown, waitIdle } from './testing/fuzz-harness.ts';
-import { connectionGauge, eventually, RawConnection } from './testing/fuzz-helpers.ts';
+import { connectionGauge, eventually, type RawConnection } from './testing/fuzz-helpers.ts';
 
 afterEach(runTeardown);
 
@@ -19,11 +19,13 @@ const SESSION_REFUSAL = 'ERROR 0x06 too many connections';
 
 /** Opens `count` connections at once; each sends `hello(i)` and waits for its first line or a close. */
 async function flood(port: number, count: number, hello: (i: number) => string): Promise<RawConnection[]> {
-  const conns = await Promise.all(Array.from({ length: count }, async (_, i) => {
-    const c = await open(port);
-    c.write(hello(i));
-    return c;
-  }));
+  const conns = await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const c = await open(port);
+      c.write(hello(i));
+      return c;
+    }),
+  );
   await Promise.all(conns.map((c) => c.until(() => c.replies().lines.length > 0 || c.closed, 10_000, 'a first line')));
   return conns;
 }
@@ -33,7 +35,12 @@ async function flood(port: number, count: number, hello: (i: number) => string):
  * closed; with `dropped`, a refused connection past the goodbyes in flight may also have been
  * closed without a word (counted apart).
  */
-async function sortOut(conns: RawConnection[], granted: RegExp, refusal: string, dropped = false): Promise<{ served: number; refused: number; dropped?: number }> {
+async function sortOut(
+  conns: RawConnection[],
+  granted: RegExp,
+  refusal: string,
+  dropped = false,
+): Promise<{ served: number; refused: number; dropped?: number }> {
   let served = 0;
   let refused = 0;
   let silent = 0;
@@ -98,7 +105,29 @@ async function regulars(lockPort: number, sessionPort: number) {
 async function serveUnderLimit(fds: number): Promise<{ lock: number; session: number; stderr: () => string; stop: () => Promise<number | null> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'baton-flood-'));
   const bin = fileURLToPath(new URL('../bin/baton', import.meta.url));
-  const child = spawn('sh', ['-c', `ulimit -n ${fds} && exec "$@"`, 'sh', process.execPath, bin, 'serve', '--no-console', '--lock-port', '0', '--session-port', '0', '--http-port', '0', '--data-dir', dataDir, '--io-timeout', '1s'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'sh',
+    [
+      '-c',
+      `ulimit -n ${fds} && exec "$@"`,
+      'sh',
+      process.execPath,
+      bin,
+      'serve',
+      '--no-console',
+      '--lock-port',
+      '0',
+      '--session-port',
+      '0',
+      '--http-port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--io-timeout',
+      '1s',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
@@ -142,10 +171,14 @@ describe('a connection flood past --max-connections', () => {
     const after = busy.rounds();
     await eventually(() => busy.rounds() > after, 5_000, 'the keyed regular to go on after the flood');
     await busy.stop();
-    await eventually(async () => {
-      const gauge = await connectionGauge(d.httpAddress.port);
-      return gauge.keyed === 0 && gauge.session === 0;
-    }, 5_000, 'baton_connections to fall back to 0');
+    await eventually(
+      async () => {
+        const gauge = await connectionGauge(d.httpAddress.port);
+        return gauge.keyed === 0 && gauge.session === 0;
+      },
+      5_000,
+      'baton_connections to fall back to 0',
+    );
     await waitIdle(d);
     const again = await flood(d.sessionAddress.port, max, (i) => `ACQUIRE again/${i} 60000\n`);
     expect(await sortOut(again, /^ACQUIRED \d+$/, SESSION_REFUSAL)).toEqual({ served: max, refused: 0 });

@@ -26,8 +26,29 @@ afterEach(async () => {
 
 async function startDaemon(): Promise<{ child: ChildProcess; lockPort: number; httpPort: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'baton-console-load-'));
-  const child = spawn(process.execPath, [BATON, 'serve', '--no-console', '--lock-port', '0', '--session-port', '0', '--http-port', '0',
-    '--data-dir', dataDir, '--log-level', 'warn', '--drain', '0ms', '--admin-token', 'console-load-admin-token-0123'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      BATON,
+      'serve',
+      '--no-console',
+      '--lock-port',
+      '0',
+      '--session-port',
+      '0',
+      '--http-port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--log-level',
+      'warn',
+      '--drain',
+      '0ms',
+      '--admin-token',
+      'console-load-admin-token-0123',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   cleanups.push(async () => {
     if (child.exitCode === null) {
       const exited = new Promise((r) => child.once('exit', r));

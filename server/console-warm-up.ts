@@ -12,8 +12,17 @@ import type { AddressInfo } from 'node:net';
 
 /** What the dashboard and operators reach first; each path loads one route module. */
 export const WARM_UP_PATHS: readonly string[] = [
-  '/', '/api/v1/stats', '/api/v1/locks?limit=1', '/api/v1/locks/warm-up', '/api/v1/cluster',
-  '/api/v1/audit?limit=1', '/api/v1/auth/session', '/api/v1/events', '/healthz', '/readyz', '/metrics',
+  '/',
+  '/api/v1/stats',
+  '/api/v1/locks?limit=1',
+  '/api/v1/locks/warm-up',
+  '/api/v1/cluster',
+  '/api/v1/audit?limit=1',
+  '/api/v1/auth/session',
+  '/api/v1/events',
+  '/healthz',
+  '/readyz',
+  '/metrics',
 ];
 
 const REQUEST_TIMEOUT_MS = 5_000;

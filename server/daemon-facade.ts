@@ -5,7 +5,17 @@
 // copy of a class is a different class).
 import type { ErrorName } from '../lib/errors.ts';
 import type { LockEngine } from '../lib/engine/lock-engine.ts';
-import type { AuditEntry, ClusterView, DaemonState, HandoverCause, HistoryBucket, LatencySummary, NodeRole, Protocol, StatsView } from '../lib/ops/api-types.ts';
+import type {
+  AuditEntry,
+  ClusterView,
+  DaemonState,
+  HandoverCause,
+  HistoryBucket,
+  LatencySummary,
+  NodeRole,
+  Protocol,
+  StatsView,
+} from '../lib/ops/api-types.ts';
 import type { ViewClock } from './ops/lock-views.ts';
 
 /** What a request is allowed to do, as decided by the security policy. */
@@ -58,8 +68,7 @@ export interface FeedSubscriber {
 
 export type FeedJoin =
   /** `pull`: the reader took what was queued, send it more of its snapshot. */
-  | { ok: true; leave(): void; pull(): void }
-  | { ok: false; error: 'too-many-streams'; detail: string };
+  { ok: true; leave(): void; pull(): void } | { ok: false; error: 'too-many-streams'; detail: string };
 
 export interface FeedFacade {
   /**
@@ -85,9 +94,7 @@ export interface HistoryFacade {
  * active node and carried back over the peer link (a standby forwards mutations). The HTTP
  * handler turns it into the response and the audit entry.
  */
-export type AdminResult =
-  | { ok: true; body: unknown; detail: string | null }
-  | { ok: false; error: ErrorName; detail: string };
+export type AdminResult = { ok: true; body: unknown; detail: string | null } | { ok: false; error: ErrorName; detail: string };
 
 /** The mutations of the ops API. `token` is a decimal u64 string. */
 export type AdminOp =

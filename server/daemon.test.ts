@@ -74,7 +74,10 @@ describe('daemon', () => {
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request({ host: '127.0.0.1', port: d.httpAddress.port, path: '/metrics', headers: { host: 'rebound.example:3000' } }, (res) => {
         let body = '';
-        res.setEncoding('utf8').on('data', (t: string) => (body += t)).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res
+          .setEncoding('utf8')
+          .on('data', (t: string) => (body += t))
+          .on('end', () => resolve({ status: res.statusCode ?? 0, body }));
       });
       req.on('error', reject);
       req.end();
@@ -93,13 +96,18 @@ describe('daemon', () => {
     holder.send('A audited 30 0');
     const token = (await holder.next()).split(' ')[2] as string;
     const req = new Request('http://127.0.0.1/api/v1/locks/audited/force-release', {
-      method: 'POST', headers: { authorization: `Bearer ${d.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ token }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${d.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ token }),
     });
     const res = await forceRelease(req, facade as DaemonFacade, { name: 'audited' });
     expect(res.status).toBe(200);
     expect(d.engine.lock('audited')).toBeUndefined();
     await d.shutdown(); // closes the audit log: every line is on disk
-    const lines = readFileSync(join(dir, 'audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(join(dir, 'audit.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toMatchObject([{ who: 'bearer:admin', action: 'force-release', target: 'audited', result: 'ok' }]);
   });
 

@@ -114,9 +114,12 @@ export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise
   const log = opts.logger ?? pino({ level: 'silent' });
   // What earlier runs left, read before this one writes its own pid file and audit log.
   const earlier = opts.dataDir === null ? [] : traces(opts.dataDir);
-  const dirLock = opts.dataDir === null ? null : await lockDataDir(opts.dataDir).catch((err: unknown) => {
-    throw unwritable(opts.dataDir as string, err);
-  });
+  const dirLock =
+    opts.dataDir === null
+      ? null
+      : await lockDataDir(opts.dataDir).catch((err: unknown) => {
+          throw unwritable(opts.dataDir as string, err);
+        });
   try {
     return await assemble(opts, log, dirLock, earlier);
   } catch (err) {
@@ -140,30 +143,48 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   const durable = new SerialCeilingStore(inner);
   // In a cluster, a block is also stored by every connected standby before a token is issued from it.
   let clusterNode: ClusterNode | null = null;
-  const store: CeilingStore = opts.cluster === null ? durable : {
-    load: () => durable.load(),
-    save: (c) => {
-      durable.save(c);
-      clusterNode?.source.broadcastCeiling(c);
-    },
-    saveAhead: async (c) => {
-      await Promise.all([durable.saveAhead(c), clusterNode?.source.awaitCeiling(c)]);
-    },
-  };
-  const tokens = new BlockTokenSource(store, opts.tokenBlockSize, (err) => log.error({ err }, 'background token reservation failed; the next block will be reserved with a blocking save'), { now: () => clock.now() });
+  const store: CeilingStore =
+    opts.cluster === null
+      ? durable
+      : {
+          load: () => durable.load(),
+          save: (c) => {
+            durable.save(c);
+            clusterNode?.source.broadcastCeiling(c);
+          },
+          saveAhead: async (c) => {
+            await Promise.all([durable.saveAhead(c), clusterNode?.source.awaitCeiling(c)]);
+          },
+        };
+  const tokens = new BlockTokenSource(
+    store,
+    opts.tokenBlockSize,
+    (err) => log.error({ err }, 'background token reservation failed; the next block will be reserved with a blocking save'),
+    { now: () => clock.now() },
+  );
   const engine = new LockEngine(clock, tokens);
   const driver = new EngineDriver(engine, clock);
   // Grants refused for want of a token (disk full, I/O error) are retried here, outside the
   // engine, once a second: granting resumes by itself when the disk does. Logged on each change.
   let refusal = engine.grantRefusal();
-  if (refusal === 'tokens-exhausted') log.error({ tokenHighWater: tokens.highWater.toString() }, 'fencing tokens exhausted: this node grants nothing; releases, probes and the console still work');
+  if (refusal === 'tokens-exhausted')
+    log.error(
+      { tokenHighWater: tokens.highWater.toString() },
+      'fencing tokens exhausted: this node grants nothing; releases, probes and the console still work',
+    );
   const grantRetry = setInterval(() => {
     engine.retryHeldGrants();
     driver.poke();
     const now = engine.grantRefusal();
     if (now === refusal) return;
     if (now === null) log.info({ was: refusal }, 'grants resumed: the token ceiling can be stored again');
-    else log.error({ reason: now, err: engine.tokenRefusal?.cause }, now === 'tokens-exhausted' ? 'fencing tokens exhausted: this node grants nothing more' : 'grants refused: the token ceiling cannot be written to the data dir (retried every second)');
+    else
+      log.error(
+        { reason: now, err: engine.tokenRefusal?.cause },
+        now === 'tokens-exhausted'
+          ? 'fencing tokens exhausted: this node grants nothing more'
+          : 'grants refused: the token ceiling cannot be written to the data dir (retried every second)',
+      );
     refusal = now;
   }, 1_000);
   grantRetry.unref();
@@ -173,22 +194,37 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   let state: DaemonState = 'starting';
 
   const common = {
-    ...listenerLimits(opts.maxConnections, log, opts.openFileLimit), host: opts.host, ioTimeoutMs: opts.ioTimeoutMs, clock, flusher,
-    afterInput: () => driver.poke(), logger: log,
+    ...listenerLimits(opts.maxConnections, log, opts.openFileLimit),
+    host: opts.host,
+    ioTimeoutMs: opts.ioTimeoutMs,
+    clock,
+    flusher,
+    afterInput: () => driver.poke(),
+    logger: log,
   };
   const keyed = new LineListener(
     { ...common, port: opts.lockPort, protocol: 'keyed' },
     (socket, ctx) => new KeyedConnection(socket, ctx, engine, { maxBacklog: opts.maxBacklog }),
     KEYED_REFUSAL,
   );
-  const sessions = new LineListener({ ...common, port: opts.sessionPort, protocol: 'session' }, (socket, ctx) => new SessionConnection(socket, ctx, engine), SESSION_REFUSAL);
+  const sessions = new LineListener(
+    { ...common, port: opts.sessionPort, protocol: 'session' },
+    (socket, ctx) => new SessionConnection(socket, ctx, engine),
+    SESSION_REFUSAL,
+  );
   const connections = () => ({ keyed: keyed.connections.size, session: sessions.connections.size });
   let addresses = { lock: '', session: '', http: '' };
   const viewClock = { now: () => clock.now(), wall: (t: number) => Date.now() - (clock.now() - t) };
   const wake = () => driver.poke();
   if (opts.cluster !== null) {
     clusterNode = new ClusterNode({
-      cluster: opts.cluster, instanceId, adminToken, engine, tokens, clock, wallNow: () => Date.now(),
+      cluster: opts.cluster,
+      instanceId,
+      adminToken,
+      engine,
+      tokens,
+      clock,
+      wallNow: () => Date.now(),
       setRoute: (route) => {
         keyed.setRoute(route);
         sessions.setRoute(route);
@@ -210,17 +246,27 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
         return result;
       },
       // `ops` is created below; the cluster audits only once it runs, after start-up.
-      audit: (who, op, result) => ops.audit.record({ who, action: op.op, target: auditTarget(op), result: result.ok ? 'ok' : result.error, detail: result.detail }),
+      audit: (who, op, result) =>
+        ops.audit.record({ who, action: op.op, target: auditTarget(op), result: result.ok ? 'ok' : result.error, detail: result.detail }),
       logger: log,
     });
     const source = clusterNode.source;
     flusher.setLead(() => source.flush());
   }
   const ops = await createOpsServices({
-    ...(clusterNode === null ? {} : { cluster: clusterNode }), wake,
-    engine, instanceId, nodeId: opts.nodeId, host: opts.host, dataDir: opts.dataDir, adminToken, readToken: opts.readToken,
+    ...(clusterNode === null ? {} : { cluster: clusterNode }),
+    wake,
+    engine,
+    instanceId,
+    nodeId: opts.nodeId,
+    host: opts.host,
+    dataDir: opts.dataDir,
+    adminToken,
+    readToken: opts.readToken,
     clock: viewClock,
-    state: () => state, connections, addresses: () => addresses,
+    state: () => state,
+    connections,
+    addresses: () => addresses,
   });
   let shutdownPromise: Promise<void> | null = null;
   const shutdown = () => (shutdownPromise ??= drainAndClose());
@@ -228,14 +274,31 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   let http: Server | null = null;
 
   try {
-    const registry = createMetrics(engine, connections, { role: ops.role, nodeId: opts.nodeId, instanceId, eventStreams: () => ops.hub.subscriberCount, cluster: () => ops.cluster.view() });
+    const registry = createMetrics(engine, connections, {
+      role: ops.role,
+      nodeId: opts.nodeId,
+      instanceId,
+      eventStreams: () => ops.hub.subscriberCount,
+      cluster: () => ops.cluster.view(),
+    });
     const facade: DaemonFacade = {
-      instanceId, nodeId: opts.nodeId, engine, clock: viewClock,
-      state: () => state, role: ops.role, connections, stats: ops.stats,
-      cluster: () => ops.cluster.view(), admin: ops.cluster,
+      instanceId,
+      nodeId: opts.nodeId,
+      engine,
+      clock: viewClock,
+      state: () => state,
+      role: ops.role,
+      connections,
+      stats: ops.stats,
+      cluster: () => ops.cluster.view(),
+      admin: ops.cluster,
       metrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
-      security: ops.security, audit: ops.audit, feed: ops.hub, history: ops.history,
-      shutdown, wake,
+      security: ops.security,
+      audit: ops.audit,
+      feed: ops.hub,
+      history: ops.history,
+      shutdown,
+      wake,
     };
     // Registered before the HTTP port opens: a route handler may run as soon as it does.
     if (!registerDaemonFacade(facade) && opts.console === 'next') {

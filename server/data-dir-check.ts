@@ -25,7 +25,10 @@ export function unwritable(dir: string, err: unknown): unknown {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   if (code === undefined || !WRITE_ERRORS.has(code)) return err;
   const why = err instanceof Error ? err.message : String(err);
-  return new StartRefused(`data dir ${dir} cannot be written the way the token ceiling is stored (temp file, fsync, rename, directory fsync): ${why}. Fix its permissions, mount or free space, or choose another --data-dir`, EXIT_DATA_DIR_UNWRITABLE);
+  return new StartRefused(
+    `data dir ${dir} cannot be written the way the token ceiling is stored (temp file, fsync, rename, directory fsync): ${why}. Fix its permissions, mount or free space, or choose another --data-dir`,
+    EXIT_DATA_DIR_UNWRITABLE,
+  );
 }
 
 /**

@@ -29,12 +29,21 @@ describe('data dir lock', () => {
   it('is free again the moment its holder dies, whatever pid file it left behind', async () => {
     fresh();
     const bin = new URL('./data-dir-lock.ts', import.meta.url).pathname;
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', `
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `
       const { lockDataDir } = await import(${JSON.stringify(bin)});
       await lockDataDir(${JSON.stringify(dir)});
       console.log('locked');
       setInterval(() => {}, 1000);
-    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+    `,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
       await new Promise<void>((resolve, reject) => {
         child.stdout?.on('data', (d: Buffer) => d.toString().includes('locked') && resolve());

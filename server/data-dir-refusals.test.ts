@@ -35,9 +35,15 @@ function tempDir(): string {
 }
 
 function spawnBaton(dataDir: string, ...extra: string[]): Running {
-  const child = spawn(process.execPath, [BATON, 'serve', '--no-console', '--lock-port', '0', '--session-port', '0', '--http-port', '0', '--data-dir', dataDir, '--drain', '0ms', ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, BATON_ADMIN_TOKEN: undefined, BATON_READ_TOKEN: undefined },
-  });
+  const child = spawn(
+    process.execPath,
+    [BATON, 'serve', '--no-console', '--lock-port', '0', '--session-port', '0', '--http-port', '0', '--data-dir', dataDir, '--drain', '0ms', ...extra],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      env: { ...process.env, BATON_ADMIN_TOKEN: undefined, BATON_READ_TOKEN: undefined },
+    },
+  );
   const run: Running = { child, stdout: '', stderr: '', exit: undefined, lock: 0, session: 0, http: 0 };
   child.stdout?.setEncoding('utf8').on('data', (t: string) => (run.stdout += t));
   child.stderr?.setEncoding('utf8').on('data', (t: string) => (run.stderr += t));
@@ -83,7 +89,9 @@ async function get(run: Running, path: string): Promise<{ status: number; text: 
 }
 
 describe('the last u64 token', () => {
-  it('is issued, then every A gets tokens-exhausted, releases, sessions and probes go on, and a restart does the same without exiting', { timeout: 60_000 }, async () => {
+  it('is issued, then every A gets tokens-exhausted, releases, sessions and probes go on, and a restart does the same without exiting', {
+    timeout: 60_000,
+  }, async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'token-ceiling'), `${MAX_TOKEN - 1n}\n`);
     const first = await serving(dir);

@@ -47,13 +47,18 @@ async function health(d: Daemon): Promise<Record<string, unknown>> {
 }
 
 describe('a data dir whose disk fills up', () => {
-  it('refuses grants that need a new block with storage-unavailable, keeps everything else, and grants again once space is back', { timeout: 30_000 }, async () => {
+  it('refuses grants that need a new block with storage-unavailable, keeps everything else, and grants again once space is back', {
+    timeout: 30_000,
+  }, async () => {
     const dir = smallDisk();
     const daemon = await startDaemon({ dataDir: dir, lockPort: 0, sessionPort: 0, httpPort: 0, drainMs: 0, tokenBlockSize: 4n });
     cleanups.push(() => daemon.shutdown());
     const c = await LineClient.open(daemon.lockAddress.port);
     const w = await LineClient.open(daemon.lockAddress.port);
-    cleanups.push(() => c.close(), () => w.close());
+    cleanups.push(
+      () => c.close(),
+      () => w.close(),
+    );
     c.send('A held 30 0');
     expect(await c.next()).toBe('A held 1');
     w.send('A held 30 20');
@@ -61,7 +66,9 @@ describe('a data dir whose disk fills up', () => {
     // Tokens 2 to 4 are in the stored block; the fifth needs a save the full disk refuses.
     c.send('A k2 30 0', 'A k3 30 0', 'A k4 30 0', 'A k5 30 0', 'A k6 30 0');
     expect(await c.take(5)).toEqual([
-      'A k2 2', 'A k3 3', 'A k4 4',
+      'A k2 2',
+      'A k3 3',
+      'A k4 4',
       'E A k5 storage-unavailable storage unavailable: the token ceiling cannot be written to the data dir',
       'E A k6 storage-unavailable storage unavailable: the token ceiling cannot be written to the data dir',
     ]);

@@ -87,31 +87,39 @@ async function round(d: Daemon, monitor: EngineMonitor, seed: number): Promise<v
   await Promise.all([...plans, ...Array.from({ length: 40 }, burst), stuckFlood]);
   for (const c of [...conns, stuck]) c.destroy();
   await waitIdle(d);
-  await eventually(async () => {
-    const gauge = await connectionGauge(d.httpAddress.port);
-    return gauge.keyed === 0 && gauge.session === 0;
-  }, 5_000, 'baton_connections to fall back to 0');
+  await eventually(
+    async () => {
+      const gauge = await connectionGauge(d.httpAddress.port);
+      return gauge.keyed === 0 && gauge.session === 0;
+    },
+    5_000,
+    'baton_connections to fall back to 0',
+  );
 }
 
 describe('memory and state after rounds of bad input', () => {
-  it('returns to an empty lock table, zero connections and the same heap, and never grants a token twice', async () => {
-    const d = await daemon();
-    const monitor = new EngineMonitor(d.engine);
-    teardown.push(monitor.stop);
-    const heap: number[] = [];
-    for (let r = 0; r <= ROUNDS; r++) {
-      await round(d, monitor, SEED);
-      expect(monitor.problems, `round ${r}`).toEqual([]);
-      // Round 0 is the warm-up.
-      if (r > 0) heap.push(await settledHeap());
-    }
-    const [first = 0, ...later] = heap;
-    const growth = Math.max(...later) - first;
-    // Printed so a slow leak shows in the log before it reaches the bound.
-    console.log(`heap+external after each round (MiB): ${heap.map((h) => (h / 2 ** 20).toFixed(1)).join(', ')}`);
-    expect(growth, `heap growth over ${ROUNDS - 1} rounds`).toBeLessThan(GROWTH_BOUND);
-    // Every grant had its own token, across all the rounds of one daemon.
-    expect(monitor.grants.size).toBeGreaterThan(0);
-    await serverStillServes(d, monitor);
-  }, FUZZ_TEST_MS);
+  it(
+    'returns to an empty lock table, zero connections and the same heap, and never grants a token twice',
+    async () => {
+      const d = await daemon();
+      const monitor = new EngineMonitor(d.engine);
+      teardown.push(monitor.stop);
+      const heap: number[] = [];
+      for (let r = 0; r <= ROUNDS; r++) {
+        await round(d, monitor, SEED);
+        expect(monitor.problems, `round ${r}`).toEqual([]);
+        // Round 0 is the warm-up.
+        if (r > 0) heap.push(await settledHeap());
+      }
+      const [first = 0, ...later] = heap;
+      const growth = Math.max(...later) - first;
+      // Printed so a slow leak shows in the log before it reaches the bound.
+      console.log(`heap+external after each round (MiB): ${heap.map((h) => (h / 2 ** 20).toFixed(1)).join(', ')}`);
+      expect(growth, `heap growth over ${ROUNDS - 1} rounds`).toBeLessThan(GROWTH_BOUND);
+      // Every grant had its own token, across all the rounds of one daemon.
+      expect(monitor.grants.size).toBeGreaterThan(0);
+      await serverStillServes(d, monitor);
+    },
+    FUZZ_TEST_MS,
+  );
 });

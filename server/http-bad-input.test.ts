@@ -7,7 +7,7 @@ import { connect, type Socket } from 'node:net';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { daemon, open, runTeardown, teardown } from './testing/fuzz-harness.ts';
-import { eventually, RawConnection, sleep } from './testing/fuzz-helpers.ts';
+import { eventually, type RawConnection, sleep } from './testing/fuzz-helpers.ts';
 import type { Daemon } from './daemon.ts';
 import { answerClientErrors, httpServerOptions, listenHttp } from './http-server.ts';
 
@@ -134,12 +134,16 @@ describe('HTTP bodies the ops API does not take', () => {
       fc.record({ token: fc.oneof(fc.string(), fc.bigInt().map(String), fc.double(), fc.constant(null)) }).map((o) => JSON.stringify(o)),
     );
     await fc.assert(
-      fc.asyncProperty(body, fc.constantFrom('/api/v1/locks/nobody/force-release', '/api/v1/locks/nobody/waiters/1/kick', '/api/v1/cluster/restore'), async (b, path) => {
-        const res = await call(path, { method: 'POST', headers: admin, body: b });
-        // The lock named here does not exist: a body that passed the checks is a 404 (or 409 on a single node).
-        const [status] = await refusal(res);
-        expect([400, 404, 409, 413, 422]).toContain(status);
-      }),
+      fc.asyncProperty(
+        body,
+        fc.constantFrom('/api/v1/locks/nobody/force-release', '/api/v1/locks/nobody/waiters/1/kick', '/api/v1/cluster/restore'),
+        async (b, path) => {
+          const res = await call(path, { method: 'POST', headers: admin, body: b });
+          // The lock named here does not exist: a body that passed the checks is a 404 (or 409 on a single node).
+          const [status] = await refusal(res);
+          expect([400, 404, 409, 413, 422]).toContain(status);
+        },
+      ),
       { numRuns: 100 },
     );
     await unchanged(d, call, holderToken);
@@ -156,10 +160,12 @@ describe('HTTP bodies the ops API does not take', () => {
       [() => call('/api/v1/locks', { headers: { authorization: 'Bearer wrong-wrong-wrong' } }), 401],
       [() => call('/api/v1/locks/held/force-release'), 405],
     ];
-    const answers = await Promise.all(Array.from({ length: 300 }, async (_, i) => {
-      const [send, status] = bad[i % bad.length] as (typeof bad)[number];
-      return [(await refusal(await send()))[0], status];
-    }));
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, async (_, i) => {
+        const [send, status] = bad[i % bad.length] as (typeof bad)[number];
+        return [(await refusal(await send()))[0], status];
+      }),
+    );
     for (const [got, want] of answers) expect(got).toBe(want);
     await unchanged(d, call, holderToken);
   });
@@ -192,7 +198,10 @@ describe('HTTP that is slow or not HTTP', () => {
     const answer = endless.replies();
     expect(answer.lines[0]).toBe('HTTP/1.1 413 Payload Too Large\r');
     // node's own timeout would add a 408 after the 413 on the same socket.
-    expect(answer.lines.filter((l) => l.startsWith('HTTP/')), JSON.stringify(answer)).toHaveLength(1);
+    expect(
+      answer.lines.filter((l) => l.startsWith('HTTP/')),
+      JSON.stringify(answer),
+    ).toHaveLength(1);
     expect(answer.lines.join('\n')).toContain('"code":"body-too-large"');
     await unchanged(d, call, holderToken);
   });

@@ -12,7 +12,15 @@ afterEach(async () => {
 });
 
 async function daemon(): Promise<Daemon> {
-  const d = await startDaemon({ host: '127.0.0.1', lockPort: 0, sessionPort: 0, httpPort: 0, dataDir: null, drainMs: 0, adminToken: 'admin-token-0123456789abcdef' });
+  const d = await startDaemon({
+    host: '127.0.0.1',
+    lockPort: 0,
+    sessionPort: 0,
+    httpPort: 0,
+    dataDir: null,
+    drainMs: 0,
+    adminToken: 'admin-token-0123456789abcdef',
+  });
   teardown.push(() => d.shutdown());
   return d;
 }
@@ -51,7 +59,11 @@ describe('the --no-console HTTP port', () => {
     const text = await new Promise<string>((resolve, reject) => {
       const socket = connect(d.httpAddress.port, '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
       let got = '';
-      socket.setEncoding('utf8').on('data', (c: string) => (got += c)).on('close', () => resolve(got)).on('error', reject);
+      socket
+        .setEncoding('utf8')
+        .on('data', (c: string) => (got += c))
+        .on('close', () => resolve(got))
+        .on('error', reject);
     });
     expect(text).toMatch(/^HTTP\/1\.1 400 /);
     expect(text).toContain('x-content-type-options: nosniff\r\n');

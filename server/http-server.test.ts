@@ -14,10 +14,13 @@ afterEach(async () => {
 async function serve(daemon: DaemonFacade): Promise<(path: string, init?: RequestInit) => Promise<Response>> {
   const server = createHttpServer(daemon, '127.0.0.1');
   const address: AddressInfo = await listenHttp(server, '127.0.0.1', 0);
-  closers.push(() => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return (path, init) => fetch(`http://127.0.0.1:${address.port}${path}`, init);
 }
 
@@ -46,7 +49,10 @@ describe('the console-less HTTP server', () => {
     const res = await call('/api/v1/locks/a/force-release', { method: 'POST', headers: admin, body: JSON.stringify({ token: first.token.toString() }) });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ released: { token: first.token.toString() }, nextHolder: { token: next.token.toString() } });
-    expect(t.audit.recent(5).map((e) => [e.action, e.result])).toEqual([['kick', 'ok'], ['force-release', 'ok']]);
+    expect(t.audit.recent(5).map((e) => [e.action, e.result])).toEqual([
+      ['kick', 'ok'],
+      ['force-release', 'ok'],
+    ]);
   });
 
   it('refuses a stale token in the body and a bad body as the console does', async () => {
@@ -71,9 +77,17 @@ describe('the console-less HTTP server', () => {
   it('keeps the Origin check for session cookies: a foreign page cannot sign in', async () => {
     const t = await testFacade();
     const call = await serve(t.daemon);
-    const res = await call('/api/v1/auth/session', { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://evil.example' }, body: JSON.stringify({ token: ADMIN_TOKEN }) });
+    const res = await call('/api/v1/auth/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'http://evil.example' },
+      body: JSON.stringify({ token: ADMIN_TOKEN }),
+    });
     expect(res.status).toBe(403);
-    const ok = await call('/api/v1/auth/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: ADMIN_TOKEN }) });
+    const ok = await call('/api/v1/auth/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: ADMIN_TOKEN }),
+    });
     expect(ok.status).toBe(200);
     expect(ok.headers.getSetCookie()).toHaveLength(1);
   });
@@ -114,7 +128,13 @@ describe('the console-less HTTP server', () => {
         subscriber = s;
         from = client;
         s.send(new TextEncoder().encode('event: snapshot\ndata: {}\n\n'));
-        return { ok: true, pull: () => {}, leave: () => { left = true; } };
+        return {
+          ok: true,
+          pull: () => {},
+          leave: () => {
+            left = true;
+          },
+        };
       },
     };
     const call = await serve({ ...t.daemon, feed });

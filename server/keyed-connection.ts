@@ -11,14 +11,7 @@ import type { Socket } from 'node:net';
 import type { Claim, ClaimOwner, EndReason } from '../lib/engine/claim.ts';
 import type { LockEngine } from '../lib/engine/lock-engine.ts';
 import { TokensUnavailable } from '../lib/tokens/token-source.ts';
-import {
-  encodeGranted,
-  encodeKeyedError,
-  encodeRedirect,
-  encodeReleased,
-  encodeTimeout,
-  parseKeyedRequest,
-} from '../lib/protocol/keyed-codec.ts';
+import { encodeGranted, encodeKeyedError, encodeRedirect, encodeReleased, encodeTimeout, parseKeyedRequest } from '../lib/protocol/keyed-codec.ts';
 import { type ConnectionContext, LineConnection } from './line-connection.ts';
 import type { Route } from './routing.ts';
 

@@ -118,10 +118,17 @@ describe('keyed protocol server', () => {
     a.send('A k 5 0');
     const ta = tokenOf(await a.next());
     // A real client process queues behind, then is killed (its socket is reset by the kernel).
-    const child = spawn(process.execPath, ['-e', `
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       const s = require('node:net').connect(${port}, '127.0.0.1', () => s.write('A k 5 0\\n'));
       setInterval(() => {}, 1000);
-    `], { stdio: 'ignore' });
+    `,
+      ],
+      { stdio: 'ignore' },
+    );
     teardown.push(() => void child.kill('SIGKILL'));
     await eventually(() => engine.waiterCount === 1, 5_000, 'the child to queue');
     child.kill('SIGKILL');

@@ -27,7 +27,10 @@ describe('claimCensus', () => {
 
   it('lets the event loop run between slices, and not when the table fits in one', async () => {
     const f = table(10);
-    for (const [slice, yielded] of [[3, true], [100, false]] as const) {
+    for (const [slice, yielded] of [
+      [3, true],
+      [100, false],
+    ] as const) {
       let ran = false;
       const census = claimCensus(f.engine, slice);
       setImmediate(() => (ran = true));

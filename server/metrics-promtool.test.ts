@@ -16,7 +16,9 @@ const CACHED = fileURLToPath(new URL('../node_modules/.cache/promtool/promtool',
 function findPromtool(): string {
   if (spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0) return 'promtool';
   if (existsSync(CACHED)) return CACHED;
-  throw new Error('promtool is missing: run scripts/ensure-promtool.sh (it unpacks promtool from Debian\'s prometheus package into node_modules/.cache/promtool/)');
+  throw new Error(
+    "promtool is missing: run scripts/ensure-promtool.sh (it unpacks promtool from Debian's prometheus package into node_modules/.cache/promtool/)",
+  );
 }
 
 function promtoolCheck(text: string): Promise<{ code: number | null; output: string }> {
@@ -37,7 +39,12 @@ const live: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
 function busyEngine() {
   const f = engineFixture({ blockSize: 100n });
   let role: NodeRole = 'active';
-  const registry = createMetrics(f.engine, () => ({ keyed: 3, session: 2 }), { role: () => role, nodeId: 'node-a', instanceId: 'inst-1', eventStreams: () => 4 });
+  const registry = createMetrics(f.engine, () => ({ keyed: 3, session: 2 }), {
+    role: () => role,
+    nodeId: 'node-a',
+    instanceId: 'inst-1',
+    eventStreams: () => 4,
+  });
   const keyed = (name: string, leaseMs = 10_000) => f.engine.acquire(name, live, 'keyed', '10.0.0.1:1', leaseMs, 0, false);
   const session = (name: string) => f.engine.acquire(name, live, 'session', '10.0.0.2:2', 10_000, 0, true);
   const r = keyed('released');
@@ -141,16 +148,28 @@ describe('/metrics', () => {
   it('with a cluster: peers up or down, replication lag of standbys, failovers by cause, promtool-clean', async () => {
     const f = engineFixture();
     const peer = (id: string, priority: number, over: Partial<NodeView>): NodeView => ({
-      id, role: 'standby', priority, self: false, alive: true, lastSeen: 0, replicationLag: null, inSync: true, yielded: false,
-      lockAddress: '', sessionAddress: '', httpAddress: '', ...over,
+      id,
+      role: 'standby',
+      priority,
+      self: false,
+      alive: true,
+      lastSeen: 0,
+      replicationLag: null,
+      inSync: true,
+      yielded: false,
+      lockAddress: '',
+      sessionAddress: '',
+      httpAddress: '',
+      ...over,
     });
     let view: ClusterView = {
-      self: 'a', instanceId: 'i', clustered: true, phase: 'active', active: 'a', restore: { available: false, yielded: [] },
-      nodes: [
-        peer('a', 0, { role: 'active', self: true }),
-        peer('b', 1, { replicationLag: { events: 3, ms: 250 } }),
-        peer('c', 2, { alive: false }),
-      ],
+      self: 'a',
+      instanceId: 'i',
+      clustered: true,
+      phase: 'active',
+      active: 'a',
+      restore: { available: false, yielded: [] },
+      nodes: [peer('a', 0, { role: 'active', self: true }), peer('b', 1, { replicationLag: { events: 3, ms: 250 } }), peer('c', 2, { alive: false })],
       handoff: { available: true, reason: null, targets: ['b'] },
       failovers: [
         { at: 1, from: 'c', to: 'a', gapMs: 900, cause: 'crash' },

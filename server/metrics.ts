@@ -25,7 +25,10 @@ export interface NodeIdentity {
 }
 
 /** Every cause, so each series exists (at 0) from the first scrape. */
-const FAILOVER_CAUSES = Object.keys({ crash: 0, signal: 0, 'api-handoff': 0, 'priority-return': 0, 'split-brain': 0 } satisfies Record<FailoverCause, 0>) as FailoverCause[];
+const FAILOVER_CAUSES = Object.keys({ crash: 0, signal: 0, 'api-handoff': 0, 'priority-return': 0, 'split-brain': 0 } satisfies Record<
+  FailoverCause,
+  0
+>) as FailoverCause[];
 
 /** prom-client defaults that promtool rejects: gauges named *_total. Their per-type siblings stay (sum them). */
 const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
@@ -46,25 +49,28 @@ class HandoverHistogram {
 
   observe(cause: HandoverCause, seconds: number): void {
     const c = CAUSE_INDEX[cause];
+    const counts = this.counts[c];
+    if (counts === undefined) return; // one array per cause, made from HANDOVER_CAUSES: never
     let i = 0;
     while (i < HANDOVER_BOUNDS.length && seconds > (HANDOVER_BOUNDS[i] as number)) i++;
-    (this.counts[c] as Float64Array)[i]!++;
-    this.sums[c]! += seconds;
+    counts[i] = (counts[i] ?? 0) + 1;
+    this.sums[c] = (this.sums[c] ?? 0) + seconds;
   }
 
   exposition(): string {
     const name = 'baton_handover_latency_seconds';
     const lines = [`# HELP ${name} Time from the previous holder ending to the next grant, by what ended it`, `# TYPE ${name} histogram`];
     HANDOVER_CAUSES.forEach((cause, c) => {
-      const counts = this.counts[c] as Float64Array;
+      const counts = this.counts[c];
+      if (counts === undefined) return; // one array per cause, made from HANDOVER_CAUSES: never
       let cumulative = 0;
       HANDOVER_BOUNDS.forEach((bound, i) => {
-        cumulative += counts[i] as number;
+        cumulative += counts[i] ?? 0;
         lines.push(`${name}_bucket{le="${bound}",cause="${cause}"} ${cumulative}`);
       });
-      cumulative += counts[HANDOVER_BOUNDS.length] as number;
+      cumulative += counts[HANDOVER_BOUNDS.length] ?? 0;
       lines.push(`${name}_bucket{le="+Inf",cause="${cause}"} ${cumulative}`);
-      lines.push(`${name}_sum{cause="${cause}"} ${this.sums[c] as number}`);
+      lines.push(`${name}_sum{cause="${cause}"} ${this.sums[c] ?? 0}`);
       lines.push(`${name}_count{cause="${cause}"} ${cumulative}`);
     });
     return `${lines.join('\n')}\n`;
@@ -166,7 +172,10 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
 
   const counter = (name: string, help: string, source: Tally): void => {
     new Counter({
-      name, help, labelNames: ['protocol'] as const, registers: [registry],
+      name,
+      help,
+      labelNames: ['protocol'] as const,
+      registers: [registry],
       collect() {
         this.reset();
         for (const p of PROTOCOLS) this.inc({ protocol: p }, source[p]);
@@ -182,14 +191,17 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
 
   const perProtocol = (name: string, help: string, read: () => Tally | Promise<Tally>): void => {
     new Gauge({
-      name, help, labelNames: ['protocol'] as const, registers: [registry],
+      name,
+      help,
+      labelNames: ['protocol'] as const,
+      registers: [registry],
       async collect() {
         const t = await read();
         for (const p of PROTOCOLS) this.set({ protocol: p }, t[p]);
       },
     });
   };
-  perProtocol('baton_locks_held', 'Locks with a holder, by the holder\'s protocol', async () => (await registry.currentCensus()).held);
+  perProtocol('baton_locks_held', "Locks with a holder, by the holder's protocol", async () => (await registry.currentCensus()).held);
   perProtocol('baton_waiters', 'Requests waiting in lock queues, by protocol', async () => (await registry.currentCensus()).waiting);
   perProtocol('baton_sessions', 'Live claims (holding or waiting), by protocol: one per lock a client holds or waits for', async () => {
     const { held, waiting } = await registry.currentCensus();
@@ -200,20 +212,27 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
   const streams = node.eventStreams;
   if (streams !== undefined) {
     new Gauge({
-      name: 'baton_console_event_streams', help: 'Open server-sent event streams of the ops API (dashboards)', registers: [registry],
+      name: 'baton_console_event_streams',
+      help: 'Open server-sent event streams of the ops API (dashboards)',
+      registers: [registry],
       collect() {
         this.set(streams());
       },
     });
   }
   new Gauge({
-    name: 'baton_token_high_water', help: 'Largest fencing token issued (as a float; exact value in /api)', registers: [registry],
+    name: 'baton_token_high_water',
+    help: 'Largest fencing token issued (as a float; exact value in /api)',
+    registers: [registry],
     collect() {
       this.set(Number(engine.tokenHighWater));
     },
   });
   new Gauge({
-    name: 'baton_grants_refused', help: 'Whether this node refuses every grant that needs a new token (1), by reason: tokens-exhausted (the u64 is used up), storage-unavailable (the token ceiling cannot be written)', labelNames: ['reason'] as const, registers: [registry],
+    name: 'baton_grants_refused',
+    help: 'Whether this node refuses every grant that needs a new token (1), by reason: tokens-exhausted (the u64 is used up), storage-unavailable (the token ceiling cannot be written)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
     collect() {
       const why = engine.grantRefusal();
       this.set({ reason: 'tokens-exhausted' }, why === 'tokens-exhausted' ? 1 : 0);
@@ -221,7 +240,10 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
     },
   });
   new Gauge({
-    name: 'baton_node_role', help: 'This node\'s role: 1 for the current one, 0 for the other', labelNames: ['role'] as const, registers: [registry],
+    name: 'baton_node_role',
+    help: "This node's role: 1 for the current one, 0 for the other",
+    labelNames: ['role'] as const,
+    registers: [registry],
     collect() {
       const role = node.role();
       this.set({ role: 'active' }, role === 'active' ? 1 : 0);
@@ -229,7 +251,12 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
     },
   });
   if (node.cluster !== undefined) clusterGauges(registry, node.cluster);
-  const info = new Gauge({ name: 'baton_node_info', help: 'This node\'s id and this process\'s instance id (always 1)', labelNames: ['node', 'instance_id'] as const, registers: [registry] });
+  const info = new Gauge({
+    name: 'baton_node_info',
+    help: "This node's id and this process's instance id (always 1)",
+    labelNames: ['node', 'instance_id'] as const,
+    registers: [registry],
+  });
   info.set({ node: node.nodeId, instance_id: node.instanceId }, 1);
   return registry;
 }
@@ -240,7 +267,10 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
  */
 function clusterGauges(registry: Registry, cluster: () => ClusterView): void {
   new Gauge({
-    name: 'baton_peer_up', help: 'Whether this node sees the node alive (1) or not (0), for every node of the cluster, itself included', labelNames: ['node'] as const, registers: [registry],
+    name: 'baton_peer_up',
+    help: 'Whether this node sees the node alive (1) or not (0), for every node of the cluster, itself included',
+    labelNames: ['node'] as const,
+    registers: [registry],
     collect() {
       this.reset();
       for (const n of cluster().nodes) this.set({ node: n.id }, n.alive ? 1 : 0);
@@ -248,7 +278,10 @@ function clusterGauges(registry: Registry, cluster: () => ClusterView): void {
   });
   const lag = (name: string, help: string, read: (l: { events: number; ms: number }) => number): void => {
     new Gauge({
-      name, help, labelNames: ['node'] as const, registers: [registry],
+      name,
+      help,
+      labelNames: ['node'] as const,
+      registers: [registry],
       collect() {
         this.reset();
         for (const n of cluster().nodes) if (n.replicationLag !== null) this.set({ node: n.id }, read(n.replicationLag));
@@ -258,7 +291,10 @@ function clusterGauges(registry: Registry, cluster: () => ClusterView): void {
   lag('baton_replication_lag_events', 'Engine events the standby has not acknowledged yet, for standbys with a known lag', (l) => l.events);
   lag('baton_replication_lag_seconds', 'Age of the oldest event the standby has not acknowledged, for standbys with a known lag', (l) => l.ms / 1000);
   new Gauge({
-    name: 'baton_failovers', help: 'Failovers in the cluster view\'s retained list, by cause (a gauge: old entries leave the list, so it can go down)', labelNames: ['cause'] as const, registers: [registry],
+    name: 'baton_failovers',
+    help: "Failovers in the cluster view's retained list, by cause (a gauge: old entries leave the list, so it can go down)",
+    labelNames: ['cause'] as const,
+    registers: [registry],
     collect() {
       const counts = new Map<FailoverCause, number>(FAILOVER_CAUSES.map((c) => [c, 0]));
       for (const f of cluster().failovers) counts.set(f.cause, (counts.get(f.cause) ?? 0) + 1);

@@ -25,7 +25,10 @@ describe('the connection budget', () => {
     const dir = await mkdtemp(join(tmpdir(), 'baton-limits-'));
     try {
       const file = join(dir, 'limits');
-      await writeFile(file, 'Limit                     Soft Limit           Hard Limit           Units\nMax open files            1024                 524288               files\n');
+      await writeFile(
+        file,
+        'Limit                     Soft Limit           Hard Limit           Units\nMax open files            1024                 524288               files\n',
+      );
       expect(openFileLimit(file)).toBe(1_024);
       await writeFile(file, 'Max open files            unlimited            unlimited            files\n');
       expect(openFileLimit(file)).toBeNull();

@@ -68,7 +68,11 @@ export class ConnectionSlots {
  * shared slots. `limit` is the process's own unless given (tests pin it, so their budget does
  * not follow the machine's `ulimit -n`).
  */
-export function listenerLimits(requested: number, log: Logger, limit: number | null = openFileLimit()): { maxConnections: number; maxRefusing: number; slots: ConnectionSlots } {
+export function listenerLimits(
+  requested: number,
+  log: Logger,
+  limit: number | null = openFileLimit(),
+): { maxConnections: number; maxRefusing: number; slots: ConnectionSlots } {
   const budget = fitConnections(requested, limit, log);
   return { maxConnections: budget.maxConnections, maxRefusing: budget.maxRefusing, slots: new ConnectionSlots(budget.maxTotal) };
 }

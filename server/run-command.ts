@@ -3,7 +3,7 @@
 // sent SIGTERM (SIGKILL after --grace) the moment ownership is lost; baton exits with its code.
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { SessionClient, LockTimeoutError, BatonError, DEFAULT_SESSION_PORT } from '../lib/client/index.ts';
 import type { SessionLease } from '../lib/client/index.ts';
 import { formatAddress } from '../lib/client/address.ts';
@@ -44,10 +44,26 @@ export function registerRunCommand(program: Command): void {
     .description('hold a lock (session protocol) while a command runs; the command gets its fencing token in BATON_TOKEN')
     .argument('<name>', 'the lock to hold')
     .argument('<command...>', 'the command and its arguments, after --')
-    .addOption(new Option('--lease <duration>', 'session lease: the server frees the lock after this long without hearing from baton').argParser(positiveDurationOption).default(5_000, '5s'))
-    .addOption(new Option('--wait <duration>', 'give up (exit 75) if the lock is not held within this long; 0 waits forever').argParser(durationOption).default(30_000, '30s'))
-    .addOption(new Option('--addr <host:port,...>', 'session ports of the Baton servers, tried in order').argParser(addressListOption).default([{ host: '127.0.0.1', port: DEFAULT_SESSION_PORT }], `127.0.0.1:${DEFAULT_SESSION_PORT}`))
-    .addOption(new Option('--grace <duration>', 'after the lock is lost, how long the command has to exit after SIGTERM before SIGKILL').argParser(durationOption).default(10_000, '10s'))
+    .addOption(
+      new Option('--lease <duration>', 'session lease: the server frees the lock after this long without hearing from baton')
+        .argParser(positiveDurationOption)
+        .default(5_000, '5s'),
+    )
+    .addOption(
+      new Option('--wait <duration>', 'give up (exit 75) if the lock is not held within this long; 0 waits forever')
+        .argParser(durationOption)
+        .default(30_000, '30s'),
+    )
+    .addOption(
+      new Option('--addr <host:port,...>', 'session ports of the Baton servers, tried in order')
+        .argParser(addressListOption)
+        .default([{ host: '127.0.0.1', port: DEFAULT_SESSION_PORT }], `127.0.0.1:${DEFAULT_SESSION_PORT}`),
+    )
+    .addOption(
+      new Option('--grace <duration>', 'after the lock is lost, how long the command has to exit after SIGTERM before SIGKILL')
+        .argParser(durationOption)
+        .default(10_000, '10s'),
+    )
     .addHelpText(
       'after',
       `

@@ -11,10 +11,18 @@ import { type ServeFlags, serveOptions } from './serve-command.ts';
 describe('serveOptions', () => {
   const TOKEN = 'cluster-admin-token-0123456789';
   const FLAGS: ServeFlags = {
-    host: DEFAULT_OPTIONS.host, lockPort: DEFAULT_OPTIONS.lockPort, sessionPort: DEFAULT_OPTIONS.sessionPort, httpPort: DEFAULT_OPTIONS.httpPort,
-    dataDir: './data', ioTimeout: DEFAULT_OPTIONS.ioTimeoutMs, drain: DEFAULT_OPTIONS.drainMs,
-    maxConnections: DEFAULT_OPTIONS.maxConnections, maxBacklog: DEFAULT_OPTIONS.maxBacklog,
-    console: false, logLevel: 'info', peerTimeout: 1_000,
+    host: DEFAULT_OPTIONS.host,
+    lockPort: DEFAULT_OPTIONS.lockPort,
+    sessionPort: DEFAULT_OPTIONS.sessionPort,
+    httpPort: DEFAULT_OPTIONS.httpPort,
+    dataDir: './data',
+    ioTimeout: DEFAULT_OPTIONS.ioTimeoutMs,
+    drain: DEFAULT_OPTIONS.drainMs,
+    maxConnections: DEFAULT_OPTIONS.maxConnections,
+    maxBacklog: DEFAULT_OPTIONS.maxBacklog,
+    console: false,
+    logLevel: 'info',
+    peerTimeout: 1_000,
   };
   const A = { id: 'a', host: '127.0.0.1', lockPort: 17070, sessionPort: 17071, peerPort: 17072, httpPort: 17073 };
   const B = { id: 'b', host: '10.0.0.2', lockPort: 7070, sessionPort: 7071, peerPort: 7072, httpPort: 3000 };
@@ -33,9 +41,21 @@ describe('serveOptions', () => {
     expect(await prepare({ lockPort: 0 })).toEqual({
       ok: true,
       options: {
-        host: '127.0.0.1', lockPort: 0, sessionPort: 7071, httpPort: 3000, dataDir: './data', ioTimeoutMs: 5_000, drainMs: 2_000,
-        maxConnections: 16_384, maxBacklog: 10_000, console: 'probes', consoleDev: false,
-        nodeId: 'local', cluster: null, adminToken: null, readToken: null,
+        host: '127.0.0.1',
+        lockPort: 0,
+        sessionPort: 7071,
+        httpPort: 3000,
+        dataDir: './data',
+        ioTimeoutMs: 5_000,
+        drainMs: 2_000,
+        maxConnections: 16_384,
+        maxBacklog: 10_000,
+        console: 'probes',
+        consoleDev: false,
+        nodeId: 'local',
+        cluster: null,
+        adminToken: null,
+        readToken: null,
       },
     });
   });
@@ -45,14 +65,23 @@ describe('serveOptions', () => {
     expect(prepared).toMatchObject({
       ok: true,
       options: {
-        host: '10.0.0.2', lockPort: 7070, sessionPort: 7071, httpPort: 3000, dataDir: './data/b', nodeId: 'b', adminToken: TOKEN,
+        host: '10.0.0.2',
+        lockPort: 7070,
+        sessionPort: 7071,
+        httpPort: 3000,
+        dataDir: './data/b',
+        nodeId: 'b',
+        adminToken: TOKEN,
         cluster: { config: { peers: [A, B] }, nodeId: 'b', peerTimeoutMs: 2_000, peerListen: { host: '0.0.0.0', port: 9000 } },
       },
     });
   });
 
   it('keeps an explicit --data-dir as given', async () => {
-    expect(await prepare({ config: file, node: 'a', adminToken: TOKEN, dataDir: '/var/lib/baton' })).toMatchObject({ ok: true, options: { dataDir: '/var/lib/baton', cluster: { peerListen: null } } });
+    expect(await prepare({ config: file, node: 'a', adminToken: TOKEN, dataDir: '/var/lib/baton' })).toMatchObject({
+      ok: true,
+      options: { dataDir: '/var/lib/baton', cluster: { peerListen: null } },
+    });
   });
 
   it('refuses --host and port flags with --config rather than ignoring them', async () => {
@@ -63,13 +92,18 @@ describe('serveOptions', () => {
   });
 
   it('refuses --config without --node, and the peer flags without --config', async () => {
-    expect(await prepare({ config: file, adminToken: TOKEN })).toEqual({ ok: false, message: `--config needs --node <id>: which of the nodes in ${file} this process is` });
+    expect(await prepare({ config: file, adminToken: TOKEN })).toEqual({
+      ok: false,
+      message: `--config needs --node <id>: which of the nodes in ${file} this process is`,
+    });
     expect(await prepare({ peerTimeout: 500 })).toEqual({ ok: false, message: '--peer-timeout needs --config (the cluster file)' });
     expect(await prepare({ peerListen: { host: '0.0.0.0', port: 9000 } })).toEqual({ ok: false, message: '--peer-listen needs --config (the cluster file)' });
   });
 
   it('takes the admin token from the environment as well as the flag', async () => {
-    const prepared = await serveOptions({ ...FLAGS, config: file, node: 'a', adminToken: TOKEN }, (key) => (key === 'adminToken' ? 'env' : key === 'config' || key === 'node' ? 'cli' : 'default'));
+    const prepared = await serveOptions({ ...FLAGS, config: file, node: 'a', adminToken: TOKEN }, (key) =>
+      key === 'adminToken' ? 'env' : key === 'config' || key === 'node' ? 'cli' : 'default',
+    );
     expect(prepared).toMatchObject({ ok: true, options: { adminToken: TOKEN, nodeId: 'a' } });
   });
 

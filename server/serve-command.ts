@@ -67,11 +67,21 @@ export async function serveOptions(flags: ServeFlags, sourceOf: FlagSource): Pro
   const read = checkToken(flags.readToken, '--read-token', 'BATON_READ_TOKEN');
   if (!read.ok) return read;
   const single: ServeOptions = {
-    host: flags.host, lockPort: flags.lockPort, sessionPort: flags.sessionPort, httpPort: flags.httpPort,
-    dataDir: flags.dataDir, ioTimeoutMs: flags.ioTimeout, drainMs: flags.drain,
-    maxConnections: flags.maxConnections, maxBacklog: flags.maxBacklog,
-    console: flags.console ? 'next' : 'probes', consoleDev: flags.consoleDev === true,
-    nodeId: 'local', cluster: null, adminToken: admin.token ?? null, readToken: read.token ?? null,
+    host: flags.host,
+    lockPort: flags.lockPort,
+    sessionPort: flags.sessionPort,
+    httpPort: flags.httpPort,
+    dataDir: flags.dataDir,
+    ioTimeoutMs: flags.ioTimeout,
+    drainMs: flags.drain,
+    maxConnections: flags.maxConnections,
+    maxBacklog: flags.maxBacklog,
+    console: flags.console ? 'next' : 'probes',
+    consoleDev: flags.consoleDev === true,
+    nodeId: 'local',
+    cluster: null,
+    adminToken: admin.token ?? null,
+    readToken: read.token ?? null,
     ...(flags.tokenFloor === undefined ? {} : { tokenFloor: flags.tokenFloor }),
   };
   const file = flags.config;
@@ -83,7 +93,10 @@ export async function serveOptions(flags: ServeFlags, sourceOf: FlagSource): Pro
   if (flags.node === undefined) return { ok: false, message: `--config needs --node <id>: which of the nodes in ${file} this process is` };
   const clashing = ENTRY_FLAGS.filter(([key]) => given(key)).map(([, flag]) => flag);
   if (clashing.length > 0) {
-    return { ok: false, message: `${clashing.join(', ')} cannot be used with --config: this node's host and ports come from its entry in ${file} (edit the file instead)` };
+    return {
+      ok: false,
+      message: `${clashing.join(', ')} cannot be used with --config: this node's host and ports come from its entry in ${file} (edit the file instead)`,
+    };
   }
   // The admin token also signs the peer links: a generated one would differ on every node.
   if (admin.token === undefined) {
@@ -98,7 +111,10 @@ export async function serveOptions(flags: ServeFlags, sourceOf: FlagSource): Pro
     ok: true,
     options: {
       ...single,
-      host: peer.host, lockPort: peer.lockPort, sessionPort: peer.sessionPort, httpPort: peer.httpPort,
+      host: peer.host,
+      lockPort: peer.lockPort,
+      sessionPort: peer.sessionPort,
+      httpPort: peer.httpPort,
       // Nodes started from one checkout must not share (and fight over) one data directory.
       dataDir: given('dataDir') ? flags.dataDir : `${flags.dataDir}/${peer.id}`,
       nodeId: peer.id,

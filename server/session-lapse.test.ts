@@ -19,7 +19,10 @@ describe('session server and a lapsed lease', () => {
     teardown.push(stack.stop);
     const a = await LineClient.open(stack.port);
     const b = await LineClient.open(stack.port);
-    teardown.push(() => a.close(), () => b.close());
+    teardown.push(
+      () => a.close(),
+      () => b.close(),
+    );
     a.send('ACQUIRE lapse 1000');
     expect(await a.next()).toMatch(/^ACQUIRED \d+$/);
     b.send('ACQUIRE lapse 1000');

@@ -4,7 +4,7 @@
 // is cut off while other clients' handovers go on. The HTTP side is in http-bad-input.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import { daemon, open, runTeardown, teardown, waitIdle } from './testing/fuzz-harness.ts';
-import { connectionGauge, eventually, RawConnection, sleep } from './testing/fuzz-helpers.ts';
+import { connectionGauge, eventually, type RawConnection, sleep } from './testing/fuzz-helpers.ts';
 import { NeverReader } from './testing/never-reader.ts';
 
 afterEach(runTeardown);
@@ -70,7 +70,10 @@ describe('slowloris writers', () => {
     // unfinished), the lines take several io-timeouts.
     const slowLines = async (from: number, to: number): Promise<void> => {
       for (let i = from; i < to; i++) {
-        const cut = await Promise.all([dribble(keyed, `R slow/${i} 1\n`, (ioTimeoutMs * 0.3) / 11), dribble(session, 'HEARTBEAT\n', (ioTimeoutMs * 0.25) / 10)]);
+        const cut = await Promise.all([
+          dribble(keyed, `R slow/${i} 1\n`, (ioTimeoutMs * 0.3) / 11),
+          dribble(session, 'HEARTBEAT\n', (ioTimeoutMs * 0.25) / 10),
+        ]);
         expect(cut).toEqual([null, null]);
       }
     };
@@ -118,10 +121,14 @@ describe('slowloris readers', () => {
     await queued.until(() => queued.replies().lines.length === 2, 3_000, 'the pushed grant');
     expect(queued.replies().lines[1]).toMatch(/^ACQUIRED \d+$/);
     for (const c of [a, b, queued]) c.destroy();
-    await eventually(async () => {
-      const gauge = await connectionGauge(d.httpAddress.port);
-      return gauge.keyed === 0 && gauge.session === 0;
-    }, 5_000, 'baton_connections to fall back to 0');
+    await eventually(
+      async () => {
+        const gauge = await connectionGauge(d.httpAddress.port);
+        return gauge.keyed === 0 && gauge.session === 0;
+      },
+      5_000,
+      'baton_connections to fall back to 0',
+    );
     await waitIdle(d);
   });
 });

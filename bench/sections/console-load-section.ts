@@ -126,12 +126,19 @@ export async function consoleLoadSection(seconds: number, repeats: number): Prom
         await new Promise((r) => setTimeout(r, 1_000));
       }
       return {
-        p50Ms: round(percentile(samples, 50), 3), p99Ms: round(percentile(samples, 99), 3), maxMs: round(Math.max(...samples), 1),
-        pairs: samples.length, rssBeforeMiB: rssBefore, rssPeakMiB: peak, loadCount,
+        p50Ms: round(percentile(samples, 50), 3),
+        p99Ms: round(percentile(samples, 99), 3),
+        maxMs: round(Math.max(...samples), 1),
+        pairs: samples.length,
+        rssBeforeMiB: rssBefore,
+        rssPeakMiB: peak,
+        loadCount,
       };
     };
     const conditions: { name: ConsoleLoadCondition; kind: 'streams' | 'pollers' | null }[] = [
-      { name: 'no load', kind: null }, { name: '50 never-reading event streams', kind: 'streams' }, { name: '4 pollers of GET /api/v1/locks?limit=1', kind: 'pollers' },
+      { name: 'no load', kind: null },
+      { name: '50 never-reading event streams', kind: 'streams' },
+      { name: '4 pollers of GET /api/v1/locks?limit=1', kind: 'pollers' },
     ];
     const runs = await alternate(repeats, conditions, (c) => measure(c.kind), 'console load');
     const none = runs.get('no load') ?? [];

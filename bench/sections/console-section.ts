@@ -52,15 +52,29 @@ export async function consoleSection(seconds: number, repeats: number): Promise<
     let slot = 0;
     churnTimer = setInterval(() => {
       for (let n = 0; n < CHURN_PER_TICK; n++) {
-        const p: Promise<void> = churn.acquire(`churn/${slot++ % 50}`, { lease: 30_000, wait: 10_000 })
-          .then((g) => g.release()).then(() => void churnPairs++, () => undefined).finally(() => inFlight.delete(p));
+        const p: Promise<void> = churn
+          .acquire(`churn/${slot++ % 50}`, { lease: 30_000, wait: 10_000 })
+          .then((g) => g.release())
+          .then(
+            () => void churnPairs++,
+            () => undefined,
+          )
+          .finally(() => inFlight.delete(p));
         inFlight.add(p);
       }
     }, 10);
     // The same flags as playwright.config.ts: no traffic beyond 127.0.0.1.
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     const b = browser;
     const openDashboard = async () => {
@@ -80,34 +94,44 @@ export async function consoleSection(seconds: number, repeats: number): Promise<
       const t0 = performance.now();
       const h = await runHandover(system, 50, seconds * 1_000);
       const secs = (performance.now() - t0) / 1000;
-      return { p50Ms: h.p50Ms, p99Ms: h.p99Ms, serverCpuPercent: round((baton.cpuMs() - cpu0) / 10 / secs, 1), churnPairsPerSec: Math.round((churnPairs - pairs0) / secs) };
+      return {
+        p50Ms: h.p50Ms,
+        p99Ms: h.p99Ms,
+        serverCpuPercent: round((baton.cpuMs() - cpu0) / 10 / secs, 1),
+        churnPairsPerSec: Math.round((churnPairs - pairs0) / secs),
+      };
     };
     const conditions: { name: ConsoleCondition }[] = [{ name: 'no dashboard' }, { name: 'five dashboards (Chromium)' }, { name: 'five raw event streams' }];
-    const runs = await alternate(repeats, conditions, async (c) => {
-      if (c.name === 'no dashboard') return measure();
-      if (c.name === 'five raw event streams') {
-        const script = `for (let i = 0; i < 5; i++) fetch(${JSON.stringify(`${base}api/v1/events`)}).then(async (r) => { for await (const _ of r.body) {} });`;
-        const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
-        track(child);
+    const runs = await alternate(
+      repeats,
+      conditions,
+      async (c) => {
+        if (c.name === 'no dashboard') return measure();
+        if (c.name === 'five raw event streams') {
+          const script = `for (let i = 0; i < 5; i++) fetch(${JSON.stringify(`${base}api/v1/events`)}).then(async (r) => { for await (const _ of r.body) {} });`;
+          const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+          track(child);
+          try {
+            await new Promise((r) => setTimeout(r, 1_000)); // connected and past the snapshots
+            return await measure();
+          } finally {
+            child.kill();
+          }
+        }
+        const pages = [];
+        for (let p = 0; p < 5; p++) {
+          const opened = await openDashboard();
+          firstData.push(opened.firstDataMs);
+          pages.push(opened.page);
+        }
         try {
-          await new Promise((r) => setTimeout(r, 1_000)); // connected and past the snapshots
           return await measure();
         } finally {
-          child.kill();
+          await Promise.all(pages.map((p) => p.close()));
         }
-      }
-      const pages = [];
-      for (let p = 0; p < 5; p++) {
-        const opened = await openDashboard();
-        firstData.push(opened.firstDataMs);
-        pages.push(opened.page);
-      }
-      try {
-        return await measure();
-      } finally {
-        await Promise.all(pages.map((p) => p.close()));
-      }
-    }, 'console');
+      },
+      'console',
+    );
     const none = runs.get('no dashboard') ?? [];
     const rows = conditions.map(({ name }) => {
       const mine = runs.get(name) ?? [];

@@ -31,10 +31,13 @@ export interface FailoverResult {
 }
 
 async function activeIs(cluster: Cluster, id: string, via: string): Promise<ClusterView> {
-  return waitFor(async () => {
-    const v = await cluster.node(via).cluster();
-    return v.active === id && v.phase !== undefined ? v : null;
-  }, { timeoutMs: 10_000, what: `${id} active` });
+  return waitFor(
+    async () => {
+      const v = await cluster.node(via).cluster();
+      return v.active === id && v.phase !== undefined ? v : null;
+    },
+    { timeoutMs: 10_000, what: `${id} active` },
+  );
 }
 
 export async function failoverSection(repeats: number): Promise<FailoverResult> {
@@ -50,7 +53,10 @@ export async function failoverSection(repeats: number): Promise<FailoverResult> 
     try {
       await waitSettled(cluster, 'a');
       // API handoffs a -> b -> c, each gap as the successor measured it.
-      for (const [from, to] of [['a', 'b'], ['b', 'c']] as const) {
+      for (const [from, to] of [
+        ['a', 'b'],
+        ['b', 'c'],
+      ] as const) {
         const reply = await cluster.node(from).post<{ handoff: { gapMs: number } }>('/api/v1/cluster/handoff', { target: to });
         if (reply.status !== 200) throw new Error(`handoff ${from} -> ${to}: ${reply.status} ${JSON.stringify(reply.body)}`);
         const v = await activeIs(cluster, to, to);
@@ -59,11 +65,14 @@ export async function failoverSection(repeats: number): Promise<FailoverResult> 
       }
       // SIGTERM of the active (c): a standby takes over by a signal handoff.
       await cluster.node('c').sigterm();
-      const afterTerm = await waitFor(async () => {
-        const v = await cluster.node('a').cluster();
-        const last = v.failovers.at(-1);
-        return last?.cause === 'signal' ? last : null;
-      }, { timeoutMs: 10_000, what: 'the signal handoff' });
+      const afterTerm = await waitFor(
+        async () => {
+          const v = await cluster.node('a').cluster();
+          const last = v.failovers.at(-1);
+          return last?.cause === 'signal' ? last : null;
+        },
+        { timeoutMs: 10_000, what: 'the signal handoff' },
+      );
       sigtermGapMs.push(afterTerm.gapMs);
       const survivor = afterTerm.to;
       const other = survivor === 'a' ? 'b' : 'a';
@@ -71,10 +80,13 @@ export async function failoverSection(repeats: number): Promise<FailoverResult> 
       // kill -9 of the active: time until the standby reports itself active.
       await cluster.node(survivor).kill9();
       const t0 = performance.now();
-      const v = await waitFor(async () => {
-        const view = await cluster.node(other).cluster();
-        return view.phase === 'active' ? view : null;
-      }, { timeoutMs: 10_000, intervalMs: 10, what: `${other} promoted` });
+      const v = await waitFor(
+        async () => {
+          const view = await cluster.node(other).cluster();
+          return view.phase === 'active' ? view : null;
+        },
+        { timeoutMs: 10_000, intervalMs: 10, what: `${other} promoted` },
+      );
       killPromotionMs.push(round(performance.now() - t0, 1));
       killGapMs.push(v.failovers.at(-1)?.gapMs ?? Number.NaN);
       for (const n of cluster.nodes) {
@@ -89,7 +101,12 @@ export async function failoverSection(repeats: number): Promise<FailoverResult> 
     }
   }
   const summary = (xs: number[]): Spread => ({ median: round(median(xs), 1), min: round(Math.min(...xs), 1), max: round(Math.max(...xs), 1), n: xs.length });
-  return { peerTimeoutMs: PEER_TIMEOUT_MS, killPromotionMs: summary(killPromotionMs), killGapMs: summary(killGapMs), apiHandoffGapMs: summary(apiGapMs), sigtermHandoffGapMs: summary(sigtermGapMs),
+  return {
+    peerTimeoutMs: PEER_TIMEOUT_MS,
+    killPromotionMs: summary(killPromotionMs),
+    killGapMs: summary(killGapMs),
+    apiHandoffGapMs: summary(apiGapMs),
+    sigtermHandoffGapMs: summary(sigtermGapMs),
     handoffSplitMs: { pausedMs: summary(pausedMs), promoteMs: summary(promoteMs) },
   };
 }

@@ -26,8 +26,16 @@ export async function handoverSection(systems: LockSystem[], redis: LockSystem, 
     const mine = runs.get(s.name) ?? [];
     const m = medians(mine);
     return {
-      system: s.name, handovers: m.handovers, selfRegrants: m.selfRegrants, p50Ms: m.p50Ms, p99Ms: m.p99Ms, maxMs: m.maxMs,
-      waitP50Ms: m.waitP50Ms, waitP99Ms: m.waitP99Ms, waitMaxMs: m.waitMaxMs, fairness: m.fairness,
+      system: s.name,
+      handovers: m.handovers,
+      selfRegrants: m.selfRegrants,
+      p50Ms: m.p50Ms,
+      p99Ms: m.p99Ms,
+      maxMs: m.maxMs,
+      waitP50Ms: m.waitP50Ms,
+      waitP99Ms: m.waitP99Ms,
+      waitMaxMs: m.waitMaxMs,
+      fairness: m.fairness,
       p99VsRedis: s === redis ? null : pairedRatio(mine, ref, 'p99Ms'),
       runs: mine,
     };

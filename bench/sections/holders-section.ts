@@ -152,11 +152,15 @@ export async function holdersSection(count = 1_000): Promise<HoldersResult> {
     const t0 = performance.now();
     const opened = await pool(sessionNames, CONCURRENCY, async (name) => {
       const lease = await sessionClient.open(name, { lease: SESSION_LEASE_MS, wait: 10_000 });
-      lease.signal.addEventListener('abort', () => {
-        if (closing) return;
-        const reason = lease.signal.reason instanceof Error ? lease.signal.reason.message : String(lease.signal.reason);
-        aborts.push({ name, atMs: round(performance.now() - handoffAt, 1), reason });
-      }, { once: true });
+      lease.signal.addEventListener(
+        'abort',
+        () => {
+          if (closing) return;
+          const reason = lease.signal.reason instanceof Error ? lease.signal.reason.message : String(lease.signal.reason);
+          aborts.push({ name, atMs: round(performance.now() - handoffAt, 1), reason });
+        },
+        { once: true },
+      );
       return lease;
     });
     leases.push(...opened);
@@ -194,9 +198,23 @@ export async function holdersSection(count = 1_000): Promise<HoldersResult> {
     const successor = await waitFor(async () => (await activeOf(cluster))[0], { timeoutMs: 15_000, intervalMs: 10, what: 'a new active after the kill -9' });
     const killActiveMs = performance.now() - killAt;
     // Every lease back on a connection (after some were seen off one), or 8 s.
-    await waitFor(() => watch.window(killAt, Infinity).peak > 0 && watch.now() === 0, { timeoutMs: Math.max(0, 8_000 - (performance.now() - killAt)), intervalMs: 20 }).catch(() => undefined);
+    await waitFor(() => watch.window(killAt, Infinity).peak > 0 && watch.now() === 0, {
+      timeoutMs: Math.max(0, 8_000 - (performance.now() - killAt)),
+      intervalMs: 20,
+    }).catch(() => undefined);
     await sleep(500); // let the failover entry's resumed count catch up with the last RESUMEs
-    const kill = await reading(cluster, successor, killAt, killActiveMs, watch, survivorsBefore.get(successor) ?? 0, sessionTokens, keyedTokens, leases, abortedNow);
+    const kill = await reading(
+      cluster,
+      successor,
+      killAt,
+      killActiveMs,
+      watch,
+      survivorsBefore.get(successor) ?? 0,
+      sessionTokens,
+      keyedTokens,
+      leases,
+      abortedNow,
+    );
 
     // 3. Release every keyed grant, close every lease.
     process.stderr.write('bench: holders: releasing\n');
@@ -223,11 +241,18 @@ export async function holdersSection(count = 1_000): Promise<HoldersResult> {
       }
     }
     return {
-      peerTimeoutMs: HOLDERS_PEER_TIMEOUT_MS, sessionLeaseMs: SESSION_LEASE_MS, keyedLeaseMs: KEYED_LEASE_MS,
-      sessions: leases.length, keyed: grants.length,
+      peerTimeoutMs: HOLDERS_PEER_TIMEOUT_MS,
+      sessionLeaseMs: SESSION_LEASE_MS,
+      keyedLeaseMs: KEYED_LEASE_MS,
+      sessions: leases.length,
+      keyed: grants.length,
       openMs: { sessions: Math.round(sessionsMs), keyed: Math.round(keyedMs) },
       replicatedOnB: { sessions: before.sessions.same, keyed: before.keyed.same },
-      handoff, kill, aborts, release, logNotes,
+      handoff,
+      kill,
+      aborts,
+      release,
+      logNotes,
       totalMs: Math.round(performance.now() - startedAt),
     };
   } catch (error) {
@@ -240,7 +265,12 @@ export async function holdersSection(count = 1_000): Promise<HoldersResult> {
   }
 }
 
-async function readAll(cluster: Cluster, id: string, sessionTokens: Map<string, bigint>, keyedTokens: Map<string, bigint>): Promise<{ sessions: ProtocolCount; keyed: ProtocolCount }> {
+async function readAll(
+  cluster: Cluster,
+  id: string,
+  sessionTokens: Map<string, bigint>,
+  keyedTokens: Map<string, bigint>,
+): Promise<{ sessions: ProtocolCount; keyed: ProtocolCount }> {
   const node = cluster.node(id);
   const count = async (tokens: Map<string, bigint>): Promise<ProtocolCount> => {
     const c: ProtocolCount = { same: 0, changed: 0, missing: 0, unread: 0 };
@@ -260,8 +290,16 @@ async function readAll(cluster: Cluster, id: string, sessionTokens: Map<string, 
 }
 
 async function reading(
-  cluster: Cluster, id: string, eventAt: number, activeAfterMs: number, watch: ReconnectSampler,
-  failoversBefore: number, sessionTokens: Map<string, bigint>, keyedTokens: Map<string, bigint>, leases: SessionLease[], abortedNow: () => number,
+  cluster: Cluster,
+  id: string,
+  eventAt: number,
+  activeAfterMs: number,
+  watch: ReconnectSampler,
+  failoversBefore: number,
+  sessionTokens: Map<string, bigint>,
+  keyedTokens: Map<string, bigint>,
+  leases: SessionLease[],
+  abortedNow: () => number,
 ): Promise<Reading> {
   const atMs = performance.now() - eventAt;
   const aborted = abortedNow();
@@ -272,8 +310,12 @@ async function reading(
   const view: ClusterView = await cluster.node(id).cluster();
   const failover = view.failovers.length > failoversBefore ? (view.failovers.at(-1) ?? null) : null;
   return {
-    node: id, atMs: Math.round(atMs), activeAfterMs: round(activeAfterMs, 1),
-    reconnectingPeak: seen.peak, firstReconnectingAtMs: seen.firstAt === null ? null : Math.round(seen.firstAt - eventAt), lastReconnectingAtMs: seen.lastAt === null ? null : Math.round(seen.lastAt - eventAt),
+    node: id,
+    atMs: Math.round(atMs),
+    activeAfterMs: round(activeAfterMs, 1),
+    reconnectingPeak: seen.peak,
+    firstReconnectingAtMs: seen.firstAt === null ? null : Math.round(seen.firstAt - eventAt),
+    lastReconnectingAtMs: seen.lastAt === null ? null : Math.round(seen.lastAt - eventAt),
     sessions: { ...counts.sessions, aborted, resumed: live.length - reconnecting, reconnecting },
     keyed: counts.keyed,
     failover,

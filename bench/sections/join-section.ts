@@ -59,7 +59,10 @@ function memMiB(node: NodeProcess): { rss: number; peak: number } {
 }
 
 function logTime(node: NodeProcess, msg: string, since: number): number | null {
-  const e = node.logEntries().filter((x) => x.msg === msg && Number(x.time) >= since).at(-1);
+  const e = node
+    .logEntries()
+    .filter((x) => x.msg === msg && Number(x.time) >= since)
+    .at(-1);
   return e === undefined ? null : Number(e.time);
 }
 
@@ -80,8 +83,11 @@ export async function joinSection(locks: number, rate: number): Promise<JoinResu
     const baseSamples = churn.live.handoverMs.slice(baseHandovers);
     const baseLoop = (baseView.loopDelayMs ?? []).slice(-BASELINE_SECONDS - 1, -1);
     const baseline = {
-      maxLoopDelayMs: Math.max(...baseLoop), loopDelayMs: baseLoop, gcPauseMs: (baseView.gcPauseMs ?? []).slice(-BASELINE_SECONDS - 1, -1),
-      handoverP99Ms: round(percentile(baseSamples, 99)), handovers: baseSamples.length,
+      maxLoopDelayMs: Math.max(...baseLoop),
+      loopDelayMs: baseLoop,
+      gcPauseMs: (baseView.gcPauseMs ?? []).slice(-BASELINE_SECONDS - 1, -1),
+      handoverP99Ms: round(percentile(baseSamples, 99)),
+      handovers: baseSamples.length,
     };
     const failoversBefore = (await a.cluster()).failovers.length;
     const handoversBefore = churn.live.handoverMs.length;
@@ -107,22 +113,35 @@ export async function joinSection(locks: number, rate: number): Promise<JoinResu
     const seconds = Math.ceil(joinSeconds) + 1;
     const activeLoopDelayMs = (viewA.loopDelayMs ?? []).slice(-seconds);
     const activeGcPauseMs = (viewA.gcPauseMs ?? []).slice(-seconds);
-    const streamed = a.logEntries().filter((x) => x.msg === 'snapshot streamed to a standby').at(-1);
+    const streamed = a
+      .logEntries()
+      .filter((x) => x.msg === 'snapshot streamed to a standby')
+      .at(-1);
     const followed = logTime(b, 'following the active node', since);
-    const synced = b.logEntries().filter((x) => x.msg === 'synced from the active node' && Number(x.time) >= since).at(-1);
+    const synced = b
+      .logEntries()
+      .filter((x) => x.msg === 'synced from the active node' && Number(x.time) >= since)
+      .at(-1);
     const result = await churn.stop();
     const [ma, mb] = [memMiB(a), memMiB(b)];
     return {
-      locks, pairsPerSec: rate, fillSeconds,
+      locks,
+      pairsPerSec: rate,
+      fillSeconds,
       inSyncMs: followed === null || synced === undefined ? Number.NaN : Number(synced.time) - followed,
       parts: Number(synced?.parts ?? Number.NaN),
       activeMaxLoopDelayMs: Math.max(...activeLoopDelayMs),
-      activeLoopDelayMs, activeGcPauseMs,
-      standbyLoopDelayMs: (viewB.loopDelayMs ?? []).slice(-seconds), standbyGcPauseMs: (viewB.gcPauseMs ?? []).slice(-seconds),
-      longestSliceMs: Number(streamed?.longestSliceMs ?? Number.NaN), drainWaits: Number(streamed?.drainWaits ?? Number.NaN),
+      activeLoopDelayMs,
+      activeGcPauseMs,
+      standbyLoopDelayMs: (viewB.loopDelayMs ?? []).slice(-seconds),
+      standbyGcPauseMs: (viewB.gcPauseMs ?? []).slice(-seconds),
+      longestSliceMs: Number(streamed?.longestSliceMs ?? Number.NaN),
+      drainWaits: Number(streamed?.drainWaits ?? Number.NaN),
       baseline,
       handovers: during.length,
-      handoverP50Ms: round(percentile(during, 50)), handoverP99Ms: round(percentile(during, 99)), handoverMaxMs: round(Math.max(...during)),
+      handoverP50Ms: round(percentile(during, 50)),
+      handoverP99Ms: round(percentile(during, 99)),
+      handoverMaxMs: round(Math.max(...during)),
       churnPairsDuringJoin,
       unexpectedReplies: result.unexpected.length,
       failovers: viewA.failovers.length - failoversBefore,

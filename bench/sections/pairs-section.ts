@@ -35,7 +35,10 @@ export async function pairsSection(systems: LockSystem[], redis: LockSystem, sec
       const m = medians(mine);
       const isRef = s === redis;
       rows.push({
-        system: s.name, depth, pairsPerSec: m.pairsPerSec, serverCpuUsPerPair: m.serverCpuUsPerPair,
+        system: s.name,
+        depth,
+        pairsPerSec: m.pairsPerSec,
+        serverCpuUsPerPair: m.serverCpuUsPerPair,
         pairsPerSecVsRedis: isRef ? null : pairedRatio(mine, ref, 'pairsPerSec'),
         cpuPerPairVsRedis: isRef ? null : pairedRatio(mine, ref, 'serverCpuUsPerPair'),
         runs: mine,

@@ -46,7 +46,9 @@ export async function sessionsSection(count: number, leaseMs: number, seconds: n
     const before = rssKiB(pid);
     process.stderr.write(`bench: sessions: opening ${count} sessions\n`);
     const script = new URL('../session-holders.ts', import.meta.url).pathname;
-    holders = spawn(process.execPath, ['--import', 'tsx', script, String(baton.sessionPort), String(count), String(leaseMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    holders = spawn(process.execPath, ['--import', 'tsx', script, String(baton.sessionPort), String(count), String(leaseMs)], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     track(holders);
     const lines = createInterface({ input: holders.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
     const ready = JSON.parse(String((await lines.next()).value)) as { ready: number; refused: number };
@@ -77,11 +79,18 @@ export async function sessionsSection(count: number, leaseMs: number, seconds: n
     const counts = JSON.parse(String((await lines.next()).value)) as Record<string, number>;
     const after = median(rssSamples);
     return {
-      requested: count, sessions: ready.ready, leaseMs,
-      rssBeforeMiB: round(before / 1024, 1), rssWithSessionsMiB: round(after / 1024, 1), rssPerSessionKiB: round((after - before) / ready.ready, 2),
-      serverCpuPercentHeartbeating: round(median(cpuPercent), 1), heartbeatsPerSec: Math.round(median(heartbeatRates)),
-      handoverP99MsWithout: median(without.map((h) => h.p99Ms)), handoverP99MsWith: median(withSessions.map((h) => h.p99Ms)),
-      handoverP50MsWith: median(withSessions.map((h) => h.p50Ms)), fairnessWith: median(withSessions.map((h) => h.fairness)),
+      requested: count,
+      sessions: ready.ready,
+      leaseMs,
+      rssBeforeMiB: round(before / 1024, 1),
+      rssWithSessionsMiB: round(after / 1024, 1),
+      rssPerSessionKiB: round((after - before) / ready.ready, 2),
+      serverCpuPercentHeartbeating: round(median(cpuPercent), 1),
+      heartbeatsPerSec: Math.round(median(heartbeatRates)),
+      handoverP99MsWithout: median(without.map((h) => h.p99Ms)),
+      handoverP99MsWith: median(withSessions.map((h) => h.p99Ms)),
+      handoverP50MsWith: median(withSessions.map((h) => h.p50Ms)),
+      fairnessWith: median(withSessions.map((h) => h.fairness)),
       holderCounts: counts,
     };
   } finally {

@@ -19,17 +19,40 @@ export async function startEtcd(): Promise<EtcdServer> {
   const dir = mkdtempSync(join(onTmpfs ? '/dev/shm' : tmpdir(), 'bench-etcd-'));
   const client = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
-  const child = spawn('etcd', [
-    '--name', 'bench', '--data-dir', dir,
-    '--listen-client-urls', client, '--advertise-client-urls', client,
-    '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer,
-    '--initial-cluster', `bench=${peer}`, '--initial-cluster-state', 'new',
-    '--log-level', 'error', '--logger', 'zap',
-  ], { stdio: ['ignore', 'ignore', 'ignore'], env: { ...process.env, ETCD_UNSUPPORTED_ARCH: '' } });
+  const child = spawn(
+    'etcd',
+    [
+      '--name',
+      'bench',
+      '--data-dir',
+      dir,
+      '--listen-client-urls',
+      client,
+      '--advertise-client-urls',
+      client,
+      '--listen-peer-urls',
+      peer,
+      '--initial-advertise-peer-urls',
+      peer,
+      '--initial-cluster',
+      `bench=${peer}`,
+      '--initial-cluster-state',
+      'new',
+      '--log-level',
+      'error',
+      '--logger',
+      'zap',
+    ],
+    { stdio: ['ignore', 'ignore', 'ignore'], env: { ...process.env, ETCD_UNSUPPORTED_ARCH: '' } },
+  );
   track(child);
   await awaitListening(child, clientPort as number, dir, 'etcd');
   return {
-    name: 'etcd', endpoint: client, dataDirOnTmpfs: onTmpfs, pid: child.pid as number, cpuMs: cpuOf(child.pid as number),
+    name: 'etcd',
+    endpoint: client,
+    dataDirOnTmpfs: onTmpfs,
+    pid: child.pid as number,
+    cpuMs: cpuOf(child.pid as number),
     stop: async () => {
       await stopChild(child);
       rmSync(dir, { recursive: true, force: true });

@@ -16,11 +16,16 @@ export interface RedisServer extends ServerProcess {
 export async function startRedis(): Promise<RedisServer> {
   const [port] = await freePorts(1);
   const dir = mkdtempSync(join(tmpdir(), 'bench-redis-'));
-  const child = spawn('redis-server', ['--port', String(port), '--dir', dir, ...REDIS_ARGS, '--loglevel', 'warning'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn('redis-server', ['--port', String(port), '--dir', dir, ...REDIS_ARGS, '--loglevel', 'warning'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   track(child);
   await awaitListening(child, port as number, dir, 'redis-server');
   return {
-    name: 'redis-server', port: port as number, pid: child.pid as number, cpuMs: cpuOf(child.pid as number),
+    name: 'redis-server',
+    port: port as number,
+    pid: child.pid as number,
+    cpuMs: cpuOf(child.pid as number),
     stop: async () => {
       await stopChild(child);
       rmSync(dir, { recursive: true, force: true });

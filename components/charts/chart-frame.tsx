@@ -7,7 +7,19 @@ export const CHART_HEIGHT = 220;
  * A chart's card: heading, a one-line description (what the chart can and cannot tell), the
  * test hook wrapper, and an overlay message when there is nothing to plot yet.
  */
-export function ChartFrame({ title, description, testId, empty, children }: { title: string; description: string; testId: string; empty?: string | null; children: ReactNode }) {
+export function ChartFrame({
+  title,
+  description,
+  testId,
+  empty,
+  children,
+}: {
+  title: string;
+  description: string;
+  testId: string;
+  empty?: string | null;
+  children: ReactNode;
+}) {
   return (
     <Card title={title}>
       <p className="-mt-2 mb-2 text-xs text-slate-500 dark:text-slate-400">{description}</p>

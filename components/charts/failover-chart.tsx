@@ -22,7 +22,10 @@ function FailoverTooltip({ active, payload, palette }: { active?: boolean; paylo
   const point = payload?.[0]?.payload as (FailoverView & { label: string }) | undefined;
   if (!active || point === undefined) return null;
   return (
-    <div style={{ background: palette.tooltipBg, border: `1px solid ${palette.tooltipBorder}`, color: palette.tooltipText }} className="rounded-md px-2 py-1 text-xs">
+    <div
+      style={{ background: palette.tooltipBg, border: `1px solid ${palette.tooltipBorder}`, color: palette.tooltipText }}
+      className="rounded-md px-2 py-1 text-xs"
+    >
       <div className="font-semibold">{formatClockTime(point.at)}</div>
       <div>{point.label}</div>
       <div>
@@ -50,10 +53,25 @@ export const FailoverChart = memo(function FailoverChart({ failovers, asOf }: { 
       <div data-testid="chart-failovers" className="relative w-full" style={{ height: CHART_HEIGHT }}>
         <ScatterChart responsive style={{ width: '100%', height: '100%' }} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid stroke={p.grid} strokeDasharray="3 3" />
-          <XAxis dataKey="at" type="number" scale="time" domain={[from, to]} ticks={timeTicks(from, to)} tickFormatter={formatClockMinutes} stroke={p.axis} tick={{ fontSize: 11 }} name="time" />
+          <XAxis
+            dataKey="at"
+            type="number"
+            scale="time"
+            domain={[from, to]}
+            ticks={timeTicks(from, to)}
+            tickFormatter={formatClockMinutes}
+            stroke={p.axis}
+            tick={{ fontSize: 11 }}
+            name="time"
+          />
           <YAxis dataKey="gapMs" type="number" stroke={p.axis} tick={{ fontSize: 11 }} width={60} name="gap" tickFormatter={formatMsTick} />
           <Tooltip content={(props) => <FailoverTooltip active={props.active} payload={props.payload} palette={p} />} />
-          <Scatter data={points} fill={p.failover} isAnimationActive={false} shape={(props: { cx?: number; cy?: number }) => <FailoverDot cx={props.cx} cy={props.cy} fill={p.failover} />} />
+          <Scatter
+            data={points}
+            fill={p.failover}
+            isAnimationActive={false}
+            shape={(props: { cx?: number; cy?: number }) => <FailoverDot cx={props.cx} cy={props.cy} fill={p.failover} />}
+          />
         </ScatterChart>
         {points.length === 0 && (
           <p className="pointer-events-none absolute inset-0 flex items-center justify-center text-sm text-slate-500 dark:text-slate-400">
@@ -69,7 +87,11 @@ export const FailoverChart = memo(function FailoverChart({ failovers, asOf }: { 
               <span className="font-mono">{f.label}</span>
               <span>{CAUSE_LABEL[f.cause]}</span>
               <span className="text-slate-500 dark:text-slate-400">gap {formatLatency(f.gapMs)}</span>
-              {carriedClaimsText(f) !== null && <span className="text-slate-500 dark:text-slate-400" data-testid="failover-claims">{carriedClaimsText(f)}</span>}
+              {carriedClaimsText(f) !== null && (
+                <span className="text-slate-500 dark:text-slate-400" data-testid="failover-claims">
+                  {carriedClaimsText(f)}
+                </span>
+              )}
             </li>
           ))}
         </ol>

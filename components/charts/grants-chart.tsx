@@ -19,7 +19,16 @@ export const GrantsChart = memo(function GrantsChart({ view }: { view: HistoryVi
     <ChartFrame title="Grants per second" description="Grants in each 10 s bucket ÷ 10, last 15 minutes." testId="chart-grants">
       <AreaChart data={points} responsive style={{ width: '100%', height: '100%' }} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
         <CartesianGrid stroke={p.grid} strokeDasharray="3 3" />
-        <XAxis dataKey="start" type="number" scale="time" domain={[from, to]} ticks={timeTicks(from, to)} tickFormatter={formatClockMinutes} stroke={p.axis} tick={{ fontSize: 11 }} />
+        <XAxis
+          dataKey="start"
+          type="number"
+          scale="time"
+          domain={[from, to]}
+          ticks={timeTicks(from, to)}
+          tickFormatter={formatClockMinutes}
+          stroke={p.axis}
+          tick={{ fontSize: 11 }}
+        />
         <YAxis stroke={p.axis} tick={{ fontSize: 11 }} width={56} allowDecimals />
         <Tooltip {...tooltipStyle(p)} labelFormatter={(label) => formatClockTime(Number(label))} formatter={perSecond} />
         <Area type="stepAfter" dataKey="perSecond" name="grants" stroke={p.grants} fill={p.grants} fillOpacity={0.25} isAnimationActive={false} />

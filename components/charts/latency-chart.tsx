@@ -19,10 +19,24 @@ export const LatencyChart = memo(function LatencyChart({ view }: { view: History
   const withData = points.filter((pt) => pt.p50 !== null).length;
   const dot = withData < 4 ? { r: 3 } : false;
   return (
-    <ChartFrame title="Handover latency" description="p50 and p99 per 10 s bucket, last 15 minutes." testId="chart-latency" empty={hasLatency(points) ? null : 'No handovers in the last 15 minutes'}>
+    <ChartFrame
+      title="Handover latency"
+      description="p50 and p99 per 10 s bucket, last 15 minutes."
+      testId="chart-latency"
+      empty={hasLatency(points) ? null : 'No handovers in the last 15 minutes'}
+    >
       <LineChart data={points} responsive style={{ width: '100%', height: '100%' }} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
         <CartesianGrid stroke={p.grid} strokeDasharray="3 3" />
-        <XAxis dataKey="start" type="number" scale="time" domain={[from, to]} ticks={timeTicks(from, to)} tickFormatter={formatClockMinutes} stroke={p.axis} tick={{ fontSize: 11 }} />
+        <XAxis
+          dataKey="start"
+          type="number"
+          scale="time"
+          domain={[from, to]}
+          ticks={timeTicks(from, to)}
+          tickFormatter={formatClockMinutes}
+          stroke={p.axis}
+          tick={{ fontSize: 11 }}
+        />
         <YAxis stroke={p.axis} tick={{ fontSize: 11 }} width={60} tickFormatter={formatMsTick} />
         <Tooltip {...tooltipStyle(p)} labelFormatter={(label) => formatClockTime(Number(label))} formatter={formatMs} />
         <Legend wrapperStyle={{ fontSize: 12 }} />

@@ -16,7 +16,9 @@ export class ApiRequestError extends Error {
 function isApiError(value: unknown): value is ApiError {
   if (typeof value !== 'object' || value === null || !('error' in value)) return false;
   const error: unknown = value.error;
-  return typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string' && 'code' in error && typeof error.code === 'string';
+  return (
+    typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string' && 'code' in error && typeof error.code === 'string'
+  );
 }
 
 async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {

@@ -9,6 +9,7 @@ const RestartContext = createContext<() => void>(() => {});
 export function OpsStreamProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const [generation, setGeneration] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new `generation` is how restart() asks for a new stream.
   useEffect(() => {
     const stream = connectOpsStream(queryClient);
     return () => stream.close();

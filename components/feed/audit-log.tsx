@@ -23,7 +23,11 @@ export function AuditLog() {
       ) : entries.length === 0 ? (
         <p className="text-sm text-slate-500 dark:text-slate-400">No admin actions yet.</p>
       ) : (
-        <ol tabIndex={0} className="max-h-96 overflow-y-auto rounded-md border border-slate-200 text-sm dark:border-slate-800" aria-label="Audit entries, newest first">
+        <ol
+          tabIndex={0}
+          className="max-h-96 overflow-y-auto rounded-md border border-slate-200 text-sm dark:border-slate-800"
+          aria-label="Audit entries, newest first"
+        >
           {entries.map((e, i) => (
             <li key={`${e.at}-${i}`} className="flex flex-col gap-0.5 border-b border-slate-100 px-2 py-1.5 dark:border-slate-800">
               <div className="flex flex-wrap items-center gap-x-2">
@@ -31,7 +35,9 @@ export function AuditLog() {
                   {formatClockTime(e.at)}
                 </time>
                 <span className="font-medium">{e.action}</span>
-                <span className="min-w-0 font-mono break-all"><LockName name={e.target} /></span>
+                <span className="min-w-0 font-mono break-all">
+                  <LockName name={e.target} />
+                </span>
                 <Badge tone={e.result === 'ok' ? 'good' : 'bad'}>{e.result}</Badge>
               </div>
               <div className="text-xs text-slate-600 dark:text-slate-300">

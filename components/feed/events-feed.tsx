@@ -38,7 +38,11 @@ const FeedEntry = memo(function FeedEntry({ item }: { item: FeedItem }) {
       <Badge tone={KIND_TONE[item.kind]}>{item.kind}</Badge>
       {/* Admin texts name their lock already (as written: a name with invisible or look-alike
           characters also gets its marked form here); engine events need it said. */}
-      {item.lock !== null && (!admin || viewLockName(item.lock).marked) && <span className="font-mono text-xs break-all" data-testid="feed-lock"><LockName name={item.lock} /></span>}
+      {item.lock !== null && (!admin || viewLockName(item.lock).marked) && (
+        <span className="font-mono text-xs break-all" data-testid="feed-lock">
+          <LockName name={item.lock} />
+        </span>
+      )}
       <span className="min-w-0 break-words">{item.text}</span>
     </li>
   );

@@ -7,12 +7,26 @@ import { LockName } from './lock-name.tsx';
  * The token shown is the token sent, so a lock that changed hands meanwhile answers 409 and
  * nothing is released.
  */
-export function ForceReleaseDialog({ lockName, holder, onConfirm, onCancel }: { lockName: string; holder: HolderView; onConfirm: () => void; onCancel: () => void }) {
+export function ForceReleaseDialog({
+  lockName,
+  holder,
+  onConfirm,
+  onCancel,
+}: {
+  lockName: string;
+  holder: HolderView;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   return (
     <ConfirmDialog
       title={
         <>
-          Force release <code className="font-mono break-all"><LockName name={lockName} /></code>?
+          Force release{' '}
+          <code className="font-mono break-all">
+            <LockName name={lockName} />
+          </code>
+          ?
         </>
       }
       confirmLabel="Confirm force release"

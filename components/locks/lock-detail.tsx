@@ -80,6 +80,7 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
   };
 
   // Move focus to the panel when a lock is chosen, so keyboard and screen reader users land on it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `name` is the trigger (a lock chosen), not a value the effect reads.
   useEffect(() => {
     headingRef.current?.focus();
   }, [name]);
@@ -91,11 +92,17 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
   const notAdmin = auth.data !== undefined && auth.data.role !== 'admin';
 
   return (
-    <section data-testid="lock-detail" aria-labelledby={headingId} className="flex min-w-0 flex-col gap-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900">
+    <section
+      data-testid="lock-detail"
+      aria-labelledby={headingId}
+      className="flex min-w-0 flex-col gap-4 rounded-lg border border-slate-200 bg-white p-4 shadow-sm dark:border-slate-800 dark:bg-slate-900"
+    >
       <div className="flex items-start justify-between gap-2">
         <h3 id={headingId} ref={headingRef} tabIndex={-1} className="min-w-0 text-base font-semibold break-all focus:outline-none">
           <span className="sr-only">Lock </span>
-          <code className="font-mono"><LockName name={name} /></code>
+          <code className="font-mono">
+            <LockName name={name} />
+          </code>
         </h3>
         <button type="button" className={buttonClass('ghost', 'px-2 py-1')} onClick={onClose} aria-label="Close lock details">
           <span aria-hidden="true">✕</span>
@@ -109,7 +116,13 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
         <h4 className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">Holder</h4>
         {holder === null ? <p className="text-sm text-slate-500 dark:text-slate-400">No holder.</p> : <HolderFacts holder={holder} receivedAt={holderSeenAt} />}
         <div className="flex flex-wrap items-center gap-2">
-          <button ref={forceButtonRef} type="button" className={buttonClass('danger')} disabled={holder === null || forceRelease.isPending} onClick={() => setConfirming(holder)}>
+          <button
+            ref={forceButtonRef}
+            type="button"
+            className={buttonClass('danger')}
+            disabled={holder === null || forceRelease.isPending}
+            onClick={() => setConfirming(holder)}
+          >
             Force release
           </button>
           {notAdmin && <span className="text-xs text-slate-500 dark:text-slate-400">Needs an admin sign-in.</span>}
@@ -139,7 +152,13 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
           holder={confirming}
           onCancel={closeDialog}
           onConfirm={() => {
-            forceRelease.mutate({ name, token: confirming.token, client: confirming.client, protocol: confirming.protocol, pendingText: `Force releasing ${name} (token ${confirming.token})…` });
+            forceRelease.mutate({
+              name,
+              token: confirming.token,
+              client: confirming.client,
+              protocol: confirming.protocol,
+              pendingText: `Force releasing ${name} (token ${confirming.token})…`,
+            });
             closeDialog();
           }}
         />

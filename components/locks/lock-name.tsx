@@ -32,7 +32,9 @@ export const LockName = memo(function LockName({ name, className }: { name: stri
         <span
           data-testid="name-mixed-scripts"
           title={`letters from several scripts: ${view.mixedScripts.join(', ')}`}
-          className={cn('ml-1 rounded bg-red-50 px-1 align-middle font-sans text-[0.75em] font-medium text-red-800 ring-1 ring-red-300 ring-inset dark:bg-red-950 dark:text-red-200 dark:ring-red-700')}
+          className={cn(
+            'ml-1 rounded bg-red-50 px-1 align-middle font-sans text-[0.75em] font-medium text-red-800 ring-1 ring-red-300 ring-inset dark:bg-red-950 dark:text-red-200 dark:ring-red-700',
+          )}
         >
           mixed: {view.mixedScripts.join('+')}
         </span>

@@ -90,7 +90,14 @@ export const LockRowView = memo(function LockRowView({ row, index, start, select
         </button>
       </div>
       <div role="cell" className="min-w-0 truncate font-mono text-xs" title={holder?.client}>
-        {holder === null ? <span className="text-slate-600 dark:text-slate-400">no holder</span> : <>{holder.reconnecting === true && <ReconnectingBadge />}{holder.client} <span className="text-slate-600 dark:text-slate-400">({holder.protocol})</span></>}
+        {holder === null ? (
+          <span className="text-slate-600 dark:text-slate-400">no holder</span>
+        ) : (
+          <>
+            {holder.reconnecting === true && <ReconnectingBadge />}
+            {holder.client} <span className="text-slate-600 dark:text-slate-400">({holder.protocol})</span>
+          </>
+        )}
       </div>
       <div role="cell" className="min-w-0 truncate font-mono tabular-nums">
         {holder === null ? '—' : <span data-testid="holder-token">{holder.token}</span>}

@@ -96,7 +96,14 @@ export function LockTable({ selected, onSelect }: { selected: string | null; onS
     if (rowEl === null) return;
     const index = pendingFocus.current ?? Number(rowEl.dataset.rowIndex);
     const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? ROW_HEIGHT * 10) / ROW_HEIGHT) - 1);
-    const moves: Record<string, number> = { ArrowDown: index + 1, ArrowUp: index - 1, PageDown: index + page, PageUp: index - page, Home: 0, End: rows.length - 1 };
+    const moves: Record<string, number> = {
+      ArrowDown: index + 1,
+      ArrowUp: index - 1,
+      PageDown: index + page,
+      PageUp: index - page,
+      Home: 0,
+      End: rows.length - 1,
+    };
     const target = moves[event.key];
     if (target === undefined) return;
     event.preventDefault();
@@ -120,20 +127,43 @@ export function LockTable({ selected, onSelect }: { selected: string | null; onS
           <label htmlFor={searchId} className="text-xs text-slate-500 dark:text-slate-400">
             Search locks
           </label>
-          <input id={searchId} type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="Name contains…" className={cn(inputClass, 'w-64 max-w-full')} />
+          <input
+            id={searchId}
+            type="search"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            placeholder="Name contains…"
+            className={cn(inputClass, 'w-64 max-w-full')}
+          />
         </div>
         {/* Not a live region: the count moves with every delta, which would talk over everything. */}
         <p className="text-xs text-slate-500 tabular-nums dark:text-slate-400">
-          {locks === undefined ? 'Waiting for data…' : deferredQuery.trim() === '' ? `${formatCount(total)} ${total === 1 ? 'lock' : 'locks'}` : `${formatCount(rows.length)} of ${formatCount(total)} locks`}
+          {locks === undefined
+            ? 'Waiting for data…'
+            : deferredQuery.trim() === ''
+              ? `${formatCount(total)} ${total === 1 ? 'lock' : 'locks'}`
+              : `${formatCount(rows.length)} of ${formatCount(total)} locks`}
         </p>
         <p role="status" aria-live="polite" className="sr-only">
           {searchAnnouncement}
         </p>
       </div>
-      <div role="table" aria-label="Locks" aria-rowcount={Math.max(rows.length, 1) + 1} className="relative overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
+      <div
+        role="table"
+        aria-label="Locks"
+        aria-rowcount={Math.max(rows.length, 1) + 1}
+        className="relative overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800"
+      >
         <div className={TABLE_MIN_WIDTH}>
           <div role="rowgroup">
-            <div role="row" aria-rowindex={1} className={cn(GRID_COLUMNS, 'h-9 border-b border-slate-200 bg-slate-50 text-xs text-slate-600 dark:border-slate-800 dark:bg-slate-800/60 dark:text-slate-300')}>
+            <div
+              role="row"
+              aria-rowindex={1}
+              className={cn(
+                GRID_COLUMNS,
+                'h-9 border-b border-slate-200 bg-slate-50 text-xs text-slate-600 dark:border-slate-800 dark:bg-slate-800/60 dark:text-slate-300',
+              )}
+            >
               {COLUMNS.map((c) => (
                 <SortHeader key={c.label} column={c} sort={sort} onSort={(key) => setSort((s) => nextSort(s, key))} />
               ))}
@@ -144,7 +174,11 @@ export function LockTable({ selected, onSelect }: { selected: string | null; onS
               // A row and a cell, not a bare paragraph: a rowgroup may only hold rows (axe: aria-required-children).
               <div role="row" aria-rowindex={2}>
                 <p role="cell" aria-colspan={COLUMNS.length} className="p-6 text-center text-sm text-slate-500 dark:text-slate-400">
-                  {locks === undefined ? 'Waiting for the first snapshot…' : total === 0 ? 'No lock is held or waited for.' : `No lock name contains “${deferredQuery.trim()}”.`}
+                  {locks === undefined
+                    ? 'Waiting for the first snapshot…'
+                    : total === 0
+                      ? 'No lock is held or waited for.'
+                      : `No lock name contains “${deferredQuery.trim()}”.`}
                 </p>
               </div>
             ) : (
@@ -152,7 +186,9 @@ export function LockTable({ selected, onSelect }: { selected: string | null; onS
                 {virtualizer.getVirtualItems().map((item) => {
                   const row = rows[item.index];
                   if (row === undefined) return null;
-                  return <LockRowView key={item.key} row={row} index={item.index} start={item.start} selected={row.summary.name === selected} onSelect={onSelect} />;
+                  return (
+                    <LockRowView key={item.key} row={row} index={item.index} start={item.start} selected={row.summary.name === selected} onSelect={onSelect} />
+                  );
                 })}
               </div>
             )}

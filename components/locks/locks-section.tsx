@@ -11,7 +11,8 @@ export function LocksSection() {
     const name = selected;
     setSelected(null);
     // Give focus back to the row the panel came from, when it is still on screen.
-    if (name !== null) requestAnimationFrame(() => document.querySelector<HTMLButtonElement>(`[data-testid="lock-row"][data-lock="${CSS.escape(name)}"] button`)?.focus());
+    if (name !== null)
+      requestAnimationFrame(() => document.querySelector<HTMLButtonElement>(`[data-testid="lock-row"][data-lock="${CSS.escape(name)}"] button`)?.focus());
   }, [selected]);
   return (
     <section aria-labelledby="locks-heading" className="flex min-w-0 flex-col gap-3">

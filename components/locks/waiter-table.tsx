@@ -25,7 +25,19 @@ function WaitCells({ waiter, asOf, receivedAt }: { waiter: WaiterView; asOf: num
 }
 
 /** The queue in FIFO order, each waiter with a Kick button. */
-export function WaiterTable({ queue, asOf, receivedAt, onKick, kicking }: { queue: readonly WaiterView[]; asOf: number; receivedAt: number; onKick: (waiter: WaiterView) => void; kicking: string | null }) {
+export function WaiterTable({
+  queue,
+  asOf,
+  receivedAt,
+  onKick,
+  kicking,
+}: {
+  queue: readonly WaiterView[];
+  asOf: number;
+  receivedAt: number;
+  onKick: (waiter: WaiterView) => void;
+  kicking: string | null;
+}) {
   if (queue.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">Nobody is waiting.</p>;
   const shown = [...queue].sort((a, b) => a.position - b.position).slice(0, MAX_WAITERS_SHOWN);
   return (
@@ -34,13 +46,27 @@ export function WaiterTable({ queue, asOf, receivedAt, onKick, kicking }: { queu
         <caption className="sr-only">Waiters in FIFO order</caption>
         <thead className="text-slate-500 dark:text-slate-400">
           <tr>
-            <th scope="col" className="px-2 py-1">#</th>
-            <th scope="col" className="px-2 py-1">Id</th>
-            <th scope="col" className="px-2 py-1">Protocol</th>
-            <th scope="col" className="px-2 py-1">Client</th>
-            <th scope="col" className="px-2 py-1">Waiting</th>
-            <th scope="col" className="px-2 py-1">Deadline</th>
-            <th scope="col" className="px-2 py-1"><span className="sr-only">Actions</span></th>
+            <th scope="col" className="px-2 py-1">
+              #
+            </th>
+            <th scope="col" className="px-2 py-1">
+              Id
+            </th>
+            <th scope="col" className="px-2 py-1">
+              Protocol
+            </th>
+            <th scope="col" className="px-2 py-1">
+              Client
+            </th>
+            <th scope="col" className="px-2 py-1">
+              Waiting
+            </th>
+            <th scope="col" className="px-2 py-1">
+              Deadline
+            </th>
+            <th scope="col" className="px-2 py-1">
+              <span className="sr-only">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -52,7 +78,13 @@ export function WaiterTable({ queue, asOf, receivedAt, onKick, kicking }: { queu
               <td className="px-2 py-1.5 font-mono break-all">{w.client}</td>
               <WaitCells waiter={w} asOf={asOf} receivedAt={receivedAt} />
               <td className="px-2 py-1.5 text-right">
-                <button type="button" aria-label={`Kick waiter ${w.id}`} className={buttonClass('secondary', 'px-2 py-0.5 text-xs')} disabled={kicking === w.id} onClick={() => onKick(w)}>
+                <button
+                  type="button"
+                  aria-label={`Kick waiter ${w.id}`}
+                  className={buttonClass('secondary', 'px-2 py-0.5 text-xs')}
+                  disabled={kicking === w.id}
+                  onClick={() => onKick(w)}
+                >
                   Kick
                 </button>
               </td>
@@ -60,7 +92,11 @@ export function WaiterTable({ queue, asOf, receivedAt, onKick, kicking }: { queu
           ))}
         </tbody>
       </table>
-      {queue.length > shown.length && <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">Showing the first {MAX_WAITERS_SHOWN} of {queue.length} waiters.</p>}
+      {queue.length > shown.length && (
+        <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
+          Showing the first {MAX_WAITERS_SHOWN} of {queue.length} waiters.
+        </p>
+      )}
     </div>
   );
 }

@@ -31,7 +31,14 @@ export function HandoffControl({ handoff }: { handoff: ClusterView['handoff'] })
           <label htmlFor={selectId} className="text-xs text-slate-500 dark:text-slate-400">
             Handoff target
           </label>
-          <select id={selectId} data-testid="handoff-target" className={inputClass} value={target ?? ANY} onChange={(e) => setChosen(e.target.value)} disabled={!handoff.available}>
+          <select
+            id={selectId}
+            data-testid="handoff-target"
+            className={inputClass}
+            value={target ?? ANY}
+            onChange={(e) => setChosen(e.target.value)}
+            disabled={!handoff.available}
+          >
             <option value={ANY}>{handoff.targets.length === 0 ? 'No standby' : 'Any standby'}</option>
             {handoff.targets.map((t) => (
               <option key={t} value={t}>

@@ -8,7 +8,12 @@ import { RestoreControl } from './restore-control.tsx';
 export function NodeCard() {
   const cluster = useCluster();
   const stats = useStats();
-  if (cluster === undefined || stats === undefined) return <Card title="This node"><Waiting /></Card>;
+  if (cluster === undefined || stats === undefined)
+    return (
+      <Card title="This node">
+        <Waiting />
+      </Card>
+    );
   const self = cluster.nodes.find((n) => n.self);
   return (
     <Card title="This node">

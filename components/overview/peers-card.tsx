@@ -54,7 +54,10 @@ function PeerRow({ node, phase }: { node: NodeView; phase: ClusterView['phase'] 
         <span className="font-mono break-all text-slate-600 dark:text-slate-400">{node.lockAddress}</span>
         {node.httpAddress !== '' && (
           // Protocol-relative: the peer's console over the scheme this page came with.
-          <a href={`//${node.httpAddress}/`} className="font-mono break-all text-sky-700 underline hover:text-sky-900 dark:text-sky-300 dark:hover:text-sky-200">
+          <a
+            href={`//${node.httpAddress}/`}
+            className="font-mono break-all text-sky-700 underline hover:text-sky-900 dark:text-sky-300 dark:hover:text-sky-200"
+          >
             <span className="sr-only">console of {node.id} at </span>
             {node.httpAddress}
           </a>

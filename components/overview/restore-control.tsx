@@ -53,8 +53,8 @@ export function RestoreControl({ cluster }: { cluster: ClusterView }) {
         >
           <p>
             {yielded.length === 1 ? 'Node ' : 'Nodes '}
-            <strong className="font-mono">{yielded.join(', ')}</strong> handed the active role away. After a restore, the highest-priority node
-            in sync takes it back by a graceful handoff.
+            <strong className="font-mono">{yielded.join(', ')}</strong> handed the active role away. After a restore, the highest-priority node in sync takes it
+            back by a graceful handoff.
           </p>
         </ConfirmDialog>
       )}

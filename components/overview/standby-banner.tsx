@@ -22,7 +22,8 @@ export function StandbyBanner() {
         <> — no active node: actions cannot be carried out until one is known.</>
       ) : (
         <>
-          {' '}— actions are forwarded to the active node <span className="font-mono font-semibold">{cluster.active}</span>.
+          {' '}
+          — actions are forwarded to the active node <span className="font-mono font-semibold">{cluster.active}</span>.
         </>
       )}
     </p>

@@ -5,7 +5,23 @@ import { buttonClass } from './button.ts';
  * A yes/no question before an action that changes the cluster. A native modal <dialog>: focus
  * is trapped, Escape cancels, and Cancel has the focus so Enter does not confirm by accident.
  */
-export function ConfirmDialog({ title, confirmLabel, tone = 'primary', testId, onConfirm, onCancel, children }: { title: ReactNode; confirmLabel: string; tone?: 'primary' | 'danger'; testId: string; onConfirm: () => void; onCancel: () => void; children: ReactNode }) {
+export function ConfirmDialog({
+  title,
+  confirmLabel,
+  tone = 'primary',
+  testId,
+  onConfirm,
+  onCancel,
+  children,
+}: {
+  title: ReactNode;
+  confirmLabel: string;
+  tone?: 'primary' | 'danger';
+  testId: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+  children: ReactNode;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const descriptionId = useId();

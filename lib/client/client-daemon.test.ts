@@ -10,7 +10,7 @@ import type { Daemon } from '../../server/daemon.ts';
 import { KeyedClient, LockTimeoutError, SessionClient } from './index.ts';
 import type { KeyedClientOptions, KeyedGrant, SessionClientOptions } from './index.ts';
 
-const teardown: Array<() => Promise<unknown> | void> = [];
+const teardown: Array<() => unknown> = [];
 afterEach(async () => {
   for (const step of teardown.splice(0).reverse()) await step();
 });

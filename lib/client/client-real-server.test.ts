@@ -14,7 +14,7 @@ interface Served {
   sessionPort: number;
 }
 
-const teardown: Array<() => Promise<unknown> | void> = [];
+const teardown: Array<() => unknown> = [];
 afterEach(async () => {
   for (const step of teardown.splice(0).reverse()) await step();
 });
@@ -23,9 +23,13 @@ const fakes = fakeLineServers<KeyedClient | SessionClient>();
 async function serve(): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'baton-client-real-'));
   const bin = new URL('../../bin/baton', import.meta.url).pathname;
-  const child = spawn(process.execPath, [bin, 'serve', '--lock-port', '0', '--session-port', '0', '--http-port', '0', '--data-dir', dir, '--drain', '0ms', '--log-level', 'silent', '--no-console'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [bin, 'serve', '--lock-port', '0', '--session-port', '0', '--http-port', '0', '--data-dir', dir, '--drain', '0ms', '--log-level', 'silent', '--no-console'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   teardown.push(() => {
     child.kill('SIGCONT');
     child.kill('SIGKILL');

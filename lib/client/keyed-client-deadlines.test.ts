@@ -16,8 +16,7 @@ function client(options: KeyedClientOptions): KeyedClient {
 }
 
 const keyOf = (line: string): string => line.split(' ')[1] ?? '';
-const isGone = (connection: FakeConnection | undefined): boolean =>
-  connection?.socket.destroyed === true || connection?.socket.readableEnded === true;
+const isGone = (connection: FakeConnection | undefined): boolean => connection?.socket.destroyed === true || connection?.socket.readableEnded === true;
 
 /** Settles `promise` and says after how many ms, with its value or its error. */
 async function timed<T>(promise: Promise<T>): Promise<{ ms: number; outcome: T | unknown }> {
@@ -138,8 +137,14 @@ describe('KeyedClient deadlines of acquires held back behind an earlier one', ()
     const acquires = waits.map((wait, i) => {
       const p = keyed.acquire('k', { lease: 1000, wait });
       return p.then(
-        (grant) => (log.push(`${i} granted ${grant.token}`), grant),
-        (error: unknown) => (log.push(`${i} ${(error as Error).constructor.name}`), error),
+        (grant) => {
+          log.push(`${i} granted ${grant.token}`);
+          return grant;
+        },
+        (error: unknown) => {
+          log.push(`${i} ${(error as Error).constructor.name}`);
+          return error;
+        },
       );
     });
     return { server, log, started, acquires };

@@ -4,7 +4,7 @@
 import { DEFAULT_KEYED_PORT, normalizeAddresses } from './address.ts';
 import type { AddressInput } from './address.ts';
 import { KeyedConnection } from './keyed-connection.ts';
-import { KeyedGrant } from './keyed-grant.ts';
+import type { KeyedGrant } from './keyed-grant.ts';
 import type { Releaser } from './keyed-grant.ts';
 import { acquireDeadlineMs, acquireGraceLeftMs, shrinkWait } from './keyed-request.ts';
 import type { AcquireRequest, KeyedRequest, ReleaseRequest } from './keyed-request.ts';
@@ -103,7 +103,7 @@ export class KeyedClient implements Releaser {
     return new Promise<KeyedGrant>((resolve, reject) => {
       const request: AcquireRequest = {
         op: 'A',
-        slot: 'A ' + key,
+        slot: `A ${key}`,
         key,
         leaseWire,
         waitMs,
@@ -150,7 +150,7 @@ export class KeyedClient implements Releaser {
     return new Promise<boolean>((resolve, reject) => {
       const request: ReleaseRequest = {
         op: 'R',
-        slot: 'R ' + key,
+        slot: `R ${key}`,
         key,
         token,
         startedAt,
@@ -224,10 +224,13 @@ export class KeyedClient implements Releaser {
   private park(request: AcquireRequest, reason: Error): void {
     const waitLeft = request.waitMs - (performance.now() - request.startedAt);
     const ms = Math.max(0, Math.min(this.parkLimitMs, waitLeft));
-    this.parked.set(request, setTimeout(() => {
-      this.parked.delete(request);
-      request.reject(reason);
-    }, ms));
+    this.parked.set(
+      request,
+      setTimeout(() => {
+        this.parked.delete(request);
+        request.reject(reason);
+      }, ms),
+    );
   }
 
   private unpark(): void {

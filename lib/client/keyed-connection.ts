@@ -214,10 +214,7 @@ export class KeyedConnection {
   private dropped(error: Error | undefined): void {
     const where = formatAddress(this.address);
     const reason =
-      this.farewell ??
-      (error instanceof BatonError
-        ? error
-        : connectionLost(error ? `${where}: ${error.message}` : `${where} closed the connection`));
+      this.farewell ?? (error instanceof BatonError ? error : connectionLost(error ? `${where}: ${error.message}` : `${where} closed the connection`));
     // A connection that was serving and then dropped (the node it was on died or handed off)
     // comes home at once: in a cluster another node is taking over, and waiting the interval would
     // leave the client without a connection for no reason. A connect that failed, or one dropped

@@ -73,9 +73,7 @@ export function acquireGraceLeftMs(request: AcquireRequest, now: number): number
 }
 
 export function requestLine(request: KeyedRequest): string {
-  return request.op === 'A'
-    ? `A ${request.key} ${request.leaseWire} ${request.waitWire}`
-    : `R ${request.key} ${request.token}`;
+  return request.op === 'A' ? `A ${request.key} ${request.leaseWire} ${request.waitWire}` : `R ${request.key} ${request.token}`;
 }
 
 /**

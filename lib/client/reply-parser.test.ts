@@ -82,12 +82,9 @@ describe('parseSessionReply', () => {
     });
   });
 
-  it.each(['ACQUIRED', 'ACQUIRED x', 'WAITING 0', 'WAITING -1', 'ERROR 1 text', 'ERROR 0xZZ', 'REDIRECT :', 'HELLO'])(
-    'refuses %j',
-    (line) => {
-      expect(parseSessionReply(line).kind).toBe('malformed');
-    },
-  );
+  it.each(['ACQUIRED', 'ACQUIRED x', 'WAITING 0', 'WAITING -1', 'ERROR 1 text', 'ERROR 0xZZ', 'REDIRECT :', 'HELLO'])('refuses %j', (line) => {
+    expect(parseSessionReply(line).kind).toBe('malformed');
+  });
 });
 
 describe('parseU64', () => {

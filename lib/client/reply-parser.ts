@@ -53,34 +53,38 @@ export function parseU64(text: string): bigint | undefined {
 export function parseKeyedReply(line: string): KeyedReply {
   if (line.length < 3 || line.charCodeAt(1) !== SPACE) return malformed(line, 'no op');
   switch (line.charCodeAt(0)) {
-    case 65 /* A */: {
-      const space = line.indexOf(' ', 2);
-      if (space <= 2) return malformed(line, 'grant without key or token');
-      const token = parseU64(line.slice(space + 1));
-      if (token === undefined) return malformed(line, 'grant with a bad token');
-      return { kind: 'granted', slot: line.slice(0, space), key: line.slice(2, space), token };
-    }
-    case 84 /* T */: {
-      const key = line.slice(2);
-      if (key.indexOf(' ') >= 0) return malformed(line, 'timeout with extra fields');
-      return { kind: 'timed-out', slot: 'A ' + key, key };
-    }
-    case 82 /* R */: {
-      const space = line.lastIndexOf(' ');
-      if (space <= 2) return malformed(line, 'release reply without key or outcome');
-      const slot = line.slice(0, space);
-      const key = line.slice(2, space);
-      const outcome = line.slice(space + 1);
-      if (outcome === 'OK') return { kind: 'released', slot, key };
-      if (outcome === 'STALE') return { kind: 'stale', slot, key };
-      return malformed(line, 'release reply neither OK nor STALE');
-    }
+    case 65 /* A */:
+      {
+        const space = line.indexOf(' ', 2);
+        if (space <= 2) return malformed(line, 'grant without key or token');
+        const token = parseU64(line.slice(space + 1));
+        if (token === undefined) return malformed(line, 'grant with a bad token');
+        return { kind: 'granted', slot: line.slice(0, space), key: line.slice(2, space), token };
+      }
+    case 84 /* T */:
+      {
+        const key = line.slice(2);
+        if (key.indexOf(' ') >= 0) return malformed(line, 'timeout with extra fields');
+        return { kind: 'timed-out', slot: `A ${key}`, key };
+      }
+    case 82 /* R */:
+      {
+        const space = line.lastIndexOf(' ');
+        if (space <= 2) return malformed(line, 'release reply without key or outcome');
+        const slot = line.slice(0, space);
+        const key = line.slice(2, space);
+        const outcome = line.slice(space + 1);
+        if (outcome === 'OK') return { kind: 'released', slot, key };
+        if (outcome === 'STALE') return { kind: 'stale', slot, key };
+        return malformed(line, 'release reply neither OK nor STALE');
+      }
     case 69 /* E */:
       return parseKeyedError(line);
-    case 77 /* M */: {
-      const address = parseAddress(line.slice(2));
-      return address ? { kind: 'redirect', address } : malformed(line, 'redirect to an unreadable address');
-    }
+    case 77 /* M */:
+      {
+        const address = parseAddress(line.slice(2));
+        return address ? { kind: 'redirect', address } : malformed(line, 'redirect to an unreadable address');
+      }
     default:
       return malformed(line, 'unknown reply op');
   }

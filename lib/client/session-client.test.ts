@@ -70,7 +70,10 @@ describe('SessionClient', () => {
     expect(last.heartbeatInterval).toBeCloseTo(250 - 2 * last.smoothedRtt, 6);
     expect(last.heartbeatInterval).toBeLessThan(250 - 1.5 * delay);
     // Seen from the server: heartbeats now arrive about every interval, not every lease/4.
-    const gaps = arrivals.slice(-5).map((at, i, all) => at - (all[i - 1] ?? at)).slice(1);
+    const gaps = arrivals
+      .slice(-5)
+      .map((at, i, all) => at - (all[i - 1] ?? at))
+      .slice(1);
     const meanGap = gaps.reduce((sum, gap) => sum + gap, 0) / gaps.length;
     expect(meanGap).toBeGreaterThan(last.heartbeatInterval - 20);
     expect(meanGap).toBeLessThan(240);

@@ -223,13 +223,16 @@ export class SessionConnection implements SessionLease {
       case 'redirect':
         // Resuming, a standby names the active: look for the claim there.
         if (this.resuming) {
-          if (++this.resumeRedirects > MAX_RESUME_REDIRECTS) return this.resumeFailed(errorWithText('protocol-error', `more than ${MAX_RESUME_REDIRECTS} redirects in a row`));
+          if (++this.resumeRedirects > MAX_RESUME_REDIRECTS)
+            return this.resumeFailed(errorWithText('protocol-error', `more than ${MAX_RESUME_REDIRECTS} redirects in a row`));
           return this.resumeAt(reply.address);
         }
         // A node that stops being active (handoff, split brain) redirects its open sessions: the
         // claim ended there, as at ERROR 0x01. The next claim starts at the named address.
         if (this.phase === 'held') {
-          return this.lose(errorWithText('server-going-away', `${formatAddress(this.transport.address)} is no longer active: REDIRECT to ${formatAddress(reply.address)}`));
+          return this.lose(
+            errorWithText('server-going-away', `${formatAddress(this.transport.address)} is no longer active: REDIRECT to ${formatAddress(reply.address)}`),
+          );
         }
         return this.finish({ kind: 'redirect', address: reply.address });
       case 'malformed':
@@ -292,10 +295,7 @@ export class SessionConnection implements SessionLease {
       return this.resumeNext();
     }
     const where = formatAddress(this.transport.address);
-    const reason =
-      error instanceof BatonError
-        ? error
-        : connectionLost(error ? `${where}: ${error.message}` : `${where} closed the connection`);
+    const reason = error instanceof BatonError ? error : connectionLost(error ? `${where}: ${error.message}` : `${where} closed the connection`);
     if (this.phase === 'held') this.lose(reason);
     else this.finish({ kind: 'retry', reason, answered: this.answered });
   }

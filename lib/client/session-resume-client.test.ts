@@ -37,13 +37,15 @@ describe('resumable sessions (SessionClient default)', () => {
 
   it('on MOVED takes the claim up at the named node with RESUME and the same key, and the work goes on', async () => {
     const successor = await fakes.start(holdingScript('9'));
-    const old = await fakes.start(holdingScript('9', (c) => {
-      c.send('ACQUIRED 9');
-      setTimeout(() => {
-        c.send(`MOVED ${successor.address}`);
-        c.socket.end();
-      }, 100);
-    }));
+    const old = await fakes.start(
+      holdingScript('9', (c) => {
+        c.send('ACQUIRED 9');
+        setTimeout(() => {
+          c.send(`MOVED ${successor.address}`);
+          c.socket.end();
+        }, 100);
+      }),
+    );
     const sessions = client({ addresses: [old.address, successor.address] });
     const result = await sessions.hold('job', { lease: 1000 }, async ({ signal, token }) => {
       await successor.until(() => successor.lines.includes('HEARTBEAT'));
@@ -56,10 +58,12 @@ describe('resumable sessions (SessionClient default)', () => {
 
   it('when the connection drops without a word, looks for the claim at the next address', async () => {
     const standby = await fakes.start(holdingScript('3'));
-    const active = await fakes.start(holdingScript('3', (c) => {
-      c.send('ACQUIRED 3');
-      setTimeout(() => c.socket.destroy(), 60);
-    }));
+    const active = await fakes.start(
+      holdingScript('3', (c) => {
+        c.send('ACQUIRED 3');
+        setTimeout(() => c.socket.destroy(), 60);
+      }),
+    );
     const sessions = client({ addresses: [active.address, standby.address] });
     const aborted = await sessions.hold('crash', { lease: 1000 }, async ({ signal }) => {
       await standby.until(() => standby.lines.filter((l) => l === 'HEARTBEAT').length >= 2);
@@ -71,12 +75,18 @@ describe('resumable sessions (SessionClient default)', () => {
 
   it('aborts the work when the new node does not know the claim (0x09), and does not ask again', async () => {
     const successor = await fakes.start({ onLine: (c) => c.send('ERROR 0x09 claim unknown: no claim with that key is waiting to be resumed here') });
-    const old = await fakes.start(holdingScript('4', (c) => {
-      c.send('ACQUIRED 4');
-      setTimeout(() => c.send(`MOVED ${successor.address}`), 50);
-    }));
+    const old = await fakes.start(
+      holdingScript('4', (c) => {
+        c.send('ACQUIRED 4');
+        setTimeout(() => c.send(`MOVED ${successor.address}`), 50);
+      }),
+    );
     const sessions = client({ addresses: [old.address] });
-    const reason = await sessions.hold('gone', { lease: 2000 }, ({ signal }) => new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true })));
+    const reason = await sessions.hold(
+      'gone',
+      { lease: 2000 },
+      ({ signal }) => new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true })),
+    );
     expect(reason).toBeInstanceOf(BatonError);
     expect(reason).toMatchObject({ code: 'claim-unknown' });
     await sleep(50);
@@ -94,7 +104,11 @@ describe('resumable sessions (SessionClient default)', () => {
       },
     });
     const sessions = client({ addresses: [old.address, silent.address] });
-    const at = await sessions.hold('late', { lease: 1000 }, ({ signal }) => new Promise<number>((resolve) => signal.addEventListener('abort', () => resolve(performance.now()), { once: true })));
+    const at = await sessions.hold(
+      'late',
+      { lease: 1000 },
+      ({ signal }) => new Promise<number>((resolve) => signal.addEventListener('abort', () => resolve(performance.now()), { once: true })),
+    );
     expect(at - lastAnsweredAt).toBeGreaterThan(700);
     expect(at - lastAnsweredAt).toBeLessThan(1000);
     expect(silent.lines[0]).toMatch(/^RESUME late /);

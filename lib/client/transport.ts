@@ -75,7 +75,7 @@ class SocketLineTransport implements LineTransport {
   }
 
   write(line: string): void {
-    this.outbox += line + '\n';
+    this.outbox += `${line}\n`;
     if (!this.flushQueued) {
       this.flushQueued = true;
       setImmediate(this.flush);
@@ -83,7 +83,7 @@ class SocketLineTransport implements LineTransport {
   }
 
   writeNow(line: string): void {
-    this.outbox += line + '\n';
+    this.outbox += `${line}\n`;
     this.flush();
   }
 

@@ -27,7 +27,9 @@ describe('parseClusterConfig', () => {
   });
 
   it('reports a JSON syntax error with its line and column', () => {
-    expect(refusal('{\n  "peers": [\n    {"id": "a",}\n  ]\n}')).toBe('cluster.json: not valid JSON at line 3, column 16: Expected double-quoted property name');
+    expect(refusal('{\n  "peers": [\n    {"id": "a",}\n  ]\n}')).toBe(
+      'cluster.json: not valid JSON at line 3, column 16: Expected double-quoted property name',
+    );
     expect(refusal('{"peers": }')).toBe("cluster.json: not valid JSON at line 1, column 11: Unexpected token '}'");
     expect(refusal('{"peers": [')).toBe('cluster.json: not valid JSON at line 1, column 12: the file ends in the middle of a value');
   });
@@ -58,7 +60,9 @@ describe('parseClusterConfig', () => {
     ['has space', '"has space"'],
     ['x'.repeat(65), `"${'x'.repeat(65)}"`],
   ])('refuses the id %j', (id, shown) => {
-    expect(refusal({ peers: [{ ...A, id }] })).toBe(`cluster.json: peers[0]${shown === '' ? '' : ` (${shown})`}: id must be 1 to 64 characters from A-Z a-z 0-9 _ . -`);
+    expect(refusal({ peers: [{ ...A, id }] })).toBe(
+      `cluster.json: peers[0]${shown === '' ? '' : ` (${shown})`}: id must be 1 to 64 characters from A-Z a-z 0-9 _ . -`,
+    );
   });
 
   it('accepts ids of 64 characters from the allowed set', () => {
@@ -117,6 +121,9 @@ describe('readClusterConfig', () => {
   });
 
   it('says so when the file is missing', async () => {
-    expect(await readClusterConfig('/nonexistent/cluster.json')).toEqual({ ok: false, message: 'cannot read the cluster config /nonexistent/cluster.json: no such file' });
+    expect(await readClusterConfig('/nonexistent/cluster.json')).toEqual({
+      ok: false,
+      message: 'cannot read the cluster config /nonexistent/cluster.json: no such file',
+    });
   });
 });

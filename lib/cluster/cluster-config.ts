@@ -47,9 +47,7 @@ const port = z
 
 const peerSchema = z.strictObject(
   {
-    id: z
-      .string({ error: missingOr('must be a string') })
-      .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'must be 1 to 64 characters from A-Z a-z 0-9 _ . -' }),
+    id: z.string({ error: missingOr('must be a string') }).regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'must be 1 to 64 characters from A-Z a-z 0-9 _ . -' }),
     host: z.string({ error: missingOr('must be a string') }).min(1, { error: 'must not be empty' }),
     lockPort: port,
     sessionPort: port,

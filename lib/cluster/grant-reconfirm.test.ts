@@ -3,8 +3,19 @@ import { type ReconfirmInput, type ReconfirmPeer, reconfirmVerdict } from './gra
 
 const SINCE = 10_000;
 const HEARTBEAT = 200;
-const base = (peers: ReconfirmPeer[], now = SINCE + 450): ReconfirmInput => ({ selfId: 'a', since: SINCE, now, heartbeatMs: HEARTBEAT, peerTimeoutMs: 1_000, peers });
-const follower = (statusAt: number | null, active: string | null = 'a', alive = true): ReconfirmPeer => ({ alive, status: { phase: 'standby', active }, statusAt });
+const base = (peers: ReconfirmPeer[], now = SINCE + 450): ReconfirmInput => ({
+  selfId: 'a',
+  since: SINCE,
+  now,
+  heartbeatMs: HEARTBEAT,
+  peerTimeoutMs: 1_000,
+  peers,
+});
+const follower = (statusAt: number | null, active: string | null = 'a', alive = true): ReconfirmPeer => ({
+  alive,
+  status: { phase: 'standby', active },
+  statusAt,
+});
 
 describe('reconfirmVerdict: when a lapsed active may grant again', () => {
   it('opens once every live peer follows this node in a status received a heartbeat after the lapse', () => {

@@ -4,19 +4,35 @@
 // are applied; snapshot parts carry thousands of entries, checked by hand here
 // (snapshot-entries.ts). Tokens travel as decimal strings (a u64 does not fit a JSON number).
 import { z } from 'zod';
-import { FAILOVER_CAUSES, type FailoverView, NODE_PHASES, type NodePhase, type Protocol, type ReplicationLag } from '../ops/api-types.ts';
+import { FAILOVER_CAUSES, type FailoverView, NODE_PHASES, type NodePhase, type ReplicationLag } from '../ops/api-types.ts';
 import { MAX_TOKEN } from '../tokens/token-source.ts';
-import { KEY_HASH, isSnapshotHolder, isSnapshotHolders, isSnapshotWaiter, isSnapshotWaiters, type SnapshotHolder, type SnapshotWaiter } from './snapshot-entries.ts';
+import {
+  KEY_HASH,
+  isSnapshotHolder,
+  isSnapshotHolders,
+  isSnapshotWaiter,
+  isSnapshotWaiters,
+  type SnapshotHolder,
+  type SnapshotWaiter,
+} from './snapshot-entries.ts';
 
 const phase = z.enum(NODE_PHASES);
 /** A u64 in decimal (tokens, ceilings): 20 digits reach past u64, so the value is checked too. */
-const decimal = z.string().regex(/^[0-9]{1,20}$/).refine((v) => BigInt(v) <= MAX_TOKEN, 'above u64');
+const decimal = z
+  .string()
+  .regex(/^[0-9]{1,20}$/)
+  .refine((v) => BigInt(v) <= MAX_TOKEN, 'above u64');
 const failover = z.object({
-  at: z.number(), from: z.string().nullable(), to: z.string(), gapMs: z.number(),
+  at: z.number(),
+  from: z.string().nullable(),
+  to: z.string(),
+  gapMs: z.number(),
   cause: z.enum(FAILOVER_CAUSES),
   // What the new active did with the resumable session claims it kept (absent for a split brain).
-  claimsCarried: z.number().int().min(0).optional(), claimsResumed: z.number().int().min(0).optional(),
-  claimsExpired: z.number().int().min(0).optional(), claimsEnded: z.number().int().min(0).optional(),
+  claimsCarried: z.number().int().min(0).optional(),
+  claimsResumed: z.number().int().min(0).optional(),
+  claimsExpired: z.number().int().min(0).optional(),
+  claimsEnded: z.number().int().min(0).optional(),
 });
 
 export type { SnapshotHolder, SnapshotWaiter };
@@ -29,7 +45,10 @@ const messages = z.discriminatedUnion('t', [
   /** The first message each way, sent only once TLS has authenticated both sides: `id` must be the dialler's PSK identity. */
   z.object({ t: z.literal('hello'), id: z.string(), instance: z.string() }),
   z.object({
-    t: z.literal('status'), id: z.string(), instance: z.string(), phase,
+    t: z.literal('status'),
+    id: z.string(),
+    instance: z.string(),
+    phase,
     /** The node this one takes as active (itself when active) while it hears it; null when none is heard. */
     active: z.string().nullable(),
     /** Instance of the active whose state this node has replicated (itself when active). */
@@ -60,8 +79,15 @@ const messages = z.discriminatedUnion('t', [
    */
   z.object({ t: z.literal('snapshot-begin'), instance: z.string(), seq: z.number(), ceiling: decimal, highWater: decimal }),
   z.object({
-    t: z.literal('snapshot'), instance: z.string(), seq: z.number(), ceiling: decimal, highWater: decimal,
-    holders: z.array(holder), waiters: z.array(waiter), failovers: z.array(failover), parts: z.number().int().min(0),
+    t: z.literal('snapshot'),
+    instance: z.string(),
+    seq: z.number(),
+    ceiling: decimal,
+    highWater: decimal,
+    holders: z.array(holder),
+    waiters: z.array(waiter),
+    failovers: z.array(failover),
+    parts: z.number().int().min(0),
   }),
   /**
    * Whole locks (each lock's holder, then its waiters in queue order): the standby replaces what

@@ -2,11 +2,31 @@ import { describe, expect, it } from 'vitest';
 import { decideRole, type PeerState, type SelfState } from './role-decider.ts';
 
 const self = (over: Partial<SelfState> = {}): SelfState => ({
-  id: 'b', priority: 1, instance: 'i-self', phase: 'standby', syncedWith: 'i-a', yielded: false, following: 'a',
-  lastActiveInstance: 'i-a', discovering: false, leaving: false, fresh: false, ...over,
+  id: 'b',
+  priority: 1,
+  instance: 'i-self',
+  phase: 'standby',
+  syncedWith: 'i-a',
+  yielded: false,
+  following: 'a',
+  lastActiveInstance: 'i-a',
+  discovering: false,
+  leaving: false,
+  fresh: false,
+  ...over,
 });
 const peer = (id: string, priority: number, over: Partial<PeerState> = {}): PeerState => ({
-  id, priority, instance: `i-${id}`, phase: 'standby', syncedWith: 'i-a', yielded: false, leaving: false, fresh: false, following: null, lagEvents: 0, ...over,
+  id,
+  priority,
+  instance: `i-${id}`,
+  phase: 'standby',
+  syncedWith: 'i-a',
+  yielded: false,
+  leaving: false,
+  fresh: false,
+  following: null,
+  lagEvents: 0,
+  ...over,
 });
 
 describe('decideRole', () => {
@@ -66,7 +86,10 @@ describe('decideRole', () => {
     const b = self({ phase: 'active', priority: 1, instance: 'i-b' });
     expect(decideRole(b, [peer('a', 0, { phase: 'active', fresh: true })])).toEqual({ kind: 'stay' });
     // Both fresh (two nodes started apart): priority decides, as for any split brain.
-    expect(decideRole(self({ phase: 'active', priority: 1, fresh: true }), [peer('a', 0, { phase: 'active', fresh: true })])).toEqual({ kind: 'step-down', to: 'a' });
+    expect(decideRole(self({ phase: 'active', priority: 1, fresh: true }), [peer('a', 0, { phase: 'active', fresh: true })])).toEqual({
+      kind: 'step-down',
+      to: 'a',
+    });
   });
 
   it('followers prefer an active with the cluster state over one that came up on its own', () => {
@@ -78,7 +101,9 @@ describe('decideRole', () => {
     const restarted = self({ id: 'a', priority: 0, phase: 'discovering', following: null, lastActiveInstance: null, syncedWith: null });
     expect(decideRole(restarted, [peer('c', 2, { following: 'b' })])).toEqual({ kind: 'stay' });
     // A standby of the old active too: b just handed off to a, which c does not hear yet.
-    expect(decideRole(self({ id: 'c', priority: 2, lastActiveInstance: 'i-b', syncedWith: 'i-b' }), [peer('b', 1, { phase: 'syncing', following: 'a' })])).toEqual({ kind: 'stay' });
+    expect(
+      decideRole(self({ id: 'c', priority: 2, lastActiveInstance: 'i-b', syncedWith: 'i-b' }), [peer('b', 1, { phase: 'syncing', following: 'a' })]),
+    ).toEqual({ kind: 'stay' });
     // Once that peer no longer hears its active, the usual rules apply.
     expect(decideRole(restarted, [peer('c', 2, { following: null, syncedWith: null })])).toEqual({ kind: 'promote' });
   });
@@ -94,7 +119,12 @@ describe('decideRole', () => {
     const decisions = [a, b, c].map((me) => decideRole(me, [a, b, c].filter((o) => o !== me).map(asPeer)));
     expect(decisions).toEqual([{ kind: 'promote' }, { kind: 'stay' }, { kind: 'stay' }]);
     // A peer following a node this one does not hear still holds it back (that active may be out of its reach).
-    expect(decideRole(a, [asPeer(c)].map((p) => ({ ...p, following: 'd' })))).toEqual({ kind: 'stay' });
+    expect(
+      decideRole(
+        a,
+        [asPeer(c)].map((p) => ({ ...p, following: 'd' })),
+      ),
+    ).toEqual({ kind: 'stay' });
   });
 
   it('a node that is shutting down is never handed the role, nor takes it', () => {

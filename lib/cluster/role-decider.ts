@@ -95,7 +95,12 @@ export function decideRole(self: SelfState, alive: readonly PeerState[]): RoleDe
   if (alive.some((p) => p.following !== null && p.following !== self.id && !heard.has(p.following))) return STAY;
   // Someone is already taking over: let it finish (it is seen as active within a heartbeat).
   if (alive.some((p) => p.phase === 'promoting')) return STAY;
-  interface Candidate { priority: number; syncedWith: string | null; yielded: boolean; self: boolean }
+  interface Candidate {
+    priority: number;
+    syncedWith: string | null;
+    yielded: boolean;
+    self: boolean;
+  }
   let pool: Candidate[] = [
     { priority: self.priority, syncedWith: self.syncedWith, yielded: self.yielded, self: true },
     ...alive.filter((p) => !p.leaving).map((p) => ({ priority: p.priority, syncedWith: p.syncedWith, yielded: p.yielded, self: false })),

@@ -28,14 +28,34 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 const isProtocol = (v: unknown): v is Protocol => v === 'keyed' || v === 'session';
 
 export function isSnapshotHolder(v: unknown): v is SnapshotHolder {
-  return Array.isArray(v) && (v.length === 9 || (v.length === 10 && isKeyHash(v[9]))) && typeof v[0] === 'string' && isNumber(v[1])
-    && isDecimalU64(v[2]) && isProtocol(v[3]) && typeof v[4] === 'string' && isNumber(v[5]) && typeof v[6] === 'boolean' && isNumber(v[7])
-    && isNumber(v[8]);
+  return (
+    Array.isArray(v) &&
+    (v.length === 9 || (v.length === 10 && isKeyHash(v[9]))) &&
+    typeof v[0] === 'string' &&
+    isNumber(v[1]) &&
+    isDecimalU64(v[2]) &&
+    isProtocol(v[3]) &&
+    typeof v[4] === 'string' &&
+    isNumber(v[5]) &&
+    typeof v[6] === 'boolean' &&
+    isNumber(v[7]) &&
+    isNumber(v[8])
+  );
 }
 
 export function isSnapshotWaiter(v: unknown): v is SnapshotWaiter {
-  return Array.isArray(v) && (v.length === 8 || (v.length === 9 && isKeyHash(v[8]))) && typeof v[0] === 'string' && isNumber(v[1])
-    && isProtocol(v[2]) && typeof v[3] === 'string' && isNumber(v[4]) && typeof v[5] === 'boolean' && isNumber(v[6]) && (v[7] === null || isNumber(v[7]));
+  return (
+    Array.isArray(v) &&
+    (v.length === 8 || (v.length === 9 && isKeyHash(v[8]))) &&
+    typeof v[0] === 'string' &&
+    isNumber(v[1]) &&
+    isProtocol(v[2]) &&
+    typeof v[3] === 'string' &&
+    isNumber(v[4]) &&
+    typeof v[5] === 'boolean' &&
+    isNumber(v[6]) &&
+    (v[7] === null || isNumber(v[7]))
+  );
 }
 
 export const isSnapshotHolders = (v: unknown): v is SnapshotHolder[] => Array.isArray(v) && v.every(isSnapshotHolder);

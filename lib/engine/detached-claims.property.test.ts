@@ -30,7 +30,12 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
  * `freed`: the holder was released after its waiters queued, during the old active's handoff (no grant followed).
  */
 const tableArb = fc.array(
-  fc.record({ held: fc.boolean(), freed: fc.boolean(), remaining: fc.constantFrom(50, 150, 400), waiters: fc.array(fc.constantFrom(50, 150, 400), { maxLength: 4 }) }),
+  fc.record({
+    held: fc.boolean(),
+    freed: fc.boolean(),
+    remaining: fc.constantFrom(50, 150, 400),
+    waiters: fc.array(fc.constantFrom(50, 150, 400), { maxLength: 4 }),
+  }),
   { minLength: 2, maxLength: 2 },
 );
 
@@ -47,11 +52,34 @@ function run(table: { held: boolean; freed: boolean; remaining: number; waiters:
     if (t.held) {
       const claimId = id++;
       holderId = claimId;
-      engine.replicaGrant({ lock, claimId, token: BigInt(claimId), protocol: 'session', client: 'c', leaseMs: 400, sliding: true, remainingMs: t.remaining, heldForMs: 0, handoverMs: null, handoverCause: null, keyHash: hashOf(claimId) });
+      engine.replicaGrant({
+        lock,
+        claimId,
+        token: BigInt(claimId),
+        protocol: 'session',
+        client: 'c',
+        leaseMs: 400,
+        sliding: true,
+        remainingMs: t.remaining,
+        heldForMs: 0,
+        handoverMs: null,
+        handoverCause: null,
+        keyHash: hashOf(claimId),
+      });
     }
     for (const remaining of t.waiters) {
       const claimId = id++;
-      engine.replicaEnqueue({ lock, claimId, protocol: 'session', client: 'c', leaseMs: 400, sliding: true, waitingForMs: 0, waitRemainingMs: null, keyHash: hashOf(claimId) });
+      engine.replicaEnqueue({
+        lock,
+        claimId,
+        protocol: 'session',
+        client: 'c',
+        leaseMs: 400,
+        sliding: true,
+        waitingForMs: 0,
+        waitRemainingMs: null,
+        keyHash: hashOf(claimId),
+      });
       engine.replicaRenew(lock, claimId, remaining);
     }
     if (t.held && t.freed) engine.replicaEndHolder(lock, holderId, 'release');
@@ -63,7 +91,15 @@ function run(table: { held: boolean; freed: boolean; remaining: number; waiters:
   engine.fileFreeQueues();
   engine.releaseHandovers();
   // The model: each lock's queue in FIFO order (claim ids), its holder, the last token.
-  const queues = new Map<string, number[]>(LOCKS.map((l) => [l, engine.lock(l)?.queue().map((c) => c.id) ?? []]));
+  const queues = new Map<string, number[]>(
+    LOCKS.map((l) => [
+      l,
+      engine
+        .lock(l)
+        ?.queue()
+        .map((c) => c.id) ?? [],
+    ]),
+  );
   const holders = new Map<string, number | null>(LOCKS.map((l) => [l, engine.lock(l)?.holder?.id ?? null]));
   let lastToken = 1_000n;
   const claims: Claim[] = [...engine.resumableClaims()];
@@ -132,7 +168,15 @@ function run(table: { held: boolean; freed: boolean; remaining: number; waiters:
     for (const c of claims) if (c.owner === carried && c.state !== 'ended') expect(c.expiresAt > clock.now()).toBe(true);
     for (const l of LOCKS) expect(engine.lock(l)?.holder?.id ?? null).toBe(holders.get(l));
     // Nothing is stranded: a lock with waiters has a holder.
-    for (const l of LOCKS) if (engine.lock(l)?.holder === null) expect(engine.lock(l)?.queue().map((c) => c.id), `${l} free with a queue`).toEqual([]);
+    for (const l of LOCKS)
+      if (engine.lock(l)?.holder === null)
+        expect(
+          engine
+            .lock(l)
+            ?.queue()
+            .map((c) => c.id),
+          `${l} free with a queue`,
+        ).toEqual([]);
   }
   expect(carried.resumed + carried.expired + carried.ended).toBeLessThanOrEqual(carried.carried);
 }

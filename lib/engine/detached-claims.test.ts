@@ -11,15 +11,34 @@ const HASH_C = 'c'.repeat(64);
 
 function grant(over: Partial<ReplicaGrant> = {}): ReplicaGrant {
   return {
-    lock: 'x', claimId: 10, token: 100n, protocol: 'session', client: '10.0.0.1:1', leaseMs: 2_000, sliding: true,
-    remainingMs: 2_000, heldForMs: 0, handoverMs: null, handoverCause: null, keyHash: HASH_A, ...over,
+    lock: 'x',
+    claimId: 10,
+    token: 100n,
+    protocol: 'session',
+    client: '10.0.0.1:1',
+    leaseMs: 2_000,
+    sliding: true,
+    remainingMs: 2_000,
+    heldForMs: 0,
+    handoverMs: null,
+    handoverCause: null,
+    keyHash: HASH_A,
+    ...over,
   };
 }
 
 function waiter(over: Partial<ReplicaWaiter> = {}): ReplicaWaiter {
   return {
-    lock: 'x', claimId: 11, protocol: 'session', client: '10.0.0.1:2', leaseMs: 2_000, sliding: true,
-    waitingForMs: 0, waitRemainingMs: null, keyHash: HASH_B, ...over,
+    lock: 'x',
+    claimId: 11,
+    protocol: 'session',
+    client: '10.0.0.1:2',
+    leaseMs: 2_000,
+    sliding: true,
+    waitingForMs: 0,
+    waitRemainingMs: null,
+    keyHash: HASH_B,
+    ...over,
   };
 }
 
@@ -56,7 +75,12 @@ describe('detached resumable claims', () => {
     const { engine, carried } = promoted();
     expect(carried.carried).toBe(2);
     expect(engine.lock('x')?.holder?.owner).toBe(carried);
-    expect(engine.lock('x')?.queue().map((c) => [c.id, c.owner === carried])).toEqual([[11, true]]);
+    expect(
+      engine
+        .lock('x')
+        ?.queue()
+        .map((c) => [c.id, c.owner === carried]),
+    ).toEqual([[11, true]]);
   });
 
   it('RESUME with the right key takes the holder up with the same token and restarts its lease', () => {
@@ -115,7 +139,12 @@ describe('detached resumable claims', () => {
     tick(1_000);
     engine.touch(engine.lock('x')?.holder ?? behind);
     tick(1_000); // the waiter's lease (2 s from the promotion) is over
-    expect(engine.lock('x')?.queue().map((c) => c.id)).toEqual([behind.id]);
+    expect(
+      engine
+        .lock('x')
+        ?.queue()
+        .map((c) => c.id),
+    ).toEqual([behind.id]);
     expect(carried.expired).toBe(1);
   });
 

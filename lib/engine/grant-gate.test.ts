@@ -48,7 +48,7 @@ describe('the grant gate after a freeze', () => {
   });
 
   it('an expiry found by the catch-up of another request is not handed on either', () => {
-    const { engine, clock, fixed, grants } = pausedEngine();
+    const { clock, fixed, grants } = pausedEngine();
     fixed('x', new Owner(), 1_000);
     const waiter = fixed('x', new Owner());
     clock.advance(2_500);
@@ -123,7 +123,7 @@ describe('the grant gate after a freeze', () => {
     expect(engine.lock('free')).toBeUndefined();
   });
 
-  it('a reset (the node follows another) forgets the held locks: a later retry neither grants nor runs the mirror\'s deadlines', () => {
+  it("a reset (the node follows another) forgets the held locks: a later retry neither grants nor runs the mirror's deadlines", () => {
     const { engine, clock, fixed } = pausedEngine();
     fixed('x', new Owner(), 1_000);
     fixed('x', new Owner());
@@ -133,7 +133,19 @@ describe('the grant gate after a freeze', () => {
     engine.reset();
     expect(engine.heldGrantCount).toBe(0);
     // The mirror now holds a replicated claim whose lease has run out here: only the active may end it.
-    engine.replicaGrant({ lock: 'x', claimId: 99, token: 50n, protocol: 'keyed', client: 'k', leaseMs: 100, sliding: false, handoverMs: null, handoverCause: null, remainingMs: 100, heldForMs: 0 });
+    engine.replicaGrant({
+      lock: 'x',
+      claimId: 99,
+      token: 50n,
+      protocol: 'keyed',
+      client: 'k',
+      leaseMs: 100,
+      sliding: false,
+      handoverMs: null,
+      handoverCause: null,
+      remainingMs: 100,
+      heldForMs: 0,
+    });
     clock.advance(500);
     engine.setGrantWindow(clock.now() + 800);
     engine.retryHeldGrants();

@@ -5,7 +5,7 @@
 import { NEVER } from './engine-core.ts';
 import type { LockState } from './lock-state.ts';
 import { ReplicaOps } from './replica-ops.ts';
-import { MAX_TOKEN, TokensUnavailable } from '../tokens/token-source.ts';
+import { MAX_TOKEN, TokensUnavailable } from './token-contract.ts';
 
 export abstract class GrantGate extends ReplicaOps {
   /**

@@ -47,7 +47,21 @@ describe('undeliverable grants', () => {
 
   it('keeps the counts right when an owner ends an immediate grant inside onGranted', () => {
     const { engine, fixed } = engineFixture();
-    const claim = engine.acquire('a', { onGranted: (c) => (engine.end(c), false), onEnded: () => {} }, 'keyed', 'k', 100, 0, false);
+    const claim = engine.acquire(
+      'a',
+      {
+        onGranted: (c) => {
+          engine.end(c);
+          return false;
+        },
+        onEnded: () => {},
+      },
+      'keyed',
+      'k',
+      100,
+      0,
+      false,
+    );
     expect(claim.state).toBe('ended');
     expect([engine.lockCount, engine.heldCount, engine.waiterCount]).toEqual([0, 0, 0]);
     expect(fixed('a', new Owner()).state).toBe('holding');

@@ -14,10 +14,8 @@ function setup() {
   const unsubscribe = engine.subscribe((e) => {
     if (e.type !== 'reset') events.push(e);
   });
-  const fixed = (name: string, leaseMs = 10_000, waitMs = 0, owner = live) =>
-    engine.acquire(name, owner, 'keyed', '10.0.0.1:1', leaseMs, waitMs, false);
-  const sliding = (name: string, leaseMs = 10_000, waitMs = 0) =>
-    engine.acquire(name, live, 'session', '10.0.0.2:2', leaseMs, waitMs, true);
+  const fixed = (name: string, leaseMs = 10_000, waitMs = 0, owner = live) => engine.acquire(name, owner, 'keyed', '10.0.0.1:1', leaseMs, waitMs, false);
+  const sliding = (name: string, leaseMs = 10_000, waitMs = 0) => engine.acquire(name, live, 'session', '10.0.0.2:2', leaseMs, waitMs, true);
   /** Forgets what happened so far, so a test sees only the events of the step it checks. */
   const take = () => events.splice(0);
   return { clock, engine, events, unsubscribe, fixed, sliding, take };
@@ -27,10 +25,22 @@ describe('lock engine events', () => {
   it('emits a grant with no handover for a free lock', () => {
     const { take, sliding } = setup();
     const claim = sliding('a', 700);
-    expect(take()).toEqual([{
-      type: 'grant', at: 1_000, lock: 'a', claimId: claim.id, token: 1n, protocol: 'session', client: '10.0.0.2:2',
-      leaseMs: 700, sliding: true, waitedMs: 0, handoverMs: null, handoverCause: null,
-    }]);
+    expect(take()).toEqual([
+      {
+        type: 'grant',
+        at: 1_000,
+        lock: 'a',
+        claimId: claim.id,
+        token: 1n,
+        protocol: 'session',
+        client: '10.0.0.2:2',
+        leaseMs: 700,
+        sliding: true,
+        waitedMs: 0,
+        handoverMs: null,
+        handoverCause: null,
+      },
+    ]);
   });
 
   it('emits enqueue with the queue position and the absolute wait deadline, or null for forever', () => {

@@ -21,11 +21,17 @@ type Op =
   | { kind: 'advance' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({
-    kind: fc.constant('acquire' as const), key: fc.constantFrom('a', 'a', 'a', 'b', 'c'), sliding: fc.boolean(),
-    leaseMs: fc.constantFrom(50, 100, 200), waitMs: fc.constantFrom(0, 0, 40, 150),
-    owner: fc.constantFrom<OwnerKind>('live', 'live', 'live', 'live', 'live', 'gone', 'self-ending', 'retrying'),
-  }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('acquire' as const),
+      key: fc.constantFrom('a', 'a', 'a', 'b', 'c'),
+      sliding: fc.boolean(),
+      leaseMs: fc.constantFrom(50, 100, 200),
+      waitMs: fc.constantFrom(0, 0, 40, 150),
+      owner: fc.constantFrom<OwnerKind>('live', 'live', 'live', 'live', 'live', 'gone', 'self-ending', 'retrying'),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('end' as const, 'touch' as const, 'kick' as const, 'force-token' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('force' as const), key: fc.constantFrom(...KEYS) }) },
@@ -70,8 +76,17 @@ function run(ops: Op[]): void {
     if (p === undefined) throw new Error('unreachable');
     const now = clock.now();
     const m: Model = {
-      claim: null, id, key: p.key, sliding: p.sliding, leaseMs: p.leaseMs, waitDeadline: p.waitMs > 0 ? now + p.waitMs : Infinity,
-      expiresAt: now + p.leaseMs, state: 'waiting', grants: 0, owed: null, owner: p.owner,
+      claim: null,
+      id,
+      key: p.key,
+      sliding: p.sliding,
+      leaseMs: p.leaseMs,
+      waitDeadline: p.waitMs > 0 ? now + p.waitMs : Infinity,
+      expiresAt: now + p.leaseMs,
+      state: 'waiting',
+      grants: 0,
+      owed: null,
+      owner: p.owner,
     };
     byId.set(id, m);
     models.push(m);
@@ -200,9 +215,12 @@ function run(ops: Op[]): void {
     const m = 'pick' in op && models.length > 0 ? (models[op.pick % models.length] as Model) : null;
     // A release, end, kick or token force-release aimed at a claim that is not in the right state (or
     // a release by token of a session's claim) changes nothing.
-    const refused = m !== null && (
-      (op.kind === 'release' && (m.state !== 'holding' || m.sliding)) || (op.kind === 'end' && m.state === 'ended') ||
-      (op.kind === 'kick' && m.state !== 'waiting') || (op.kind === 'force-token' && holder.get(m.key) !== m));
+    const refused =
+      m !== null &&
+      ((op.kind === 'release' && (m.state !== 'holding' || m.sliding)) ||
+        (op.kind === 'end' && m.state === 'ended') ||
+        (op.kind === 'kick' && m.state !== 'waiting') ||
+        (op.kind === 'force-token' && holder.get(m.key) !== m));
     switch (op.kind) {
       case 'acquire': {
         const free = holder.get(op.key) === null && (queue.get(op.key) as Model[]).length === 0;
@@ -214,7 +232,8 @@ function run(ops: Op[]): void {
         break;
       }
       case 'release':
-        if (m !== null) expect(engine.release(m.key, m.claim?.token ?? 0n)).toBe(m.state === 'holding' && m.sliding ? 'session-claim' : refused ? 'stale' : 'ok');
+        if (m !== null)
+          expect(engine.release(m.key, m.claim?.token ?? 0n)).toBe(m.state === 'holding' && m.sliding ? 'session-claim' : refused ? 'stale' : 'ok');
         break;
       case 'end':
         if (m !== null) engine.end(m.claim as Claim);

@@ -15,13 +15,11 @@ import { Claim, type ClaimOwner, type Protocol } from './claim.ts';
 import { NEVER } from './engine-core.ts';
 import type { HandoverCause, LockState } from './lock-state.ts';
 import { GrantGate } from './grant-gate.ts';
-import { TokensUnavailable } from '../tokens/token-source.ts';
+import { TokensUnavailable } from './token-contract.ts';
 
 export { DETACHED_OWNER, type ReplicaGrant, type ReplicaWaiter } from './replica-ops.ts';
 
-export type ForceReleaseResult =
-  | { ok: true; token: bigint; claim: Claim }
-  | { ok: false; reason: 'not-held' | 'stale-token'; holderToken: bigint | null };
+export type ForceReleaseResult = { ok: true; token: bigint; claim: Claim } | { ok: false; reason: 'not-held' | 'stale-token'; holderToken: bigint | null };
 
 export class LockEngine extends GrantGate {
   private advancing = false;
@@ -32,7 +30,17 @@ export class LockEngine extends GrantGate {
    * touched within `leaseMs` while queued too, or they leave the queue as dead. `keyHash` (a
    * session that sent a claim key) makes the claim resumable: see resume().
    */
-  acquire(name: string, owner: ClaimOwner, protocol: Protocol, client: string, leaseMs: number, waitMs: number, sliding: boolean, tag = 0, keyHash: string | null = null): Claim {
+  acquire(
+    name: string,
+    owner: ClaimOwner,
+    protocol: Protocol,
+    client: string,
+    leaseMs: number,
+    waitMs: number,
+    sliding: boolean,
+    tag = 0,
+    keyHash: string | null = null,
+  ): Claim {
     if (!(leaseMs > 0 && leaseMs < NEVER) || !(waitMs >= 0)) throw new RangeError(`bad lease ${leaseMs} or wait ${waitMs}`);
     this.catchUp();
     const now = this.clock.now();
@@ -66,8 +74,14 @@ export class LockEngine extends GrantGate {
     if (claim.due !== NEVER) this.heap.push(claim);
     if (this.listeners.length > 0) {
       this.emit({
-        type: 'enqueue', at: now, lock: name, claimId: claim.id, protocol, client,
-        position: lock.waiting, waitDeadline: claim.waitDeadline === NEVER ? null : claim.waitDeadline,
+        type: 'enqueue',
+        at: now,
+        lock: name,
+        claimId: claim.id,
+        protocol,
+        client,
+        position: lock.waiting,
+        waitDeadline: claim.waitDeadline === NEVER ? null : claim.waitDeadline,
       });
     }
     return claim;
@@ -245,9 +259,18 @@ export class LockEngine extends GrantGate {
     this.heap.update(claim);
     if (this.listeners.length > 0) {
       this.emit({
-        type: 'grant', at: now, lock: lock.name, claimId: claim.id, token: claim.token, protocol: claim.protocol,
-        client: claim.client, leaseMs: claim.leaseMs, sliding: claim.sliding, waitedMs: now - claim.enqueuedAt,
-        handoverMs: cause === null ? null : Math.max(0, now - lock.endedAt), handoverCause: cause,
+        type: 'grant',
+        at: now,
+        lock: lock.name,
+        claimId: claim.id,
+        token: claim.token,
+        protocol: claim.protocol,
+        client: claim.client,
+        leaseMs: claim.leaseMs,
+        sliding: claim.sliding,
+        waitedMs: now - claim.enqueuedAt,
+        handoverMs: cause === null ? null : Math.max(0, now - lock.endedAt),
+        handoverCause: cause,
       });
     }
   }

@@ -16,11 +16,21 @@ type Op =
   | { kind: 'tick'; ms: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({
-    kind: fc.constant('acquire' as const), key: fc.constantFrom('a', 'a', 'b', 'c'), sliding: fc.boolean(),
-    leaseMs: fc.constantFrom(50, 100, 200), waitMs: fc.constantFrom(0, 0, 40, 150), deliverable: fc.constantFrom(true, true, true, false),
-  }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constantFrom('release' as const, 'end' as const, 'touch' as const, 'kick' as const, 'force' as const), pick: fc.nat() }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('acquire' as const),
+      key: fc.constantFrom('a', 'a', 'b', 'c'),
+      sliding: fc.boolean(),
+      leaseMs: fc.constantFrom(50, 100, 200),
+      waitMs: fc.constantFrom(0, 0, 40, 150),
+      deliverable: fc.constantFrom(true, true, true, false),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constantFrom('release' as const, 'end' as const, 'touch' as const, 'kick' as const, 'force' as const), pick: fc.nat() }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.constantFrom(0, 1, 20, 50, 120) }) },
 );
 
@@ -62,7 +72,12 @@ function view(engine: LockEngine): string[] {
   const out: string[] = [];
   for (const lock of engine.allLocks()) {
     const h = lock.holder;
-    out.push(`${lock.name} holder=${h === null ? '-' : `${h.id}/${h.token}`} queue=${lock.queue().map((c) => c.id).join(',')}`);
+    out.push(
+      `${lock.name} holder=${h === null ? '-' : `${h.id}/${h.token}`} queue=${lock
+        .queue()
+        .map((c) => c.id)
+        .join(',')}`,
+    );
   }
   return out.sort();
 }

@@ -9,15 +9,32 @@ const NEVER = Number.POSITIVE_INFINITY;
 
 function grant(over: Partial<ReplicaGrant> = {}): ReplicaGrant {
   return {
-    lock: 'a', claimId: 10, token: 100n, protocol: 'keyed', client: '10.0.0.1:1', leaseMs: 5_000, sliding: false,
-    remainingMs: 5_000, heldForMs: 0, handoverMs: null, handoverCause: null, ...over,
+    lock: 'a',
+    claimId: 10,
+    token: 100n,
+    protocol: 'keyed',
+    client: '10.0.0.1:1',
+    leaseMs: 5_000,
+    sliding: false,
+    remainingMs: 5_000,
+    heldForMs: 0,
+    handoverMs: null,
+    handoverCause: null,
+    ...over,
   };
 }
 
 function waiter(over: Partial<ReplicaWaiter> = {}): ReplicaWaiter {
   return {
-    lock: 'a', claimId: 11, protocol: 'keyed', client: '10.0.0.1:2', leaseMs: 5_000, sliding: false,
-    waitingForMs: 0, waitRemainingMs: null, ...over,
+    lock: 'a',
+    claimId: 11,
+    protocol: 'keyed',
+    client: '10.0.0.1:2',
+    leaseMs: 5_000,
+    sliding: false,
+    waitingForMs: 0,
+    waitRemainingMs: null,
+    ...over,
   };
 }
 
@@ -26,7 +43,11 @@ function setup() {
   const events: LockEvent[] = [];
   f.engine.subscribe((e) => events.push(e));
   const take = () => events.splice(0);
-  const queueIds = (name: string) => f.engine.lock(name)?.queue().map((c) => c.id) ?? [];
+  const queueIds = (name: string) =>
+    f.engine
+      .lock(name)
+      ?.queue()
+      .map((c) => c.id) ?? [];
   return { ...f, take, queueIds };
 }
 
@@ -38,10 +59,22 @@ describe('replica operations', () => {
     expect([holder?.id, holder?.token, holder?.owner, holder?.state]).toEqual([10, 100n, DETACHED_OWNER, 'holding']);
     expect([holder?.grantedAt, holder?.expiresAt]).toEqual([600, 4_000]);
     expect([engine.heldCount, engine.nextDeadline()]).toEqual([1, 4_000]);
-    expect(take()).toEqual([{
-      type: 'grant', at: 1_000, lock: 'a', claimId: 10, token: 100n, protocol: 'keyed', client: '10.0.0.1:1',
-      leaseMs: 5_000, sliding: false, waitedMs: 0, handoverMs: 2, handoverCause: 'release',
-    }]);
+    expect(take()).toEqual([
+      {
+        type: 'grant',
+        at: 1_000,
+        lock: 'a',
+        claimId: 10,
+        token: 100n,
+        protocol: 'keyed',
+        client: '10.0.0.1:1',
+        leaseMs: 5_000,
+        sliding: false,
+        waitedMs: 0,
+        handoverMs: 2,
+        handoverCause: 'release',
+      },
+    ]);
   });
 
   it('emits nothing when told not to (a snapshot being installed)', () => {
@@ -106,7 +139,10 @@ describe('replica operations', () => {
     take();
     engine.replicaEndHolder('b', 30, 'expire');
     engine.replicaEndHolder('c', 31, 'force-release');
-    expect(take().map((e) => [e.type, (e as ClaimEvent).lock])).toEqual([['expire', 'b'], ['force-release', 'c']]);
+    expect(take().map((e) => [e.type, (e as ClaimEvent).lock])).toEqual([
+      ['expire', 'b'],
+      ['force-release', 'c'],
+    ]);
     expect([engine.lock('b'), engine.lock('c'), engine.lockCount]).toEqual([undefined, undefined, 1]);
   });
 

@@ -86,8 +86,18 @@ export abstract class ReplicaOps extends EngineCore {
     this.heap.push(claim);
     if (emit && this.listeners.length > 0) {
       this.emit({
-        type: 'grant', at: now, lock: g.lock, claimId: g.claimId, token: g.token, protocol: g.protocol, client: g.client,
-        leaseMs: g.leaseMs, sliding: g.sliding, waitedMs: 0, handoverMs: g.handoverMs, handoverCause: g.handoverCause,
+        type: 'grant',
+        at: now,
+        lock: g.lock,
+        claimId: g.claimId,
+        token: g.token,
+        protocol: g.protocol,
+        client: g.client,
+        leaseMs: g.leaseMs,
+        sliding: g.sliding,
+        waitedMs: 0,
+        handoverMs: g.handoverMs,
+        handoverCause: g.handoverCause,
       });
     }
   }
@@ -128,8 +138,14 @@ export abstract class ReplicaOps extends EngineCore {
     this.queued++;
     if (emit && this.listeners.length > 0) {
       this.emit({
-        type: 'enqueue', at: now, lock: w.lock, claimId: w.claimId, protocol: w.protocol, client: w.client,
-        position: lock.waiting, waitDeadline: w.waitRemainingMs === null ? null : claim.waitDeadline,
+        type: 'enqueue',
+        at: now,
+        lock: w.lock,
+        claimId: w.claimId,
+        protocol: w.protocol,
+        client: w.client,
+        position: lock.waiting,
+        waitDeadline: w.waitRemainingMs === null ? null : claim.waitDeadline,
       });
     }
   }

@@ -31,7 +31,7 @@ describe('chart series', () => {
     expect(hasLatency(latencySeries([bucket(T0)], T0))).toBe(false);
   });
 
-  it('draws one bar group per cause in a fixed order from the server\'s percentiles', () => {
+  it("draws one bar group per cause in a fixed order from the server's percentiles", () => {
     const byCause = noHandoversByCause();
     byCause.expiry = { count: 4, p50: 1.2, p95: 2, p99: 3.5 };
     const points = causeLatency(byCause);

@@ -1,5 +1,15 @@
 // Builders for the dashboard's tests: minimal API messages with one field changed at a time.
-import { type ClusterView, type DeltaMessage, type FeedItem, type HistoryBucket, type HolderView, type LockSummary, noHandoversByCause, type SnapshotMessage, type StatsView } from './api-types.ts';
+import {
+  type ClusterView,
+  type DeltaMessage,
+  type FeedItem,
+  type HistoryBucket,
+  type HolderView,
+  type LockSummary,
+  noHandoversByCause,
+  type SnapshotMessage,
+  type StatsView,
+} from './api-types.ts';
 
 /** A moment that is a multiple of 10,000 (a bucket start). */
 export const T0 = 1_700_000_000_000;
@@ -24,13 +34,32 @@ export function stats(over: Partial<StatsView> = {}): StatsView {
 
 export function cluster(over: Partial<ClusterView> = {}): ClusterView {
   return {
-    self: 'n1', instanceId: 'inst-1', clustered: false, phase: 'active', active: 'n1', restore: { available: false, yielded: [] },
-    nodes: [], handoff: { available: false, reason: 'single node', targets: [] }, failovers: [], ...over,
+    self: 'n1',
+    instanceId: 'inst-1',
+    clustered: false,
+    phase: 'active',
+    active: 'n1',
+    restore: { available: false, yielded: [] },
+    nodes: [],
+    handoff: { available: false, reason: 'single node', targets: [] },
+    failovers: [],
+    ...over,
   };
 }
 
 export function holder(token: string, over: Partial<HolderView> = {}): HolderView {
-  return { claimId: '1', protocol: 'keyed', client: '127.0.0.1:5000', token, grantedAt: T0, heldForMs: 0, leaseMs: 30_000, sliding: false, leaseRemainingMs: 30_000, ...over };
+  return {
+    claimId: '1',
+    protocol: 'keyed',
+    client: '127.0.0.1:5000',
+    token,
+    grantedAt: T0,
+    heldForMs: 0,
+    leaseMs: 30_000,
+    sliding: false,
+    leaseRemainingMs: 30_000,
+    ...over,
+  };
 }
 
 export function lock(name: string, h: HolderView | null = holder('1'), queueLength = 0): LockSummary {
@@ -53,7 +82,18 @@ export function feedItem(seq: number, kind: FeedItem['kind'] = 'grant'): FeedIte
 }
 
 export function snapshot(over: Partial<SnapshotMessage> = {}): SnapshotMessage {
-  return { instanceId: 'inst-1', asOf: T0, stats: stats(), cluster: cluster(), locks: [], pending: false, total: over.locks?.length ?? 0, history: [], feed: [], ...over };
+  return {
+    instanceId: 'inst-1',
+    asOf: T0,
+    stats: stats(),
+    cluster: cluster(),
+    locks: [],
+    pending: false,
+    total: over.locks?.length ?? 0,
+    history: [],
+    feed: [],
+    ...over,
+  };
 }
 
 export function delta(over: Partial<DeltaMessage> = {}): DeltaMessage {

@@ -27,59 +27,89 @@ function expectClose(approx: number | null, exact: number | null): void {
 /** Latencies spread evenly over the decades from 1 µs to 60 s, and some exact zeros. */
 const latencyArb = fc.oneof(
   { weight: 1, arbitrary: fc.constant(0) },
-  { weight: 9, arbitrary: fc.double({ min: Math.log(MIN_MS), max: Math.log(MAX_MS), noNaN: true }).map((l) => Math.min(MAX_MS, Math.max(MIN_MS, Math.exp(l)))) },
+  {
+    weight: 9,
+    arbitrary: fc.double({ min: Math.log(MIN_MS), max: Math.log(MAX_MS), noNaN: true }).map((l) => Math.min(MAX_MS, Math.max(MIN_MS, Math.exp(l)))),
+  },
 );
 const causeArb = fc.constantFrom<HandoverCause>(...HANDOVER_CAUSES);
 const sampleArb = fc.record({ offsetMs: fc.integer({ min: 0, max: HISTORY_MS - BUCKET_MS - 1 }), cause: causeArb, latencyMs: latencyArb });
 
 describe('LatencyHistory percentiles', () => {
   it('reports window percentiles within the stated relative error of the exact ones', () => {
-    fc.assert(fc.property(fc.array(sampleArb, { minLength: 1, maxLength: 400 }), fc.integer({ min: 0, max: BUCKET_MS - 1 }), (samples, phase) => {
-      const now = T0 + phase;
-      const h = new LatencyHistory();
-      for (const s of samples) h.recordHandover(now - s.offsetMs, s.cause, s.latencyMs);
-      const all = samples.map((s) => s.latencyMs);
-      const summary = h.summary(now, HISTORY_MS);
-      expect(summary.count).toBe(samples.length);
-      expectClose(summary.p50, exactPercentile(all, 0.5));
-      expectClose(summary.p95, exactPercentile(all, 0.95));
-      expectClose(summary.p99, exactPercentile(all, 0.99));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(sampleArb, { minLength: 1, maxLength: 400 }), fc.integer({ min: 0, max: BUCKET_MS - 1 }), (samples, phase) => {
+        const now = T0 + phase;
+        const h = new LatencyHistory();
+        for (const s of samples) h.recordHandover(now - s.offsetMs, s.cause, s.latencyMs);
+        const all = samples.map((s) => s.latencyMs);
+        const summary = h.summary(now, HISTORY_MS);
+        expect(summary.count).toBe(samples.length);
+        expectClose(summary.p50, exactPercentile(all, 0.5));
+        expectClose(summary.p95, exactPercentile(all, 0.95));
+        expectClose(summary.p99, exactPercentile(all, 0.99));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('reports window percentiles per cause within the stated relative error, across buckets', () => {
-    fc.assert(fc.property(fc.array(sampleArb, { minLength: 1, maxLength: 400 }), fc.integer({ min: 0, max: BUCKET_MS - 1 }), (samples, phase) => {
-      const now = T0 + phase;
-      const h = new LatencyHistory();
-      for (const s of samples) h.recordHandover(now - s.offsetMs, s.cause, s.latencyMs);
-      const byCause = h.summaryByCause(now, HISTORY_MS);
-      for (const cause of HANDOVER_CAUSES) {
-        const mine = samples.filter((s) => s.cause === cause).map((s) => s.latencyMs);
-        expect(byCause[cause].count).toBe(mine.length);
-        expectClose(byCause[cause].p50, exactPercentile(mine, 0.5));
-        expectClose(byCause[cause].p99, exactPercentile(mine, 0.99));
-      }
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(sampleArb, { minLength: 1, maxLength: 400 }), fc.integer({ min: 0, max: BUCKET_MS - 1 }), (samples, phase) => {
+        const now = T0 + phase;
+        const h = new LatencyHistory();
+        for (const s of samples) h.recordHandover(now - s.offsetMs, s.cause, s.latencyMs);
+        const byCause = h.summaryByCause(now, HISTORY_MS);
+        for (const cause of HANDOVER_CAUSES) {
+          const mine = samples.filter((s) => s.cause === cause).map((s) => s.latencyMs);
+          expect(byCause[cause].count).toBe(mine.length);
+          expectClose(byCause[cause].p50, exactPercentile(mine, 0.5));
+          expectClose(byCause[cause].p99, exactPercentile(mine, 0.99));
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('reports each bucket and cause within the stated relative error', () => {
-    fc.assert(fc.property(fc.array(sampleArb.map((s) => ({ ...s, offsetMs: s.offsetMs % (3 * BUCKET_MS) })), { minLength: 1, maxLength: 300 }), (samples) => {
-      const now = T0 + 3 * BUCKET_MS - 1;
-      const h = new LatencyHistory();
-      for (const s of samples) h.recordHandover(now - s.offsetMs, s.cause, s.latencyMs);
-      for (const bucket of h.buckets(now)) {
-        const inBucket = samples.filter((s) => bucketStart(now - s.offsetMs) === bucket.start);
-        expect(bucket.handovers).toBe(inBucket.length);
-        expectClose(bucket.p50, exactPercentile(inBucket.map((s) => s.latencyMs), 0.5));
-        expectClose(bucket.p99, exactPercentile(inBucket.map((s) => s.latencyMs), 0.99));
-        for (const cause of HANDOVER_CAUSES) {
-          const mine = inBucket.filter((s) => s.cause === cause).map((s) => s.latencyMs);
-          expect(bucket.byCause[cause].count).toBe(mine.length);
-          expectClose(bucket.byCause[cause].p50, exactPercentile(mine, 0.5));
-          expectClose(bucket.byCause[cause].p99, exactPercentile(mine, 0.99));
-        }
-      }
-    }), { numRuns: 100 });
+    fc.assert(
+      fc.property(
+        fc.array(
+          sampleArb.map((s) => ({ ...s, offsetMs: s.offsetMs % (3 * BUCKET_MS) })),
+          { minLength: 1, maxLength: 300 },
+        ),
+        (samples) => {
+          const now = T0 + 3 * BUCKET_MS - 1;
+          const h = new LatencyHistory();
+          for (const s of samples) h.recordHandover(now - s.offsetMs, s.cause, s.latencyMs);
+          for (const bucket of h.buckets(now)) {
+            const inBucket = samples.filter((s) => bucketStart(now - s.offsetMs) === bucket.start);
+            expect(bucket.handovers).toBe(inBucket.length);
+            expectClose(
+              bucket.p50,
+              exactPercentile(
+                inBucket.map((s) => s.latencyMs),
+                0.5,
+              ),
+            );
+            expectClose(
+              bucket.p99,
+              exactPercentile(
+                inBucket.map((s) => s.latencyMs),
+                0.99,
+              ),
+            );
+            for (const cause of HANDOVER_CAUSES) {
+              const mine = inBucket.filter((s) => s.cause === cause).map((s) => s.latencyMs);
+              expect(bucket.byCause[cause].count).toBe(mine.length);
+              expectClose(bucket.byCause[cause].p50, exactPercentile(mine, 0.5));
+              expectClose(bucket.byCause[cause].p99, exactPercentile(mine, 0.99));
+            }
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 
   it('reports zero-latency handovers (a release hands over in the same engine step) as 0', () => {
@@ -113,23 +143,30 @@ describe('LatencyHistory window', () => {
     expect(buckets.map((b) => b.start)).toEqual(Array.from({ length: BUCKET_COUNT }, (_, i) => T0 + 10_000 - (BUCKET_COUNT - 1 - i) * BUCKET_MS));
     expect(buckets.at(-2)).toMatchObject({ start: T0, grants: 1 });
     expect(buckets.at(-1)).toEqual({
-      start: T0 + 10_000, grants: 0, handovers: 0, p50: null, p99: null,
+      start: T0 + 10_000,
+      grants: 0,
+      handovers: 0,
+      p50: null,
+      p99: null,
       byCause: Object.fromEntries(HANDOVER_CAUSES.map((c) => [c, { count: 0, p50: null, p99: null }])),
     });
   });
 
   it('lets a bucket fall out of the window once it is 15 minutes old', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 3 * HISTORY_MS }), fc.integer({ min: 0, max: BUCKET_MS - 1 }), (delay, phase) => {
-      const h = new LatencyHistory();
-      const at = T0 + phase;
-      h.recordGrant(at);
-      h.recordHandover(at, 'release', 1);
-      const now = at + delay;
-      const kept = bucketStart(now) - bucketStart(at) < HISTORY_MS;
-      const buckets = h.buckets(now);
-      expect(buckets.reduce((n, b) => n + b.grants, 0)).toBe(kept ? 1 : 0);
-      expect(h.summary(now, HISTORY_MS).count).toBe(kept ? 1 : 0);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3 * HISTORY_MS }), fc.integer({ min: 0, max: BUCKET_MS - 1 }), (delay, phase) => {
+        const h = new LatencyHistory();
+        const at = T0 + phase;
+        h.recordGrant(at);
+        h.recordHandover(at, 'release', 1);
+        const now = at + delay;
+        const kept = bucketStart(now) - bucketStart(at) < HISTORY_MS;
+        const buckets = h.buckets(now);
+        expect(buckets.reduce((n, b) => n + b.grants, 0)).toBe(kept ? 1 : 0);
+        expect(h.summary(now, HISTORY_MS).count).toBe(kept ? 1 : 0);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('reuses a slot for a newer bucket and drops records too late for it', () => {

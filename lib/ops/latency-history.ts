@@ -44,10 +44,10 @@ function percentile(counts: ArrayLike<number>, total: number, q: number): number
   const rank = Math.max(1, Math.ceil(q * total));
   let seen = 0;
   for (let i = 0; i < BINS; i++) {
-    seen += counts[i] as number;
-    if (seen >= rank) return REPORTED[i] as number;
+    seen += counts[i] ?? 0;
+    if (seen >= rank) return REPORTED[i] ?? null;
   }
-  return REPORTED[TOP] as number;
+  return REPORTED[TOP] ?? null;
 }
 
 /** One 10-second bucket. Its slot in the ring is reused (and zeroed) when a newer bucket needs it. */
@@ -99,8 +99,9 @@ export class LatencyHistory {
     if (slot === null) return;
     const c = CAUSE_INDEX[cause];
     const hist = (slot.hists[c] ??= new Uint32Array(BINS));
-    hist[binOf(latencyMs)]!++;
-    slot.causeCounts[c]!++;
+    const bin = binOf(latencyMs);
+    hist[bin] = (hist[bin] ?? 0) + 1;
+    slot.causeCounts[c] = (slot.causeCounts[c] ?? 0) + 1;
     slot.handovers++;
     slot.version = ++this.versionCounter;
   }
@@ -175,8 +176,10 @@ export class LatencyHistory {
   }
 
   private slotAt(start: number): Slot {
-    const i = ((start / BUCKET_MS) % BUCKET_COUNT + BUCKET_COUNT) % BUCKET_COUNT;
-    return this.slots[i] as Slot;
+    const i = (((start / BUCKET_MS) % BUCKET_COUNT) + BUCKET_COUNT) % BUCKET_COUNT;
+    const slot = this.slots[i];
+    if (slot === undefined) throw new RangeError(`no history slot for bucket start ${start}`);
+    return slot;
   }
 
   /** The slot for a record at `atMs`, recycled if it still holds an older bucket; null if the record is older than the slot's data. */
@@ -198,14 +201,18 @@ export class LatencyHistory {
     for (const cause of HANDOVER_CAUSES) {
       const c = CAUSE_INDEX[cause];
       const hist = slot.hists[c];
-      const n = slot.causeCounts[c] as number;
+      const n = slot.causeCounts[c] ?? 0;
       if (hist && n > 0) byCause[cause] = { count: n, p50: percentile(hist, n, 0.5), p99: percentile(hist, n, 0.99) };
     }
     const merged = this.merged.fill(0);
     mergeInto(merged, slot);
     return {
-      start, grants: slot.grants, handovers: slot.handovers,
-      p50: percentile(merged, slot.handovers, 0.5), p99: percentile(merged, slot.handovers, 0.99), byCause,
+      start,
+      grants: slot.grants,
+      handovers: slot.handovers,
+      p50: percentile(merged, slot.handovers, 0.5),
+      p99: percentile(merged, slot.handovers, 0.99),
+      byCause,
     };
   }
 }
@@ -216,8 +223,8 @@ function mergeInto(into: Float64Array, slot: Slot, cause?: number): number {
   for (let c = 0; c < slot.hists.length; c++) {
     const hist = slot.hists[c];
     if (hist === null || hist === undefined || (cause !== undefined && c !== cause)) continue;
-    for (let i = 0; i < BINS; i++) into[i]! += hist[i] as number;
-    added += slot.causeCounts[c] as number;
+    for (let i = 0; i < BINS; i++) into[i] = (into[i] ?? 0) + (hist[i] ?? 0);
+    added += slot.causeCounts[c] ?? 0;
   }
   return added;
 }

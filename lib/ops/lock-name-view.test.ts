@@ -6,14 +6,53 @@ const INVISIBLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Z}\p{White_Space}\p{Default
 
 // Names from the characters that make look-alikes, mixed with ordinary ones.
 const tricky = fc.constantFrom(
-  'a', 'b', 'é', 'e', '\u0301', '\\', 'u', '{', '}', '3', '1', '6', '4', '/', 'а' /* Cyrillic */, 'ο' /* Greek */,
-  '\u3164', '\u2800', '\u200b', '\u200d', '\u202e', '\u2066', '\ufeff', '\u00a0', '\u115f', '\ufe0f', '\u034f', '\ud800', '\udc00', '漢', 'か', 'カ', '한', 'ก', '\u0e31',
+  'a',
+  'b',
+  'é',
+  'e',
+  '\u0301',
+  '\\',
+  'u',
+  '{',
+  '}',
+  '3',
+  '1',
+  '6',
+  '4',
+  '/',
+  'а' /* Cyrillic */,
+  'ο' /* Greek */,
+  '\u3164',
+  '\u2800',
+  '\u200b',
+  '\u200d',
+  '\u202e',
+  '\u2066',
+  '\ufeff',
+  '\u00a0',
+  '\u115f',
+  '\ufe0f',
+  '\u034f',
+  '\ud800',
+  '\udc00',
+  '漢',
+  'か',
+  'カ',
+  '한',
+  'ก',
+  '\u0e31',
 );
 const names = fc.oneof(fc.string({ unit: tricky, minLength: 1, maxLength: 8 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }));
 
 describe('viewLockName', () => {
   it('shows a plain ASCII name as it is, unmarked', () => {
-    expect(viewLockName('jobs/nightly')).toEqual({ parts: [{ kind: 'text', text: 'jobs/nightly' }], text: 'jobs/nightly', mixedScripts: null, looksLatin: null, marked: false });
+    expect(viewLockName('jobs/nightly')).toEqual({
+      parts: [{ kind: 'text', text: 'jobs/nightly' }],
+      text: 'jobs/nightly',
+      mixedScripts: null,
+      looksLatin: null,
+      marked: false,
+    });
   });
 
   it('escapes HANGUL FILLER, BRAILLE BLANK, zero-width and bidi characters as visible \\u{…} badges', () => {

@@ -122,11 +122,14 @@ export function viewLockName(name: string): LockNameView {
   }
   if (run !== '') parts.push({ kind: 'text', text: run });
   const mixed = scripts.length > 1 && !ALLOWED_SETS.some((set) => scripts.every((s) => set.has(s)));
-  const looksLatin = scripts.length === 1 ? looksLatinIn(letters, scripts[0] as string) : null;
+  const only = scripts.length === 1 ? scripts[0] : undefined;
+  const looksLatin = only === undefined ? null : looksLatinIn(letters, only);
   return { parts, text: parts.map((p) => p.text).join(''), mixedScripts: mixed ? scripts : null, looksLatin, marked: escaped || mixed || looksLatin !== null };
 }
 
 /** Reads a view's text back into the name (the inverse of viewLockName's text; for tests and tools). */
 export function nameFromText(text: string): string {
-  return text.replace(/\\\\|\\u\{([0-9A-F]+)\}/g, (whole, hex: string | undefined) => (hex === undefined ? '\\' : String.fromCodePoint(Number.parseInt(hex, 16))));
+  return text.replace(/\\\\|\\u\{([0-9A-F]+)\}/g, (_whole, hex: string | undefined) =>
+    hex === undefined ? '\\' : String.fromCodePoint(Number.parseInt(hex, 16)),
+  );
 }

@@ -121,7 +121,10 @@ describe('parseSessionRequest', () => {
 
   it('round-trips any valid name and lease', () => {
     const nameChar = fc.constantFrom(...'abcXYZ019-_./:é漢🔒');
-    const name = fc.array(nameChar, { minLength: 1, maxLength: 60 }).map((cs) => cs.join('')).filter((s) => Buffer.byteLength(s) <= 250);
+    const name = fc
+      .array(nameChar, { minLength: 1, maxLength: 60 })
+      .map((cs) => cs.join(''))
+      .filter((s) => Buffer.byteLength(s) <= 250);
     fc.assert(
       fc.property(name, fc.integer({ min: 1, max: 999_999_999_999_999 }), (n, lease) => {
         expect(parse(`ACQUIRE ${n} ${lease}`)).toEqual({ kind: 'acquire', name: n, leaseMs: lease, claimKey: null });

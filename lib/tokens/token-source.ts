@@ -5,22 +5,11 @@
 // block's ceiling is made durable (written and fsynced by the CeilingStore). After a crash the
 // store holds a ceiling at or above every token ever issued, and a restart continues above it.
 
-export const MAX_TOKEN = (1n << 64n) - 1n;
+import { MAX_TOKEN, TokensUnavailable } from '../engine/token-contract.ts';
 
-/**
- * No token can be issued now: the u64 is used up (for good: a data dir at the top stays there),
- * or the block's ceiling could not be made durable (disk full, I/O error: granting resumes once
- * a save succeeds). The engine is left as it was; the names are error names of lib/errors.ts.
- */
-export class TokensUnavailable extends Error {
-  constructor(
-    readonly reason: 'tokens-exhausted' | 'storage-unavailable',
-    options?: { cause?: unknown },
-  ) {
-    super(reason === 'tokens-exhausted' ? 'fencing tokens exhausted (u64)' : 'the token ceiling cannot be made durable', options);
-    this.name = 'TokensUnavailable';
-  }
-}
+// The u64 top and the error a source throws live beside the engine (which may import this
+// folder for types only); every other module takes them from here.
+export { MAX_TOKEN, TokensUnavailable };
 
 export interface BlockTokenSourceOptions {
   /** Monotonic ms, for spacing out retries of a failed save; without it every issue retries. */

@@ -14,7 +14,6 @@ export class ClusterAdmin {
     private readonly d: ClusterNodeDeps,
   ) {}
 
-
   async run(op: AdminOp, who: string): Promise<AdminResult> {
     if (op.op === 'restore') return this.restore(op.node);
     if (this.node.role() === 'active') {
@@ -34,11 +33,16 @@ export class ClusterAdmin {
 
   private async apiHandoff(target: string | null): Promise<AdminResult> {
     const targets = this.node.handoffTargets();
-    if (target !== null && !this.d.cluster.config.peers.some((p) => p.id === target)) return { ok: false, error: 'not-found', detail: `no node ${target} in the cluster` };
+    if (target !== null && !this.d.cluster.config.peers.some((p) => p.id === target))
+      return { ok: false, error: 'not-found', detail: `no node ${target} in the cluster` };
     if (target === this.node.self.id) return { ok: false, error: 'conflict', detail: `${target} is already the active node` };
     const to = target ?? targets[0] ?? null;
     if (to === null || !targets.includes(to)) {
-      return { ok: false, error: 'conflict', detail: to === null ? 'no standby is alive and in sync to hand off to' : `${to} is not alive and in sync: it cannot take over now` };
+      return {
+        ok: false,
+        error: 'conflict',
+        detail: to === null ? 'no standby is alive and in sync to hand off to' : `${to} is not alive and in sync: it cannot take over now`,
+      };
     }
     const gap = await this.node.handoff(to, 'api-handoff');
     if (gap === null) return { ok: false, error: 'conflict', detail: `${to} did not take over in time; ${this.node.self.id} stays active` };
@@ -46,10 +50,16 @@ export class ClusterAdmin {
   }
 
   private restore(node: string | null): AdminResult {
-    if (node !== null && !this.d.cluster.config.peers.some((p) => p.id === node)) return { ok: false, error: 'not-found', detail: `no node ${node} in the cluster` };
+    if (node !== null && !this.d.cluster.config.peers.some((p) => p.id === node))
+      return { ok: false, error: 'not-found', detail: `no node ${node} in the cluster` };
     const yielded = this.node.yieldedNodes();
     const targets = node === null ? yielded : yielded.filter((id) => id === node);
-    if (targets.length === 0) return { ok: false, error: 'conflict', detail: node === null ? 'no node has yielded: nothing to restore' : `${node} has not yielded: nothing to restore` };
+    if (targets.length === 0)
+      return {
+        ok: false,
+        error: 'conflict',
+        detail: node === null ? 'no node has yielded: nothing to restore' : `${node} has not yielded: nothing to restore`,
+      };
     for (const id of targets) {
       if (id === this.node.self.id) this.node.yielded = false;
       else {

@@ -6,7 +6,11 @@ import { decideRole, isActivePhase, type PeerState } from '../../lib/cluster/rol
 import { HOLD, type Route } from '../routing.ts';
 
 const MISCONFIGURED_HOLD: Route = { kind: 'hold', maxMs: 0 };
-import { type ClusterNode, type ClusterNodeDeps, redirectRoute, SYNC_RETRY_MS } from './cluster-node.ts';
+// Types only: cluster-node.ts imports this file, so a value import back would be a cycle.
+import type { ClusterNode, ClusterNodeDeps } from './cluster-node.ts';
+import { redirectRoute } from './redirect-route.ts';
+
+const SYNC_RETRY_MS = 500;
 
 function alivePeers(node: ClusterNode): PeerState[] {
   const out: PeerState[] = [];
@@ -14,7 +18,18 @@ function alivePeers(node: ClusterNode): PeerState[] {
   for (const peer of node.mesh.peers.values()) {
     const s = node.statuses.get(peer.config.id);
     if (s === undefined || !node.isAlive(peer.config.id)) continue;
-    out.push({ id: s.id, priority: peer.priority, instance: s.instance, phase: s.phase, syncedWith: s.syncedWith, yielded: s.yielded, leaving: s.leaving === true, fresh: s.fresh === true, following: isActivePhase(s.phase) ? null : s.active, lagEvents: lags[s.id]?.events ?? null });
+    out.push({
+      id: s.id,
+      priority: peer.priority,
+      instance: s.instance,
+      phase: s.phase,
+      syncedWith: s.syncedWith,
+      yielded: s.yielded,
+      leaving: s.leaving === true,
+      fresh: s.fresh === true,
+      following: isActivePhase(s.phase) ? null : s.active,
+      lagEvents: lags[s.id]?.events ?? null,
+    });
   }
   return out;
 }
@@ -42,7 +57,10 @@ export function noticeFreeze(node: ClusterNode, d: ClusterNodeDeps): void {
     // says otherwise, or no answer within a peer timeout, steps out as after a freeze.
     if (node.reconfirmSince === null) {
       node.reconfirmSince = now;
-      d.logger.warn({ gapMs: Math.round(frozenMs), grantWindowEndedMsAgo: Math.round(now - node.lease.until) }, 'heartbeats too far apart to be sure no peer has promoted (grant window passed): grants held until the peers confirm this node');
+      d.logger.warn(
+        { gapMs: Math.round(frozenMs), grantWindowEndedMsAgo: Math.round(now - node.lease.until) },
+        'heartbeats too far apart to be sure no peer has promoted (grant window passed): grants held until the peers confirm this node',
+      );
     }
     return;
   }
@@ -109,7 +127,8 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
     const dropped = node.phase === 'standby' && s?.phase === 'active' && s.lags !== undefined && !(node.self.id in s.lags);
     const wait = node.phase === 'syncing' ? SYNC_RETRY_MS : 2 * SYNC_RETRY_MS;
     // Not while a snapshot is still arriving: a large one can take longer than the retry.
-    if (f !== undefined && f.link !== null && !f.link.receiving && (node.phase === 'syncing' || dropped) && now - node.syncRequestedAt > wait) node.requestSync(f);
+    if (f !== undefined && f.link !== null && !f.link.receiving && (node.phase === 'syncing' || dropped) && now - node.syncRequestedAt > wait)
+      node.requestSync(f);
   }
   // Clients go to the active we follow while we are in touch with it; when its link is down
   // or it went silent, they are held here until the cluster settles (not sent to a dead node).
@@ -119,9 +138,17 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
   }
   const decision = decideRole(
     {
-      id: node.self.id, priority: node.priority, instance: d.instanceId, phase: node.phase, syncedWith: node.syncedWith, yielded: node.yielded,
+      id: node.self.id,
+      priority: node.priority,
+      instance: d.instanceId,
+      phase: node.phase,
+      syncedWith: node.syncedWith,
+      yielded: node.yielded,
       following: node.followingAlive(),
-      lastActiveInstance: node.lastActiveInstance, discovering: now < node.discoverUntil, leaving: node.leaving, fresh: node.fresh,
+      lastActiveInstance: node.lastActiveInstance,
+      discovering: now < node.discoverUntil,
+      leaving: node.leaving,
+      fresh: node.fresh,
     },
     alive,
   );
@@ -136,7 +163,10 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
     node.setRoute(MISCONFIGURED_HOLD);
     if (now - node.refusalNotedAt > 10_000) {
       node.refusalNotedAt = now;
-      d.logger.error({ peer: refusal.peer, reason: refusal.reason }, 'not taking the active role: a peer of this cluster is running but refuses this node, or this node refuses it; fix the configuration');
+      d.logger.error(
+        { peer: refusal.peer, reason: refusal.reason },
+        'not taking the active role: a peer of this cluster is running but refuses this node, or this node refuses it; fix the configuration',
+      );
     }
     return;
   }
@@ -174,9 +204,15 @@ function afterFreeze(node: ClusterNode, d: ClusterNodeDeps, frozenMs: number, la
     return;
   }
   if (lapsedOnly) {
-    d.logger.warn({ frozenMs: Math.round(frozenMs), grantWindowEndedMsAgo: Math.round(now - node.lease.until) }, 'heartbeats too far apart to be sure no peer has promoted (grant window passed): stepping out of the active role until the peers are heard');
+    d.logger.warn(
+      { frozenMs: Math.round(frozenMs), grantWindowEndedMsAgo: Math.round(now - node.lease.until) },
+      'heartbeats too far apart to be sure no peer has promoted (grant window passed): stepping out of the active role until the peers are heard',
+    );
   } else {
-    d.logger.warn({ frozenMs: Math.round(frozenMs) }, 'this process was frozen longer than the peer timeout: stepping out of the active role until the peers are heard');
+    d.logger.warn(
+      { frozenMs: Math.round(frozenMs) },
+      'this process was frozen longer than the peer timeout: stepping out of the active role until the peers are heard',
+    );
   }
   node.source.stop();
   d.driver.pause();

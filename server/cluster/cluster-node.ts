@@ -13,7 +13,6 @@ import { isActivePhase } from '../../lib/cluster/role-decider.ts';
 import type { ClusterView, FailoverCause, FailoverView, NodePhase, NodeRole } from '../../lib/ops/api-types.ts';
 import type { AdminOp, AdminResult } from '../daemon-facade.ts';
 import { HOLD, type Route, sameRoute } from '../routing.ts';
-import { formatAddress } from '../../lib/client/address.ts';
 import { CeilingGuard } from './ceiling-guard.ts';
 import type { CarriedClaims } from '../../lib/engine/carried-claims.ts';
 import { ClusterAdmin } from './cluster-admin.ts';
@@ -30,7 +29,6 @@ import type { ClusterBackend } from '../ops/cluster-backend.ts';
 
 export const DECIDE_EVERY_MS = 25;
 const HANDOFF_TIMEOUT_MS = 2_000;
-export const SYNC_RETRY_MS = 500;
 const MAX_FAILOVERS = 100;
 
 export interface ClusterNodeDeps {
@@ -56,14 +54,6 @@ export interface ClusterNodeDeps {
   runLocally(op: AdminOp & { op: 'force-release' | 'kick' }): AdminResult;
   audit(who: string, op: AdminOp, result: AdminResult): void;
   logger: Logger;
-}
-
-export function redirectRoute(p: PeerConfig): Extract<Route, { kind: 'redirect' }> {
-  return {
-    kind: 'redirect',
-    lock: formatAddress({ host: p.host, port: p.lockPort }),
-    session: formatAddress({ host: p.host, port: p.sessionPort }),
-  };
 }
 
 export class ClusterNode implements ClusterBackend {
@@ -132,15 +122,22 @@ export class ClusterNode implements ClusterBackend {
   constructor(private readonly d: ClusterNodeDeps) {
     const { config, nodeId, peerTimeoutMs } = d.cluster;
     this.priority = config.peers.findIndex((p) => p.id === nodeId);
-    this.self = config.peers[this.priority] as PeerConfig;
+    const self = config.peers[this.priority];
+    // serve-command.ts takes the node id from the config's own peer list.
+    if (self === undefined) throw new RangeError(`node id ${nodeId} is not one of the cluster's peers`);
+    this.self = self;
     this.hbMs = Math.max(20, Math.min(250, Math.floor(peerTimeoutMs / 5)));
     this.lease = new RoleLease(peerTimeoutMs, d.clock.now());
     this.sink = new ReplicationSink(d.engine);
     this.admin = new ClusterAdmin(this, d);
     this.ceilings = new CeilingGuard({ own: () => this.knownCeiling(), now: () => d.clock.now(), logger: d.logger });
     this.source = new ReplicationSource({
-      engine: d.engine, clock: d.clock, instanceId: d.instanceId, ackTimeoutMs: peerTimeoutMs,
-      ceiling: () => this.knownCeiling(), failovers: () => {
+      engine: d.engine,
+      clock: d.clock,
+      instanceId: d.instanceId,
+      ackTimeoutMs: peerTimeoutMs,
+      ceiling: () => this.knownCeiling(),
+      failovers: () => {
         this.refreshCarried();
         return this.failovers;
       },
@@ -149,9 +146,15 @@ export class ClusterNode implements ClusterBackend {
     });
     const listen = d.cluster.peerListen ?? { host: this.self.host, port: this.self.peerPort };
     this.mesh = new PeerMesh({
-      selfId: nodeId, selfInstance: d.instanceId, peers: config.peers, listen, adminToken: d.adminToken,
-      connectTimeoutMs: Math.max(100, Math.floor(peerTimeoutMs / 2)), peerTimeoutMs,
-      now: () => d.clock.now(), logger: d.logger,
+      selfId: nodeId,
+      selfInstance: d.instanceId,
+      peers: config.peers,
+      listen,
+      adminToken: d.adminToken,
+      connectTimeoutMs: Math.max(100, Math.floor(peerTimeoutMs / 2)),
+      peerTimeoutMs,
+      now: () => d.clock.now(),
+      logger: d.logger,
       onMessage: (peer, m) => this.onMessage(peer, m),
       onLinkUp: (peer) => this.onLinkUp(peer),
       onLinkDown: (peer, reason) => this.onLinkDown(peer, reason),
@@ -332,11 +335,17 @@ export class ClusterNode implements ClusterBackend {
     const active = this.role() === 'active';
     const known = this.knownCeiling();
     return {
-      t: 'status', id: this.self.id, instance: this.d.instanceId, phase: this.phase,
+      t: 'status',
+      id: this.self.id,
+      instance: this.d.instanceId,
+      phase: this.phase,
       active: this.activeId(),
       syncedWith: active ? this.d.instanceId : this.syncedWith,
-      yielded: this.yielded, leaving: this.leaving, fresh: active && this.fresh,
-      ceiling: (active ? known : this.foreignCeiling).toString(), known: known.toString(),
+      yielded: this.yielded,
+      leaving: this.leaving,
+      fresh: active && this.fresh,
+      ceiling: (active ? known : this.foreignCeiling).toString(),
+      known: known.toString(),
       ...(active ? { lags: this.source.lags() } : {}),
     };
   }

@@ -17,7 +17,9 @@ import { CarriedClaims } from '../../lib/engine/carried-claims.ts';
 import type { FailoverCause, FailoverView } from '../../lib/ops/api-types.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import { HOLD, SERVE } from '../routing.ts';
-import { type ClusterNode, type ClusterNodeDeps, redirectRoute } from './cluster-node.ts';
+// Types only: cluster-node.ts imports this file, so a value import back would be a cycle.
+import type { ClusterNode, ClusterNodeDeps } from './cluster-node.ts';
+import { redirectRoute } from './redirect-route.ts';
 import type { MeshPeer } from './peer-mesh.ts';
 
 /** What a handoff may be for: the causes its `handoff` message can carry. */
@@ -115,7 +117,16 @@ async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<CarriedCl
   d.engine.releaseHandovers();
   d.driver.resume();
   node.sendStatus();
-  d.logger.info({ held: d.engine.heldCount, droppedWaiters: dropped.waiters, droppedSessions: dropped.sessions, carriedSessions: carried?.carried ?? 0, tokenFloor: d.tokens.highWater.toString() }, 'promoted: this node is active');
+  d.logger.info(
+    {
+      held: d.engine.heldCount,
+      droppedWaiters: dropped.waiters,
+      droppedSessions: dropped.sessions,
+      carriedSessions: carried?.carried ?? 0,
+      tokenFloor: d.tokens.highWater.toString(),
+    },
+    'promoted: this node is active',
+  );
   return carried ?? new CarriedClaims();
 }
 
@@ -158,7 +169,9 @@ export async function takeOver(node: ClusterNode, d: ClusterNodeDeps, peer: Mesh
   node.mesh.send(peer, { t: 'promoted', instance: d.instanceId });
   peer.link?.flushNow();
   d.logger.info({ pausedMs, promoteMs: d.clock.now() - t0 }, 'took over by handoff');
-  node.recordFailover(withCarried(node, { at: d.wallNow(), from: peer.config.id, to: node.self.id, gapMs: round(pausedMs + (d.clock.now() - t0)), cause }, carried));
+  node.recordFailover(
+    withCarried(node, { at: d.wallNow(), from: peer.config.id, to: node.self.id, gapMs: round(pausedMs + (d.clock.now() - t0)), cause }, carried),
+  );
 }
 
 /** The active hands its role to `to`; resolves with the gap (ms), or null when `to` did not take over. */

@@ -21,10 +21,16 @@ export function clusterView(node: ClusterNode, now: number, wallNow: number): Cl
     };
     if (p.id === node.self.id) {
       nodes.push({
-        id: p.id, role: node.role(), priority, self: true, alive: true, lastSeen: wallNow,
+        id: p.id,
+        role: node.role(),
+        priority,
+        self: true,
+        alive: true,
+        lastSeen: wallNow,
         replicationLag: selfActive ? null : (lags[p.id] ?? null),
         inSync: selfActive || (node.phase === 'standby' && node.syncedWith !== null && node.syncedWith === activeInstance),
-        yielded: node.yielded, ...addresses,
+        yielded: node.yielded,
+        ...addresses,
       });
       return;
     }
@@ -34,10 +40,16 @@ export function clusterView(node: ClusterNode, now: number, wallNow: number): Cl
     const isActive = alive && s !== undefined && isActivePhase(s.phase);
     const seen = mesh === undefined || mesh.lastSeen === Number.NEGATIVE_INFINITY ? null : Math.round(wallNow - (now - mesh.lastSeen));
     nodes.push({
-      id: p.id, role: isActive ? 'active' : 'standby', priority, self: false, alive, lastSeen: seen,
+      id: p.id,
+      role: isActive ? 'active' : 'standby',
+      priority,
+      self: false,
+      alive,
+      lastSeen: seen,
       replicationLag: isActive ? null : (lags[p.id] ?? null),
       inSync: alive && s !== undefined && (isActive || (s.phase === 'standby' && s.syncedWith !== null && s.syncedWith === activeInstance)),
-      yielded: alive && s?.yielded === true, ...addresses,
+      yielded: alive && s?.yielded === true,
+      ...addresses,
     });
   });
   const targets = selfActive ? node.handoffTargets() : nodes.filter((n) => n.inSync && n.role === 'standby').map((n) => n.id);
@@ -47,8 +59,13 @@ export function clusterView(node: ClusterNode, now: number, wallNow: number): Cl
   else if (targets.length === 0) reason = 'no standby is alive and in sync to hand off to';
   const yielded = node.yieldedNodes();
   return {
-    self: node.self.id, instanceId: node.instanceId, clustered: true, phase: node.phase, active,
-    nodes, handoff: { available: reason === null, reason, targets: reason === null ? targets : [] },
+    self: node.self.id,
+    instanceId: node.instanceId,
+    clustered: true,
+    phase: node.phase,
+    active,
+    nodes,
+    handoff: { available: reason === null, reason, targets: reason === null ? targets : [] },
     restore: { available: yielded.length > 0, yielded },
     failovers: [...node.failovers],
     loopDelayMs: node.loopDelay.perSecondMaxMs(),

@@ -41,7 +41,11 @@ describe('PeerLink', () => {
     client.write('q":1}\n{"t":"ack","seq":2}\n{"t":"ack",');
     client.write('"seq":3}\n');
     await expect.poll(() => got.length).toBe(3);
-    expect(got).toEqual([{ t: 'ack', seq: 1 }, { t: 'ack', seq: 2 }, { t: 'ack', seq: 3 }]);
+    expect(got).toEqual([
+      { t: 'ack', seq: 1 },
+      { t: 'ack', seq: 2 },
+      { t: 'ack', seq: 3 },
+    ]);
   });
 
   it('refuses a long line before the hello without waiting for its end', async () => {

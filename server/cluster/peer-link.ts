@@ -32,7 +32,7 @@ export class PeerLink {
   private readonly flush = (): void => {
     this.scheduled = false;
     if (this.closed || this.out.length === 0) return;
-    const text = this.out.length === 1 ? (this.out[0] as string) : this.out.join('');
+    const text = this.out.length === 1 ? (this.out[0] ?? '') : this.out.join('');
     this.out = [];
     this.socket.write(text);
   };

@@ -36,8 +36,15 @@ async function startMesh(selfId: string, peers: PeerConfig[], listenPort: number
   const logs: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
   const mesh = new PeerMesh({
-    selfId, selfInstance: `${selfId}-instance`, peers, listen: { host: '127.0.0.1', port: listenPort }, adminToken,
-    connectTimeoutMs, peerTimeoutMs: 1_000, now: () => performance.now(), logger,
+    selfId,
+    selfInstance: `${selfId}-instance`,
+    peers,
+    listen: { host: '127.0.0.1', port: listenPort },
+    adminToken,
+    connectTimeoutMs,
+    peerTimeoutMs: 1_000,
+    now: () => performance.now(),
+    logger,
     onMessage: () => {},
     onLinkUp: (p: MeshPeer) => ups.push(p.config.id),
     onLinkDown: () => {},
@@ -86,16 +93,22 @@ async function recorder(target: number): Promise<{ port: number; fromDialer: Buf
       upstream.write(b);
     });
     upstream.on('data', (b: Buffer) => client.write(b));
-    for (const [s, other] of [[client, upstream], [upstream, client]] as const) {
+    for (const [s, other] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
       s.on('error', () => other.destroy());
       s.on('close', () => other.destroy());
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  teardown.push(() => new Promise<void>((resolve) => {
-    for (const s of sockets) s.destroy();
-    server.close(() => resolve());
-  }));
+  teardown.push(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  );
   return { port: (server.address() as { port: number }).port, fromDialer };
 }
 
@@ -138,7 +151,10 @@ describe('peer links cannot be joined by replaying or forging', () => {
     expect(reply.got.toString('latin1')).not.toContain('"t"');
     expect((await raw(pa, hello, 300)).closed, 'and again').toBe(true);
     expect(a.ups).toEqual([]);
-    expect(a.logs.filter((l) => l.msg === 'peer link refused: not a TLS-PSK handshake from a node of this cluster'), 'one warning per address per 10 s').toHaveLength(1);
+    expect(
+      a.logs.filter((l) => l.msg === 'peer link refused: not a TLS-PSK handshake from a node of this cluster'),
+      'one warning per address per 10 s',
+    ).toHaveLength(1);
   });
 
   it('a dialler that proved the key of b but names itself c in its hello is refused', async () => {
@@ -170,7 +186,10 @@ describe('peer links cannot be joined by replaying or forging', () => {
     const a = await startMesh('a', peers, pa, TOKEN, 20_000);
     const flood = silentConnections(pa, MAX_PENDING_HANDSHAKES + 36);
     await expect.poll(() => flood.filter((f) => f.closed).length).toBe(36);
-    expect(flood.slice(0, 36).every((f) => f.closed), 'the oldest are the ones closed').toBe(true);
+    expect(
+      flood.slice(0, 36).every((f) => f.closed),
+      'the oldest are the ones closed',
+    ).toBe(true);
     // A real node dialling in now evicts one of the silent ones and links.
     await startMesh('b', peers, pb, TOKEN, 20_000);
     await expect.poll(() => a.ups).toEqual(['b']);

@@ -127,9 +127,10 @@ export class PeerMesh {
     const key = `${direction} ${peer} ${reason}`;
     if (now - (this.refusalLoggedAt.get(key) ?? Number.NEGATIVE_INFINITY) < 10_000) return;
     this.refusalLoggedAt.set(key, now);
-    const why = reason === 'auth'
-      ? 'the admin token differs between the nodes (every node of a cluster needs the same one)'
-      : `two processes run as node ${direction === 'refused' ? peer : this.o.selfId} (the same --node given twice)`;
+    const why =
+      reason === 'auth'
+        ? 'the admin token differs between the nodes (every node of a cluster needs the same one)'
+        : `two processes run as node ${direction === 'refused' ? peer : this.o.selfId} (the same --node given twice)`;
     this.o.logger.error({ peer, from, reason }, `peer link ${direction} ${peer}: ${why}`);
   }
 
@@ -223,7 +224,10 @@ export class PeerMesh {
           }
           const peer = message.t === 'hello' ? this.peers.get(message.id) : undefined;
           if (message.t !== 'hello' || peer === undefined || message.id !== expected) {
-            this.o.logger.warn({ from: socket.remoteAddress, id: message.t === 'hello' ? message.id : null }, 'peer link refused: not a hello from a node of this cluster');
+            this.o.logger.warn(
+              { from: socket.remoteAddress, id: message.t === 'hello' ? message.id : null },
+              'peer link refused: not a hello from a node of this cluster',
+            );
             link.close('bad hello');
             return;
           }

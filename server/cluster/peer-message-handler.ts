@@ -25,7 +25,10 @@ export function handlePeerMessage(node: ClusterNode, d: ClusterNodeDeps, peer: M
       // counts), or what a standby knew before it followed this node (a node that was down
       // while this one started alone). raiseFloor only ever goes up.
       if (node.phase === 'active' && c > d.tokens.highWater && node.ceilings.admit(c, id, 'status')) {
-        d.logger.warn({ peer: id, ceiling: m.ceiling, was: d.tokens.highWater.toString() }, 'token floor raised above a range another node may have issued from');
+        d.logger.warn(
+          { peer: id, ceiling: m.ceiling, was: d.tokens.highWater.toString() },
+          'token floor raised above a range another node may have issued from',
+        );
         d.tokens.raiseFloor(c);
       }
       return;

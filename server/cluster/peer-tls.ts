@@ -44,21 +44,26 @@ export function createPeerTlsServer(o: PeerTlsServerOptions): Server {
   const claimed = new WeakMap<TLSSocket, string>();
   // In arrival order (a Set iterates in insertion order): the first is the oldest.
   const pending = new Set<NetSocket>();
-  const server = createServer({
-    minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3', ciphers: CIPHERS,
-    handshakeTimeout: o.handshakeTimeoutMs,
-    pskCallback: (socket, identity) => {
-      claimed.set(socket, identity);
-      return o.keyFor(identity);
+  const server = createServer(
+    {
+      minVersion: 'TLSv1.3',
+      maxVersion: 'TLSv1.3',
+      ciphers: CIPHERS,
+      handshakeTimeout: o.handshakeTimeoutMs,
+      pskCallback: (socket, identity) => {
+        claimed.set(socket, identity);
+        return o.keyFor(identity);
+      },
     },
-  }, (socket) => {
-    const identity = claimed.get(socket);
-    if (identity === undefined) {
-      socket.destroy(); // cannot happen: a PSK handshake always names its identity
-      return;
-    }
-    o.onSecure(socket, identity);
-  });
+    (socket) => {
+      const identity = claimed.get(socket);
+      if (identity === undefined) {
+        socket.destroy(); // cannot happen: a PSK handshake always names its identity
+        return;
+      }
+      o.onSecure(socket, identity);
+    },
+  );
   server.on('connection', (socket: NetSocket) => {
     if (pending.size >= MAX_PENDING_HANDSHAKES) {
       const oldest = pending.values().next().value;
@@ -89,7 +94,11 @@ export function createPeerTlsServer(o: PeerTlsServerOptions): Server {
 /** Dials `host:port` as node `selfId`; 'secureConnect' fires once the listener has proved the key too. */
 export function dialPeerTls(host: string, port: number, selfId: string, key: Buffer): TLSSocket {
   return connect({
-    host, port, minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3', ciphers: CIPHERS,
+    host,
+    port,
+    minVersion: 'TLSv1.3',
+    maxVersion: 'TLSv1.3',
+    ciphers: CIPHERS,
     pskCallback: () => ({ psk: key, identity: selfId }),
     // No certificate: the PSK authenticates the listener (its Finished message needs the key).
     checkServerIdentity: () => undefined,

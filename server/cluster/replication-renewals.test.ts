@@ -20,7 +20,14 @@ function pair() {
   const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore()));
   const slices = new HeldSlices();
   const source = new ReplicationSource({
-    engine, clock, instanceId: 'i', ackTimeoutMs: 1_000, ceiling: () => 0n, failovers: () => [], onStreamDropped: () => {}, schedule: slices.schedule,
+    engine,
+    clock,
+    instanceId: 'i',
+    ackTimeoutMs: 1_000,
+    ceiling: () => 0n,
+    failovers: () => [],
+    onStreamDropped: () => {},
+    schedule: slices.schedule,
   });
   const { link, lines } = recordingLink();
   source.start();
@@ -98,6 +105,11 @@ describe('replication of resumable sessions', () => {
     expect(standby.resumableCount).toBe(2);
     expect(standby.resumableClaim(holder.id)?.expiresAt).toBe(standbyClock.now() + 1_000);
     expect(standby.resumableClaim(waiter.id)?.expiresAt).toBe(standbyClock.now() + 2_000);
-    expect(standby.lock('x')?.queue().map((c) => c.keyHash)).toEqual([HASH2, null]);
+    expect(
+      standby
+        .lock('x')
+        ?.queue()
+        .map((c) => c.keyHash),
+    ).toEqual([HASH2, null]);
   });
 });

@@ -97,10 +97,29 @@ export class ReplicationSink {
     for (const [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs, keyHash] of m.holders) {
       const t = BigInt(token);
       if (t > this.maxToken) this.maxToken = t;
-      this.engine.replicaGrant({ lock, claimId, token: t, protocol, client, leaseMs, sliding, remainingMs, heldForMs, handoverMs: null, handoverCause: null, keyHash: sessionKey(protocol, keyHash) }, false);
+      this.engine.replicaGrant(
+        {
+          lock,
+          claimId,
+          token: t,
+          protocol,
+          client,
+          leaseMs,
+          sliding,
+          remainingMs,
+          heldForMs,
+          handoverMs: null,
+          handoverCause: null,
+          keyHash: sessionKey(protocol, keyHash),
+        },
+        false,
+      );
     }
     for (const [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash] of m.waiters) {
-      this.engine.replicaEnqueue({ lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash: sessionKey(protocol, keyHash) }, false);
+      this.engine.replicaEnqueue(
+        { lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash: sessionKey(protocol, keyHash) },
+        false,
+      );
     }
   }
 
@@ -116,7 +135,12 @@ export class ReplicationSink {
 
   /** The active's coalesced renewals of resumable sessions: each lease now ends remainingMs from now. */
   applyRenewals(renewals: number[]): void {
-    for (let i = 0; i + 1 < renewals.length; i += 2) this.engine.replicaRenewResumable(renewals[i] as number, renewals[i + 1] as number);
+    for (let i = 0; i + 1 < renewals.length; i += 2) {
+      const id = renewals[i];
+      const remainingMs = renewals[i + 1];
+      if (id === undefined || remainingMs === undefined) break; // i + 1 < length: never
+      this.engine.replicaRenewResumable(id, remainingMs);
+    }
   }
 
   private apply(e: unknown[], maxToken: bigint): void {
@@ -129,8 +153,17 @@ export class ReplicationSink {
         if (token > this.maxToken) this.maxToken = token;
         const leaseMs = num(e[6]);
         this.engine.replicaGrant({
-          lock, claimId, token, protocol: proto(e[4]), client: str(e[5]), leaseMs, sliding: e[7] === true,
-          remainingMs: leaseMs, heldForMs: 0, handoverMs: e[8] === null ? null : num(e[8]), handoverCause: e[9] === null ? null : (str(e[9]) as HandoverCause),
+          lock,
+          claimId,
+          token,
+          protocol: proto(e[4]),
+          client: str(e[5]),
+          leaseMs,
+          sliding: e[7] === true,
+          remainingMs: leaseMs,
+          heldForMs: 0,
+          handoverMs: e[8] === null ? null : num(e[8]),
+          handoverCause: e[9] === null ? null : (str(e[9]) as HandoverCause),
           keyHash: e[4] === 'session' ? optionalHash(e[10]) : null,
         });
         return;
@@ -148,8 +181,15 @@ export class ReplicationSink {
         // A resumable session's enqueue carries its lease and key hash; others have neither.
         const keyHash = e[3] === 'session' ? optionalHash(e[7]) : null;
         this.engine.replicaEnqueue({
-          lock, claimId, protocol: proto(e[3]), client: str(e[4]), leaseMs: keyHash === null ? 0 : num(e[6]), sliding: e[3] === 'session',
-          waitingForMs: 0, waitRemainingMs: e[5] === null ? null : num(e[5]), keyHash,
+          lock,
+          claimId,
+          protocol: proto(e[3]),
+          client: str(e[4]),
+          leaseMs: keyHash === null ? 0 : num(e[6]),
+          sliding: e[3] === 'session',
+          waitingForMs: 0,
+          waitRemainingMs: e[5] === null ? null : num(e[5]),
+          keyHash,
         });
         return;
       }

@@ -32,7 +32,13 @@ function setup(ackTimeoutMs = 1000) {
   const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore()));
   const dropped: string[] = [];
   const source = new ReplicationSource({
-    engine, clock, instanceId: 'i', ackTimeoutMs, ceiling: () => 0n, failovers: () => [], onStreamDropped: (id) => dropped.push(id),
+    engine,
+    clock,
+    instanceId: 'i',
+    ackTimeoutMs,
+    ceiling: () => 0n,
+    failovers: () => [],
+    onStreamDropped: (id) => dropped.push(id),
   });
   source.start();
   return { clock, engine, source, dropped };

@@ -135,10 +135,22 @@ export class ReplicationSource {
    */
   addStandby(id: string, link: StandbyLink): void {
     this.flush();
-    link.send({ t: 'snapshot-begin', instance: this.o.instanceId, seq: this.seq, ceiling: this.o.ceiling().toString(), highWater: this.o.engine.tokenHighWater.toString() });
+    link.send({
+      t: 'snapshot-begin',
+      instance: this.o.instanceId,
+      seq: this.seq,
+      ceiling: this.o.ceiling().toString(),
+      highWater: this.o.engine.tokenHighWater.toString(),
+    });
     const walk = new SnapshotWalk(this.o.engine, this.o.clock, (line) => link.sendRaw(line), this.o.walkBudget ?? DEFAULT_WALK_BUDGET);
     const s: Stream = {
-      id, link, sentSeq: this.seq, ackedSeq: this.seq, unacked: [], ceilingAcked: 0n, walk,
+      id,
+      link,
+      sentSeq: this.seq,
+      ackedSeq: this.seq,
+      unacked: [],
+      ceilingAcked: 0n,
+      walk,
       walkStats: { startedAt: this.o.clock.now(), longestSliceMs: 0, drainWaits: 0 },
     };
     this.streams.set(id, s);
@@ -170,15 +182,25 @@ export class ReplicationSource {
     }
     s.walk = null;
     s.link.send({
-      t: 'snapshot', instance: this.o.instanceId, seq: this.seq, ceiling: this.o.ceiling().toString(),
-      highWater: this.o.engine.tokenHighWater.toString(), holders: [], waiters: [], failovers: this.o.failovers(), parts: walk.parts,
+      t: 'snapshot',
+      instance: this.o.instanceId,
+      seq: this.seq,
+      ceiling: this.o.ceiling().toString(),
+      highWater: this.o.engine.tokenHighWater.toString(),
+      holders: [],
+      waiters: [],
+      failovers: this.o.failovers(),
+      parts: walk.parts,
     });
     // Every resumable claim's lease as it stands now (a waiter's is not in its snapshot entry,
     // and a holder's was read when its lock was walked).
     const leases = renewLine(this.o.engine.resumableClaims(), t1);
     if (leases !== null) s.link.sendRaw(leases);
     this.o.onSnapshotSent?.(s.id, {
-      parts: walk.parts, ms: Math.round(t1 - stats.startedAt), longestSliceMs: Math.round(stats.longestSliceMs * 100) / 100, drainWaits: stats.drainWaits,
+      parts: walk.parts,
+      ms: Math.round(t1 - stats.startedAt),
+      longestSliceMs: Math.round(stats.longestSliceMs * 100) / 100,
+      drainWaits: stats.drainWaits,
     });
   }
 
@@ -215,7 +237,8 @@ export class ReplicationSource {
     this.broadcastCeiling(ceiling);
     return new Promise<void>((resolve) => {
       const wait: CeilingWait = {
-        ceiling, resolve,
+        ceiling,
+        resolve,
         timer: setTimeout(() => {
           for (const s of [...this.streams.values()]) {
             if (s.ceilingAcked < ceiling) this.drop(s, 'did not acknowledge a token ceiling in time');

@@ -15,13 +15,19 @@ import { deliver, HeldSlices, recordingLink } from '../testing/replication-wire.
 import { applyClientOp, type ClientOp } from '../testing/engine-workload.ts';
 import { dropUnreplicable } from './cluster-transitions.ts';
 
-type Op =
-  | ClientOp
-  | { kind: 'tick'; ms: number }
-  | { kind: 'join' };
+type Op = ClientOp | { kind: 'tick'; ms: number } | { kind: 'join' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('acquire' as const), key: fc.constantFrom('a', 'a', 'b', 'c_d'), session: fc.boolean(), leaseMs: fc.constantFrom(50, 200), waitMs: fc.constantFrom(0, 40, 150) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('acquire' as const),
+      key: fc.constantFrom('a', 'a', 'b', 'c_d'),
+      session: fc.boolean(),
+      leaseMs: fc.constantFrom(50, 200),
+      waitMs: fc.constantFrom(0, 40, 150),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constantFrom('release' as const, 'end' as const, 'kick' as const, 'force' as const), pick: fc.nat() }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.constantFrom(0, 10, 60, 120) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'join' as const }) },
@@ -50,7 +56,13 @@ it('a standby fed through the wire encoding mirrors the active, and serves on af
       const b = new LockEngine(clockB, bTokens);
       const slices = new HeldSlices();
       const source = new ReplicationSource({
-        engine: a, clock: clockA, instanceId: 'i-a', ackTimeoutMs: 1000, ceiling: () => 0n, failovers: () => [], onStreamDropped: () => {},
+        engine: a,
+        clock: clockA,
+        instanceId: 'i-a',
+        ackTimeoutMs: 1000,
+        ceiling: () => 0n,
+        failovers: () => [],
+        onStreamDropped: () => {},
         schedule: slices.schedule,
       });
       source.start();

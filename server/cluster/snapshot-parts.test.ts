@@ -37,7 +37,14 @@ function active(locks: number, buffered: () => number = () => 0) {
   }
   const slices = new HeldSlices();
   const source = new ReplicationSource({
-    engine, clock, instanceId: 'i-a', ackTimeoutMs: 1000, ceiling: () => 200_000n, failovers: () => [], onStreamDropped: () => {}, schedule: slices.schedule,
+    engine,
+    clock,
+    instanceId: 'i-a',
+    ackTimeoutMs: 1000,
+    ceiling: () => 200_000n,
+    failovers: () => [],
+    onStreamDropped: () => {},
+    schedule: slices.schedule,
   });
   source.start();
   const wire = recordingLink(buffered);
@@ -56,7 +63,10 @@ describe('a streamed snapshot', () => {
   it('a table of several MiB goes a slice per turn, in lines under the budget and a lock, and the sink rebuilds the same table', () => {
     const { engine, slices, source, link, lines } = active(40_000);
     source.addStandby('b', link);
-    expect(lines.map((l) => decode(l).t), 'only the start goes in the turn the request came').toEqual(['snapshot-begin']);
+    expect(
+      lines.map((l) => decode(l).t),
+      'only the start goes in the turn the request came',
+    ).toEqual(['snapshot-begin']);
     let turns = 0;
     while (slices.runOne()) turns++;
     const total = lines.reduce((n, l) => n + l.length, 0);
@@ -170,7 +180,10 @@ describe('a streamed snapshot', () => {
     const part = (holders: unknown[], waiters: unknown[], extra = '') => JSON.stringify({ t: 'snapshot-part', holders, waiters }).replace('{', `{${extra}`);
     expect(decodePeerMessage(part([h], [w]))).toEqual({ ok: true, message: { t: 'snapshot-part', holders: [h], waiters: [w] } });
     expect(decodePeerMessage(part([h], [w], '"cont":"l",')).ok).toBe(true);
-    expect(decodePeerMessage(part([['l', 1, '18446744073709551616', 'keyed', 'c', 1000, false, 500, 10]], []))).toEqual({ ok: false, error: 'malformed snapshot holder' });
+    expect(decodePeerMessage(part([['l', 1, '18446744073709551616', 'keyed', 'c', 1000, false, 500, 10]], []))).toEqual({
+      ok: false,
+      error: 'malformed snapshot holder',
+    });
     expect(decodePeerMessage(part([['l', 1, '7', 'udp', 'c', 1000, false, 500, 10]], []))).toEqual({ ok: false, error: 'malformed snapshot holder' });
     expect(decodePeerMessage(part([[...h, 'extra']], []))).toEqual({ ok: false, error: 'malformed snapshot holder' });
     expect(decodePeerMessage(part([], [['l', 2, 'session', 'c', 1000, true, 5]]))).toEqual({ ok: false, error: 'malformed snapshot waiter' });

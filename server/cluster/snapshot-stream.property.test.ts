@@ -15,13 +15,19 @@ import { ReplicationSink } from './replication-sink.ts';
 import { deliver, HeldSlices, recordingLink, type Delivered } from '../testing/replication-wire.ts';
 import { applyClientOp, type ClientOp } from '../testing/engine-workload.ts';
 
-type Op =
-  | ClientOp
-  | { kind: 'tick'; ms: number }
-  | { kind: 'slice' | 'deliver' | 'resync' };
+type Op = ClientOp | { kind: 'tick'; ms: number } | { kind: 'slice' | 'deliver' | 'resync' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('acquire' as const), key: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'), session: fc.boolean(), leaseMs: fc.constantFrom(50, 200), waitMs: fc.constantFrom(0, 40, 150, 1000) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('acquire' as const),
+      key: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'),
+      session: fc.boolean(),
+      leaseMs: fc.constantFrom(50, 200),
+      waitMs: fc.constantFrom(0, 40, 150, 1000),
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ kind: fc.constantFrom('release' as const, 'end' as const, 'kick' as const, 'force' as const), pick: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.constantFrom(0, 10, 60, 120) }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('slice' as const) }) },
@@ -45,7 +51,8 @@ function table(e: LockEngine): string[] {
 it('any interleaving of parts, events and re-syncs ends with the standby holding the active table', () => {
   fc.assert(
     fc.property(
-      fc.array(opArb, { maxLength: 40 }), fc.array(opArb, { minLength: 1, maxLength: 120 }),
+      fc.array(opArb, { maxLength: 40 }),
+      fc.array(opArb, { minLength: 1, maxLength: 120 }),
       fc.record({ chars: fc.integer({ min: 1, max: 600 }), lineChars: fc.integer({ min: 60, max: 400 }) }),
       (setup, during, budget) => {
         const clockA = new FakeClock();
@@ -54,8 +61,15 @@ it('any interleaving of parts, events and re-syncs ends with the standby holding
         const b = new LockEngine(clockB, new BlockTokenSource(new MemoryCeilingStore(), 5n));
         const slices = new HeldSlices();
         const source = new ReplicationSource({
-          engine: a, clock: clockA, instanceId: 'i-a', ackTimeoutMs: 1000, ceiling: () => 0n, failovers: () => [], onStreamDropped: () => {},
-          schedule: slices.schedule, walkBudget: { ms: 1_000, ...budget },
+          engine: a,
+          clock: clockA,
+          instanceId: 'i-a',
+          ackTimeoutMs: 1000,
+          ceiling: () => 0n,
+          failovers: () => [],
+          onStreamDropped: () => {},
+          schedule: slices.schedule,
+          walkBudget: { ms: 1_000, ...budget },
         });
         source.start();
         const sink = new ReplicationSink(b);

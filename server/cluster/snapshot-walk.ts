@@ -46,7 +46,17 @@ const CLOCK_EVERY = 32;
 
 /** A holder as a snapshot carries it; its lease and time held count from `now`. */
 export function holderEntry(lock: LockState, h: Claim, now: number): SnapshotHolder {
-  const entry: SnapshotHolder = [lock.name, h.id, h.token.toString(), h.protocol, h.client, h.leaseMs, h.sliding, Math.max(0, h.expiresAt - now), Math.max(0, now - h.grantedAt)];
+  const entry: SnapshotHolder = [
+    lock.name,
+    h.id,
+    h.token.toString(),
+    h.protocol,
+    h.client,
+    h.leaseMs,
+    h.sliding,
+    Math.max(0, h.expiresAt - now),
+    Math.max(0, now - h.grantedAt),
+  ];
   if (h.keyHash !== null) entry.push(h.keyHash);
   return entry;
 }

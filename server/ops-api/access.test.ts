@@ -46,7 +46,9 @@ describe('mutations', () => {
     const t = await testFacade();
     t.hold('a');
     const cookie = sessionCookie(t.daemon);
-    const res = await forceRelease(apiRequest('/api/v1/locks/a/force-release', { method: 'POST', headers: { cookie, origin: SAME_ORIGIN } }), t.daemon, { name: 'a' });
+    const res = await forceRelease(apiRequest('/api/v1/locks/a/force-release', { method: 'POST', headers: { cookie, origin: SAME_ORIGIN } }), t.daemon, {
+      name: 'a',
+    });
     expect(res.status).toBe(200);
   });
 
@@ -54,7 +56,11 @@ describe('mutations', () => {
     const t = await testFacade();
     t.hold('a');
     const cookie = sessionCookie(t.daemon);
-    const res = await forceRelease(apiRequest('/api/v1/locks/a/force-release', { method: 'POST', headers: { cookie, origin: 'http://evil.example' } }), t.daemon, { name: 'a' });
+    const res = await forceRelease(
+      apiRequest('/api/v1/locks/a/force-release', { method: 'POST', headers: { cookie, origin: 'http://evil.example' } }),
+      t.daemon,
+      { name: 'a' },
+    );
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual({ error: { code: 'forbidden', message: 'forbidden: cross-site request refused' } });
     expect(t.engine.lock('a')?.holder).not.toBeNull();
@@ -70,7 +76,10 @@ describe('mutations', () => {
   it('refuse a read session with 403 even from our own pages', async () => {
     const t = await testFacade({ readToken: READ_TOKEN });
     const cookie = sessionCookie(t.daemon, READ_TOKEN);
-    const res = await kickWaiter(apiRequest('/api/v1/locks/a/waiters/1/kick', { method: 'POST', headers: { cookie, origin: SAME_ORIGIN } }), t.daemon, { name: 'a', id: '1' });
+    const res = await kickWaiter(apiRequest('/api/v1/locks/a/waiters/1/kick', { method: 'POST', headers: { cookie, origin: SAME_ORIGIN } }), t.daemon, {
+      name: 'a',
+      id: '1',
+    });
     expect(res.status).toBe(403);
   });
 

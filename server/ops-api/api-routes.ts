@@ -15,6 +15,7 @@ import { type HttpMethod, otherMethods } from './route-kit.ts';
 
 export type RouteParams = Record<string, string>;
 // Each handler names its own params; the table only promises the ones its pattern declares.
+// biome-ignore lint/suspicious/noExplicitAny: each handler's params type differs; `unknown` or `never` would not accept them or not let the table call them.
 type AnyHandler = (req: Request, daemon: DaemonFacade, params: any) => Response | Promise<Response>;
 
 export interface ApiRoute {
@@ -49,7 +50,7 @@ export type RouteMatch =
 const PARAM = /^\[([a-z]+)\]$/;
 
 /** First path segments of the table's routes: "api", "healthz", "readyz", "metrics". */
-const ROOTS = new Set(API_ROUTES.map((r) => r.pattern.split('/')[1] as string));
+const ROOTS = new Set(API_ROUTES.map((r) => r.pattern.split('/')[1] ?? ''));
 
 /**
  * Whether `path` is under the ops API or a probe (`/api`, `/api/...`, `/healthz`, ...): every
@@ -70,16 +71,21 @@ export function matchRoute(path: string, routes: readonly ApiRoute[] = API_ROUTE
     const params: RouteParams = {};
     let matched = true;
     for (let i = 0; i < parts.length && matched; i++) {
-      const part = parts[i] as string;
-      const segment = segments[i] as string;
-      const param = PARAM.exec(part);
-      if (param === null) {
+      const part = parts[i];
+      const segment = segments[i];
+      // Both have parts.length entries.
+      if (part === undefined || segment === undefined) {
+        matched = false;
+        break;
+      }
+      const name = PARAM.exec(part)?.[1];
+      if (name === undefined) {
         matched = part === segment;
       } else if (segment === '') {
         matched = false;
       } else {
         try {
-          params[param[1] as string] = decodeURIComponent(segment);
+          params[name] = decodeURIComponent(segment);
         } catch {
           return { kind: 'bad-path' };
         }

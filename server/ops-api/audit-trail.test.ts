@@ -24,7 +24,14 @@ describe('the audit trail', () => {
     const holder = t.hold('a');
     await forceRelease(post('/api/v1/locks/a/force-release'), t.daemon, { name: 'a' });
     expect(t.audit.recent(10)).toEqual([
-      { at: expect.any(Number), who: 'bearer:admin', action: 'force-release', target: 'a', result: 'ok', detail: expect.stringContaining(`token ${holder.token}`) },
+      {
+        at: expect.any(Number),
+        who: 'bearer:admin',
+        action: 'force-release',
+        target: 'a',
+        result: 'ok',
+        detail: expect.stringContaining(`token ${holder.token}`),
+      },
     ]);
   });
 
@@ -72,7 +79,12 @@ describe('the audit trail', () => {
     const session = t.security.signIn(ADMIN_TOKEN);
     const headers = { cookie: `baton_session=${session?.cookieValue}`, origin: 'http://127.0.0.1:8080' };
     await kickWaiter(post('/api/v1/locks/a/waiters/1/kick', headers), t.daemon, { name: 'a', id: '1' });
-    expect(t.audit.recent(1)[0]).toMatchObject({ who: `session:${session?.publicId}`, action: 'kick', result: 'forbidden', detail: 'cross-site request refused' });
+    expect(t.audit.recent(1)[0]).toMatchObject({
+      who: `session:${session?.publicId}`,
+      action: 'kick',
+      result: 'forbidden',
+      detail: 'cross-site request refused',
+    });
   });
 
   it('names a session by its public id, from sign-in through an action to sign-out', async () => {
@@ -85,7 +97,9 @@ describe('the audit trail', () => {
     await forceRelease(post('/api/v1/locks/a/force-release', { cookie, origin: ORIGIN }), t.daemon, { name: 'a' });
     signOut(apiRequest('/api/v1/auth/session', { method: 'DELETE', headers: { cookie, origin: ORIGIN } }), t.daemon);
     expect(t.audit.recent(10).map((e) => [e.who, e.action, e.result])).toEqual([
-      [who, 'sign-in', 'ok'], [who, 'force-release', 'ok'], [who, 'sign-out', 'ok'],
+      [who, 'sign-in', 'ok'],
+      [who, 'force-release', 'ok'],
+      [who, 'sign-out', 'ok'],
     ]);
   });
 
@@ -104,7 +118,10 @@ describe('the audit trail', () => {
     await postHandoff(post('/api/v1/cluster/handoff'), t.daemon);
     await t.audit.close();
     const reopened = await AuditLog.open(dir);
-    expect(reopened.recent(10).map((e) => [e.action, e.result])).toEqual([['force-release', 'ok'], ['handoff', 'conflict']]);
+    expect(reopened.recent(10).map((e) => [e.action, e.result])).toEqual([
+      ['force-release', 'ok'],
+      ['handoff', 'conflict'],
+    ]);
     await reopened.close();
   });
 });

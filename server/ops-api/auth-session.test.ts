@@ -80,7 +80,9 @@ describe('the session cookie', () => {
     const t = await testFacade();
     t.hold('a');
     const cookie = await signedIn(t.daemon);
-    const res = await forceRelease(apiRequest('/api/v1/locks/a/force-release', { method: 'POST', headers: { cookie, origin: ORIGIN } }), t.daemon, { name: 'a' });
+    const res = await forceRelease(apiRequest('/api/v1/locks/a/force-release', { method: 'POST', headers: { cookie, origin: ORIGIN } }), t.daemon, {
+      name: 'a',
+    });
     expect(res.status).toBe(200);
   });
 
@@ -88,7 +90,11 @@ describe('the session cookie', () => {
     const t = await testFacade();
     t.hold('a');
     const cookie = await signedIn(t.daemon);
-    const res = await forceRelease(apiRequest('/api/v1/locks/a/force-release', { method: 'POST', headers: { cookie, origin: 'http://evil.example' } }), t.daemon, { name: 'a' });
+    const res = await forceRelease(
+      apiRequest('/api/v1/locks/a/force-release', { method: 'POST', headers: { cookie, origin: 'http://evil.example' } }),
+      t.daemon,
+      { name: 'a' },
+    );
     expect(res.status).toBe(403);
   });
 
@@ -153,7 +159,11 @@ describe('sign-in floods', () => {
     }
     const me = await getSession(apiRequest('/api/v1/auth/session', { headers: { cookie: adminCookie } }), t.daemon);
     expect(await me.json()).toMatchObject({ role: 'admin' });
-    const released = await forceRelease(apiRequest('/api/v1/locks/k/force-release', { method: 'POST', headers: { cookie: adminCookie, origin: ORIGIN }, body: '{}' }), t.daemon, { name: 'k' });
+    const released = await forceRelease(
+      apiRequest('/api/v1/locks/k/force-release', { method: 'POST', headers: { cookie: adminCookie, origin: ORIGIN }, body: '{}' }),
+      t.daemon,
+      { name: 'k' },
+    );
     expect(released.status).toBe(404); // admitted as admin: nobody holds k
     const audited = t.audit.recent(2_000).filter((e) => e.action === 'sign-in' && e.result === 'ok');
     expect(audited.filter((e) => e.detail === 'role read')).toHaveLength(10);

@@ -87,7 +87,10 @@ describe('POST /api/v1/cluster/restore', () => {
     const t = await testFacade({ admin });
     await postRestore(post('/api/v1/cluster/restore'), t.daemon);
     await postRestore(post('/api/v1/cluster/restore', '{}'), t.daemon);
-    expect(admin.sent.map((s) => s.op)).toEqual([{ op: 'restore', node: null }, { op: 'restore', node: null }]);
+    expect(admin.sent.map((s) => s.op)).toEqual([
+      { op: 'restore', node: null },
+      { op: 'restore', node: null },
+    ]);
   });
 
   it('refuses unknown keys, a non-string node and bad JSON before asking the cluster', async () => {
@@ -109,7 +112,7 @@ describe('POST /api/v1/cluster/restore', () => {
 });
 
 describe('lock actions on a standby (forwarded to the active node)', () => {
-  it('forwards a checked force-release with the token as a decimal string and answers the active node\'s result', async () => {
+  it("forwards a checked force-release with the token as a decimal string and answers the active node's result", async () => {
     const body = { released: { name: 'a', token: '7', protocol: 'keyed', client: '10.0.0.1:1' }, nextHolder: null };
     const admin = forwarding(() => ({ ok: true, body, detail: 'token 7 held by 10.0.0.1:1 (keyed)' }));
     const t = await testFacade({ admin, role: () => 'standby' });

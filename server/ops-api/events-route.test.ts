@@ -33,7 +33,10 @@ async function readFrames(body: ReadableStream<Uint8Array>, count: number): Prom
   const decoder = new TextDecoder();
   let text = '';
   for (;;) {
-    const frames = text.split('\n\n').slice(0, -1).map((f) => `${f}\n\n`);
+    const frames = text
+      .split('\n\n')
+      .slice(0, -1)
+      .map((f) => `${f}\n\n`);
     if (frames.length >= count) {
       reader.releaseLock();
       return frames.slice(0, count);
@@ -67,7 +70,10 @@ describe('GET /api/v1/events', () => {
     const res = eventStream(new AbortController().signal, feed);
     expect(res.status).toBe(200);
     expect(Object.fromEntries(res.headers)).toMatchObject({
-      'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no', connection: 'keep-alive',
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+      connection: 'keep-alive',
     });
     expect(await readFrames(res.body as ReadableStream<Uint8Array>, 2)).toEqual([RETRY_FRAME, 'event: snapshot\ndata: {"locks":[]}\n\n']);
   });
@@ -124,7 +130,15 @@ describe('GET /api/v1/events', () => {
 
   it('refuses an anonymous reader when reads need credentials', async () => {
     const feed = new FakeFeed();
-    const security = { readsOpen: false, identify: () => ({ kind: 'anonymous' as const }), signIn: () => null, signOut: () => {}, noteFailedSignIn: () => true, admitSignIn: () => null, auditSignIn: () => true };
+    const security = {
+      readsOpen: false,
+      identify: () => ({ kind: 'anonymous' as const }),
+      signIn: () => null,
+      signOut: () => {},
+      noteFailedSignIn: () => true,
+      admitSignIn: () => null,
+      auditSignIn: () => true,
+    };
     // The route reads only `security` and `feed`; refuseRead is typed with the whole facade.
     const res = eventsRoute(request(), { security, feed } as Pick<DaemonFacade, 'security' | 'feed'> as DaemonFacade);
     expect(res.status).toBe(401);
@@ -136,7 +150,11 @@ describe('GET /api/v1/events', () => {
     const clock = { now: () => f.clock.now(), wall: (t: number) => 1_700_000_000_000 + t };
     const flushers: Array<() => void> = [];
     const deferred: Array<() => void> = [];
-    const scheduler = { setInterval: (fn: () => void, ms: number): TimerHandle => (ms === 100 ? flushers.push(fn) : 0), clearInterval: () => {}, defer: (fn: () => void) => void deferred.push(fn) };
+    const scheduler = {
+      setInterval: (fn: () => void, ms: number): TimerHandle => (ms === 100 ? flushers.push(fn) : 0),
+      clearInterval: () => {},
+      defer: (fn: () => void) => void deferred.push(fn),
+    };
     const stats = () => ({ held: f.engine.heldCount }) as StatsView;
     const cluster = () => ({ self: 'n1', nodes: [] }) as unknown as ClusterView;
     const history = new HistoryRecorder(f.engine, clock, () => clock.wall(f.clock.now()));

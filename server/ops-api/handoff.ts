@@ -12,10 +12,16 @@ const handoffBody = z.strictObject({ target: z.string().min(1).max(256).optional
 export function postHandoff(req: Request, daemon: DaemonFacade): Promise<Response> {
   let target: string | null = null;
   // The audit target is read after the action: the body is only parsed inside it.
-  return adminAction(req, daemon, 'handoff', () => auditTarget({ op: 'handoff', target }), async (who) => {
-    const body = await readJsonBody(req, handoffBody);
-    if (!body.ok) return body;
-    target = body.value?.target ?? null;
-    return adminOutcome(await daemon.admin.run({ op: 'handoff', target }, who));
-  });
+  return adminAction(
+    req,
+    daemon,
+    'handoff',
+    () => auditTarget({ op: 'handoff', target }),
+    async (who) => {
+      const body = await readJsonBody(req, handoffBody);
+      if (!body.ok) return body;
+      target = body.value?.target ?? null;
+      return adminOutcome(await daemon.admin.run({ op: 'handoff', target }, who));
+    },
+  );
 }

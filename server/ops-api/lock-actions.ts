@@ -18,7 +18,8 @@ export function forceRelease(req: Request, daemon: DaemonFacade, params: { name:
     const name = checkLockName(params.name);
     if (!name.ok) return name;
     // The same mistake in the query string: the token belongs in the body.
-    if (new URL(req.url).searchParams.has('token')) return { ok: false, error: 'invalid-input', detail: 'token: give it in the JSON body, not the query string' };
+    if (new URL(req.url).searchParams.has('token'))
+      return { ok: false, error: 'invalid-input', detail: 'token: give it in the JSON body, not the query string' };
     const body = await readJsonBody(req, forceReleaseBody);
     if (!body.ok) return body;
     const token = body.value?.token;

@@ -33,7 +33,13 @@ describe('GET /api/v1/locks', () => {
     t.hold('a');
     const { locks, asOf } = await page(t, '');
     expect(asOf).toBe(EPOCH_BASE + t.clock.now());
-    expect(locks).toEqual([{ name: 'a', queueLength: 1, holder: expect.objectContaining({ token: holder.token.toString(), client: '127.0.0.1:5000', protocol: 'keyed', grantedAt: EPOCH_BASE + 1_000 }) }]);
+    expect(locks).toEqual([
+      {
+        name: 'a',
+        queueLength: 1,
+        holder: expect.objectContaining({ token: holder.token.toString(), client: '127.0.0.1:5000', protocol: 'keyed', grantedAt: EPOCH_BASE + 1_000 }),
+      },
+    ]);
   });
 
   it('returns 100 locks by default', async () => {

@@ -13,7 +13,10 @@ const locksQuery = z.object({
   prefix: z.string().default(''),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(DEFAULT_PAGE),
   // An empty cursor is the first page, as if none were given.
-  cursor: z.string().optional().transform((c) => (c === undefined || c === '' ? null : c)),
+  cursor: z
+    .string()
+    .optional()
+    .transform((c) => (c === undefined || c === '' ? null : c)),
 });
 
 export function listLocks(req: Request, daemon: DaemonFacade): Response {

@@ -7,7 +7,11 @@ describe('GET /api/v1/cluster', () => {
     const { daemon } = await testFacade();
     const res = getCluster(apiRequest('/api/v1/cluster'), daemon);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ self: 'local', nodes: [{ id: 'local', role: 'active', self: true }], handoff: { available: false, reason: SINGLE_NODE_REASON } });
+    expect(await res.json()).toMatchObject({
+      self: 'local',
+      nodes: [{ id: 'local', role: 'active', self: true }],
+      handoff: { available: false, reason: SINGLE_NODE_REASON },
+    });
   });
 
   it('needs a token when reads are closed', async () => {

@@ -45,7 +45,12 @@ describe('GET /readyz in a cluster', () => {
   });
 
   it('is not ready while discovering, syncing, promoting or handing off', async () => {
-    for (const [role, phase] of [['standby', 'discovering'], ['standby', 'syncing'], ['standby', 'promoting'], ['active', 'handing-off']] as const) {
+    for (const [role, phase] of [
+      ['standby', 'discovering'],
+      ['standby', 'syncing'],
+      ['standby', 'promoting'],
+      ['active', 'handing-off'],
+    ] as const) {
       const res = getReadyz(apiRequest('/readyz'), (await node(role, phase)).daemon);
       expect(res.status, phase).toBe(503);
       expect(await res.json()).toEqual({ ready: false, state: 'serving', role, phase, grants: 'ok' });

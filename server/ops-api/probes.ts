@@ -17,9 +17,14 @@ export function getHealthz(_req: Request, daemon: DaemonFacade): Response {
   const state = daemon.state();
   const refused = daemon.engine.grantRefusal();
   return jsonResponse(200, {
-    status: state === 'draining' ? 'draining' : refused !== null ? 'degraded' : 'ok', state, instanceId: daemon.instanceId,
-    pid: process.pid, tokenHighWater: daemon.engine.tokenHighWater.toString(), grants: refused ?? 'ok',
-    role: daemon.role(), phase: daemon.cluster().phase,
+    status: state === 'draining' ? 'draining' : refused !== null ? 'degraded' : 'ok',
+    state,
+    instanceId: daemon.instanceId,
+    pid: process.pid,
+    tokenHighWater: daemon.engine.tokenHighWater.toString(),
+    grants: refused ?? 'ok',
+    role: daemon.role(),
+    phase: daemon.cluster().phase,
   });
 }
 
@@ -42,7 +47,8 @@ export function getReadyz(req: Request, daemon: DaemonFacade): Response {
   const wanted = query.value.role;
   // A node that can grant nothing (u64 used up, storage failing) is no place to send clients.
   const refused = daemon.engine.grantRefusal();
-  const ready = state === 'serving' && refused === null && (phase === 'active' || phase === 'standby') && (wanted === undefined || (wanted === role && phase === wanted));
+  const ready =
+    state === 'serving' && refused === null && (phase === 'active' || phase === 'standby') && (wanted === undefined || (wanted === role && phase === wanted));
   return jsonResponse(ready ? 200 : 503, { ready, state, role, phase, grants: refused ?? 'ok' });
 }
 

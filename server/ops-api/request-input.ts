@@ -55,7 +55,7 @@ async function readCapped(req: Request): Promise<string | null> {
 export async function readJsonBody<S extends z.ZodType>(req: Request, schema: S): Promise<Checked<z.output<S>>> {
   const text = await readCapped(req);
   if (text === null) return { ok: false, error: 'body-too-large', detail: `over ${MAX_BODY_BYTES} bytes` };
-  let json: unknown = undefined;
+  let json: unknown;
   if (text.trim() !== '') {
     try {
       json = JSON.parse(text);

@@ -11,10 +11,16 @@ const restoreBody = z.strictObject({ node: z.string().min(1).max(256).optional()
 
 export function postRestore(req: Request, daemon: DaemonFacade): Promise<Response> {
   let node: string | null = null;
-  return adminAction(req, daemon, 'restore', () => auditTarget({ op: 'restore', node }), async (who) => {
-    const body = await readJsonBody(req, restoreBody);
-    if (!body.ok) return body;
-    node = body.value?.node ?? null;
-    return adminOutcome(await daemon.admin.run({ op: 'restore', node }, who));
-  });
+  return adminAction(
+    req,
+    daemon,
+    'restore',
+    () => auditTarget({ op: 'restore', node }),
+    async (who) => {
+      const body = await readJsonBody(req, restoreBody);
+      if (!body.ok) return body;
+      node = body.value?.node ?? null;
+      return adminOutcome(await daemon.admin.run({ op: 'restore', node }, who));
+    },
+  );
 }

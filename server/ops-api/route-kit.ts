@@ -102,7 +102,8 @@ export function otherMethods<A extends HttpMethod>(...allowed: A[]): Record<Excl
   const allow = new Set<HttpMethod>([...allowed, 'OPTIONS']);
   if (allow.has('GET')) allow.add('HEAD');
   const header = METHODS.filter((m) => allow.has(m)).join(', ');
-  const notAllowed: PlainHandler = (req) => errorResponse('method-not-allowed', `${req.method} ${new URL(req.url).pathname}; allowed: ${header}`, { allow: header });
+  const notAllowed: PlainHandler = (req) =>
+    errorResponse('method-not-allowed', `${req.method} ${new URL(req.url).pathname}; allowed: ${header}`, { allow: header });
   const options: PlainHandler = () => new Response(null, { status: 204, headers: { allow: header } });
   const out = {} as Record<HttpMethod, PlainHandler>;
   for (const m of METHODS) out[m] = m === 'OPTIONS' ? options : notAllowed;

@@ -37,7 +37,9 @@ describe('forceReleaseLocally', () => {
     const current = s.hold('a');
     s.engine.release('a', old.token);
     expect(forceReleaseLocally(s.engine, s.clock, 'a', old.token.toString())).toEqual({
-      ok: false, error: 'stale-token', detail: `token ${old.token} does not hold a; the holder's token is ${current.token}`,
+      ok: false,
+      error: 'stale-token',
+      detail: `token ${old.token} does not hold a; the holder's token is ${current.token}`,
     });
     expect(current.state).toBe('holding');
     expect(forceReleaseLocally(s.engine, s.clock, 'a', current.token.toString())).toMatchObject({ ok: true, body: { nextHolder: null } });

@@ -26,7 +26,10 @@ function entry(n: number, action: AuditEntry['action'] = 'kick'): Omit<AuditEntr
 
 async function fileLines(dir: string): Promise<AuditEntry[]> {
   const text = await readFile(join(dir, AUDIT_FILE), 'utf8');
-  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as AuditEntry);
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as AuditEntry);
 }
 
 afterEach(async () => {
@@ -95,7 +98,10 @@ describe('AuditLog on disk', () => {
     for (let i = 0; i < 25; i++) log.record(entry(i));
     await log.close();
     const current = await fileLines(dir);
-    const rotated = (await readFile(join(dir, `${AUDIT_FILE}.1`), 'utf8')).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as AuditEntry);
+    const rotated = (await readFile(join(dir, `${AUDIT_FILE}.1`), 'utf8'))
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as AuditEntry);
     expect(current.length).toBeGreaterThan(0);
     expect(current.length).toBeLessThan(25);
     // Only the last two files are kept; what is in them is the newest entries, in order.
@@ -118,7 +124,10 @@ describe('AuditLog on disk', () => {
     first.record(entry(2, 'handoff'));
     await first.close();
     const second = await openLog(dir);
-    expect(second.recent(10).map((e) => [e.action, e.target])).toEqual([['force-release', 'lock-1'], ['handoff', 'lock-2']]);
+    expect(second.recent(10).map((e) => [e.action, e.target])).toEqual([
+      ['force-release', 'lock-1'],
+      ['handoff', 'lock-2'],
+    ]);
   });
 
   it('reloads only the last 200 entries of a long file', async () => {

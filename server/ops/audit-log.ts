@@ -22,8 +22,15 @@ const ACTIONS: ReadonlySet<string> = new Set(['force-release', 'kick', 'handoff'
 function isAuditEntry(v: unknown): v is AuditEntry {
   if (typeof v !== 'object' || v === null) return false;
   const e = v as Record<string, unknown>;
-  return typeof e.at === 'number' && typeof e.who === 'string' && typeof e.action === 'string' && ACTIONS.has(e.action)
-    && typeof e.target === 'string' && typeof e.result === 'string' && (e.detail === null || typeof e.detail === 'string');
+  return (
+    typeof e.at === 'number' &&
+    typeof e.who === 'string' &&
+    typeof e.action === 'string' &&
+    ACTIONS.has(e.action) &&
+    typeof e.target === 'string' &&
+    typeof e.result === 'string' &&
+    (e.detail === null || typeof e.detail === 'string')
+  );
 }
 
 /**
@@ -130,17 +137,21 @@ export class AuditLog implements AuditFacade {
   }
 
   private append(line: string): void {
-    this.writes = this.writes.then(async () => {
-      if (this.size >= this.rotateBytes) await this.rotate();
-      if (this.file === null) return;
-      await this.file.appendFile(line, 'utf8');
-      this.size += Buffer.byteLength(line);
-    }).catch((err: unknown) => {
-      // The action itself happened; losing its log line is reported once, not on every action.
-      if (this.writeFailed) return;
-      this.writeFailed = true;
-      process.stderr.write(`baton: cannot append to the audit log ${this.path ?? ''}: ${err instanceof Error ? err.message : String(err)} (further failures are not reported)\n`);
-    });
+    this.writes = this.writes
+      .then(async () => {
+        if (this.size >= this.rotateBytes) await this.rotate();
+        if (this.file === null) return;
+        await this.file.appendFile(line, 'utf8');
+        this.size += Buffer.byteLength(line);
+      })
+      .catch((err: unknown) => {
+        // The action itself happened; losing its log line is reported once, not on every action.
+        if (this.writeFailed) return;
+        this.writeFailed = true;
+        process.stderr.write(
+          `baton: cannot append to the audit log ${this.path ?? ''}: ${err instanceof Error ? err.message : String(err)} (further failures are not reported)\n`,
+        );
+      });
   }
 
   /** Runs inside the write chain, so no append sees a half-rotated file. */

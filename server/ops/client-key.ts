@@ -8,12 +8,17 @@ export function clientKey(address: string): string {
   const a = address.toLowerCase();
   if (!a.includes(':')) return a;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(a);
-  if (mapped !== null) return mapped[1] as string;
+  const ipv4 = mapped?.[1];
+  if (ipv4 !== undefined) return ipv4;
   const halves = a.split('::');
   if (halves.length > 2) return a;
-  const head = (halves[0] as string) === '' ? [] : (halves[0] as string).split(':');
-  const tail = halves.length === 2 && (halves[1] as string) !== '' ? (halves[1] as string).split(':') : [];
+  const [first = '', second = ''] = halves;
+  const head = first === '' ? [] : first.split(':');
+  const tail = halves.length === 2 && second !== '' ? second.split(':') : [];
   const groups = halves.length === 2 ? [...head, ...Array<string>(Math.max(0, 8 - head.length - tail.length)).fill('0'), ...tail] : head;
   if (groups.length !== 8) return a;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }

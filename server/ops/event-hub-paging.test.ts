@@ -5,7 +5,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Claim } from '../../lib/engine/claim.ts';
 import { engineFixture, Owner } from '../../lib/engine/testing/engine-fixture.ts';
-import { type ClusterView, type DeltaMessage, type LocksChunkMessage, noHandoversByCause, type SnapshotMessage, type StatsView } from '../../lib/ops/api-types.ts';
+import {
+  type ClusterView,
+  type DeltaMessage,
+  type LocksChunkMessage,
+  noHandoversByCause,
+  type SnapshotMessage,
+  type StatsView,
+} from '../../lib/ops/api-types.ts';
 import { applyDelta, applyLocksChunk, applySnapshot, type DashboardState } from '../../lib/ops/dashboard-state.ts';
 import type { FeedJoin, FeedSubscriber } from '../daemon-facade.ts';
 import { EventHub, type Scheduler, STALLED_READER_MS, type TimerHandle } from './event-hub.ts';
@@ -91,18 +98,39 @@ function setup(o: { chunkLocks?: number; chunkBytes?: number; sendBytes?: number
   const clock = { now: () => f.clock.now(), wall: (t: number) => EPOCH + t };
   const history = new HistoryRecorder(f.engine, clock, () => EPOCH + f.clock.now());
   const stats = (): StatsView => ({
-    asOf: EPOCH, state: 'serving', role: 'active', locks: f.engine.lockCount, held: f.engine.heldCount, waiters: f.engine.waiterCount,
-    connections: { keyed: 0, session: 0 }, tokenHighWater: f.engine.tokenHighWater.toString(), grants: 'ok', grantsTotal: 0,
-    handover: { count: 0, p50: null, p95: null, p99: null }, handoverByCause: noHandoversByCause(),
+    asOf: EPOCH,
+    state: 'serving',
+    role: 'active',
+    locks: f.engine.lockCount,
+    held: f.engine.heldCount,
+    waiters: f.engine.waiterCount,
+    connections: { keyed: 0, session: 0 },
+    tokenHighWater: f.engine.tokenHighWater.toString(),
+    grants: 'ok',
+    grantsTotal: 0,
+    handover: { count: 0, p50: null, p95: null, p99: null },
+    handoverByCause: noHandoversByCause(),
   });
   const cluster = () => ({ self: 'n1', nodes: [] }) as unknown as ClusterView;
   const scheduler = new StepScheduler();
   const lowWater = o.lowWater ?? 600;
   const hub = new EventHub({
-    engine: f.engine, clock, instanceId: 'i', stats, cluster, history, audit: { subscribe: () => () => {} }, scheduler,
-    flushIntervalMs: FLUSH_MS, chunkLocks: o.chunkLocks ?? 2, chunkMs: Number.POSITIVE_INFINITY, lowWaterBytes: lowWater,
-    ...(o.chunkBytes === undefined ? {} : { chunkBytes: o.chunkBytes }), ...(o.sendBytes === undefined ? {} : { sendBytes: o.sendBytes }),
-    maxBufferedBytes: o.maxBuffered ?? Number.MAX_SAFE_INTEGER, streamsPerClient: 1_000,
+    engine: f.engine,
+    clock,
+    instanceId: 'i',
+    stats,
+    cluster,
+    history,
+    audit: { subscribe: () => () => {} },
+    scheduler,
+    flushIntervalMs: FLUSH_MS,
+    chunkLocks: o.chunkLocks ?? 2,
+    chunkMs: Number.POSITIVE_INFINITY,
+    lowWaterBytes: lowWater,
+    ...(o.chunkBytes === undefined ? {} : { chunkBytes: o.chunkBytes }),
+    ...(o.sendBytes === undefined ? {} : { sendBytes: o.sendBytes }),
+    maxBufferedBytes: o.maxBuffered ?? Number.MAX_SAFE_INTEGER,
+    streamsPerClient: 1_000,
   });
   const open = (client = '10.0.0.1') => {
     const reader = new Reader(lowWater);
@@ -147,7 +175,7 @@ describe('EventHub paged snapshots', () => {
     ['pages of 2 locks', {}],
     // Pages that end at their JSON size, and pumps that hand out one page each: some streams wait a turn for a page others have.
     ['pages cut by size, one page handed out per turn', { chunkLocks: 1_000, chunkBytes: 300, sendBytes: 1 }],
-  ])('leaves every reader with the engine\'s table, whatever the interleaving of changes, joins, reads, flushes and page sends (%s)', (_, budgets) => {
+  ])("leaves every reader with the engine's table, whatever the interleaving of changes, joins, reads, flushes and page sends (%s)", (_, budgets) => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 1, max: 3 }), fc.array(stepArb, { maxLength: 250 }), (initial, together, steps) => {
         const t = setup(budgets);

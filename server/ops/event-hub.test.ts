@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { ClaimOwner } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { engineFixture } from '../../lib/engine/testing/engine-fixture.ts';
-import { type AuditEntry, type ClusterView, type DeltaMessage, type LocksChunkMessage, noHandoversByCause, type SnapshotMessage, type StatsView } from '../../lib/ops/api-types.ts';
+import {
+  type AuditEntry,
+  type ClusterView,
+  type DeltaMessage,
+  type LocksChunkMessage,
+  noHandoversByCause,
+  type SnapshotMessage,
+  type StatsView,
+} from '../../lib/ops/api-types.ts';
 import type { FeedSubscriber } from '../daemon-facade.ts';
 import { EventHub, HEARTBEAT_FRAME, MAX_DIRTY, type Scheduler, type TimerHandle } from './event-hub.ts';
 import { FEED_SIZE } from './feed-ring.ts';
@@ -59,14 +67,18 @@ class Recorder implements FeedSubscriber {
     this.closed++;
   }
   messages(): Array<{ event: string; data: unknown }> {
-    return this.frames.filter((f) => f !== HEARTBEAT_FRAME).map((f) => {
-      const m = /^event: (\w+)\ndata: (.*)\n\n$/s.exec(f);
-      if (m === null) throw new Error(`not an SSE message: ${JSON.stringify(f)}`);
-      return { event: m[1] as string, data: JSON.parse(m[2] as string) as unknown };
-    });
+    return this.frames
+      .filter((f) => f !== HEARTBEAT_FRAME)
+      .map((f) => {
+        const m = /^event: (\w+)\ndata: (.*)\n\n$/s.exec(f);
+        if (m === null) throw new Error(`not an SSE message: ${JSON.stringify(f)}`);
+        return { event: m[1] as string, data: JSON.parse(m[2] as string) as unknown };
+      });
   }
   deltas(): DeltaMessage[] {
-    return this.messages().filter((m) => m.event === 'delta').map((m) => m.data as DeltaMessage);
+    return this.messages()
+      .filter((m) => m.event === 'delta')
+      .map((m) => m.data as DeltaMessage);
   }
   snapshot(): SnapshotMessage {
     const first = this.messages()[0];
@@ -102,25 +114,65 @@ function setup() {
       auditListeners.add(listener);
       return () => auditListeners.delete(listener);
     },
-    emit: (e: AuditEntry) => auditListeners.forEach((l) => l(e)),
+    emit: (e: AuditEntry) => {
+      for (const l of auditListeners) l(e);
+    },
   };
   const state = { role: 'active' as 'active' | 'standby', cluster: { nodes: 1 } };
   const stats = (): StatsView => ({
-    asOf: EPOCH + f.clock.now(), state: 'serving', role: state.role, locks: f.engine.lockCount, held: f.engine.heldCount,
-    waiters: f.engine.waiterCount, connections: { keyed: 0, session: 0 }, tokenHighWater: f.engine.tokenHighWater.toString(), grants: f.engine.grantRefusal() ?? 'ok',
-    grantsTotal: 0, handover: { count: 0, p50: null, p99: null, p95: null }, handoverByCause: noHandoversByCause(),
+    asOf: EPOCH + f.clock.now(),
+    state: 'serving',
+    role: state.role,
+    locks: f.engine.lockCount,
+    held: f.engine.heldCount,
+    waiters: f.engine.waiterCount,
+    connections: { keyed: 0, session: 0 },
+    tokenHighWater: f.engine.tokenHighWater.toString(),
+    grants: f.engine.grantRefusal() ?? 'ok',
+    grantsTotal: 0,
+    handover: { count: 0, p50: null, p99: null, p95: null },
+    handoverByCause: noHandoversByCause(),
   });
   // This node's lastSeen is "now", as SingleNodeCluster reports it: it moves with every read.
   const cluster = (): ClusterView => ({
-    self: 'n1', instanceId: 'i-1', clustered: false, phase: 'active', active: 'n1', restore: { available: false, yielded: [] },
-    nodes: [{
-      id: 'n1', role: 'active', priority: 0, self: true, alive: true, lastSeen: EPOCH + f.clock.now(), replicationLag: null, inSync: true, yielded: false,
-      lockAddress: '127.0.0.1:7070', sessionAddress: '127.0.0.1:7071', httpAddress: '127.0.0.1:3000',
-    }],
-    handoff: { available: false, reason: `nodes ${state.cluster.nodes}`, targets: [] }, failovers: [],
+    self: 'n1',
+    instanceId: 'i-1',
+    clustered: false,
+    phase: 'active',
+    active: 'n1',
+    restore: { available: false, yielded: [] },
+    nodes: [
+      {
+        id: 'n1',
+        role: 'active',
+        priority: 0,
+        self: true,
+        alive: true,
+        lastSeen: EPOCH + f.clock.now(),
+        replicationLag: null,
+        inSync: true,
+        yielded: false,
+        lockAddress: '127.0.0.1:7070',
+        sessionAddress: '127.0.0.1:7071',
+        httpAddress: '127.0.0.1:3000',
+      },
+    ],
+    handoff: { available: false, reason: `nodes ${state.cluster.nodes}`, targets: [] },
+    failovers: [],
   });
   const scheduler = new ManualScheduler();
-  const hub = new EventHub({ engine, clock, instanceId: 'i-1', stats, cluster, history, audit, scheduler, flushIntervalMs: FLUSH_MS, heartbeatMs: HEARTBEAT_MS });
+  const hub = new EventHub({
+    engine,
+    clock,
+    instanceId: 'i-1',
+    stats,
+    cluster,
+    history,
+    audit,
+    scheduler,
+    flushIntervalMs: FLUSH_MS,
+    heartbeatMs: HEARTBEAT_MS,
+  });
   const hold = (name: string) => f.engine.acquire(name, live, 'keyed', '10.0.0.1:1', 10_000, 0, false);
   const flush = () => scheduler.fire(FLUSH_MS);
   /** Subscribes and lets the hub send the snapshot (it goes on the next turn of the loop). */
@@ -135,7 +187,7 @@ function setup() {
 
 describe('EventHub', () => {
   it('sends a new subscriber a snapshot of the current locks, stats, cluster, history and feed at once', () => {
-    const { hub, join, hold } = setup();
+    const { join, hold } = setup();
     const claim = hold('orders');
     const sub = new Recorder();
     join(sub);
@@ -143,7 +195,9 @@ describe('EventHub', () => {
     expect(sub.frames[0]).toMatch(/^event: snapshot\ndata: \{.*\}\n\n$/s);
     const snap = sub.snapshot();
     expect(snap.instanceId).toBe('i-1');
-    expect(snap.locks).toEqual([expect.objectContaining({ name: 'orders', queueLength: 0, holder: expect.objectContaining({ token: claim.token.toString() }) })]);
+    expect(snap.locks).toEqual([
+      expect.objectContaining({ name: 'orders', queueLength: 0, holder: expect.objectContaining({ token: claim.token.toString() }) }),
+    ]);
     expect(snap.stats.held).toBe(1);
     expect(snap.cluster.self).toBe('n1');
     expect(snap.history).toHaveLength(90);
@@ -151,7 +205,7 @@ describe('EventHub', () => {
   });
 
   it('coalesces 1000 grants and releases between two flushes into exactly one delta', () => {
-    const { hub, join, engine, hold, flush } = setup();
+    const { join, engine, hold, flush } = setup();
     const sub = new Recorder();
     join(sub);
     for (let i = 0; i < 1000; i++) engine.release(`k${i % 10}`, hold(`k${i % 10}`).token);
@@ -169,7 +223,7 @@ describe('EventHub', () => {
   });
 
   it('reports a session lease renewed by a heartbeat within a scan period, and not a lease that stood still', () => {
-    const { hub, join, engine, hold, flush, clock } = setup();
+    const { join, engine, hold, flush, clock } = setup();
     const session = engine.acquire('heartbeating', live, 'session', '10.0.0.2:2', 3_000, 0, true);
     hold('fixed');
     const sub = new Recorder();
@@ -190,12 +244,22 @@ describe('EventHub', () => {
     const scheduler = new ManualScheduler();
     const clock = { now: () => f.clock.now(), wall: (t: number) => EPOCH + t };
     const hub = new EventHub({
-      engine: f.engine, clock, instanceId: 'i', scheduler,
+      engine: f.engine,
+      clock,
+      instanceId: 'i',
+      scheduler,
       // Only the timers matter here; the snapshot just has to build.
       stats: () => ({ asOf: 0 }) as StatsView,
       cluster: () => ({
-        self: 'n', instanceId: 'i', clustered: false, phase: 'active', active: 'n', restore: { available: false, yielded: [] },
-        nodes: [], handoff: { available: false, reason: null, targets: [] }, failovers: [],
+        self: 'n',
+        instanceId: 'i',
+        clustered: false,
+        phase: 'active',
+        active: 'n',
+        restore: { available: false, yielded: [] },
+        nodes: [],
+        handoff: { available: false, reason: null, targets: [] },
+        failovers: [],
       }),
       history: new HistoryRecorder(f.engine, clock, () => EPOCH),
       audit: { subscribe: () => () => {} },
@@ -205,7 +269,7 @@ describe('EventHub', () => {
   });
 
   it('sends no delta when nothing changed', () => {
-    const { hub, join, hold, flush, clock } = setup();
+    const { join, hold, flush, clock } = setup();
     hold('a');
     const sub = new Recorder();
     join(sub);
@@ -217,7 +281,7 @@ describe('EventHub', () => {
   });
 
   it('lists a lock that went idle under removed, and a changed one under upserts', () => {
-    const { hub, join, engine, hold, flush } = setup();
+    const { join, engine, hold, flush } = setup();
     const a = hold('a');
     const sub = new Recorder();
     join(sub);
@@ -259,7 +323,7 @@ describe('EventHub', () => {
   });
 
   it('sends a heartbeat comment to every subscriber each heartbeat interval', () => {
-    const { hub, join, scheduler } = setup();
+    const { join, scheduler } = setup();
     const a = new Recorder();
     const b = new Recorder();
     join(a);
@@ -270,7 +334,7 @@ describe('EventHub', () => {
   });
 
   it('gives a reconnecting subscriber a fresh snapshot', () => {
-    const { hub, join, hold } = setup();
+    const { join, hold } = setup();
     const first = new Recorder();
     const unsubscribe = join(first);
     unsubscribe();
@@ -283,7 +347,7 @@ describe('EventHub', () => {
   });
 
   it('keeps the last 200 feed items even with no subscriber, with consecutive seqs', () => {
-    const { hub, join, engine, hold } = setup();
+    const { join, engine, hold } = setup();
     for (let i = 0; i < 150; i++) engine.release('a', hold('a').token);
     const sub = new Recorder();
     join(sub);
@@ -294,7 +358,7 @@ describe('EventHub', () => {
   });
 
   it('describes handovers with their latency and cause', () => {
-    const { hub, join, engine, hold } = setup();
+    const { join, engine, hold } = setup();
     const first = hold('a');
     hold('a');
     engine.release('a', first.token);
@@ -309,7 +373,7 @@ describe('EventHub', () => {
   });
 
   it('turns audit entries into admin feed items', () => {
-    const { hub, join, audit, flush } = setup();
+    const { join, audit, flush } = setup();
     const sub = new Recorder();
     join(sub);
     audit.emit({ at: EPOCH + 5, who: 'session:ab12cd34', action: 'force-release', target: 'orders', result: 'ok', detail: null });
@@ -318,7 +382,7 @@ describe('EventHub', () => {
   });
 
   it('sends a delta when only the stats or the cluster changed, with the cluster only when it did', () => {
-    const { hub, join, state, flush } = setup();
+    const { join, state, flush } = setup();
     const sub = new Recorder();
     join(sub);
     state.role = 'standby';
@@ -331,7 +395,7 @@ describe('EventHub', () => {
   });
 
   it('sends the new current history bucket when the 10-second bucket rolls over', () => {
-    const { hub, join, clock, flush } = setup();
+    const { join, clock, flush } = setup();
     const sub = new Recorder();
     join(sub);
     clock.advance(10_000);
@@ -340,7 +404,7 @@ describe('EventHub', () => {
   });
 
   it('stops listening to the engine and its timers when the last subscriber leaves', () => {
-    const { hub, join, listeners, scheduler } = setup();
+    const { join, listeners, scheduler } = setup();
     expect(listeners()).toBe(1); // the feed ring, always
     const leaveA = join(new Recorder());
     const leaveB = join(new Recorder());
@@ -367,8 +431,8 @@ describe('EventHub', () => {
     expect(late.closed).toBe(1);
   });
 
-  it('sends an idle dashboard no delta although this node\'s lastSeen moves with the clock', () => {
-    const { hub, join, flush, clock } = setup();
+  it("sends an idle dashboard no delta although this node's lastSeen moves with the clock", () => {
+    const { join, flush, clock } = setup();
     const sub = new Recorder();
     join(sub);
     for (let i = 0; i < 5; i++) {
@@ -399,7 +463,7 @@ describe('EventHub', () => {
   });
 
   it('sends a fresh snapshot when the engine was reset, and deltas again after it', () => {
-    const { hub, join, hold, flush, engine } = setup();
+    const { join, hold, flush, engine } = setup();
     hold('old');
     const sub = new Recorder();
     join(sub);
@@ -420,7 +484,11 @@ describe('EventHub', () => {
     const { hub, join, listeners, scheduler, hold } = setup();
     const broken = hold('x');
     // A lock view that throws while the snapshot is built.
-    Object.defineProperty(broken, 'token', { get: () => { throw new Error('boom'); } });
+    Object.defineProperty(broken, 'token', {
+      get: () => {
+        throw new Error('boom');
+      },
+    });
     const sub = new Recorder();
     join(sub);
     expect(sub.closed).toBe(1);

@@ -26,7 +26,18 @@ import { FeedRing } from './feed-ring.ts';
 import type { HistorySource } from './history-recorder.ts';
 import { lockSummary, type ViewClock } from './lock-views.ts';
 import { RENEWAL_SCAN_MS, RenewalScan } from './renewal-scan.ts';
-import { CHUNK_BYTES, CHUNK_LOCKS, CHUNK_MS, SEND_BYTES, encodeFrame, encodeFrameWithLocks, type EncodedLocks, LOW_WATER_BYTES, type PassMember, SnapshotPass } from './snapshot-pass.ts';
+import {
+  CHUNK_BYTES,
+  CHUNK_LOCKS,
+  CHUNK_MS,
+  SEND_BYTES,
+  encodeFrame,
+  encodeFrameWithLocks,
+  type EncodedLocks,
+  LOW_WATER_BYTES,
+  type PassMember,
+  SnapshotPass,
+} from './snapshot-pass.ts';
 import { clientKey } from './client-key.ts';
 import { StreamLimits } from './stream-limits.ts';
 
@@ -213,7 +224,10 @@ export class EventHub implements FeedFacade {
   flush(): void {
     if (this.streams.size === 0) return;
     if (++this.flushes % Math.max(1, Math.round(RENEWAL_SCAN_MS / this.flushIntervalMs)) === 0) {
-      this.renewals.scan((name) => this.deps.engine.lock(name), (name) => this.markDirty(name));
+      this.renewals.scan(
+        (name) => this.deps.engine.lock(name),
+        (name) => this.markDirty(name),
+      );
       this.cutStalled();
     }
     if (this.liveCount === 0) return;
@@ -273,7 +287,13 @@ export class EventHub implements FeedFacade {
   private newPass(): SnapshotPass {
     const d = this.deps;
     return new SnapshotPass(d.engine, d.clock, {
-      chunkLocks: d.chunkLocks ?? CHUNK_LOCKS, chunkBytes: d.chunkBytes ?? CHUNK_BYTES, sendBytes: d.sendBytes ?? SEND_BYTES, chunkMs: d.chunkMs ?? CHUNK_MS, maxBehind: this.maxBufferedBytes, lowWater: d.lowWaterBytes ?? LOW_WATER_BYTES, now: d.sliceClock ?? (() => performance.now()),
+      chunkLocks: d.chunkLocks ?? CHUNK_LOCKS,
+      chunkBytes: d.chunkBytes ?? CHUNK_BYTES,
+      sendBytes: d.sendBytes ?? SEND_BYTES,
+      chunkMs: d.chunkMs ?? CHUNK_MS,
+      maxBehind: this.maxBufferedBytes,
+      lowWater: d.lowWaterBytes ?? LOW_WATER_BYTES,
+      now: d.sliceClock ?? (() => performance.now()),
     });
   }
 
@@ -324,7 +344,10 @@ export class EventHub implements FeedFacade {
     this.scheduler.defer(() => {
       pass.scheduled = false;
       if (pass.members.size === 0) return;
-      const again = pass.pump((m) => this.drop(m as Stream, true), (m) => this.leavePass(m as Stream));
+      const again = pass.pump(
+        (m) => this.drop(m as Stream, true),
+        (m) => this.leavePass(m as Stream),
+      );
       if (again) this.wake(pass);
     });
   }

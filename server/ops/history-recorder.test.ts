@@ -58,7 +58,12 @@ describe('HistoryRecorder', () => {
     const f = engineFixture({ blockSize: 100n });
     let step = 0;
     let reads = 0;
-    const clock = { wall: (engineMs: number) => (reads++, EPOCH + step + engineMs) };
+    const clock = {
+      wall: (engineMs: number) => {
+        reads++;
+        return EPOCH + step + engineMs;
+      },
+    };
     const recorder = new HistoryRecorder(f.engine, clock, () => EPOCH + step + f.clock.now());
     for (let i = 0; i < 50; i++) f.engine.release('a', f.fixed('a', live).token);
     expect(reads).toBe(1);

@@ -34,12 +34,27 @@ function counting(engine: LockEngine) {
   return { wrapped, counts };
 }
 
-const nameArb = fc.oneof(fc.constantFrom('a', 'a/b', 'ab', 'b', 'jobs/1', 'jobs/2', 'jobs/10', 'é', 'z'), fc.integer({ min: 0, max: 40 }).map((i) => `k/${i}`));
-type Step = { op: 'acquire'; name: string } | { op: 'release'; pick: number } | { op: 'page'; prefix: string; cursor: string | null; limit: number } | { op: 'reset' };
+const nameArb = fc.oneof(
+  fc.constantFrom('a', 'a/b', 'ab', 'b', 'jobs/1', 'jobs/2', 'jobs/10', 'é', 'z'),
+  fc.integer({ min: 0, max: 40 }).map((i) => `k/${i}`),
+);
+type Step =
+  | { op: 'acquire'; name: string }
+  | { op: 'release'; pick: number }
+  | { op: 'page'; prefix: string; cursor: string | null; limit: number }
+  | { op: 'reset' };
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ op: fc.constant('acquire' as const), name: nameArb }) },
   { weight: 4, arbitrary: fc.record({ op: fc.constant('release' as const), pick: fc.nat() }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('page' as const), prefix: fc.constantFrom('', 'a', 'jobs/', 'k/', 'k/1', 'zz'), cursor: fc.option(nameArb, { nil: null }), limit: fc.integer({ min: 1, max: 12 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('page' as const),
+      prefix: fc.constantFrom('', 'a', 'jobs/', 'k/', 'k/1', 'zz'),
+      cursor: fc.option(nameArb, { nil: null }),
+      limit: fc.integer({ min: 1, max: 12 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ op: 'reset' as const }) },
 );
 

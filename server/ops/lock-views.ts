@@ -79,7 +79,9 @@ export function locksPage(engine: Pick<LockEngine, 'subscribe' | 'allLocks' | 'l
   let last: string | null = null;
   let more = false;
   // One name past the page tells whether there is a next page.
-  for (const name of lockIndexFor(engine).current().walk(query.cursor, query.prefix, query.limit + 1)) {
+  for (const name of lockIndexFor(engine)
+    .current()
+    .walk(query.cursor, query.prefix, query.limit + 1)) {
     if (!name.startsWith(query.prefix)) break;
     if (locks.length === query.limit) {
       more = true;

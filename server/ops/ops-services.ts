@@ -53,13 +53,21 @@ export async function createOpsServices(o: OpsServicesOptions): Promise<OpsServi
 
 function assemble(o: OpsServicesOptions, security: Security, audit: AuditLog): OpsServices {
   const history = new HistoryRecorder(o.engine, o.clock);
-  const cluster: ClusterBackend = o.cluster ?? new SingleNodeCluster({ nodeId: o.nodeId, instanceId: o.instanceId, addresses: o.addresses, engine: o.engine, clock: o.clock, wake: () => o.wake?.() });
+  const cluster: ClusterBackend =
+    o.cluster ??
+    new SingleNodeCluster({ nodeId: o.nodeId, instanceId: o.instanceId, addresses: o.addresses, engine: o.engine, clock: o.clock, wake: () => o.wake?.() });
   const role = (): NodeRole => o.cluster?.role() ?? 'active';
   const stats = (): StatsView =>
     statsView({ engine: o.engine, state: o.state, role, connections: o.connections, grantsTotal: () => history.grantsTotal, history });
   const hub = new EventHub({ engine: o.engine, clock: o.clock, instanceId: o.instanceId, stats, cluster: () => cluster.view(), history, audit });
   return {
-    security, audit, history, hub, cluster, role, stats,
+    security,
+    audit,
+    history,
+    hub,
+    cluster,
+    role,
+    stats,
     async close() {
       hub.close();
       history.close();

@@ -11,7 +11,13 @@ describe('RenewalScan', () => {
     const session = f.sliding('session/old', owner, 3_000);
     let walked = 0;
     const table = f.engine.allLocks();
-    const counting: Iterator<LockState> = { next: () => { const n = table.next(); if (n.done !== true) walked++; return n; } };
+    const counting: Iterator<LockState> = {
+      next: () => {
+        const n = table.next();
+        if (n.done !== true) walked++;
+        return n;
+      },
+    };
     const scan = new RenewalScan();
     scan.reset(counting);
     let lookups = 0;

@@ -7,7 +7,12 @@ const ADMIN = 'the-admin-token';
 const READ = 'the-read-token';
 
 function security(options: { readToken?: string | null; host?: string; now?: () => number } = {}): Security {
-  return new Security({ adminToken: ADMIN, readToken: options.readToken ?? null, host: options.host ?? '127.0.0.1', ...(options.now ? { now: options.now } : {}) });
+  return new Security({
+    adminToken: ADMIN,
+    readToken: options.readToken ?? null,
+    host: options.host ?? '127.0.0.1',
+    ...(options.now ? { now: options.now } : {}),
+  });
 }
 
 function cookieOf(s: Security, token: string): string {

@@ -49,7 +49,6 @@ export function cookieValue(header: string | null, name: string): string | null 
   return null;
 }
 
-
 export class Security implements SecurityFacade {
   readonly readsOpen: boolean;
   private readonly adminDigest: Buffer;

@@ -6,7 +6,9 @@ function setup() {
   const f = engineFixture();
   let wakes = 0;
   const cluster = new SingleNodeCluster({
-    nodeId: 'solo', instanceId: 'inst', engine: f.engine,
+    nodeId: 'solo',
+    instanceId: 'inst',
+    engine: f.engine,
     clock: { now: () => f.clock.now(), wall: (ms) => ms },
     addresses: () => ({ lock: '127.0.0.1:1', session: '127.0.0.1:2', http: '127.0.0.1:3' }),
     wake: () => {
@@ -20,11 +22,27 @@ describe('SingleNodeCluster', () => {
   it('is its own active node, not clustered, with nothing to hand off or restore', () => {
     const view = setup().cluster.view();
     expect(view).toMatchObject({
-      self: 'solo', instanceId: 'inst', clustered: false, phase: 'active', active: 'solo', restore: { available: false, yielded: [] },
-      handoff: { available: false, reason: SINGLE_NODE_HANDOFF_REASON, targets: [] }, failovers: [],
+      self: 'solo',
+      instanceId: 'inst',
+      clustered: false,
+      phase: 'active',
+      active: 'solo',
+      restore: { available: false, yielded: [] },
+      handoff: { available: false, reason: SINGLE_NODE_HANDOFF_REASON, targets: [] },
+      failovers: [],
     });
     expect(view.nodes).toEqual([
-      expect.objectContaining({ id: 'solo', role: 'active', priority: 0, self: true, alive: true, inSync: true, yielded: false, replicationLag: null, httpAddress: '127.0.0.1:3' }),
+      expect.objectContaining({
+        id: 'solo',
+        role: 'active',
+        priority: 0,
+        self: true,
+        alive: true,
+        inSync: true,
+        yielded: false,
+        replicationLag: null,
+        httpAddress: '127.0.0.1:3',
+      }),
     ]);
   });
 

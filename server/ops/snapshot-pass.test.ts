@@ -38,14 +38,27 @@ function setup(locks: number, opts: Partial<PassOptions>) {
   for (let i = 0; i < locks; i++) f.fixed(`lock/${String(i).padStart(4, '0')}`, owner);
   const clock = { now: () => f.clock.now(), wall: (t: number) => t };
   const pass = new SnapshotPass(f.engine, clock, {
-    chunkLocks: 1_000, chunkBytes: Number.MAX_SAFE_INTEGER, chunkMs: Number.POSITIVE_INFINITY, sendBytes: Number.MAX_SAFE_INTEGER, maxBehind: Number.MAX_SAFE_INTEGER, lowWater: 1, now: () => 0, ...opts,
+    chunkLocks: 1_000,
+    chunkBytes: Number.MAX_SAFE_INTEGER,
+    chunkMs: Number.POSITIVE_INFINITY,
+    sendBytes: Number.MAX_SAFE_INTEGER,
+    maxBehind: Number.MAX_SAFE_INTEGER,
+    lowWater: 1,
+    now: () => 0,
+    ...opts,
   });
   const sink = new Sink();
   pass.members.add({ sub: sink, position: 1 });
   /** Every page after the header's: pumps until the member has the whole table. */
   const pages = (): LocksChunkMessage[] => {
     let done = false;
-    for (let i = 0; i < 10_000 && !done; i++) pass.pump(() => { throw new Error('cut off'); }, () => (done = true));
+    for (let i = 0; i < 10_000 && !done; i++)
+      pass.pump(
+        () => {
+          throw new Error('cut off');
+        },
+        () => (done = true),
+      );
     expect(done).toBe(true);
     return sink.frames.map((frame) => parse(frame).data as LocksChunkMessage);
   };
@@ -101,10 +114,15 @@ describe('SnapshotPass pages', () => {
     for (let pump = 0; pump < 100 && complete < 3; pump++) {
       const before = all().map((s) => s.frames.length);
       const total = sent();
-      t.pass.pump(() => { throw new Error('cut off'); }, (m) => {
-        t.pass.members.delete(m); // as the hub does
-        complete++;
-      });
+      t.pass.pump(
+        () => {
+          throw new Error('cut off');
+        },
+        (m) => {
+          t.pass.members.delete(m); // as the hub does
+          complete++;
+        },
+      );
       const after = sent();
       if (complete === 0) expect(after - total).toBe(1);
       firstTaker.push(all().findIndex((s, i) => s.frames.length > (before[i] as number)));

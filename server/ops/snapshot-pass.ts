@@ -179,7 +179,9 @@ export class SnapshotPass {
   }
 
   private give(m: PassMember): boolean {
-    const frame = this.chunks[m.position - this.base] as Uint8Array;
+    const frame = this.chunks[m.position - this.base];
+    // Callers give only below `produced`, and chunks at or above every member's position are kept.
+    if (frame === undefined) throw new RangeError(`chunk ${m.position} is not held (held from ${this.base})`);
     m.position++;
     this.budget -= frame.byteLength;
     try {

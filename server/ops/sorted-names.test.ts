@@ -9,10 +9,7 @@ const nameArb = fc.oneof(
   fc.string({ unit: fc.constantFrom('a', 'b', 'z', '/', 'é', 'ü', '\u{1F600}', 'A'), minLength: 1, maxLength: 4 }),
   fc.integer({ min: 0, max: 5_000 }).map((i) => `k${i}`),
 );
-const opArb = fc.oneof(
-  fc.record({ op: fc.constant('insert' as const), name: nameArb }),
-  fc.record({ op: fc.constant('delete' as const), name: nameArb }),
-);
+const opArb = fc.oneof(fc.record({ op: fc.constant('insert' as const), name: nameArb }), fc.record({ op: fc.constant('delete' as const), name: nameArb }));
 
 describe('SortedNames', () => {
   it('holds the same names in the same order as a plain sort of a Set, under any inserts and deletes', () => {
@@ -39,11 +36,19 @@ describe('SortedNames', () => {
 
   it('walks a page exactly as filtering a full sort would: names after the cursor, from the prefix on, at most limit', () => {
     fc.assert(
-      fc.property(fc.array(nameArb, { maxLength: 4_000 }), fc.option(nameArb, { nil: null }), fc.constantFrom('', 'a', 'k1', 'z', 'é'), fc.integer({ min: 1, max: 1_500 }), (names, cursor, prefix, limit) => {
-        const sorted = SortedNames.from(names);
-        const expected = codeUnitSort(new Set(names)).filter((n) => n >= prefix && (cursor === null || n > cursor)).slice(0, limit);
-        expect([...sorted.walk(cursor, prefix, limit)]).toEqual(expected);
-      }),
+      fc.property(
+        fc.array(nameArb, { maxLength: 4_000 }),
+        fc.option(nameArb, { nil: null }),
+        fc.constantFrom('', 'a', 'k1', 'z', 'é'),
+        fc.integer({ min: 1, max: 1_500 }),
+        (names, cursor, prefix, limit) => {
+          const sorted = SortedNames.from(names);
+          const expected = codeUnitSort(new Set(names))
+            .filter((n) => n >= prefix && (cursor === null || n > cursor))
+            .slice(0, limit);
+          expect([...sorted.walk(cursor, prefix, limit)]).toEqual(expected);
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -12,8 +12,13 @@ function hub(maxStreams?: number) {
   const f = engineFixture();
   const clock = { now: () => f.clock.now(), wall: (t: number) => t };
   return new EventHub({
-    engine: f.engine, clock, instanceId: 'i', stats: () => ({}) as StatsView, cluster: () => ({ nodes: [] }) as unknown as ClusterView,
-    history: new HistoryRecorder(f.engine, clock, () => 0), audit: { subscribe: () => () => {} },
+    engine: f.engine,
+    clock,
+    instanceId: 'i',
+    stats: () => ({}) as StatsView,
+    cluster: () => ({ nodes: [] }) as unknown as ClusterView,
+    history: new HistoryRecorder(f.engine, clock, () => 0),
+    audit: { subscribe: () => () => {} },
     scheduler: { setInterval: () => 0, clearInterval: () => {}, defer: (fn) => void deferred.push(fn) },
     ...(maxStreams === undefined ? {} : { maxStreams }),
   });
@@ -26,7 +31,11 @@ describe('event streams per client address', () => {
     const joins = Array.from({ length: DEFAULT_STREAMS_PER_CLIENT }, () => h.subscribe(reader(), '10.0.0.1'));
     expect(joins.every((j) => j.ok)).toBe(true);
     const refused = h.subscribe(reader(), '10.0.0.1');
-    expect(refused).toEqual({ ok: false, error: 'too-many-streams', detail: `${DEFAULT_STREAMS_PER_CLIENT} already open from 10.0.0.1; close one (a dashboard tab) first` });
+    expect(refused).toEqual({
+      ok: false,
+      error: 'too-many-streams',
+      detail: `${DEFAULT_STREAMS_PER_CLIENT} already open from 10.0.0.1; close one (a dashboard tab) first`,
+    });
     expect(h.subscribe(reader(), '10.0.0.2').ok).toBe(true);
     expect(h.subscriberCount).toBe(DEFAULT_STREAMS_PER_CLIENT + 1);
     const first = joins[0];

@@ -22,7 +22,12 @@ describe('startCluster', () => {
     expect(config.peers.map((p) => p.id)).toEqual(['a', 'b']);
     for (const [i, node] of cluster.nodes.entries()) {
       expect(config.peers[i]).toEqual({
-        id: node.id, host: '127.0.0.1', lockPort: node.ports.lock, sessionPort: node.ports.session, peerPort: node.proxy?.port, httpPort: node.ports.http,
+        id: node.id,
+        host: '127.0.0.1',
+        lockPort: node.ports.lock,
+        sessionPort: node.ports.session,
+        peerPort: node.proxy?.port,
+        httpPort: node.ports.http,
       });
       expect(node.proxy?.target).toEqual({ host: '127.0.0.1', port: node.ports.peerListen });
       expect(node.ports.peer).not.toBe(node.ports.peerListen);

@@ -148,13 +148,34 @@ async function build(options: StartClusterOptions): Promise<Cluster> {
     const peer = proxy ? proxy.port : peerListen;
     peers.push({ id, host: '127.0.0.1', lockPort: lock, sessionPort: session, peerPort: peer, httpPort: http });
     const dataDir = join(dir, id);
-    const args = ['serve', '--config', configPath, '--node', id, '--no-console', '--data-dir', dataDir,
-      '--peer-timeout', `${peerTimeoutMs}ms`, '--log-level', 'info',
-      ...(proxy ? ['--peer-listen', `127.0.0.1:${peerListen}`] : []), ...(options.extraArgs ?? [])];
-    nodes.push(new NodeProcess({
-      id, priority: i, ports: { lock, session, http, peer, peerListen }, dataDir, args,
-      adminToken: options.adminTokens?.[id] ?? CLUSTER_ADMIN_TOKEN, proxy, startTimeoutMs: options.startTimeoutMs ?? 15_000,
-    }));
+    const args = [
+      'serve',
+      '--config',
+      configPath,
+      '--node',
+      id,
+      '--no-console',
+      '--data-dir',
+      dataDir,
+      '--peer-timeout',
+      `${peerTimeoutMs}ms`,
+      '--log-level',
+      'info',
+      ...(proxy ? ['--peer-listen', `127.0.0.1:${peerListen}`] : []),
+      ...(options.extraArgs ?? []),
+    ];
+    nodes.push(
+      new NodeProcess({
+        id,
+        priority: i,
+        ports: { lock, session, http, peer, peerListen },
+        dataDir,
+        args,
+        adminToken: options.adminTokens?.[id] ?? CLUSTER_ADMIN_TOKEN,
+        proxy,
+        startTimeoutMs: options.startTimeoutMs ?? 15_000,
+      }),
+    );
   }
   await writeFile(configPath, `${JSON.stringify({ peers }, null, 2)}\n`);
   return cluster;
@@ -181,7 +202,6 @@ function pick(nodes: NodeProcess[], ids: string[]): NodeProcess[] {
     return node;
   });
 }
-
 
 export interface WaitOptions {
   /** 5,000 ms if not given. */
@@ -239,12 +259,15 @@ export async function checkSettled(cluster: Cluster, active: string): Promise<vo
   for (const [id, view] of all) {
     if (view instanceof Error) throw view;
     const phase = id === active ? 'active' : 'standby';
-    if (view.phase !== phase || view.active !== active) throw new Error(`${id} is ${view.phase} with active ${view.active}, not ${phase} with active ${active}`);
+    if (view.phase !== phase || view.active !== active)
+      throw new Error(`${id} is ${view.phase} with active ${view.active}, not ${phase} with active ${active}`);
     for (const node of view.nodes) {
       if (!cluster.node(node.id).running) continue;
       const role = node.id === active ? 'active' : 'standby';
       if (!node.alive || !node.inSync || node.role !== role) {
-        throw new Error(`${id} sees ${node.id} as ${node.role}, alive ${node.alive}, in sync ${node.inSync} (lag ${JSON.stringify(node.replicationLag)}), not an alive in-sync ${role}`);
+        throw new Error(
+          `${id} sees ${node.id} as ${node.role}, alive ${node.alive}, in sync ${node.inSync} (lag ${JSON.stringify(node.replicationLag)}), not an alive in-sync ${role}`,
+        );
       }
     }
   }
@@ -253,10 +276,13 @@ export async function checkSettled(cluster: Cluster, active: string): Promise<vo
 /** Waits until the roles settled as checkSettled() says; returns the ms it took. */
 export async function waitSettled(cluster: Cluster, active: string, timeoutMs = 5_000): Promise<number> {
   const startedAt = performance.now();
-  await waitFor(async () => {
-    await checkSettled(cluster, active);
-    return true;
-  }, { timeoutMs, what: `${active} active with in-sync standbys` });
+  await waitFor(
+    async () => {
+      await checkSettled(cluster, active);
+      return true;
+    },
+    { timeoutMs, what: `${active} active with in-sync standbys` },
+  );
   return performance.now() - startedAt;
 }
 
@@ -270,10 +296,13 @@ export async function holderOn(node: NodeProcess, name: string): Promise<HolderV
 
 /** Waits until every given node shows `token` holding `name`: the grant has been replicated there. */
 export async function waitReplicated(cluster: Cluster, name: string, token: bigint, ids: string[], timeoutMs = 3_000): Promise<void> {
-  await waitFor(async () => {
-    const holders = await Promise.all(ids.map((id) => holderOn(cluster.node(id), name)));
-    return holders.every((h) => h?.token === token.toString());
-  }, { timeoutMs, what: `${name} held by token ${token} on ${ids.join(', ')}` });
+  await waitFor(
+    async () => {
+      const holders = await Promise.all(ids.map((id) => holderOn(cluster.node(id), name)));
+      return holders.every((h) => h?.token === token.toString());
+    },
+    { timeoutMs, what: `${name} held by token ${token} on ${ids.join(', ')}` },
+  );
 }
 
 /** A view's failover timeline, one "from->to cause" string each: readable in a failed assertion. */

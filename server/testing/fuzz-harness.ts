@@ -24,7 +24,14 @@ export async function runTeardown(): Promise<void> {
 
 export async function daemon(extra: Partial<DaemonOptions> = {}): Promise<Daemon> {
   const d = await startDaemon({
-    host: '127.0.0.1', lockPort: 0, sessionPort: 0, httpPort: 0, dataDir: null, drainMs: 0, ioTimeoutMs: IO_TIMEOUT_MS, ...extra,
+    host: '127.0.0.1',
+    lockPort: 0,
+    sessionPort: 0,
+    httpPort: 0,
+    dataDir: null,
+    drainMs: 0,
+    ioTimeoutMs: IO_TIMEOUT_MS,
+    ...extra,
   });
   teardown.push(() => d.shutdown());
   return d;

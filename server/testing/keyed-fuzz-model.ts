@@ -10,15 +10,7 @@ import fc from 'fast-check';
 import { ERRORS, type ErrorName } from '../../lib/errors.ts';
 import { encodeKeyedError, parseKeyedRequest } from '../../lib/protocol/keyed-codec.ts';
 import { ALL_AT_ONCE, bytesOf, chunking, garbage, invalidUtf8Key, utf8 } from './fuzz-generators.ts';
-import {
-  type EngineMonitor,
-  fail,
-  type PlannedLine,
-  type RawConnection,
-  sleep,
-  splitLikeServer,
-  writePlanned,
-} from './fuzz-helpers.ts';
+import { type EngineMonitor, fail, type PlannedLine, type RawConnection, sleep, splitLikeServer, writePlanned } from './fuzz-helpers.ts';
 
 // --- generated input ---------------------------------------------------------------------
 
@@ -42,23 +34,27 @@ const tokenRef: fc.Arbitrary<TokenRef> = fc.oneof(
   fc.bigInt(2n ** 64n, 2n ** 80n).map(literal),
 );
 const acquire = fc.record({
-  kind: fc.constant('acquire' as const), key, lease: seconds(50, 300),
+  kind: fc.constant('acquire' as const),
+  key,
+  lease: seconds(50, 300),
   // Mostly bounded waits; sometimes 0, which waits until the holder's short lease runs out.
   wait: fc.oneof({ weight: 1, arbitrary: fc.constant('0') }, { weight: 4, arbitrary: seconds(1, 200) }),
 });
 const release = fc.record({ kind: fc.constant('release' as const), key, token: tokenRef });
 const malformedKeyed: fc.Arbitrary<Uint8Array> = fc.oneof(
   garbage(/^[AR] /),
-  fc.tuple(key, fc.constantFrom('0', '0.0', '-1', '1.', '.5', 'x', '1e3', '1234567890123', '0.0000000001', '+1', ''), seconds(0, 200))
+  fc
+    .tuple(key, fc.constantFrom('0', '0.0', '-1', '1.', '.5', 'x', '1e3', '1234567890123', '0.0000000001', '+1', ''), seconds(0, 200))
     .map(([k, lease, wait]) => utf8(`A ${k} ${lease} ${wait}`)),
-  fc.tuple(key, seconds(50, 300), fc.constantFrom('-1', 'x', '1 2', '', ' ', '1.', '0x1'))
-    .map(([k, lease, wait]) => utf8(`A ${k} ${lease} ${wait}`)),
+  fc.tuple(key, seconds(50, 300), fc.constantFrom('-1', 'x', '1 2', '', ' ', '1.', '0x1')).map(([k, lease, wait]) => utf8(`A ${k} ${lease} ${wait}`)),
   fc.tuple(key, fc.constantFrom('-1', 'x', '', '1.5', ' 1', '0x1', '99999999999999999999999')).map(([k, t]) => utf8(`R ${k} ${t}`)),
   fc.constantFrom('A', 'R', 'A k0', 'A k0 1', 'R k0', 'A  1 0', 'R  1', 'a k0 1 0', 'AA k0 1 0', 'ACQUIRE k0 100', 'T k0').map(utf8),
-  fc.tuple(fc.constantFrom('A', 'R'), fc.constantFrom([0], [1], [9], [13], [27], [127], [0xc2, 0x85], [0xc3, 0x28], [0xff], [0xe2, 0x80, 0xa8]))
+  fc
+    .tuple(fc.constantFrom('A', 'R'), fc.constantFrom([0], [1], [9], [13], [27], [127], [0xc2, 0x85], [0xc3, 0x28], [0xff], [0xe2, 0x80, 0xa8]))
     .map(([op, bad]) => bytesOf(`${op} k`, bad, op === 'A' ? 'x 0.1 0' : 'x 1')),
   fc.tuple(fc.constantFrom('A', 'R'), invalidUtf8Key).map(([op, k]) => bytesOf(`${op} `, [...k], op === 'A' ? ' 0.1 0' : ' 1')),
-  fc.tuple(fc.constantFrom('A', 'R'), fc.integer({ min: 251, max: 300 }), fc.constantFrom('x', 'é'))
+  fc
+    .tuple(fc.constantFrom('A', 'R'), fc.integer({ min: 251, max: 300 }), fc.constantFrom('x', 'é'))
     .map(([op, n, ch]) => utf8(`${op} ${ch.repeat(ch === 'x' ? n : Math.ceil(n / 2))} ${op === 'A' ? '0.1 0' : '1'}`)),
 );
 const keyedLine: fc.Arbitrary<KeyedLine> = fc.oneof(
@@ -77,7 +73,15 @@ type KeyedEnding =
 const keyedEnding: fc.Arbitrary<KeyedEnding> = fc.oneof(
   { weight: 4, arbitrary: fc.constant<KeyedEnding>({ kind: 'open' }) },
   { weight: 2, arbitrary: fc.constant<KeyedEnding>({ kind: 'fin' }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('cut' as const), at: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), settleMs: fc.integer({ min: 0, max: 30 }), reset: fc.boolean() }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('cut' as const),
+      at: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+      settleMs: fc.integer({ min: 0, max: 30 }),
+      reset: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant<KeyedEnding>({ kind: 'stall' }) },
 );
 export const keyedPlan = fc.record({
@@ -133,7 +137,8 @@ export function checkKeyedReplies(c: RawConnection, everyReply: boolean): KeyedO
     const req = parseKeyedRequest(line, 0, line.length);
     if (req.kind === 'acquire') push(`wait A ${req.key}`, { release: false, line: null, waitsForever: req.waitMs === 0 });
     else if (req.kind === 'release') push(`now R ${req.key}`, { release: true, line: null });
-    else push(req.op === 'A' ? `wait A ${req.key}` : `now ${req.op} ${req.key}`, { release: false, line: encodeKeyedError(req.op, req.key, req.error).trimEnd() });
+    else
+      push(req.op === 'A' ? `wait A ${req.key}` : `now ${req.op} ${req.key}`, { release: false, line: encodeKeyedError(req.op, req.key, req.error).trimEnd() });
   }
   const take = (queue: string, reply: string): Pending => queues.get(queue)?.shift() ?? fail(`reply ${JSON.stringify(reply)} answers no request`, c);
 

@@ -43,8 +43,13 @@ export async function startProtocolStack<C extends LineConnection>(
   const driver = new EngineDriver(engine, clock);
   const listener = new LineListener(
     {
-      host: '127.0.0.1', port: 0, maxConnections: opts.maxConnections ?? 100, ioTimeoutMs: opts.ioTimeoutMs ?? 5_000,
-      clock, flusher: new FlushScheduler(), afterInput: () => driver.poke(),
+      host: '127.0.0.1',
+      port: 0,
+      maxConnections: opts.maxConnections ?? 100,
+      ioTimeoutMs: opts.ioTimeoutMs ?? 5_000,
+      clock,
+      flusher: new FlushScheduler(),
+      afterInput: () => driver.poke(),
       holdMaxMs: opts.holdMaxMs,
     },
     (socket, ctx) => create(socket, ctx, engine),

@@ -24,7 +24,13 @@ export function recordingLink(buffered: () => number = () => 0): RecordingLink {
     whenDrained: (then) => drained.push(then),
     flushNow: () => {},
   };
-  return { link, lines, drain: () => drained.splice(0).forEach((then) => then()) };
+  return {
+    link,
+    lines,
+    drain: () => {
+      for (const then of drained.splice(0)) then();
+    },
+  };
 }
 
 /** Snapshot slices as a source schedules them; run() runs what is due (one, or all). */
@@ -59,7 +65,13 @@ export interface Delivered {
 }
 
 /** Hands `lines` (spliced off) to `sink` as the standby's message handler would; throws on a line that does not decode. */
-export function deliver(sink: ReplicationSink, from: string, lines: string[], maxToken: bigint, into: Delivered = { begun: 0, parts: 0, finished: 0 }): Delivered {
+export function deliver(
+  sink: ReplicationSink,
+  from: string,
+  lines: string[],
+  maxToken: bigint,
+  into: Delivered = { begun: 0, parts: 0, finished: 0 },
+): Delivered {
   for (const line of lines.splice(0)) {
     const d = decodePeerMessage(line);
     if (!d.ok) throw new Error(d.error);

@@ -28,17 +28,37 @@ type SessionLater =
 
 const malformedFirst: fc.Arbitrary<Uint8Array> = fc.oneof(
   garbage(/^ACQUIRE /),
-  fc.constantFrom(
-    '', 'HEARTBEAT', 'ACQUIRE', 'ACQUIRE s0', 'ACQUIRE s0 0', 'ACQUIRE s0 -5', 'ACQUIRE s0 1.5', 'ACQUIRE s0 100 extra',
-    'acquire s0 100', ' ACQUIRE s0 100', 'ACQUIRE a\tb 100', 'ACQUIRE a\u00a0b 100', `ACQUIRE ${'n'.repeat(251)} 100`,
-    'ACQUIRE s0 1000000000000000', 'A s0 1 0',
-  ).map(utf8),
+  fc
+    .constantFrom(
+      '',
+      'HEARTBEAT',
+      'ACQUIRE',
+      'ACQUIRE s0',
+      'ACQUIRE s0 0',
+      'ACQUIRE s0 -5',
+      'ACQUIRE s0 1.5',
+      'ACQUIRE s0 100 extra',
+      'acquire s0 100',
+      ' ACQUIRE s0 100',
+      'ACQUIRE a\tb 100',
+      'ACQUIRE a\u00a0b 100',
+      `ACQUIRE ${'n'.repeat(251)} 100`,
+      'ACQUIRE s0 1000000000000000',
+      'A s0 1 0',
+    )
+    .map(utf8),
   fc.constantFrom([0], [0xc3, 0x28], [0xff], [0x7f]).map((bad) => bytesOf('ACQUIRE s', bad, ' 100')),
   invalidUtf8Key.map((k) => bytesOf('ACQUIRE ', [...k], ' 100')),
 );
 const sessionFirst: fc.Arbitrary<SessionFirst> = fc.oneof(
   // Short leases expire within a run; a long one shows that closing, not the lease, released it.
-  { weight: 12, arbitrary: fc.record({ kind: fc.constant('acquire' as const), leaseMs: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 60, max: 400 }) }, fc.constant(LONG_LEASE_MS)) }) },
+  {
+    weight: 12,
+    arbitrary: fc.record({
+      kind: fc.constant('acquire' as const),
+      leaseMs: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 60, max: 400 }) }, fc.constant(LONG_LEASE_MS)),
+    }),
+  },
   { weight: 3, arbitrary: malformedFirst.map((bytes) => ({ kind: 'raw' as const, bytes })) },
   { weight: 1, arbitrary: fc.constantFrom<SessionFirst>({ kind: 'silent' }, { kind: 'unfinished' }) },
 );
@@ -52,7 +72,10 @@ const sessionLater: fc.Arbitrary<SessionLater> = fc.oneof(
 type SessionEnding = { kind: 'close'; holdMs: number } | { kind: 'cut'; at: number; reset: boolean } | { kind: 'fin' } | { kind: 'linger' };
 const sessionEnding: fc.Arbitrary<SessionEnding> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('close' as const), holdMs: fc.integer({ min: 0, max: 60 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('cut' as const), at: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), reset: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('cut' as const), at: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), reset: fc.boolean() }),
+  },
   { weight: 2, arbitrary: fc.constant<SessionEnding>({ kind: 'fin' }) },
   { weight: 1, arbitrary: fc.constant<SessionEnding>({ kind: 'linger' }) },
 );
@@ -123,13 +146,13 @@ export function checkSessionReplies(c: RawConnection): bigint | null {
   const { lines, tail } = c.replies();
   if (c.closed && !c.destroyedByUs && tail !== '') fail('the server closed in the middle of a line', c);
   const last = lines[lines.length - 1];
-  const error = last !== undefined && last.startsWith('ERROR ') ? last : null;
+  const error = last?.startsWith('ERROR ') ? last : null;
   const others = error === null ? lines : lines.slice(0, -1);
   if (error !== null) {
     const m = /^ERROR 0x0([23]) (.+)$/.exec(error);
     if (m === null || !SESSION_ERROR_TEXTS.test(m[2] as string) || (m[1] === '3') !== (m[2] === 'lease expired')) fail(`unexpected ${error}`, c);
   }
-  const protocolError = error !== null && error.startsWith('ERROR 0x02 protocol error');
+  const protocolError = error?.startsWith('ERROR 0x02 protocol error');
   if (protocolError && !endsInError) fail('a protocol error for well-formed input', c);
   if (endsInError && !c.destroyedByUs && error === null) fail('bad input went unanswered', c);
   if (!acquired) {

@@ -45,7 +45,7 @@ async function startFakeLineServer(script: LineScript, port: number): Promise<Fa
       socket,
       lines: [],
       send: (...out) => {
-        if (!socket.destroyed) socket.write(out.map((line) => line + '\n').join(''));
+        if (!socket.destroyed) socket.write(out.map((line) => `${line}\n`).join(''));
       },
     };
     connections.push(connection);

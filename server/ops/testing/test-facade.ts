@@ -58,7 +58,10 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
   let wakes = 0;
   const viewClock = { now: () => clock.now(), wall: (ms: number) => EPOCH_BASE + ms };
   const single = new SingleNodeCluster({
-    nodeId: 'local', instanceId: 'test-instance', engine, clock: viewClock,
+    nodeId: 'local',
+    instanceId: 'test-instance',
+    engine,
+    clock: viewClock,
     addresses: () => ({ lock: '127.0.0.1:7070', session: '127.0.0.1:7071', http: '127.0.0.1:3000' }),
     wake: () => {
       wakes++;
@@ -67,9 +70,18 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
   const cluster = options.cluster ?? (() => single.view());
   const role = options.role ?? (() => 'active');
   const stats = (): StatsView => ({
-    asOf: EPOCH_BASE + clock.now(), state, role: role(), locks: engine.lockCount, held: engine.heldCount, waiters: engine.waiterCount,
-    connections: { keyed: 0, session: 0 }, tokenHighWater: engine.tokenHighWater.toString(), grants: engine.grantRefusal() ?? 'ok', grantsTotal: 0,
-    handover: { count: 0, p50: null, p95: null, p99: null }, handoverByCause: noHandoversByCause(),
+    asOf: EPOCH_BASE + clock.now(),
+    state,
+    role: role(),
+    locks: engine.lockCount,
+    held: engine.heldCount,
+    waiters: engine.waiterCount,
+    connections: { keyed: 0, session: 0 },
+    tokenHighWater: engine.tokenHighWater.toString(),
+    grants: engine.grantRefusal() ?? 'ok',
+    grantsTotal: 0,
+    handover: { count: 0, p50: null, p95: null, p99: null },
+    handoverByCause: noHandoversByCause(),
   });
   const daemon: DaemonFacade = {
     instanceId: 'test-instance',
@@ -93,7 +105,11 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
     },
   };
   return {
-    daemon, engine, clock, audit, security,
+    daemon,
+    engine,
+    clock,
+    audit,
+    security,
     wakes: () => wakes,
     setState: (s) => {
       state = s;
@@ -106,7 +122,11 @@ export { Owner };
 
 /** A request as the console's own page would send it to the test host. */
 export function apiRequest(path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Request {
-  return new Request(`http://127.0.0.1:3000${path}`, { method: init.method ?? 'GET', headers: { host: '127.0.0.1:3000', ...init.headers }, body: init.body ?? null });
+  return new Request(`http://127.0.0.1:3000${path}`, {
+    method: init.method ?? 'GET',
+    headers: { host: '127.0.0.1:3000', ...init.headers },
+    body: init.body ?? null,
+  });
 }
 
 export const asAdmin = { authorization: `Bearer ${ADMIN_TOKEN}` };

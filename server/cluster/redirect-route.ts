@@ -1,0 +1,14 @@
+// Where a node that is not the active points clients: the lock and session ports of a peer.
+// In a file of its own so that the transitions and the decisions, which cluster-node.ts
+// imports, import nothing from cluster-node.ts at run time (no import cycle).
+import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
+import { formatAddress } from '../../lib/client/address.ts';
+import type { Route } from '../routing.ts';
+
+export function redirectRoute(p: PeerConfig): Extract<Route, { kind: 'redirect' }> {
+  return {
+    kind: 'redirect',
+    lock: formatAddress({ host: p.host, port: p.lockPort }),
+    session: formatAddress({ host: p.host, port: p.sessionPort }),
+  };
+}
