@@ -2,6 +2,7 @@
 // parser runs once per reply on the hot path, so it scans with indexOf/charCodeAt and keeps
 // allocations to the slices it returns.
 import { parseAddress } from './address.ts';
+import { parseU64Text } from '../protocol/u64-text.ts';
 import { parseDigits } from './decimal.ts';
 import type { Address } from './address.ts';
 
@@ -33,7 +34,6 @@ export type SessionReply =
   | { readonly kind: 'malformed'; readonly line: string; readonly why: string };
 
 const SPACE = 32;
-const U64_MAX = 18446744073709551615n;
 
 function malformed(line: string, why: string): { kind: 'malformed'; line: string; why: string } {
   return { kind: 'malformed', line, why };
@@ -41,13 +41,7 @@ function malformed(line: string, why: string): { kind: 'malformed'; line: string
 
 /** A u64 in decimal, or undefined. Tokens stay bigint: a JS number loses digits past 2^53. */
 export function parseU64(text: string): bigint | undefined {
-  if (text.length === 0 || text.length > 20) return undefined;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 48 || c > 57) return undefined;
-  }
-  const value = BigInt(text);
-  return value <= U64_MAX ? value : undefined;
+  return parseU64Text(text) ?? undefined;
 }
 
 export function parseKeyedReply(line: string): KeyedReply {

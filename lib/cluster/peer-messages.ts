@@ -5,7 +5,7 @@
 // (snapshot-entries.ts). Tokens travel as decimal strings (a u64 does not fit a JSON number).
 import { z } from 'zod';
 import { FAILOVER_CAUSES, type FailoverView, NODE_PHASES, type NodePhase, type ReplicationLag } from '../ops/api-types.ts';
-import { MAX_TOKEN } from '../tokens/token-source.ts';
+import { isU64Text } from '../protocol/u64-text.ts';
 import {
   KEY_HASH,
   isSnapshotHolder,
@@ -17,11 +17,8 @@ import {
 } from './snapshot-entries.ts';
 
 const phase = z.enum(NODE_PHASES);
-/** A u64 in decimal (tokens, ceilings): 20 digits reach past u64, so the value is checked too. */
-const decimal = z
-  .string()
-  .regex(/^[0-9]{1,20}$/)
-  .refine((v) => BigInt(v) <= MAX_TOKEN, 'above u64');
+/** A u64 in decimal (tokens, ceilings), by the one rule of lib/protocol/u64-text.ts. */
+const decimal = z.string().refine(isU64Text, 'not a u64 in decimal');
 const failover = z.object({
   at: z.number(),
   from: z.string().nullable(),

@@ -3,7 +3,7 @@
 // and a waiter are on the wire; the encoding is in server/cluster/snapshot-walk.ts and the
 // reading in replication-sink.ts. A new field goes at the end of its tuple, in all three.
 import type { Protocol } from '../ops/api-types.ts';
-import { MAX_TOKEN } from '../tokens/token-source.ts';
+import { isU64Text } from '../protocol/u64-text.ts';
 
 /**
  * Holder in a snapshot: [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs, keyHash?]
@@ -17,12 +17,8 @@ export type SnapshotWaiter = [string, number, Protocol, string, number, boolean,
 export const KEY_HASH = /^[0-9a-f]{64}$/;
 const isKeyHash = (v: unknown): boolean => typeof v === 'string' && KEY_HASH.test(v);
 
-const DECIMAL = /^[0-9]{1,20}$/;
-
-/** A u64 in decimal: 20 digits reach past u64, so a 20-digit value is checked too. */
-export function isDecimalU64(v: unknown): v is string {
-  return typeof v === 'string' && DECIMAL.test(v) && (v.length < 20 || BigInt(v) <= MAX_TOKEN);
-}
+/** A u64 in decimal (lib/protocol/u64-text.ts). */
+export const isDecimalU64 = isU64Text;
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isProtocol = (v: unknown): v is Protocol => v === 'keyed' || v === 'session';

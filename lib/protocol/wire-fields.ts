@@ -1,6 +1,7 @@
 // Byte-level field parsers shared by both protocols: keys, decimal seconds, integers and u64
 // tokens, scanned from a Buffer range without regexes or intermediate strings.
 import { isUtf8 } from 'node:buffer';
+import { U64_MAX } from './u64-text.ts';
 
 export const MAX_KEY_BYTES = 250;
 const ZERO = 48;
@@ -72,8 +73,6 @@ export function parseUnsignedInt(buf: Buffer, start: number, end: number): numbe
   }
   return n;
 }
-
-const U64_MAX = (1n << 64n) - 1n;
 
 /** A u64 in decimal (1-20 digits, <= 2^64-1), exactly; null when malformed. */
 export function parseU64(buf: Buffer, start: number, end: number): bigint | null {

@@ -7,7 +7,8 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type CeilingStore, MAX_TOKEN } from './token-source.ts';
+import { parseU64Text } from '../protocol/u64-text.ts';
+import type { CeilingStore } from './token-source.ts';
 
 const FILE = 'token-ceiling';
 const AHEAD_FILE = 'token-ceiling.ahead';
@@ -96,6 +97,7 @@ function readCeiling(path: string): bigint {
     throw err;
   }
   // 20 digits reach past u64: a larger value is as corrupt as text.
-  if (!/^[0-9]{1,20}$/.test(text) || BigInt(text) > MAX_TOKEN) throw new Error(`corrupt token ceiling in ${path}: ${JSON.stringify(text)}`);
-  return BigInt(text);
+  const ceiling = parseU64Text(text);
+  if (ceiling === null) throw new Error(`corrupt token ceiling in ${path}: ${JSON.stringify(text)}`);
+  return ceiling;
 }

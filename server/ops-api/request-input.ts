@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ERRORS, type ErrorName } from '../../lib/errors.ts';
 import { isValidKey } from '../../lib/protocol/key-rules.ts';
-import { MAX_TOKEN } from '../../lib/tokens/token-source.ts';
+import { U64_MAX } from '../../lib/protocol/u64-text.ts';
 import { errorResponse } from './route-kit.ts';
 
 /** Every body of the ops API is a few fields; anything bigger is not ours. */
@@ -88,7 +88,7 @@ export function checkLockName(name: string): Checked<string> {
 export const tokenSchema = z
   .union([z.string().regex(/^[0-9]{1,20}$/, 'expected a decimal u64 string'), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)])
   .transform((t) => BigInt(t))
-  .refine((t) => t <= MAX_TOKEN, 'expected a u64 (at most 18446744073709551615)');
+  .refine((t) => t <= U64_MAX, 'expected a u64 (at most 18446744073709551615)');
 
 /** A claim id from the path: a positive decimal that fits a safe integer. */
 export function checkClaimId(id: string): Checked<number> {

@@ -5,7 +5,7 @@
 import { ERRORS, type ErrorName } from '../../lib/errors.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { isValidKey } from '../../lib/protocol/key-rules.ts';
-import { MAX_TOKEN } from '../../lib/tokens/token-source.ts';
+import { parseU64Text } from '../../lib/protocol/u64-text.ts';
 import type { AdminOp, AdminResult } from '../daemon-facade.ts';
 import { holderView, type ViewClock } from './lock-views.ts';
 
@@ -19,9 +19,7 @@ function badName(lock: string): AdminResult | null {
 
 function parseToken(token: string | null): bigint | undefined | null {
   if (token === null) return undefined;
-  if (!/^[0-9]{1,20}$/.test(token)) return null;
-  const t = BigInt(token);
-  return t <= MAX_TOKEN ? t : null;
+  return parseU64Text(token);
 }
 
 /** Ends the holder of `lock` (only the one holding `token` when given) and hands the lock on. */
