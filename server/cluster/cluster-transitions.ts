@@ -66,8 +66,6 @@ export function dropUnreplicable(engine: LockEngine, carried: CarriedClaims | nu
   }
   for (const w of waiters) engine.end(w);
   for (const h of sessions) engine.end(h);
-  // A lock left free with kept waiters goes to the head of its queue at releaseHandovers.
-  engine.fileFreeQueues();
   return { waiters: waiters.length, sessions: sessions.length };
 }
 
@@ -112,7 +110,8 @@ async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<CarriedCl
   node.source.start();
   // Route first: heartbeats that waited in held sockets are read before leases are checked again.
   node.setRoute(SERVE);
-  // Whatever freed a lock while the block was stored goes to the head of its queue too.
+  // A lock left free with a queue (freed during the old active's handoff, by the drops above, or
+  // while the block was stored) goes to the head of its queue at releaseHandovers: one scan, here.
   d.engine.fileFreeQueues();
   d.engine.releaseHandovers();
   d.driver.resume();
