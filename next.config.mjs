@@ -1,5 +1,5 @@
 // Next.js config for the operator console. The console runs inside `baton serve` (a custom
-// server, server/console-server.ts); this file only shapes the build. Plain JS so that every
+// server, server/http/console-server.ts); this file only shapes the build. Plain JS so that every
 // start does not have to transpile it.
 /** @type {import('next').NextConfig} */
 const config = {

@@ -4,7 +4,7 @@ import { Providers } from './providers.tsx';
 import './globals.css';
 
 // Rendered per request, not prerendered: each answer has its own CSP nonce (set by the custom
-// server, server/security-headers.ts), and Next writes it on every script tag only when it
+// server, server/http/security-headers.ts), and Next writes it on every script tag only when it
 // renders the page for that request.
 export const dynamic = 'force-dynamic';
 

@@ -14,7 +14,7 @@
 //      or saw their work aborted (sections/holders-section.ts).
 // Usage: npm run bench:cluster [-- --seconds 4 --repeats 3 --only cost,failover,join,holders --join-locks 1000000 --join-rate 2000]
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { ClusterView } from '../lib/ops/api-types.ts';
+import type { ClusterView } from '../lib/ops-api/api-types.ts';
 import { type Cluster, startCluster, waitSettled } from '../server/testing/cluster-harness.ts';
 import { processCpuMs, startBaton } from './baton-process.ts';
 import { rawKeyedLoad } from './raw-keyed-load.ts';

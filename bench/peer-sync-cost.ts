@@ -6,7 +6,7 @@
 //   2. then one handoff by the API (a -> b): the gap the successor reports.
 // Usage: node --import tsx bench/peer-sync-cost.ts [-- --locks 100000 --repeats 3]
 import { connect } from 'node:net';
-import type { ClusterView } from '../lib/ops/api-types.ts';
+import type { ClusterView } from '../lib/ops-api/api-types.ts';
 import { startCluster, waitFor, waitSettled, type NodeProcess } from '../server/testing/cluster-harness.ts';
 import { intFlag } from './flags.ts';
 import { median, round } from './stats.ts';

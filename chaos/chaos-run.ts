@@ -3,7 +3,7 @@
 // order, each fault undone and the cluster let settle before the next. Afterwards the clients are
 // stopped, the leases left to run out, and the history handed to the checker. Used by the CLI
 // (chaos/run.ts) and by the test (chaos/chaos.test.ts).
-import type { LocksPage } from '../lib/ops/api-types.ts';
+import type { LocksPage } from '../lib/ops-api/api-types.ts';
 import { startCluster, waitFor, type Cluster } from '../server/testing/cluster-harness.ts';
 import { ClientPool } from './client-pool.ts';
 import { applyFault, settle } from './fault-injector.ts';

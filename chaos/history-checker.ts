@@ -51,7 +51,7 @@
 // 7. Session carry-over (session-carryover.ts), only with `requireSessionCarryover`: no session
 //    claim that spanned a planned handoff (SIGTERM, API handoff, priority return) was lost to it.
 //    Without the option the counts are reported and nothing fails.
-import type { FailoverView } from '../lib/ops/api-types.ts';
+import type { FailoverView } from '../lib/ops-api/api-types.ts';
 import type { FaultKind, History } from './history.ts';
 import { foldClientEvents, type Hold } from './holds.ts';
 import { covers, intersect, subtract, totalLength, union, type Interval } from './intervals.ts';

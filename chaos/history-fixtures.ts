@@ -1,6 +1,6 @@
 // Hand-made histories for the checker's tests: clients, writes, faults and failovers at times in
 // ms from T0, with 2 s leases.
-import type { FailoverView } from '../lib/ops/api-types.ts';
+import type { FailoverView } from '../lib/ops-api/api-types.ts';
 import type { ClientEvent, ClientProtocol, FaultWindow, History, ResourceWrite } from './history.ts';
 
 export const T0 = 1_700_000_000_000;

@@ -3,7 +3,7 @@
 // in whichever process saw the event (the runner, a client worker): one monotonic clock per
 // process, all anchored to the same system clock, so events of different processes compare.
 // The nodes' failover timeline is in Date.now() of the node, the same system clock.
-import type { FailoverView } from '../lib/ops/api-types.ts';
+import type { FailoverView } from '../lib/ops-api/api-types.ts';
 
 /** The time of an event in this process: performance.timeOrigin + performance.now() (see above). */
 export const now = (): number => performance.timeOrigin + performance.now();

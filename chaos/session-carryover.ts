@@ -16,7 +16,7 @@
 // Priority returns (a restarted node taking its role back, after a kill -9 or SIGTERM has been
 // undone) are planned handoffs too, and they are on the nodes' failover timeline, not in the fault
 // list: each is counted as a handoff at the instant of the failover, under `priority-return`.
-import type { FailoverView } from '../lib/ops/api-types.ts';
+import type { FailoverView } from '../lib/ops-api/api-types.ts';
 import type { FaultKind, FaultWindow } from './history.ts';
 import type { Hold } from './holds.ts';
 

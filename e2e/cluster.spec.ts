@@ -3,7 +3,7 @@
 // Restore buttons, and the failover timeline after a kill -9 of the active node.
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import type { AuditEntry } from '../lib/ops/api-types.ts';
+import type { AuditEntry } from '../lib/ops-api/api-types.ts';
 import { CLUSTER_TOKEN, expect, test } from './fixtures/baton-cluster.ts';
 import { connectClient, type LineClient } from './fixtures/wire-client.ts';
 

@@ -1,10 +1,10 @@
-// The console's modules are loaded at start-up, before the lock ports open (server/console-warm-up.ts):
+// The console's modules are loaded at start-up, before the lock ports open (server/http/console-warm-up.ts):
 // a first page view must not stall the lock path while Next loads them. What a test can check
 // without timing anything: every warm-up path was answered over HTTP before the node served,
 // with reads only (nothing in the audit log).
 import { expect, test } from '@playwright/test';
 import { ADMIN_TOKEN, startBaton } from './fixtures/baton-server.ts';
-import { WARM_UP_PATHS } from '../server/console-warm-up.ts';
+import { WARM_UP_PATHS } from '../server/http/console-warm-up.ts';
 
 test('every console route is loaded before the lock ports open, by reads that leave no audit line', async () => {
   const { server, stop } = await startBaton(['--log-level', 'debug']);

@@ -1,5 +1,5 @@
 // The console's custom Next server answers odd API paths exactly as --no-console does: the same
-// table as server/http-paths.test.ts, sent byte for byte (fetch and Playwright's request would
+// table as server/http/http-paths.test.ts, sent byte for byte (fetch and Playwright's request would
 // normalize the paths first), every answer JSON with the security headers.
 import { ODD_API_REQUESTS, rawRequest } from '../server/testing/odd-api-requests.ts';
 import { expect, test } from './fixtures/baton-server.ts';

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Makes `promtool` available to the metrics lint test (server/metrics-promtool.test.ts) without
+# Makes `promtool` available to the metrics lint test (server/http/metrics-promtool.test.ts) without
 # installing Prometheus: if promtool is neither on PATH nor already unpacked, download Debian's
 # prometheus package and extract only the promtool binary into node_modules/.cache/promtool/.
 # Nothing is installed system-wide and no service is set up. Prints the promtool path.

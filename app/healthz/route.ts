@@ -1,5 +1,5 @@
-import { getHealthz } from '@/server/ops-api/probes.ts';
-import { otherMethods, withDaemon } from '@/server/ops-api/route-kit.ts';
+import { getHealthz } from '@/server/api-handlers/probes.ts';
+import { otherMethods, withDaemon } from '@/server/api-handlers/route-kit.ts';
 
 export const dynamic = 'force-dynamic';
 

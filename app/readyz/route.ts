@@ -1,5 +1,5 @@
-import { getReadyz } from '@/server/ops-api/probes.ts';
-import { otherMethods, withDaemon } from '@/server/ops-api/route-kit.ts';
+import { getReadyz } from '@/server/api-handlers/probes.ts';
+import { otherMethods, withDaemon } from '@/server/api-handlers/route-kit.ts';
 
 export const dynamic = 'force-dynamic';
 

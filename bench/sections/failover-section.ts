@@ -3,7 +3,7 @@
 // active. Figures: the gap with no active node that the successor records for each handoff and
 // for the kill -9 promotion (last heartbeat heard -> promoted), and the kill -9 promotion as a
 // client sees it (kill -> a standby reports itself active, polled every 10 ms).
-import type { ClusterView } from '../../lib/ops/api-types.ts';
+import type { ClusterView } from '../../lib/ops-api/api-types.ts';
 import { type Cluster, startCluster, waitFor, waitSettled } from '../../server/testing/cluster-harness.ts';
 import { median, round } from '../stats.ts';
 

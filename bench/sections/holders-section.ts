@@ -11,7 +11,7 @@
 //   3. Every keyed grant released (OK / STALE / error) and every lease closed.
 // "Lost" is the server's side (the lock is held by another token, or by nobody); "aborted" is
 // the client's (the lease's signal fired: its work would have been told to stop).
-import type { ClusterView, FailoverView } from '../../lib/ops/api-types.ts';
+import type { ClusterView, FailoverView } from '../../lib/ops-api/api-types.ts';
 import type { KeyedGrant, SessionLease } from '../../lib/client/index.ts';
 import { activeOf, type Cluster, holderOn, startCluster, waitFor, waitSettled } from '../../server/testing/cluster-harness.ts';
 import { round } from '../stats.ts';

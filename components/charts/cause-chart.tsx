@@ -1,8 +1,8 @@
 import { memo } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
-import { causeLatency } from '@/lib/ops/dashboard-charts.ts';
-import { formatMsTick } from '@/lib/ops/dashboard-format.ts';
-import type { HandoverCause, LatencySummary } from '@/lib/ops/api-types.ts';
+import { causeLatency } from '@/lib/dashboard/dashboard-charts.ts';
+import { formatMsTick } from '@/lib/dashboard/dashboard-format.ts';
+import type { HandoverCause, LatencySummary } from '@/lib/ops-api/api-types.ts';
 import { ChartFrame } from './chart-frame.tsx';
 import { formatMs } from './latency-chart.tsx';
 import { tooltipStyle, useChartPalette } from './palette.ts';

@@ -1,8 +1,8 @@
 import { memo } from 'react';
 import { CartesianGrid, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
-import type { FailoverCause, FailoverView } from '@/lib/ops/api-types.ts';
-import { failoverDomain, failoverPoints, timeTicks } from '@/lib/ops/dashboard-charts.ts';
-import { carriedClaimsText, formatClockMinutes, formatClockTime, formatLatency, formatMsTick } from '@/lib/ops/dashboard-format.ts';
+import type { FailoverCause, FailoverView } from '@/lib/ops-api/api-types.ts';
+import { failoverDomain, failoverPoints, timeTicks } from '@/lib/dashboard/dashboard-charts.ts';
+import { carriedClaimsText, formatClockMinutes, formatClockTime, formatLatency, formatMsTick } from '@/lib/dashboard/dashboard-format.ts';
 import { Card } from '../ui/card.tsx';
 import { CHART_HEIGHT } from './chart-frame.tsx';
 import { useChartPalette, type ChartPalette } from './palette.ts';

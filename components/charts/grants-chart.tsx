@@ -1,7 +1,7 @@
 import { memo } from 'react';
 import { Area, AreaChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
-import { chartWindow, grantsSeries, timeTicks } from '@/lib/ops/dashboard-charts.ts';
-import { formatClockMinutes, formatClockTime } from '@/lib/ops/dashboard-format.ts';
+import { chartWindow, grantsSeries, timeTicks } from '@/lib/dashboard/dashboard-charts.ts';
+import { formatClockMinutes, formatClockTime } from '@/lib/dashboard/dashboard-format.ts';
 import type { HistoryView } from '../data/queries.ts';
 import { ChartFrame } from './chart-frame.tsx';
 import { tooltipStyle, useChartPalette } from './palette.ts';

@@ -1,7 +1,7 @@
 import { memo } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import { chartWindow, hasLatency, latencySeries, timeTicks } from '@/lib/ops/dashboard-charts.ts';
-import { formatClockMinutes, formatClockTime, formatLatency, formatMsTick } from '@/lib/ops/dashboard-format.ts';
+import { chartWindow, hasLatency, latencySeries, timeTicks } from '@/lib/dashboard/dashboard-charts.ts';
+import { formatClockMinutes, formatClockTime, formatLatency, formatMsTick } from '@/lib/dashboard/dashboard-format.ts';
 import type { HistoryView } from '../data/queries.ts';
 import { ChartFrame } from './chart-frame.tsx';
 import { tooltipStyle, useChartPalette } from './palette.ts';

@@ -1,6 +1,6 @@
 // Calls to the ops API (same origin; the session cookie rides along). Every failure becomes an
 // ApiRequestError carrying the server's `{error:{code,message}}`, so the UI shows its message.
-import type { ApiError, AuditEntry, AuthView, LockDetail } from '@/lib/ops/api-types.ts';
+import type { ApiError, AuditEntry, AuthView, LockDetail } from '@/lib/ops-api/api-types.ts';
 
 export class ApiRequestError extends Error {
   constructor(
@@ -47,7 +47,7 @@ async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?
     if (isApiError(json)) throw new ApiRequestError(res.status, json.error.code, json.error.message);
     throw new ApiRequestError(res.status, `http-${res.status}`, `${method} ${path} failed: HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`);
   }
-  // The server is this app's own daemon and builds these shapes from lib/ops/api-types.ts.
+  // The server is this app's own daemon and builds these shapes from lib/ops-api/api-types.ts.
   return json as T;
 }
 

@@ -2,7 +2,7 @@
 // reads the newest one with useMutationState, so any component can act and the result still
 // lands in one aria-live place.
 import { useMutation, useMutationState, useQueryClient, type Mutation } from '@tanstack/react-query';
-import type { AuthView, Protocol } from '@/lib/ops/api-types.ts';
+import type { AuthView, Protocol } from '@/lib/ops-api/api-types.ts';
 import { ApiRequestError, opsApi } from './api-client.ts';
 import { useRestartStream } from './ops-stream-provider.tsx';
 import { authQuery } from './query-keys.ts';

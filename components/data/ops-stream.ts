@@ -2,8 +2,8 @@
 // dashboard query (setQueryData) and keeps the stream status query current; components only
 // read those queries. A delta that touches a lock invalidates that lock's detail query.
 import type { QueryClient } from '@tanstack/react-query';
-import type { DeltaMessage, LocksChunkMessage, SnapshotMessage } from '@/lib/ops/api-types.ts';
-import { applyDelta, applyLocksChunk, applySnapshot, touchedLocks } from '@/lib/ops/dashboard-state.ts';
+import type { DeltaMessage, LocksChunkMessage, SnapshotMessage } from '@/lib/ops-api/api-types.ts';
+import { applyDelta, applyLocksChunk, applySnapshot, touchedLocks } from '@/lib/dashboard/dashboard-state.ts';
 import { AUDIT_PREFIX, authQuery, dashboardQuery, LOCK_DETAIL_PREFIX, streamStatusQuery, type StreamStatus } from './query-keys.ts';
 
 export const EVENTS_URL = '/api/v1/events';
@@ -17,7 +17,7 @@ export interface OpsStream {
 function parse<T>(data: unknown): T | null {
   if (typeof data !== 'string') return null;
   try {
-    // The daemon builds these from lib/ops/api-types.ts; a malformed one is dropped.
+    // The daemon builds these from lib/ops-api/api-types.ts; a malformed one is dropped.
     return JSON.parse(data) as T;
   } catch {
     return null;

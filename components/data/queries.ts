@@ -1,8 +1,8 @@
 // Read-only hooks over the query cache. Each picks a slice with `select`, so a component
 // re-renders only when its slice changes identity (the reducer keeps unchanged slices).
 import { useQuery } from '@tanstack/react-query';
-import type { ClusterView, FeedItem, HistoryBucket, StatsView } from '@/lib/ops/api-types.ts';
-import type { DashboardState, LockRow } from '@/lib/ops/dashboard-state.ts';
+import type { ClusterView, FeedItem, HistoryBucket, StatsView } from '@/lib/ops-api/api-types.ts';
+import type { DashboardState, LockRow } from '@/lib/dashboard/dashboard-state.ts';
 import { auditQuery, authQuery, dashboardQuery, lockDetailQuery, streamStatusQuery, type StreamStatus } from './query-keys.ts';
 
 const selectStats = (s: DashboardState): StatsView => s.stats;

@@ -1,7 +1,7 @@
 // Every query the console reads. The live ones are written only by the event stream
 // (ops-stream.ts) with setQueryData; `skipToken` makes sure nothing ever fetches them.
 import { queryOptions, skipToken } from '@tanstack/react-query';
-import type { DashboardState } from '@/lib/ops/dashboard-state.ts';
+import type { DashboardState } from '@/lib/dashboard/dashboard-state.ts';
 import { opsApi } from './api-client.ts';
 
 export type StreamPhase = 'connecting' | 'live' | 'disconnected';

@@ -1,4 +1,4 @@
-import { formatClockTime } from '@/lib/ops/dashboard-format.ts';
+import { formatClockTime } from '@/lib/dashboard/dashboard-format.ts';
 import { ApiRequestError } from '../data/api-client.ts';
 import { useAudit } from '../data/queries.ts';
 import { Badge } from '../ui/badge.tsx';

@@ -1,12 +1,12 @@
 import { memo } from 'react';
-import type { FeedItem, FeedKind } from '@/lib/ops/api-types.ts';
-import { formatClockTime } from '@/lib/ops/dashboard-format.ts';
+import type { FeedItem, FeedKind } from '@/lib/ops-api/api-types.ts';
+import { formatClockTime } from '@/lib/dashboard/dashboard-format.ts';
 import { useFeed } from '../data/queries.ts';
 import { Badge, type BadgeTone } from '../ui/badge.tsx';
 import { Card } from '../ui/card.tsx';
 import { cn } from '../ui/cn.ts';
 import { LockName } from '../locks/lock-name.tsx';
-import { viewLockName } from '@/lib/ops/lock-name-view.ts';
+import { viewLockName } from '@/lib/dashboard/lock-name-view.ts';
 
 const KIND_TONE: Record<FeedKind, BadgeTone> = {
   grant: 'good',

@@ -1,4 +1,4 @@
-import type { HolderView } from '@/lib/ops/api-types.ts';
+import type { HolderView } from '@/lib/ops-api/api-types.ts';
 import { ConfirmDialog } from '../ui/confirm-dialog.tsx';
 import { LockName } from './lock-name.tsx';
 

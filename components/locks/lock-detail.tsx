@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import type { HolderView, LockDetail } from '@/lib/ops/api-types.ts';
-import { formatClockTime, formatCountdown, formatDuration } from '@/lib/ops/dashboard-format.ts';
-import { elapsedSince } from '@/lib/ops/dashboard-state.ts';
+import type { HolderView, LockDetail } from '@/lib/ops-api/api-types.ts';
+import { formatClockTime, formatCountdown, formatDuration } from '@/lib/dashboard/dashboard-format.ts';
+import { elapsedSince } from '@/lib/dashboard/dashboard-state.ts';
 import { useForceRelease, useKickWaiter } from '../data/mutations.ts';
 import { useAuth, useLockDetail, useLockRow } from '../data/queries.ts';
 import { useNow } from '../data/use-now.ts';

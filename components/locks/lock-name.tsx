@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import { viewLockName } from '@/lib/ops/lock-name-view.ts';
+import { viewLockName } from '@/lib/dashboard/lock-name-view.ts';
 import { cn } from '../ui/cn.ts';
 
 /**
@@ -7,7 +7,7 @@ import { cn } from '../ui/cn.ts';
  * that would show nothing are drawn as `\u{…}` badges, and a name mixing scripts carries a
  * "mixed" badge naming them, and one made of Cyrillic or Greek look-alikes of Latin letters a
  * "looks Latin" badge, so two different locks never look the same (rule and tests in
- * lib/ops/lock-name-view.ts). Plain names render as plain text.
+ * lib/dashboard/lock-name-view.ts). Plain names render as plain text.
  */
 export const LockName = memo(function LockName({ name, className }: { name: string; className?: string }) {
   const view = viewLockName(name);

@@ -1,6 +1,6 @@
 import { memo } from 'react';
-import { formatCountdown, formatDuration } from '@/lib/ops/dashboard-format.ts';
-import { heldForAt, leaseRemainingAt, type LockRow } from '@/lib/ops/dashboard-state.ts';
+import { formatCountdown, formatDuration } from '@/lib/dashboard/dashboard-format.ts';
+import { heldForAt, leaseRemainingAt, type LockRow } from '@/lib/dashboard/dashboard-state.ts';
 import { useNow } from '../data/use-now.ts';
 import { Badge } from '../ui/badge.tsx';
 import { cn } from '../ui/cn.ts';

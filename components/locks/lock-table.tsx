@@ -1,7 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useDeferredValue, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { formatCount } from '@/lib/ops/dashboard-format.ts';
-import { nextSort, selectLockRows, type LockSort, type LockSortKey } from '@/lib/ops/dashboard-state.ts';
+import { formatCount } from '@/lib/dashboard/dashboard-format.ts';
+import { nextSort, selectLockRows, type LockSort, type LockSortKey } from '@/lib/dashboard/dashboard-state.ts';
 import { useLocks } from '../data/queries.ts';
 import { inputClass } from '../ui/button.ts';
 import { cn } from '../ui/cn.ts';

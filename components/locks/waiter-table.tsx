@@ -1,6 +1,6 @@
-import type { WaiterView } from '@/lib/ops/api-types.ts';
-import { formatCountdown, formatDuration } from '@/lib/ops/dashboard-format.ts';
-import { elapsedSince, remainingUntil } from '@/lib/ops/dashboard-state.ts';
+import type { WaiterView } from '@/lib/ops-api/api-types.ts';
+import { formatCountdown, formatDuration } from '@/lib/dashboard/dashboard-format.ts';
+import { elapsedSince, remainingUntil } from '@/lib/dashboard/dashboard-state.ts';
 import { useNow } from '../data/use-now.ts';
 import { buttonClass } from '../ui/button.ts';
 

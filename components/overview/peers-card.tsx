@@ -1,5 +1,5 @@
-import type { ClusterView, NodeView } from '@/lib/ops/api-types.ts';
-import { formatAgo } from '@/lib/ops/dashboard-format.ts';
+import type { ClusterView, NodeView } from '@/lib/ops-api/api-types.ts';
+import { formatAgo } from '@/lib/dashboard/dashboard-format.ts';
 import { useCluster, useMessageClock } from '../data/queries.ts';
 import { useNow } from '../data/use-now.ts';
 import { Badge } from '../ui/badge.tsx';

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import type { ClusterView } from '@/lib/ops/api-types.ts';
+import type { ClusterView } from '@/lib/ops-api/api-types.ts';
 import { useRestore } from '../data/mutations.ts';
 import { buttonClass } from '../ui/button.ts';
 import { ConfirmDialog } from '../ui/confirm-dialog.tsx';

@@ -1,4 +1,4 @@
-import { formatCount, formatLatency, groupDigits } from '@/lib/ops/dashboard-format.ts';
+import { formatCount, formatLatency, groupDigits } from '@/lib/dashboard/dashboard-format.ts';
 import { ERRORS } from '@/lib/errors.ts';
 import { useStats } from '../data/queries.ts';
 import { Card, Waiting } from '../ui/card.tsx';

@@ -5,8 +5,8 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDaemon } from '../../server/daemon.ts';
-import type { Daemon } from '../../server/daemon.ts';
+import { startDaemon } from '../../server/daemon/daemon.ts';
+import type { Daemon } from '../../server/daemon/daemon.ts';
 import { KeyedClient, LockTimeoutError, SessionClient } from './index.ts';
 import type { KeyedClientOptions, KeyedGrant, SessionClientOptions } from './index.ts';
 

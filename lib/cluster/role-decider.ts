@@ -13,7 +13,7 @@
 //   after the discovery wait, the highest-priority candidate promotes.
 //   Candidates prefer nodes synced with the last active (their state is complete), then nodes
 //   that have not yielded.
-import type { NodePhase } from '../ops/api-types.ts';
+import type { NodePhase } from '../ops-api/api-types.ts';
 
 /** What the rules read of every node, this one and its peers alike. */
 interface NodeState {

@@ -2,7 +2,7 @@
 // a zod tuple per entry cost the standby more than applying them. One place says what a holder
 // and a waiter are on the wire; the encoding is in server/cluster/snapshot-walk.ts and the
 // reading in replication-sink.ts. A new field goes at the end of its tuple, in all three.
-import type { Protocol } from '../ops/api-types.ts';
+import type { Protocol } from '../ops-api/api-types.ts';
 import { isU64Text } from '../protocol/u64-text.ts';
 
 /**

@@ -1,6 +1,6 @@
 // Admin operations across the peer link: a standby sends the operation to the active node
 // and waits (bounded) for its result; the active runs it and answers on the same link.
-import type { AdminOp, AdminResult } from '../daemon-facade.ts';
+import type { AdminOp, AdminResult } from '../daemon/daemon-facade.ts';
 import type { MeshPeer } from './peer-mesh.ts';
 
 const FORWARD_TIMEOUT_MS = 5_000;

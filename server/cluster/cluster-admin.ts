@@ -1,7 +1,7 @@
 // The admin operations of a cluster node: run on the active node (force-release and kick on
 // its engine, handoff to a standby), forwarded to it by a standby, and restore, which goes
 // straight to the yielded node it names. Results are plain data so they can cross the peer link.
-import type { AdminOp, AdminResult } from '../daemon-facade.ts';
+import type { AdminOp, AdminResult } from '../daemon/daemon-facade.ts';
 import { AdminForwarder, readAdminOp, unavailable } from './admin-forwarder.ts';
 import type { ClusterNode, ClusterNodeDeps } from './cluster-node.ts';
 import type { MeshPeer } from './peer-mesh.ts';

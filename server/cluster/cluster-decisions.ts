@@ -3,7 +3,7 @@
 // place, then ask the role decider (lib/cluster/role-decider.ts) and carry out its answer.
 import { type ReconfirmPeer, reconfirmVerdict } from '../../lib/cluster/grant-reconfirm.ts';
 import { decideRole, isActivePhase, type PeerState } from '../../lib/cluster/role-decider.ts';
-import { HOLD, type Route } from '../routing.ts';
+import { HOLD, type Route } from '../lines/routing.ts';
 
 const MISCONFIGURED_HOLD: Route = { kind: 'hold', maxMs: 0 };
 // Types only: cluster-node.ts imports this file, so a value import back would be a cycle.

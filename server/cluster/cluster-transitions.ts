@@ -14,9 +14,9 @@
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { Claim } from '../../lib/engine/claim.ts';
 import { CarriedClaims } from '../../lib/engine/carried-claims.ts';
-import type { FailoverCause, FailoverView } from '../../lib/ops/api-types.ts';
+import type { FailoverCause, FailoverView } from '../../lib/ops-api/api-types.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
-import { HOLD, SERVE } from '../routing.ts';
+import { HOLD, SERVE } from '../lines/routing.ts';
 // Types only: cluster-node.ts imports this file, so a value import back would be a cycle.
 import type { ClusterNode, ClusterNodeDeps } from './cluster-node.ts';
 import { redirectRoute } from './redirect-route.ts';

@@ -2,7 +2,7 @@
 // order with its role, liveness, lag and flags, what handoff and restore can do now, and the
 // failover timeline (replicated from the active, so every node shows the same one).
 import { formatAddress } from '../../lib/client/address.ts';
-import type { ClusterView, NodeView, ReplicationLag } from '../../lib/ops/api-types.ts';
+import type { ClusterView, NodeView, ReplicationLag } from '../../lib/ops-api/api-types.ts';
 import { isActivePhase } from '../../lib/cluster/role-decider.ts';
 import type { ClusterNode } from './cluster-node.ts';
 

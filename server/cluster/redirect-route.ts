@@ -3,7 +3,7 @@
 // imports, import nothing from cluster-node.ts at run time (no import cycle).
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
 import { formatAddress } from '../../lib/client/address.ts';
-import type { Route } from '../routing.ts';
+import type { Route } from '../lines/routing.ts';
 
 export function redirectRoute(p: PeerConfig): Extract<Route, { kind: 'redirect' }> {
   return {

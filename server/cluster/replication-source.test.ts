@@ -6,7 +6,7 @@ import type { ClaimOwner } from '../../lib/engine/claim.ts';
 import { FakeClock } from '../../lib/engine/clock.ts';
 import { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { BlockTokenSource, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
-import { FlushScheduler } from '../flush-scheduler.ts';
+import { FlushScheduler } from '../lines/flush-scheduler.ts';
 import { ReplicationSource, type StandbyLink } from './replication-source.ts';
 
 const owner: ClaimOwner = { onGranted: () => true, onEnded: () => {} };

@@ -8,7 +8,7 @@ import { freePorts } from './free-ports.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import type { ClusterView, HolderView, LockDetail } from '../../lib/ops/api-types.ts';
+import type { ClusterView, HolderView, LockDetail } from '../../lib/ops-api/api-types.ts';
 import { KeyedClient, SessionClient } from '../../lib/client/index.ts';
 import type { KeyedClientOptions, SessionClientOptions } from '../../lib/client/index.ts';
 import { NodeProcess, PortClash } from './node-process.ts';

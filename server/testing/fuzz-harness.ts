@@ -1,12 +1,12 @@
-// The harness around each socket-level fuzz test (server/keyed-fuzz.test.ts,
-// server/session-fuzz.test.ts, server/raw-bytes-fuzz.test.ts): fast-check's run limits, a real
+// The harness around each socket-level fuzz test (server/lines/keyed-fuzz.test.ts,
+// server/lines/session-fuzz.test.ts, server/lines/raw-bytes-fuzz.test.ts): fast-check's run limits, a real
 // daemon on 127.0.0.1 at free ports and raw connections to it, both torn down after each test
 // (a test file calls `afterEach(runTeardown)`), and the checks every run ends with: the lock
 // table empties and a fresh client is still served.
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
-import { type Daemon, type DaemonOptions, startDaemon } from '../daemon.ts';
+import { type Daemon, type DaemonOptions, startDaemon } from '../daemon/daemon.ts';
 import { type EngineMonitor, eventually, RawConnection } from './fuzz-helpers.ts';
 
 const IO_TIMEOUT_MS = 500;

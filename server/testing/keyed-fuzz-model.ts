@@ -1,5 +1,5 @@
-// The keyed protocol's side of the socket-level fuzz tests (server/keyed-fuzz.test.ts,
-// server/raw-bytes-fuzz.test.ts): generated connection plans (requests, near misses, garbage,
+// The keyed protocol's side of the socket-level fuzz tests (server/lines/keyed-fuzz.test.ts,
+// server/lines/raw-bytes-fuzz.test.ts): generated connection plans (requests, near misses, garbage,
 // and how each connection ends), the client that plays a plan, and the oracle that matches
 // every reply to the request it answers.
 //

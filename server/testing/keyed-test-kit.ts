@@ -1,7 +1,7 @@
 // What the keyed-server test files share: a keyed protocol stack on port 0, raw line clients,
 // and the teardown that closes them after each test (each file registers runKeyedTeardown).
 import { expect } from 'vitest';
-import { KEYED_REFUSAL, KeyedConnection } from '../keyed-connection.ts';
+import { KEYED_REFUSAL, KeyedConnection } from '../lines/keyed-connection.ts';
 import { LineClient } from './line-client.ts';
 import { startProtocolStack, type ProtocolStack, type ProtocolStackOptions } from './protocol-stack.ts';
 

@@ -1,4 +1,4 @@
-// The slowloris reader of the socket tests (server/slowloris.test.ts, server/fuzz-memory.test.ts):
+// The slowloris reader of the socket tests (server/lines/slowloris.test.ts, server/lines/fuzz-memory.test.ts):
 // a client that asks for answers and never reads them, so the server's answers pile up until
 // its io-timeout cuts the client off. Its own writes respect backpressure: written blindly
 // every few milliseconds, they buffered hundreds of MB in the test worker.

@@ -3,7 +3,7 @@
 // output is kept across restarts so a failing test can show what each node said.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import type { ClusterView } from '../../lib/ops/api-types.ts';
+import type { ClusterView } from '../../lib/ops-api/api-types.ts';
 import type { TcpFaultProxy } from './tcp-fault-proxy.ts';
 
 const BATON = join(import.meta.dirname, '..', '..', 'bin', 'baton');

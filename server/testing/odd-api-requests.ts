@@ -1,6 +1,6 @@
 // API requests that Next would read differently from the route table (bad percent-encoding, a
 // path no route serves, dot segments, backslashes), with the one JSON answer each must get in
-// both modes. The console-less server's test (server/http-paths.test.ts) and the console's
+// both modes. The console-less server's test (server/http/http-paths.test.ts) and the console's
 // (e2e/ops-api-paths.spec.ts) run this same table, so the modes cannot drift apart.
 import { request } from 'node:http';
 

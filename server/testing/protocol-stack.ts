@@ -5,11 +5,11 @@
 import type { Socket } from 'node:net';
 import { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { BlockTokenSource, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
-import { EngineDriver } from '../engine-driver.ts';
-import { FlushScheduler } from '../flush-scheduler.ts';
-import type { ConnectionContext, LineConnection } from '../line-connection.ts';
-import { LineListener } from '../line-listener.ts';
-import { performanceClock } from '../performance-clock.ts';
+import { EngineDriver } from '../daemon/engine-driver.ts';
+import { FlushScheduler } from '../lines/flush-scheduler.ts';
+import type { ConnectionContext, LineConnection } from '../lines/line-connection.ts';
+import { LineListener } from '../lines/line-listener.ts';
+import { performanceClock } from '../daemon/performance-clock.ts';
 import type { Clock } from '../../lib/engine/clock.ts';
 
 export interface ProtocolStackOptions {

@@ -1,5 +1,5 @@
-// The session protocol's side of the socket-level fuzz tests (server/session-fuzz.test.ts,
-// server/raw-bytes-fuzz.test.ts): generated session plans (a first line, later heartbeats,
+// The session protocol's side of the socket-level fuzz tests (server/lines/session-fuzz.test.ts,
+// server/lines/raw-bytes-fuzz.test.ts): generated session plans (a first line, later heartbeats,
 // garbage and pauses, and how the session ends), the client that plays a plan, and the oracle
 // that checks one session's replies against what it sent.
 //

@@ -1,5 +1,5 @@
-import { getAudit } from '@/server/ops-api/overview.ts';
-import { otherMethods, withDaemon } from '@/server/ops-api/route-kit.ts';
+import { getAudit } from '@/server/api-handlers/overview.ts';
+import { otherMethods, withDaemon } from '@/server/api-handlers/route-kit.ts';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,6 +1,6 @@
-// GET /api/v1/events: the dashboard's live feed (server-sent events); see server/ops-api/events-route.ts.
-import { eventsRoute } from '@/server/ops-api/events-route.ts';
-import { otherMethods, withDaemon } from '@/server/ops-api/route-kit.ts';
+// GET /api/v1/events: the dashboard's live feed (server-sent events); see server/api-handlers/events-route.ts.
+import { eventsRoute } from '@/server/api-handlers/events-route.ts';
+import { otherMethods, withDaemon } from '@/server/api-handlers/route-kit.ts';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,5 +1,5 @@
-import { getSession, signIn, signOut } from '@/server/ops-api/auth-session.ts';
-import { otherMethods, withDaemon } from '@/server/ops-api/route-kit.ts';
+import { getSession, signIn, signOut } from '@/server/api-handlers/auth-session.ts';
+import { otherMethods, withDaemon } from '@/server/api-handlers/route-kit.ts';
 
 export const dynamic = 'force-dynamic';
 

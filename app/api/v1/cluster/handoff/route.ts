@@ -1,5 +1,5 @@
-import { postHandoff } from '@/server/ops-api/handoff.ts';
-import { otherMethods, withDaemon } from '@/server/ops-api/route-kit.ts';
+import { postHandoff } from '@/server/api-handlers/handoff.ts';
+import { otherMethods, withDaemon } from '@/server/api-handlers/route-kit.ts';
 
 export const dynamic = 'force-dynamic';
 

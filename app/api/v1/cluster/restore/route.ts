@@ -1,5 +1,5 @@
-import { postRestore } from '@/server/ops-api/restore.ts';
-import { otherMethods, withDaemon } from '@/server/ops-api/route-kit.ts';
+import { postRestore } from '@/server/api-handlers/restore.ts';
+import { otherMethods, withDaemon } from '@/server/api-handlers/route-kit.ts';
 
 export const dynamic = 'force-dynamic';
 

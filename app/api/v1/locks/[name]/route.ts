@@ -1,5 +1,5 @@
-import { getLock } from '@/server/ops-api/locks-read.ts';
-import { otherMethods, withDaemon } from '@/server/ops-api/route-kit.ts';
+import { getLock } from '@/server/api-handlers/locks-read.ts';
+import { otherMethods, withDaemon } from '@/server/api-handlers/route-kit.ts';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,5 +1,5 @@
-import { forceRelease } from '@/server/ops-api/lock-actions.ts';
-import { otherMethods, withDaemon } from '@/server/ops-api/route-kit.ts';
+import { forceRelease } from '@/server/api-handlers/lock-actions.ts';
+import { otherMethods, withDaemon } from '@/server/api-handlers/route-kit.ts';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import type { HistoryBucket } from '../ops-api/api-types.ts';
+import { noHandoversByCause } from '../ops-api/api-types.ts';
+import { causeLatency, chartWindow, failoverDomain, failoverPoints, grantsSeries, hasLatency, latencySeries, timeTicks } from './dashboard-charts.ts';
+import { bucket, T0 } from './dashboard-fixtures.ts';
+
+describe('chart series', () => {
+  const withCause = (start: number, cause: 'release' | 'expiry', count: number, p50: number, p99: number): HistoryBucket => {
+    const b = bucket(start, { handovers: count, p50, p99 });
+    b.byCause[cause] = { count, p50, p99 };
+    return b;
+  };
+
+  it('covers the 90 ten-second buckets ending at the current one', () => {
+    const w = chartWindow(T0 + 3_000);
+    expect(w.to).toBe(T0);
+    expect((w.to - w.from) / 10_000 + 1).toBe(90);
+  });
+
+  it('turns grants per bucket into grants per second and fills silent buckets with zero', () => {
+    const series = grantsSeries([bucket(T0, { grants: 25 })], T0);
+    expect(series).toHaveLength(90);
+    expect(series[series.length - 1]).toEqual({ start: T0, perSecond: 2.5 });
+    expect(series[0]?.perSecond).toBe(0);
+  });
+
+  it('keeps latency gaps as nulls and knows when there is a line to draw', () => {
+    const series = latencySeries([bucket(T0 - 10_000), withCause(T0, 'release', 3, 1.5, 4)], T0);
+    expect(series.map((p) => p.p50)).toEqual([null, 1.5]);
+    expect(hasLatency(series)).toBe(true);
+    expect(hasLatency(latencySeries([bucket(T0)], T0))).toBe(false);
+  });
+
+  it("draws one bar group per cause in a fixed order from the server's percentiles", () => {
+    const byCause = noHandoversByCause();
+    byCause.expiry = { count: 4, p50: 1.2, p95: 2, p99: 3.5 };
+    const points = causeLatency(byCause);
+    expect(points.map((c) => c.cause)).toEqual(['release', 'disconnect', 'expiry', 'force-release']);
+    expect(points[2]).toEqual({ cause: 'expiry', count: 4, p50: 1.2, p99: 3.5 });
+    expect(points[0]).toEqual({ cause: 'release', count: 0, p50: null, p99: null });
+  });
+
+  it('puts time ticks on whole minutes, a few per chart', () => {
+    const { from, to } = chartWindow(T0 + 3_000);
+    const ticks = timeTicks(from, to);
+    expect(ticks.length).toBeGreaterThanOrEqual(3);
+    expect(ticks.length).toBeLessThanOrEqual(6);
+    for (const t of ticks) {
+      expect(t % 60_000).toBe(0);
+      expect(t >= from && t <= to).toBe(true);
+    }
+    expect(timeTicks(T0 - 86_400_000 * 3, T0).length).toBeLessThanOrEqual(6);
+  });
+
+  it('labels failovers oldest first and widens the axis to include old ones', () => {
+    const failovers = [
+      { at: T0, from: 'n1', to: 'n2', gapMs: 800, cause: 'crash' as const },
+      { at: T0 - 3_600_000, from: null, to: 'n1', gapMs: 0, cause: 'signal' as const },
+    ];
+    expect(failoverPoints(failovers).map((f) => f.label)).toEqual(['(none) → n1', 'n1 → n2']);
+    expect(failoverDomain(failovers, T0)[0]).toBe(T0 - 3_600_000);
+  });
+});

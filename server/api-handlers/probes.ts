@@ -1,0 +1,61 @@
+// Probes for orchestrators: /healthz says the process is alive (and which process: its
+// instance id), /readyz whether to send traffic here; /metrics is the Prometheus scrape. The
+// console's route files and the console-less probes server (server/http/http-server.ts) both serve
+// these same handlers.
+import { z } from 'zod';
+import type { DaemonFacade } from '../daemon/daemon-facade.ts';
+import { readQuery, refusalResponse } from './request-input.ts';
+import { jsonResponse, refuseRead } from './route-kit.ts';
+
+/** Alive, and which process: the page shows the same instance id. Always open and always 200, draining included. */
+/**
+ * `grants` says whether this node can grant: 'ok', or the error name of why not
+ * ('tokens-exhausted', 'storage-unavailable'), and `status` is then 'degraded': alive, serving
+ * releases, probes and the console, but no new grant.
+ */
+export function getHealthz(_req: Request, daemon: DaemonFacade): Response {
+  const state = daemon.state();
+  const refused = daemon.engine.grantRefusal();
+  return jsonResponse(200, {
+    status: state === 'draining' ? 'draining' : refused !== null ? 'degraded' : 'ok',
+    state,
+    instanceId: daemon.instanceId,
+    pid: process.pid,
+    tokenHighWater: daemon.engine.tokenHighWater.toString(),
+    grants: refused ?? 'ok',
+    role: daemon.role(),
+    phase: daemon.cluster().phase,
+  });
+}
+
+/** `?role=active` asks "is this the node to send clients to" (for load balancers); `standby` the opposite. */
+const readyQuery = z.object({ role: z.enum(['active', 'standby']).optional() });
+
+/**
+ * Ready when the node can do its job: serving (starting has no listeners yet, draining is
+ * turning clients away) and settled in a role (active, or a standby that has synced; not
+ * discovering, syncing, promoting or handing off), and able to grant (see /healthz `grants`).
+ * With `?role=` also in that role.
+ * Always open, like /healthz.
+ */
+export function getReadyz(req: Request, daemon: DaemonFacade): Response {
+  const state = daemon.state();
+  const role = daemon.role();
+  const { phase } = daemon.cluster();
+  const query = readQuery(req, readyQuery);
+  if (!query.ok) return refusalResponse(query);
+  const wanted = query.value.role;
+  // A node that can grant nothing (u64 used up, storage failing) is no place to send clients.
+  const refused = daemon.engine.grantRefusal();
+  const ready =
+    state === 'serving' && refused === null && (phase === 'active' || phase === 'standby') && (wanted === undefined || (wanted === role && phase === wanted));
+  return jsonResponse(ready ? 200 : 503, { ready, state, role, phase, grants: refused ?? 'ok' });
+}
+
+/** Metrics show lock names' traffic and client counts: they are a read like any other. */
+export async function getMetrics(req: Request, daemon: DaemonFacade): Promise<Response> {
+  const refused = refuseRead(req, daemon);
+  if (refused !== null) return refused;
+  const { contentType, body } = await daemon.metrics();
+  return new Response(body, { status: 200, headers: { 'content-type': contentType, 'cache-control': 'no-store' } });
+}

@@ -1,0 +1,81 @@
+// Option parsers shared by the CLI's commands. A bad value throws commander's
+// InvalidArgumentError, which cli.ts turns into a clear message and exit code 2.
+import { InvalidArgumentError } from 'commander';
+import { parseDuration } from '../../lib/duration.ts';
+
+export function durationOption(text: string): number {
+  if (text.trim() === '0') return 0; // zero needs no unit
+  const ms = parseDuration(text);
+  if (ms === null) throw new InvalidArgumentError('expected a duration such as 250ms, 5s or 2m.');
+  return ms;
+}
+
+export function positiveDurationOption(text: string): number {
+  const ms = durationOption(text);
+  if (ms <= 0) throw new InvalidArgumentError('must be greater than zero.');
+  return ms;
+}
+
+export function portOption(text: string): number {
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535) throw new InvalidArgumentError('expected a port from 0 to 65535 (0 picks a free one).');
+  return Number(text);
+}
+
+/** `--token-floor`: a decimal u64 (the highest token that may have been issued before). */
+export function tokenFloorOption(text: string): bigint {
+  if (!/^\d{1,20}$/.test(text) || BigInt(text) > (1n << 64n) - 1n)
+    throw new InvalidArgumentError('expected a decimal u64 (0 to 18446744073709551615): the highest token ever issued from this data dir.');
+  return BigInt(text);
+}
+
+export function countOption(text: string): number {
+  if (!/^\d{1,9}$/.test(text) || Number(text) < 1) throw new InvalidArgumentError('expected a whole number >= 1.');
+  return Number(text);
+}
+
+/**
+ * Admin and read tokens: long enough not to be guessed, and safe inside a header. Checked
+ * apart from commander, whose messages quote the rejected value: a secret with a typo must not
+ * end up in a log. An empty value (an unset variable in a compose file) counts as not given.
+ */
+export function checkToken(value: string | undefined, flag: string, env: string): { ok: true; token: string | undefined } | { ok: false; message: string } {
+  if (value === undefined || value === '') return { ok: true, token: undefined };
+  if (/^[\x21-\x7e]{16,256}$/.test(value)) return { ok: true, token: value };
+  return {
+    ok: false,
+    message: `${flag} (or ${env}) is not a valid token (${value.length} characters): use 16 to 256 printable ASCII characters without spaces`,
+  };
+}
+
+export interface Address {
+  host: string;
+  port: number;
+}
+
+/** One host:port (IPv6 in brackets); port 1 to 65535, since someone else has to reach it. */
+export function addressOption(text: string): Address {
+  const [, host, port] = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):(\d{1,5})$/.exec(text.trim()) ?? [];
+  if (host === undefined || Number(port) < 1 || Number(port) > 65_535) {
+    throw new InvalidArgumentError(`expected host:port, got ${JSON.stringify(text)}.`);
+  }
+  return { host: host.replace(/^\[|\]$/g, ''), port: Number(port) };
+}
+
+export function addressListOption(text: string): Address[] {
+  return text.split(',').map((part) => {
+    try {
+      return addressOption(part);
+    } catch {
+      throw new InvalidArgumentError(`expected host:port[,host:port...], got ${JSON.stringify(part)}.`);
+    }
+  });
+}
+
+/** Heartbeats go out every peer-timeout/5: below 100ms that is a flood, and scheduling jitter alone would declare peers dead. */
+export const MIN_PEER_TIMEOUT_MS = 100;
+
+export function peerTimeoutOption(text: string): number {
+  const ms = durationOption(text);
+  if (ms < MIN_PEER_TIMEOUT_MS) throw new InvalidArgumentError(`must be at least ${MIN_PEER_TIMEOUT_MS}ms (peers send a heartbeat every peer-timeout/5).`);
+  return ms;
+}

@@ -1,0 +1,68 @@
+// The `baton` command line. Bad flags or arguments print a clear message and exit 2.
+import { Command, CommanderError, Option } from 'commander';
+import { EXIT_USAGE } from '../../lib/errors.ts';
+import { DEFAULT_OPTIONS } from '../daemon/daemon.ts';
+import { addressOption, countOption, durationOption, peerTimeoutOption, portOption, positiveDurationOption, tokenFloorOption } from './cli-options.ts';
+import { serve } from './serve-command.ts';
+import { registerRunCommand } from './run-command.ts';
+
+const program = new Command('baton')
+  .description('Baton: a lock service with FIFO queues, direct handover, leases and fencing tokens')
+  .exitOverride()
+  .showHelpAfterError('(run baton --help for usage)');
+
+program
+  .command('serve')
+  .description('run the lock daemon (keyed and session protocols) and the operator console (dashboard, ops API, health, metrics)')
+  .option('--host <host>', 'address to bind', DEFAULT_OPTIONS.host)
+  .option('--lock-port <port>', 'keyed protocol port (0 picks a free one)', portOption, DEFAULT_OPTIONS.lockPort)
+  .option('--session-port <port>', 'session protocol port (0 picks a free one)', portOption, DEFAULT_OPTIONS.sessionPort)
+  .option('--http-port <port>', 'HTTP port of the console, the ops API, health and metrics (0 picks a free one)', portOption, DEFAULT_OPTIONS.httpPort)
+  .addOption(new Option('--admin-token <token>', 'token every mutation needs (default: a random one, printed once at start)').env('BATON_ADMIN_TOKEN'))
+  .addOption(new Option('--read-token <token>', 'when set, reads (API, events, metrics) need it or the admin token').env('BATON_READ_TOKEN'))
+  .option(
+    '--no-console',
+    'no dashboard: the HTTP port serves only the probes (/healthz, /readyz), /metrics and the JSON ops API (/api/v1, the event stream included), without loading Next',
+  )
+  .addOption(new Option('--console-dev', 'run the console with Next dev server (for working on the dashboard)').hideHelp())
+  .option('--data-dir <dir>', 'where the fencing-token ceiling is kept', './data')
+  .option(
+    '--token-floor <n>',
+    'issue every token above n: needed once to start on a data dir that lost its token ceiling files (n = the highest token ever issued); otherwise only raises the ceiling',
+    tokenFloorOption,
+  )
+  .option('--io-timeout <duration>', 'longest a line may take to arrive or a reply to be read', positiveDurationOption, DEFAULT_OPTIONS.ioTimeoutMs)
+  .option('--drain <duration>', 'how long health and metrics stay up after the lock ports close', durationOption, DEFAULT_OPTIONS.drainMs)
+  .option('--max-connections <n>', 'connections per protocol; the rest are refused with an error', countOption, DEFAULT_OPTIONS.maxConnections)
+  .option('--max-backlog <n>', 'requests that may wait at once on one keyed connection', countOption, DEFAULT_OPTIONS.maxBacklog)
+  .addOption(
+    new Option('--log-level <level>', 'log level (logs go to stderr)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  )
+  .option(
+    '--config <file>',
+    "run as one node of a cluster described by this JSON file (host and ports then come from the node's entry; needs the shared admin token)",
+  )
+  .option('--node <id>', 'with --config: which node of the file this process is (data dir default becomes ./data/<id>)')
+  .addOption(
+    new Option('--peer-timeout <duration>', 'with --config: how long a silent peer still counts as alive').argParser(peerTimeoutOption).default(1_000, '1s'),
+  )
+  .addOption(
+    new Option(
+      '--peer-listen <host:port>',
+      "with --config: listen for peer links here instead of the entry's host:peerPort (behind a proxy or port forward)",
+    ).argParser(addressOption),
+  )
+  .action(serve);
+
+registerRunCommand(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // Help and version are not errors; everything else commander rejects is a usage error.
+    process.exit(err.exitCode === 0 ? 0 : EXIT_USAGE);
+  }
+  process.stderr.write(`baton: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,183 @@
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
+import { AUDIT_FILE, AUDIT_MEMORY, AUDIT_RELOAD, AuditLog } from './audit-log.ts';
+
+const dirs: string[] = [];
+const logs: AuditLog[] = [];
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'baton-audit-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function openLog(dir: string | null): Promise<AuditLog> {
+  const log = await AuditLog.open(dir);
+  logs.push(log);
+  return log;
+}
+
+function entry(n: number, action: AuditEntry['action'] = 'kick'): Omit<AuditEntry, 'at'> {
+  return { who: 'bearer:admin', action, target: `lock-${n}`, result: 'ok', detail: null };
+}
+
+async function fileLines(dir: string): Promise<AuditEntry[]> {
+  const text = await readFile(join(dir, AUDIT_FILE), 'utf8');
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as AuditEntry);
+}
+
+afterEach(async () => {
+  await Promise.all(logs.splice(0).map((l) => l.close()));
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  vi.restoreAllMocks();
+});
+
+describe('AuditLog in memory', () => {
+  it('fills in the time of each entry', async () => {
+    const log = await openLog(null);
+    const before = Date.now();
+    log.record(entry(1));
+    const [got] = log.recent(10);
+    expect(got?.at).toBeGreaterThanOrEqual(before);
+    expect(got?.at).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('returns the most recent entries, newest last', async () => {
+    const log = await openLog(null);
+    for (let i = 1; i <= 5; i++) log.record(entry(i));
+    expect(log.recent(2).map((e) => e.target)).toEqual(['lock-4', 'lock-5']);
+  });
+
+  it('keeps only the last 1000 entries', async () => {
+    const log = await openLog(null);
+    for (let i = 1; i <= AUDIT_MEMORY + 5; i++) log.record(entry(i));
+    const all = log.recent(5000);
+    expect(all).toHaveLength(AUDIT_MEMORY);
+    expect(all[0]?.target).toBe('lock-6');
+  });
+
+  it('tells subscribers at once, in the same call', async () => {
+    const log = await openLog(null);
+    const seen: string[] = [];
+    log.subscribe((e) => seen.push(e.target));
+    log.record(entry(1));
+    expect(seen).toEqual(['lock-1']);
+  });
+
+  it('stops telling a subscriber that unsubscribed', async () => {
+    const log = await openLog(null);
+    const seen: string[] = [];
+    const stop = log.subscribe((e) => seen.push(e.target));
+    stop();
+    log.record(entry(1));
+    expect(seen).toEqual([]);
+  });
+
+  it('keeps recording when a subscriber throws', async () => {
+    const log = await openLog(null);
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    log.subscribe(() => {
+      throw new Error('broken listener');
+    });
+    expect(() => log.record(entry(1))).not.toThrow();
+    expect(log.recent(1)).toHaveLength(1);
+  });
+});
+
+describe('AuditLog on disk', () => {
+  it('moves a full log to audit.log.1 and goes on in a fresh file, losing no entry', async () => {
+    const dir = await tempDir();
+    const log = await AuditLog.open(dir, 1_000); // a tiny limit: rotates every few entries
+    logs.push(log);
+    for (let i = 0; i < 25; i++) log.record(entry(i));
+    await log.close();
+    const current = await fileLines(dir);
+    const rotated = (await readFile(join(dir, `${AUDIT_FILE}.1`), 'utf8'))
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as AuditEntry);
+    expect(current.length).toBeGreaterThan(0);
+    expect(current.length).toBeLessThan(25);
+    // Only the last two files are kept; what is in them is the newest entries, in order.
+    const kept = [...rotated, ...current].map((e) => e.target);
+    expect(kept).toEqual(Array.from({ length: 25 }, (_, i) => `lock-${i}`).slice(25 - kept.length));
+  });
+
+  it('appends one JSON line per entry, in order', async () => {
+    const dir = await tempDir();
+    const log = await openLog(dir);
+    for (let i = 1; i <= 20; i++) log.record(entry(i));
+    await log.close();
+    expect((await fileLines(dir)).map((e) => e.target)).toEqual(Array.from({ length: 20 }, (_, i) => `lock-${i + 1}`));
+  });
+
+  it('shows the entries of an earlier run after a restart', async () => {
+    const dir = await tempDir();
+    const first = await openLog(dir);
+    first.record(entry(1, 'force-release'));
+    first.record(entry(2, 'handoff'));
+    await first.close();
+    const second = await openLog(dir);
+    expect(second.recent(10).map((e) => [e.action, e.target])).toEqual([
+      ['force-release', 'lock-1'],
+      ['handoff', 'lock-2'],
+    ]);
+  });
+
+  it('reloads only the last 200 entries of a long file', async () => {
+    const dir = await tempDir();
+    const lines = Array.from({ length: 500 }, (_, i) => JSON.stringify({ at: i, ...entry(i) })).join('\n');
+    await writeFile(join(dir, AUDIT_FILE), `${lines}\n`);
+    const log = await openLog(dir);
+    const got = log.recent(1000);
+    expect(got).toHaveLength(AUDIT_RELOAD);
+    expect(got[0]?.target).toBe('lock-300');
+  });
+
+  it('skips a torn last line and keeps the next entry on a line of its own', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, AUDIT_FILE), `${JSON.stringify({ at: 1, ...entry(1) })}\n{"at":2,"who":"bea`);
+    const log = await openLog(dir);
+    expect(log.recent(10).map((e) => e.target)).toEqual(['lock-1']);
+    log.record(entry(3));
+    await log.close();
+    const reopened = await openLog(dir);
+    expect(reopened.recent(10).map((e) => e.target)).toEqual(['lock-1', 'lock-3']);
+  });
+
+  it('creates the data dir when it is missing', async () => {
+    const dir = join(await tempDir(), 'nested');
+    const log = await openLog(dir);
+    log.record(entry(1));
+    await log.close();
+    expect(await fileLines(dir)).toHaveLength(1);
+  });
+
+  it('reports a failing write once on stderr and does not throw into the caller', async () => {
+    const dir = await tempDir();
+    // Every write to /dev/full fails with ENOSPC: a full disk, on demand.
+    await symlink('/dev/full', join(dir, AUDIT_FILE));
+    const log = await openLog(dir);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    expect(() => {
+      log.record(entry(1));
+      log.record(entry(2));
+    }).not.toThrow();
+    await log.close();
+    expect(stderr).toHaveBeenCalledTimes(1);
+    expect(String(stderr.mock.calls[0]?.[0])).toContain('cannot append to the audit log');
+    expect(log.recent(10)).toHaveLength(2);
+  });
+
+  it('can be closed twice', async () => {
+    const log = await openLog(await tempDir());
+    await log.close();
+    await expect(log.close()).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,96 @@
+// Turns the engine's live objects into the ops API's JSON shapes (lib/ops-api/api-types.ts).
+// Pure reads: nothing here changes the engine. `wall` maps the engine's monotonic clock to
+// epoch milliseconds.
+import type { Claim } from '../../lib/engine/claim.ts';
+import type { LockEngine } from '../../lib/engine/lock-engine.ts';
+import type { LockState } from '../../lib/engine/lock-state.ts';
+import type { HolderView, LockDetail, LockSummary, LocksPage, WaiterView } from '../../lib/ops-api/api-types.ts';
+import { lockIndexFor } from './lock-index.ts';
+
+export interface ViewClock {
+  /** Engine clock now (monotonic ms). */
+  now(): number;
+  /** Engine clock time → epoch ms. */
+  wall(engineMs: number): number;
+}
+
+export function holderView(claim: Claim, clock: ViewClock): HolderView {
+  const now = clock.now();
+  return {
+    claimId: String(claim.id),
+    protocol: claim.protocol,
+    client: claim.client,
+    token: claim.token.toString(),
+    grantedAt: Math.round(clock.wall(claim.grantedAt)),
+    heldForMs: Math.max(0, Math.round(now - claim.grantedAt)),
+    leaseMs: claim.leaseMs,
+    sliding: claim.sliding,
+    leaseRemainingMs: Math.max(0, Math.round(claim.expiresAt - now)),
+    ...(claim.owner.awaitingResume === true ? { reconnecting: true } : {}),
+  };
+}
+
+export function lockSummary(lock: LockState, clock: ViewClock): LockSummary {
+  return { name: lock.name, holder: lock.holder === null ? null : holderView(lock.holder, clock), queueLength: lock.waiting };
+}
+
+export function waiterView(claim: Claim, position: number, clock: ViewClock): WaiterView {
+  const now = clock.now();
+  return {
+    id: String(claim.id),
+    position,
+    protocol: claim.protocol,
+    client: claim.client,
+    waitingSince: Math.round(clock.wall(claim.enqueuedAt)),
+    waitingForMs: Math.max(0, Math.round(now - claim.enqueuedAt)),
+    waitDeadline: Number.isFinite(claim.waitDeadline) ? Math.round(clock.wall(claim.waitDeadline)) : null,
+    // A session waiter between connections keeps its place until its lease runs out.
+    ...(claim.owner.awaitingResume === true ? { reconnecting: true, reconnectRemainingMs: Math.max(0, Math.round(claim.expiresAt - now)) } : {}),
+  };
+}
+
+export function lockDetail(lock: LockState, clock: ViewClock): LockDetail {
+  const queue: WaiterView[] = [];
+  let position = 1;
+  for (let c = lock.head; c !== null; c = c.next) queue.push(waiterView(c, position++, clock));
+  return { ...lockSummary(lock, clock), asOf: Math.round(clock.wall(clock.now())), queue };
+}
+
+export function allLockSummaries(engine: LockEngine, clock: ViewClock): LockSummary[] {
+  const out: LockSummary[] = [];
+  for (const lock of engine.allLocks()) out.push(lockSummary(lock, clock));
+  return out;
+}
+
+export interface LocksQuery {
+  prefix: string;
+  limit: number;
+  /** The last name of the previous page; the page starts after it. */
+  cursor: string | null;
+}
+
+/**
+ * One page of locks in name order (code-unit order, stable across pages). Locks come and go
+ * between pages; a cursor is a name, so a page never repeats or skips a lock that stayed.
+ * The names come from the engine's sorted index (lock-index.ts): O(log n + limit), no sort.
+ */
+export function locksPage(engine: Pick<LockEngine, 'subscribe' | 'allLocks' | 'lock'>, clock: ViewClock, query: LocksQuery): LocksPage {
+  const locks: LockSummary[] = [];
+  let last: string | null = null;
+  let more = false;
+  // One name past the page tells whether there is a next page.
+  for (const name of lockIndexFor(engine)
+    .current()
+    .walk(query.cursor, query.prefix, query.limit + 1)) {
+    if (!name.startsWith(query.prefix)) break;
+    if (locks.length === query.limit) {
+      more = true;
+      break;
+    }
+    const lock = engine.lock(name);
+    if (lock === undefined) continue; // the index is settled against the engine: not reached
+    locks.push(lockSummary(lock, clock));
+    last = name;
+  }
+  return { asOf: Math.round(clock.wall(clock.now())), locks, nextCursor: more ? last : null };
+}

@@ -1,0 +1,77 @@
+// The daemon's ops side, built once at start: security, the audit log, the latency history,
+// the SSE hub and the cluster view. The facade (daemon-facade.ts) hands these to route code.
+import type { LockEngine } from '../../lib/engine/lock-engine.ts';
+import type { DaemonState, NodeRole, Protocol, StatsView } from '../../lib/ops-api/api-types.ts';
+import { AuditLog } from './audit-log.ts';
+import { EventHub } from './event-hub.ts';
+import { HistoryRecorder } from './history-recorder.ts';
+import type { ViewClock } from './lock-views.ts';
+import { Security } from './security.ts';
+import { type NodeAddresses, SingleNodeCluster } from './single-node-cluster.ts';
+import { statsView } from './stats-view.ts';
+import type { ClusterBackend } from './cluster-backend.ts';
+
+export interface OpsServicesOptions {
+  /** The peer runtime of a clustered node; absent, the node is a cluster of one. */
+  cluster?: ClusterBackend & { role(): NodeRole };
+  engine: LockEngine;
+  clock: ViewClock;
+  instanceId: string;
+  nodeId: string;
+  host: string;
+  dataDir: string | null;
+  adminToken: string;
+  readToken: string | null;
+  state(): DaemonState;
+  connections(): Record<Protocol, number>;
+  addresses(): NodeAddresses;
+  /** Re-arms the engine timer after an admin op (the daemon's driver.poke). */
+  wake?(): void;
+}
+
+export interface OpsServices {
+  security: Security;
+  audit: AuditLog;
+  history: HistoryRecorder;
+  hub: EventHub;
+  cluster: ClusterBackend;
+  role(): NodeRole;
+  stats(): StatsView;
+  close(): Promise<void>;
+}
+
+export async function createOpsServices(o: OpsServicesOptions): Promise<OpsServices> {
+  const security = new Security({ adminToken: o.adminToken, readToken: o.readToken, host: o.host });
+  const audit = await AuditLog.open(o.dataDir);
+  try {
+    return assemble(o, security, audit);
+  } catch (err) {
+    await audit.close();
+    throw err;
+  }
+}
+
+function assemble(o: OpsServicesOptions, security: Security, audit: AuditLog): OpsServices {
+  const history = new HistoryRecorder(o.engine, o.clock);
+  const cluster: ClusterBackend =
+    o.cluster ??
+    new SingleNodeCluster({ nodeId: o.nodeId, instanceId: o.instanceId, addresses: o.addresses, engine: o.engine, clock: o.clock, wake: () => o.wake?.() });
+  const role = (): NodeRole => o.cluster?.role() ?? 'active';
+  const stats = (): StatsView =>
+    statsView({ engine: o.engine, state: o.state, role, connections: o.connections, grantsTotal: () => history.grantsTotal, history });
+  const hub = new EventHub({ engine: o.engine, clock: o.clock, instanceId: o.instanceId, stats, cluster: () => cluster.view(), history, audit });
+  return {
+    security,
+    audit,
+    history,
+    hub,
+    cluster,
+    role,
+    stats,
+    async close() {
+      hub.close();
+      history.close();
+      await audit.close();
+    },
+  };
+}

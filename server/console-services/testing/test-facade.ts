@@ -1,0 +1,133 @@
+// A DaemonFacade for tests of the ops API: a real LockEngine on a FakeClock, real Security and
+// a real AuditLog, the single-node cluster (its admin ops act on the engine), and plain
+// stand-ins for what other tests cover (the SSE feed, the history). Handlers are called directly with Web Requests; no HTTP server, no Next.
+import { Owner } from '../../../lib/engine/testing/engine-fixture.ts';
+import type { Claim } from '../../../lib/engine/claim.ts';
+import { FakeClock } from '../../../lib/engine/clock.ts';
+import { LockEngine } from '../../../lib/engine/lock-engine.ts';
+import { type ClusterView, type DaemonState, type NodeRole, noHandoversByCause, type StatsView } from '../../../lib/ops-api/api-types.ts';
+import { BlockTokenSource, MemoryCeilingStore } from '../../../lib/tokens/token-source.ts';
+import type { AdminFacade, DaemonFacade, FeedFacade, HistoryFacade } from '../../daemon/daemon-facade.ts';
+import { AuditLog } from '../audit-log.ts';
+import { Security } from '../security.ts';
+import { SINGLE_NODE_HANDOFF_REASON, SingleNodeCluster } from '../single-node-cluster.ts';
+
+export const ADMIN_TOKEN = 'admin-token-for-tests';
+export const READ_TOKEN = 'read-token-for-tests';
+/** Engine ms 0 is this epoch ms, so views show plausible dates and tests can compute them. */
+export const EPOCH_BASE = 1_700_000_000_000;
+export const SINGLE_NODE_REASON = SINGLE_NODE_HANDOFF_REASON;
+export const METRICS_TEXT = '# HELP baton_test 1\nbaton_test 1\n';
+export const METRICS_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+export interface TestFacadeOptions {
+  /** Defaults to loopback, so reads are open unless a read token is set. */
+  host?: string;
+  readToken?: string | null;
+  /** Defaults to a memory-only log. */
+  audit?: AuditLog;
+  /** Replaces the single-node cluster's admin ops (a standby that forwards, say). */
+  admin?: AdminFacade;
+  /** Replaces the single-node cluster's view. */
+  cluster?: () => ClusterView;
+  role?: () => NodeRole;
+}
+
+export interface TestFacade {
+  daemon: DaemonFacade;
+  engine: LockEngine;
+  clock: FakeClock;
+  audit: AuditLog;
+  security: Security;
+  /** How many times an admin op woke the daemon's timer. */
+  wakes(): number;
+  setState(state: DaemonState): void;
+  /** Takes or queues for `name` as a keyed client would; waitMs 0 waits forever. */
+  hold(name: string, owner?: Owner, leaseMs?: number, waitMs?: number): Claim;
+}
+
+const noFeed: FeedFacade = { subscribe: () => ({ ok: true, leave: () => {}, pull: () => {} }), subscriberCount: 0 };
+const noHistory: HistoryFacade = { buckets: () => [], summary: () => ({ count: 0, p50: null, p99: null, p95: null }), summaryByCause: noHandoversByCause };
+
+export async function testFacade(options: TestFacadeOptions = {}): Promise<TestFacade> {
+  const clock = new FakeClock(1_000);
+  const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore(0n), 16n));
+  const security = new Security({ adminToken: ADMIN_TOKEN, readToken: options.readToken ?? null, host: options.host ?? '127.0.0.1' });
+  const audit = options.audit ?? (await AuditLog.open(null));
+  let state: DaemonState = 'serving';
+  let wakes = 0;
+  const viewClock = { now: () => clock.now(), wall: (ms: number) => EPOCH_BASE + ms };
+  const single = new SingleNodeCluster({
+    nodeId: 'local',
+    instanceId: 'test-instance',
+    engine,
+    clock: viewClock,
+    addresses: () => ({ lock: '127.0.0.1:7070', session: '127.0.0.1:7071', http: '127.0.0.1:3000' }),
+    wake: () => {
+      wakes++;
+    },
+  });
+  const cluster = options.cluster ?? (() => single.view());
+  const role = options.role ?? (() => 'active');
+  const stats = (): StatsView => ({
+    asOf: EPOCH_BASE + clock.now(),
+    state,
+    role: role(),
+    locks: engine.lockCount,
+    held: engine.heldCount,
+    waiters: engine.waiterCount,
+    connections: { keyed: 0, session: 0 },
+    tokenHighWater: engine.tokenHighWater.toString(),
+    grants: engine.grantRefusal() ?? 'ok',
+    grantsTotal: 0,
+    handover: { count: 0, p50: null, p95: null, p99: null },
+    handoverByCause: noHandoversByCause(),
+  });
+  const daemon: DaemonFacade = {
+    instanceId: 'test-instance',
+    nodeId: 'local',
+    engine,
+    clock: viewClock,
+    state: () => state,
+    role,
+    connections: () => ({ keyed: 0, session: 0 }),
+    stats,
+    cluster,
+    admin: options.admin ?? single,
+    metrics: async () => ({ contentType: METRICS_TYPE, body: METRICS_TEXT }),
+    security,
+    audit,
+    feed: noFeed,
+    history: noHistory,
+    shutdown: async () => {},
+    wake: () => {
+      wakes++;
+    },
+  };
+  return {
+    daemon,
+    engine,
+    clock,
+    audit,
+    security,
+    wakes: () => wakes,
+    setState: (s) => {
+      state = s;
+    },
+    hold: (name, owner = new Owner(), leaseMs = 30_000, waitMs = 0) => engine.acquire(name, owner, 'keyed', '127.0.0.1:5000', leaseMs, waitMs, false),
+  };
+}
+
+export { Owner };
+
+/** A request as the console's own page would send it to the test host. */
+export function apiRequest(path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Request {
+  return new Request(`http://127.0.0.1:3000${path}`, {
+    method: init.method ?? 'GET',
+    headers: { host: '127.0.0.1:3000', ...init.headers },
+    body: init.body ?? null,
+  });
+}
+
+export const asAdmin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+export const asReader = { authorization: `Bearer ${READ_TOKEN}` };

@@ -1,0 +1,164 @@
+// The narrow face of the running daemon that in-process code (the ops API's route handlers,
+// bundled by Next with their own module copies) reaches through globalThis. The server
+// registers it at start; nothing creates a daemon by importing this file. Route code must use
+// only what is here: plain data and methods, never `instanceof` on daemon classes (a bundled
+// copy of a class is a different class).
+import type { ErrorName } from '../../lib/errors.ts';
+import type { LockEngine } from '../../lib/engine/lock-engine.ts';
+import type {
+  AuditEntry,
+  ClusterView,
+  DaemonState,
+  HandoverCause,
+  HistoryBucket,
+  LatencySummary,
+  NodeRole,
+  Protocol,
+  StatsView,
+} from '../../lib/ops-api/api-types.ts';
+import type { ViewClock } from '../console-services/lock-views.ts';
+
+/** What a request is allowed to do, as decided by the security policy. */
+export type Principal =
+  | { kind: 'anonymous' }
+  /** `name`: "admin" or "read" for bearer tokens; the public session id for cookies. */
+  | { kind: 'bearer' | 'session'; role: 'admin' | 'read'; name: string };
+
+export interface SecurityFacade {
+  /** Who is asking, from the Authorization header or the session cookie. */
+  identify(authorization: string | null, cookie: string | null): Principal;
+  /** Reads need no credentials (bound to loopback and no --read-token). */
+  readonly readsOpen: boolean;
+  /**
+   * Counts a sign-in attempt from `client` (its address); null when it may go on, else the
+   * seconds until that address may try again (sign-in-limits.ts).
+   */
+  admitSignIn(client: string): number | null;
+  /** Whether a successful sign-in with this role is audited: always for admin, at most 10 a minute for read. */
+  auditSignIn(role: 'admin' | 'read'): boolean;
+  /** Trades a token for a new session; null when the token is wrong. */
+  signIn(token: string): { cookieValue: string; role: 'admin' | 'read'; publicId: string; maxAgeSeconds: number } | null;
+  signOut(cookie: string | null): void;
+  /**
+   * Counts a failed sign-in; true when it should be audited. Failures past 10 a minute are
+   * still refused but not written, so nobody can fill the disk by guessing tokens.
+   */
+  noteFailedSignIn(): boolean;
+}
+
+export interface AuditFacade {
+  record(entry: Omit<AuditEntry, 'at'>): void;
+  /** Newest last. */
+  recent(limit: number): AuditEntry[];
+  /** Called for each entry as it is recorded (the SSE feed shows admin actions). */
+  subscribe(listener: (entry: AuditEntry) => void): () => void;
+}
+
+/** One subscriber of the SSE hub: it receives whole, already encoded SSE frames. */
+export interface FeedSubscriber {
+  /** Return false when the subscriber can take no more (a slow reader): the hub drops it. */
+  send(frame: Uint8Array): boolean;
+  /** Bytes queued for the reader and not taken yet. */
+  queuedBytes(): number;
+  /** Bytes the reader has taken since the stream began (only grows). */
+  takenBytes(): number;
+  /** The hub ended the subscription (dropped as slow, or shutting down). */
+  close(): void;
+}
+
+export type FeedJoin =
+  /** `pull`: the reader took what was queued, send it more of its snapshot. */
+  { ok: true; leave(): void; pull(): void } | { ok: false; error: 'too-many-streams'; detail: string };
+
+export interface FeedFacade {
+  /**
+   * Opens a stream for a reader at `client` (its address): a snapshot within JOIN_WINDOW_MS
+   * (shared with the streams that came meanwhile; paged, as the reader takes it), then coalesced
+   * deltas and heartbeats. Refused past the caps of streams per client address and in all.
+   */
+  subscribe(subscriber: FeedSubscriber, client: string): FeedJoin;
+  readonly subscriberCount: number;
+}
+
+export interface HistoryFacade {
+  /** The last 15 minutes in 10-second buckets, oldest first. */
+  buckets(): HistoryBucket[];
+  /** Handover latency over the last `windowMs`. */
+  summary(windowMs: number): LatencySummary;
+  /** The same per cause. */
+  summaryByCause(windowMs: number): Record<HandoverCause, LatencySummary>;
+}
+
+/**
+ * The outcome of an admin operation, as plain JSON-safe data: it may have been computed on the
+ * active node and carried back over the peer link (a standby forwards mutations). The HTTP
+ * handler turns it into the response and the audit entry.
+ */
+export type AdminResult = { ok: true; body: unknown; detail: string | null } | { ok: false; error: ErrorName; detail: string };
+
+/** The mutations of the ops API. `token` is a decimal u64 string. */
+export type AdminOp =
+  | { op: 'force-release'; lock: string; token: string | null }
+  | { op: 'kick'; lock: string; claimId: number }
+  | { op: 'handoff'; target: string | null }
+  | { op: 'restore'; node: string | null };
+
+export interface AdminFacade {
+  /**
+   * Runs `op` where it belongs: on this node when it is the active one (or for restore, on the
+   * node it names), else forwarded to the active node. `who` names the caller for the audit
+   * entry the active node writes about a forwarded operation.
+   */
+  run(op: AdminOp, who: string): Promise<AdminResult>;
+}
+
+export interface DaemonFacade {
+  readonly instanceId: string;
+  readonly nodeId: string;
+  readonly engine: LockEngine;
+  /** The engine's clock and its mapping to epoch ms, for views. */
+  readonly clock: ViewClock;
+  state(): DaemonState;
+  role(): NodeRole;
+  connections(): Record<Protocol, number>;
+  stats(): StatsView;
+  cluster(): ClusterView;
+  /** Mutations (force-release, kick, handoff, restore), forwarded to the active node by a standby. */
+  readonly admin: AdminFacade;
+  metrics(): Promise<{ contentType: string; body: string }>;
+  readonly security: SecurityFacade;
+  readonly audit: AuditFacade;
+  readonly feed: FeedFacade;
+  readonly history: HistoryFacade;
+  shutdown(): Promise<void>;
+  /**
+   * Call after acting on the engine directly (an admin force-release or kick): re-arms the
+   * daemon's one timer for the engine's next deadline, which such an action may have moved.
+   */
+  wake(): void;
+}
+
+const KEY = Symbol.for('baton.daemon');
+type Holder = { [KEY]?: DaemonFacade };
+
+/**
+ * Registers the daemon for route code. One per process: a second daemon (tests start several)
+ * does not take the place of the first one; false tells it so.
+ */
+export function registerDaemonFacade(facade: DaemonFacade): boolean {
+  const holder = globalThis as Holder;
+  const current = holder[KEY];
+  if (current !== undefined && current.instanceId !== facade.instanceId) return false;
+  holder[KEY] = facade;
+  return true;
+}
+
+export function unregisterDaemonFacade(instanceId: string): void {
+  const holder = globalThis as Holder;
+  if (holder[KEY]?.instanceId === instanceId) delete holder[KEY];
+}
+
+/** The running daemon, or undefined when none is running in this process. */
+export function getDaemonFacade(): DaemonFacade | undefined {
+  return (globalThis as Holder)[KEY];
+}

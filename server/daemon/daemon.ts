@@ -1,0 +1,410 @@
+// The lock daemon: one engine, one token sequence, both wire protocols and the HTTP port,
+// created once by `baton serve` (or a test) and never as a side effect of an import.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino, { type Logger } from 'pino';
+import { LockEngine } from '../../lib/engine/lock-engine.ts';
+import { BlockTokenSource, type CeilingStore, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
+import { FileCeilingStore } from '../../lib/tokens/file-ceiling-store.ts';
+import { EngineDriver } from './engine-driver.ts';
+import { FlushScheduler } from '../lines/flush-scheduler.ts';
+import { createHttpServer, listenHttp } from '../http/http-server.ts';
+import { KEYED_REFUSAL, KeyedConnection } from '../lines/keyed-connection.ts';
+import { LineListener } from '../lines/line-listener.ts';
+import { createMetrics } from '../http/metrics.ts';
+import { performanceClock } from './performance-clock.ts';
+import { SESSION_REFUSAL, SessionConnection } from '../lines/session-connection.ts';
+import { type DaemonFacade, registerDaemonFacade, unregisterDaemonFacade } from './daemon-facade.ts';
+import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
+import { createConsoleServer, type ConsoleServer } from '../http/console-server.ts';
+import { warmUpConsole } from '../http/console-warm-up.ts';
+import { createOpsServices } from '../console-services/ops-services.ts';
+import type { DaemonState } from '../../lib/ops-api/api-types.ts';
+import { formatAddress } from '../../lib/client/address.ts';
+import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
+import { ClusterNode } from '../cluster/cluster-node.ts';
+import { auditTarget, runLockOpLocally } from '../console-services/admin-ops.ts';
+import { HOLD } from '../lines/routing.ts';
+import { listenerLimits } from '../lines/open-files.ts';
+import type { ClusterOptions } from '../../lib/cluster/cluster-config.ts';
+import { prepareCeiling, traces, unwritable } from './data-dir-check.ts';
+
+export interface DaemonOptions {
+  host: string;
+  lockPort: number;
+  sessionPort: number;
+  httpPort: number;
+  /** Where the token ceiling is kept; null keeps it in memory (tests only: tokens restart). */
+  dataDir: string | null;
+  ioTimeoutMs: number;
+  /** How long /healthz and /metrics keep answering after the protocol listeners close. */
+  drainMs: number;
+  /** Per protocol. */
+  maxConnections: number;
+  /** Requests that may wait at once on one keyed connection. */
+  maxBacklog: number;
+  /**
+   * What the HTTP port serves: 'next' is the operator console (dashboard and ops API, a
+   * custom Next.js server; needs a production build, or `consoleDev`); 'probes' the probes,
+   * /metrics and the JSON ops API without the dashboard (`--no-console`, and most tests).
+   */
+  console: 'next' | 'probes';
+  /** Run the console with Next's dev server (hot reload) instead of the production build. */
+  consoleDev: boolean;
+  /** This node's id (the cluster config names nodes; a single node defaults to "local"). */
+  nodeId: string;
+  /**
+   * Run as one node of a cluster (`--config`, `--node`); null runs a cluster of one. The
+   * node's host and ports then come from its config entry (the port options above are ignored).
+   */
+  cluster: ClusterOptions | null;
+  /** Needed for every mutation (force-release, kick, handoff); null generates a random one. */
+  adminToken: string | null;
+  /** When set, reads need it (or the admin token); otherwise reads are open on loopback. */
+  readToken: string | null;
+  /**
+   * The open-file limit the connection budget is sized from (server/lines/open-files.ts); unset reads
+   * the process's own, null means none. Tests pin it so they do not depend on `ulimit -n`.
+   */
+  openFileLimit?: number | null;
+  /**
+   * `--token-floor`: every token issued is above it. Needed to start on a data dir that was used
+   * before but lost both ceiling files; otherwise it only raises the stored ceiling. null: none.
+   */
+  tokenFloor?: bigint | null;
+  /** Tokens reserved per ceiling save (tests cross block ends with a small one); 100,000 if not given. */
+  tokenBlockSize?: bigint;
+  logger?: Logger;
+}
+
+export const DEFAULT_OPTIONS: DaemonOptions = {
+  host: '127.0.0.1',
+  lockPort: 7070,
+  sessionPort: 7071,
+  httpPort: 3000,
+  dataDir: './data',
+  ioTimeoutMs: 5_000,
+  drainMs: 2_000,
+  maxConnections: 16_384,
+  maxBacklog: 10_000,
+  console: 'probes',
+  consoleDev: false,
+  nodeId: 'local',
+  cluster: null,
+  adminToken: null,
+  readToken: null,
+};
+
+export interface Daemon {
+  readonly instanceId: string;
+  readonly engine: LockEngine;
+  readonly lockAddress: AddressInfo;
+  readonly sessionAddress: AddressInfo;
+  readonly httpAddress: AddressInfo;
+  /** The admin token in force (generated when none was given: `baton serve` prints it once). */
+  readonly adminToken: string;
+  state(): DaemonState;
+  /** Drain, stop listeners, close HTTP. Memoized: every caller gets the same promise. */
+  shutdown(): Promise<void>;
+}
+
+export async function startDaemon(partial: Partial<DaemonOptions> = {}): Promise<Daemon> {
+  const opts: DaemonOptions = { ...DEFAULT_OPTIONS, ...partial };
+  const log = opts.logger ?? pino({ level: 'silent' });
+  // What earlier runs left, read before this one writes its own pid file and audit log.
+  const earlier = opts.dataDir === null ? [] : traces(opts.dataDir);
+  const dirLock =
+    opts.dataDir === null
+      ? null
+      : await lockDataDir(opts.dataDir).catch((err: unknown) => {
+          throw unwritable(opts.dataDir as string, err);
+        });
+  try {
+    return await assemble(opts, log, dirLock, earlier);
+  } catch (err) {
+    await dirLock?.release();
+    throw err;
+  }
+}
+
+/** Everything after the data dir is ours; any failure here releases it (see startDaemon). */
+async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock | null, earlier: string[]): Promise<Daemon> {
+  const clock = performanceClock;
+  let inner: CeilingStore;
+  if (opts.dataDir === null) inner = new MemoryCeilingStore(opts.tokenFloor ?? 0n);
+  else {
+    const file = new FileCeilingStore(opts.dataDir);
+    // Refuses (StartRefused) before anything binds: an unwritable dir, a lost ceiling.
+    const note = prepareCeiling(file, opts.dataDir, earlier, opts.tokenFloor ?? null);
+    if (note !== null) log.warn({ dataDir: opts.dataDir }, note);
+    inner = file;
+  }
+  const durable = new SerialCeilingStore(inner);
+  // In a cluster, a block is also stored by every connected standby before a token is issued from it.
+  let clusterNode: ClusterNode | null = null;
+  const store: CeilingStore =
+    opts.cluster === null
+      ? durable
+      : {
+          load: () => durable.load(),
+          save: (c) => {
+            durable.save(c);
+            clusterNode?.source.broadcastCeiling(c);
+          },
+          saveAhead: async (c) => {
+            await Promise.all([durable.saveAhead(c), clusterNode?.source.awaitCeiling(c)]);
+          },
+        };
+  const tokens = new BlockTokenSource(
+    store,
+    opts.tokenBlockSize,
+    (err) => log.error({ err }, 'background token reservation failed; the next block will be reserved with a blocking save'),
+    { now: () => clock.now() },
+  );
+  const engine = new LockEngine(clock, tokens);
+  const driver = new EngineDriver(engine, clock);
+  // Grants refused for want of a token (disk full, I/O error) are retried here, outside the
+  // engine, once a second: granting resumes by itself when the disk does. Logged on each change.
+  let refusal = engine.grantRefusal();
+  if (refusal === 'tokens-exhausted')
+    log.error(
+      { tokenHighWater: tokens.highWater.toString() },
+      'fencing tokens exhausted: this node grants nothing; releases, probes and the console still work',
+    );
+  const grantRetry = setInterval(() => {
+    engine.retryHeldGrants();
+    driver.poke();
+    const now = engine.grantRefusal();
+    if (now === refusal) return;
+    if (now === null) log.info({ was: refusal }, 'grants resumed: the token ceiling can be stored again');
+    else
+      log.error(
+        { reason: now, err: engine.tokenRefusal?.cause },
+        now === 'tokens-exhausted'
+          ? 'fencing tokens exhausted: this node grants nothing more'
+          : 'grants refused: the token ceiling cannot be written to the data dir (retried every second)',
+      );
+    refusal = now;
+  }, 1_000);
+  grantRetry.unref();
+  const flusher = new FlushScheduler();
+  const instanceId = randomUUID();
+  const adminToken = opts.adminToken ?? randomBytes(24).toString('base64url');
+  let state: DaemonState = 'starting';
+
+  const common = {
+    ...listenerLimits(opts.maxConnections, log, opts.openFileLimit),
+    host: opts.host,
+    ioTimeoutMs: opts.ioTimeoutMs,
+    clock,
+    flusher,
+    afterInput: () => driver.poke(),
+    logger: log,
+  };
+  const keyed = new LineListener(
+    { ...common, port: opts.lockPort, protocol: 'keyed' },
+    (socket, ctx) => new KeyedConnection(socket, ctx, engine, { maxBacklog: opts.maxBacklog }),
+    KEYED_REFUSAL,
+  );
+  const sessions = new LineListener(
+    { ...common, port: opts.sessionPort, protocol: 'session' },
+    (socket, ctx) => new SessionConnection(socket, ctx, engine),
+    SESSION_REFUSAL,
+  );
+  const connections = () => ({ keyed: keyed.connections.size, session: sessions.connections.size });
+  let addresses = { lock: '', session: '', http: '' };
+  const viewClock = { now: () => clock.now(), wall: (t: number) => Date.now() - (clock.now() - t) };
+  const wake = () => driver.poke();
+  if (opts.cluster !== null) {
+    clusterNode = new ClusterNode({
+      cluster: opts.cluster,
+      instanceId,
+      adminToken,
+      engine,
+      tokens,
+      clock,
+      wallNow: () => Date.now(),
+      setRoute: (route) => {
+        keyed.setRoute(route);
+        sessions.setRoute(route);
+      },
+      // Resumable sessions are spared: they move with the handoff (moveSessions) once the successor has promoted.
+      redirectSessions: (route) => sessions.redirectOpen(route, (conn) => conn.resumable),
+      moveSessions: (sessionAddress) => {
+        let moved = 0;
+        for (const conn of sessions.connections) if (conn.moveTo(sessionAddress)) moved++;
+        return moved;
+      },
+      driver,
+      persistCeiling: (c) => durable.saveAhead(c),
+      // Asked on every heartbeat: the store's own record, not a read of the ceiling files.
+      storedCeiling: () => durable.savedCeiling,
+      runLocally: (op) => {
+        const result = runLockOpLocally(engine, viewClock, op);
+        wake();
+        return result;
+      },
+      // `ops` is created below; the cluster audits only once it runs, after start-up.
+      audit: (who, op, result) =>
+        ops.audit.record({ who, action: op.op, target: auditTarget(op), result: result.ok ? 'ok' : result.error, detail: result.detail }),
+      logger: log,
+    });
+    const source = clusterNode.source;
+    flusher.setLead(() => source.flush());
+  }
+  const ops = await createOpsServices({
+    ...(clusterNode === null ? {} : { cluster: clusterNode }),
+    wake,
+    engine,
+    instanceId,
+    nodeId: opts.nodeId,
+    host: opts.host,
+    dataDir: opts.dataDir,
+    adminToken,
+    readToken: opts.readToken,
+    clock: viewClock,
+    state: () => state,
+    connections,
+    addresses: () => addresses,
+  });
+  let shutdownPromise: Promise<void> | null = null;
+  const shutdown = () => (shutdownPromise ??= drainAndClose());
+  let consoleServer: ConsoleServer | null = null;
+  let http: Server | null = null;
+
+  try {
+    const registry = createMetrics(engine, connections, {
+      role: ops.role,
+      nodeId: opts.nodeId,
+      instanceId,
+      eventStreams: () => ops.hub.subscriberCount,
+      cluster: () => ops.cluster.view(),
+    });
+    const facade: DaemonFacade = {
+      instanceId,
+      nodeId: opts.nodeId,
+      engine,
+      clock: viewClock,
+      state: () => state,
+      role: ops.role,
+      connections,
+      stats: ops.stats,
+      cluster: () => ops.cluster.view(),
+      admin: ops.cluster,
+      metrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+      security: ops.security,
+      audit: ops.audit,
+      feed: ops.hub,
+      history: ops.history,
+      shutdown,
+      wake,
+    };
+    // Registered before the HTTP port opens: a route handler may run as soon as it does.
+    if (!registerDaemonFacade(facade) && opts.console === 'next') {
+      throw new Error('another daemon in this process already serves the console; one console per process');
+    }
+    if (opts.console === 'next') {
+      consoleServer = await createConsoleServer({ host: opts.host, port: opts.httpPort, dev: opts.consoleDev, ioTimeoutMs: opts.ioTimeoutMs, daemon: facade });
+      http = consoleServer.http;
+    } else {
+      http = createHttpServer(facade, opts.host, opts.ioTimeoutMs);
+    }
+    const httpServer = http;
+    // The lock listeners (and the peer port) settle together before anything is judged, so a
+    // failure never leaves another one binding later.
+    // A clustered node holds clients from the first connection until it knows its role.
+    if (clusterNode !== null) {
+      keyed.setRoute(HOLD);
+      sessions.setRoute(HOLD);
+      driver.pause();
+    }
+    // The console's modules are loaded before the lock ports open and the node joins its
+    // cluster: loading them on a first page view would stall the lock path (console-warm-up.ts).
+    const httpAddress = await listenHttp(httpServer, opts.host, opts.httpPort);
+    // (Not in dev mode: there a first request compiles its route, which takes seconds.)
+    if (consoleServer !== null && !opts.consoleDev) {
+      const warmed = await warmUpConsole(httpAddress);
+      log.debug({ warmed }, 'console warmed up');
+    }
+    const listens = await Promise.allSettled([keyed.listen(), sessions.listen(), clusterNode?.start()]);
+    for (const result of listens) if (result.status === 'rejected') throw result.reason;
+    const [lockAddress, sessionAddress] = listens.map((r) => (r as PromiseFulfilledResult<AddressInfo>).value) as [AddressInfo, AddressInfo];
+    addresses = { lock: hostPort(lockAddress), session: hostPort(sessionAddress), http: hostPort(httpAddress) };
+    state = 'serving';
+    const daemon: Daemon = { instanceId, engine, lockAddress, sessionAddress, httpAddress, adminToken, state: () => state, shutdown };
+    log.info({ lock: lockAddress, session: sessionAddress, http: httpAddress, instanceId, console: opts.console }, 'baton serving');
+    return daemon;
+  } catch (err) {
+    clearInterval(grantRetry);
+    keyed.destroyAll();
+    sessions.destroyAll();
+    driver.stop();
+    await Promise.allSettled([keyed.stopAccepting(), sessions.stopAccepting(), closeHttp(http, consoleServer, log), ops.close(), clusterNode?.stop()]);
+    unregisterDaemonFacade(instanceId);
+    throw err;
+  }
+
+  async function drainAndClose(): Promise<void> {
+    // An active cluster node hands its role (and its keyed grants) to a standby before it drains.
+    if (clusterNode !== null) {
+      try {
+        await clusterNode.beforeShutdown();
+      } catch (err) {
+        log.error({ err }, 'handoff before shutdown failed; draining anyway');
+      }
+    }
+    state = 'draining';
+    log.info({ drainMs: opts.drainMs }, 'draining: closing protocol listeners');
+    try {
+      const keyedClosed = keyed.stopAccepting();
+      const sessionsClosed = sessions.stopAccepting();
+      keyed.closeAll();
+      sessions.closeAll();
+      // Health and metrics stay up through the drain window so orchestrators see "draining".
+      await new Promise((resolve) => setTimeout(resolve, opts.drainMs));
+      keyed.destroyAll();
+      sessions.destroyAll();
+      await Promise.all([keyedClosed, sessionsClosed]);
+      clearInterval(grantRetry);
+      driver.stop();
+      // A background ceiling save stuck on a dead disk must not hold the exit forever.
+      await Promise.race([tokens.settled(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+      // The hub ends its event streams first: an open stream would hold the HTTP server open.
+      await ops.close();
+      await clusterNode?.stop();
+    } finally {
+      // Whatever failed above (an audit log on a dying disk), the port, Next and the data dir
+      // are still given back.
+      await closeHttp(http, consoleServer, log);
+      unregisterDaemonFacade(instanceId);
+      await dirLock?.release();
+      log.info('baton stopped');
+    }
+  }
+}
+
+/** "127.0.0.1:7070", "[::1]:7070": the form clients and the CLI take. */
+export function hostPort(a: AddressInfo): string {
+  return formatAddress({ host: a.address, port: a.port });
+}
+
+/**
+ * Stops the HTTP server, then Next. The close callback only resolves a promise: with no open
+ * connections it fires before Next has closed, and Next must still get to close.
+ */
+async function closeHttp(http: Server | null, consoleServer: ConsoleServer | null, log: Logger): Promise<void> {
+  let closed: Promise<void> = Promise.resolve();
+  let force: NodeJS.Timeout | undefined;
+  if (http?.listening) {
+    closed = new Promise<void>((resolve) => http.close(() => resolve()));
+    http.closeIdleConnections();
+    force = setTimeout(() => http.closeAllConnections(), 1_000);
+  }
+  if (consoleServer !== null) {
+    await consoleServer.closeNext();
+    log.info('console closed');
+  }
+  await closed;
+  clearTimeout(force);
+}
