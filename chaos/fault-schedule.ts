@@ -29,14 +29,9 @@ export interface ScheduleOptions {
   quietEndMs?: number;
 }
 
-const WEIGHTS: Array<[ScheduledKind, number]> = [
-  ['kill9', 3],
-  ['sigterm', 2],
-  ['api-handoff', 2],
-  ['partition', 2],
-  ['pause', 2],
-  ['client-kill', 3],
-];
+/** The fallback of the weighted pick (rounding can leave the roll just past the last weight). */
+const FIRST_WEIGHT: [ScheduledKind, number] = ['kill9', 3];
+const WEIGHTS: Array<[ScheduledKind, number]> = [FIRST_WEIGHT, ['sigterm', 2], ['api-handoff', 2], ['partition', 2], ['pause', 2], ['client-kill', 3]];
 
 /** mulberry32: a small, well-mixed 32-bit PRNG; returns floats in [0, 1). */
 export function mulberry32(seed: number): () => number {
@@ -59,7 +54,7 @@ export function faultSchedule(options: ScheduleOptions): ScheduledFault[] {
   const lastAt = options.durationMs - (options.quietEndMs ?? 4_000);
   for (let at = options.firstAtMs ?? 2_000; at <= lastAt; at += between(2_000, 4_000)) {
     let roll = random() * total;
-    const kind = (WEIGHTS.find(([, w]) => (roll -= w) < 0) ?? WEIGHTS[0])?.[0] as ScheduledKind;
+    const [kind] = WEIGHTS.find(([, w]) => (roll -= w) < 0) ?? FIRST_WEIGHT;
     switch (kind) {
       case 'kill9':
         faults.push({ kind, at, node: pickNode(), downMs: between(300, 1_500) });

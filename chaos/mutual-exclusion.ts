@@ -80,10 +80,10 @@ export function classifyOverlap(first: Hold, second: Hold, ctx: OverlapContext):
   const exempt = pauseExemption(first, second, ctx.pauses);
   const counted = subtract(outsidePartitions, exempt);
   if (counted.length === 0) {
-    const p = exempt[0] as Interval;
+    const pausedAt = exempt[0]?.start ?? overlap.start;
     return {
       kind: 'paused',
-      note: `${first.lock}: ${first.client} (${first.protocol}, token ${first.token}, granted before the active paused at ${iso(p.start)}) overlapped ${second.client} (token ${second.token}, granted after) for ${totalLength(outsidePartitions).toFixed(1)} ms, within the first holder's lease from the pause`,
+      note: `${first.lock}: ${first.client} (${first.protocol}, token ${first.token}, granted before the active paused at ${iso(pausedAt)}) overlapped ${second.client} (token ${second.token}, granted after) for ${totalLength(outsidePartitions).toFixed(1)} ms, within the first holder's lease from the pause`,
     };
   }
   const length = overlap.end - overlap.start;
@@ -135,9 +135,11 @@ export function checkMutualExclusion(holds: Hold[], ctx: OverlapContext, violati
   for (const lockHolds of byLock(holds).values()) {
     lockHolds.sort((x, y) => x.start - y.start);
     for (let i = 0; i < lockHolds.length; i++) {
-      const first = lockHolds[i] as Hold;
+      const first = lockHolds[i];
+      if (first === undefined) continue;
       for (let j = i + 1; j < lockHolds.length; j++) {
-        const second = lockHolds[j] as Hold;
+        const second = lockHolds[j];
+        if (second === undefined) break;
         if (second.start >= first.end) break;
         if (second.client === first.client) continue;
         const verdict = classifyOverlap(first, second, ctx);

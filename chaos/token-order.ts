@@ -20,8 +20,7 @@ export function checkTokenOrder(holds: readonly Hold[], partitions: readonly Int
     let next = 0;
     let top: Hold | undefined;
     for (const g of byRequest) {
-      while (next < byArrival.length && (byArrival[next] as Hold).start + ORDER_SKEW_MS < g.requestedAt) {
-        const h = byArrival[next] as Hold;
+      for (let h = byArrival[next]; h !== undefined && h.start + ORDER_SKEW_MS < g.requestedAt; h = byArrival[next]) {
         if (top === undefined || BigInt(h.token) > BigInt(top.token)) top = h;
         next++;
       }

@@ -15,7 +15,8 @@ export interface HandoverRow extends Omit<HandoverRun, 'minGrants' | 'maxGrants'
 }
 
 export async function handoverSection(systems: LockSystem[], redis: LockSystem, seconds: number, repeats: number): Promise<HandoverRow[]> {
-  const order = [systems[0] as LockSystem, redis, ...systems.slice(1)];
+  const [first, ...rest] = systems;
+  const order = first === undefined ? [redis] : [first, redis, ...rest];
   for (const s of order) {
     process.stderr.write(`bench: handover warm-up: ${s.name}\n`);
     await runHandover(s, HANDOVER_CLIENTS, 500);

@@ -27,7 +27,8 @@ export async function pairsSection(systems: LockSystem[], redis: LockSystem, sec
   const rows: PairsRow[] = [];
   for (const depth of [1, 16]) {
     // Baton keyed, Redis, Baton session, etcd...: Redis sits between the systems compared with it.
-    const order = [systems[0] as LockSystem, redis, ...systems.slice(1)];
+    const [first, ...rest] = systems;
+    const order = first === undefined ? [redis] : [first, redis, ...rest];
     const runs = await alternate(repeats, order, (s) => runPairs(s, PAIRS_CLIENTS, depth, seconds * 1_000), `pairs depth ${depth}`);
     const ref = runs.get(redis.name) ?? [];
     for (const s of all) {

@@ -96,7 +96,7 @@ export abstract class EngineCore {
   takeRenewals(): Claim[] {
     const out = this.renewals;
     this.renewals = [];
-    for (let i = 0; i < out.length; i++) (out[i] as Claim).renewQueued = false;
+    for (const claim of out) claim.renewQueued = false;
     return out;
   }
 
@@ -158,7 +158,6 @@ export abstract class EngineCore {
   }
 
   protected emit(event: LockEvent): void {
-    const ls = this.listeners;
-    for (let i = 0; i < ls.length; i++) (ls[i] as LockEventListener)(event);
+    for (const listener of this.listeners) listener(event);
   }
 }

@@ -39,7 +39,10 @@ export class FeedRing {
     const i = seq % FEED_SIZE;
     const cached = this.made[i];
     if (cached && cached.seq === seq) return cached;
-    const item = feedItem(seq, this.raw[i] as FeedSource, this.clock);
+    const raw = this.raw[i];
+    // A seq asked for is always in the ring (callers page within [oldest, newest]).
+    if (!raw) throw new Error(`feed ring: no item for seq ${seq}`);
+    const item = feedItem(seq, raw, this.clock);
     this.made[i] = item;
     return item;
   }
