@@ -57,23 +57,18 @@ import { foldClientEvents, type Hold } from './holds.ts';
 import { covers, intersect, subtract, totalLength, union, type Interval } from './intervals.ts';
 import { sessionCarryover, type Carryover } from './session-carryover.ts';
 import { checkTokenOrder } from './token-order.ts';
+import type { Property, Violation } from './violation.ts';
 import { byLock, checkMutualExclusion, classifyOverlap, earliestGrants, iso, type OverlapContext } from './mutual-exclusion.ts';
 
 export { STALL_SLACK_MS } from './mutual-exclusion.ts';
+export type { Property, Violation } from './violation.ts';
 
 /** Allowance on top of lease + failover for a loaded machine (see property 4). */
 export const SLACK_MS = 2_000;
 
-export type Property = 'fencing' | 'mutual-exclusion' | 'token-succession' | 'stranded' | 'final-state' | 'token-order' | 'session-carryover';
-
 export interface CheckOptions {
   /** Fail the run on a session claim lost to a planned handoff (off until resumable sessions land). */
   requireSessionCarryover?: boolean;
-}
-
-export interface Violation {
-  property: Property;
-  message: string;
 }
 
 export interface Counts {

@@ -1,6 +1,6 @@
 // Property 2 of the chaos checker (history-checker.ts): no two clients hold one lock at once,
 // with the overlaps that are reported apart rather than as violations, each narrowly bounded.
-import type { Violation } from './history-checker.ts';
+import type { Violation } from './violation.ts';
 import type { Hold } from './holds.ts';
 import { intersect, subtract, totalLength, union, type Interval } from './intervals.ts';
 

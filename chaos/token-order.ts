@@ -3,7 +3,7 @@
 // real time, so its token must be above that one's. Ordering by the request (not by when a grant
 // arrived) keeps a client that read its grant late from looking out of order. Only partitions
 // (each + a lease) are left out: a split brain's two actives draw tokens independently (no quorum).
-import type { Violation } from './history-checker.ts';
+import type { Violation } from './violation.ts';
 import type { Hold } from './holds.ts';
 import { covers, type Interval } from './intervals.ts';
 import { byLock, iso } from './mutual-exclusion.ts';
