@@ -12,6 +12,7 @@
 // and bench-latest.md (bench-partial.* for a run with --only).
 // Usage: npm run bench [-- --only pairs,handover,sessions,failover,console,console-load] [--seconds 5]
 //        [--repeats 3] [--sessions 10000] [--cpu-prof <dir>: profile every baton child]
+//        [--baseline <other checkout>/bin/baton: that build too, side by side in pairs and handover]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { batonProfile, startBaton } from './baton-process.ts';
@@ -37,6 +38,7 @@ const seconds = intFlag('--seconds', 5, 120);
 const repeats = intFlag('--repeats', 3, 20);
 const sessionCount = intFlag('--sessions', 10_000, 15_000);
 batonProfile.dir = stringFlag('--cpu-prof');
+const baselineBin = stringFlag('--baseline');
 
 const began = performance.now();
 const say = (text: string) => process.stderr.write(`bench: ${text} (${Math.round((performance.now() - began) / 1000)} s)\n`);
@@ -68,6 +70,12 @@ if (sideBySide) {
     const baton = await startBaton();
     track(baton.child);
     servers.push({ name: 'baton', pid: baton.child.pid as number, cpuMs: baton.cpuMs, stop: baton.stop });
+    const baseline = baselineBin === undefined ? undefined : await startBaton([], { bin: baselineBin });
+    if (baseline) {
+      track(baseline.child);
+      servers.push({ name: 'baton baseline', pid: baseline.child.pid as number, cpuMs: baseline.cpuMs, stop: baseline.stop });
+    }
+    const before = ' · baseline';
     const redis = await startRedis();
     servers.push(redis);
     const etcd = await startEtcd();
@@ -79,6 +87,7 @@ if (sideBySide) {
           batonKeyed(baton.lockPort, baton.cpuMs),
           batonRawKeyed(baton.lockPort, baton.cpuMs),
           batonSession(baton.sessionPort, baton.cpuMs),
+          ...(baseline ? [batonKeyed(baseline.lockPort, baseline.cpuMs, before), batonSession(baseline.sessionPort, baseline.cpuMs, before)] : []),
           etcdLock(etcd.endpoint, etcd.cpuMs),
         ],
         redisSetNx(redis.port, redis.cpuMs, 10),
@@ -92,6 +101,7 @@ if (sideBySide) {
         [
           batonKeyed(baton.lockPort, baton.cpuMs),
           batonSession(baton.sessionPort, baton.cpuMs),
+          ...(baseline ? [batonKeyed(baseline.lockPort, baseline.cpuMs, before), batonSession(baseline.sessionPort, baseline.cpuMs, before)] : []),
           redlockDefault(redis.port, redis.cpuMs),
           etcdElection(etcd.endpoint, etcd.cpuMs),
         ],

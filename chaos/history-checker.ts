@@ -57,7 +57,7 @@ import { foldClientEvents, type Hold } from './holds.ts';
 import { covers, intersect, subtract, totalLength, union, type Interval } from './intervals.ts';
 import { sessionCarryover, type Carryover } from './session-carryover.ts';
 import { checkTokenOrder } from './token-order.ts';
-import type { Property, Violation } from './violation.ts';
+import type { Violation } from './violation.ts';
 import { byLock, checkMutualExclusion, classifyOverlap, earliestGrants, iso, type OverlapContext } from './mutual-exclusion.ts';
 
 export { STALL_SLACK_MS } from './mutual-exclusion.ts';

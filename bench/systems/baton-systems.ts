@@ -5,9 +5,10 @@
 import { KeyedClient, SessionClient } from '../../lib/client/index.ts';
 import { LEASE_MS, type LockClient, type LockSystem } from './lock-system.ts';
 
-export function batonKeyed(lockPort: number, serverCpuMs: () => number): LockSystem {
+/** `label`: which build, when two run side by side (`npm run bench -- --baseline <bin>`). */
+export function batonKeyed(lockPort: number, serverCpuMs: () => number, label = ''): LockSystem {
   return {
-    name: 'Baton keyed (KeyedClient)',
+    name: `Baton keyed (KeyedClient)${label}`,
     serverCpuMs,
     connect: async (): Promise<LockClient> => {
       const client = new KeyedClient({ addresses: [`127.0.0.1:${lockPort}`] });
@@ -22,9 +23,9 @@ export function batonKeyed(lockPort: number, serverCpuMs: () => number): LockSys
   };
 }
 
-export function batonSession(sessionPort: number, serverCpuMs: () => number): LockSystem {
+export function batonSession(sessionPort: number, serverCpuMs: () => number, label = ''): LockSystem {
   return {
-    name: 'Baton session (SessionClient)',
+    name: `Baton session (SessionClient)${label}`,
     serverCpuMs,
     connect: async (): Promise<LockClient> => {
       const client = new SessionClient({ addresses: [`127.0.0.1:${sessionPort}`] });
