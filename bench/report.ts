@@ -37,15 +37,26 @@ export function markdown(r: BenchResults): string {
   const out: string[] = [];
   out.push(`Machine: ${r.machine.cores} cores, ${r.machine.cpu}, Node ${r.machine.node}, ${r.machine.redis}, ${r.machine.etcd}. ${r.date}.`);
   out.push(
-    `Every figure is the median of ${r.repeats} runs of ${r.seconds} s; ratios against Redis are medians of per-repeat ratios (the systems alternate within each repeat).`,
+    `Every figure is the median of ${r.repeats} runs of ${r.seconds} s; ratios against Redis${r.pairs ? ' (and against the floor)' : ''} are medians of per-repeat ratios (the systems alternate within each repeat).`,
   );
   if (r.pairs) {
     out.push('\n### 1. Uncontended acquire+release pairs, 50 clients on distinct keys\n');
     out.push(
       table(
-        ['system', 'in flight per client', 'pairs/s', 'server CPU/pair', 'pairs/s vs Redis', 'CPU/pair vs Redis'],
-        r.pairs.map((p) => [p.system, p.depth, p.pairsPerSec, `${p.serverCpuUsPerPair} us`, x(p.pairsPerSecVsRedis), x(p.cpuPerPairVsRedis)]),
+        ['system', 'in flight per client', 'pairs/s', 'server CPU/pair', 'pairs/s vs Redis', 'CPU/pair vs Redis', 'CPU/pair vs floor'],
+        r.pairs.map((p) => [
+          p.system,
+          p.depth,
+          p.pairsPerSec,
+          `${p.serverCpuUsPerPair} us`,
+          x(p.pairsPerSecVsRedis),
+          x(p.cpuPerPairVsRedis),
+          p.cpuPerPairVsFloor !== null ? `${p.cpuPerPairVsFloor}x` : p.floor === p.system ? '1 (reference)' : '-',
+        ]),
       ),
+    );
+    out.push(
+      "\nThe floor is a bare Node line server (bench/servers/floor-line-server.ts: a Map of held keys, a token counter, one write per read; no queues, leases or durability) behind the same KeyedClient or SessionClient; each Baton row's CPU/pair is divided by the floor of its protocol.",
     );
   }
   if (r.handover) {

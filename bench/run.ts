@@ -1,7 +1,8 @@
 // `npm run bench`: the side-by-side benchmarks, in one run on 127.0.0.1, every server started
 // and stopped by this script (Redis and etcd from Debian's packages, installed with apt-get when
 // missing), the same load generator and the same handover driver for every system:
-//   pairs     uncontended acquire+release pairs/s and server CPU per pair (Baton, Redis, etcd)
+//   pairs     uncontended acquire+release pairs/s and server CPU per pair (Baton, Redis, etcd, and
+//             the floor: a bare Node line server behind Baton's own clients)
 //   handover  contended handover latency and fairness, 50 clients on one key
 //   sessions  10,000 heartbeating sessions: RSS and CPU, and handover p99 meanwhile
 //   failover  3 nodes: the gap with no active node after kill -9 and after graceful handoffs
@@ -25,11 +26,13 @@ import { handoverSection } from './sections/handover-section.ts';
 import { pairsSection } from './sections/pairs-section.ts';
 import { sessionsSection } from './sections/sessions-section.ts';
 import { startEtcd } from './servers/etcd-server.ts';
+import { startFloor } from './servers/floor-server.ts';
 import { REDIS_ARGS, startRedis } from './servers/redis-server.ts';
 import { ensureDebianServers, type ServerProcess, track } from './servers/server-process.ts';
 import { batonRawKeyed } from './systems/baton-raw-keyed.ts';
 import { batonKeyed, batonSession } from './systems/baton-systems.ts';
 import { etcdElection, etcdLock } from './systems/etcd-systems.ts';
+import { floorKeyed, floorSession } from './systems/floor-systems.ts';
 import { redisSetNx, redlockDefault } from './systems/redis-systems.ts';
 
 const SECTIONS = ['pairs', 'handover', 'sessions', 'failover', 'console', 'console-load'] as const;
@@ -59,6 +62,8 @@ const results: BenchResults = {
     baton: '`baton serve --no-console` child (console on only in section 5), data dir in the OS temp dir (one fsync per 100,000 tokens)',
     redis: `redis-server ${REDIS_ARGS.join(' ').replace('--save  ', "--save '' ")} (no persistence), ioredis 5.11.1 with auto-pipelining`,
     etcd: 'single-member etcd, data dir on /dev/shm (tmpfs, so its per-write WAL fsync costs no disk), etcd3 1.1.2',
+    floor:
+      'bench/servers/floor-line-server.ts child (node --import tsx, as bin/baton): bare keyed and session line servers, a Map of held keys and a token counter, no queues, leases or durability',
     clients: '50 clients, each its own connection(s): one KeyedClient / SessionClient / ioredis / Etcd3 instance per client',
   },
 };
@@ -81,14 +86,26 @@ if (sideBySide) {
     const etcd = await startEtcd();
     servers.push(etcd);
     if (only.includes('pairs')) {
+      say('starting the floor (and checking that the clients understand it)');
+      const floor = await startFloor();
+      servers.push(floor);
+      const keyedFloor = floorKeyed(floor.keyedPort, floor.cpuMs);
+      const sessionFloor = floorSession(floor.sessionPort, floor.cpuMs);
       say('section 1: uncontended pairs');
       results.pairs = await pairsSection(
         [
-          batonKeyed(baton.lockPort, baton.cpuMs),
-          batonRawKeyed(baton.lockPort, baton.cpuMs),
-          batonSession(baton.sessionPort, baton.cpuMs),
-          ...(baseline ? [batonKeyed(baseline.lockPort, baseline.cpuMs, before), batonSession(baseline.sessionPort, baseline.cpuMs, before)] : []),
-          etcdLock(etcd.endpoint, etcd.cpuMs),
+          { system: batonKeyed(baton.lockPort, baton.cpuMs), floor: keyedFloor },
+          { system: keyedFloor },
+          { system: batonRawKeyed(baton.lockPort, baton.cpuMs) },
+          { system: batonSession(baton.sessionPort, baton.cpuMs), floor: sessionFloor },
+          { system: sessionFloor },
+          ...(baseline
+            ? [
+                { system: batonKeyed(baseline.lockPort, baseline.cpuMs, before), floor: keyedFloor },
+                { system: batonSession(baseline.sessionPort, baseline.cpuMs, before), floor: sessionFloor },
+              ]
+            : []),
+          { system: etcdLock(etcd.endpoint, etcd.cpuMs) },
         ],
         redisSetNx(redis.port, redis.cpuMs, 10),
         seconds,
