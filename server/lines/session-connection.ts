@@ -84,10 +84,9 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
     const claim = this.claim;
     switch (req.kind) {
       case 'heartbeat':
-        // The lease was already restarted by onActivity; the reply says where the session stands.
-        // A lease that lapsed before this line came is ended first (the timer may not have fired
-        // yet): a late ACQUIRED would confirm ownership the server has already taken back.
-        if (claim !== null && claim.state !== 'ended' && claim.expiresAt <= this.ctx.clock.now()) this.engine.advance();
+        // The lease was already restarted by onActivity; the reply says where the session stands,
+        // once the engine has ended a lease that lapsed before this line came (engine.heartbeat).
+        if (claim !== null) this.engine.heartbeat(claim);
         if (this.closing) return;
         if (claim === null) this.close(NO_ACQUIRE_YET);
         else if (claim.state === 'holding') this.send(this.acquiredLine);
@@ -195,7 +194,7 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
     // A free lock is granted inside acquire (onGranted sends ACQUIRED); a busy one queues us.
     let claim: Claim;
     try {
-      claim = this.engine.acquire(name, this, 'session', this.address, leaseMs, 0, true, 0, keyHash);
+      claim = this.engine.acquire({ name, owner: this, protocol: 'session', client: this.address, leaseMs, waitMs: 0, sliding: true, keyHash });
     } catch (err) {
       // No token can be issued: the session ends with the reason (0x07 or 0x08), nothing was claimed.
       if (!(err instanceof TokensUnavailable)) throw err;
