@@ -7,12 +7,12 @@
 // Reply order: replies with the same (op, key) must leave in request order. Grants on one key
 // are FIFO anyway; only a timeout or kick can overtake an earlier waiter on the same key, so
 // such a reply is held back on that earlier waiter and sent right after its own reply.
-import type { Socket } from 'node:net';
 import type { AcquireRequest, Claim, ClaimOwner, EndReason } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { TokensUnavailable } from '../../lib/tokens/token-source.ts';
 import { encodeGranted, encodeKeyedError, encodeRedirect, encodeReleased, encodeTimeout, parseKeyedRequest } from '../../lib/protocol/keyed-codec.ts';
 import { type ConnectionContext, LineConnection } from './line-connection.ts';
+import type { LineTransport } from './line-transport.ts';
 import type { Route } from './routing.ts';
 
 export const KEYED_GOODBYE = encodeKeyedError('-', '-', 'server-going-away');
@@ -48,12 +48,12 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
   private readonly ask: Mutable<AcquireRequest>;
 
   constructor(
-    socket: Socket,
+    transport: LineTransport,
     ctx: ConnectionContext,
     private readonly engine: LockEngine,
     private readonly limits: KeyedLimits,
   ) {
-    super(socket, ctx);
+    super(transport, ctx);
     this.ask = { name: '', owner: this, protocol: 'keyed', client: this.address, leaseMs: 0, waitMs: 0, sliding: false };
   }
 
@@ -130,7 +130,7 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
   }
 
   onGranted(claim: Claim): boolean {
-    if (this.closing || this.socket.destroyed) return false;
+    if (this.closing || this.transport.destroyed) return false;
     this.removeWaiting(claim);
     this.send(encodeGranted(claim.lock.name, claim.token));
     this.pendingGrants.push(claim);

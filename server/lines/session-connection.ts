@@ -9,7 +9,6 @@
 // instead of ending it; a connection whose first line is `RESUME <name> <key>` takes up such a
 // claim on the node that now has it (see docs/protocol.md, "Resumable sessions").
 import { createHash } from 'node:crypto';
-import type { Socket } from 'node:net';
 import type { Claim, ClaimOwner, EndReason } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { TokensUnavailable } from '../../lib/tokens/token-source.ts';
@@ -28,6 +27,7 @@ import {
   parseSessionRequest,
 } from '../../lib/protocol/session-codec.ts';
 import { LineConnection, type ConnectionContext } from './line-connection.ts';
+import type { LineTransport } from './line-transport.ts';
 import type { Route } from './routing.ts';
 
 export { SESSION_GOODBYE, SESSION_REFUSAL } from '../../lib/protocol/session-codec.ts';
@@ -60,19 +60,12 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
   private acquiredLine = '';
 
   constructor(
-    socket: Socket,
+    transport: LineTransport,
     ctx: ConnectionContext,
     private readonly engine: LockEngine,
   ) {
-    super(socket, ctx);
-    // An RST (or any socket error) is not the client closing: see releaseClaims.
-    socket.on('error', () => {
-      this.reset = true;
-    });
+    super(transport, ctx);
   }
-
-  /** The socket failed (ECONNRESET...) rather than being closed by a FIN from the client. */
-  private reset = false;
 
   onLine(buf: Buffer, start: number, end: number): void {
     if (this.redirectLine !== null) {
@@ -178,7 +171,7 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
 
   /** The connection is gone: a holder releases (the next waiter is granted), a waiter leaves. */
   protected releaseClaims(waitingOnly = false): void {
-    // A resumable claim whose connection was reset under it stays for its client to RESUME
+    // A resumable claim whose connection was reset under it (an RST or any transport error, not the client closing) stays for its client to RESUME
     // (its lease still runs): the client cannot tell a reset from its node dying, and goes on
     // working until its 0.8 x lease. A FIN, the client's close, releases at once as always.
     if (this.reset && this.resumable && this.claim !== null) {
