@@ -171,9 +171,10 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
 
   /** The connection is gone: a holder releases (the next waiter is granted), a waiter leaves. */
   protected releaseClaims(waitingOnly = false): void {
-    // A resumable claim whose connection was reset under it (an RST or any transport error, not the client closing) stays for its client to RESUME
-    // (its lease still runs): the client cannot tell a reset from its node dying, and goes on
-    // working until its 0.8 x lease. A FIN, the client's close, releases at once as always.
+    // A resumable claim whose connection was reset under it (an RST or any transport error,
+    // not the client closing) stays for its client to RESUME (its lease still runs): the client
+    // cannot tell a reset from its node dying, and goes on working until its 0.8 x lease. A FIN,
+    // the client's close, releases at once as always.
     if (this.reset && this.resumable && this.claim !== null) {
       this.engine.detach(this.claim, BETWEEN_CONNECTIONS);
       this.claim = null;
