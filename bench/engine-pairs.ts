@@ -25,13 +25,14 @@ function measure(background: number, daemonListeners = false): { usPerPair: numb
     const feed = new FeedRing(clock);
     engine.subscribe((e) => feed.push(e));
   }
-  for (let i = 0; i < background; i++) engine.acquire(`held/${i}`, owner, 'keyed', 'c', 600_000 + i, 0, false);
+  for (let i = 0; i < background; i++)
+    engine.acquire({ name: `held/${i}`, owner, protocol: 'keyed', client: 'c', leaseMs: 600_000 + i, waitMs: 0, sliding: false });
   const keys = Array.from({ length: 800 }, (_, i) => `bench/${i}`);
   const run = (n: number): number => {
     const t0 = performance.now();
     for (let i = 0; i < n; i++) {
       const key = keys[i % keys.length] as string;
-      const c = engine.acquire(key, owner, 'keyed', 'c', 30_000, 0, false);
+      const c = engine.acquire({ name: key, owner, protocol: 'keyed', client: 'c', leaseMs: 30_000, waitMs: 0, sliding: false });
       engine.release(key, c.token);
     }
     return performance.now() - t0;

@@ -98,7 +98,18 @@ function inProcessNsPerHeartbeat(keyed: boolean): number {
   const owner = { onGranted: () => true, onEnded: () => {} };
   const claims: Claim[] = [];
   for (let i = 0; i < sessions; i++)
-    claims.push(engine.acquire(`holders/${i}`, owner, 'session', 'c', LEASE_MS, 0, true, 0, keyed ? i.toString(16).padStart(64, '0') : null));
+    claims.push(
+      engine.acquire({
+        name: `holders/${i}`,
+        owner,
+        protocol: 'session',
+        client: 'c',
+        leaseMs: LEASE_MS,
+        waitMs: 0,
+        sliding: true,
+        keyHash: keyed ? i.toString(16).padStart(64, '0') : null,
+      }),
+    );
   const source = new ReplicationSource({
     engine,
     clock,

@@ -47,7 +47,8 @@ export interface ErrorSpec {
   readonly message: string;
 }
 
-export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
+// Kept with its literal types (`as const`), so that SessionErrorName below can be read off it.
+const TABLE = {
   'server-going-away': { sessionCode: 0x01, side: 'server', httpStatus: 503, message: 'server going away' },
   'protocol-error': { sessionCode: 0x02, side: 'client', httpStatus: 400, message: 'protocol error' },
   'lease-expired': { sessionCode: 0x03, side: 'client', httpStatus: 409, message: 'lease expired' },
@@ -99,7 +100,17 @@ export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = {
   'connection-lost': { side: 'server', httpStatus: 503, message: 'connection lost' },
   'client-closed': { side: 'client', httpStatus: 400, message: 'client closed' },
   internal: { side: 'server', httpStatus: 500, message: 'internal error' },
-};
+} as const satisfies Readonly<Record<ErrorName, ErrorSpec>>;
+
+export const ERRORS: Readonly<Record<ErrorName, ErrorSpec>> = TABLE;
+
+/** The errors that end a session: exactly those with a session code (`ERROR 0x0N`) in the table. */
+export type SessionErrorName = { [K in ErrorName]: (typeof TABLE)[K] extends { readonly sessionCode: number } ? K : never }[ErrorName];
+
+/** The `ERROR 0x0N` code of an error that ends a session. */
+export function sessionCode(name: SessionErrorName): number {
+  return TABLE[name].sessionCode;
+}
 
 /** The JSON error body of every HTTP answer: `{error: {code, message}}`, the message from the table plus what went wrong. */
 export function errorBody(name: ErrorName, detail?: string): { error: { code: ErrorName; message: string } } {
@@ -135,4 +146,11 @@ export class BatonError extends Error {
     this.name = 'BatonError';
     this.code = code;
   }
+}
+
+/** A BatonError whose message is exactly `text`, so the operator reads the server's own words. */
+export function errorWithText(name: ErrorName, text: string): BatonError {
+  const error = new BatonError(name);
+  if (text !== '') error.message = text;
+  return error;
 }

@@ -1,18 +1,14 @@
 // Turns what the server said (an error name or a session code, plus its human text) and what
 // the client saw (a dropped connection) into BatonErrors, so both clients fail the same way.
-import { BatonError, ERRORS, errorNameForSessionCode } from '../errors.ts';
+import { BatonError, ERRORS, errorNameForSessionCode, errorWithText } from '../errors.ts';
 import type { ErrorName } from '../errors.ts';
 
 function isErrorName(name: string): name is ErrorName {
   return Object.hasOwn(ERRORS, name);
 }
 
-/** A BatonError whose message is exactly `text`, so the operator reads the server's own words. */
-export function errorWithText(name: ErrorName, text: string): BatonError {
-  const error = new BatonError(name);
-  if (text !== '') error.message = text;
-  return error;
-}
+// lib/protocol (the wire durations) throws these too, so the helper lives with BatonError.
+export { errorWithText } from '../errors.ts';
 
 /** An `E <op> <key> <name> <text>` from the keyed protocol. */
 export function errorFromWireName(name: string, text: string): BatonError {

@@ -10,7 +10,7 @@ import { acquireDeadlineMs, acquireGraceLeftMs, shrinkWait } from './keyed-reque
 import type { AcquireRequest, KeyedRequest, ReleaseRequest } from './keyed-request.ts';
 import { LockTimeoutError } from './lock-timeout-error.ts';
 import { clientClosed, connectionLost, errorWithText } from './client-errors.ts';
-import { leaseToWireSeconds, waitToWireSeconds } from './durations.ts';
+import { leaseToWireSeconds, waitToWireSeconds } from '../protocol/duration-text.ts';
 import { checkLockName } from './lock-names.ts';
 
 export interface KeyedClientOptions {

@@ -9,12 +9,12 @@ import type { Address } from './address.ts';
 import { PendingTable } from './pending-table.ts';
 import { requestLine, shrinkWait } from './keyed-request.ts';
 import type { KeyedRequest } from './keyed-request.ts';
-import { parseKeyedReply } from './reply-parser.ts';
+import { parseKeyedReply } from '../protocol/keyed-reply-parser.ts';
 import { KeyedGrant } from './keyed-grant.ts';
 import type { Releaser } from './keyed-grant.ts';
 import { LockTimeoutError } from './lock-timeout-error.ts';
 import { connectionLost, errorFromWireName, errorWithText } from './client-errors.ts';
-import { waitToWireSeconds } from './durations.ts';
+import { waitToWireSeconds } from '../protocol/duration-text.ts';
 
 /** Redirects in a row without a real reply before we call it a loop. */
 const MAX_REDIRECTS = 8;

@@ -10,7 +10,8 @@ import { SessionConnection } from './session-connection.ts';
 import type { SessionHooks, SessionLease } from './session-connection.ts';
 import { LockTimeoutError } from './lock-timeout-error.ts';
 import { clientClosed, errorWithText } from './client-errors.ts';
-import { checkWaitMs, sessionLeaseMs } from './durations.ts';
+import { checkWaitMs } from './durations.ts';
+import { sessionLeaseMs } from '../protocol/duration-text.ts';
 import { checkLockName } from './lock-names.ts';
 import { newClaimKey } from './claim-key.ts';
 

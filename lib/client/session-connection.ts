@@ -12,7 +12,7 @@ import { sameAddress } from './claim-key.ts';
 import type { LineTransport } from './transport.ts';
 import { formatAddress } from './address.ts';
 import type { Address } from './address.ts';
-import { parseSessionReply } from './reply-parser.ts';
+import { parseSessionReply } from '../protocol/session-reply-parser.ts';
 import { HeartbeatSchedule } from './heartbeat-schedule.ts';
 import { clientClosed, connectionLost, errorFromSessionCode, errorWithText, isServerSide } from './client-errors.ts';
 

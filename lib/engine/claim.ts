@@ -33,6 +33,31 @@ export interface ClaimOwner {
   onResumed?(claim: Claim): void;
 }
 
+/**
+ * One call of LockEngine.acquire, by name rather than by position. The engine reads it during the
+ * call and keeps nothing of it (the claim gets its own fields), so a caller on a hot path may
+ * fill one object per connection and pass it again for every request.
+ */
+export interface AcquireRequest {
+  /** The lock's name. */
+  readonly name: string;
+  /** Who hears of the grant and of ends the owner did not ask for. */
+  readonly owner: ClaimOwner;
+  readonly protocol: Protocol;
+  /** Peer address, for operators ("127.0.0.1:53122"). */
+  readonly client: string;
+  /** Lease length; must be positive and finite. */
+  readonly leaseMs: number;
+  /** How long the claim may wait in the queue; 0 waits forever. */
+  readonly waitMs: number;
+  /** A sliding lease (sessions): every sign of life restarts it, queued or holding. */
+  readonly sliding: boolean;
+  /** Owner-defined number (Claim.tag); 0 if not given. */
+  readonly tag?: number;
+  /** SHA-256 (hex) of a session's claim key: the claim is resumable (LockEngine.resume). */
+  readonly keyHash?: string | null;
+}
+
 export class Claim implements HeapItem {
   due = Number.POSITIVE_INFINITY;
   heapIndex = -1;

@@ -148,7 +148,18 @@ function run(table: { held: boolean; freed: boolean; remaining: number; waiters:
         break;
       }
       case 'acquire':
-        claims.push(engine.acquire(LOCKS[op.lock] as string, new Owner(), 'session', 'c', op.leaseMs, 0, true, 0, hashOf(100_000 + claims.length)));
+        claims.push(
+          engine.acquire({
+            name: LOCKS[op.lock] as string,
+            owner: new Owner(),
+            protocol: 'session',
+            client: 'c',
+            leaseMs: op.leaseMs,
+            waitMs: 0,
+            sliding: true,
+            keyHash: hashOf(100_000 + claims.length),
+          }),
+        );
         break;
       case 'touch': {
         const c = picked(op.pick);

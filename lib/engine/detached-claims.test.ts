@@ -67,7 +67,7 @@ describe('detached resumable claims', () => {
     expect([engine.lock('x')?.holder?.id, engine.lock('x')?.holder?.owner]).toEqual([11, carried]);
     // A request that comes later queues behind it, and is granted when it ends.
     const late = new Owner();
-    const claim = engine.acquire('x', late, 'session', 'c', 2_000, 0, true);
+    const claim = engine.acquire({ name: 'x', owner: late, protocol: 'session', client: 'c', leaseMs: 2_000, waitMs: 0, sliding: true });
     expect(claim.state).toBe('waiting');
   });
 
@@ -160,8 +160,17 @@ describe('detached resumable claims', () => {
 
   it('collects renewals of resumable claims once per batch, only while tracked, and never of other claims', () => {
     const { engine } = engineFixture();
-    const plain = engine.acquire('p', new Owner(), 'session', 's', 1_000, 0, true);
-    const resumable = engine.acquire('r', new Owner(), 'session', 's', 1_000, 0, true, 0, HASH_A);
+    const plain = engine.acquire({ name: 'p', owner: new Owner(), protocol: 'session', client: 's', leaseMs: 1_000, waitMs: 0, sliding: true });
+    const resumable = engine.acquire({
+      name: 'r',
+      owner: new Owner(),
+      protocol: 'session',
+      client: 's',
+      leaseMs: 1_000,
+      waitMs: 0,
+      sliding: true,
+      keyHash: HASH_A,
+    });
     engine.touch(resumable);
     expect(engine.takeRenewals()).toEqual([]); // not tracked: no list kept
     engine.trackRenewals(true);
@@ -177,7 +186,7 @@ describe('detached resumable claims', () => {
 
   it('forgets a resumable claim once it ends', () => {
     const { engine } = engineFixture();
-    const c = engine.acquire('r', new Owner(), 'session', 's', 1_000, 0, true, 0, HASH_A);
+    const c = engine.acquire({ name: 'r', owner: new Owner(), protocol: 'session', client: 's', leaseMs: 1_000, waitMs: 0, sliding: true, keyHash: HASH_A });
     expect(engine.resumableCount).toBe(1);
     engine.end(c);
     expect([engine.resumableCount, engine.resumableClaim(c.id)]).toEqual([0, undefined]);
@@ -187,8 +196,26 @@ describe('detached resumable claims', () => {
 describe('a resumable waiter granted from the queue', () => {
   it('stays resumable: its grant can be replicated with its key hash and resumed after a promotion', () => {
     const f = engineFixture({ startCeiling: 200n });
-    const first = f.engine.acquire('q', new Owner(), 'session', 'c1', 2_000, 0, true, 0, HASH_A);
-    const second = f.engine.acquire('q', new Owner(), 'session', 'c2', 2_000, 0, true, 0, HASH_B);
+    const first = f.engine.acquire({
+      name: 'q',
+      owner: new Owner(),
+      protocol: 'session',
+      client: 'c1',
+      leaseMs: 2_000,
+      waitMs: 0,
+      sliding: true,
+      keyHash: HASH_A,
+    });
+    const second = f.engine.acquire({
+      name: 'q',
+      owner: new Owner(),
+      protocol: 'session',
+      client: 'c2',
+      leaseMs: 2_000,
+      waitMs: 0,
+      sliding: true,
+      keyHash: HASH_B,
+    });
     expect(second.state).toBe('waiting');
     expect(f.engine.resumableClaim(second.id)?.keyHash).toBe(HASH_B);
     f.engine.end(first);

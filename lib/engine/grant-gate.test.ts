@@ -204,7 +204,7 @@ describe('the grant gate, as a property', () => {
           const holder = engine.lock(name)?.holder ?? null;
           switch (o.kind) {
             case 'acquire':
-              engine.acquire(name, owner, 'keyed', 'k', o.lease, o.wait, false);
+              engine.acquire({ name, owner, protocol: 'keyed', client: 'k', leaseMs: o.lease, waitMs: o.wait, sliding: false });
               break;
             case 'release':
               if (holder !== null) engine.release(name, holder.token);

@@ -12,8 +12,8 @@ describe('holdHandovers', () => {
     const waiter = new Owner();
     const events: LockEvent[] = [];
     engine.subscribe((e) => events.push(e));
-    const held = engine.acquire('x', holder, 'session', 'h', 1000, 0, true);
-    const queued = engine.acquire('x', waiter, 'keyed', 'w', 1000, 0, false);
+    const held = engine.acquire({ name: 'x', owner: holder, protocol: 'session', client: 'h', leaseMs: 1000, waitMs: 0, sliding: true });
+    const queued = engine.acquire({ name: 'x', owner: waiter, protocol: 'keyed', client: 'w', leaseMs: 1000, waitMs: 0, sliding: false });
     engine.holdHandovers();
     engine.end(held);
     expect(engine.lock('x')?.holder).toBeNull();
@@ -28,7 +28,7 @@ describe('holdHandovers', () => {
 
   it('a lock with nobody waiting is dropped as usual, and releasing with nothing held changes nothing', () => {
     const { engine } = engineFixture();
-    const c = engine.acquire('y', new Owner(), 'keyed', 'h', 1000, 0, false);
+    const c = engine.acquire({ name: 'y', owner: new Owner(), protocol: 'keyed', client: 'h', leaseMs: 1000, waitMs: 0, sliding: false });
     engine.holdHandovers();
     expect(engine.release('y', c.token)).toBe('ok');
     expect(engine.lock('y')).toBeUndefined();
@@ -40,8 +40,8 @@ describe('holdHandovers', () => {
   it('after a reset (the handoff went through) releasing hands nothing on', () => {
     const { engine } = engineFixture();
     const waiter = new Owner();
-    const held = engine.acquire('z', new Owner(), 'session', 'h', 1000, 0, true);
-    engine.acquire('z', waiter, 'keyed', 'w', 1000, 0, false);
+    const held = engine.acquire({ name: 'z', owner: new Owner(), protocol: 'session', client: 'h', leaseMs: 1000, waitMs: 0, sliding: true });
+    engine.acquire({ name: 'z', owner: waiter, protocol: 'keyed', client: 'w', leaseMs: 1000, waitMs: 0, sliding: false });
     engine.holdHandovers();
     engine.end(held);
     engine.reset();

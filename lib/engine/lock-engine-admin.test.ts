@@ -47,21 +47,21 @@ describe('undeliverable grants', () => {
 
   it('keeps the counts right when an owner ends an immediate grant inside onGranted', () => {
     const { engine, fixed } = engineFixture();
-    const claim = engine.acquire(
-      'a',
-      {
+    const claim = engine.acquire({
+      name: 'a',
+      owner: {
         onGranted: (c) => {
           engine.end(c);
           return false;
         },
         onEnded: () => {},
       },
-      'keyed',
-      'k',
-      100,
-      0,
-      false,
-    );
+      protocol: 'keyed',
+      client: 'k',
+      leaseMs: 100,
+      waitMs: 0,
+      sliding: false,
+    });
     expect(claim.state).toBe('ended');
     expect([engine.lockCount, engine.heldCount, engine.waiterCount]).toEqual([0, 0, 0]);
     expect(fixed('a', new Owner()).state).toBe('holding');

@@ -14,8 +14,10 @@ function setup() {
   const unsubscribe = engine.subscribe((e) => {
     if (e.type !== 'reset') events.push(e);
   });
-  const fixed = (name: string, leaseMs = 10_000, waitMs = 0, owner = live) => engine.acquire(name, owner, 'keyed', '10.0.0.1:1', leaseMs, waitMs, false);
-  const sliding = (name: string, leaseMs = 10_000, waitMs = 0) => engine.acquire(name, live, 'session', '10.0.0.2:2', leaseMs, waitMs, true);
+  const fixed = (name: string, leaseMs = 10_000, waitMs = 0, owner = live) =>
+    engine.acquire({ name, owner, protocol: 'keyed', client: '10.0.0.1:1', leaseMs, waitMs, sliding: false });
+  const sliding = (name: string, leaseMs = 10_000, waitMs = 0) =>
+    engine.acquire({ name, owner: live, protocol: 'session', client: '10.0.0.2:2', leaseMs, waitMs, sliding: true });
   /** Forgets what happened so far, so a test sees only the events of the step it checks. */
   const take = () => events.splice(0);
   return { clock, engine, events, unsubscribe, fixed, sliding, take };

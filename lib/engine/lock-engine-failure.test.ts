@@ -35,8 +35,8 @@ describe('lock engine under failures', () => {
     };
     const engine = new LockEngine(new FakeClock(1_000), new BlockTokenSource(store, 1n));
     const owner = new Owner();
-    const holder = engine.acquire('a', owner, 'keyed', 'k', 10_000, 0, false);
-    const waiter = engine.acquire('a', owner, 'keyed', 'k', 10_000, 0, false);
+    const holder = engine.acquire({ name: 'a', owner, protocol: 'keyed', client: 'k', leaseMs: 10_000, waitMs: 0, sliding: false });
+    const waiter = engine.acquire({ name: 'a', owner, protocol: 'keyed', client: 'k', leaseMs: 10_000, waitMs: 0, sliding: false });
     broken = true;
     // The release itself happens (its holder is done); the handover waits for a token.
     expect(engine.release('a', holder.token)).toBe('ok');
@@ -45,13 +45,15 @@ describe('lock engine under failures', () => {
     expect(engine.lock('a')?.holder).toBeNull();
     expect(engine.lock('a')?.queue()).toEqual([waiter]);
     expect(engine.heldGrantCount).toBe(1);
-    expect(() => engine.acquire('b', owner, 'keyed', 'k', 10_000, 0, false)).toThrow(expect.objectContaining({ reason: 'storage-unavailable' }));
+    expect(() => engine.acquire({ name: 'b', owner, protocol: 'keyed', client: 'k', leaseMs: 10_000, waitMs: 0, sliding: false })).toThrow(
+      expect.objectContaining({ reason: 'storage-unavailable' }),
+    );
     expect(engine.tokenRefusal?.reason).toBe('storage-unavailable');
     expect(engine.lock('b')).toBeUndefined();
     engine.retryHeldGrants();
     expect(waiter.state).toBe('waiting');
     broken = false;
-    const other = engine.acquire('b', owner, 'keyed', 'k', 10_000, 0, false);
+    const other = engine.acquire({ name: 'b', owner, protocol: 'keyed', client: 'k', leaseMs: 10_000, waitMs: 0, sliding: false });
     expect(other.state).toBe('holding');
     expect(other.token).toBeGreaterThan(holder.token);
     expect(engine.tokenRefusal).toBeNull();

@@ -196,7 +196,7 @@ function run(ops: Op[]): void {
       m.owed = null;
       if (kind === 'retrying') {
         pending.push({ kind: 'acquire', key: m.key, sliding: false, leaseMs: 100, waitMs: 0, owner: 'live' });
-        const again = engine.acquire(m.key, ownerOf('live'), 'keyed', 'c', 100, 0, false);
+        const again = engine.acquire({ name: m.key, owner: ownerOf('live'), protocol: 'keyed', client: 'c', leaseMs: 100, waitMs: 0, sliding: false });
         (byId.get(again.id) as Model).claim = again;
       }
     },
@@ -225,7 +225,15 @@ function run(ops: Op[]): void {
       case 'acquire': {
         const free = holder.get(op.key) === null && (queue.get(op.key) as Model[]).length === 0;
         pending.push(op);
-        const claim = engine.acquire(op.key, ownerOf(op.owner), op.sliding ? 'session' : 'keyed', 'c', op.leaseMs, op.waitMs, op.sliding);
+        const claim = engine.acquire({
+          name: op.key,
+          owner: ownerOf(op.owner),
+          protocol: op.sliding ? 'session' : 'keyed',
+          client: 'c',
+          leaseMs: op.leaseMs,
+          waitMs: op.waitMs,
+          sliding: op.sliding,
+        });
         const made = byId.get(claim.id) as Model;
         made.claim = claim;
         expect(made.grants).toBe(free ? 1 : 0);

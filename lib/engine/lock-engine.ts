@@ -11,7 +11,7 @@
 // with (replicaGrant, ..., reset) in replica-ops.ts; whether a grant may be made now (the
 // grant gate, held locks, tokens that could not be issued) in grant-gate.ts. This file is what
 // clients and admins do.
-import { Claim, type ClaimOwner, type Protocol } from './claim.ts';
+import { type AcquireRequest, Claim, type ClaimOwner, type ClaimState } from './claim.ts';
 import { NEVER } from './engine-core.ts';
 import type { HandoverCause, LockState } from './lock-state.ts';
 import { GrantGate } from './grant-gate.ts';
@@ -25,22 +25,13 @@ export class LockEngine extends GrantGate {
   private advancing = false;
 
   /**
-   * Asks for `name`. The claim is granted now (owner.onGranted is called before this returns)
-   * or queued at the tail. `waitMs` 0 waits forever. Sliding claims (sessions) must be
-   * touched within `leaseMs` while queued too, or they leave the queue as dead. `keyHash` (a
-   * session that sent a claim key) makes the claim resumable: see resume().
+   * Asks for `request.name`. The claim is granted now (owner.onGranted is called before this
+   * returns) or queued at the tail. Sliding claims (sessions) must be touched within `leaseMs`
+   * while queued too, or they leave the queue as dead. A `keyHash` makes the claim resumable:
+   * see resume().
    */
-  acquire(
-    name: string,
-    owner: ClaimOwner,
-    protocol: Protocol,
-    client: string,
-    leaseMs: number,
-    waitMs: number,
-    sliding: boolean,
-    tag = 0,
-    keyHash: string | null = null,
-  ): Claim {
+  acquire(request: AcquireRequest): Claim {
+    const { name, owner, protocol, client, leaseMs, waitMs, sliding } = request;
     if (!(leaseMs > 0 && leaseMs < NEVER) || !(waitMs >= 0)) throw new RangeError(`bad lease ${leaseMs} or wait ${waitMs}`);
     this.catchUp();
     const now = this.clock.now();
@@ -50,8 +41,9 @@ export class LockEngine extends GrantGate {
     // caller gets the TokensUnavailable (its client an error naming why).
     const token = open && (existing === undefined || existing.idle) ? this.issue() : 0n;
     const lock = existing ?? this.addLock(name);
-    const claim = new Claim(this.nextClaimId++, lock, owner, protocol, client, leaseMs, sliding, now, tag);
+    const claim = new Claim(this.nextClaimId++, lock, owner, protocol, client, leaseMs, sliding, now, request.tag ?? 0);
     if (sliding) claim.expiresAt = now + leaseMs;
+    const keyHash = request.keyHash ?? null;
     if (keyHash !== null) {
       claim.keyHash = keyHash;
       this.addResumable(claim);
@@ -128,6 +120,17 @@ export class LockEngine extends GrantGate {
       claim.expiresAt = now + claim.leaseMs;
       if (claim.keyHash !== null) this.noteRenewal(claim);
     }
+  }
+
+  /**
+   * A heartbeat from a sliding claim's client (the session's answer to it follows from the
+   * state returned). A lease that lapsed before the heartbeat came ends now, as advance() will
+   * when its timer fires: a late ACQUIRED would confirm ownership the server has already taken
+   * back. The lease itself is restarted by touch(), on any input, before the heartbeat is read.
+   */
+  heartbeat(claim: Claim): ClaimState {
+    if (claim.state !== 'ended' && claim.expiresAt <= this.clock.now()) this.advance();
+    return claim.state;
   }
 
   /**

@@ -96,7 +96,17 @@ function run(ops: Op[]): void {
 
   for (const op of ops) {
     if (op.kind === 'acquire') {
-      claims.push(a.acquire(op.key, owner(op.deliverable), op.sliding ? 'session' : 'keyed', 'c', op.leaseMs, op.waitMs, op.sliding));
+      claims.push(
+        a.acquire({
+          name: op.key,
+          owner: owner(op.deliverable),
+          protocol: op.sliding ? 'session' : 'keyed',
+          client: 'c',
+          leaseMs: op.leaseMs,
+          waitMs: op.waitMs,
+          sliding: op.sliding,
+        }),
+      );
     } else if (op.kind === 'tick') {
       clock.advance(op.ms);
       a.advance(); // B never advances while it mirrors
@@ -155,8 +165,8 @@ function promote(a: LockEngine, b: LockEngine, clock: FakeClock, claims: Claim[]
   }
   expect([b.heldCount, b.lockCount]).toEqual([0, 0]);
 
-  const first = b.acquire('a', owner(true), 'keyed', 'new', 100, 0, false);
-  const second = b.acquire('a', owner(true), 'keyed', 'new', 100, 0, false);
+  const first = b.acquire({ name: 'a', owner: owner(true), protocol: 'keyed', client: 'new', leaseMs: 100, waitMs: 0, sliding: false });
+  const second = b.acquire({ name: 'a', owner: owner(true), protocol: 'keyed', client: 'new', leaseMs: 100, waitMs: 0, sliding: false });
   expect(first.id).toBeGreaterThan(maxId);
   expect(first.token).toBeGreaterThan(maxToken);
   expect(b.release('a', first.token)).toBe('ok');

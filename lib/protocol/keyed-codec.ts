@@ -1,4 +1,5 @@
-// The keyed protocol's requests and replies, as pure functions. See docs/protocol.md.
+// The keyed protocol's requests and replies, as pure functions: the server's half (requests
+// in, replies out); the client reads replies with keyed-reply-parser.ts. See docs/protocol.md.
 //   A <key> <lease> <wait>   ->  A <key> <token> | T <key> | E A <key> <code> <text>
 //   R <key> <token>          ->  R <key> OK | R <key> STALE | E R <key> <code> <text>
 //   (standby)                    M <host:port>, on connect and to every request

@@ -1,12 +1,13 @@
-// The session protocol's requests and replies, as pure functions. One TCP connection is one
-// claim on one lock; see the session section of docs/protocol.md.
+// The session protocol's requests and replies, as pure functions: the server's half (requests
+// in, replies out); the client reads replies with session-reply-parser.ts. One TCP connection is
+// one claim on one lock; see the session section of docs/protocol.md.
 //   ACQUIRE <name> <lease_ms>   ->  ACQUIRED <token> | WAITING <position>
 //   ACQUIRE <name> <lease_ms> <claim_key>   (opt-in: the claim may outlive its connection)
 //   RESUME <name> <claim_key>   ->  ACQUIRED <token> | WAITING <position> | ERROR 0x09
 //   HEARTBEAT                   ->  ACQUIRED <token> | WAITING <position>
 //   (pushed)                        ACQUIRED <token> when the lock is handed over
 //   (last line)                     ERROR <0xNN> <text>, REDIRECT or MOVED, then the server closes
-import { ERRORS, hexCode } from '../errors.ts';
+import { ERRORS, type SessionErrorName, hexCode, sessionCode } from '../errors.ts';
 import { nextSpace, parseKey, parseUnsignedInt } from './wire-fields.ts';
 
 export type SessionRequest =
@@ -19,18 +20,8 @@ export type SessionRequest =
   /** An ACQUIRE or HEARTBEAT line with bad fields; `detail` follows `protocol error: `. */
   | { readonly kind: 'error'; readonly detail: string };
 
-/** The errors that end a session, each with its `ERROR 0x0N` code in lib/errors.ts. */
-export type SessionErrorName =
-  | 'server-going-away'
-  | 'protocol-error'
-  | 'lease-expired'
-  | 'force-released'
-  | 'kicked'
-  | 'too-many-connections'
-  | 'io-timeout'
-  | 'tokens-exhausted'
-  | 'storage-unavailable'
-  | 'claim-unknown';
+/** The errors that end a session, read off the one table in lib/errors.ts (those with a session code). */
+export type { SessionErrorName } from '../errors.ts';
 
 export const EXPECTED_ACQUIRE = 'expected ACQUIRE <name> <lease_ms>';
 export const EXPECTED_HEARTBEAT = 'expected HEARTBEAT';
@@ -119,10 +110,9 @@ export function encodeWaiting(position: number): string {
 
 /** `ERROR 0x0N <text>[: detail]`, the last line of a session. `detail` must be one line of printable text. */
 export function encodeSessionError(error: SessionErrorName, detail?: string): string {
-  const spec = ERRORS[error];
-  // Every SessionErrorName has a session code in lib/errors.ts; 0x02 only guards a table edit.
-  const code = hexCode(spec.sessionCode ?? 0x02);
-  return detail ? `ERROR ${code} ${spec.message}: ${detail}\n` : `ERROR ${code} ${spec.message}\n`;
+  const message = ERRORS[error].message;
+  const code = hexCode(sessionCode(error));
+  return detail ? `ERROR ${code} ${message}: ${detail}\n` : `ERROR ${code} ${message}\n`;
 }
 
 /** A standby's answer to a session (or an active's that steps down): reconnect to `hostPort`, then the server closes. */

@@ -160,11 +160,11 @@ describe('GET /api/v1/events', () => {
     const history = new HistoryRecorder(f.engine, clock, () => clock.wall(f.clock.now()));
     const hub = new EventHub({ engine: f.engine, clock, instanceId: 'i', stats, cluster, history, audit: { subscribe: () => () => {} }, scheduler });
     const owner: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
-    f.engine.acquire('before', owner, 'keyed', '10.0.0.1:1', 10_000, 0, false);
+    f.engine.acquire({ name: 'before', owner, protocol: 'keyed', client: '10.0.0.1:1', leaseMs: 10_000, waitMs: 0, sliding: false });
     const a = eventStream(new AbortController().signal, hub).body as ReadableStream<Uint8Array>;
     const b = eventStream(new AbortController().signal, hub).body as ReadableStream<Uint8Array>;
     while (deferred.length > 0) (deferred.shift() as () => void)(); // the snapshot goes on the next turn
-    f.engine.acquire('after', owner, 'keyed', '10.0.0.1:1', 10_000, 0, false);
+    f.engine.acquire({ name: 'after', owner, protocol: 'keyed', client: '10.0.0.1:1', leaseMs: 10_000, waitMs: 0, sliding: false });
     for (const flush of flushers) flush();
     const [chunksA, chunksB] = await Promise.all([readChunks(a, 3), readChunks(b, 3)]);
     // Snapshot and delta are one frame for every reader: encoded once, the same bytes queued on both streams.

@@ -2,6 +2,7 @@
 // InvalidArgumentError, which cli.ts turns into a clear message and exit code 2.
 import { InvalidArgumentError } from 'commander';
 import { parseDuration } from '../../lib/duration.ts';
+import { parseU64Text } from '../../lib/protocol/u64-text.ts';
 
 export function durationOption(text: string): number {
   if (text.trim() === '0') return 0; // zero needs no unit
@@ -23,9 +24,9 @@ export function portOption(text: string): number {
 
 /** `--token-floor`: a decimal u64 (the highest token that may have been issued before). */
 export function tokenFloorOption(text: string): bigint {
-  if (!/^\d{1,20}$/.test(text) || BigInt(text) > (1n << 64n) - 1n)
-    throw new InvalidArgumentError('expected a decimal u64 (0 to 18446744073709551615): the highest token ever issued from this data dir.');
-  return BigInt(text);
+  const floor = parseU64Text(text);
+  if (floor === null) throw new InvalidArgumentError('expected a decimal u64 (0 to 18446744073709551615): the highest token ever issued from this data dir.');
+  return floor;
 }
 
 export function countOption(text: string): number {

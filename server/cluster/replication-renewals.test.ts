@@ -48,8 +48,8 @@ describe('replication of resumable sessions', () => {
     const { clock, engine, source, link, lines } = pair();
     source.addStandby('b', link);
     lines.length = 0;
-    const seed = engine.acquire('s', owner, 'session', 'c', 1_000, 0, true);
-    const r = engine.acquire('r', owner, 'session', 'c', 1_000, 0, true, 0, HASH);
+    const seed = engine.acquire({ name: 's', owner, protocol: 'session', client: 'c', leaseMs: 1_000, waitMs: 0, sliding: true });
+    const r = engine.acquire({ name: 'r', owner, protocol: 'session', client: 'c', leaseMs: 1_000, waitMs: 0, sliding: true, keyHash: HASH });
     source.flush();
     lines.length = 0;
     clock.advance(100);
@@ -65,7 +65,7 @@ describe('replication of resumable sessions', () => {
 
   it('keeps no renewal list while no standby streams', () => {
     const { engine, source, link } = pair();
-    const r = engine.acquire('r', owner, 'session', 'c', 1_000, 0, true, 0, HASH);
+    const r = engine.acquire({ name: 'r', owner, protocol: 'session', client: 'c', leaseMs: 1_000, waitMs: 0, sliding: true, keyHash: HASH });
     engine.touch(r);
     expect(engine.takeRenewals()).toEqual([]);
     source.addStandby('b', link);
@@ -77,8 +77,8 @@ describe('replication of resumable sessions', () => {
   it('a standby gets the key hash with the grant and the enqueue, and its leases from the renewals, never longer than the active has them', () => {
     const { clock, engine, source, link, standby, standbyClock, deliver } = pair();
     source.addStandby('b', link);
-    const holder = engine.acquire('x', owner, 'session', 'c', 2_000, 0, true, 0, HASH);
-    const waiter = engine.acquire('x', owner, 'session', 'c', 3_000, 0, true, 0, HASH2);
+    const holder = engine.acquire({ name: 'x', owner, protocol: 'session', client: 'c', leaseMs: 2_000, waitMs: 0, sliding: true, keyHash: HASH });
+    const waiter = engine.acquire({ name: 'x', owner, protocol: 'session', client: 'c', leaseMs: 3_000, waitMs: 0, sliding: true, keyHash: HASH2 });
     source.flush();
     deliver();
     expect([standby.resumableClaim(holder.id)?.keyHash, standby.resumableClaim(waiter.id)?.keyHash]).toEqual([HASH, HASH2]);
@@ -96,9 +96,9 @@ describe('replication of resumable sessions', () => {
   it('a standby that joins late gets every resumable claim with its key hash and lease in the snapshot', () => {
     const { clock, engine, source, link, standby, standbyClock, sink, deliver } = pair();
     sink.expectSnapshot('a');
-    const holder = engine.acquire('x', owner, 'session', 'c', 2_000, 0, true, 0, HASH);
-    const waiter = engine.acquire('x', owner, 'session', 'c', 3_000, 0, true, 0, HASH2);
-    engine.acquire('x', owner, 'session', 'c', 3_000, 0, true);
+    const holder = engine.acquire({ name: 'x', owner, protocol: 'session', client: 'c', leaseMs: 2_000, waitMs: 0, sliding: true, keyHash: HASH });
+    const waiter = engine.acquire({ name: 'x', owner, protocol: 'session', client: 'c', leaseMs: 3_000, waitMs: 0, sliding: true, keyHash: HASH2 });
+    engine.acquire({ name: 'x', owner, protocol: 'session', client: 'c', leaseMs: 3_000, waitMs: 0, sliding: true });
     clock.advance(1_000);
     source.addStandby('b', link);
     deliver();

@@ -68,7 +68,7 @@ describe('ReplicationSource', () => {
     // A client connection whose reply (the grant, then the release) goes out in the pass.
     const seenByClientWrite: string[][] = [];
     const client = { flush: () => seenByClientWrite.push([...written]) };
-    const c = engine.acquire('x', owner, 'keyed', 'c', 1000, 0, false);
+    const c = engine.acquire({ name: 'x', owner, protocol: 'keyed', client: 'c', leaseMs: 1000, waitMs: 0, sliding: false });
     flusher.mark(client);
     flusher.flushAll();
     engine.release('x', c.token);
@@ -83,7 +83,7 @@ describe('ReplicationSource', () => {
     const { clock, engine, source } = setup();
     const { link } = recorder();
     source.addStandby('b', link);
-    const c = engine.acquire('x', owner, 'keyed', 'c', 1000, 0, false);
+    const c = engine.acquire({ name: 'x', owner, protocol: 'keyed', client: 'c', leaseMs: 1000, waitMs: 0, sliding: false });
     source.flush();
     clock.advance(30);
     engine.release('x', c.token);
@@ -131,7 +131,7 @@ describe('ReplicationSource', () => {
     const fine = recorder(0);
     source.addStandby('b', stuck.link);
     source.addStandby('c', fine.link);
-    engine.acquire('x', owner, 'keyed', 'c', 1000, 0, false);
+    engine.acquire({ name: 'x', owner, protocol: 'keyed', client: 'c', leaseMs: 1000, waitMs: 0, sliding: false });
     source.flush();
     expect(dropped).toEqual(['b']);
     expect(stuck.link.closed).toMatch(/MiB of replication unread/);

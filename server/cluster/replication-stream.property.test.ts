@@ -118,7 +118,7 @@ it('a standby fed through the wire encoding mirrors the active, and serves on af
       const keyed = [...b.allLocks()].map((l) => l.holder).filter((h) => h !== null);
       for (const h of keyed) expect(b.release(h.name, h.token)).toBe('ok');
       const maxToken = sink.maxToken;
-      const fresh = b.acquire('new', owner, 'keyed', 'c', 100, 0, false);
+      const fresh = b.acquire({ name: 'new', owner, protocol: 'keyed', client: 'c', leaseMs: 100, waitMs: 0, sliding: false });
       expect(fresh.token > maxToken).toBe(true);
     }),
     { numRuns: 300 },

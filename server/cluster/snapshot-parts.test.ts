@@ -32,8 +32,8 @@ function active(locks: number, buffered: () => number = () => 0) {
   const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore()));
   for (let i = 0; i < locks; i++) {
     const name = `jobs/${'n'.repeat(60)}/${i}`;
-    engine.acquire(name, owner, 'keyed', `10.1.2.3:${i % 60000}`, 60_000, 0, false);
-    if (i % 10 === 0) engine.acquire(name, owner, 'keyed', '10.9.9.9:1', 60_000, 30_000, false);
+    engine.acquire({ name, owner, protocol: 'keyed', client: `10.1.2.3:${i % 60000}`, leaseMs: 60_000, waitMs: 0, sliding: false });
+    if (i % 10 === 0) engine.acquire({ name, owner, protocol: 'keyed', client: '10.9.9.9:1', leaseMs: 60_000, waitMs: 30_000, sliding: false });
   }
   const slices = new HeldSlices();
   const source = new ReplicationSource({
@@ -105,7 +105,8 @@ describe('a streamed snapshot', () => {
 
   it('a queue longer than a line goes on in the next line, in the same turn, and arrives whole and in order', () => {
     const { engine, slices, source, link, lines } = active(0);
-    for (let i = 0; i < 30_000; i++) engine.acquire('one/long/queue', owner, 'keyed', `10.0.0.1:${i}`, 60_000, 60_000, false);
+    for (let i = 0; i < 30_000; i++)
+      engine.acquire({ name: 'one/long/queue', owner, protocol: 'keyed', client: `10.0.0.1:${i}`, leaseMs: 60_000, waitMs: 60_000, sliding: false });
     source.addStandby('b', link);
     slices.runOne();
     const parts = lines.map(decode).filter((m): m is SnapshotPartMessage => m.t === 'snapshot-part');

@@ -5,7 +5,8 @@ import { forceReleaseLocally, kickLocally, knownError } from './admin-ops.ts';
 function setup() {
   const f = engineFixture({ blockSize: 16n });
   const clock = { now: () => f.clock.now(), wall: (ms: number) => 1_700_000_000_000 + ms };
-  const hold = (name: string, owner = new Owner()) => f.engine.acquire(name, owner, 'keyed', '127.0.0.1:5000', 30_000, 0, false);
+  const hold = (name: string, owner = new Owner()) =>
+    f.engine.acquire({ name, owner, protocol: 'keyed', client: '127.0.0.1:5000', leaseMs: 30_000, waitMs: 0, sliding: false });
   return { ...f, clock, hold };
 }
 

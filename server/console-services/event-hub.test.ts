@@ -173,7 +173,7 @@ function setup() {
     flushIntervalMs: FLUSH_MS,
     heartbeatMs: HEARTBEAT_MS,
   });
-  const hold = (name: string) => f.engine.acquire(name, live, 'keyed', '10.0.0.1:1', 10_000, 0, false);
+  const hold = (name: string) => f.engine.acquire({ name, owner: live, protocol: 'keyed', client: '10.0.0.1:1', leaseMs: 10_000, waitMs: 0, sliding: false });
   const flush = () => scheduler.fire(FLUSH_MS);
   /** Subscribes and lets the hub send the snapshot (it goes on the next turn of the loop). */
   const join = (sub: FeedSubscriber, client = '10.0.0.9') => {
@@ -224,7 +224,7 @@ describe('EventHub', () => {
 
   it('reports a session lease renewed by a heartbeat within a scan period, and not a lease that stood still', () => {
     const { join, engine, hold, flush, clock } = setup();
-    const session = engine.acquire('heartbeating', live, 'session', '10.0.0.2:2', 3_000, 0, true);
+    const session = engine.acquire({ name: 'heartbeating', owner: live, protocol: 'session', client: '10.0.0.2:2', leaseMs: 3_000, waitMs: 0, sliding: true });
     hold('fixed');
     const sub = new Recorder();
     join(sub);

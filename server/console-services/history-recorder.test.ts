@@ -78,7 +78,7 @@ describe('HistoryRecorder', () => {
     const { engine, recorder } = setup();
     recorder.close();
     recorder.close();
-    engine.acquire('a', live, 'keyed', 'k', 1_000, 0, false);
+    engine.acquire({ name: 'a', owner: live, protocol: 'keyed', client: 'k', leaseMs: 1_000, waitMs: 0, sliding: false });
     expect(recorder.version).toBe(0);
   });
 });

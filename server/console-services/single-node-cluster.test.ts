@@ -48,9 +48,9 @@ describe('SingleNodeCluster', () => {
 
   it('runs force-release and kick on the engine and wakes the timer only when something changed', async () => {
     const s = setup();
-    const holder = s.engine.acquire('a', new Owner(), 'keyed', 'c:1', 10_000, 0, false);
-    const waiter = s.engine.acquire('a', new Owner(), 'keyed', 'c:2', 10_000, 0, false);
-    const third = s.engine.acquire('a', new Owner(), 'keyed', 'c:3', 10_000, 0, false);
+    const holder = s.engine.acquire({ name: 'a', owner: new Owner(), protocol: 'keyed', client: 'c:1', leaseMs: 10_000, waitMs: 0, sliding: false });
+    const waiter = s.engine.acquire({ name: 'a', owner: new Owner(), protocol: 'keyed', client: 'c:2', leaseMs: 10_000, waitMs: 0, sliding: false });
+    const third = s.engine.acquire({ name: 'a', owner: new Owner(), protocol: 'keyed', client: 'c:3', leaseMs: 10_000, waitMs: 0, sliding: false });
     expect(await s.cluster.run({ op: 'kick', lock: 'a', claimId: third.id }, 'bearer:admin')).toMatchObject({ ok: true });
     expect(s.wakes()).toBe(1);
     expect(await s.cluster.run({ op: 'force-release', lock: 'a', token: holder.token.toString() }, 'bearer:admin')).toMatchObject({ ok: true });

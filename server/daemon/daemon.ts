@@ -204,12 +204,12 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   };
   const keyed = new LineListener(
     { ...common, port: opts.lockPort, protocol: 'keyed' },
-    (socket, ctx) => new KeyedConnection(socket, ctx, engine, { maxBacklog: opts.maxBacklog }),
+    (transport, ctx) => new KeyedConnection(transport, ctx, engine, { maxBacklog: opts.maxBacklog }),
     KEYED_REFUSAL,
   );
   const sessions = new LineListener(
     { ...common, port: opts.sessionPort, protocol: 'session' },
-    (socket, ctx) => new SessionConnection(socket, ctx, engine),
+    (transport, ctx) => new SessionConnection(transport, ctx, engine),
     SESSION_REFUSAL,
   );
   const connections = () => ({ keyed: keyed.connections.size, session: sessions.connections.size });

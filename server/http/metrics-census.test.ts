@@ -12,8 +12,8 @@ function table(locks: number) {
   const f = engineFixture({ blockSize: 1_000n });
   for (let i = 0; i < locks; i++) {
     const session = i % 3 === 0;
-    f.engine.acquire(`l${i}`, live, session ? 'session' : 'keyed', 'c', 10_000, 0, session);
-    if (i % 4 === 0) f.engine.acquire(`l${i}`, live, 'keyed', 'w', 10_000, 0, false);
+    f.engine.acquire({ name: `l${i}`, owner: live, protocol: session ? 'session' : 'keyed', client: 'c', leaseMs: 10_000, waitMs: 0, sliding: session });
+    if (i % 4 === 0) f.engine.acquire({ name: `l${i}`, owner: live, protocol: 'keyed', client: 'w', leaseMs: 10_000, waitMs: 0, sliding: false });
   }
   return f;
 }

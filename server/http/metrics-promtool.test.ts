@@ -45,8 +45,10 @@ function busyEngine() {
     instanceId: 'inst-1',
     eventStreams: () => 4,
   });
-  const keyed = (name: string, leaseMs = 10_000) => f.engine.acquire(name, live, 'keyed', '10.0.0.1:1', leaseMs, 0, false);
-  const session = (name: string) => f.engine.acquire(name, live, 'session', '10.0.0.2:2', 10_000, 0, true);
+  const keyed = (name: string, leaseMs = 10_000) =>
+    f.engine.acquire({ name, owner: live, protocol: 'keyed', client: '10.0.0.1:1', leaseMs, waitMs: 0, sliding: false });
+  const session = (name: string) =>
+    f.engine.acquire({ name, owner: live, protocol: 'session', client: '10.0.0.2:2', leaseMs: 10_000, waitMs: 0, sliding: true });
   const r = keyed('released');
   keyed('released');
   f.engine.release('released', r.token); // release

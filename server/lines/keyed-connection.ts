@@ -7,12 +7,12 @@
 // Reply order: replies with the same (op, key) must leave in request order. Grants on one key
 // are FIFO anyway; only a timeout or kick can overtake an earlier waiter on the same key, so
 // such a reply is held back on that earlier waiter and sent right after its own reply.
-import type { Socket } from 'node:net';
-import type { Claim, ClaimOwner, EndReason } from '../../lib/engine/claim.ts';
+import type { AcquireRequest, Claim, ClaimOwner, EndReason } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { TokensUnavailable } from '../../lib/tokens/token-source.ts';
 import { encodeGranted, encodeKeyedError, encodeRedirect, encodeReleased, encodeTimeout, parseKeyedRequest } from '../../lib/protocol/keyed-codec.ts';
 import { type ConnectionContext, LineConnection } from './line-connection.ts';
+import type { LineTransport } from './line-transport.ts';
 import type { Route } from './routing.ts';
 
 export const KEYED_GOODBYE = encodeKeyedError('-', '-', 'server-going-away');
@@ -22,6 +22,8 @@ export interface KeyedLimits {
   /** Requests that may wait in queues at once on one connection. */
   maxBacklog: number;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 interface HeldReplies {
   text: string;
@@ -42,14 +44,17 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
   /** Replies held back behind an earlier waiter on the same key; at most maxBacklog lines. */
   private heldBack: Map<Claim, HeldReplies> | null = null;
   private heldLines = 0;
+  /** The one acquire request of this connection, refilled for each `A`: no object per request. */
+  private readonly ask: Mutable<AcquireRequest>;
 
   constructor(
-    socket: Socket,
+    transport: LineTransport,
     ctx: ConnectionContext,
     private readonly engine: LockEngine,
     private readonly limits: KeyedLimits,
   ) {
-    super(socket, ctx);
+    super(transport, ctx);
+    this.ask = { name: '', owner: this, protocol: 'keyed', client: this.address, leaseMs: 0, waitMs: 0, sliding: false };
   }
 
   onLine(buf: Buffer, start: number, end: number): void {
@@ -67,7 +72,11 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
         }
         let claim: Claim;
         try {
-          claim = this.engine.acquire(req.key, this, 'keyed', this.address, req.leaseMs, req.waitMs, false);
+          const ask = this.ask;
+          ask.name = req.key;
+          ask.leaseMs = req.leaseMs;
+          ask.waitMs = req.waitMs;
+          claim = this.engine.acquire(ask);
         } catch (err) {
           // No token can be issued (u64 used up, or the ceiling cannot be stored): this request
           // fails with the reason; nothing changed in the engine and the connection goes on.
@@ -121,7 +130,7 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
   }
 
   onGranted(claim: Claim): boolean {
-    if (this.closing || this.socket.destroyed) return false;
+    if (this.closing || this.transport.destroyed) return false;
     this.removeWaiting(claim);
     this.send(encodeGranted(claim.lock.name, claim.token));
     this.pendingGrants.push(claim);

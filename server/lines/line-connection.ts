@@ -1,10 +1,11 @@
-// What both wire protocols share about one TCP connection: line splitting, batched writes,
+// What both wire protocols share about one connection: line splitting, batched writes,
 // backpressure, and the io-timeout bookkeeping that the watchdog reads. Subclasses add the
-// protocol (keyed-connection.ts, session-connection.ts).
-import type { Socket } from 'node:net';
+// protocol (keyed-connection.ts, session-connection.ts). The bytes go over a LineTransport
+// (line-transport.ts): a TCP socket in the server, an in-memory one in unit tests.
 import { LineSplitter, type LineSink } from '../../lib/protocol/line-splitter.ts';
 import type { Clock } from '../../lib/engine/clock.ts';
 import type { FlushScheduler } from './flush-scheduler.ts';
+import type { LineTransport, TransportSink } from './line-transport.ts';
 import type { Route } from './routing.ts';
 
 /** Output longer than this (in UTF-16 units) is written in pieces of at most this size. */
@@ -26,7 +27,7 @@ export interface ConnectionContext {
   report(conn: LineConnection, what: Misbehaviour): void;
 }
 
-export abstract class LineConnection implements LineSink {
+export abstract class LineConnection implements LineSink, TransportSink {
   readonly address: string;
   readonly connectedAt: number;
   /** Engine-clock time the unfinished input line started, or 0. */
@@ -44,10 +45,12 @@ export abstract class LineConnection implements LineSink {
   /** Engine-clock time close() was called, or 0; a peer that never finishes closing is destroyed. */
   private closingSince = 0;
   closed = false;
+  /** The transport failed (ECONNRESET...) rather than being closed by a FIN from the peer. */
+  protected reset = false;
   private out = '';
   // Output positions are counted in string units (UTF-16), not bytes: they only locate replies
   // relative to the writes that carried them, and a string's length costs nothing to read.
-  /** Units handed to socket.write so far. */
+  /** Units handed to transport.write so far. */
   private handedUnits = 0;
   /** Units whose write completed. */
   private confirmedUnits = 0;
@@ -62,26 +65,14 @@ export abstract class LineConnection implements LineSink {
   private readonly splitter: LineSplitter;
 
   constructor(
-    protected readonly socket: Socket,
+    protected readonly transport: LineTransport,
     protected readonly ctx: ConnectionContext,
   ) {
-    this.address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`;
+    this.address = transport.remoteAddress;
     this.connectedAt = ctx.clock.now();
     this.readingSince = this.connectedAt;
     this.splitter = new LineSplitter(this);
-    socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('drain', () => this.onDrain());
-    socket.on('error', () => {
-      // A reset peer is ordinary here. 'close' follows later in the loop and does the clean-up;
-      // until then, nothing more may be handed to this connection.
-      this.closing = true;
-    });
-    // The peer's FIN: it will send nothing more. Replies already made still go out (the
-    // listener runs with allowHalfOpen so that Node does not end our side before we flush);
-    // then we end our side, and release now rather than a round trip later at 'close'.
-    socket.on('end', () => this.onPeerEnd());
-    socket.on('close', () => this.onSocketClose());
+    transport.attach(this);
   }
 
   abstract onLine(buf: Buffer, start: number, end: number): void;
@@ -128,7 +119,7 @@ export abstract class LineConnection implements LineSink {
     if (route.kind === 'hold') {
       if (this.heldSince === 0) {
         this.heldSince = now;
-        this.socket.pause();
+        this.transport.pauseReading();
       }
       return false;
     }
@@ -148,7 +139,7 @@ export abstract class LineConnection implements LineSink {
     // A line half-sent before the hold gets a full io-timeout again: we were the ones not reading.
     if (this.partialSince !== 0) this.partialSince = now;
     // Past the high-water mark the drain resumes reading, as it would without a hold.
-    if (this.socket.writableLength <= HIGH_WATER) this.socket.resume();
+    if (this.transport.bufferedBytes <= HIGH_WATER) this.transport.resumeReading();
   }
 
   /**
@@ -189,10 +180,10 @@ export abstract class LineConnection implements LineSink {
   }
 
   flush(): void {
-    if (this.out.length === 0 || this.closed || this.socket.writableEnded) return;
+    if (this.out.length === 0 || this.closed || this.transport.ended) return;
     const data = this.out;
     this.out = '';
-    if (this.socket.destroyed) {
+    if (this.transport.destroyed) {
       this.discardUnwritten(this.confirmedUnits);
       return;
     }
@@ -216,13 +207,13 @@ export abstract class LineConnection implements LineSink {
       }
     }
     if (!ok && this.writeBlockedSince === 0) this.writeBlockedSince = this.ctx.clock.now();
-    if (this.socket.writableLength > HIGH_WATER && !this.socket.isPaused()) this.socket.pause();
+    if (this.transport.bufferedBytes > HIGH_WATER && !this.transport.readingPaused) this.transport.pauseReading();
   }
 
   private writePiece(piece: string): boolean {
     this.inflight.push(piece.length);
     this.handedUnits += piece.length;
-    return this.socket.write(piece, this.onWritten);
+    return this.transport.write(piece, this.onWritten);
   }
 
   /** Sends a last line (if any), then closes. Claims are ended at once, not when the socket finally goes. */
@@ -237,9 +228,9 @@ export abstract class LineConnection implements LineSink {
     this.ctx.flusher.flushLead();
     this.flush();
     this.releaseClaims();
-    this.socket.end();
+    this.transport.end();
     // A peer that never reads cannot hold the socket open: the watchdog destroys it.
-    if (this.writeBlockedSince === 0 && this.socket.writableLength > 0) this.writeBlockedSince = this.ctx.clock.now();
+    if (this.writeBlockedSince === 0 && this.transport.bufferedBytes > 0) this.writeBlockedSince = this.ctx.clock.now();
   }
 
   /**
@@ -258,10 +249,12 @@ export abstract class LineConnection implements LineSink {
     this.closing = true;
     this.splitter.stop();
     this.releaseClaims();
-    this.socket.destroy();
+    this.transport.destroy();
   }
 
-  private onData(chunk: Buffer): void {
+  // --- TransportSink: called by the transport only ---
+
+  onBytes(chunk: Buffer): void {
     if (this.closing) return;
     this.onActivity();
     this.splitter.push(chunk);
@@ -273,23 +266,33 @@ export abstract class LineConnection implements LineSink {
     this.ctx.afterInput();
   }
 
-  private onDrain(): void {
+  onDrain(): void {
     this.writeBlockedSince = 0;
-    if (this.socket.isPaused() && !this.closing && this.heldSince === 0) this.socket.resume();
+    if (this.transport.readingPaused && !this.closing && this.heldSince === 0) this.transport.resumeReading();
   }
 
-  private onPeerEnd(): void {
+  /** A reset is ordinary. onClosed follows and does the clean-up; until then nothing more may be handed here. */
+  onFailed(): void {
+    this.closing = true;
+    this.reset = true;
+  }
+
+  /**
+   * The peer will send nothing more. Replies already made still go out; then we end our side,
+   * and release now rather than a round trip later at onClosed.
+   */
+  onPeerEnd(): void {
     if (this.closed) return;
     this.closing = true;
     this.splitter.stop();
     // Claims first: ending waiters may release replies held behind them, which go out too.
     this.releaseClaims();
     this.flush();
-    this.socket.end();
+    this.transport.end();
     this.ctx.afterInput();
   }
 
-  private onSocketClose(): void {
+  onClosed(): void {
     if (this.closed) return;
     this.closed = true;
     this.closing = true;

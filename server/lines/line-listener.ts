@@ -1,12 +1,14 @@
 // A TCP listener for one line protocol: accepts connections up to a limit (refusing the rest
 // with the protocol's own error line), tracks them, routes them as the node's cluster role says
 // (serve, redirect or hold: routing.ts), runs the io-timeout watchdog, and closes them all at
-// shutdown. The only place besides http-server.ts that touches node:net.
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+// shutdown. With socket-transport.ts, the only place besides http-server.ts that touches node:net.
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import type { Clock } from '../../lib/engine/clock.ts';
 import type { Logger } from 'pino';
 import type { ConnectionContext, LineConnection } from './line-connection.ts';
 import type { FlushScheduler } from './flush-scheduler.ts';
+import type { LineTransport } from './line-transport.ts';
+import { SocketTransport } from './socket-transport.ts';
 import { type ConnectionSlots, MAX_REFUSING } from './open-files.ts';
 import { SERVE, type Route, sameRoute } from './routing.ts';
 
@@ -54,7 +56,7 @@ export class LineListener<C extends LineConnection> {
 
   constructor(
     private readonly opts: LineListenerOptions,
-    create: (socket: Socket, ctx: ConnectionContext) => C,
+    create: (transport: LineTransport, ctx: ConnectionContext) => C,
     /** The line sent to a connection refused for being over the limit. */
     private readonly refusal: string,
   ) {
@@ -86,7 +88,7 @@ export class LineListener<C extends LineConnection> {
         setTimeout(() => socket.destroy(), opts.ioTimeoutMs).unref();
         return;
       }
-      const conn = create(socket, this.ctx);
+      const conn = create(new SocketTransport(socket), this.ctx);
       this.connections.add(conn);
       if (slots !== undefined) slots.open++;
       // A redirect at connect never closes: a keyed client reads its M, a session its REDIRECT

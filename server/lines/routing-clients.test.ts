@@ -20,7 +20,7 @@ function toActive(lockPort: number, sessionPort: number): Route {
 }
 
 async function startSessions() {
-  const stack = await startProtocolStack((socket, ctx, engine) => new SessionConnection(socket, ctx, engine), SESSION_REFUSAL);
+  const stack = await startProtocolStack((transport, ctx, engine) => new SessionConnection(transport, ctx, engine), SESSION_REFUSAL);
   teardown.push(stack.stop);
   return stack;
 }

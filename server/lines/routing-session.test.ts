@@ -16,7 +16,7 @@ const STANDBY: Route = { kind: 'redirect', lock: '10.0.0.2:7070', session: '10.0
 const REDIRECT = 'REDIRECT 10.0.0.2:7071';
 
 async function startSessions(opts: ProtocolStackOptions = {}) {
-  const stack = await startProtocolStack((socket, ctx, engine) => new SessionConnection(socket, ctx, engine), SESSION_REFUSAL, opts);
+  const stack = await startProtocolStack((transport, ctx, engine) => new SessionConnection(transport, ctx, engine), SESSION_REFUSAL, opts);
   teardown.push(stack.stop);
   const open = async (): Promise<LineClient> => {
     const c = await LineClient.open(stack.port);

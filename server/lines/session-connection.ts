@@ -9,7 +9,6 @@
 // instead of ending it; a connection whose first line is `RESUME <name> <key>` takes up such a
 // claim on the node that now has it (see docs/protocol.md, "Resumable sessions").
 import { createHash } from 'node:crypto';
-import type { Socket } from 'node:net';
 import type { Claim, ClaimOwner, EndReason } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { TokensUnavailable } from '../../lib/tokens/token-source.ts';
@@ -28,6 +27,7 @@ import {
   parseSessionRequest,
 } from '../../lib/protocol/session-codec.ts';
 import { LineConnection, type ConnectionContext } from './line-connection.ts';
+import type { LineTransport } from './line-transport.ts';
 import type { Route } from './routing.ts';
 
 export { SESSION_GOODBYE, SESSION_REFUSAL } from '../../lib/protocol/session-codec.ts';
@@ -60,19 +60,12 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
   private acquiredLine = '';
 
   constructor(
-    socket: Socket,
+    transport: LineTransport,
     ctx: ConnectionContext,
     private readonly engine: LockEngine,
   ) {
-    super(socket, ctx);
-    // An RST (or any socket error) is not the client closing: see releaseClaims.
-    socket.on('error', () => {
-      this.reset = true;
-    });
+    super(transport, ctx);
   }
-
-  /** The socket failed (ECONNRESET...) rather than being closed by a FIN from the client. */
-  private reset = false;
 
   onLine(buf: Buffer, start: number, end: number): void {
     if (this.redirectLine !== null) {
@@ -84,10 +77,9 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
     const claim = this.claim;
     switch (req.kind) {
       case 'heartbeat':
-        // The lease was already restarted by onActivity; the reply says where the session stands.
-        // A lease that lapsed before this line came is ended first (the timer may not have fired
-        // yet): a late ACQUIRED would confirm ownership the server has already taken back.
-        if (claim !== null && claim.state !== 'ended' && claim.expiresAt <= this.ctx.clock.now()) this.engine.advance();
+        // The lease was already restarted by onActivity; the reply says where the session stands,
+        // once the engine has ended a lease that lapsed before this line came (engine.heartbeat).
+        if (claim !== null) this.engine.heartbeat(claim);
         if (this.closing) return;
         if (claim === null) this.close(NO_ACQUIRE_YET);
         else if (claim.state === 'holding') this.send(this.acquiredLine);
@@ -179,9 +171,10 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
 
   /** The connection is gone: a holder releases (the next waiter is granted), a waiter leaves. */
   protected releaseClaims(waitingOnly = false): void {
-    // A resumable claim whose connection was reset under it stays for its client to RESUME
-    // (its lease still runs): the client cannot tell a reset from its node dying, and goes on
-    // working until its 0.8 x lease. A FIN, the client's close, releases at once as always.
+    // A resumable claim whose connection was reset under it (an RST or any transport error,
+    // not the client closing) stays for its client to RESUME (its lease still runs): the client
+    // cannot tell a reset from its node dying, and goes on working until its 0.8 x lease. A FIN,
+    // the client's close, releases at once as always.
     if (this.reset && this.resumable && this.claim !== null) {
       this.engine.detach(this.claim, BETWEEN_CONNECTIONS);
       this.claim = null;
@@ -195,7 +188,7 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
     // A free lock is granted inside acquire (onGranted sends ACQUIRED); a busy one queues us.
     let claim: Claim;
     try {
-      claim = this.engine.acquire(name, this, 'session', this.address, leaseMs, 0, true, 0, keyHash);
+      claim = this.engine.acquire({ name, owner: this, protocol: 'session', client: this.address, leaseMs, waitMs: 0, sliding: true, keyHash });
     } catch (err) {
       // No token can be issued: the session ends with the reason (0x07 or 0x08), nothing was claimed.
       if (!(err instanceof TokensUnavailable)) throw err;

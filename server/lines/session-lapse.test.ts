@@ -15,7 +15,7 @@ afterEach(async () => {
 describe('session server and a lapsed lease', () => {
   it('ends a session whose heartbeat came after its lease ran out, and hands the lock on', async () => {
     const clock = new FakeClock(1_000);
-    const stack = await startProtocolStack((socket, ctx, engine) => new SessionConnection(socket, ctx, engine), SESSION_REFUSAL, { clock });
+    const stack = await startProtocolStack((transport, ctx, engine) => new SessionConnection(transport, ctx, engine), SESSION_REFUSAL, { clock });
     teardown.push(stack.stop);
     const a = await LineClient.open(stack.port);
     const b = await LineClient.open(stack.port);

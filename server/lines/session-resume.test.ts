@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 async function setup() {
-  const stack = await startProtocolStack((socket, ctx, engine) => new SessionConnection(socket, ctx, engine), SESSION_REFUSAL);
+  const stack = await startProtocolStack((transport, ctx, engine) => new SessionConnection(transport, ctx, engine), SESSION_REFUSAL);
   teardown.push(stack.stop);
   const open = async () => {
     const client = await LineClient.open(stack.port, '127.0.0.1', { timeoutMs: 3_000 });

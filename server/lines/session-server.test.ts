@@ -24,7 +24,7 @@ async function open(port: number): Promise<LineClient> {
 }
 
 async function startServer(opts: ProtocolStackOptions = {}) {
-  const stack = await startProtocolStack((socket, ctx, engine) => new SessionConnection(socket, ctx, engine), SESSION_REFUSAL, opts);
+  const stack = await startProtocolStack((transport, ctx, engine) => new SessionConnection(transport, ctx, engine), SESSION_REFUSAL, opts);
   teardown.push(stack.stop);
   /** Connects and sends ACQUIRE; resolves with the client and the server's answer. */
   const acquire = async (name: string, leaseMs = 30_000): Promise<[LineClient, string]> => {

@@ -21,7 +21,15 @@ export function claimsOf(engine: LockEngine): Claim[] {
 /** Applies `op`; one that does not fit the claim it picks (a release of a waiter, say) does nothing. */
 export function applyClientOp(engine: LockEngine, owner: ClaimOwner, op: ClientOp): void {
   if (op.kind === 'acquire') {
-    engine.acquire(op.key, owner, op.session ? 'session' : 'keyed', 'c', op.leaseMs, op.waitMs, op.session);
+    engine.acquire({
+      name: op.key,
+      owner,
+      protocol: op.session ? 'session' : 'keyed',
+      client: 'c',
+      leaseMs: op.leaseMs,
+      waitMs: op.waitMs,
+      sliding: op.session,
+    });
     return;
   }
   const all = claimsOf(engine);

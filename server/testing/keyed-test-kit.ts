@@ -13,7 +13,7 @@ export async function runKeyedTeardown(): Promise<void> {
 
 export async function startKeyed(opts: ProtocolStackOptions & { maxBacklog?: number } = {}): Promise<ProtocolStack<KeyedConnection>> {
   const stack = await startProtocolStack(
-    (socket, ctx, engine) => new KeyedConnection(socket, ctx, engine, { maxBacklog: opts.maxBacklog ?? 1_000 }),
+    (transport, ctx, engine) => new KeyedConnection(transport, ctx, engine, { maxBacklog: opts.maxBacklog ?? 1_000 }),
     KEYED_REFUSAL,
     opts,
   );

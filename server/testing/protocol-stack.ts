@@ -2,13 +2,13 @@
 // on the real clock with in-memory tokens, the driver that runs its deadlines, and a line
 // listener on 127.0.0.1 at a free port. Smaller than a daemon, so a test can set the listener's
 // limits and reach the engine and the listener directly.
-import type { Socket } from 'node:net';
 import { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { BlockTokenSource, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
 import { EngineDriver } from '../daemon/engine-driver.ts';
 import { FlushScheduler } from '../lines/flush-scheduler.ts';
 import type { ConnectionContext, LineConnection } from '../lines/line-connection.ts';
 import { LineListener } from '../lines/line-listener.ts';
+import type { LineTransport } from '../lines/line-transport.ts';
 import { performanceClock } from '../daemon/performance-clock.ts';
 import type { Clock } from '../../lib/engine/clock.ts';
 
@@ -33,7 +33,7 @@ export interface ProtocolStack<C extends LineConnection> {
 }
 
 export async function startProtocolStack<C extends LineConnection>(
-  create: (socket: Socket, ctx: ConnectionContext, engine: LockEngine) => C,
+  create: (transport: LineTransport, ctx: ConnectionContext, engine: LockEngine) => C,
   /** The protocol's line for a connection over the limit. */
   refusal: string,
   opts: ProtocolStackOptions = {},
@@ -52,7 +52,7 @@ export async function startProtocolStack<C extends LineConnection>(
       afterInput: () => driver.poke(),
       holdMaxMs: opts.holdMaxMs,
     },
-    (socket, ctx) => create(socket, ctx, engine),
+    (transport, ctx) => create(transport, ctx, engine),
     refusal,
   );
   const { port } = await listener.listen();

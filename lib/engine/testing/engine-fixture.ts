@@ -32,9 +32,11 @@ export function engineFixture({ startCeiling = 0n, blockSize = 4n }: EngineFixtu
   const clock = new FakeClock(1_000);
   const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore(startCeiling), blockSize));
   /** A keyed-protocol claim: a fixed lease; waitMs 0 waits forever. */
-  const fixed = (name: string, owner: ClaimOwner, leaseMs = 10_000, waitMs = 0) => engine.acquire(name, owner, 'keyed', 'k', leaseMs, waitMs, false);
+  const fixed = (name: string, owner: ClaimOwner, leaseMs = 10_000, waitMs = 0) =>
+    engine.acquire({ name, owner, protocol: 'keyed', client: 'k', leaseMs, waitMs, sliding: false });
   /** A session-protocol claim: a sliding lease that each touch restarts. */
-  const sliding = (name: string, owner: ClaimOwner, leaseMs = 10_000, waitMs = 0) => engine.acquire(name, owner, 'session', 's', leaseMs, waitMs, true);
+  const sliding = (name: string, owner: ClaimOwner, leaseMs = 10_000, waitMs = 0) =>
+    engine.acquire({ name, owner, protocol: 'session', client: 's', leaseMs, waitMs, sliding: true });
   /** Moves the clock and runs every deadline that has come, as the server's timer would. */
   const tick = (ms: number) => {
     clock.advance(ms);

@@ -114,7 +114,8 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
     setState: (s) => {
       state = s;
     },
-    hold: (name, owner = new Owner(), leaseMs = 30_000, waitMs = 0) => engine.acquire(name, owner, 'keyed', '127.0.0.1:5000', leaseMs, waitMs, false),
+    hold: (name, owner = new Owner(), leaseMs = 30_000, waitMs = 0) =>
+      engine.acquire({ name, owner, protocol: 'keyed', client: '127.0.0.1:5000', leaseMs, waitMs, sliding: false }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { parseKeyedReply, parseSessionReply, parseU64 } from './reply-parser.ts';
+import { parseKeyedReply } from './keyed-reply-parser.ts';
 
 describe('parseKeyedReply', () => {
   it('reads a grant with a token past 2^53 without losing digits', () => {
@@ -58,41 +58,5 @@ describe('parseKeyedReply', () => {
     ['Ak 1', 'no space after the op'],
   ])('refuses %j (%s)', (line) => {
     expect(parseKeyedReply(line).kind).toBe('malformed');
-  });
-});
-
-describe('parseSessionReply', () => {
-  it('reads ACQUIRED with its token', () => {
-    expect(parseSessionReply('ACQUIRED 9007199254740993')).toEqual({ kind: 'acquired', token: 9007199254740993n });
-  });
-
-  it('reads WAITING with its queue position', () => {
-    expect(parseSessionReply('WAITING 3')).toEqual({ kind: 'waiting', position: 3 });
-  });
-
-  it('reads ERROR with its hex code and text', () => {
-    expect(parseSessionReply('ERROR 0x01 server going away')).toEqual({ kind: 'error', code: 1, text: 'server going away' });
-    expect(parseSessionReply('ERROR 0x0A')).toEqual({ kind: 'error', code: 10, text: '' });
-  });
-
-  it('reads REDIRECT with its address', () => {
-    expect(parseSessionReply('REDIRECT db2.internal:7071')).toEqual({
-      kind: 'redirect',
-      address: { host: 'db2.internal', port: 7071 },
-    });
-  });
-
-  it.each(['ACQUIRED', 'ACQUIRED x', 'WAITING 0', 'WAITING -1', 'ERROR 1 text', 'ERROR 0xZZ', 'REDIRECT :', 'HELLO'])('refuses %j', (line) => {
-    expect(parseSessionReply(line).kind).toBe('malformed');
-  });
-});
-
-describe('parseU64', () => {
-  it('accepts 0 and u64 max and nothing outside', () => {
-    expect(parseU64('0')).toBe(0n);
-    expect(parseU64('18446744073709551615')).toBe(2n ** 64n - 1n);
-    expect(parseU64('18446744073709551616')).toBeUndefined();
-    expect(parseU64('')).toBeUndefined();
-    expect(parseU64('1 ')).toBeUndefined();
   });
 });

@@ -1,3 +1,6 @@
+// Plain decimal numbers in reply text, as the clients read them (ports, queue positions). The
+// server reads its request fields from bytes instead (wire-fields.ts), without making strings.
+
 /**
  * A plain decimal number of 1 to `maxDigits` digits (no sign, no dot), scanned without a regex;
  * undefined for anything else. Up to 15 digits stay exact in a double.

@@ -1,0 +1,64 @@
+// The node:net transport of a line connection: a thin shell over one accepted Socket. Whatever
+// a connection decides (batching, backpressure, closing) stays in line-connection.ts; this file
+// only maps the socket's calls and events onto LineTransport.
+import type { Socket } from 'node:net';
+import type { LineTransport, TransportSink, WriteDone } from './line-transport.ts';
+
+export class SocketTransport implements LineTransport {
+  readonly remoteAddress: string;
+
+  constructor(private readonly socket: Socket) {
+    this.remoteAddress = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`;
+    // Replies are batched per event-loop turn already (flush-scheduler.ts); Nagle would only delay them.
+    socket.setNoDelay(true);
+  }
+
+  get bufferedBytes(): number {
+    return this.socket.writableLength;
+  }
+
+  get ended(): boolean {
+    return this.socket.writableEnded;
+  }
+
+  get destroyed(): boolean {
+    return this.socket.destroyed;
+  }
+
+  get readingPaused(): boolean {
+    return this.socket.isPaused();
+  }
+
+  /** One listener per event, made once per connection. */
+  attach(sink: TransportSink): void {
+    const socket = this.socket;
+    socket.on('data', (chunk: Buffer) => sink.onBytes(chunk));
+    socket.on('drain', () => sink.onDrain());
+    // A reset peer is ordinary here; 'close' follows later in the loop and does the clean-up.
+    socket.on('error', () => sink.onFailed());
+    // The listener runs with allowHalfOpen, so Node does not end our side at the peer's FIN
+    // before the connection has flushed its replies.
+    socket.on('end', () => sink.onPeerEnd());
+    socket.on('close', () => sink.onClosed());
+  }
+
+  write(text: string, done: WriteDone): boolean {
+    return this.socket.write(text, done);
+  }
+
+  end(): void {
+    this.socket.end();
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  pauseReading(): void {
+    this.socket.pause();
+  }
+
+  resumeReading(): void {
+    this.socket.resume();
+  }
+}
