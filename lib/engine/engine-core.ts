@@ -2,11 +2,10 @@
 // clients and admins (lock-engine.ts, on a serving node) and the active node's replication
 // stream (replica-ops.ts, on a standby). The layers are classes, LockEngine extends ReplicaOps
 // extends EngineCore, so that both drivers reach the same state without it being public.
-import type { Claim } from './claim.ts';
+import { type Claim, type HandoverCause, LockState } from './claim.ts';
 import type { Clock } from './clock.ts';
 import { DeadlineHeap } from './deadline-heap.ts';
 import type { LockEvent, LockEventListener } from './events.ts';
-import { type HandoverCause, LockState } from './lock-state.ts';
 import type { TokenSource } from '../tokens/token-source.ts';
 
 export const NEVER = Number.POSITIVE_INFINITY;

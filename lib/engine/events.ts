@@ -8,8 +8,7 @@
 // number of times while it lives: neither ends it.
 // A reset ends every claim at once, silently: the state was replaced (a standby took a fresh
 // snapshot, or a node stopped serving). Readers re-read everything.
-import type { Protocol } from './claim.ts';
-import type { HandoverCause } from './lock-state.ts';
+import type { HandoverCause, Protocol } from './claim.ts';
 
 export interface GrantEvent {
   type: 'grant';

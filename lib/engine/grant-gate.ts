@@ -3,7 +3,7 @@
 // locks wait for one, and why no token could be issued. LockEngine (lock-engine.ts) checks
 // `openUntil` where it grants, and hands the held locks on through handOver.
 import { NEVER } from './engine-core.ts';
-import type { LockState } from './lock-state.ts';
+import type { LockState } from './claim.ts';
 import { ReplicaOps } from './replica-ops.ts';
 import { MAX_TOKEN, TokensUnavailable } from './token-contract.ts';
 

@@ -11,9 +11,8 @@
 // with (replicaGrant, ..., reset) in replica-ops.ts; whether a grant may be made now (the
 // grant gate, held locks, tokens that could not be issued) in grant-gate.ts. This file is what
 // clients and admins do.
-import { type AcquireRequest, Claim, type ClaimOwner, type ClaimState } from './claim.ts';
+import { type AcquireRequest, Claim, type ClaimOwner, type ClaimState, type HandoverCause, type LockState } from './claim.ts';
 import { NEVER } from './engine-core.ts';
-import type { HandoverCause, LockState } from './lock-state.ts';
 import { GrantGate } from './grant-gate.ts';
 import { TokensUnavailable } from './token-contract.ts';
 

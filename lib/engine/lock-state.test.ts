@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Claim, type ClaimOwner } from './claim.ts';
-import { LockState } from './lock-state.ts';
+import { Claim, type ClaimOwner, LockState } from './claim.ts';
 
 const owner: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
 

@@ -9,9 +9,8 @@
 // run out where the active's would have. Replicated waiters are not in the heap: a promotion
 // drops them (their connections were on the old active), except resumable session waiters
 // (those that sent a claim key), which keepDetached files there to wait for their client.
-import { Claim, type ClaimOwner, type Protocol } from './claim.ts';
+import { Claim, type ClaimOwner, type HandoverCause, type LockState, type Protocol } from './claim.ts';
 import { EngineCore, NEVER } from './engine-core.ts';
-import type { HandoverCause, LockState } from './lock-state.ts';
 import type { GrantEvent } from './events.ts';
 
 /** The owner of replicated claims: a grant is always taken, an end is nobody's business. */

@@ -2,7 +2,7 @@
 // them and the dashboard reads them, so both sides import this one file. Fencing tokens and
 // claim ids travel as decimal strings (a u64 does not fit a JSON number); times are epoch
 // milliseconds, durations are milliseconds.
-import type { HandoverCause } from '../engine/lock-state.ts';
+import type { HandoverCause } from '../engine/claim.ts';
 
 export type Protocol = 'keyed' | 'session';
 export type NodeRole = 'active' | 'standby';

@@ -4,9 +4,8 @@
 // the two together give the active's table). Leases count from when this node reads them, so
 // a replicated lease never ends earlier here than on the active. A batch or part that does not
 // parse is a broken stream: the caller re-syncs.
-import type { Protocol } from '../../lib/engine/claim.ts';
+import type { HandoverCause, Protocol } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
-import type { HandoverCause } from '../../lib/engine/lock-state.ts';
 import { KEY_HASH, type SnapshotBeginMessage, type SnapshotHolder, type SnapshotMessage, type SnapshotWaiter } from '../../lib/cluster/peer-messages.ts';
 
 interface IncomingSnapshot {

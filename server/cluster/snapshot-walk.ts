@@ -18,9 +18,8 @@
 // table started over at `snapshot-begin`), and each of those claims' end was an event too, so
 // the standby has nothing left for it either.
 import type { Clock } from '../../lib/engine/clock.ts';
-import type { Claim } from '../../lib/engine/claim.ts';
+import type { Claim, LockState } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
-import type { LockState } from '../../lib/engine/lock-state.ts';
 import type { SnapshotHolder, SnapshotWaiter } from '../../lib/cluster/peer-messages.ts';
 
 /** How much one slice may do before the loop gets to run again (client I/O, timers, heartbeats). */

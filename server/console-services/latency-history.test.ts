@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { HandoverCause } from '../../lib/engine/lock-state.ts';
+import type { HandoverCause } from '../../lib/engine/claim.ts';
 import { HANDOVER_CAUSES } from '../../lib/ops-api/api-types.ts';
 import { BUCKET_COUNT, BUCKET_MS, HISTORY_MS, LatencyHistory, MAX_MS, MIN_MS, RELATIVE_ERROR, bucketStart } from './latency-history.ts';
 

@@ -6,7 +6,7 @@
 // i holds [MIN·γ^(i-1), MIN·γ^i) and reports 2·MIN·γ^i/(γ+1), which is within α of every value
 // in the bin. Recording is one Math.log and an array increment (O(1), allocation-free once a
 // bucket's arrays exist), because it runs on the engine's hot path.
-import type { HandoverCause } from '../../lib/engine/lock-state.ts';
+import type { HandoverCause } from '../../lib/engine/claim.ts';
 import { HANDOVER_CAUSES, type CauseLatency, type HistoryBucket, type LatencySummary } from '../../lib/ops-api/api-types.ts';
 
 export const BUCKET_MS = 10_000;

@@ -1,9 +1,8 @@
 // Turns the engine's live objects into the ops API's JSON shapes (lib/ops-api/api-types.ts).
 // Pure reads: nothing here changes the engine. `wall` maps the engine's monotonic clock to
 // epoch milliseconds.
-import type { Claim } from '../../lib/engine/claim.ts';
+import type { Claim, LockState } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
-import type { LockState } from '../../lib/engine/lock-state.ts';
 import type { HolderView, LockDetail, LockSummary, LocksPage, WaiterView } from '../../lib/ops-api/api-types.ts';
 import { lockIndexFor } from './lock-index.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LockState } from '../../lib/engine/lock-state.ts';
+import type { LockState } from '../../lib/engine/claim.ts';
 import { engineFixture, Owner } from '../../lib/engine/testing/engine-fixture.ts';
 import { RenewalScan, SEED_SLICE } from './renewal-scan.ts';
 

@@ -10,8 +10,7 @@
 // holders granted before the first dashboard opened, from one walk of the table done in slices
 // of SEED_SLICE locks per scan: a full walk of 100,000 locks at once held the loop for tens of
 // milliseconds every 300 ms, on the lock path's time.
-import type { Claim } from '../../lib/engine/claim.ts';
-import type { LockState } from '../../lib/engine/lock-state.ts';
+import type { Claim, LockState } from '../../lib/engine/claim.ts';
 
 /** How often the scan runs (rounded to whole flushes). */
 export const RENEWAL_SCAN_MS = 300;

@@ -22,7 +22,7 @@
 // changed since the header, so the chunk is right. The walk is a live Map iterator: a lock that
 // stays is visited exactly once; one that comes or goes meanwhile is in a delta anyway.
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
-import type { LockState } from '../../lib/engine/lock-state.ts';
+import type { LockState } from '../../lib/engine/claim.ts';
 import type { LocksChunkMessage } from '../../lib/ops-api/api-types.ts';
 import type { FeedSubscriber } from '../daemon/daemon-facade.ts';
 import { lockSummary, type ViewClock } from './lock-views.ts';

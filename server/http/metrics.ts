@@ -3,10 +3,9 @@
 // holders and waiters by walking the engine's locks, connections, role and identity through
 // callbacks. The output passes `promtool check metrics` (see server/http/metrics-promtool.test.ts).
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Protocol } from '../../lib/engine/claim.ts';
+import type { HandoverCause, Protocol } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
-import type { HandoverCause } from '../../lib/engine/lock-state.ts';
 import { type ClusterView, type FailoverCause, HANDOVER_CAUSES, type NodeRole } from '../../lib/ops-api/api-types.ts';
 
 type Tally = Record<Protocol, number>;
