@@ -56,11 +56,12 @@ export class DeadlineHeap<T extends HeapItem> {
   private up(start: number): void {
     const items = this.items;
     let i = start;
-    const item = items[i] as T;
+    const item = items[i];
+    if (item === undefined) return;
     while (i > 0) {
       const parentIndex = (i - 1) >> 1;
-      const parent = items[parentIndex] as T;
-      if (parent.due <= item.due) break;
+      const parent = items[parentIndex];
+      if (parent === undefined || parent.due <= item.due) break;
       items[i] = parent;
       parent.heapIndex = i;
       i = parentIndex;
@@ -73,15 +74,21 @@ export class DeadlineHeap<T extends HeapItem> {
     const items = this.items;
     const n = items.length;
     let i = start;
-    const item = items[i] as T;
+    const item = items[i];
+    if (item === undefined) return;
     for (;;) {
       const left = 2 * i + 1;
+      // Bounds first: a read past the end would make V8's load slower; below n an item is always there.
       if (left >= n) break;
       const right = left + 1;
       let child = left;
-      if (right < n && (items[right] as T).due < (items[left] as T).due) child = right;
-      const c = items[child] as T;
-      if (c.due >= item.due) break;
+      let c = items[left];
+      const r = right < n ? items[right] : undefined;
+      if (r !== undefined && c !== undefined && r.due < c.due) {
+        c = r;
+        child = right;
+      }
+      if (c === undefined || c.due >= item.due) break;
       items[i] = c;
       c.heapIndex = i;
       i = child;

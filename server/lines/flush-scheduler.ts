@@ -40,6 +40,6 @@ export class FlushScheduler {
     if (this.lead !== null) this.lead();
     const batch = this.dirty;
     this.dirty = [];
-    for (let i = 0; i < batch.length; i++) (batch[i] as Flushable).flush();
+    for (const connection of batch) connection.flush();
   }
 }

@@ -158,8 +158,9 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
    */
   protected override discardUnwritten(confirmed: number): void {
     for (let i = this.pendingHead; i < this.pendingGrants.length; i++) {
-      const claim = this.pendingGrants[i] as Claim;
-      if ((this.pendingEnds[i] as number) > confirmed && claim.state === 'holding') this.engine.end(claim);
+      const claim = this.pendingGrants[i];
+      const end = this.pendingEnds[i];
+      if (claim !== undefined && end !== undefined && end > confirmed && claim.state === 'holding') this.engine.end(claim);
     }
     this.pendingGrants.length = 0;
     this.pendingEnds.length = 0;
@@ -230,8 +231,8 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
     const list = this.waiting.get(key);
     if (list === undefined) return null;
     for (let i = list.length - 1; i >= 0; i--) {
-      const other = list[i] as Claim;
-      if (other.id < beforeId) return other;
+      const other = list[i];
+      if (other !== undefined && other.id < beforeId) return other;
     }
     return null;
   }
