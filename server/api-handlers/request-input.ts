@@ -4,7 +4,7 @@
 // naming the field. The Content-Type is not checked: `curl -d` sends JSON as a form.
 import { z } from 'zod';
 import type { ErrorName } from '../../lib/errors.ts';
-import { type LockName, lockNameSchema, u64TextSchema } from '../console-services/admin-request.ts';
+import { type LockName, lockNameSchema, readU64Text } from '../console-services/admin-request.ts';
 import { errorResponse } from './route-kit.ts';
 
 /** Every body of the ops API is a few fields; anything bigger is not ours. */
@@ -84,16 +84,14 @@ export function checkLockName(name: string): Checked<LockName> {
   return check(lockNameSchema, name, 'name');
 }
 
-/** A fencing token: a decimal u64 string (the one u64 rule, as on the wire) or a safe-integer number; a bigint from here on. */
-export const tokenSchema = z.union([
-  u64TextSchema,
-  z
-    .number()
-    .int()
-    .min(0)
-    .max(Number.MAX_SAFE_INTEGER)
-    .transform((t) => BigInt(t)),
-]);
+/**
+ * A fencing token: a decimal u64 string (the one u64 rule, as on the wire) or a safe-integer
+ * number; a bigint from here on. One union of the two JSON types, then one transform, so a bad
+ * value is named by the rule it broke rather than zod's "Invalid input" for a failed union.
+ */
+export const tokenSchema = z
+  .union([z.string(), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)])
+  .transform((t, ctx) => (typeof t === 'number' ? BigInt(t) : readU64Text(t, ctx)));
 
 /** A claim id from the path: a positive decimal that fits a safe integer. */
 export function checkClaimId(id: string): Checked<number> {

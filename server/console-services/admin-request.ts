@@ -13,13 +13,19 @@ import { parseU64Text } from '../../lib/protocol/u64-text.ts';
 export const lockNameSchema = z.string().refine(isValidKey, ERRORS['bad-key'].message).brand<'LockName'>();
 export type LockName = z.output<typeof lockNameSchema>;
 
-/** A fencing token written as text (a u64 does not fit a JSON number): 1-20 digits, at most 2^64-1. */
-export const u64TextSchema = z.string().transform((text, ctx) => {
+/**
+ * Text → bigint by the one u64 rule (1-20 digits, at most 2^64-1), as a zod transform step: an
+ * issue when the text is not one. The HTTP edge also takes a JSON number (request-input.ts).
+ */
+export function readU64Text(text: string, ctx: z.RefinementCtx): bigint {
   const value = parseU64Text(text);
   if (value !== null) return value;
   ctx.addIssue({ code: 'custom', message: 'expected a decimal u64 string (0 to 18446744073709551615)' });
   return z.NEVER;
-});
+}
+
+/** A fencing token written as text (a u64 does not fit a JSON number), as the peer link carries it. */
+export const u64TextSchema = z.string().transform(readU64Text);
 
 /** A claim id: a positive safe integer (the engine numbers claims from 1). */
 export const claimIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
