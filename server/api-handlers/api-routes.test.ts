@@ -4,15 +4,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { API_ROUTES, matchRoute } from './api-routes.ts';
+import { API_ROUTES, CONSOLE_PAGES, matchRoute } from './api-routes.ts';
 
 const APP = fileURLToPath(new URL('../../app', import.meta.url));
 
-function routeFiles(dir: string): string[] {
+function routeFiles(dir: string, name = 'route.ts'): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
-    if (e.isDirectory()) return routeFiles(path);
-    return e.name === 'route.ts' ? [path] : [];
+    if (e.isDirectory()) return routeFiles(path, name);
+    return e.name === name ? [path] : [];
   });
 }
 
@@ -40,6 +40,11 @@ describe('the route table', () => {
     expect(app.size).toBeGreaterThanOrEqual(14);
     expect(app.has('/api/v1/cluster/restore')).toBe(true);
     expect(Object.fromEntries(tableRoutes())).toEqual(Object.fromEntries(app));
+  });
+
+  it('lists every page of the console, for the answer the console-less server gives them', () => {
+    const pages = routeFiles(APP, 'page.tsx').map((file) => `/${relative(APP, file).split(sep).slice(0, -1).join('/')}`);
+    expect([...CONSOLE_PAGES].sort()).toEqual(pages.sort());
   });
 
   it('matches literal paths and decodes parameters as Next does', () => {

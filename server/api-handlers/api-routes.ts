@@ -41,6 +41,18 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { pattern: '/api/v1/locks/[name]/waiters/[id]/kick', handlers: { POST: kickWaiter } },
 ];
 
+/**
+ * The console's pages (each app/.../page.tsx; api-routes.test.ts checks the list against the app
+ * directory). Without the console (`--no-console`) the HTTP port answers them with a JSON 404
+ * that says the dashboard is off, rather than a bare "not found".
+ */
+export const CONSOLE_PAGES: ReadonlySet<string> = new Set(['/']);
+
+/** The detail of that 404: what is off, and what this port does serve (the words of `baton serve --help`). */
+export function consoleOffDetail(path: string): string {
+  return `${path}: the dashboard is off on this node (started with --no-console); this port serves the probes (/healthz, /readyz), /metrics and the JSON ops API (/api/v1)`;
+}
+
 export type RouteMatch =
   | { kind: 'found'; route: ApiRoute; params: RouteParams }
   | { kind: 'not-found' }

@@ -3,6 +3,7 @@
 // the answer and the audit entry.
 import { describe, expect, it } from 'vitest';
 import type { AdminFacade, AdminOp, AdminResult } from '../daemon/daemon-facade.ts';
+import { adminOpToWire, type WireAdminOp } from '../console-services/admin-request.ts';
 import { SINGLE_NODE_RESTORE_REASON } from '../console-services/single-node-cluster.ts';
 import { apiRequest, asAdmin, asReader, READ_TOKEN, SINGLE_NODE_REASON, testFacade } from '../console-services/testing/test-facade.ts';
 import { postHandoff } from './handoff.ts';
@@ -12,13 +13,13 @@ import { postRestore } from './restore.ts';
 const post = (path: string, body?: string, headers: Record<string, string> = asAdmin) =>
   apiRequest(path, { method: 'POST', headers, ...(body === undefined ? {} : { body }) });
 
-/** A standby's admin facade as the routes see it: records what it forwards and answers `reply`. */
-function forwarding(reply: (op: AdminOp) => AdminResult): AdminFacade & { sent: Array<{ op: AdminOp; who: string }> } {
-  const sent: Array<{ op: AdminOp; who: string }> = [];
+/** A standby's admin facade as the routes see it: records what it forwards (as the peer link carries it) and answers `reply`. */
+function forwarding(reply: (op: AdminOp) => AdminResult): AdminFacade & { sent: Array<{ op: WireAdminOp; who: string }> } {
+  const sent: Array<{ op: WireAdminOp; who: string }> = [];
   return {
     sent,
     run: async (op, who) => {
-      sent.push({ op, who });
+      sent.push({ op: adminOpToWire(op), who });
       return reply(op);
     },
   };

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { DaemonFacade } from '../daemon/daemon-facade.ts';
 import { adminAction, adminOutcome } from './admin-action.ts';
-import { auditTarget } from '../console-services/admin-ops.ts';
+import { auditTarget } from '../console-services/admin-request.ts';
 import { readJsonBody } from './request-input.ts';
 
 /** No body or `{}` lets the cluster pick the standby (the highest priority alive). Strict: a misspelt "target" must not become "any standby". */

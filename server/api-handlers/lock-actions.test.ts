@@ -88,6 +88,14 @@ describe('POST /api/v1/locks/{name}/force-release', () => {
     expect(t.engine.lock('a')?.holder).not.toBeNull();
   });
 
+  it('names the rule a bad token broke, not just "invalid input"', async () => {
+    const t = await testFacade();
+    t.hold('a');
+    const message = async (token: string) => ((await (await release(t, 'a', `{"token": ${token}}`)).json()) as { error: { message: string } }).error.message;
+    expect(await message('"18446744073709551616"')).toBe('invalid input: token: expected a decimal u64 string (0 to 18446744073709551615)');
+    expect(await message('-3')).toBe('invalid input: token: Too small: expected number to be >=0');
+  });
+
   it('takes the largest u64 as a well-formed (stale) token', async () => {
     const t = await testFacade();
     t.hold('a');

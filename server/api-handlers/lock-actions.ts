@@ -1,6 +1,8 @@
 // The admin actions on one lock: force-release its holder, kick a waiter out of its queue.
-// Input is checked here; the op itself runs where the cluster says (this node when active,
-// else forwarded to the active node): see server/console-services/admin-ops.ts for what it does.
+// This is the HTTP edge: the path and body are parsed here, once, into the typed AdminOp
+// (server/console-services/admin-request.ts) that goes inward unchanged. The op runs where the
+// cluster says (this node when active, else forwarded to the active node): see
+// server/console-services/admin-ops.ts for what it does.
 import { z } from 'zod';
 import type { DaemonFacade } from '../daemon/daemon-facade.ts';
 import { type ActionOutcome, adminAction, adminOutcome } from './admin-action.ts';
@@ -22,8 +24,7 @@ export function forceRelease(req: Request, daemon: DaemonFacade, params: { name:
       return { ok: false, error: 'invalid-input', detail: 'token: give it in the JSON body, not the query string' };
     const body = await readJsonBody(req, forceReleaseBody);
     if (!body.ok) return body;
-    const token = body.value?.token;
-    return adminOutcome(await daemon.admin.run({ op: 'force-release', lock: name.value, token: token === undefined ? null : token.toString() }, who));
+    return adminOutcome(await daemon.admin.run({ op: 'force-release', lock: name.value, token: body.value?.token ?? null }, who));
   });
 }
 

@@ -2,7 +2,6 @@
 // its whole queue). Reads only: nothing here changes the engine.
 import { z } from 'zod';
 import type { DaemonFacade } from '../daemon/daemon-facade.ts';
-import { lockDetail, locksPage } from '../console-services/lock-views.ts';
 import { checkLockName, readQuery, refusalResponse } from './request-input.ts';
 import { errorResponse, jsonResponse, refuseRead } from './route-kit.ts';
 
@@ -24,7 +23,7 @@ export function listLocks(req: Request, daemon: DaemonFacade): Response {
   if (refused !== null) return refused;
   const query = readQuery(req, locksQuery);
   if (!query.ok) return refusalResponse(query);
-  return jsonResponse(200, locksPage(daemon.engine, daemon.clock, query.value));
+  return jsonResponse(200, daemon.locksPage(query.value));
 }
 
 export function getLock(req: Request, daemon: DaemonFacade, params: { name: string }): Response {
@@ -32,8 +31,8 @@ export function getLock(req: Request, daemon: DaemonFacade, params: { name: stri
   if (refused !== null) return refused;
   const name = checkLockName(params.name);
   if (!name.ok) return refusalResponse(name);
-  const lock = daemon.engine.lock(name.value);
+  const lock = daemon.lockDetail(name.value);
   // The engine forgets a lock as soon as nobody holds or waits for it: there is nothing to show.
   if (lock === undefined) return errorResponse('not-found', `nobody holds or waits for ${name.value}`);
-  return jsonResponse(200, lockDetail(lock, daemon.clock));
+  return jsonResponse(200, lock);
 }

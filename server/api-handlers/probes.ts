@@ -15,13 +15,13 @@ import { jsonResponse, refuseRead } from './route-kit.ts';
  */
 export function getHealthz(_req: Request, daemon: DaemonFacade): Response {
   const state = daemon.state();
-  const refused = daemon.engine.grantRefusal();
+  const { refusal: refused, tokenHighWater } = daemon.grants();
   return jsonResponse(200, {
     status: state === 'draining' ? 'draining' : refused !== null ? 'degraded' : 'ok',
     state,
     instanceId: daemon.instanceId,
     pid: process.pid,
-    tokenHighWater: daemon.engine.tokenHighWater.toString(),
+    tokenHighWater: tokenHighWater.toString(),
     grants: refused ?? 'ok',
     role: daemon.role(),
     phase: daemon.cluster().phase,
@@ -46,7 +46,7 @@ export function getReadyz(req: Request, daemon: DaemonFacade): Response {
   if (!query.ok) return refusalResponse(query);
   const wanted = query.value.role;
   // A node that can grant nothing (u64 used up, storage failing) is no place to send clients.
-  const refused = daemon.engine.grantRefusal();
+  const refused = daemon.grants().refusal;
   const ready =
     state === 'serving' && refused === null && (phase === 'active' || phase === 'standby') && (wanted === undefined || (wanted === role && phase === wanted));
   return jsonResponse(ready ? 200 : 503, { ready, state, role, phase, grants: refused ?? 'ok' });

@@ -3,9 +3,8 @@
 // JSON of the wrong shape, and bad query or path values, are 422 invalid-input with a message
 // naming the field. The Content-Type is not checked: `curl -d` sends JSON as a form.
 import { z } from 'zod';
-import { ERRORS, type ErrorName } from '../../lib/errors.ts';
-import { isValidKey } from '../../lib/protocol/key-rules.ts';
-import { U64_MAX } from '../../lib/protocol/u64-text.ts';
+import type { ErrorName } from '../../lib/errors.ts';
+import { type LockName, lockNameSchema, readU64Text } from '../console-services/admin-request.ts';
 import { errorResponse } from './route-kit.ts';
 
 /** Every body of the ops API is a few fields; anything bigger is not ours. */
@@ -76,19 +75,23 @@ export function check<S extends z.ZodType>(schema: S, input: unknown, where: str
 }
 
 /**
- * A lock name from the path (Next has already URL-decoded it). A name the wire protocols
- * could never hold is answered 422 invalid-input, like every other bad field of the ops API,
- * with the bad-key rule as the detail (bad-key itself is the wire protocols' 400).
+ * A lock name from the path (Next has already URL-decoded it), checked once here: inward it
+ * travels as a LockName. A name the wire protocols could never hold is answered 422
+ * invalid-input, like every other bad field of the ops API, with the bad-key rule as the
+ * detail (bad-key itself is the wire protocols' 400).
  */
-export function checkLockName(name: string): Checked<string> {
-  return isValidKey(name) ? { ok: true, value: name } : { ok: false, error: 'invalid-input', detail: `name: ${ERRORS['bad-key'].message}` };
+export function checkLockName(name: string): Checked<LockName> {
+  return check(lockNameSchema, name, 'name');
 }
 
-/** A fencing token: a decimal u64 string (1-20 digits, as on the wire) or a safe-integer number. */
+/**
+ * A fencing token: a decimal u64 string (the one u64 rule, as on the wire) or a safe-integer
+ * number; a bigint from here on. One union of the two JSON types, then one transform, so a bad
+ * value is named by the rule it broke rather than zod's "Invalid input" for a failed union.
+ */
 export const tokenSchema = z
-  .union([z.string().regex(/^[0-9]{1,20}$/, 'expected a decimal u64 string'), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)])
-  .transform((t) => BigInt(t))
-  .refine((t) => t <= U64_MAX, 'expected a u64 (at most 18446744073709551615)');
+  .union([z.string(), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)])
+  .transform((t, ctx) => (typeof t === 'number' ? BigInt(t) : readU64Text(t, ctx)));
 
 /** A claim id from the path: a positive decimal that fits a safe integer. */
 export function checkClaimId(id: string): Checked<number> {

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { DaemonFacade } from '../daemon/daemon-facade.ts';
 import { adminAction, adminOutcome } from './admin-action.ts';
-import { auditTarget } from '../console-services/admin-ops.ts';
+import { auditTarget } from '../console-services/admin-request.ts';
 import { readJsonBody } from './request-input.ts';
 
 /** Strict, like handoff: a misspelt "node" must not become "every node". */

@@ -205,6 +205,32 @@ describe('baton serve', () => {
     expect(line).not.toMatch(/no ops API/);
   });
 
+  it('serves with --no-console exactly what its help names, and says the dashboard is off on the page', async () => {
+    const help = baton('serve', '--help');
+    expect((await help.done()).code).toBe(0);
+    // The option's own words: up to the next option.
+    const said = /--no-console (.*?) --[a-z]/.exec(help.stdout.replace(/\s+/g, ' '))?.[1] ?? '';
+    // Every path the help names answers; the JSON ops API by two of its reads.
+    const paths = [...said.matchAll(/\(?(\/[a-z0-9/]+)/g)].map((m) => m[1] ?? '');
+    expect(paths).toEqual(['/healthz', '/readyz', '/metrics', '/api/v1']);
+    const server = await serve(await tempDir());
+    for (const path of ['/healthz', '/readyz', '/metrics', '/api/v1/locks', '/api/v1/stats']) {
+      expect((await fetch(`http://127.0.0.1:${server.httpPort}${path}`)).status, path).toBe(200);
+    }
+    expect(said).toContain('the dashboard page answers a JSON 404');
+    const page = await fetch(`http://127.0.0.1:${server.httpPort}/`);
+    expect([page.status, page.headers.get('content-type')]).toEqual([404, 'application/json']);
+    expect(await page.json()).toEqual({
+      error: {
+        code: 'not-found',
+        message:
+          'not found: /: the dashboard is off on this node (started with --no-console); this port serves the probes (/healthz, /readyz), /metrics and the JSON ops API (/api/v1)',
+      },
+    });
+    server.baton.child.kill('SIGTERM');
+    expect(await server.baton.done()).toEqual({ code: 0, signal: null });
+  });
+
   it('refuses a bad flag with a message and exit code 2', async () => {
     const started = baton('serve', '--lock-port', '99999');
     expect(await started.done()).toEqual({ code: 2, signal: null });

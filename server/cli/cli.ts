@@ -22,7 +22,7 @@ program
   .addOption(new Option('--read-token <token>', 'when set, reads (API, events, metrics) need it or the admin token').env('BATON_READ_TOKEN'))
   .option(
     '--no-console',
-    'no dashboard: the HTTP port serves only the probes (/healthz, /readyz), /metrics and the JSON ops API (/api/v1, the event stream included), without loading Next',
+    'no dashboard: the HTTP port serves only the probes (/healthz, /readyz), /metrics and the JSON ops API (/api/v1, the event stream included), without loading Next or needing its build; the dashboard page answers a JSON 404',
   )
   .addOption(new Option('--console-dev', 'run the console with Next dev server (for working on the dashboard)').hideHelp())
   .option('--data-dir <dir>', 'where the fencing-token ceiling is kept', './data')

@@ -1,6 +1,7 @@
 // Admin operations across the peer link: a standby sends the operation to the active node
 // and waits (bounded) for its result; the active runs it and answers on the same link.
 import type { AdminOp, AdminResult } from '../daemon/daemon-facade.ts';
+import { adminOpToWire } from '../console-services/admin-request.ts';
 import type { MeshPeer } from './peer-mesh.ts';
 
 const FORWARD_TIMEOUT_MS = 5_000;
@@ -19,7 +20,8 @@ export class AdminForwarder {
         resolve(unavailable(`the active node ${peer.config.id} did not answer in time`));
       }, FORWARD_TIMEOUT_MS);
       this.pending.set(req, { peer: peer.config.id, resolve, timer });
-      link.send({ t: 'admin', req, who, op });
+      // The op leaves the process here: its token goes as text (read back by adminOpFromWire).
+      link.send({ t: 'admin', req, who, op: adminOpToWire(op) });
     });
   }
 
@@ -50,22 +52,4 @@ function isAdminResult(v: unknown): v is AdminResult {
   if (typeof v !== 'object' || v === null) return false;
   const r = v as { ok?: unknown; error?: unknown; detail?: unknown };
   return r.ok === true || (r.ok === false && typeof r.error === 'string' && typeof r.detail === 'string');
-}
-
-/** Admin ops arrive from peers as unknown JSON: only the four known shapes pass. */
-export function readAdminOp(v: unknown): AdminOp | null {
-  if (typeof v !== 'object' || v === null) return null;
-  const o = v as Record<string, unknown>;
-  switch (o.op) {
-    case 'force-release':
-      return typeof o.lock === 'string' && (o.token === null || typeof o.token === 'string') ? { op: 'force-release', lock: o.lock, token: o.token } : null;
-    case 'kick':
-      return typeof o.lock === 'string' && typeof o.claimId === 'number' ? { op: 'kick', lock: o.lock, claimId: o.claimId } : null;
-    case 'handoff':
-      return o.target === null || typeof o.target === 'string' ? { op: 'handoff', target: o.target } : null;
-    case 'restore':
-      return o.node === null || typeof o.node === 'string' ? { op: 'restore', node: o.node } : null;
-    default:
-      return null;
-  }
 }

@@ -2,7 +2,8 @@
 // its engine, handoff to a standby), forwarded to it by a standby, and restore, which goes
 // straight to the yielded node it names. Results are plain data so they can cross the peer link.
 import type { AdminOp, AdminResult } from '../daemon/daemon-facade.ts';
-import { AdminForwarder, readAdminOp, unavailable } from './admin-forwarder.ts';
+import { adminOpFromWire } from '../console-services/admin-request.ts';
+import { AdminForwarder, unavailable } from './admin-forwarder.ts';
 import type { ClusterNode, ClusterNodeDeps } from './cluster-node.ts';
 import type { MeshPeer } from './peer-mesh.ts';
 
@@ -83,13 +84,14 @@ export class ClusterAdmin {
 
   /** An operation forwarded by a standby: run here if this node is still the active one. */
   async serve(peer: MeshPeer, req: number, who: string, raw: unknown): Promise<void> {
-    const op = readAdminOp(raw);
+    // The peer edge: the op is parsed here once (name, token, claim id), as the HTTP edge does.
+    const read = adminOpFromWire(raw);
     let result: AdminResult;
-    if (op === null) result = { ok: false, error: 'invalid-input', detail: 'unreadable admin operation' };
+    if (!read.ok) result = read;
     else if (this.node.role() !== 'active') result = unavailable(`${this.node.self.id} is no longer the active node`);
     else {
-      result = await this.run(op, who);
-      this.d.audit(who, op, result);
+      result = await this.run(read.op, who);
+      this.d.audit(who, read.op, result);
     }
     this.node.mesh.send(peer, { t: 'admin-result', req, result });
   }

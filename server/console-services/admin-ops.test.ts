@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { engineFixture, Owner } from '../../lib/engine/testing/engine-fixture.ts';
 import { forceReleaseLocally, kickLocally, knownError } from './admin-ops.ts';
+import { adminOpFromWire, lockNameSchema } from './admin-request.ts';
+
+/** A checked name, as the HTTP or peer edge hands it in. */
+const name = (text: string) => lockNameSchema.parse(text);
 
 function setup() {
   const f = engineFixture({ blockSize: 16n });
@@ -19,7 +23,7 @@ describe('forceReleaseLocally', () => {
     const owner = new Owner();
     const first = s.hold('a', owner);
     const next = s.hold('a');
-    const result = forceReleaseLocally(s.engine, s.clock, 'a', null);
+    const result = forceReleaseLocally(s.engine, s.clock, name('a'), null);
     expect(viaJson(result)).toEqual(result);
     expect(result).toEqual({
       ok: true,
@@ -37,27 +41,28 @@ describe('forceReleaseLocally', () => {
     const old = s.hold('a');
     const current = s.hold('a');
     s.engine.release('a', old.token);
-    expect(forceReleaseLocally(s.engine, s.clock, 'a', old.token.toString())).toEqual({
+    expect(forceReleaseLocally(s.engine, s.clock, name('a'), old.token)).toEqual({
       ok: false,
       error: 'stale-token',
       detail: `token ${old.token} does not hold a; the holder's token is ${current.token}`,
     });
     expect(current.state).toBe('holding');
-    expect(forceReleaseLocally(s.engine, s.clock, 'a', current.token.toString())).toMatchObject({ ok: true, body: { nextHolder: null } });
+    expect(forceReleaseLocally(s.engine, s.clock, name('a'), current.token)).toMatchObject({ ok: true, body: { nextHolder: null } });
   });
 
   it('answers not-found when nobody holds the lock', () => {
     const s = setup();
-    expect(forceReleaseLocally(s.engine, s.clock, 'free', null)).toEqual({ ok: false, error: 'not-found', detail: 'nobody holds free' });
+    expect(forceReleaseLocally(s.engine, s.clock, name('free'), null)).toEqual({ ok: false, error: 'not-found', detail: 'nobody holds free' });
   });
 
+  // A peer's op is checked where it enters (adminOpFromWire), before anything reaches the engine.
   it('refuses a malformed name or token from a peer', () => {
     const s = setup();
     const h = s.hold('a');
     for (const token of ['', '-1', '1.5', '18446744073709551616', 'abc']) {
-      expect(forceReleaseLocally(s.engine, s.clock, 'a', token), token).toMatchObject({ ok: false, error: 'invalid-input' });
+      expect(adminOpFromWire({ op: 'force-release', lock: 'a', token }), token).toMatchObject({ ok: false, error: 'invalid-input' });
     }
-    expect(forceReleaseLocally(s.engine, s.clock, 'two words', null)).toMatchObject({ ok: false, error: 'invalid-input' });
+    expect(adminOpFromWire({ op: 'force-release', lock: 'two words', token: null })).toMatchObject({ ok: false, error: 'invalid-input' });
     expect(h.state).toBe('holding');
   });
 });
@@ -68,20 +73,21 @@ describe('kickLocally', () => {
     s.hold('a');
     const owner = new Owner();
     const w = s.hold('a', owner);
-    expect(kickLocally(s.engine, 'a', w.id)).toEqual({ ok: true, body: { kicked: { name: 'a', id: String(w.id) } }, detail: `waiter ${w.id}` });
+    expect(kickLocally(s.engine, name('a'), w.id)).toEqual({ ok: true, body: { kicked: { name: 'a', id: String(w.id) } }, detail: `waiter ${w.id}` });
     expect(owner.ended).toEqual([{ id: w.id, reason: 'kicked' }]);
   });
 
   it('answers not-found for a holder, an unknown id or an idle lock', () => {
     const s = setup();
     const h = s.hold('a');
-    expect(kickLocally(s.engine, 'a', h.id)).toEqual({ ok: false, error: 'not-found', detail: `no waiter ${h.id} in the queue of a` });
-    expect(kickLocally(s.engine, 'idle', 3)).toMatchObject({ ok: false, error: 'not-found' });
+    expect(kickLocally(s.engine, name('a'), h.id)).toEqual({ ok: false, error: 'not-found', detail: `no waiter ${h.id} in the queue of a` });
+    expect(kickLocally(s.engine, name('idle'), 3)).toMatchObject({ ok: false, error: 'not-found' });
   });
 
+  // Checked where a peer's op enters (adminOpFromWire); the HTTP edge has checkClaimId.
   it('refuses a claim id that is not a positive safe integer', () => {
-    const s = setup();
-    for (const id of [0, -1, 1.5, Number.NaN, 2 ** 60]) expect(kickLocally(s.engine, 'a', id), String(id)).toMatchObject({ ok: false, error: 'invalid-input' });
+    for (const id of [0, -1, 1.5, Number.NaN, 2 ** 60])
+      expect(adminOpFromWire({ op: 'kick', lock: 'a', claimId: id }), String(id)).toMatchObject({ ok: false, error: 'invalid-input' });
   });
 });
 

@@ -5,8 +5,17 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
 import type { HandoverCause, HistoryBucket, LatencySummary } from '../../lib/ops-api/api-types.ts';
 import { LatencyHistory, bucketStart } from './latency-history.ts';
-import type { HistoryFacade } from '../daemon/daemon-facade.ts';
 import type { ViewClock } from './lock-views.ts';
+
+/** The history reads of the overview (stats-view.ts): the charts' buckets and the latency figures. */
+export interface HistoryFacade {
+  /** The last 15 minutes in 10-second buckets, oldest first. */
+  buckets(): HistoryBucket[];
+  /** Handover latency over the last `windowMs`. */
+  summary(windowMs: number): LatencySummary;
+  /** The same per cause. */
+  summaryByCause(windowMs: number): Record<HandoverCause, LatencySummary>;
+}
 
 /** What the SSE hub reads: the whole history for a snapshot, and what changed for a delta. */
 export interface HistorySource {

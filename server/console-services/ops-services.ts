@@ -10,6 +10,7 @@ import { Security } from './security.ts';
 import { type NodeAddresses, SingleNodeCluster } from './single-node-cluster.ts';
 import { statsView } from './stats-view.ts';
 import type { ClusterBackend } from './cluster-backend.ts';
+import type { LocalLockOps } from './admin-ops.ts';
 
 export interface OpsServicesOptions {
   /** The peer runtime of a clustered node; absent, the node is a cluster of one. */
@@ -25,8 +26,8 @@ export interface OpsServicesOptions {
   state(): DaemonState;
   connections(): Record<Protocol, number>;
   addresses(): NodeAddresses;
-  /** Re-arms the engine timer after an admin op (the daemon's driver.poke). */
-  wake?(): void;
+  /** Force-release and kick on this node's engine, for the cluster of one (the peer runtime has its own way to them). */
+  lockOps: LocalLockOps;
 }
 
 export interface OpsServices {
@@ -54,8 +55,7 @@ export async function createOpsServices(o: OpsServicesOptions): Promise<OpsServi
 function assemble(o: OpsServicesOptions, security: Security, audit: AuditLog): OpsServices {
   const history = new HistoryRecorder(o.engine, o.clock);
   const cluster: ClusterBackend =
-    o.cluster ??
-    new SingleNodeCluster({ nodeId: o.nodeId, instanceId: o.instanceId, addresses: o.addresses, engine: o.engine, clock: o.clock, wake: () => o.wake?.() });
+    o.cluster ?? new SingleNodeCluster({ nodeId: o.nodeId, instanceId: o.instanceId, addresses: o.addresses, lockOps: o.lockOps });
   const role = (): NodeRole => o.cluster?.role() ?? 'active';
   const stats = (): StatsView =>
     statsView({ engine: o.engine, state: o.state, role, connections: o.connections, grantsTotal: () => history.grantsTotal, history });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { engineFixture, Owner } from '../../lib/engine/testing/engine-fixture.ts';
+import { localLockOps } from './admin-ops.ts';
+import { lockNameSchema } from './admin-request.ts';
 import { SINGLE_NODE_HANDOFF_REASON, SINGLE_NODE_RESTORE_REASON, SingleNodeCluster } from './single-node-cluster.ts';
+
+const name = (text: string) => lockNameSchema.parse(text);
 
 function setup() {
   const f = engineFixture();
@@ -8,12 +12,10 @@ function setup() {
   const cluster = new SingleNodeCluster({
     nodeId: 'solo',
     instanceId: 'inst',
-    engine: f.engine,
-    clock: { now: () => f.clock.now(), wall: (ms) => ms },
     addresses: () => ({ lock: '127.0.0.1:1', session: '127.0.0.1:2', http: '127.0.0.1:3' }),
-    wake: () => {
+    lockOps: localLockOps(f.engine, { now: () => f.clock.now(), wall: (ms) => ms }, () => {
       wakes++;
-    },
+    }),
   });
   return { ...f, cluster, wakes: () => wakes };
 }
@@ -51,12 +53,12 @@ describe('SingleNodeCluster', () => {
     const holder = s.engine.acquire({ name: 'a', owner: new Owner(), protocol: 'keyed', client: 'c:1', leaseMs: 10_000, waitMs: 0, sliding: false });
     const waiter = s.engine.acquire({ name: 'a', owner: new Owner(), protocol: 'keyed', client: 'c:2', leaseMs: 10_000, waitMs: 0, sliding: false });
     const third = s.engine.acquire({ name: 'a', owner: new Owner(), protocol: 'keyed', client: 'c:3', leaseMs: 10_000, waitMs: 0, sliding: false });
-    expect(await s.cluster.run({ op: 'kick', lock: 'a', claimId: third.id }, 'bearer:admin')).toMatchObject({ ok: true });
+    expect(await s.cluster.run({ op: 'kick', lock: name('a'), claimId: third.id }, 'bearer:admin')).toMatchObject({ ok: true });
     expect(s.wakes()).toBe(1);
-    expect(await s.cluster.run({ op: 'force-release', lock: 'a', token: holder.token.toString() }, 'bearer:admin')).toMatchObject({ ok: true });
+    expect(await s.cluster.run({ op: 'force-release', lock: name('a'), token: holder.token }, 'bearer:admin')).toMatchObject({ ok: true });
     expect(waiter.state).toBe('holding');
     expect(s.wakes()).toBe(2);
-    expect(await s.cluster.run({ op: 'force-release', lock: 'free', token: null }, 'bearer:admin')).toMatchObject({ ok: false, error: 'not-found' });
+    expect(await s.cluster.run({ op: 'force-release', lock: name('free'), token: null }, 'bearer:admin')).toMatchObject({ ok: false, error: 'not-found' });
     expect(s.wakes()).toBe(2);
   });
 

@@ -1,12 +1,10 @@
 // The cluster as a node started without --config sees it: itself, active, priority 0, no
 // standby to hand off to and nothing to restore. Admin ops run here on the local engine; a
 // clustered node uses the peer runtime (server/cluster) behind the same ClusterBackend.
-import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
 import type { AdminOp, AdminResult } from '../daemon/daemon-facade.ts';
-import { runLockOpLocally } from './admin-ops.ts';
+import type { LocalLockOps } from './admin-ops.ts';
 import type { ClusterBackend } from './cluster-backend.ts';
-import type { ViewClock } from './lock-views.ts';
 
 export const SINGLE_NODE_HANDOFF_REASON = 'this node is the only one in the cluster: there is no standby to hand off to';
 export const SINGLE_NODE_RESTORE_REASON = 'this node is not part of a cluster: nothing to restore';
@@ -21,10 +19,8 @@ export interface SingleNodeClusterOptions {
   nodeId: string;
   instanceId: string;
   addresses: () => NodeAddresses;
-  engine: LockEngine;
-  clock: ViewClock;
-  /** Re-arms the daemon's engine timer after an op changed the engine (EngineDriver.poke). */
-  wake: () => void;
+  /** Runs force-release and kick on this node's engine (and wakes its timer: admin-ops.ts). */
+  lockOps: LocalLockOps;
 }
 
 export class SingleNodeCluster implements ClusterBackend {
@@ -64,16 +60,11 @@ export class SingleNodeCluster implements ClusterBackend {
     switch (op.op) {
       case 'force-release':
       case 'kick':
-        return this.woken(runLockOpLocally(this.o.engine, this.o.clock, op));
+        return this.o.lockOps.run(op);
       case 'handoff':
         return { ok: false, error: 'conflict', detail: SINGLE_NODE_HANDOFF_REASON };
       case 'restore':
         return { ok: false, error: 'conflict', detail: SINGLE_NODE_RESTORE_REASON };
     }
-  }
-
-  private woken(result: AdminResult): AdminResult {
-    if (result.ok) this.o.wake();
-    return result;
   }
 }

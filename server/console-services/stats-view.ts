@@ -2,7 +2,7 @@
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { DaemonState, NodeRole, Protocol, StatsView } from '../../lib/ops-api/api-types.ts';
 import { HISTORY_MS } from './latency-history.ts';
-import type { HistoryFacade } from '../daemon/daemon-facade.ts';
+import type { HistoryFacade } from './history-recorder.ts';
 
 /** The window of the "handover latency now" figures. */
 export const STATS_WINDOW_MS = 60_000;

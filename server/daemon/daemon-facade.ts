@@ -4,19 +4,9 @@
 // only what is here: plain data and methods, never `instanceof` on daemon classes (a bundled
 // copy of a class is a different class).
 import type { ErrorName } from '../../lib/errors.ts';
-import type { LockEngine } from '../../lib/engine/lock-engine.ts';
-import type {
-  AuditEntry,
-  ClusterView,
-  DaemonState,
-  HandoverCause,
-  HistoryBucket,
-  LatencySummary,
-  NodeRole,
-  Protocol,
-  StatsView,
-} from '../../lib/ops-api/api-types.ts';
-import type { ViewClock } from '../console-services/lock-views.ts';
+import type { AuditEntry, ClusterView, DaemonState, LockDetail, LocksPage, NodeRole, StatsView } from '../../lib/ops-api/api-types.ts';
+import type { AdminOp, LockName } from '../console-services/admin-request.ts';
+import type { LocksQuery } from '../console-services/lock-views.ts';
 
 /** What a request is allowed to do, as decided by the security policy. */
 export type Principal =
@@ -80,15 +70,6 @@ export interface FeedFacade {
   readonly subscriberCount: number;
 }
 
-export interface HistoryFacade {
-  /** The last 15 minutes in 10-second buckets, oldest first. */
-  buckets(): HistoryBucket[];
-  /** Handover latency over the last `windowMs`. */
-  summary(windowMs: number): LatencySummary;
-  /** The same per cause. */
-  summaryByCause(windowMs: number): Record<HandoverCause, LatencySummary>;
-}
-
 /**
  * The outcome of an admin operation, as plain JSON-safe data: it may have been computed on the
  * active node and carried back over the peer link (a standby forwards mutations). The HTTP
@@ -96,12 +77,8 @@ export interface HistoryFacade {
  */
 export type AdminResult = { ok: true; body: unknown; detail: string | null } | { ok: false; error: ErrorName; detail: string };
 
-/** The mutations of the ops API. `token` is a decimal u64 string. */
-export type AdminOp =
-  | { op: 'force-release'; lock: string; token: string | null }
-  | { op: 'kick'; lock: string; claimId: number }
-  | { op: 'handoff'; target: string | null }
-  | { op: 'restore'; node: string | null };
+/** The mutations of the ops API, checked where they entered the process (admin-request.ts). */
+export type { AdminOp, LockName };
 
 export interface AdminFacade {
   /**
@@ -112,30 +89,37 @@ export interface AdminFacade {
   run(op: AdminOp, who: string): Promise<AdminResult>;
 }
 
+/** Whether this node can grant, for the probes: two figures, no walk of the locks. */
+export interface GrantsView {
+  /** Null when it can; else why not (lib/errors.ts names): no token left, or the ceiling cannot be stored. */
+  refusal: Exclude<StatsView['grants'], 'ok'> | null;
+  /** The highest fencing token issued so far. */
+  tokenHighWater: bigint;
+}
+
+/**
+ * What route code may ask of the daemon: views as the ops API's JSON shapes, the admin ops,
+ * and the services a request needs (who is asking, the audit log, the event feed). Not the
+ * engine nor its clock: what reads them is behind these methods (server/console-services
+ * builds them, ops-facade.ts), so a route cannot change the engine except by an admin op.
+ */
 export interface DaemonFacade {
   readonly instanceId: string;
-  readonly nodeId: string;
-  readonly engine: LockEngine;
-  /** The engine's clock and its mapping to epoch ms, for views. */
-  readonly clock: ViewClock;
   state(): DaemonState;
   role(): NodeRole;
-  connections(): Record<Protocol, number>;
+  grants(): GrantsView;
   stats(): StatsView;
   cluster(): ClusterView;
+  /** One page of lock summaries in name order (see lock-views.ts locksPage). */
+  locksPage(query: LocksQuery): LocksPage;
+  /** One lock with its whole queue; undefined when nobody holds or waits for it (the engine has forgotten it). */
+  lockDetail(name: LockName): LockDetail | undefined;
   /** Mutations (force-release, kick, handoff, restore), forwarded to the active node by a standby. */
   readonly admin: AdminFacade;
   metrics(): Promise<{ contentType: string; body: string }>;
   readonly security: SecurityFacade;
   readonly audit: AuditFacade;
   readonly feed: FeedFacade;
-  readonly history: HistoryFacade;
-  shutdown(): Promise<void>;
-  /**
-   * Call after acting on the engine directly (an admin force-release or kick): re-arms the
-   * daemon's one timer for the engine's next deadline, which such an action may have moved.
-   */
-  wake(): void;
 }
 
 const KEY = Symbol.for('baton.daemon');

@@ -15,7 +15,7 @@ import { LineListener } from '../lines/line-listener.ts';
 import { createMetrics } from '../http/metrics.ts';
 import { performanceClock } from './performance-clock.ts';
 import { SESSION_REFUSAL, SessionConnection } from '../lines/session-connection.ts';
-import { type DaemonFacade, registerDaemonFacade, unregisterDaemonFacade } from './daemon-facade.ts';
+import { registerDaemonFacade, unregisterDaemonFacade } from './daemon-facade.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { createConsoleServer, type ConsoleServer } from '../http/console-server.ts';
 import { warmUpConsole } from '../http/console-warm-up.ts';
@@ -24,7 +24,9 @@ import type { DaemonState } from '../../lib/ops-api/api-types.ts';
 import { formatAddress } from '../../lib/client/address.ts';
 import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
-import { auditTarget, runLockOpLocally } from '../console-services/admin-ops.ts';
+import { localLockOps } from '../console-services/admin-ops.ts';
+import { auditTarget } from '../console-services/admin-request.ts';
+import { createOpsFacade } from '../console-services/ops-facade.ts';
 import { HOLD } from '../lines/routing.ts';
 import { listenerLimits } from '../lines/open-files.ts';
 import type { ClusterOptions } from '../../lib/cluster/cluster-config.ts';
@@ -215,7 +217,9 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   const connections = () => ({ keyed: keyed.connections.size, session: sessions.connections.size });
   let addresses = { lock: '', session: '', http: '' };
   const viewClock = { now: () => clock.now(), wall: (t: number) => Date.now() - (clock.now() - t) };
-  const wake = () => driver.poke();
+  // Every force-release and kick on this engine goes through here, from this node's API or a
+  // standby's: it wakes the driver after a change (admin-ops.ts).
+  const lockOps = localLockOps(engine, viewClock, () => driver.poke());
   if (opts.cluster !== null) {
     clusterNode = new ClusterNode({
       cluster: opts.cluster,
@@ -240,11 +244,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       persistCeiling: (c) => durable.saveAhead(c),
       // Asked on every heartbeat: the store's own record, not a read of the ceiling files.
       storedCeiling: () => durable.savedCeiling,
-      runLocally: (op) => {
-        const result = runLockOpLocally(engine, viewClock, op);
-        wake();
-        return result;
-      },
+      runLocally: (op) => lockOps.run(op),
       // `ops` is created below; the cluster audits only once it runs, after start-up.
       audit: (who, op, result) =>
         ops.audit.record({ who, action: op.op, target: auditTarget(op), result: result.ok ? 'ok' : result.error, detail: result.detail }),
@@ -255,7 +255,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   }
   const ops = await createOpsServices({
     ...(clusterNode === null ? {} : { cluster: clusterNode }),
-    wake,
+    lockOps,
     engine,
     instanceId,
     nodeId: opts.nodeId,
@@ -281,14 +281,12 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       eventStreams: () => ops.hub.subscriberCount,
       cluster: () => ops.cluster.view(),
     });
-    const facade: DaemonFacade = {
+    const facade = createOpsFacade({
       instanceId,
-      nodeId: opts.nodeId,
       engine,
       clock: viewClock,
       state: () => state,
       role: ops.role,
-      connections,
       stats: ops.stats,
       cluster: () => ops.cluster.view(),
       admin: ops.cluster,
@@ -296,10 +294,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       security: ops.security,
       audit: ops.audit,
       feed: ops.hub,
-      history: ops.history,
-      shutdown,
-      wake,
-    };
+    });
     // Registered before the HTTP port opens: a route handler may run as soon as it does.
     if (!registerDaemonFacade(facade) && opts.console === 'next') {
       throw new Error('another daemon in this process already serves the console; one console per process');

@@ -1,5 +1,6 @@
 // The HTTP port without the console (`baton serve --no-console`, and tests that need no
-// dashboard): the probes and the ops API's JSON routes (the SSE feed included), but no pages.
+// dashboard): the probes, /metrics and the ops API's JSON routes (the SSE feed included), but
+// no pages: the dashboard's page answers a JSON 404 saying the console is off.
 // It serves the very handlers the console's route files serve (server/api-handlers/api-routes.ts),
 // through the same facade, so the two modes cannot drift apart.
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse, STATUS_CODES } from 'node:http';
@@ -12,7 +13,7 @@ import { ERRORS, type ErrorName, errorBody } from '../../lib/errors.ts';
 import type { DaemonFacade } from '../daemon/daemon-facade.ts';
 import { watchdogInterval } from '../lines/line-listener.ts';
 import { refuseHost } from '../console-services/host-guard.ts';
-import { type RouteMatch, dispatch, matchRoute } from '../api-handlers/api-routes.ts';
+import { CONSOLE_PAGES, consoleOffDetail, type RouteMatch, dispatch, matchRoute } from '../api-handlers/api-routes.ts';
 import { CLIENT_ADDRESS_HEADER } from '../api-handlers/client-address.ts';
 import { MAX_BODY_BYTES } from '../api-handlers/request-input.ts';
 import { RAW_API_SECURITY_HEADERS, setApiSecurityHeaders } from './security-headers.ts';
@@ -220,6 +221,11 @@ export function createHttpServer(daemon: DaemonFacade, bindHost: string, ioTimeo
     const refusal = refuseHost(bindHost, req.headers.host);
     if (refusal !== null) {
       sendError(res, 'forbidden', refusal);
+      return;
+    }
+    // An operator who opens the dashboard on a console-less node learns why it is not there.
+    if (CONSOLE_PAGES.has(path)) {
+      sendError(res, 'not-found', consoleOffDetail(path));
       return;
     }
     const match = routeOrRefuse(res, path);

@@ -1,14 +1,19 @@
-// A DaemonFacade for tests of the ops API: a real LockEngine on a FakeClock, real Security and
-// a real AuditLog, the single-node cluster (its admin ops act on the engine), and plain
-// stand-ins for what other tests cover (the SSE feed, the history). Handlers are called directly with Web Requests; no HTTP server, no Next.
+// A DaemonFacade for tests of the ops API, built by the daemon's own createOpsFacade: a real
+// LockEngine on a FakeClock, real Security and a real AuditLog, the single-node cluster (its
+// admin ops act on the engine through the same localLockOps as the daemon's), and plain
+// stand-ins for what other tests cover (the SSE feed). Handlers are called directly with Web
+// Requests; no HTTP server, no Next. The engine and clock are handed to the test, not to the
+// handlers: the facade has neither.
 import { Owner } from '../../../lib/engine/testing/engine-fixture.ts';
 import type { Claim } from '../../../lib/engine/claim.ts';
 import { FakeClock } from '../../../lib/engine/clock.ts';
 import { LockEngine } from '../../../lib/engine/lock-engine.ts';
 import { type ClusterView, type DaemonState, type NodeRole, noHandoversByCause, type StatsView } from '../../../lib/ops-api/api-types.ts';
 import { BlockTokenSource, MemoryCeilingStore } from '../../../lib/tokens/token-source.ts';
-import type { AdminFacade, DaemonFacade, FeedFacade, HistoryFacade } from '../../daemon/daemon-facade.ts';
+import type { AdminFacade, DaemonFacade, FeedFacade } from '../../daemon/daemon-facade.ts';
+import { localLockOps } from '../admin-ops.ts';
 import { AuditLog } from '../audit-log.ts';
+import { createOpsFacade } from '../ops-facade.ts';
 import { Security } from '../security.ts';
 import { SINGLE_NODE_HANDOFF_REASON, SingleNodeCluster } from '../single-node-cluster.ts';
 
@@ -47,7 +52,6 @@ export interface TestFacade {
 }
 
 const noFeed: FeedFacade = { subscribe: () => ({ ok: true, leave: () => {}, pull: () => {} }), subscriberCount: 0 };
-const noHistory: HistoryFacade = { buckets: () => [], summary: () => ({ count: 0, p50: null, p99: null, p95: null }), summaryByCause: noHandoversByCause };
 
 export async function testFacade(options: TestFacadeOptions = {}): Promise<TestFacade> {
   const clock = new FakeClock(1_000);
@@ -60,12 +64,10 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
   const single = new SingleNodeCluster({
     nodeId: 'local',
     instanceId: 'test-instance',
-    engine,
-    clock: viewClock,
     addresses: () => ({ lock: '127.0.0.1:7070', session: '127.0.0.1:7071', http: '127.0.0.1:3000' }),
-    wake: () => {
+    lockOps: localLockOps(engine, viewClock, () => {
       wakes++;
-    },
+    }),
   });
   const cluster = options.cluster ?? (() => single.view());
   const role = options.role ?? (() => 'active');
@@ -83,14 +85,12 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
     handover: { count: 0, p50: null, p95: null, p99: null },
     handoverByCause: noHandoversByCause(),
   });
-  const daemon: DaemonFacade = {
+  const daemon = createOpsFacade({
     instanceId: 'test-instance',
-    nodeId: 'local',
     engine,
     clock: viewClock,
     state: () => state,
     role,
-    connections: () => ({ keyed: 0, session: 0 }),
     stats,
     cluster,
     admin: options.admin ?? single,
@@ -98,12 +98,7 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
     security,
     audit,
     feed: noFeed,
-    history: noHistory,
-    shutdown: async () => {},
-    wake: () => {
-      wakes++;
-    },
-  };
+  });
   return {
     daemon,
     engine,

@@ -1,0 +1,50 @@
+// A force-release and a kick sent to a standby's ops API: parsed at the standby's HTTP edge,
+// written as text onto the peer link, parsed again at the active's peer edge and run on its
+// engine; the result (tokens as text) comes back as the standby's answer, and the active audits
+// the op under the caller's name. (Whether the active's timer is woken is not visible from here:
+// the daemon's once-a-second grant retry pokes it too; lock-actions.test.ts counts the wakes.)
+import { describe, expect, it } from 'vitest';
+import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
+import { LineClient } from '../testing/line-client.ts';
+import { type Cluster, holderOn, startCluster, waitFor, waitSettled } from '../testing/cluster-harness.ts';
+
+async function raw(cluster: Cluster, port: number): Promise<LineClient> {
+  const client = await LineClient.open(port, '127.0.0.1', { timeoutMs: 5_000 });
+  cluster.defer(() => client.close());
+  return client;
+}
+
+describe('admin ops forwarded by a standby', () => {
+  it('release the named holder and kick a waiter on the active node, and the new holder has its own lease', { timeout: 30_000 }, async () => {
+    const cluster = await startCluster({ nodes: 2 });
+    await waitSettled(cluster, 'a');
+    const [a, b] = [cluster.node('a'), cluster.node('b')];
+    const holder = await raw(cluster, a.ports.lock);
+    holder.send('A fwd 30 0');
+    const token = (await holder.next()).split(' ')[2] ?? '';
+    const kicked = await raw(cluster, a.ports.lock);
+    kicked.send('A fwd 30 0');
+    const next = await raw(cluster, a.ports.lock);
+    next.send('A fwd 1 0');
+    const queue = await waitFor(async () => {
+      const reply = await a.api<{ queue: Array<{ id: string }> }>('/api/v1/locks/fwd');
+      return reply.status === 200 && reply.body.queue.length === 2 ? reply.body.queue : null;
+    });
+
+    const kick = await b.post(`/api/v1/locks/fwd/waiters/${queue[0]?.id}/kick`);
+    expect(kick).toEqual({ status: 200, body: { kicked: { name: 'fwd', id: queue[0]?.id } } });
+    const released = await b.post<{ released: { token: string }; nextHolder: { token: string; leaseMs: number } }>('/api/v1/locks/fwd/force-release', {
+      token,
+    });
+    expect(released.status).toBe(200);
+    expect(released.body.released.token).toBe(token);
+    expect(released.body.nextHolder.leaseMs).toBe(1_000);
+    const audit = await a.api<{ entries: AuditEntry[] }>('/api/v1/audit');
+    expect(audit.body.entries.map((e) => [e.who, e.action, e.result])).toEqual([
+      ['bearer:admin via b', 'kick', 'ok'],
+      ['bearer:admin via b', 'force-release', 'ok'],
+    ]);
+    // The new holder's 1 s lease runs on the active's engine: it ends long before the old 30 s one would have.
+    await waitFor(async () => (await holderOn(a, 'fwd')) === null || null, { timeoutMs: 5_000 });
+  });
+});

@@ -1,0 +1,88 @@
+// The admin operations of the ops API as one typed request, and the rules that make one. An
+// operation enters a process at one of two edges, an HTTP request (server/api-handlers) or a
+// peer's `admin` message (a standby forwards what its API took, server/cluster), and is parsed
+// there once: the lock name is checked by the wire protocols' key rule and branded, the token
+// becomes a bigint by the one u64 rule (lib/protocol/u64-text.ts). Inward it travels as is;
+// it is written as text only when it leaves again (the peer message below, the JSON reply).
+import { z } from 'zod';
+import { ERRORS } from '../../lib/errors.ts';
+import { isValidKey } from '../../lib/protocol/key-rules.ts';
+import { parseU64Text } from '../../lib/protocol/u64-text.ts';
+
+/** A name the wire protocols could hold. Only the schema makes one, so holding one means it was checked. */
+export const lockNameSchema = z.string().refine(isValidKey, ERRORS['bad-key'].message).brand<'LockName'>();
+export type LockName = z.output<typeof lockNameSchema>;
+
+/**
+ * Text → bigint by the one u64 rule (1-20 digits, at most 2^64-1), as a zod transform step: an
+ * issue when the text is not one. The HTTP edge also takes a JSON number (request-input.ts).
+ */
+export function readU64Text(text: string, ctx: z.RefinementCtx): bigint {
+  const value = parseU64Text(text);
+  if (value !== null) return value;
+  ctx.addIssue({ code: 'custom', message: 'expected a decimal u64 string (0 to 18446744073709551615)' });
+  return z.NEVER;
+}
+
+/** A fencing token written as text (a u64 does not fit a JSON number), as the peer link carries it. */
+export const u64TextSchema = z.string().transform(readU64Text);
+
+/** A claim id: a positive safe integer (the engine numbers claims from 1). */
+export const claimIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+/** The mutations of the ops API, checked. `token` null releases whoever holds the lock. */
+export type AdminOp =
+  | { op: 'force-release'; lock: LockName; token: bigint | null }
+  | { op: 'kick'; lock: LockName; claimId: number }
+  | { op: 'handoff'; target: string | null }
+  | { op: 'restore'; node: string | null };
+
+/** The ops on one lock, run by the active node's engine; handoff and restore belong to the cluster. */
+export type LockOp = Extract<AdminOp, { op: 'force-release' | 'kick' }>;
+
+/** An AdminOp as the peer link carries it (JSON): the token as decimal text. */
+export type WireAdminOp =
+  | { op: 'force-release'; lock: string; token: string | null }
+  | { op: 'kick'; lock: string; claimId: number }
+  | { op: 'handoff'; target: string | null }
+  | { op: 'restore'; node: string | null };
+
+/** Leaving the process for a peer: the only place the token of an op becomes text. */
+export function adminOpToWire(op: AdminOp): WireAdminOp {
+  return op.op === 'force-release' ? { op: op.op, lock: op.lock, token: op.token === null ? null : op.token.toString() } : op;
+}
+
+const wireAdminOp = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('force-release'), lock: lockNameSchema, token: u64TextSchema.nullable() }),
+  z.object({ op: z.literal('kick'), lock: lockNameSchema, claimId: claimIdSchema }),
+  z.object({ op: z.literal('handoff'), target: z.string().nullable() }),
+  z.object({ op: z.literal('restore'), node: z.string().nullable() }),
+]);
+
+export type ReadAdminOp = { ok: true; op: AdminOp } | { ok: false; error: 'invalid-input'; detail: string };
+
+/**
+ * The peer edge: an op a standby forwarded, as unknown JSON. It is checked like an HTTP
+ * request is (a peer of another version must not put a malformed name or token into the
+ * engine), here and nowhere further in.
+ */
+export function adminOpFromWire(raw: unknown): ReadAdminOp {
+  const parsed = wireAdminOp.safeParse(raw);
+  if (parsed.success) return { ok: true, op: parsed.data };
+  const issue = parsed.error.issues[0];
+  const field = issue === undefined || issue.path.length === 0 ? 'op' : issue.path.map(String).join('.');
+  return { ok: false, error: 'invalid-input', detail: `unreadable admin operation: ${field}: ${issue?.message ?? 'invalid'}` };
+}
+
+/** What an op's audit entry names as its target, on the node that took the request and on the active node alike. */
+export function auditTarget(op: AdminOp): string {
+  switch (op.op) {
+    case 'force-release':
+    case 'kick':
+      return op.lock;
+    case 'handoff':
+      return op.target ?? 'any standby';
+    case 'restore':
+      return op.node ?? 'every yielded node';
+  }
+}

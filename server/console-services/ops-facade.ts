@@ -1,0 +1,46 @@
+// Builds the DaemonFacade route code gets (daemon-facade.ts): the views that need the engine
+// (lock pages, lock detail, the grant figures) are made here, so the facade hands out JSON
+// shapes and never the engine or its clock. The daemon builds it once at start; the ops API's
+// tests build theirs with the same function (testing/test-facade.ts).
+import type { LockEngine } from '../../lib/engine/lock-engine.ts';
+import type { ClusterView, DaemonState, NodeRole, StatsView } from '../../lib/ops-api/api-types.ts';
+import type { AdminFacade, AuditFacade, DaemonFacade, FeedFacade, SecurityFacade } from '../daemon/daemon-facade.ts';
+import { lockDetail, locksPage, type ViewClock } from './lock-views.ts';
+
+export interface OpsFacadeParts {
+  instanceId: string;
+  /** Read only, by the views below; mutations go through `admin`. */
+  engine: LockEngine;
+  clock: ViewClock;
+  state(): DaemonState;
+  role(): NodeRole;
+  stats(): StatsView;
+  cluster(): ClusterView;
+  admin: AdminFacade;
+  metrics(): Promise<{ contentType: string; body: string }>;
+  security: SecurityFacade;
+  audit: AuditFacade;
+  feed: FeedFacade;
+}
+
+export function createOpsFacade(p: OpsFacadeParts): DaemonFacade {
+  const { engine, clock } = p;
+  return {
+    instanceId: p.instanceId,
+    state: p.state,
+    role: p.role,
+    grants: () => ({ refusal: engine.grantRefusal(), tokenHighWater: engine.tokenHighWater }),
+    stats: p.stats,
+    cluster: p.cluster,
+    locksPage: (query) => locksPage(engine, clock, query),
+    lockDetail: (name) => {
+      const lock = engine.lock(name);
+      return lock === undefined ? undefined : lockDetail(lock, clock);
+    },
+    admin: p.admin,
+    metrics: p.metrics,
+    security: p.security,
+    audit: p.audit,
+    feed: p.feed,
+  };
+}
