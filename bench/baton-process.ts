@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BATON_BIN, serveArgs } from '../server/testing/serve-args.ts';
 
 export interface BatonProcess {
   child: ChildProcess;
@@ -39,22 +40,15 @@ export const batonProfile = { dir: undefined as string | undefined };
 export async function startBaton(extraArgs: string[] = [], options: { console?: boolean; bin?: string } = {}): Promise<BatonProcess> {
   if (options.console !== true) extraArgs = ['--no-console', ...extraArgs];
   const dataDir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
-  const bin = options.bin ?? new URL('../bin/baton', import.meta.url).pathname;
+  const bin = options.bin ?? BATON_BIN;
   const profile = batonProfile.dir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', batonProfile.dir];
   const child = spawn(
     process.execPath,
     [
       ...profile,
       bin,
-      'serve',
-      '--lock-port',
-      '0',
-      '--session-port',
-      '0',
-      '--http-port',
-      '0',
-      '--data-dir',
-      dataDir,
+      ...serveArgs(dataDir),
+
       '--log-level',
       'warn',
       '--drain',

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KeyedClient, SessionClient } from './index.ts';
 import { fakeLineServers } from './testing/fake-line-server.ts';
+import { BATON_BIN, serveArgs } from '../../server/testing/serve-args.ts';
 
 interface Served {
   child: ChildProcess;
@@ -22,14 +23,10 @@ const fakes = fakeLineServers<KeyedClient | SessionClient>();
 
 async function serve(): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'baton-client-real-'));
-  const bin = new URL('../../bin/baton', import.meta.url).pathname;
-  const child = spawn(
-    process.execPath,
-    [bin, 'serve', '--lock-port', '0', '--session-port', '0', '--http-port', '0', '--data-dir', dir, '--drain', '0ms', '--log-level', 'silent', '--no-console'],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  const bin = BATON_BIN;
+  const child = spawn(process.execPath, [bin, ...serveArgs(dir), '--drain', '0ms', '--log-level', 'silent', '--no-console'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   teardown.push(() => {
     child.kill('SIGCONT');
     child.kill('SIGKILL');

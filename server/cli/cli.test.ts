@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LineClient, eventually } from '../testing/line-client.ts';
+import { BATON_BIN, serveArgs } from '../testing/serve-args.ts';
 
-const BATON = join(import.meta.dirname, '..', '..', 'bin', 'baton');
+const BATON = BATON_BIN;
 const SERVING = /^baton serving lock=127\.0\.0\.1:(\d+) session=127\.0\.0\.1:(\d+) http=127\.0\.0\.1:(\d+) /;
 
 interface Exit {
@@ -79,15 +80,8 @@ async function tempDir(): Promise<string> {
 
 async function serve(dataDir: string, drain = '200ms'): Promise<Server> {
   const started = baton(
-    'serve',
-    '--lock-port',
-    '0',
-    '--session-port',
-    '0',
-    '--http-port',
-    '0',
-    '--data-dir',
-    dataDir,
+    ...serveArgs(dataDir),
+
     '--drain',
     drain,
     '--log-level',

@@ -3,13 +3,13 @@
 // aborted, every session waiter keeps its place, keyed holders keep theirs, and `baton run`
 // survives with its command untouched. Seed-protocol sessions: cluster-handoff.test.ts.
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ClusterView, LockDetail } from '../../lib/ops-api/api-types.ts';
 import type { SessionLease } from '../../lib/client/index.ts';
 import { holderOn, startCluster, timeline, waitFor, waitReplicated, waitSettled, type Cluster } from '../testing/cluster-harness.ts';
+import { BATON_BIN } from '../testing/serve-args.ts';
 
-const BATON = join(import.meta.dirname, '..', '..', 'bin', 'baton');
+const BATON = BATON_BIN;
 const HOLDERS = 24;
 const LEASE_MS = 5_000;
 

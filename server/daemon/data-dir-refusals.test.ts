@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_TOKEN } from '../../lib/tokens/token-source.ts';
 import { LineClient, eventually } from '../testing/line-client.ts';
+import { BATON_BIN, serveArgs } from '../testing/serve-args.ts';
 
-const BATON = join(import.meta.dirname, '..', '..', 'bin', 'baton');
+const BATON = BATON_BIN;
 
 interface Running {
   child: ChildProcess;
@@ -35,15 +36,11 @@ function tempDir(): string {
 }
 
 function spawnBaton(dataDir: string, ...extra: string[]): Running {
-  const child = spawn(
-    process.execPath,
-    [BATON, 'serve', '--no-console', '--lock-port', '0', '--session-port', '0', '--http-port', '0', '--data-dir', dataDir, '--drain', '0ms', ...extra],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-      env: { ...process.env, BATON_ADMIN_TOKEN: undefined, BATON_READ_TOKEN: undefined },
-    },
-  );
+  const child = spawn(process.execPath, [BATON, ...serveArgs(dataDir), '--no-console', '--drain', '0ms', ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+    env: { ...process.env, BATON_ADMIN_TOKEN: undefined, BATON_READ_TOKEN: undefined },
+  });
   const run: Running = { child, stdout: '', stderr: '', exit: undefined, lock: 0, session: 0, http: 0 };
   child.stdout?.setEncoding('utf8').on('data', (t: string) => (run.stdout += t));
   child.stderr?.setEncoding('utf8').on('data', (t: string) => (run.stderr += t));

@@ -13,8 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KeyedClient } from '../../lib/client/index.ts';
+import { BATON_BIN, serveArgs } from '../testing/serve-args.ts';
 
-const BATON = process.env.BATON_BIN ?? join(import.meta.dirname, '..', '..', 'bin', 'baton');
+const BATON = process.env.BATON_BIN ?? BATON_BIN;
 const LOCKS = 20_000;
 const ADDRESSES = ['127.0.0.1', '127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'];
 const PER_ADDRESS = 8;
@@ -30,16 +31,9 @@ async function startDaemon(): Promise<{ child: ChildProcess; lockPort: number; h
     process.execPath,
     [
       BATON,
-      'serve',
+      ...serveArgs(dataDir),
       '--no-console',
-      '--lock-port',
-      '0',
-      '--session-port',
-      '0',
-      '--http-port',
-      '0',
-      '--data-dir',
-      dataDir,
+
       '--log-level',
       'warn',
       '--drain',

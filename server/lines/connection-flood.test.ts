@@ -7,10 +7,10 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { daemon, open, runTeardown, teardown, waitIdle } from '../testing/fuzz-harness.ts';
 import { connectionGauge, eventually, type RawConnection } from '../testing/fuzz-helpers.ts';
+import { BATON_BIN, serveArgs } from '../testing/serve-args.ts';
 
 afterEach(runTeardown);
 
@@ -104,7 +104,7 @@ async function regulars(lockPort: number, sessionPort: number) {
 /** `baton serve --no-console` under `ulimit -n fds`, on free ports; resolves once it serves. */
 async function serveUnderLimit(fds: number): Promise<{ lock: number; session: number; stderr: () => string; stop: () => Promise<number | null> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'baton-flood-'));
-  const bin = fileURLToPath(new URL('../../bin/baton', import.meta.url));
+  const bin = BATON_BIN;
   const child = spawn(
     'sh',
     [
@@ -113,16 +113,9 @@ async function serveUnderLimit(fds: number): Promise<{ lock: number; session: nu
       'sh',
       process.execPath,
       bin,
-      'serve',
+      ...serveArgs(dataDir),
       '--no-console',
-      '--lock-port',
-      '0',
-      '--session-port',
-      '0',
-      '--http-port',
-      '0',
-      '--data-dir',
-      dataDir,
+
       '--io-timeout',
       '1s',
     ],

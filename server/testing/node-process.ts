@@ -2,11 +2,11 @@
 // stop and restart with the same ports and data dir, and ask about over its HTTP API. Its
 // output is kept across restarts so a failing test can show what each node said.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
 import type { TcpFaultProxy } from './tcp-fault-proxy.ts';
+import { BATON_BIN } from './serve-args.ts';
 
-const BATON = join(import.meta.dirname, '..', '..', 'bin', 'baton');
+const BATON = BATON_BIN;
 const SERVING = /^baton serving /m;
 
 export interface NodePorts {
