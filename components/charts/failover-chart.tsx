@@ -1,6 +1,7 @@
 import { memo } from 'react';
 import { CartesianGrid, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
-import type { FailoverCause, FailoverView } from '@/lib/ops-api/api-types.ts';
+import type { FailoverCause } from '@/lib/cluster/cluster-vocabulary.ts';
+import type { FailoverView } from '@/lib/ops-api/api-types.ts';
 import { failoverDomain, failoverPoints, timeTicks } from '@/lib/dashboard/dashboard-charts.ts';
 import { carriedClaimsText, formatClockMinutes, formatClockTime, formatLatency, formatMsTick } from '@/lib/dashboard/dashboard-format.ts';
 import { Card } from '../ui/card.tsx';

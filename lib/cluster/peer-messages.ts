@@ -4,7 +4,8 @@
 // are applied; snapshot parts carry thousands of entries, checked by hand here
 // (snapshot-entries.ts). Tokens travel as decimal strings (a u64 does not fit a JSON number).
 import { z } from 'zod';
-import { FAILOVER_CAUSES, type FailoverView, NODE_PHASES, type NodePhase, type ReplicationLag } from '../ops-api/api-types.ts';
+import type { FailoverView, ReplicationLag } from '../ops-api/api-types.ts';
+import { FAILOVER_CAUSES, NODE_PHASES, type NodePhase } from './cluster-vocabulary.ts';
 import { isU64Text } from '../protocol/u64-text.ts';
 import {
   KEY_HASH,

@@ -13,7 +13,7 @@
 //   after the discovery wait, the highest-priority candidate promotes.
 //   Candidates prefer nodes synced with the last active (their state is complete), then nodes
 //   that have not yielded.
-import type { NodePhase } from '../ops-api/api-types.ts';
+import { isActivePhase, type NodePhase } from './cluster-vocabulary.ts';
 
 /** What the rules read of every node, this one and its peers alike. */
 interface NodeState {
@@ -53,11 +53,6 @@ export type RoleDecision =
   | { kind: 'handoff'; to: string };
 
 const STAY: RoleDecision = { kind: 'stay' };
-
-/** Whether a node in `phase` holds the active role (a node handing off still does). */
-export function isActivePhase(phase: NodePhase): boolean {
-  return phase === 'active' || phase === 'handing-off';
-}
 
 /** `alive`: the peers heard from within the peer timeout (never this node itself). */
 export function decideRole(self: SelfState, alive: readonly PeerState[]): RoleDecision {

@@ -3,12 +3,13 @@
 // claim ids travel as decimal strings (a u64 does not fit a JSON number); times are epoch
 // milliseconds, durations are milliseconds.
 import type { HandoverCause } from '../engine/claim.ts';
+// The cluster's vocabulary is defined with the cluster's rules (lib/cluster); the shapes below
+// use it, and the types are re-exported for the code that reads these shapes.
+import type { FailoverCause, NodePhase, NodeRole } from '../cluster/cluster-vocabulary.ts';
+
+export type { FailoverCause, NodePhase, NodeRole };
 
 export type Protocol = 'keyed' | 'session';
-export type NodeRole = 'active' | 'standby';
-/** What a node is doing about its role right now (a standby may be syncing, an active handing off). */
-export const NODE_PHASES = ['discovering', 'syncing', 'standby', 'promoting', 'active', 'handing-off'] as const;
-export type NodePhase = (typeof NODE_PHASES)[number];
 export type DaemonState = 'starting' | 'serving' | 'draining';
 export type { HandoverCause };
 export const HANDOVER_CAUSES: readonly HandoverCause[] = ['release', 'disconnect', 'expiry', 'force-release'];
@@ -94,10 +95,6 @@ export interface NodeView {
   sessionAddress: string;
   httpAddress: string;
 }
-
-/** priority-return: a higher-priority node came back, synced, and took over by a graceful handoff. */
-export const FAILOVER_CAUSES = ['crash', 'signal', 'api-handoff', 'priority-return', 'split-brain'] as const;
-export type FailoverCause = (typeof FAILOVER_CAUSES)[number];
 
 export interface FailoverView {
   at: number;

@@ -2,7 +2,8 @@
 // own): notice a freeze, re-ask for a snapshot that did not come, point clients at the right
 // place, then ask the role decider (lib/cluster/role-decider.ts) and carry out its answer.
 import { type ReconfirmPeer, reconfirmVerdict } from '../../lib/cluster/grant-reconfirm.ts';
-import { decideRole, isActivePhase, type PeerState } from '../../lib/cluster/role-decider.ts';
+import { isActivePhase } from '../../lib/cluster/cluster-vocabulary.ts';
+import { decideRole, type PeerState } from '../../lib/cluster/role-decider.ts';
 import { HOLD, type Route } from '../lines/routing.ts';
 
 const MISCONFIGURED_HOLD: Route = { kind: 'hold', maxMs: 0 };

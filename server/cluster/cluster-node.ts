@@ -9,7 +9,7 @@ import type { PeerMessage, StatusMessage } from '../../lib/cluster/peer-messages
 import type { Clock } from '../../lib/engine/clock.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
-import { isActivePhase } from '../../lib/cluster/role-decider.ts';
+import { isActivePhase } from '../../lib/cluster/cluster-vocabulary.ts';
 import type { ClusterView, FailoverCause, FailoverView, NodePhase, NodeRole } from '../../lib/ops-api/api-types.ts';
 import type { AdminOp, AdminResult } from '../daemon/daemon-facade.ts';
 import { HOLD, type Route, sameRoute } from '../lines/routing.ts';

@@ -3,7 +3,7 @@
 // failover timeline (replicated from the active, so every node shows the same one).
 import { formatAddress } from '../../lib/client/address.ts';
 import type { ClusterView, NodeView, ReplicationLag } from '../../lib/ops-api/api-types.ts';
-import { isActivePhase } from '../../lib/cluster/role-decider.ts';
+import { isActivePhase } from '../../lib/cluster/cluster-vocabulary.ts';
 import type { ClusterNode } from './cluster-node.ts';
 
 export function clusterView(node: ClusterNode, now: number, wallNow: number): ClusterView {

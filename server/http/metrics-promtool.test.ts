@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ClaimOwner } from '../../lib/engine/claim.ts';
 import { engineFixture } from '../../lib/engine/testing/engine-fixture.ts';
-import type { ClusterView, NodeRole, NodeView } from '../../lib/ops-api/api-types.ts';
+import type { NodeRole } from '../../lib/cluster/cluster-vocabulary.ts';
+import type { ClusterView, NodeView } from '../../lib/ops-api/api-types.ts';
 import { createMetrics } from './metrics.ts';
 
 const CACHED = fileURLToPath(new URL('../../node_modules/.cache/promtool/promtool', import.meta.url));

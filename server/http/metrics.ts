@@ -6,7 +6,8 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { HandoverCause, Protocol } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
-import { type ClusterView, type FailoverCause, HANDOVER_CAUSES, type NodeRole } from '../../lib/ops-api/api-types.ts';
+import { FAILOVER_CAUSES, type FailoverCause, type NodeRole } from '../../lib/cluster/cluster-vocabulary.ts';
+import { type ClusterView, HANDOVER_CAUSES } from '../../lib/ops-api/api-types.ts';
 
 type Tally = Record<Protocol, number>;
 const tally = (): Tally => ({ keyed: 0, session: 0 });
@@ -22,12 +23,6 @@ export interface NodeIdentity {
   /** The cluster as this node sees it, read at each scrape; without it no cluster series are exported. */
   cluster?: () => ClusterView;
 }
-
-/** Every cause, so each series exists (at 0) from the first scrape. */
-const FAILOVER_CAUSES = Object.keys({ crash: 0, signal: 0, 'api-handoff': 0, 'priority-return': 0, 'split-brain': 0 } satisfies Record<
-  FailoverCause,
-  0
->) as FailoverCause[];
 
 /** prom-client defaults that promtool rejects: gauges named *_total. Their per-type siblings stay (sum them). */
 const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
@@ -295,6 +290,7 @@ function clusterGauges(registry: Registry, cluster: () => ClusterView): void {
     labelNames: ['cause'] as const,
     registers: [registry],
     collect() {
+      // Every cause, so each series exists (at 0) from the first scrape.
       const counts = new Map<FailoverCause, number>(FAILOVER_CAUSES.map((c) => [c, 0]));
       for (const f of cluster().failovers) counts.set(f.cause, (counts.get(f.cause) ?? 0) + 1);
       for (const [cause, n] of counts) this.set({ cause }, n);
