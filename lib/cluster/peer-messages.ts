@@ -58,7 +58,7 @@ const messages = z.discriminatedUnion('t', [
     fresh: z.boolean().optional(),
     /**
      * For an active, the highest ceiling it knows of; for a standby, the highest ceiling of ranges
-     * other nodes than its active may have issued from (see ClusterNode.foreignCeiling).
+     * other nodes than its active may have issued from (see TokenCeilings.foreign, server/cluster/token-ceilings.ts).
      */
     ceiling: decimal,
     /** Every ceiling this node knows of (a node that promotes starts above all of them). */

@@ -19,7 +19,7 @@ export const CEILING_SLACK = 100_000n;
 const LOG_EVERY_MS = 10_000;
 
 export interface CeilingGuardDeps {
-  /** The highest ceiling or token this node knows of by itself (ClusterNode.knownCeiling). */
+  /** The highest ceiling or token this node knows of by itself (TokenCeilings.known, token-ceilings.ts). */
   own(): bigint;
   now(): number;
   logger: Logger;

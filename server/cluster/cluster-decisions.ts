@@ -1,24 +1,42 @@
 // The node's periodic decision (every 25 ms, and the start of everything a node does on its
-// own): notice a freeze, re-ask for a snapshot that did not come, point clients at the right
-// place, then ask the role decider (lib/cluster/role-decider.ts) and carry out its answer.
-import { type ReconfirmPeer, reconfirmVerdict } from '../../lib/cluster/grant-reconfirm.ts';
+// own): the runner of the failover rules. It notices a freeze (lib/cluster/freeze-rule.ts),
+// re-asks for a snapshot that did not come, points clients at the right place, then asks the
+// role decider (lib/cluster/role-decider.ts) and the misconfiguration rule
+// (lib/cluster/misconfig-rule.ts) and carries out their answer with the transitions
+// (cluster-transitions.ts). The rules are pure; the carrying out is here.
 import { isActivePhase } from '../../lib/cluster/cluster-vocabulary.ts';
+import { freezeRule } from '../../lib/cluster/freeze-rule.ts';
+import { type ReconfirmPeer, reconfirmVerdict } from '../../lib/cluster/grant-reconfirm.ts';
+import { misconfigRule } from '../../lib/cluster/misconfig-rule.ts';
 import { decideRole, type PeerState } from '../../lib/cluster/role-decider.ts';
+import type { ReplicationLag } from '../../lib/ops-api/api-types.ts';
 import { HOLD, type Route } from '../lines/routing.ts';
+import { follow, handoff, promoteAfterLoss, requestSync, type TransitionContext } from './cluster-transitions.ts';
+import type { PeerMesh } from './peer-mesh.ts';
+import type { PeerWatch } from './peer-watch.ts';
+import { redirectRoute } from './redirect-route.ts';
+import type { RoleLease } from './role-lease.ts';
 
 const MISCONFIGURED_HOLD: Route = { kind: 'hold', maxMs: 0 };
-// Types only: cluster-node.ts imports this file, so a value import back would be a cycle.
-import type { ClusterNode, ClusterNodeDeps } from './cluster-node.ts';
-import { redirectRoute } from './redirect-route.ts';
-
 const SYNC_RETRY_MS = 500;
 
-function alivePeers(node: ClusterNode): PeerState[] {
+/** What the decisions read and drive: the transitions' context, and what the rules read besides. */
+export interface DecisionContext extends TransitionContext {
+  /** This node's priority (0 = highest). */
+  readonly priority: number;
+  readonly heartbeatMs: number;
+  readonly lease: Pick<RoleLease, 'lapsed' | 'until'>;
+  readonly watch: Pick<PeerWatch, 'isAlive' | 'followingAlive'>;
+  readonly mesh: Pick<PeerMesh, 'peers' | 'send' | 'closeSilent' | 'recentRefusal'>;
+  readonly source: TransitionContext['source'] & { lags(): Record<string, ReplicationLag> };
+}
+
+function alivePeers(node: DecisionContext): PeerState[] {
   const out: PeerState[] = [];
-  const lags = node.phase === 'active' ? node.source.lags() : {};
+  const lags = node.state.phase === 'active' ? node.source.lags() : {};
   for (const peer of node.mesh.peers.values()) {
-    const s = node.statuses.get(peer.config.id);
-    if (s === undefined || !node.isAlive(peer.config.id)) continue;
+    const s = node.state.statuses.get(peer.config.id);
+    if (s === undefined || !node.watch.isAlive(peer.config.id)) continue;
     out.push({
       id: s.id,
       priority: peer.priority,
@@ -42,33 +60,43 @@ function alivePeers(node: ClusterNode): PeerState[] {
  * stepped out (a stale "active" made the standby that had taken over step down to it while it
  * followed that standby: each waited for the other, and nobody served).
  */
-export function noticeFreeze(node: ClusterNode, d: ClusterNodeDeps): void {
-  const now = d.clock.now();
-  const frozenMs = now - node.lastDecideAt;
+export function noticeFreeze(node: DecisionContext): void {
+  const st = node.state;
+  const now = node.clock.now();
   // An active whose grant window has passed is treated as frozen even when the gap is shorter
   // than the peer timeout: its heartbeats were too far apart for it to know that no peer has
   // promoted (see role-lease.ts). The engine has refused grants since the window passed.
-  const lapsed = node.phase === 'active' && node.lease.lapsed(now);
-  if (frozenMs <= d.cluster.peerTimeoutMs && !lapsed) return;
-  if (frozenMs <= d.cluster.peerTimeoutMs) {
-    // Heartbeats too far apart, but the loop did run within the peer timeout (a long GC, a
-    // loaded host): a peer may have promoted only if it stopped hearing us, and it would say so.
-    // Grants stay shut (the window is not moved) until every live peer has told us, after a
-    // heartbeat sent since then, that it still follows this node (reconfirmGrants); one that
-    // says otherwise, or no answer within a peer timeout, steps out as after a freeze.
-    if (node.reconfirmSince === null) {
-      node.reconfirmSince = now;
-      d.logger.warn(
-        { gapMs: Math.round(frozenMs), grantWindowEndedMsAgo: Math.round(now - node.lease.until) },
+  const verdict = freezeRule({
+    now,
+    lastDecideAt: st.lastDecideAt,
+    peerTimeoutMs: node.peerTimeoutMs,
+    phase: st.phase,
+    leaseLapsed: node.lease.lapsed(now),
+    reconfirmSince: st.reconfirmSince,
+  });
+  switch (verdict.kind) {
+    case 'none':
+    case 'holding':
+      return;
+    case 'hold-grants':
+      // Heartbeats too far apart, but the loop did run within the peer timeout (a long GC, a
+      // loaded host): a peer may have promoted only if it stopped hearing us, and it would say so.
+      // Grants stay shut (the window is not moved) until every live peer has told us, after a
+      // heartbeat sent since then, that it still follows this node (reconfirmGrants); one that
+      // says otherwise, or no answer within a peer timeout, steps out as after a freeze.
+      st.reconfirmSince = verdict.since;
+      node.logger.warn(
+        { gapMs: Math.round(verdict.gapMs), grantWindowEndedMsAgo: Math.round(now - node.lease.until) },
         'heartbeats too far apart to be sure no peer has promoted (grant window passed): grants held until the peers confirm this node',
       );
-    }
-    return;
+      return;
+    case 'frozen':
+      st.lastDecideAt = now;
+      st.resumedAt = now;
+      st.reconfirmSince = null;
+      afterFreeze(node, verdict.frozenMs, verdict.stepOut, false);
+      return;
   }
-  node.lastDecideAt = now;
-  node.resumedAt = now;
-  node.reconfirmSince = null;
-  afterFreeze(node, d, frozenMs, false);
 }
 
 /**
@@ -77,95 +105,102 @@ export function noticeFreeze(node: ClusterNode, d: ClusterNodeDeps): void {
  * read a heartbeat sent after it), says it follows this node; it steps out when a peer is
  * active or promoting, or when the confirmation takes longer than a peer timeout.
  */
-function reconfirmGrants(node: ClusterNode, d: ClusterNodeDeps, now: number): void {
-  const since = node.reconfirmSince;
+function reconfirmGrants(node: DecisionContext, now: number): void {
+  const st = node.state;
+  const since = st.reconfirmSince;
   if (since === null) return;
-  if (node.phase !== 'active') {
-    node.reconfirmSince = null;
+  if (st.phase !== 'active') {
+    st.reconfirmSince = null;
     return;
   }
   const peers: ReconfirmPeer[] = [];
   for (const peer of node.mesh.peers.values()) {
     const id = peer.config.id;
-    const s = node.statuses.get(id);
-    peers.push({ alive: peer.link !== null && node.isAlive(id), status: s === undefined ? null : s, statusAt: node.statusAt.get(id) ?? null });
+    const s = st.statuses.get(id);
+    peers.push({ alive: peer.link !== null && node.watch.isAlive(id), status: s === undefined ? null : s, statusAt: st.statusAt.get(id) ?? null });
   }
-  const verdict = reconfirmVerdict({ selfId: node.self.id, since, now, heartbeatMs: node.heartbeatMs, peerTimeoutMs: d.cluster.peerTimeoutMs, peers });
+  const verdict = reconfirmVerdict({ selfId: node.self.id, since, now, heartbeatMs: node.heartbeatMs, peerTimeoutMs: node.peerTimeoutMs, peers });
   if (verdict.kind === 'wait') return;
-  node.reconfirmSince = null;
+  st.reconfirmSince = null;
   if (verdict.kind === 'step-out') {
-    afterFreeze(node, d, now - since, true);
+    // Only an active waits for confirmation (checked above): it steps out.
+    afterFreeze(node, now - since, true, true);
     return;
   }
-  d.engine.setGrantWindow(node.lease.until);
+  node.engine.setGrantWindow(node.lease.until);
   // Locks that came free while the gate was shut go to the head of their queue now, not at
   // the daemon's next once-a-second retry.
-  d.engine.retryHeldGrants();
+  node.engine.retryHeldGrants();
   // The driver already runs on an active: resume() only re-arms its timer for the leases just granted.
-  d.driver.resume();
-  d.logger.info({ afterMs: Math.round(now - since) }, 'grant window open again: every live peer follows this node');
+  node.driver.resume();
+  node.logger.info({ afterMs: Math.round(now - since) }, 'grant window open again: every live peer follows this node');
 }
 
-export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
-  const now = d.clock.now();
-  noticeFreeze(node, d);
-  reconfirmGrants(node, d, now);
-  node.lastDecideAt = now;
-  node.mesh.closeSilent(d.cluster.peerTimeoutMs, node.resumedAt);
+export function decide(node: DecisionContext): void {
+  const st = node.state;
+  const now = node.clock.now();
+  noticeFreeze(node);
+  reconfirmGrants(node, now);
+  st.lastDecideAt = now;
+  node.mesh.closeSilent(node.peerTimeoutMs, st.resumedAt);
   const alive = alivePeers(node);
   // The active this node follows went silent: say so at once (its status says whom it hears),
   // so the other standbys, who wait while a peer still follows a live active, need not wait a heartbeat.
-  if (node.following !== null && !node.isAlive(node.following) && node.lossAnnouncedFor !== node.following) {
-    node.lossAnnouncedFor = node.following;
+  if (st.following !== null && !node.watch.isAlive(st.following) && st.lossAnnouncedFor !== st.following) {
+    st.lossAnnouncedFor = st.following;
     node.sendStatus();
   }
   // A sync request can go unanswered (sent while that node was still promoting): ask again. And
   // an active that no longer streams to this standby (it stepped out after a freeze and took the
   // role back, or cut this standby off) says so by leaving it out of its lags: re-sync.
-  if (node.following !== null && (node.phase === 'syncing' || node.phase === 'standby')) {
-    const f = node.mesh.peers.get(node.following);
-    const s = node.statuses.get(node.following);
-    const dropped = node.phase === 'standby' && s?.phase === 'active' && s.lags !== undefined && !(node.self.id in s.lags);
-    const wait = node.phase === 'syncing' ? SYNC_RETRY_MS : 2 * SYNC_RETRY_MS;
+  if (st.following !== null && (st.phase === 'syncing' || st.phase === 'standby')) {
+    const f = node.mesh.peers.get(st.following);
+    const s = st.statuses.get(st.following);
+    const dropped = st.phase === 'standby' && s?.phase === 'active' && s.lags !== undefined && !(node.self.id in s.lags);
+    const wait = st.phase === 'syncing' ? SYNC_RETRY_MS : 2 * SYNC_RETRY_MS;
     // Not while a snapshot is still arriving: a large one can take longer than the retry.
-    if (f !== undefined && f.link !== null && !f.link.receiving && (node.phase === 'syncing' || dropped) && now - node.syncRequestedAt > wait)
-      node.requestSync(f);
+    if (f !== undefined && f.link !== null && !f.link.receiving && (st.phase === 'syncing' || dropped) && now - st.syncRequestedAt > wait) requestSync(node, f);
   }
   // Clients go to the active we follow while we are in touch with it; when its link is down
   // or it went silent, they are held here until the cluster settles (not sent to a dead node).
-  if (node.phase === 'syncing' || node.phase === 'standby') {
-    const f = node.following === null ? undefined : node.mesh.peers.get(node.following);
-    node.setRoute(f !== undefined && f.link !== null && node.isAlive(f.config.id) ? redirectRoute(f.config) : HOLD);
+  if (st.phase === 'syncing' || st.phase === 'standby') {
+    const f = st.following === null ? undefined : node.mesh.peers.get(st.following);
+    node.setRoute(f !== undefined && f.link !== null && node.watch.isAlive(f.config.id) ? redirectRoute(f.config) : HOLD);
   }
   const decision = decideRole(
     {
       id: node.self.id,
       priority: node.priority,
-      instance: d.instanceId,
-      phase: node.phase,
-      syncedWith: node.syncedWith,
-      yielded: node.yielded,
-      following: node.followingAlive(),
-      lastActiveInstance: node.lastActiveInstance,
-      discovering: now < node.discoverUntil,
-      leaving: node.leaving,
-      fresh: node.fresh,
+      instance: node.instanceId,
+      phase: st.phase,
+      syncedWith: st.syncedWith,
+      yielded: st.yielded,
+      following: node.watch.followingAlive(),
+      lastActiveInstance: st.lastActiveInstance,
+      discovering: now < st.discoverUntil,
+      leaving: st.leaving,
+      fresh: st.fresh,
     },
     alive,
   );
-  // Refused by a peer (or refusing one), hearing nobody, and never part of the running cluster in
-  // this run: this node or its peers are misconfigured (admin token, a --node given twice), and
-  // serving alone would split the cluster. A standby that followed an active goes on as usual
-  // (it may be refusing a misconfigured newcomer while the real active died).
-  const refusal = node.mesh.recentRefusal(2 * d.cluster.peerTimeoutMs);
-  if (decision.kind === 'promote' && alive.length === 0 && refusal !== null && node.lastActiveInstance === null) {
+  // A promotion is held back when this node or its peers are misconfigured (misconfig-rule.ts says why).
+  const refusal = node.mesh.recentRefusal(2 * node.peerTimeoutMs);
+  const misconfig = misconfigRule({
+    decision,
+    alivePeers: alive.length,
+    refusal,
+    lastActiveInstance: st.lastActiveInstance,
+    now,
+    refusalNotedAt: st.refusalNotedAt,
+  });
+  if (misconfig.kind === 'refuse') {
     // It will not serve until the configuration is fixed: send clients on at once (their next
     // address) rather than hold them for seconds.
     node.setRoute(MISCONFIGURED_HOLD);
-    if (now - node.refusalNotedAt > 10_000) {
-      node.refusalNotedAt = now;
-      d.logger.error(
-        { peer: refusal.peer, reason: refusal.reason },
+    if (misconfig.log) {
+      st.refusalNotedAt = now;
+      node.logger.error(
+        { peer: misconfig.peer, reason: misconfig.reason },
         'not taking the active role: a peer of this cluster is running but refuses this node, or this node refuses it; fix the configuration',
       );
     }
@@ -175,17 +210,17 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
     case 'stay':
       return;
     case 'follow':
-      node.follow(decision.id);
+      follow(node, decision.id);
       return;
     case 'promote':
-      void node.promoteAfterLoss();
+      void promoteAfterLoss(node);
       return;
     case 'step-down':
-      d.logger.warn({ to: decision.to }, 'split brain: a higher-priority active node is back; stepping down');
-      node.follow(decision.to);
+      node.logger.warn({ to: decision.to }, 'split brain: a higher-priority active node is back; stepping down');
+      follow(node, decision.to);
       return;
     case 'handoff':
-      void node.handoff(decision.to, 'priority-return');
+      void handoff(node, decision.to, 'priority-return');
       return;
   }
 }
@@ -197,30 +232,31 @@ export function decide(node: ClusterNode, d: ClusterNodeDeps): void {
  * an active node stops serving meanwhile, so that a stale active never overrides the one
  * that took over while it was away.
  */
-function afterFreeze(node: ClusterNode, d: ClusterNodeDeps, frozenMs: number, lapsedOnly: boolean): void {
-  const now = d.clock.now();
-  node.discoverUntil = now + d.cluster.peerTimeoutMs;
-  if (node.role() !== 'active') {
-    d.logger.warn({ frozenMs: Math.round(frozenMs) }, 'this process was frozen longer than the peer timeout: listening to the peers again');
+function afterFreeze(node: DecisionContext, frozenMs: number, stepOut: boolean, lapsedOnly: boolean): void {
+  const st = node.state;
+  const now = node.clock.now();
+  st.discoverUntil = now + node.peerTimeoutMs;
+  if (!stepOut) {
+    node.logger.warn({ frozenMs: Math.round(frozenMs) }, 'this process was frozen longer than the peer timeout: listening to the peers again');
     return;
   }
   if (lapsedOnly) {
-    d.logger.warn(
+    node.logger.warn(
       { frozenMs: Math.round(frozenMs), grantWindowEndedMsAgo: Math.round(now - node.lease.until) },
       'heartbeats too far apart to be sure no peer has promoted (grant window passed): stepping out of the active role until the peers are heard',
     );
   } else {
-    d.logger.warn(
+    node.logger.warn(
       { frozenMs: Math.round(frozenMs) },
       'this process was frozen longer than the peer timeout: stepping out of the active role until the peers are heard',
     );
   }
   node.source.stop();
-  d.driver.pause();
+  node.driver.pause();
   // No grant either until it knows whether it keeps this state: another node may have taken over.
-  d.engine.holdHandovers();
+  node.engine.holdHandovers();
   node.setRoute(HOLD);
-  node.phase = 'discovering';
-  node.lastActiveInstance = d.instanceId;
+  st.phase = 'discovering';
+  st.lastActiveInstance = node.instanceId;
   node.sendStatus();
 }

@@ -1,5 +1,7 @@
 // The role changes of a cluster node, each one step by step. Kept apart from cluster-node.ts
-// (which receives messages and decides) so that each procedure reads top to bottom.
+// (which runs the timers and wires the parts) and cluster-decisions.ts (which decides) so that
+// each procedure reads top to bottom. Each takes a TransitionContext: the node's state and the
+// parts a role change drives, not the node itself.
 //
 // The order inside each matters:
 // - follow: stop serving (hold), replace the engine's state (reset) and only then redirect the
@@ -11,42 +13,93 @@
 // - handoff: hold clients and the engine's clock, end the sessions that cannot move, ship the
 //   last events and renewals, let the successor promote, and only then tell resumable sessions
 //   where their claim went (MOVED) and redirect the rest.
+import type { Logger } from 'pino';
+import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
+import type { FailoverCause } from '../../lib/cluster/cluster-vocabulary.ts';
+import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
+import type { Clock } from '../../lib/engine/clock.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { Claim } from '../../lib/engine/claim.ts';
 import { CarriedClaims } from '../../lib/engine/carried-claims.ts';
-import type { FailoverCause, FailoverView } from '../../lib/ops-api/api-types.ts';
-import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
-import { HOLD, SERVE } from '../lines/routing.ts';
-// Types only: cluster-node.ts imports this file, so a value import back would be a cycle.
-import type { ClusterNode, ClusterNodeDeps } from './cluster-node.ts';
+import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
+import { HOLD, type Route, SERVE } from '../lines/routing.ts';
+import type { FailoverTimeline } from './failover-timeline.ts';
+import type { ClientRouting, EngineDriver, NodeClock } from './node-deps.ts';
+import type { NodeState } from './node-state.ts';
 import { redirectRoute } from './redirect-route.ts';
 import type { MeshPeer } from './peer-mesh.ts';
+import type { ReplicationSink } from './replication-sink.ts';
+import type { ReplicationSource } from './replication-source.ts';
+import type { TokenCeilings } from './token-ceilings.ts';
 
 /** What a handoff may be for: the causes its `handoff` message can carry. */
 export type HandoffCause = Extract<PeerMessage, { t: 'handoff' }>['cause'];
 
-export function follow(node: ClusterNode, d: ClusterNodeDeps, id: string): void {
+/** How long an active waits for its successor's `promoted` before it serves again. */
+export const HANDOFF_TIMEOUT_MS = 2_000;
+
+/** What the role changes read and drive. */
+export interface TransitionContext {
+  readonly self: PeerConfig;
+  readonly instanceId: string;
+  readonly peerTimeoutMs: number;
+  readonly state: NodeState;
+  readonly engine: LockEngine;
+  readonly tokens: BlockTokenSource;
+  readonly driver: EngineDriver;
+  readonly clients: Pick<ClientRouting, 'redirectSessions' | 'moveSessions'>;
+  readonly clock: NodeClock;
+  readonly logger: Logger;
+  readonly mesh: { readonly peers: ReadonlyMap<string, MeshPeer>; send(peer: MeshPeer, m: PeerMessage): void };
+  readonly source: Pick<ReplicationSource, 'start' | 'stop' | 'streaming' | 'flush' | 'flushRenewals' | 'lastSeq'>;
+  readonly sink: Pick<ReplicationSink, 'appliedSeq' | 'expectSnapshot'>;
+  readonly ceilings: Pick<TokenCeilings, 'fold' | 'promotionFloor'>;
+  readonly timeline: Pick<FailoverTimeline, 'record' | 'withCarried'>;
+  /** Applies a listener route when it differs from the one in force. */
+  setRoute(route: Route): void;
+  sendStatus(): void;
+}
+
+/** What a sync request uses. */
+export interface SyncContext {
+  readonly state: Pick<NodeState, 'phase' | 'syncRequestedAt'>;
+  readonly clock: Clock;
+  readonly mesh: { send(peer: MeshPeer, m: PeerMessage): void };
+  readonly sink: Pick<ReplicationSink, 'expectSnapshot'>;
+}
+
+/** Asks `peer` (the active this node follows) for a snapshot: a standby re-syncs. */
+export function requestSync(node: SyncContext, peer: MeshPeer): void {
+  const st = node.state;
+  st.syncRequestedAt = node.clock.now();
+  if (st.phase === 'standby') st.phase = 'syncing';
+  // Only the snapshot asked for now is buffered, and only from this peer (replication-sink.ts).
+  node.sink.expectSnapshot(peer.config.id);
+  node.mesh.send(peer, { t: 'sync' });
+}
+
+export function follow(node: TransitionContext, id: string): void {
   const peer = node.mesh.peers.get(id);
   if (peer === undefined) return;
-  if (node.role() === 'active') {
+  if (node.state.role() === 'active') {
     node.source.stop();
-    d.driver.pause();
+    node.driver.pause();
     node.setRoute(HOLD);
   }
-  d.engine.reset();
-  d.engine.releaseHandovers();
+  node.engine.reset();
+  node.engine.releaseHandovers();
   // Everything this node knew of (its own blocks too, if it was active) may have been issued by
   // someone other than the new active: it reports that in its heartbeat from now on.
-  node.foldCeilings();
-  node.fresh = false;
-  node.following = id;
-  node.lossAnnouncedFor = null;
-  node.syncedWith = null;
-  node.lastActiveInstance = node.statuses.get(id)?.instance ?? null;
-  node.phase = 'syncing';
+  node.ceilings.fold();
+  node.state.fresh = false;
+  node.state.following = id;
+  node.state.lossAnnouncedFor = null;
+  node.state.syncedWith = null;
+  node.state.lastActiveInstance = node.state.statuses.get(id)?.instance ?? null;
+  node.state.phase = 'syncing';
   node.setRoute(redirectRoute(peer.config));
-  d.logger.info({ active: id }, 'following the active node');
-  node.requestSync(peer);
+  node.logger.info({ active: id }, 'following the active node');
+  requestSync(node, peer);
   node.sendStatus();
 }
 
@@ -69,155 +122,167 @@ export function dropUnreplicable(engine: LockEngine, carried: CarriedClaims | nu
   return { waiters: waiters.length, sessions: sessions.length };
 }
 
-async function promote(node: ClusterNode, d: ClusterNodeDeps): Promise<CarriedClaims | null> {
+async function promote(node: TransitionContext): Promise<CarriedClaims | null> {
   // Taking the role back with its own live state (after a freeze nobody used): its waiters and
   // sessions are still connected here, so they stay.
-  const ownState = node.syncedWith === d.instanceId;
-  node.phase = 'promoting';
+  const ownState = node.state.syncedWith === node.instanceId;
+  node.state.phase = 'promoting';
   node.sendStatus();
   // No handover before the token floor is raised below: a lock freed by a drop whose next
   // waiter is a kept resumable claim waits for releaseHandovers.
-  d.engine.holdHandovers();
+  node.engine.holdHandovers();
   const carried = ownState ? null : new CarriedClaims();
-  const dropped = ownState ? { waiters: 0, sessions: 0 } : dropUnreplicable(d.engine, carried);
-  d.tokens.raiseFloor(node.promotionFloor());
+  const dropped = ownState ? { waiters: 0, sessions: 0 } : dropUnreplicable(node.engine, carried);
+  node.tokens.raiseFloor(node.ceilings.promotionFloor());
   // No grant from an unstored block (it could repeat tokens), and no node stuck promoting (it
   // would hold up the whole cluster): a block that cannot be stored in time ends the promotion.
   try {
-    await boundedBy(d.tokens.reserveAhead(), PROMOTION_STORE_TIMEOUT_MS, 'storing a token block at promotion');
+    await boundedBy(node.tokens.reserveAhead(), PROMOTION_STORE_TIMEOUT_MS, 'storing a token block at promotion');
   } catch (err) {
     // No block can be made durable (disk full, I/O error, standbys not acknowledging): this node
     // does not take the role, and does not exit either. It listens again for two peer timeouts
     // before the decider may pick it again; meanwhile another candidate may promote.
-    if (node.phase === 'promoting') {
+    if (node.state.phase === 'promoting') {
       // Handovers stay held: nothing may be handed on from a block that is not stored. The next
       // follow (or a promotion that succeeds) releases them.
-      node.phase = 'discovering';
-      node.discoverUntil = d.clock.now() + 2 * d.cluster.peerTimeoutMs;
+      node.state.phase = 'discovering';
+      node.state.discoverUntil = node.clock.now() + 2 * node.peerTimeoutMs;
       node.sendStatus();
     }
-    d.logger.error({ err }, 'promotion abandoned: no token block could be stored; this node will not serve until one can');
+    node.logger.error({ err }, 'promotion abandoned: no token block could be stored; this node will not serve until one can');
     return null;
   }
   // Whatever moved the phase on (a follow, a freeze) has set the gate its own way.
-  if (node.phase !== 'promoting') return null;
+  if (node.state.phase !== 'promoting') return null;
   // A peer may have reported a higher ceiling while the block was being stored.
-  d.tokens.raiseFloor(node.promotionFloor());
-  node.phase = 'active';
-  node.following = null;
-  node.syncedWith = d.instanceId;
-  node.lastActiveInstance = d.instanceId;
+  node.tokens.raiseFloor(node.ceilings.promotionFloor());
+  node.state.phase = 'active';
+  node.state.following = null;
+  node.state.syncedWith = node.instanceId;
+  node.state.lastActiveInstance = node.instanceId;
   node.source.start();
   // Route first: heartbeats that waited in held sockets are read before leases are checked again.
   node.setRoute(SERVE);
   // A lock left free with a queue (freed during the old active's handoff, by the drops above, or
   // while the block was stored) goes to the head of its queue at releaseHandovers: one scan, here.
-  d.engine.fileFreeQueues();
-  d.engine.releaseHandovers();
-  d.driver.resume();
+  node.engine.fileFreeQueues();
+  node.engine.releaseHandovers();
+  node.driver.resume();
   node.sendStatus();
-  d.logger.info(
+  node.logger.info(
     {
-      held: d.engine.heldCount,
+      held: node.engine.heldCount,
       droppedWaiters: dropped.waiters,
       droppedSessions: dropped.sessions,
       carriedSessions: carried?.carried ?? 0,
-      tokenFloor: d.tokens.highWater.toString(),
+      tokenFloor: node.tokens.highWater.toString(),
     },
     'promoted: this node is active',
   );
   return carried ?? new CarriedClaims();
 }
 
-/** A failover entry with the resumable claims this node kept; their fate is filled in as it comes (ClusterNode.carried). */
-function withCarried(node: ClusterNode, f: FailoverView, carried: CarriedClaims): FailoverView {
-  const entry: FailoverView = { ...f, claimsCarried: carried.carried, claimsResumed: 0, claimsExpired: 0, claimsEnded: 0 };
-  node.carried = { entry, tally: carried };
-  return entry;
-}
-
 /** No active is alive and this node is the one to take over (a crash, or a fresh cluster). */
-export async function promoteAfterLoss(node: ClusterNode, d: ClusterNodeDeps): Promise<void> {
-  const old = node.following;
+export async function promoteAfterLoss(node: TransitionContext): Promise<void> {
+  const old = node.state.following;
   const oldPeer = old === null ? undefined : node.mesh.peers.get(old);
-  const hadActive = node.lastActiveInstance !== null;
-  const carried = await promote(node, d);
+  const hadActive = node.state.lastActiveInstance !== null;
+  const carried = await promote(node);
   if (carried === null) return;
-  node.fresh = !hadActive;
+  node.state.fresh = !hadActive;
   if (hadActive && oldPeer !== undefined) {
-    const gapMs = d.clock.now() - oldPeer.lastSeen;
-    node.recordFailover(withCarried(node, { at: d.wallNow(), from: old, to: node.self.id, gapMs: round(gapMs), cause: 'crash' }, carried));
+    const gapMs = node.clock.now() - oldPeer.lastSeen;
+    node.timeline.record(node.timeline.withCarried({ at: node.clock.wallNow(), from: old, to: node.self.id, gapMs: round(gapMs), cause: 'crash' }, carried));
   }
 }
 
 /** This standby is the successor in a graceful handoff. */
-export async function takeOver(node: ClusterNode, d: ClusterNodeDeps, peer: MeshPeer, seq: number, pausedMs: number, cause: FailoverCause): Promise<void> {
-  const t0 = d.clock.now();
-  if (node.leaving || node.following !== peer.config.id || node.phase !== 'standby' || node.sink.appliedSeq !== seq) {
-    const why = node.leaving ? 'this node is shutting down' : 'not in sync with the node handing off';
-    d.logger.warn({ from: peer.config.id, phase: node.phase, applied: node.sink.appliedSeq, seq }, `handoff refused: ${why}`);
+export async function takeOver(node: TransitionContext, peer: MeshPeer, seq: number, pausedMs: number, cause: FailoverCause): Promise<void> {
+  const t0 = node.clock.now();
+  if (node.state.leaving || node.state.following !== peer.config.id || node.state.phase !== 'standby' || node.sink.appliedSeq !== seq) {
+    const why = node.state.leaving ? 'this node is shutting down' : 'not in sync with the node handing off';
+    node.logger.warn({ from: peer.config.id, phase: node.state.phase, applied: node.sink.appliedSeq, seq }, `handoff refused: ${why}`);
     // Said at once, so the node handing off serves again now rather than after its timeout.
     node.mesh.send(peer, { t: 'handoff-refused' });
     return;
   }
-  const carried = await promote(node, d);
+  const carried = await promote(node);
   if (carried === null) return;
   // Its last status says handing-off; it is becoming our standby, whatever its next status is.
-  const last = node.statuses.get(peer.config.id);
-  if (last !== undefined) node.statuses.set(peer.config.id, { ...last, phase: 'syncing', active: node.self.id });
-  node.mesh.send(peer, { t: 'promoted', instance: d.instanceId });
+  const last = node.state.statuses.get(peer.config.id);
+  if (last !== undefined) node.state.statuses.set(peer.config.id, { ...last, phase: 'syncing', active: node.self.id });
+  node.mesh.send(peer, { t: 'promoted', instance: node.instanceId });
   peer.link?.flushNow();
-  d.logger.info({ pausedMs, promoteMs: d.clock.now() - t0 }, 'took over by handoff');
-  node.recordFailover(
-    withCarried(node, { at: d.wallNow(), from: peer.config.id, to: node.self.id, gapMs: round(pausedMs + (d.clock.now() - t0)), cause }, carried),
+  node.logger.info({ pausedMs, promoteMs: node.clock.now() - t0 }, 'took over by handoff');
+  node.timeline.record(
+    node.timeline.withCarried(
+      { at: node.clock.wallNow(), from: peer.config.id, to: node.self.id, gapMs: round(pausedMs + (node.clock.now() - t0)), cause },
+      carried,
+    ),
   );
 }
 
 /** The active hands its role to `to`; resolves with the gap (ms), or null when `to` did not take over. */
-export async function handoff(node: ClusterNode, d: ClusterNodeDeps, to: string, cause: HandoffCause, timeoutMs: number): Promise<number | null> {
+export async function handoff(node: TransitionContext, to: string, cause: HandoffCause, timeoutMs = HANDOFF_TIMEOUT_MS): Promise<number | null> {
   const peer = node.mesh.peers.get(to);
-  if (peer === undefined || peer.link === null || node.phase !== 'active' || !node.source.streaming(to)) return null;
-  const t0 = d.clock.now();
-  node.phase = 'handing-off';
+  if (peer === undefined || peer.link === null || node.state.phase !== 'active' || !node.source.streaming(to)) return null;
+  const t0 = node.clock.now();
+  node.state.phase = 'handing-off';
   node.setRoute(HOLD);
-  d.driver.pause();
-  d.engine.holdHandovers();
+  node.driver.pause();
+  node.engine.holdHandovers();
   // Session claims that are not resumable cannot move to the successor, which may grant their
   // locks the moment it promotes: their holders are told now (REDIRECT), and the releases ship
   // ahead of the handoff. Resumable ones stay connected, unread, and move with the lock table.
   const route = redirectRoute(peer.config);
-  d.redirectSessions(route);
+  node.clients.redirectSessions(route);
   node.sendStatus();
   node.source.flush();
   // Every resumable lease as it stands now (nothing renews them while clients are held).
   node.source.flushRenewals();
-  const promoted = node.awaitPromoted(to, timeoutMs);
-  node.mesh.send(peer, { t: 'handoff', seq: node.source.lastSeq, pausedMs: d.clock.now() - t0, cause });
+  const promoted = awaitPromoted(node.state, to, timeoutMs);
+  node.mesh.send(peer, { t: 'handoff', seq: node.source.lastSeq, pausedMs: node.clock.now() - t0, cause });
   peer.link.flushNow();
   const ok = await promoted;
   if (!ok) {
-    if (node.phase === 'handing-off') {
-      node.phase = 'active';
+    if (node.state.phase === 'handing-off') {
+      node.state.phase = 'active';
       node.setRoute(SERVE);
-      d.engine.releaseHandovers();
-      d.driver.resume();
+      node.engine.releaseHandovers();
+      node.driver.resume();
       node.sendStatus();
     }
-    d.logger.warn({ to, cause }, 'handoff failed: the successor refused, went away or did not take over in time; staying active');
+    node.logger.warn({ to, cause }, 'handoff failed: the successor refused, went away or did not take over in time; staying active');
     return null;
   }
-  const gapMs = round(d.clock.now() - t0);
-  if (cause === 'api-handoff') node.yielded = true;
+  const gapMs = round(node.clock.now() - t0);
+  if (cause === 'api-handoff') node.state.yielded = true;
   // The successor has their claims now: each resumable session is told where (MOVED) and closed
   // without ending its claim here; follow's reset then forgets them without a word.
-  const moved = d.moveSessions(route.session);
-  follow(node, d, to);
-  if (moved > 0) d.logger.info({ to, moved }, 'resumable sessions moved to the successor');
-  d.logger.info({ to, cause, gapMs }, `handed off to ${to} (${cause}): ${gapMs} ms without an active node`);
+  const moved = node.clients.moveSessions(route.session);
+  follow(node, to);
+  if (moved > 0) node.logger.info({ to, moved }, 'resumable sessions moved to the successor');
+  node.logger.info({ to, cause, gapMs }, `handed off to ${to} (${cause}): ${gapMs} ms without an active node`);
   return gapMs;
 }
 
-/** How long a promotion may take to store its first token block before the node gives up (exit 70). */
+/**
+ * Waits for `promoted` from `peer`; resolves false on timeout, or when the peer refuses or its
+ * link goes down (the message handler and the link-down handler resolve `handoffWaiter`).
+ */
+function awaitPromoted(state: Pick<NodeState, 'handoffWaiter'>, peer: string, timeoutMs: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => done(false), timeoutMs);
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      if (state.handoffWaiter?.resolve === done) state.handoffWaiter = null;
+      resolve(ok);
+    };
+    state.handoffWaiter = { peer, resolve: done };
+  });
+}
+
+/** How long a promotion may take to store its first token block before the node gives up the promotion. */
 const PROMOTION_STORE_TIMEOUT_MS = 5_000;
 
 function boundedBy<T>(work: Promise<T>, ms: number, what: string): Promise<T> {

@@ -2,18 +2,38 @@
 // order with its role, liveness, lag and flags, what handoff and restore can do now, and the
 // failover timeline (replicated from the active, so every node shows the same one).
 import { formatAddress } from '../../lib/client/address.ts';
-import type { ClusterView, NodeView, ReplicationLag } from '../../lib/ops-api/api-types.ts';
+import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
+import type { ClusterView, FailoverView, NodeView, ReplicationLag } from '../../lib/ops-api/api-types.ts';
 import { isActivePhase } from '../../lib/cluster/cluster-vocabulary.ts';
-import type { ClusterNode } from './cluster-node.ts';
+import type { LoopDelayWatch } from './loop-delay.ts';
+import type { NodeState } from './node-state.ts';
+import type { MeshPeer } from './peer-mesh.ts';
+import type { PeerWatch } from './peer-watch.ts';
 
-export function clusterView(node: ClusterNode, now: number, wallNow: number): ClusterView {
-  const selfActive = node.role() === 'active';
-  const active = node.activeId();
-  const activeStatus = active === null || active === node.self.id ? undefined : node.statuses.get(active);
-  const activeInstance = selfActive ? node.syncedWith : (activeStatus?.instance ?? null);
+/** What the view reads of the node (and changes nothing of). */
+export interface ViewContext {
+  readonly self: PeerConfig;
+  readonly instanceId: string;
+  /** Every configured node, in priority order. */
+  readonly peers: readonly PeerConfig[];
+  readonly state: Readonly<NodeState>;
+  readonly watch: Pick<PeerWatch, 'isAlive' | 'activeId' | 'handoffTargets' | 'yieldedNodes'>;
+  readonly mesh: { readonly peers: ReadonlyMap<string, MeshPeer> };
+  /** The active's measure of its standbys' lag (ReplicationSource.lags). */
+  readonly source: { lags(): Record<string, ReplicationLag> };
+  readonly timeline: { entries(): readonly FailoverView[] };
+  readonly loopDelay: Pick<LoopDelayWatch, 'perSecondMaxMs' | 'perSecondGcMs'>;
+}
+
+export function clusterView(node: ViewContext, now: number, wallNow: number): ClusterView {
+  const st = node.state;
+  const selfActive = st.role() === 'active';
+  const active = node.watch.activeId();
+  const activeStatus = active === null || active === node.self.id ? undefined : st.statuses.get(active);
+  const activeInstance = selfActive ? st.syncedWith : (activeStatus?.instance ?? null);
   const lags: Record<string, ReplicationLag> = selfActive ? node.source.lags() : (activeStatus?.lags ?? {});
   const nodes: NodeView[] = [];
-  node.peersInOrder().forEach((p, priority) => {
+  node.peers.forEach((p, priority) => {
     const addresses = {
       lockAddress: formatAddress({ host: p.host, port: p.lockPort }),
       sessionAddress: formatAddress({ host: p.host, port: p.sessionPort }),
@@ -22,21 +42,21 @@ export function clusterView(node: ClusterNode, now: number, wallNow: number): Cl
     if (p.id === node.self.id) {
       nodes.push({
         id: p.id,
-        role: node.role(),
+        role: st.role(),
         priority,
         self: true,
         alive: true,
         lastSeen: wallNow,
         replicationLag: selfActive ? null : (lags[p.id] ?? null),
-        inSync: selfActive || (node.phase === 'standby' && node.syncedWith !== null && node.syncedWith === activeInstance),
-        yielded: node.yielded,
+        inSync: selfActive || (st.phase === 'standby' && st.syncedWith !== null && st.syncedWith === activeInstance),
+        yielded: st.yielded,
         ...addresses,
       });
       return;
     }
-    const s = node.statuses.get(p.id);
+    const s = st.statuses.get(p.id);
     const mesh = node.mesh.peers.get(p.id);
-    const alive = node.isAlive(p.id);
+    const alive = node.watch.isAlive(p.id);
     const isActive = alive && s !== undefined && isActivePhase(s.phase);
     const seen = mesh === undefined || mesh.lastSeen === Number.NEGATIVE_INFINITY ? null : Math.round(wallNow - (now - mesh.lastSeen));
     nodes.push({
@@ -52,22 +72,22 @@ export function clusterView(node: ClusterNode, now: number, wallNow: number): Cl
       ...addresses,
     });
   });
-  const targets = selfActive ? node.handoffTargets() : nodes.filter((n) => n.inSync && n.role === 'standby').map((n) => n.id);
+  const targets = selfActive ? node.watch.handoffTargets() : nodes.filter((n) => n.inSync && n.role === 'standby').map((n) => n.id);
   let reason: string | null = null;
   if (active === null) reason = 'no active node is known right now';
-  else if (node.phase === 'handing-off') reason = 'a handoff is under way';
+  else if (st.phase === 'handing-off') reason = 'a handoff is under way';
   else if (targets.length === 0) reason = 'no standby is alive and in sync to hand off to';
-  const yielded = node.yieldedNodes();
+  const yielded = node.watch.yieldedNodes();
   return {
     self: node.self.id,
     instanceId: node.instanceId,
     clustered: true,
-    phase: node.phase,
+    phase: st.phase,
     active,
     nodes,
     handoff: { available: reason === null, reason, targets: reason === null ? targets : [] },
     restore: { available: yielded.length > 0, yielded },
-    failovers: [...node.failovers],
+    failovers: [...node.timeline.entries()],
     loopDelayMs: node.loopDelay.perSecondMaxMs(),
     gcPauseMs: node.loopDelay.perSecondGcMs(),
   };

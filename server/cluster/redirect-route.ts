@@ -1,6 +1,6 @@
 // Where a node that is not the active points clients: the lock and session ports of a peer.
 // In a file of its own so that the transitions and the decisions, which cluster-node.ts
-// imports, import nothing from cluster-node.ts at run time (no import cycle).
+// imports, need nothing from cluster-node.ts (no import cycle, not even of types).
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
 import { formatAddress } from '../../lib/client/address.ts';
 import type { Route } from '../lines/routing.ts';

@@ -227,27 +227,32 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       adminToken,
       engine,
       tokens,
-      clock,
-      wallNow: () => Date.now(),
-      setRoute: (route) => {
-        keyed.setRoute(route);
-        sessions.setRoute(route);
-      },
-      // Resumable sessions are spared: they move with the handoff (moveSessions) once the successor has promoted.
-      redirectSessions: (route) => sessions.redirectOpen(route, (conn) => conn.resumable),
-      moveSessions: (sessionAddress) => {
-        let moved = 0;
-        for (const conn of sessions.connections) if (conn.moveTo(sessionAddress)) moved++;
-        return moved;
+      clock: { now: () => clock.now(), wallNow: () => Date.now() },
+      clients: {
+        setRoute: (route) => {
+          keyed.setRoute(route);
+          sessions.setRoute(route);
+        },
+        // Resumable sessions are spared: they move with the handoff (moveSessions) once the successor has promoted.
+        redirectSessions: (route) => sessions.redirectOpen(route, (conn) => conn.resumable),
+        moveSessions: (sessionAddress) => {
+          let moved = 0;
+          for (const conn of sessions.connections) if (conn.moveTo(sessionAddress)) moved++;
+          return moved;
+        },
       },
       driver,
-      persistCeiling: (c) => durable.saveAhead(c),
-      // Asked on every heartbeat: the store's own record, not a read of the ceiling files.
-      storedCeiling: () => durable.savedCeiling,
-      runLocally: (op) => lockOps.run(op),
-      // `ops` is created below; the cluster audits only once it runs, after start-up.
-      audit: (who, op, result) =>
-        ops.audit.record({ who, action: op.op, target: auditTarget(op), result: result.ok ? 'ok' : result.error, detail: result.detail }),
+      ceilingStore: {
+        persist: (c) => durable.saveAhead(c),
+        // Asked on every heartbeat: the store's own record, not a read of the ceiling files.
+        stored: () => durable.savedCeiling,
+      },
+      localAdmin: {
+        run: (op) => lockOps.run(op),
+        // `ops` is created below; the cluster audits only once it runs, after start-up.
+        audit: (who, op, result) =>
+          ops.audit.record({ who, action: op.op, target: auditTarget(op), result: result.ok ? 'ok' : result.error, detail: result.detail }),
+      },
       logger: log,
     });
     const source = clusterNode.source;

@@ -1,0 +1,51 @@
+// The mutable state of one cluster node: its phase and what it follows, what its peers last
+// said, and the times its decisions go by. Plain data: the runner (cluster-node.ts) owns it,
+// the decisions and transitions change it through their contexts, and the pure rules of
+// lib/cluster read copies of it.
+import type { StatusMessage } from '../../lib/cluster/peer-messages.ts';
+import { isActivePhase, type NodePhase, type NodeRole } from '../../lib/cluster/cluster-vocabulary.ts';
+
+export class NodeState {
+  phase: NodePhase = 'discovering';
+  yielded = false;
+  /** Shutting down: hands off and never takes the active role again. */
+  leaving = false;
+  /**
+   * Active with state of its own making only: it promoted at start-up with no active to follow,
+   * and no standby has synced from it since. Between two actives, a fresh one steps down.
+   */
+  fresh = false;
+  /** The peer this node takes as active (null when none is known, or when it is active itself). */
+  following: string | null = null;
+  /** Instance of the active whose state this node's mirror holds. */
+  syncedWith: string | null = null;
+  lastActiveInstance: string | null = null;
+  /** Each peer's last status, by id. */
+  readonly statuses = new Map<string, StatusMessage>();
+  /** When each peer's last status was received (monotonic ms). */
+  readonly statusAt = new Map<string, number>();
+  /** Lower-priority peers seen active at the same time as this node (split brain), by id. */
+  readonly rivals = new Set<string>();
+  /** Since when this active waits for its peers to confirm it after its grant window lapsed; null when not. */
+  reconfirmSince: number | null = null;
+  /** Until then, the node only listens (start-up, and after this process was frozen). Set at start. */
+  discoverUntil = 0;
+  /** When the last decision ran (a longer gap than the peer timeout means this process was frozen). Set at start. */
+  lastDecideAt = 0;
+  /** When this process last ran again after a freeze (monotonic ms); silence counts from here at the earliest. */
+  resumedAt = Number.NEGATIVE_INFINITY;
+  /** The followed node whose silence this node has announced (see cluster-decisions.ts). */
+  lossAnnouncedFor: string | null = null;
+  /** When the refusal to promote was last logged (monotonic ms). */
+  refusalNotedAt = Number.NEGATIVE_INFINITY;
+  /** Monotonic time of the last sync request. */
+  syncRequestedAt = Number.NEGATIVE_INFINITY;
+  /** Set while a handoff waits for its successor's `promoted`. */
+  handoffWaiter: { peer: string; resolve(ok: boolean): void } | null = null;
+  /** Set when the node stops: no timer or message does anything after. */
+  stopped = false;
+
+  role(): NodeRole {
+    return isActivePhase(this.phase) ? 'active' : 'standby';
+  }
+}
