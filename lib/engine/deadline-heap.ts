@@ -34,9 +34,10 @@ export class DeadlineHeap<T extends HeapItem> {
   remove(item: T): void {
     const i = item.heapIndex;
     if (i < 0 || this.items[i] !== item) return;
-    const last = this.items.pop() as T;
+    const last = this.items.pop();
     item.heapIndex = -1;
-    if (last === item) return;
+    // items[i] is item, so the heap was not empty and pop() gave an item.
+    if (last === undefined || last === item) return;
     this.items[i] = last;
     last.heapIndex = i;
     this.down(i);

@@ -44,11 +44,14 @@ export class PeerMesh {
   private readonly selfPriority: number;
   private readonly dialTimers = new Set<NodeJS.Timeout>();
   private stopped = false;
-  /** The PSK of each node id (this node's own: what it dials with). */
+  /** The PSK of each node id. */
   private readonly keys = new Map<string, Buffer>();
+  /** This node's own PSK: what it dials with. */
+  private readonly selfKey: Buffer;
 
   constructor(private readonly o: MeshOptions) {
     this.selfPriority = o.peers.findIndex((p) => p.id === o.selfId);
+    this.selfKey = peerKey(o.adminToken, o.selfId);
     o.peers.forEach((config, priority) => {
       this.keys.set(config.id, peerKey(o.adminToken, config.id));
       if (config.id !== o.selfId) this.peers.set(config.id, { config, priority, link: null, lastSeen: Number.NEGATIVE_INFINITY });
@@ -161,7 +164,7 @@ export class PeerMesh {
 
   private dial(peer: MeshPeer): void {
     if (this.stopped) return;
-    const socket = dialPeerTls(peer.config.host, peer.config.peerPort, this.o.selfId, this.keys.get(this.o.selfId) as Buffer);
+    const socket = dialPeerTls(peer.config.host, peer.config.peerPort, this.o.selfId, this.selfKey);
     let connected = false;
     // A host that is gone (powered off, black-holed) never answers a SYN: give up and dial again
     // rather than wait for the kernel's retries (minutes), so a node that comes back is found at once.
