@@ -70,6 +70,8 @@ describe('a standby joining a large table', () => {
     expect(Number(synced.at(-1)?.parts), 'the snapshot came in many parts').toBeGreaterThan(10);
     const streamed = a.logEntries().filter((e) => e.msg === 'snapshot streamed to a standby');
     expect(streamed.at(-1)?.parts, 'the active logs the stream it sent').toBe(synced.at(-1)?.parts);
+    // One loop-delay figure per second the node has lived: a fast join can end before a's sixth second.
+    await waitFor(async () => ((await a.cluster()).loopDelayMs?.length ?? 0) > 5, { timeoutMs: 10_000, what: 'six seconds of loop-delay figures on a' });
     const [viewA, viewB] = [await a.cluster(), await b.cluster()];
     expect(viewA.loopDelayMs?.length, 'per-second loop delays in the view').toBeGreaterThan(5);
     expect(viewA.gcPauseMs?.length, 'a GC pause figure for each of those seconds').toBe(viewA.loopDelayMs?.length);
