@@ -1,5 +1,6 @@
 // The requests a KeyedClient has in flight. They are plain objects holding their promise's
 // resolve/reject, so a request can move from a dropped connection to another one unchanged.
+import { encodeAcquireRequest, encodeReleaseRequest } from '../protocol/keyed-codec.ts';
 import type { KeyedGrant } from './keyed-grant.ts';
 
 export interface AcquireRequest {
@@ -73,7 +74,7 @@ export function acquireGraceLeftMs(request: AcquireRequest, now: number): number
 }
 
 export function requestLine(request: KeyedRequest): string {
-  return request.op === 'A' ? `A ${request.key} ${request.leaseWire} ${request.waitWire}` : `R ${request.key} ${request.token}`;
+  return request.op === 'A' ? encodeAcquireRequest(request.key, request.leaseWire, request.waitWire) : encodeReleaseRequest(request.key, request.token);
 }
 
 /**

@@ -13,6 +13,7 @@ import type { LineTransport } from './transport.ts';
 import { formatAddress } from './address.ts';
 import type { Address } from './address.ts';
 import { parseSessionReply } from '../protocol/session-reply-parser.ts';
+import { encodeAcquireRequest, encodeResumeRequest, HEARTBEAT_LINE } from '../protocol/session-codec.ts';
 import { HeartbeatSchedule } from './heartbeat-schedule.ts';
 import { clientClosed, connectionLost, errorFromSessionCode, errorWithText, isServerSide } from './client-errors.ts';
 
@@ -189,12 +190,12 @@ export class SessionConnection implements SessionLease {
     if (this.resuming) {
       // The silence deadline keeps counting from the last confirmation: a resume extends nothing
       // until the server answers it.
-      this.send(`RESUME ${this.name} ${this.options.claimKey ?? ''}`, false, now);
+      this.send(encodeResumeRequest(this.name, this.options.claimKey ?? ''), false, now);
       return;
     }
     this.anchor = now;
     const key = this.options.claimKey;
-    this.send(key === undefined ? `ACQUIRE ${this.name} ${this.options.leaseMs}` : `ACQUIRE ${this.name} ${this.options.leaseMs} ${key}`, false, now);
+    this.send(encodeAcquireRequest(this.name, this.options.leaseMs, key), false, now);
     this.silenceTimer = setTimeout(this.checkSilence, timerDelay(SILENCE_SHARE * this.options.leaseMs));
   }
 
@@ -323,7 +324,7 @@ export class SessionConnection implements SessionLease {
   }
 
   private readonly beat = (): void => {
-    if (this.phase !== 'ended' && !this.resuming && this.inflightSince === undefined) this.send('HEARTBEAT', true, performance.now());
+    if (this.phase !== 'ended' && !this.resuming && this.inflightSince === undefined) this.send(HEARTBEAT_LINE, true, performance.now());
   };
 
   /** Leaves the current connection and asks `address` for the claim (RESUME). */

@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeGranted, encodeKeyedError, encodeRedirect, encodeReleased, parseKeyedRequest } from './keyed-codec.ts';
+import { leaseToWireSeconds, waitToWireSeconds } from './duration-text.ts';
+import {
+  encodeAcquireRequest,
+  encodeGranted,
+  encodeKeyedError,
+  encodeRedirect,
+  encodeReleased,
+  encodeReleaseRequest,
+  parseKeyedRequest,
+} from './keyed-codec.ts';
 
 function parse(line: string) {
   const buf = Buffer.from(line, 'utf8');
@@ -86,5 +95,22 @@ describe('keyed protocol codec', () => {
     expect(encodeReleased('k', false)).toBe('R k STALE\n');
     expect(encodeKeyedError('A', 'k', 'bad-lease')).toBe('E A k bad-lease bad lease: a decimal number of seconds > 0\n');
     expect(encodeRedirect('10.0.0.2:7070')).toBe('M 10.0.0.2:7070\n');
+  });
+});
+
+describe("the keyed protocol's request lines (the client's half)", () => {
+  it('are read back by the server parser as the same request', () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[a-z0-9/_.-]{1,40}$/),
+        fc.integer({ min: 1, max: 86_400_000 }),
+        fc.integer({ min: 0, max: 86_400_000 }),
+        fc.bigInt({ min: 1n, max: (1n << 64n) - 1n }),
+        (key, leaseMs, waitMs, token) => {
+          expect(parse(encodeAcquireRequest(key, leaseToWireSeconds(leaseMs), waitToWireSeconds(waitMs)))).toEqual({ kind: 'acquire', key, leaseMs, waitMs });
+          expect(parse(encodeReleaseRequest(key, token))).toEqual({ kind: 'release', key, token });
+        },
+      ),
+    );
   });
 });

@@ -1,5 +1,6 @@
 // The session protocol's requests and replies, as pure functions: the server's half (requests
-// in, replies out); the client reads replies with session-reply-parser.ts. One TCP connection is
+// in, replies out), and the client's request lines at the end, beside the parser that reads
+// them; the client reads replies with session-reply-parser.ts. One TCP connection is
 // one claim on one lock; see the session section of docs/protocol.md.
 //   ACQUIRE <name> <lease_ms>   ->  ACQUIRED <token> | WAITING <position>
 //   ACQUIRE <name> <lease_ms> <claim_key>   (opt-in: the claim may outlive its connection)
@@ -133,3 +134,18 @@ export function encodeMoved(hostPort: string): string {
 export const SESSION_GOODBYE = encodeSessionError('server-going-away');
 /** The line a connection over `--max-connections` gets before it is closed. */
 export const SESSION_REFUSAL = encodeSessionError('too-many-connections');
+
+// --- The client's half: request lines, without the line ending (the client's transport adds it) ---
+
+/** `ACQUIRE <name> <lease_ms> [<claim_key>]`: a claim key makes the claim resumable. */
+export function encodeAcquireRequest(name: string, leaseMs: number, claimKey?: string): string {
+  return claimKey === undefined ? `ACQUIRE ${name} ${leaseMs}` : `ACQUIRE ${name} ${leaseMs} ${claimKey}`;
+}
+
+/** `RESUME <name> <claim_key>`: takes a kept claim up on a new connection. */
+export function encodeResumeRequest(name: string, claimKey: string): string {
+  return `RESUME ${name} ${claimKey}`;
+}
+
+/** The sign of life; it takes no fields. */
+export const HEARTBEAT_LINE = 'HEARTBEAT';
