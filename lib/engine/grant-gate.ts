@@ -126,8 +126,7 @@ export abstract class GrantGate extends ReplicaOps {
       }
       return;
     }
-    this.catchUp();
-    const now = this.clock.now();
+    const now = this.catchUp();
     if (!(now < this.openUntil)) return;
     const held = [...this.heldLocks];
     this.heldLocks.clear();
@@ -149,7 +148,8 @@ export abstract class GrantGate extends ReplicaOps {
   }
 
   /** Runs deadlines that have passed but whose timer has not fired yet (LockEngine). */
-  protected abstract catchUp(): void;
+  /** Ends what is due and returns the time the calling operation runs at (LockEngine). */
+  protected abstract catchUp(): number;
 
   /** Hands a free lock to the head of its queue, as far as the gate and the tokens allow (LockEngine). */
   protected abstract handOver(lock: LockState, now: number): void;

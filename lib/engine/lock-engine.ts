@@ -32,8 +32,7 @@ export class LockEngine extends GrantGate {
   acquire(request: AcquireRequest): Claim {
     const { name, owner, protocol, client, leaseMs, waitMs, sliding } = request;
     if (!(leaseMs > 0 && leaseMs < NEVER) || !(waitMs >= 0)) throw new RangeError(`bad lease ${leaseMs} or wait ${waitMs}`);
-    this.catchUp();
-    const now = this.clock.now();
+    const now = this.catchUp();
     const open = now < this.openUntil;
     const existing = this.locks.get(name);
     // A token before any change: if none can be issued, the engine is left as it was and the
@@ -85,12 +84,11 @@ export class LockEngine extends GrantGate {
    * knowing. Nothing changes in either case.
    */
   release(name: string, token: bigint): 'ok' | 'stale' | 'session-claim' {
-    this.catchUp();
+    const now = this.catchUp();
     const lock = this.locks.get(name);
     const holder = lock?.holder;
     if (lock === undefined || !holder || holder.token !== token) return 'stale';
     if (holder.protocol === 'session') return 'session-claim';
-    const now = this.clock.now();
     this.dropHolder(lock, holder, now, 'release');
     this.handOver(lock, now);
     return 'ok';
@@ -233,9 +231,17 @@ export class LockEngine extends GrantGate {
    * Runs deadlines that have passed but whose timer has not fired yet, so that no operation
    * sees a lease or a wait that is already over (a release after the lease end is STALE).
    */
-  protected catchUp(): void {
+  /**
+   * Ends what is already due before an operation acts, and returns the time the operation
+   * runs at: one clock read per operation (a read is about 0.1 us, a fifth of the engine's own
+   * cost per request), read again only when advance() ran.
+   */
+  protected catchUp(): number {
+    const now = this.clock.now();
     const top = this.heap.peek();
-    if (top !== undefined && top.due <= this.clock.now()) this.advance();
+    if (top === undefined || top.due > now) return now;
+    this.advance();
+    return this.clock.now();
   }
 
   // --- internals ---
