@@ -43,7 +43,17 @@ export class SocketTransport implements LineTransport {
   }
 
   write(text: string, done: WriteDone): boolean {
-    return this.socket.write(text, done);
+    const socket = this.socket;
+    // Nothing queued in Node: this write goes to the kernel now, or becomes the write in flight,
+    // which counts as gone out even if the socket is destroyed under it (line-connection.ts).
+    // Either way it is done here, without a write callback and its tick per write. Behind a
+    // write in flight it is queued, and only its callback can say whether it ever left.
+    if (socket.writableLength === 0) {
+      const ok = socket.write(text);
+      done();
+      return ok;
+    }
+    return socket.write(text, done);
   }
 
   end(): void {
