@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DeadlineHeap, type HeapItem } from './deadline-heap.ts';
+import { DeadlineHeap, type HeapItem, parentSlot } from './deadline-heap.ts';
 
 interface Item extends HeapItem {
   id: number;
@@ -12,7 +12,7 @@ const item = (id: number, due: number): Item => ({ id, due, heapIndex: -1 });
 function expectHeapShape(model: Item[]): void {
   const bySlot = new Map(model.map((m) => [m.heapIndex, m]));
   expect([...bySlot.keys()].sort((a, b) => a - b)).toEqual(model.map((_, i) => i));
-  const misplaced = model.filter((m) => m.heapIndex > 0 && (bySlot.get((m.heapIndex - 1) >> 1) as Item).due > m.due);
+  const misplaced = model.filter((m) => m.heapIndex > 0 && (bySlot.get(parentSlot(m.heapIndex)) as Item).due > m.due);
   expect(misplaced).toEqual([]);
 }
 

@@ -1,7 +1,10 @@
-// An indexed binary min-heap of deadlines. One heap serves every lease and wait deadline in
+// An indexed 4-ary min-heap of deadlines. One heap serves every lease and wait deadline in
 // the engine, so 100,000 leased locks cost one timer in the server and O(log n) per change,
 // never a timer per lock or a scan per tick. Items remember their own slot (`heapIndex`),
-// which makes removal of an arbitrary item O(log n) too.
+// which makes removal of an arbitrary item O(log n) too. Four children per node halve the
+// depth of a binary heap: removals, which mostly take an old lease out and sink the newest one
+// into its slot, walk 9 levels instead of 17 at 100,000 leases, with the children of a node
+// side by side in memory.
 
 export interface HeapItem {
   /** The deadline this item is filed under (monotonic ms). */
@@ -9,6 +12,9 @@ export interface HeapItem {
   /** Slot in the heap array, or -1 when not in the heap. */
   heapIndex: number;
 }
+
+/** The slot of the parent of slot `i` (> 0): four children per node. */
+export const parentSlot = (i: number): number => (i - 1) >> 2;
 
 export class DeadlineHeap<T extends HeapItem> {
   private readonly items: T[] = [];
@@ -60,7 +66,7 @@ export class DeadlineHeap<T extends HeapItem> {
     const item = items[i];
     if (item === undefined) return;
     while (i > 0) {
-      const parentIndex = (i - 1) >> 1;
+      const parentIndex = parentSlot(i);
       const parent = items[parentIndex];
       if (parent === undefined || parent.due <= item.due) break;
       items[i] = parent;
@@ -78,16 +84,18 @@ export class DeadlineHeap<T extends HeapItem> {
     const item = items[i];
     if (item === undefined) return;
     for (;;) {
-      const left = 2 * i + 1;
+      const first = 4 * i + 1;
       // Bounds first: a read past the end would make V8's load slower; below n an item is always there.
-      if (left >= n) break;
-      const right = left + 1;
-      let child = left;
-      let c = items[left];
-      const r = right < n ? items[right] : undefined;
-      if (r !== undefined && c !== undefined && r.due < c.due) {
-        c = r;
-        child = right;
+      if (first >= n) break;
+      const end = first + 4 < n ? first + 4 : n;
+      let child = first;
+      let c = items[first];
+      for (let k = first + 1; k < end; k++) {
+        const other = items[k];
+        if (other !== undefined && c !== undefined && other.due < c.due) {
+          c = other;
+          child = k;
+        }
       }
       if (c === undefined || c.due >= item.due) break;
       items[i] = c;
