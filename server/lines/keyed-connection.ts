@@ -246,6 +246,8 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
 
   /** False when the claim was not waiting here. Lists are short: requests on one key on one connection. */
   private removeWaiting(claim: Claim): boolean {
+    // The uncontended path (a grant at once, nothing waiting here) skips the map lookup.
+    if (this.waitingCount === 0) return false;
     const list = this.waiting.get(claim.lock.name);
     const i = list === undefined ? -1 : list.indexOf(claim);
     if (list === undefined || i < 0) return false;
