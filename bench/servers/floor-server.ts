@@ -5,6 +5,7 @@
 // the run here instead of producing a reference figure of nonsense.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { KeyedClient, SessionClient } from '../../lib/client/index.ts';
+import { firstStdoutLine } from '../../server/testing/start-line.ts';
 import { cpuOf, type ServerProcess, stopChild, track } from './server-process.ts';
 
 export interface FloorServer extends ServerProcess {
@@ -37,16 +38,7 @@ export async function startFloor(): Promise<FloorServer> {
 
 /** The floor's one stdout line, `keyed=<port> session=<port>`; rejects if it exits first. */
 async function readPorts(child: ChildProcess): Promise<{ keyedPort: number; sessionPort: number }> {
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const nl = out.indexOf('\n');
-      if (nl >= 0) resolve(out.slice(0, nl));
-    });
-    child.once('error', reject);
-    child.once('exit', (code, signal) => reject(new Error(`the floor exited during start-up (${code ?? signal})`)));
-  });
+  const line = await firstStdoutLine(child, 'the floor');
   const m = /^keyed=(\d+) session=(\d+)$/.exec(line);
   if (m === null) throw new Error(`the floor printed ${JSON.stringify(line)}, not its ports`);
   return { keyedPort: Number(m[1]), sessionPort: Number(m[2]) };
