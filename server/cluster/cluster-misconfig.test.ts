@@ -153,8 +153,13 @@ describe('a node with a different admin token', () => {
   });
 
   it('leaves a two-node cluster whose nodes disagree with no active node, both saying why', { timeout: 30_000 }, async () => {
-    const cluster = await startCluster({ nodes: 2, adminTokens: { b: OTHER_TOKEN } });
+    // Both processes start together: the harness starts a first and b after a serves, and on a
+    // loaded machine b can come up after a's discovery window (1.5 peer timeouts), when a alone
+    // rightly takes the role before it ever hears of b. This test is about nodes that meet
+    // while neither is active.
+    const cluster = await startCluster({ nodes: 2, adminTokens: { b: OTHER_TOKEN }, start: [] });
     const [a, b] = [cluster.node('a'), cluster.node('b')];
+    await Promise.all([a.start(), b.start()]);
     const samples = await samplePhases([a, b], 3_000);
     expect.soft(activeSamples(samples)).toEqual([]);
     expect.soft(samples.filter((s) => s.endsWith('=no answer'))).toEqual([]);
