@@ -15,7 +15,8 @@ import { tooltipStyle, useChartPalette } from './palette.ts';
  */
 export const BlockedChart = memo(function BlockedChart({ blocked, range }: { blocked: Record<HandoverCause, CauseLatency> | undefined; range: HistoryRange }) {
   const p = useChartPalette();
-  const points = blocked === undefined ? [] : causeLatency(blocked);
+  // The count under each cause: a release's bar is 0 (it blocks nobody), which must not read as "no data".
+  const points = (blocked === undefined ? [] : causeLatency(blocked)).map((c) => ({ ...c, label: `${c.cause} (${c.count})` }));
   const hasHandovers = points.some((c) => c.count > 0);
   return (
     <ChartFrame
@@ -26,7 +27,7 @@ export const BlockedChart = memo(function BlockedChart({ blocked, range }: { blo
     >
       <BarChart data={points} responsive style={{ width: '100%', height: '100%' }} margin={CHART_MARGIN}>
         <CartesianGrid stroke={p.grid} strokeDasharray="3 3" vertical={false} />
-        <XAxis dataKey="cause" stroke={p.axis} tick={{ fontSize: 11 }} interval={0} label={xTitle(p, 'previous holder ended by')} />
+        <XAxis dataKey="label" stroke={p.axis} tick={{ fontSize: 11 }} interval={0} label={xTitle(p, 'previous holder ended by (handovers)')} />
         <YAxis stroke={p.axis} tick={{ fontSize: 11 }} width={Y_AXIS_WIDTH} tickFormatter={durationTick} label={yTitle(p, 'blocked')} />
         <Tooltip {...tooltipStyle(p)} formatter={formatMs} cursor={{ fill: p.grid, opacity: 0.4 }} />
         <Legend wrapperStyle={{ fontSize: 12 }} verticalAlign="top" height={20} />
