@@ -1,6 +1,7 @@
 // The charts' ranges and measures, and a lock's grant history with its exports, in a real
 // browser against a real daemon with real lock clients.
 import { readFile } from 'node:fs/promises';
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import type { LockHistory, StatsHistory } from '../lib/ops-api/api-types.ts';
 import { ADMIN_TOKEN, expect, test } from './fixtures/baton-server.ts';
@@ -36,6 +37,18 @@ async function contend(port: number, name: string): Promise<void> {
   await new Promise((r) => setTimeout(r, 300));
   a.send(`R ${name} ${token}`);
   await b.waitFor(new RegExp(`^A ${name} \\d+$`));
+}
+
+/** WCAG 2.1 AA violations axe finds on the page, as in accessibility.spec.ts. */
+async function violations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return result.violations.map(
+    (v) =>
+      `${v.id} (${v.impact}): ${v.nodes
+        .map((n) => n.target.join(' '))
+        .slice(0, 3)
+        .join(', ')}`,
+  );
 }
 
 /** Every SVG text of one chart: its ticks and axis titles. */
@@ -113,6 +126,10 @@ test('the range picker shows the last hour and the last 24 hours, fetched from t
   expect(day.summary.handover.expiry.p50 ?? 0).toBeLessThan(day.summary.blocked.expiry.p50 ?? 0);
   await expect(page.getByTestId('chart-by-cause').locator('.recharts-bar-rectangle path').first()).toBeVisible();
   await expect(page.getByTestId('chart-by-cause')).toContainText('expiry (1)');
+  // The picker with a range chosen, and the new charts, in both schemes.
+  expect(await violations(page)).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  expect(await violations(page)).toEqual([]);
 });
 
 test("a lock's detail lists its last grants with how each ended, and exports them as JSON and CSV", async ({ page, baton }) => {
@@ -144,6 +161,10 @@ test("a lock's detail lists its last grants with how each ended, and exports the
   await expect(rows.nth(1)).toContainText(expired);
   await expect(rows.nth(2)).toContainText('released');
   await expect(rows.nth(2)).toContainText(released);
+  // The history table and its export buttons, in both schemes.
+  expect(await violations(page)).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  expect(await violations(page)).toEqual([]);
 
   const csvDownload = page.waitForEvent('download');
   await page.getByTestId('lock-history').getByRole('button', { name: 'Export CSV' }).click();
