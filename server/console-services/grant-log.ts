@@ -1,88 +1,121 @@
 // Each lock's last ended grants, for the lock detail's history: a ring of RING_SIZE entries per
-// lock, for the MAX_LOCKS locks granted most recently (a Map kept in grant order: a grant moves
-// its lock to the newest end, and a lock past the bound takes the oldest one's place and its
-// ring's objects, so a busy node with many locks allocates nothing once the rings are full).
-// A lock nobody holds any more keeps its history until it is pushed out. Pure: the recorder
-// (history-recorder.ts) feeds it wall-clock times from the engine's events.
+// lock, for about the MAX_LOCKS locks granted most recently. A ring is typed arrays (numbers,
+// tokens as u64, the end cause as a byte) plus two arrays of string references (the client's
+// address and name, strings the engine's claims already hold): no object per grant, and no
+// fencing-token bigint kept alive, which in the first version (an object per entry) made the
+// garbage collector the dearest part of the recorder.
+//
+// The Map is kept in filing order and a grant only stamps its lock (no Map change on the grant
+// path); when a new lock needs room, the oldest-filed lock is pushed out unless granted since it
+// was filed, in which case it is filed again at the newest end (the "second chance" clock). The
+// lock pushed out hands its arrays to the new one, so nothing is allocated once MAX_LOCKS are
+// tracked. A lock nobody holds any more keeps its history until it is pushed out. Pure: the
+// recorder (history-recorder.ts) feeds it wall-clock times from the engine's events.
 import type { GrantEnd, GrantRecord, LockHistory, Protocol } from '../../lib/ops-api/api-types.ts';
 
 export const RING_SIZE = 50;
 export const MAX_LOCKS = 2_000;
 
-/** One ring entry; reused in place when the ring comes round. */
-interface Entry {
-  claimId: number;
-  protocol: Protocol;
-  client: string;
-  clientName: string | null;
-  token: bigint | null;
-  grantedAt: number;
-  queueWaitMs: number;
-  heldMs: number;
-  endedAt: number;
-  end: GrantEnd;
-}
-
-/** The grant a lock's holder has now, as its grant event told it. */
-interface Open {
-  claimId: number;
-  protocol: Protocol;
-  client: string;
-  clientName: string | null;
-  token: bigint;
-  grantedAt: number;
-  queueWaitMs: number;
-}
+const ENDS: readonly GrantEnd[] = ['release', 'close', 'expiry', 'force-release', 'kick', 'failover'];
+const END_CODE: Record<GrantEnd, number> = { release: 0, close: 1, expiry: 2, 'force-release': 3, kick: 4, failover: 5 };
+/** Numbers per entry in LockLog.nums. */
+const CLAIM = 0;
+const GRANTED = 1;
+const WAIT = 2;
+const HELD = 3;
+const ENDED = 4;
+const NUMS = 5;
 
 class LockLog {
-  readonly entries: Entry[] = [];
-  /** Index of the next entry to write once the ring is full. */
+  readonly nums = new Float64Array(RING_SIZE * NUMS);
+  readonly tokens = new BigUint64Array(RING_SIZE);
+  /** End cause (low 3 bits) and protocol (bit 3: session). */
+  readonly codes = new Uint8Array(RING_SIZE);
+  readonly clients: string[] = new Array<string>(RING_SIZE).fill('');
+  readonly names: Array<string | null> = new Array<string | null>(RING_SIZE).fill(null);
+  /** Entries in use, and the slot the next one goes to. */
+  size = 0;
   next = 0;
-  /** The current holder's grant, when `holding`; the object is kept and refilled by the next grant. */
-  open: Open | null = null;
+
+  /** The current holder's grant, while `holding`. */
   holding = false;
+  openClaim = 0;
+  openSession = false;
+  openClient = '';
+  openName: string | null = null;
+  openToken = 0n;
+  openGrantedAt = 0;
+  openWait = 0;
   /** The last holder's last sign of life when it expired (wall ms); NaN when the last end was not an expiry. */
   expiredLastAlive = Number.NaN;
 
-  /** Entries in use; `entries` keeps its objects when a log is cleared for another lock. */
-  size = 0;
+  /** The GrantLog's clock when this log was filed at the Map's newest end, and at its last grant. */
+  filedAt = 0;
+  usedAt = 0;
 
   clear(): void {
     this.size = 0;
     this.next = 0;
     this.holding = false;
     this.expiredLastAlive = Number.NaN;
+    this.clients.fill('');
+    this.names.fill(null);
   }
 
-  /** The entry to fill next: a new one while the ring grows, then the oldest one, reused. */
-  nextEntry(): Entry {
-    if (this.size === RING_SIZE) {
-      const oldest = this.entries[this.next];
-      this.next = (this.next + 1) % RING_SIZE;
-      if (oldest !== undefined) return oldest;
-    }
-    const kept = this.entries[this.size];
-    this.size++;
-    if (kept !== undefined) return kept;
-    const e: Entry = {
-      claimId: 0,
-      protocol: 'keyed',
-      client: '',
-      clientName: null,
-      token: null,
-      grantedAt: 0,
-      queueWaitMs: 0,
-      heldMs: 0,
-      endedAt: 0,
-      end: 'release',
+  push(
+    claimId: number,
+    session: boolean,
+    client: string,
+    name: string | null,
+    token: bigint | null,
+    grantedAt: number,
+    wait: number,
+    held: number,
+    ended: number,
+    end: GrantEnd,
+  ): void {
+    const i = this.next;
+    this.next = (i + 1) % RING_SIZE;
+    if (this.size < RING_SIZE) this.size++;
+    const n = i * NUMS;
+    this.nums[n + CLAIM] = claimId;
+    this.nums[n + GRANTED] = grantedAt;
+    this.nums[n + WAIT] = wait;
+    this.nums[n + HELD] = held;
+    this.nums[n + ENDED] = ended;
+    // BigUint64Array stores the value, so the event's bigint is not kept.
+    this.tokens[i] = token ?? 0n;
+    this.codes[i] = END_CODE[end] | (session ? 8 : 0);
+    this.clients[i] = client;
+    this.names[i] = name;
+  }
+
+  /** Entry `k` counted back from the newest (0 = newest). */
+  record(k: number): GrantRecord {
+    const i = (this.next - 1 - k + 2 * RING_SIZE) % RING_SIZE;
+    const n = i * NUMS;
+    const code = this.codes[i] ?? 0;
+    const end = ENDS[code & 7] ?? 'release';
+    const kick = end === 'kick';
+    return {
+      claimId: String(this.nums[n + CLAIM]),
+      protocol: (code & 8) === 0 ? 'keyed' : 'session',
+      client: this.clients[i] ?? '',
+      clientName: this.names[i] ?? null,
+      token: kick ? null : String(this.tokens[i] ?? 0n),
+      grantedAt: kick ? null : Math.round(this.nums[n + GRANTED] ?? 0),
+      queueWaitMs: this.nums[n + WAIT] ?? 0,
+      heldMs: kick ? null : (this.nums[n + HELD] ?? 0),
+      endedAt: Math.round(this.nums[n + ENDED] ?? 0),
+      end,
     };
-    this.entries.push(e);
-    return e;
   }
 }
 
 export class GrantLog {
   private readonly logs = new Map<string, LockLog>();
+  /** Counts grants: the second-chance stamps. */
+  private tick = 0;
 
   constructor(private readonly maxLocks = MAX_LOCKS) {}
 
@@ -90,7 +123,7 @@ export class GrantLog {
     return this.logs.size;
   }
 
-  /** A grant of `lock`: it becomes the newest tracked lock. Positional, so the engine's grant path makes no object for it. */
+  /** A grant of `lock`. Positional, so the engine's grant path makes no object for it. */
   granted(
     lock: string,
     claimId: number,
@@ -102,52 +135,42 @@ export class GrantLog {
     queueWaitMs: number,
   ): void {
     let log = this.logs.get(lock);
-    if (log !== undefined) this.logs.delete(lock);
-    else log = this.takeLog();
-    this.logs.set(lock, log);
+    if (log === undefined) {
+      log = this.takeLog();
+      log.filedAt = ++this.tick;
+      log.usedAt = log.filedAt;
+      this.logs.set(lock, log);
+    } else {
+      log.usedAt = ++this.tick;
+    }
     log.expiredLastAlive = Number.NaN;
-    const open = (log.open ??= { claimId, protocol, client, clientName, token, grantedAt, queueWaitMs });
-    open.claimId = claimId;
-    open.protocol = protocol;
-    open.client = client;
-    open.clientName = clientName;
-    open.token = token;
-    open.grantedAt = grantedAt;
-    open.queueWaitMs = queueWaitMs;
     log.holding = true;
+    log.openClaim = claimId;
+    log.openSession = protocol === 'session';
+    log.openClient = client;
+    log.openName = clientName;
+    log.openToken = token;
+    log.openGrantedAt = grantedAt;
+    log.openWait = queueWaitMs;
   }
 
   /** The holder `claimId` of `lock` ended at `at`; `lastAliveAt` for an expiry. Unknown grants (pushed out, or before start) are skipped. */
   ended(lock: string, claimId: number, at: number, end: GrantEnd, lastAliveAt = Number.NaN): void {
     const log = this.logs.get(lock);
-    const open = log?.open;
-    if (log === undefined || !log.holding || open === null || open === undefined || open.claimId !== claimId) return;
+    if (log === undefined || !log.holding || log.openClaim !== claimId) return;
     log.expiredLastAlive = end === 'expiry' ? lastAliveAt : Number.NaN;
-    this.close(log, open, at, end);
+    this.close(log, at, end);
   }
 
   /** A waiter an admin kicked: listed too (with no token), on a lock already tracked. */
   kicked(lock: string, claimId: number, protocol: Protocol, client: string, at: number, waitedMs: number): void {
-    const e = this.logs.get(lock)?.nextEntry();
-    if (e !== undefined)
-      Object.assign(e, {
-        claimId,
-        protocol,
-        client,
-        clientName: null,
-        token: null,
-        grantedAt: Number.NaN,
-        queueWaitMs: waitedMs,
-        heldMs: Number.NaN,
-        endedAt: at,
-        end: 'kick',
-      });
+    this.logs.get(lock)?.push(claimId, protocol === 'session', client, null, null, Number.NaN, waitedMs, Number.NaN, at, 'kick');
   }
 
   /** The node's state was replaced (failover, or it stopped serving): every open grant ends here. */
   failover(at: number): void {
     for (const log of this.logs.values()) {
-      if (log.holding && log.open !== null) this.close(log, log.open, at, 'failover');
+      if (log.holding) this.close(log, at, 'failover');
       log.expiredLastAlive = Number.NaN;
     }
   }
@@ -161,15 +184,7 @@ export class GrantLog {
   history(name: string, asOf: number): LockHistory {
     const log = this.logs.get(name);
     const grants: GrantRecord[] = [];
-    if (log !== undefined) {
-      const n = log.size;
-      // Newest is just before `next` once the ring is full, else the last pushed.
-      const newest = n < RING_SIZE ? n - 1 : (log.next + RING_SIZE - 1) % RING_SIZE;
-      for (let k = 0; k < n; k++) {
-        const e = log.entries[(newest - k + n) % n];
-        if (e !== undefined) grants.push(recordOf(e));
-      }
-    }
+    if (log !== undefined) for (let k = 0; k < log.size; k++) grants.push(log.record(k));
     const held = grants.filter((g) => g.end !== 'kick');
     return {
       name,
@@ -180,47 +195,34 @@ export class GrantLog {
     };
   }
 
-  private close(log: LockLog, open: Open, at: number, end: GrantEnd): void {
-    const e = log.nextEntry();
-    e.claimId = open.claimId;
-    e.protocol = open.protocol;
-    e.client = open.client;
-    e.clientName = open.clientName;
-    e.token = open.token;
-    e.grantedAt = open.grantedAt;
-    e.queueWaitMs = open.queueWaitMs;
-    e.heldMs = Math.max(0, at - open.grantedAt);
-    e.endedAt = at;
-    e.end = end;
+  private close(log: LockLog, at: number, end: GrantEnd): void {
+    const held = Math.max(0, at - log.openGrantedAt);
+    log.push(log.openClaim, log.openSession, log.openClient, log.openName, log.openToken, log.openGrantedAt, log.openWait, held, at, end);
     log.holding = false;
   }
 
-  /** A fresh log, or the oldest tracked lock's, cleared, once MAX_LOCKS are tracked. */
+  /**
+   * A fresh log, or, once MAX_LOCKS are tracked, the log of the oldest-filed lock not granted
+   * since it was filed, cleared. Each lock passed over is filed again at the newest end, so this
+   * ends within one pass of the Map.
+   */
   private takeLog(): LockLog {
     if (this.logs.size < this.maxLocks) return new LockLog();
-    const oldest = this.logs.keys().next();
-    if (oldest.done === true) return new LockLog();
-    const log = this.logs.get(oldest.value);
-    this.logs.delete(oldest.value);
-    log?.clear();
-    return log ?? new LockLog();
+    for (;;) {
+      const first = this.logs.entries().next();
+      if (first.done === true) return new LockLog();
+      const [name, log] = first.value;
+      this.logs.delete(name);
+      if (log.usedAt > log.filedAt) {
+        log.filedAt = ++this.tick;
+        log.usedAt = log.filedAt;
+        this.logs.set(name, log);
+        continue;
+      }
+      log.clear();
+      return log;
+    }
   }
-}
-
-function recordOf(e: Entry): GrantRecord {
-  const kick = e.end === 'kick';
-  return {
-    claimId: String(e.claimId),
-    protocol: e.protocol,
-    client: e.client,
-    clientName: e.clientName,
-    token: e.token === null ? null : e.token.toString(),
-    grantedAt: kick ? null : Math.round(e.grantedAt),
-    queueWaitMs: e.queueWaitMs,
-    heldMs: kick ? null : e.heldMs,
-    endedAt: Math.round(e.endedAt),
-    end: e.end,
-  };
 }
 
 /** Nearest-rank p50 and p99 of a few values (at most RING_SIZE: sorting them is cheap). */

@@ -5,8 +5,10 @@
 // Three stores, each of fixed size: LatencyHistory (15 min of in-daemon handover latency, for the
 // overview's figures), two MeasureRings (1 h of 10 s buckets and 24 h of 5 min buckets: queue
 // wait, hold time, blocked time, handover; the charts), and the GrantLog (each lock's last 50
-// ended grants). Per grant: one Math.log for the queue wait (one more for a handover), and
-// array increments; per end, one Math.log for the hold time; no object is made for any of it.
+// ended grants). Per grant: one Math.log for the queue wait (none when it did not queue; one
+// more for a handover), array increments and one Map lookup; per end, one Math.log for the hold
+// time and one Map lookup; no object is made for any of it. The coarse ring is filled by rolling
+// up the fine one, not per event.
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
 import type { HandoverCause, HistoryBucket, HistoryRange, LatencySummary, LockHistory, StatsHistory } from '../../lib/ops-api/api-types.ts';
@@ -59,11 +61,12 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
   grantsTotal = 0;
 
   constructor(
-    private readonly engine: Pick<LockEngine, 'subscribe' | 'lock'>,
+    engine: Pick<LockEngine, 'subscribe'>,
     private readonly clock: Pick<ViewClock, 'wall'>,
     /** Wall-clock now (epoch ms) for reads; injectable for tests. */
     private readonly wallNow: () => number = Date.now,
   ) {
+    this.fine.rollUpInto(this.coarse);
     this.unsubscribe = engine.subscribe((e: LockEvent) => this.onEvent(e));
   }
 
@@ -98,14 +101,12 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
     this.history.recordGrant(at);
     const waitBin = binOf(e.waitedMs);
     this.fine.recordGrant(at, waitBin);
-    this.coarse.recordGrant(at, waitBin);
     const cause = e.handoverCause;
     if (cause !== null) {
       const handoverMs = e.handoverMs ?? 0;
       this.history.recordHandover(at, cause, handoverMs);
       const bin = binOf(handoverMs);
       this.fine.recordHandover(at, cause, bin);
-      this.coarse.recordHandover(at, cause, bin);
       if (cause === 'expiry') {
         // What the expiry cost this waiter: from the silent holder's last sign of life, or the
         // waiter's arrival when later, to now. Unknown (the lock was pushed out of the grant
@@ -114,13 +115,11 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
         const blocked = Number.isNaN(lastAlive) ? handoverMs : Math.min(at - lastAlive, e.waitedMs);
         const blockedBin = binOf(blocked);
         this.fine.recordBlockedExpiry(at, blockedBin);
-        this.coarse.recordBlockedExpiry(at, blockedBin);
       }
     }
-    // The holder is the claim just granted (the engine emits after linking it).
-    const holder = this.engine.lock(e.lock)?.holder;
-    // TODO(identity, at merge): Claim.clientName comes with the identity branch; read it directly then.
-    const clientName = holder?.id === e.claimId ? ((holder as { clientName?: string | null }).clientName ?? null) : null;
+    // TODO(identity, at merge): the identity branch adds the client's name; read it from the
+    // grant event (one field the engine copies from the claim) rather than looking the claim up.
+    const clientName = (e as { clientName?: string | null }).clientName ?? null;
     this.grantLog.granted(e.lock, e.claimId, e.protocol, e.client, clientName, e.token, at, e.waitedMs);
   }
 
@@ -135,7 +134,6 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
     const at = this.wallOf(engineAt);
     const bin = binOf(engineAt - grantedAt);
     this.fine.recordHold(at, bin);
-    this.coarse.recordHold(at, bin);
     this.grantLog.ended(lock, claimId, at, end, Number.isNaN(lastAliveAt) ? lastAliveAt : this.wallOf(lastAliveAt));
   }
 

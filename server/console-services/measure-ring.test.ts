@@ -82,4 +82,26 @@ describe('MeasureRing', () => {
     ring.recordGrant(T0 + 20_000, binOf(0));
     expect(ring.changedSince(v, T0 + 30_000, 30).map((b) => b.start)).toEqual([T0 + 20_000, T0 + 30_000]);
   });
+
+  it('rolls fine buckets up into the coarse ring once, and reads the coarse ring with the fine buckets not rolled up yet', () => {
+    const fine = new MeasureRing(10_000, 360);
+    const coarse = new MeasureRing(300_000, 288);
+    fine.rollUpInto(coarse);
+    const end = T0 + 26 * 3_600_000;
+    let most = 0;
+    for (let t = T0; t < end; t += 60_000) {
+      fine.recordGrant(t, binOf(t % 2 === 0 ? 0 : 50));
+      fine.recordHold(t, binOf(1_000));
+      most = Math.max(most, fine.histogramCount + coarse.histogramCount);
+    }
+    const now = end - 1;
+    // The last 24 hours, whatever part of them is still in the fine ring: one grant a minute.
+    const day = coarse.buckets(now);
+    expect(day).toHaveLength(288);
+    expect(day.every((b) => b.grants === 5 && b.hold.count === 5)).toBe(true);
+    expect(coarse.summary(now).grants).toBe(288 * 5);
+    expect(fine.summary(now).grants).toBe(60);
+    expectNear(coarse.summary(now).hold.p50, 1_000);
+    expect(most).toBeLessThanOrEqual((360 + 288) * 7);
+  });
 });

@@ -1,9 +1,11 @@
 // A ring of time buckets, each a small set of log-scaled histograms (log-histogram.ts): grants,
 // queue wait, hold time, the in-daemon handover by cause and the blocked time of an expiry. The
 // charts' history is two of these: 360 buckets of 10 s (the last hour) and 288 of 5 minutes (the
-// last 24 hours). Every record goes to both, so nothing needs rolling up later, and the memory is
-// fixed: the slots are made up front and a slot's histograms, once made, are zeroed and reused
-// when the slot comes round again. Pure: callers pass wall-clock (epoch) milliseconds.
+// last 24 hours). Records go to the fine ring only; a fine bucket is rolled up into the coarse
+// ring when its slot is taken for a newer bucket, and a read of the coarse ring adds the fine
+// buckets not rolled up yet (`rollUpInto`), so the event stream pays for one ring, not two.
+// The memory is fixed: the slots are made up front and a slot's histograms, once made, are
+// zeroed and reused when the slot comes round again. Pure: callers pass wall-clock (epoch) ms.
 import { HANDOVER_CAUSES, type CauseLatency, type HandoverCause, type HistoryBucket, type QueueWaitFigures } from '../../lib/ops-api/api-types.ts';
 import { BINS, addInto, newHistogram, percentile } from './log-histogram.ts';
 
@@ -28,6 +30,18 @@ class Slot {
     this.grants = 0;
     this.counts.fill(0);
     for (const h of this.hists) h?.fill(0);
+  }
+
+  /** Adds another slot's samples into this one. */
+  absorb(other: Slot): void {
+    this.grants += other.grants;
+    for (let m = 0; m < MEASURES; m++) {
+      const h = other.hists[m];
+      const n = other.counts[m] ?? 0;
+      if (h === null || h === undefined || n === 0) continue;
+      addInto((this.hists[m] ??= newHistogram()), h);
+      this.counts[m] = (this.counts[m] ?? 0) + n;
+    }
   }
 }
 
@@ -61,12 +75,24 @@ export class MeasureRing {
   /** Scratch for merging histograms when a view is built (reads only, never the record path). */
   private readonly merged: Float64Array[] = Array.from({ length: MEASURES }, () => new Float64Array(BINS));
   private versionCounter = 0;
+  /** The coarser ring this one's buckets are rolled up into (fine → coarse). */
+  private rollup: MeasureRing | null = null;
+  /** The finer ring whose buckets not rolled up yet are part of this one's reads (coarse ← fine). */
+  private pending: MeasureRing | null = null;
+  /** A read's bucket: this ring's slot plus the pending fine slots in it. */
+  private readonly gatheredSlot = new Slot();
 
   constructor(
     readonly bucketMs: number,
     readonly bucketCount: number,
   ) {
     this.slots = Array.from({ length: bucketCount }, () => new Slot());
+  }
+
+  /** Rolls this ring's buckets up into `coarse` (whose bucket length must be a multiple of this one's). */
+  rollUpInto(coarse: MeasureRing): void {
+    this.rollup = coarse;
+    coarse.pending = this;
   }
 
   /** Bumps on every record. */
@@ -138,8 +164,8 @@ export class MeasureRing {
     for (const m of this.merged) m.fill(0);
     let grants = 0;
     for (let k = 0; k < Math.min(n, this.bucketCount); k++) {
-      const slot = this.slotAt(current - k * this.bucketMs);
-      if (slot.start !== current - k * this.bucketMs) continue;
+      const slot = this.gathered(current - k * this.bucketMs);
+      if (slot === null) continue;
       grants += slot.grants;
       for (let m = 0; m < MEASURES; m++) {
         const h = slot.hists[m];
@@ -181,13 +207,46 @@ export class MeasureRing {
     const slot = this.slotAt(start);
     if (slot.start === start) return slot;
     if (slot.start > start) return null;
+    if (this.rollup !== null && slot.start !== Number.NEGATIVE_INFINITY) this.rollup.absorbSlot(slot);
     slot.reset(start);
     return slot;
   }
 
+  /** Takes a finer ring's bucket that is leaving it. */
+  private absorbSlot(fine: Slot): void {
+    const slot = this.slotFor(fine.start);
+    if (slot === null) return;
+    slot.absorb(fine);
+    slot.version = ++this.versionCounter;
+  }
+
+  /** The bucket at `start` as reads see it: this ring's slot and the pending finer slots inside it; null when neither has it. */
+  private gathered(start: number): Slot | null {
+    const own = this.slotAt(start);
+    const ownLive = own.start === start;
+    const fine = this.pending;
+    if (fine === null) return ownLive ? own : null;
+    const out = this.gatheredSlot;
+    out.reset(start);
+    let any = false;
+    if (ownLive) {
+      out.absorb(own);
+      any = true;
+    }
+    for (let t = start; t < start + this.bucketMs; t += fine.bucketMs) {
+      const f = fine.slotAt(t);
+      if (f.start === t) {
+        out.absorb(f);
+        any = true;
+      }
+    }
+    return any ? out : null;
+  }
+
   private view(start: number): HistoryBucket {
-    const slot = this.slotAt(start);
-    const live = slot.start === start;
+    const found = this.gathered(start);
+    const live = found !== null;
+    const slot = found ?? this.slotAt(start);
     const counts = live ? slot.counts : new Float64Array(MEASURES);
     const f = this.figuresOf(live ? slot.grants : 0, counts, live ? slot.hists : []);
     let handovers = 0;
