@@ -81,6 +81,20 @@ describe('chart measures', () => {
     expect(h.grants[1]).toMatchObject({ queueWaitMs: 100, heldMs: 20 });
   });
 
+  it('lists a kicked waiter, and ends the open grant as failover when the engine state is replaced', () => {
+    const { fixed, engine, clock, recorder } = setup();
+    const holder = fixed('a');
+    const waiter = fixed('a');
+    clock.advance(30);
+    engine.kick('a', waiter.id);
+    clock.advance(70);
+    engine.reset(); // this node stopped serving: its state is gone
+    expect(recorder.lockHistory('a').grants).toEqual([
+      expect.objectContaining({ claimId: String(holder.id), end: 'failover', heldMs: 100 }),
+      expect.objectContaining({ claimId: String(waiter.id), end: 'kick', token: null, heldMs: null, queueWaitMs: 30 }),
+    ]);
+  });
+
   it('serves 1 h in 10 s buckets and 24 h in 5 min buckets', () => {
     const { recorder } = setup();
     expect(recorder.range('1h')).toMatchObject({ range: '1h', bucketMs: 10_000 });
