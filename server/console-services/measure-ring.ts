@@ -79,6 +79,10 @@ export class MeasureRing {
   private rollup: MeasureRing | null = null;
   /** The finer ring whose buckets not rolled up yet are part of this one's reads (coarse ← fine). */
   private pending: MeasureRing | null = null;
+  /** The slot records went to last and its bucket's span: almost every record lands there again. */
+  private hotSlot: Slot | null = null;
+  private hotFrom = Number.POSITIVE_INFINITY;
+  private hotTo = Number.NEGATIVE_INFINITY;
   /** A read's bucket: this ring's slot plus the pending fine slots in it. */
   private readonly gatheredSlot = new Slot();
 
@@ -202,6 +206,18 @@ export class MeasureRing {
 
   /** The slot for a record at `atMs`, recycled when it holds an older bucket; null for a record older than the ring. */
   private slotFor(atMs: number): Slot | null {
+    // Two comparisons on the event stream's path; the ring arithmetic only when the bucket moves.
+    if (atMs >= this.hotFrom && atMs < this.hotTo && this.hotSlot !== null) return this.hotSlot;
+    const slot = this.findSlot(atMs);
+    if (slot !== null && slot.start + this.bucketMs > this.hotTo - this.bucketMs) {
+      this.hotSlot = slot;
+      this.hotFrom = slot.start;
+      this.hotTo = slot.start + this.bucketMs;
+    }
+    return slot;
+  }
+
+  private findSlot(atMs: number): Slot | null {
     if (!Number.isFinite(atMs)) return null;
     const start = this.bucketStart(atMs);
     const slot = this.slotAt(start);
