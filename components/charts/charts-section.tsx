@@ -1,34 +1,77 @@
-import { useCluster, useHistory, useStats } from '../data/queries.ts';
+import { useState } from 'react';
+import { holdSeries, latencySeries, queueWaitSeries, RANGE_SPECS } from '@/lib/dashboard/dashboard-charts.ts';
+import type { HistoryRange } from '@/lib/ops-api/api-types.ts';
+import { useCluster, useHistory, useStatsHistory, type HistoryView } from '../data/queries.ts';
 import { useThrottled } from '../data/use-throttled.ts';
-import { CauseChart } from './cause-chart.tsx';
+import { BlockedChart } from './blocked-chart.tsx';
 import { FailoverChart } from './failover-chart.tsx';
 import { GrantsChart } from './grants-chart.tsx';
-import { LatencyChart } from './latency-chart.tsx';
+import { PercentileChart } from './percentile-chart.tsx';
+import { RangePicker } from './range-picker.tsx';
+
+function waitedShare(count: number, waited: number): string {
+  return count === 0 ? '' : ` ${Math.round((100 * waited) / count)}% of ${count.toLocaleString('en-US')} grants queued.`;
+}
 
 /**
- * The four charts, two by two on wide screens, stacked on phones. This section re-renders with
- * every delta (useHistory); the charts are memoised, so they redraw only when the throttled view
- * (or the failover list) changes.
+ * The charts, two by two on wide screens, stacked on phones, over the picked range. The 5-minute
+ * range draws from the event stream (live); 1 h and 24 h, and every range's merged by-cause
+ * figures, come from GET /api/v1/stats/history, asked again once per bucket.
  */
 export function ChartsSection() {
+  const [range, setRange] = useState<HistoryRange>('5m');
   // Redraw at most once a second; the first snapshot shows at once.
-  const view = useThrottled(useHistory(), 1_000);
+  const live = useThrottled(useHistory(), 1_000);
   const cluster = useCluster();
-  // Throttled like the history: the bars change only when a handover is recorded.
-  const byCause = useThrottled(useStats()?.handoverByCause, 1_000);
+  const fetched = useStatsHistory(range).data;
+  const view: HistoryView | undefined =
+    range === '5m' ? live : fetched !== undefined && fetched.range === range ? { history: fetched.buckets, asOf: fetched.asOf } : undefined;
+  const summary = fetched?.range === range ? fetched.summary : undefined;
   return (
     <section aria-labelledby="charts-heading" className="flex min-w-0 flex-col gap-3">
-      <h2 id="charts-heading" className="text-lg font-semibold">
-        Trends
-      </h2>
-      {view === undefined || cluster === undefined || byCause === undefined ? (
-        <p className="text-sm text-slate-500 dark:text-slate-400">Waiting for the first snapshot…</p>
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h2 id="charts-heading" className="text-lg font-semibold">
+          Trends
+        </h2>
+        <RangePicker value={range} onChange={setRange} />
+      </div>
+      {view === undefined || cluster === undefined ? (
+        <p className="text-sm text-slate-500 dark:text-slate-400">{range === '5m' ? 'Waiting for the first snapshot…' : 'Loading the history…'}</p>
       ) : (
-        <div className="grid min-w-0 gap-4 md:grid-cols-2">
-          <LatencyChart view={view} />
-          <CauseChart byCause={byCause} />
-          <GrantsChart view={view} />
-          <FailoverChart failovers={cluster.failovers} asOf={view.asOf} />
+        <div className="grid min-w-0 gap-4 md:grid-cols-2" data-range={range} data-testid="charts-grid">
+          <PercentileChart
+            title="Queue wait"
+            description={`Enqueued → granted, p50 and p99 of the grants that queued.${summary ? waitedShare(summary.queueWait.count, summary.queueWait.waited) : ''}`}
+            testId="chart-queue-wait"
+            yLabel="queue wait"
+            empty={`No grant queued in the last ${RANGE_SPECS[range].label}`}
+            points={queueWaitSeries(view.history, view.asOf, range)}
+            asOf={view.asOf}
+            range={range}
+          />
+          <BlockedChart blocked={summary?.blocked} range={range} />
+          <PercentileChart
+            title="Hold time"
+            description="Granted → released, closed, expired or force-released, p50 and p99 of the holders that ended."
+            testId="chart-hold"
+            yLabel="hold time"
+            empty="No holder ended in this range"
+            points={holdSeries(view.history, view.asOf, range)}
+            asOf={view.asOf}
+            range={range}
+          />
+          <PercentileChart
+            title="In-daemon handover (free → next grant)"
+            description="Measured inside the daemon from the previous holder's end to the next grant: a release hands over in the same step (< 1 µs), an expiry waits for the timer. Not what a waiter lived through: see blocked time."
+            testId="chart-latency"
+            yLabel="handover"
+            empty="No handovers in this range"
+            points={latencySeries(view.history, view.asOf, range)}
+            asOf={view.asOf}
+            range={range}
+          />
+          <GrantsChart view={view} range={range} />
+          <FailoverChart failovers={cluster.failovers} asOf={view.asOf} range={range} />
         </div>
       )}
     </section>

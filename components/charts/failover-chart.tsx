@@ -1,9 +1,10 @@
 import { memo } from 'react';
 import { CartesianGrid, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { FailoverCause } from '@/lib/cluster/cluster-vocabulary.ts';
-import type { FailoverView } from '@/lib/ops-api/api-types.ts';
-import { failoverDomain, failoverPoints, timeTicks } from '@/lib/dashboard/dashboard-charts.ts';
-import { carriedClaimsText, formatClockMinutes, formatClockTime, formatLatency, formatMsTick } from '@/lib/dashboard/dashboard-format.ts';
+import type { FailoverView, HistoryRange } from '@/lib/ops-api/api-types.ts';
+import { durationTick, failoverDomain, failoverPoints, timeTicks } from '@/lib/dashboard/dashboard-charts.ts';
+import { carriedClaimsText, formatClockMinutes, formatClockTime, formatLatency } from '@/lib/dashboard/dashboard-format.ts';
+import { CHART_MARGIN, xTitle, Y_AXIS_WIDTH, yTitle } from './axis-titles.ts';
 import { Card } from '../ui/card.tsx';
 import { CHART_HEIGHT } from './chart-frame.tsx';
 import { useChartPalette, type ChartPalette } from './palette.ts';
@@ -43,16 +44,24 @@ function FailoverDot({ cx, cy, fill }: { cx?: number; cy?: number; fill?: string
 }
 
 /** Each failover as a point in time (height: how long no node was active), with a text list. */
-export const FailoverChart = memo(function FailoverChart({ failovers, asOf }: { failovers: readonly FailoverView[]; asOf: number }) {
+export const FailoverChart = memo(function FailoverChart({
+  failovers,
+  asOf,
+  range,
+}: {
+  failovers: readonly FailoverView[];
+  asOf: number;
+  range: HistoryRange;
+}) {
   const p = useChartPalette();
   const points = failoverPoints(failovers);
-  const [from, to] = failoverDomain(failovers, asOf);
+  const [from, to] = failoverDomain(failovers, asOf, range);
   const recent = points.slice(-LIST_LIMIT).reverse();
   return (
     <Card title="Failovers">
       <p className="-mt-2 mb-2 text-xs text-slate-500 dark:text-slate-400">When the active node changed, and the gap with no active node.</p>
       <div data-testid="chart-failovers" className="relative w-full" style={{ height: CHART_HEIGHT }}>
-        <ScatterChart responsive style={{ width: '100%', height: '100%' }} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
+        <ScatterChart responsive style={{ width: '100%', height: '100%' }} margin={CHART_MARGIN}>
           <CartesianGrid stroke={p.grid} strokeDasharray="3 3" />
           <XAxis
             dataKey="at"
@@ -64,8 +73,19 @@ export const FailoverChart = memo(function FailoverChart({ failovers, asOf }: { 
             stroke={p.axis}
             tick={{ fontSize: 11 }}
             name="time"
+            label={xTitle(p, 'time (local)')}
           />
-          <YAxis dataKey="gapMs" type="number" stroke={p.axis} tick={{ fontSize: 11 }} width={60} name="gap" tickFormatter={formatMsTick} />
+          {/* Ticks like "1.2 s" rather than "1,234 ms", on a wider axis: the old ones were clipped. */}
+          <YAxis
+            dataKey="gapMs"
+            type="number"
+            stroke={p.axis}
+            tick={{ fontSize: 11 }}
+            width={Y_AXIS_WIDTH}
+            name="gap"
+            tickFormatter={durationTick}
+            label={yTitle(p, 'no active node')}
+          />
           <Tooltip content={(props) => <FailoverTooltip active={props.active} payload={props.payload} palette={p} />} />
           <Scatter
             data={points}

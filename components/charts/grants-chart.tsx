@@ -1,8 +1,10 @@
 import { memo } from 'react';
 import { Area, AreaChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
-import { chartWindow, grantsSeries, timeTicks } from '@/lib/dashboard/dashboard-charts.ts';
+import { chartWindow, grantsSeries, RANGE_SPECS, timeTicks } from '@/lib/dashboard/dashboard-charts.ts';
 import { formatClockMinutes, formatClockTime } from '@/lib/dashboard/dashboard-format.ts';
+import type { HistoryRange } from '@/lib/ops-api/api-types.ts';
 import type { HistoryView } from '../data/queries.ts';
+import { CHART_MARGIN, xTitle, Y_AXIS_WIDTH, yTitle } from './axis-titles.ts';
 import { ChartFrame } from './chart-frame.tsx';
 import { tooltipStyle, useChartPalette } from './palette.ts';
 
@@ -10,14 +12,15 @@ function perSecond(value: unknown): string {
   return typeof value === 'number' ? `${value.toLocaleString('en-US', { maximumFractionDigits: 1 })}/s` : String(value ?? '—');
 }
 
-/** Grants per second, averaged over each 10 s bucket. */
-export const GrantsChart = memo(function GrantsChart({ view }: { view: HistoryView }) {
+/** Grants per second, averaged over each bucket of the picked range. */
+export const GrantsChart = memo(function GrantsChart({ view, range }: { view: HistoryView; range: HistoryRange }) {
   const p = useChartPalette();
-  const points = grantsSeries(view.history, view.asOf);
-  const { from, to } = chartWindow(view.asOf);
+  const points = grantsSeries(view.history, view.asOf, range);
+  const { from, to } = chartWindow(view.asOf, range);
+  const { bucketLabel, label } = RANGE_SPECS[range];
   return (
-    <ChartFrame title="Grants per second" description="Grants in each 10 s bucket ÷ 10, last 15 minutes." testId="chart-grants">
-      <AreaChart data={points} responsive style={{ width: '100%', height: '100%' }} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
+    <ChartFrame title="Grants per second" description={`Grants in each ${bucketLabel} bucket ÷ its seconds, last ${label}.`} testId="chart-grants">
+      <AreaChart data={points} responsive style={{ width: '100%', height: '100%' }} margin={CHART_MARGIN}>
         <CartesianGrid stroke={p.grid} strokeDasharray="3 3" />
         <XAxis
           dataKey="start"
@@ -28,8 +31,9 @@ export const GrantsChart = memo(function GrantsChart({ view }: { view: HistoryVi
           tickFormatter={formatClockMinutes}
           stroke={p.axis}
           tick={{ fontSize: 11 }}
+          label={xTitle(p, 'time (local)')}
         />
-        <YAxis stroke={p.axis} tick={{ fontSize: 11 }} width={56} allowDecimals />
+        <YAxis stroke={p.axis} tick={{ fontSize: 11 }} width={Y_AXIS_WIDTH} allowDecimals label={yTitle(p, 'grants/s')} />
         <Tooltip {...tooltipStyle(p)} labelFormatter={(label) => formatClockTime(Number(label))} formatter={perSecond} />
         <Area type="stepAfter" dataKey="perSecond" name="grants" stroke={p.grants} fill={p.grants} fillOpacity={0.25} isAnimationActive={false} />
       </AreaChart>

@@ -1,6 +1,6 @@
 // Calls to the ops API (same origin; the session cookie rides along). Every failure becomes an
 // ApiRequestError carrying the server's `{error:{code,message}}`, so the UI shows its message.
-import type { ApiError, AuditEntry, AuthView, LockDetail } from '@/lib/ops-api/api-types.ts';
+import type { ApiError, AuditEntry, AuthView, HistoryRange, LockDetail, LockHistory, StatsHistory } from '@/lib/ops-api/api-types.ts';
 
 export class ApiRequestError extends Error {
   constructor(
@@ -68,6 +68,10 @@ export const opsApi = {
       throw err;
     }
   },
+  /** The charts' history of one range (the 1 h and 24 h ranges, and every range's by-cause figures). */
+  statsHistory: (range: HistoryRange) => request<StatsHistory>('GET', `/api/v1/stats/history?range=${range}`),
+  /** The lock's last ended grants (kept after the lock went idle). */
+  lockHistory: (name: string) => request<LockHistory>('GET', `${lockPath(name)}/history`),
   forceRelease: (name: string, token: string) => request<unknown>('POST', `${lockPath(name)}/force-release`, { token }),
   kickWaiter: (name: string, id: string) => request<unknown>('POST', `${lockPath(name)}/waiters/${encodeURIComponent(id)}/kick`),
   /** A null target lets the active node pick (the highest-priority standby in sync). */

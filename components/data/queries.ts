@@ -1,9 +1,18 @@
 // Read-only hooks over the query cache. Each picks a slice with `select`, so a component
 // re-renders only when its slice changes identity (the reducer keeps unchanged slices).
 import { useQuery } from '@tanstack/react-query';
-import type { ClusterView, FeedItem, HistoryBucket, StatsView } from '@/lib/ops-api/api-types.ts';
+import type { ClusterView, FeedItem, HistoryBucket, HistoryRange, StatsView } from '@/lib/ops-api/api-types.ts';
 import type { DashboardState, LockRow } from '@/lib/dashboard/dashboard-state.ts';
-import { auditQuery, authQuery, dashboardQuery, lockDetailQuery, streamStatusQuery, type StreamStatus } from './query-keys.ts';
+import {
+  auditQuery,
+  authQuery,
+  dashboardQuery,
+  lockDetailQuery,
+  lockHistoryQuery,
+  statsHistoryQuery,
+  streamStatusQuery,
+  type StreamStatus,
+} from './query-keys.ts';
 
 const selectStats = (s: DashboardState): StatsView => s.stats;
 const selectCluster = (s: DashboardState): ClusterView => s.cluster;
@@ -65,6 +74,14 @@ export function useAuth() {
 
 export function useLockDetail(name: string) {
   return useQuery(lockDetailQuery(name));
+}
+
+export function useLockHistory(name: string) {
+  return useQuery(lockHistoryQuery(name));
+}
+
+export function useStatsHistory(range: HistoryRange) {
+  return useQuery(statsHistoryQuery(range));
 }
 
 /** The audit trail, asked for once the session is known (so the answer matches the role shown). */

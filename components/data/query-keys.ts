@@ -2,6 +2,8 @@
 // (ops-stream.ts) with setQueryData; `skipToken` makes sure nothing ever fetches them.
 import { queryOptions, skipToken } from '@tanstack/react-query';
 import type { DashboardState } from '@/lib/dashboard/dashboard-state.ts';
+import type { HistoryRange } from '@/lib/ops-api/api-types.ts';
+import { RANGE_SPECS } from '@/lib/dashboard/dashboard-charts.ts';
 import { opsApi } from './api-client.ts';
 
 export type StreamPhase = 'connecting' | 'live' | 'disconnected';
@@ -50,6 +52,28 @@ export function lockDetailQuery(name: string) {
     // Refetched when a delta touches this lock (the stream invalidates it), never on a timer.
     staleTime: Infinity,
     gcTime: 30_000,
+  });
+}
+
+/**
+ * Under the lock detail's key (['ops', 'lock', name, 'history']): the stream's invalidation of a
+ * touched lock's detail (ops-stream.ts) refetches its history too, so a new end shows at once.
+ */
+export function lockHistoryQuery(name: string) {
+  return queryOptions({ queryKey: [...LOCK_DETAIL_PREFIX, name, 'history'], queryFn: () => opsApi.lockHistory(name), staleTime: Infinity, gcTime: 30_000 });
+}
+
+/**
+ * A range of the charts, fetched when the range is picked and again once per bucket (10 s, or
+ * 5 min for 24 h): the event stream carries only the last 5 minutes, so the longer ranges (and
+ * the by-cause figures the server merges over a range) are read from GET /api/v1/stats/history.
+ */
+export function statsHistoryQuery(range: HistoryRange) {
+  return queryOptions({
+    queryKey: ['ops', 'stats-history', range],
+    queryFn: () => opsApi.statsHistory(range),
+    refetchInterval: RANGE_SPECS[range].bucketMs,
+    staleTime: RANGE_SPECS[range].bucketMs,
   });
 }
 

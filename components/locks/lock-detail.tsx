@@ -9,6 +9,7 @@ import { buttonClass } from '../ui/button.ts';
 import { ForceReleaseDialog } from './force-release-dialog.tsx';
 import { WaiterTable } from './waiter-table.tsx';
 import { LockName } from './lock-name.tsx';
+import { LockHistoryTable } from './lock-history.tsx';
 
 function HolderTimes({ holder, receivedAt }: { holder: HolderView; receivedAt: number }) {
   const now = useNow(250);
@@ -145,6 +146,8 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
           <p className="text-sm text-slate-500 dark:text-slate-400">{query.isPending ? 'Loading…' : 'Nobody is waiting.'}</p>
         )}
       </div>
+
+      <LockHistoryTable name={name} />
 
       {confirming !== null && (
         <ForceReleaseDialog

@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryBucket } from '../ops-api/api-types.ts';
 import { noHandoversByCause } from '../ops-api/api-types.ts';
-import { causeLatency, chartWindow, failoverDomain, failoverPoints, grantsSeries, hasLatency, latencySeries, timeTicks } from './dashboard-charts.ts';
+import {
+  causeLatency,
+  chartWindow,
+  durationTick,
+  failoverDomain,
+  failoverPoints,
+  grantsSeries,
+  hasLatency,
+  holdSeries,
+  latencySeries,
+  queueWaitSeries,
+  timeTicks,
+} from './dashboard-charts.ts';
 import { bucket, T0 } from './dashboard-fixtures.ts';
 
 describe('chart series', () => {
@@ -11,15 +23,37 @@ describe('chart series', () => {
     return b;
   };
 
-  it('covers the 90 ten-second buckets ending at the current one', () => {
+  it('covers the 30 ten-second buckets of 5 minutes ending at the current one, 360 for 1 h, 288 of 5 min for 24 h', () => {
     const w = chartWindow(T0 + 3_000);
     expect(w.to).toBe(T0);
-    expect((w.to - w.from) / 10_000 + 1).toBe(90);
+    expect((w.to - w.from) / 10_000 + 1).toBe(30);
+    const hour = chartWindow(T0 + 3_000, '1h');
+    expect((hour.to - hour.from) / 10_000 + 1).toBe(360);
+    const day = chartWindow(T0 + 3_000, '24h');
+    expect(day.to % 300_000).toBe(0);
+    expect((day.to - day.from) / 300_000 + 1).toBe(288);
+  });
+
+  it('charts the queue wait of the grants that queued, with the share that did', () => {
+    const b = bucket(T0, { queueWait: { count: 8, p50: 0, p99: 90, waited: 2, waitedP50: 40, waitedP99: 90 } });
+    expect(queueWaitSeries([b], T0)).toEqual([{ start: T0, p50: 40, p99: 90, waitedPct: 25 }]);
+    expect(queueWaitSeries([bucket(T0)], T0)[0]?.waitedPct).toBeNull();
+    expect(holdSeries([bucket(T0, { hold: { count: 1, p50: 5_000, p99: 5_000 } })], T0)[0]).toEqual({ start: T0, p50: 5_000, p99: 5_000 });
+  });
+
+  it('counts grants per second over 5-minute buckets in the 24 h range', () => {
+    const day = grantsSeries([bucket(T0 - (T0 % 300_000), { grants: 600 })], T0, '24h');
+    expect(day).toHaveLength(288);
+    expect(day.at(-1)?.perSecond).toBe(2);
+  });
+
+  it('writes duration ticks short, with their unit', () => {
+    expect([0, 0.25, 12, 1_500, 240_000, 7_200_000].map(durationTick)).toEqual(['0', '250 µs', '12 ms', '1.5 s', '4 min', '2 h']);
   });
 
   it('turns grants per bucket into grants per second and fills silent buckets with zero', () => {
     const series = grantsSeries([bucket(T0, { grants: 25 })], T0);
-    expect(series).toHaveLength(90);
+    expect(series).toHaveLength(30);
     expect(series[series.length - 1]).toEqual({ start: T0, perSecond: 2.5 });
     expect(series[0]?.perSecond).toBe(0);
   });

@@ -74,7 +74,18 @@ const noCauses = (): HistoryBucket['byCause'] => ({
 });
 
 export function bucket(start: number, over: Partial<HistoryBucket> = {}): HistoryBucket {
-  return { start, grants: 0, handovers: 0, p50: null, p99: null, byCause: noCauses(), ...over };
+  return {
+    start,
+    grants: 0,
+    handovers: 0,
+    p50: null,
+    p99: null,
+    byCause: noCauses(),
+    queueWait: { count: 0, p50: null, p99: null, waited: 0, waitedP50: null, waitedP99: null },
+    hold: { count: 0, p50: null, p99: null },
+    blocked: noCauses(),
+    ...over,
+  };
 }
 
 export function feedItem(seq: number, kind: FeedItem['kind'] = 'grant'): FeedItem {

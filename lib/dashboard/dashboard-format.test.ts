@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgo, formatCountdown, formatDuration, formatLatency, formatMsTick, groupDigits } from './dashboard-format.ts';
+import { formatAgo, formatCountdown, formatDuration, formatLatency, groupDigits } from './dashboard-format.ts';
 
 describe('formatting', () => {
   it('writes a countdown in seconds with one decimal, rounded down', () => {
@@ -36,14 +36,6 @@ describe('formatting', () => {
     expect(formatLatency(0.9994)).toBe('999 µs');
     expect(formatLatency(99.96)).toBe('100 ms');
     expect(formatLatency(99.94)).toBe('99.9 ms');
-  });
-
-  it('writes short latency axis labels without trailing zeros', () => {
-    expect(formatMsTick(0)).toBe('0');
-    expect(formatMsTick(0.25)).toBe('0.25 ms');
-    expect(formatMsTick(1.5)).toBe('1.5 ms');
-    expect(formatMsTick(3)).toBe('3 ms');
-    expect(formatMsTick(1250)).toBe('1,250 ms');
   });
 
   it('writes how long ago something was seen', () => {

@@ -72,13 +72,6 @@ export function formatClockMinutes(epochMs: number): string {
   return `${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
 }
 
-/** A short axis label for a latency: "0", "0.25 ms", "1.5 ms", "250 ms" (no trailing zeros). */
-export function formatMsTick(ms: number): string {
-  if (ms === 0) return '0';
-  const digits = ms < 1 ? 2 : ms < 10 ? 1 : 0;
-  return `${Number(ms.toFixed(digits)).toLocaleString('en-US')} ms`;
-}
-
 /**
  * What a failover did with the resumable session claims, for the timeline: "12 session claims
  * carried over: 11 resumed, 1 expired"; the claims neither resumed nor expired yet are "still

@@ -9,8 +9,8 @@ import type { ClusterView, DeltaMessage, FeedItem, HistoryBucket, LocksChunkMess
 
 /** How many feed items the dashboard keeps (the newest by seq). */
 export const FEED_LIMIT = 200;
-/** How much history the charts show. */
-export const HISTORY_WINDOW_MS = 15 * 60_000;
+/** How much history the event stream keeps (the charts' 5-minute range; longer ones are fetched). */
+export const HISTORY_WINDOW_MS = 5 * 60_000;
 export const BUCKET_MS = 10_000;
 
 /** A lock as the table shows it: its summary and the local time that summary was true. */
@@ -29,7 +29,7 @@ export interface DashboardState {
   readonly cluster: ClusterView;
   /** By name. A new Map only when some lock changed, so readers can compare identities. */
   readonly locks: ReadonlyMap<string, LockRow>;
-  /** Ascending by start, at most the last 15 minutes. */
+  /** Ascending by start, at most the last 5 minutes. */
   readonly history: readonly HistoryBucket[];
   /** Ascending by seq, at most FEED_LIMIT. */
   readonly feed: readonly FeedItem[];
@@ -106,7 +106,7 @@ export function touchedLocks(msg: DeltaMessage): Set<string> {
   return names;
 }
 
-/** Buckets replace by start; the result is sorted and holds only the last 15 minutes. */
+/** Buckets replace by start; the result is sorted and holds only the last 5 minutes. */
 export function mergeHistory(current: readonly HistoryBucket[], incoming: readonly HistoryBucket[], asOf: number): HistoryBucket[] {
   const byStart = new Map<number, HistoryBucket>();
   for (const bucket of current) byStart.set(bucket.start, bucket);

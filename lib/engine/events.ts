@@ -34,6 +34,8 @@ export interface ReleaseEvent {
   claimId: number;
   token: bigint;
   protocol: Protocol;
+  /** When this holder was granted (engine ms): its hold time is `at - grantedAt`. */
+  grantedAt: number;
   /** `disconnect`: the session closed, or the grant could not be delivered. */
   cause: 'release' | 'disconnect';
 }
@@ -45,6 +47,14 @@ export interface ExpireEvent {
   claimId: number;
   token: bigint;
   protocol: Protocol;
+  /** When this holder was granted (engine ms): its hold time is `at - grantedAt`. */
+  grantedAt: number;
+  /**
+   * The holder's last sign of life as the engine knew it: its last heartbeat (sliding lease) or
+   * its grant (fixed lease), i.e. lease end minus lease. What an expiry cost its waiters is
+   * counted from here (console charts), not from the timer.
+   */
+  lastAliveAt: number;
 }
 
 export interface ForceReleaseEvent {
@@ -54,6 +64,8 @@ export interface ForceReleaseEvent {
   claimId: number;
   token: bigint;
   protocol: Protocol;
+  /** When this holder was granted (engine ms): its hold time is `at - grantedAt`. */
+  grantedAt: number;
 }
 
 export interface EnqueueEvent {
@@ -83,6 +95,9 @@ export interface KickEvent {
   lock: string;
   claimId: number;
   protocol: Protocol;
+  /** The waiter's address, and how long it had waited: the lock's history lists kicked waiters. */
+  client: string;
+  waitedMs: number;
 }
 
 /**

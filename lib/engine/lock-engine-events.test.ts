@@ -65,7 +65,7 @@ describe('lock engine events', () => {
     take();
     engine.release('a', holder.token);
     expect(take()).toEqual([
-      { type: 'release', at: 1_040, lock: 'a', claimId: holder.id, token: 1n, protocol: 'keyed', cause: 'release' },
+      { type: 'release', at: 1_040, lock: 'a', claimId: holder.id, token: 1n, protocol: 'keyed', grantedAt: 1_000, cause: 'release' },
       expect.objectContaining({ type: 'grant', claimId: waiter.id, token: 2n, waitedMs: 40, handoverMs: 0, handoverCause: 'release' }),
     ]);
   });
@@ -90,9 +90,21 @@ describe('lock engine events', () => {
     clock.advance(250); // the lease ended at 1,100; the timer fires at 1,250
     engine.advance();
     expect(take()).toEqual([
-      { type: 'expire', at: 1_250, lock: 'a', claimId: holder.id, token: holder.token, protocol: 'keyed' },
+      // Its last sign of life was its grant (a fixed lease), at 1,000.
+      { type: 'expire', at: 1_250, lock: 'a', claimId: holder.id, token: holder.token, protocol: 'keyed', grantedAt: 1_000, lastAliveAt: 1_000 },
       expect.objectContaining({ type: 'grant', at: 1_250, claimId: waiter.id, waitedMs: 250, handoverMs: 150, handoverCause: 'expiry' }),
     ]);
+  });
+
+  it("gives an expiry the sliding holder's last sign of life: its last touch, not its grant", () => {
+    const { take, sliding, engine, clock } = setup();
+    const holder = sliding('a', 100);
+    clock.advance(80);
+    engine.touch(holder); // alive at 1,080: the lease now ends at 1,180
+    take();
+    clock.advance(130); // the timer fires at 1,210, 30 ms late
+    engine.advance();
+    expect(take()).toEqual([expect.objectContaining({ type: 'expire', at: 1_210, claimId: holder.id, lastAliveAt: 1_080 })]);
   });
 
   it('emits force-release then a grant caused by it', () => {
@@ -102,7 +114,7 @@ describe('lock engine events', () => {
     take();
     engine.forceRelease('a');
     expect(take()).toEqual([
-      { type: 'force-release', at: 1_000, lock: 'a', claimId: holder.id, token: holder.token, protocol: 'keyed' },
+      { type: 'force-release', at: 1_000, lock: 'a', claimId: holder.id, token: holder.token, protocol: 'keyed', grantedAt: 1_000 },
       expect.objectContaining({ type: 'grant', claimId: waiter.id, handoverMs: 0, handoverCause: 'force-release' }),
     ]);
   });
@@ -140,12 +152,13 @@ describe('lock engine events', () => {
   });
 
   it('emits kick for an admin kick, not leave-queue', () => {
-    const { take, fixed, engine } = setup();
+    const { take, fixed, engine, clock } = setup();
     fixed('a');
     const waiter = fixed('a');
     take();
+    clock.advance(40);
     engine.kick('a', waiter.id);
-    expect(take()).toEqual([{ type: 'kick', at: 1_000, lock: 'a', claimId: waiter.id, protocol: 'keyed' }]);
+    expect(take()).toEqual([{ type: 'kick', at: 1_040, lock: 'a', claimId: waiter.id, protocol: 'keyed', client: '10.0.0.1:1', waitedMs: 40 }]);
   });
 
   it('times out a waiter whose wait ended before a release that came before the timer, then grants the next one', () => {

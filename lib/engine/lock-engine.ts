@@ -181,7 +181,15 @@ export class LockEngine extends GrantGate {
     const now = this.clock.now();
     this.endHolder(lock, holder, now, 'force-release');
     if (this.listeners.length > 0) {
-      this.emit({ type: 'force-release', at: now, lock: name, claimId: holder.id, token: holder.token, protocol: holder.protocol });
+      this.emit({
+        type: 'force-release',
+        at: now,
+        lock: name,
+        claimId: holder.id,
+        token: holder.token,
+        protocol: holder.protocol,
+        grantedAt: holder.grantedAt,
+      });
     }
     holder.owner.onEnded(holder, 'force-released');
     this.handOver(lock, now);
@@ -198,7 +206,9 @@ export class LockEngine extends GrantGate {
     if (claim === null) return false;
     const now = this.clock.now();
     this.leaveQueue(claim);
-    if (this.listeners.length > 0) this.emit({ type: 'kick', at: now, lock: name, claimId, protocol: claim.protocol });
+    if (this.listeners.length > 0) {
+      this.emit({ type: 'kick', at: now, lock: name, claimId, protocol: claim.protocol, client: claim.client, waitedMs: now - claim.enqueuedAt });
+    }
     claim.owner.onEnded(claim, 'kicked');
     return true;
   }
@@ -332,7 +342,16 @@ export class LockEngine extends GrantGate {
   private dropHolder(lock: LockState, holder: Claim, now: number, cause: 'release' | 'disconnect'): void {
     this.endHolder(lock, holder, now, cause);
     if (this.listeners.length > 0) {
-      this.emit({ type: 'release', at: now, lock: lock.name, claimId: holder.id, token: holder.token, protocol: holder.protocol, cause });
+      this.emit({
+        type: 'release',
+        at: now,
+        lock: lock.name,
+        claimId: holder.id,
+        token: holder.token,
+        protocol: holder.protocol,
+        grantedAt: holder.grantedAt,
+        cause,
+      });
     }
   }
 
@@ -341,7 +360,17 @@ export class LockEngine extends GrantGate {
     // The lease ended at expiresAt, whenever the timer got round to it: handover latency counts from there.
     this.endHolder(lock, holder, Math.min(holder.expiresAt, now), 'expiry');
     if (this.listeners.length > 0) {
-      this.emit({ type: 'expire', at: now, lock: lock.name, claimId: holder.id, token: holder.token, protocol: holder.protocol });
+      const lastAliveAt = holder.expiresAt - holder.leaseMs;
+      this.emit({
+        type: 'expire',
+        at: now,
+        lock: lock.name,
+        claimId: holder.id,
+        token: holder.token,
+        protocol: holder.protocol,
+        grantedAt: holder.grantedAt,
+        lastAliveAt,
+      });
     }
     holder.owner.onEnded(holder, 'expired');
     this.handOver(lock, now);

@@ -131,7 +131,7 @@ describe('replica operations', () => {
     engine.replicaEnqueue(waiter());
     take();
     expect(engine.replicaEndHolder('a', 10, 'disconnect')).toBe(true);
-    expect(take()).toEqual([{ type: 'release', at: 1_000, lock: 'a', claimId: 10, token: 100n, protocol: 'keyed', cause: 'disconnect' }]);
+    expect(take()).toEqual([{ type: 'release', at: 1_000, lock: 'a', claimId: 10, token: 100n, protocol: 'keyed', grantedAt: 1_000, cause: 'disconnect' }]);
     expect(engine.lock('a')?.holder).toBeNull();
     expect(queueIds('a')).toEqual([11]);
     engine.replicaGrant(grant({ lock: 'b', claimId: 30, token: 101n }));
@@ -168,7 +168,7 @@ describe('replica operations', () => {
     expect(engine.replicaLeaveQueue('a', 11, 'kick')).toBe(true);
     expect(take()).toEqual([
       { type: 'leave-queue', at: 1_000, lock: 'a', claimId: 12, protocol: 'keyed', reason: 'expired' },
-      { type: 'kick', at: 1_000, lock: 'a', claimId: 11, protocol: 'keyed' },
+      { type: 'kick', at: 1_000, lock: 'a', claimId: 11, protocol: 'keyed', client: '10.0.0.1:2', waitedMs: 0 },
     ]);
     expect([engine.lockCount, engine.waiterCount]).toEqual([0, 0]);
   });
@@ -211,7 +211,7 @@ describe('after a promotion', () => {
     engine.end(h);
     expect(take()).toEqual([
       { type: 'leave-queue', at: 1_000, lock: 'a', claimId: 11, protocol: 'keyed', reason: 'disconnect' },
-      { type: 'release', at: 1_000, lock: 'a', claimId: 10, token: 100n, protocol: 'session', cause: 'disconnect' },
+      { type: 'release', at: 1_000, lock: 'a', claimId: 10, token: 100n, protocol: 'session', grantedAt: 1_000, cause: 'disconnect' },
     ]);
     expect([engine.lockCount, engine.heldCount, engine.waiterCount, engine.nextDeadline()]).toEqual([0, 0, 0, NEVER]);
   });

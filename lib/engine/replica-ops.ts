@@ -114,8 +114,9 @@ export abstract class ReplicaOps extends EngineCore {
     this.endHolder(lock, holder, now, HANDOVER_CAUSE[how]);
     this.dropIfIdle(lock);
     if (emit && this.listeners.length > 0) {
-      const base = { at: now, lock: name, claimId, token: holder.token, protocol: holder.protocol };
+      const base = { at: now, lock: name, claimId, token: holder.token, protocol: holder.protocol, grantedAt: holder.grantedAt };
       if (how === 'release' || how === 'disconnect') this.emit({ type: 'release', ...base, cause: how });
+      else if (how === 'expire') this.emit({ type: 'expire', ...base, lastAliveAt: holder.expiresAt - holder.leaseMs });
       else this.emit({ type: how, ...base });
     }
     return true;
@@ -158,8 +159,9 @@ export abstract class ReplicaOps extends EngineCore {
     const now = this.clock.now();
     this.leaveQueue(waiter);
     if (emit && this.listeners.length > 0) {
-      if (reason === 'kick') this.emit({ type: 'kick', at: now, lock: name, claimId, protocol: waiter.protocol });
-      else this.emit({ type: 'leave-queue', at: now, lock: name, claimId, protocol: waiter.protocol, reason });
+      if (reason === 'kick') {
+        this.emit({ type: 'kick', at: now, lock: name, claimId, protocol: waiter.protocol, client: waiter.client, waitedMs: now - waiter.enqueuedAt });
+      } else this.emit({ type: 'leave-queue', at: now, lock: name, claimId, protocol: waiter.protocol, reason });
     }
     return true;
   }

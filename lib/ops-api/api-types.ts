@@ -180,15 +180,95 @@ export interface CauseLatency {
   p99: number | null;
 }
 
-/** One 10-second bucket of the charts' history (the last 15 minutes are kept). */
+/** Queue wait (enqueued → granted) of the grants of a bucket or range. */
+export interface QueueWaitFigures {
+  /** Every grant, an uncontended one (0 ms) included. */
+  count: number;
+  p50: number | null;
+  p99: number | null;
+  /** Grants that queued (waited 1 µs or more), and their own percentiles. */
+  waited: number;
+  waitedP50: number | null;
+  waitedP99: number | null;
+}
+
+/**
+ * One bucket of the charts' history: 10 s (the event stream's last 5 minutes, and the 1 h range)
+ * or 5 min (the 24 h range). `p50`, `p99` and `byCause` are the in-daemon handover (the previous
+ * holder's end → the next grant); the rest is what waiters lived through.
+ */
 export interface HistoryBucket {
-  /** Epoch ms, a multiple of 10,000. */
+  /** Epoch ms, a multiple of the bucket's length. */
   start: number;
   grants: number;
   handovers: number;
   p50: number | null;
   p99: number | null;
   byCause: Record<HandoverCause, CauseLatency>;
+  /** Queue wait of the grants made in the bucket. */
+  queueWait: QueueWaitFigures;
+  /** Hold time (granted → released, closed, expired or force-released) of the holders that ended in the bucket. */
+  hold: CauseLatency;
+  /**
+   * Per handover to a waiter, by what ended the previous holder: how long the head of the queue
+   * stood behind a lock that was free-but-owed or held by a dead holder. An expiry counts from
+   * the silent holder's last sign of life (or the waiter's arrival, when later) to the grant;
+   * the other causes are their in-daemon handover.
+   */
+  blocked: Record<HandoverCause, CauseLatency>;
+}
+
+export type HistoryRange = '5m' | '1h' | '24h';
+export const HISTORY_RANGES: readonly HistoryRange[] = ['5m', '1h', '24h'];
+
+/** `GET /api/v1/stats/history?range=`: the buckets of one range, and the range's merged figures. */
+export interface StatsHistory {
+  range: HistoryRange;
+  asOf: number;
+  /** 10,000 for 5m and 1h, 300,000 for 24h. */
+  bucketMs: number;
+  /** Oldest first, every bucket of the range (empty ones included). */
+  buckets: HistoryBucket[];
+  /** The histograms of the whole range merged: percentiles of all its samples, not of bucket figures. */
+  summary: {
+    grants: number;
+    queueWait: QueueWaitFigures;
+    hold: CauseLatency;
+    blocked: Record<HandoverCause, CauseLatency>;
+    handover: Record<HandoverCause, CauseLatency>;
+  };
+}
+
+/** How a grant (or, for `kick`, a wait) ended. `close`: the holder's connection closed; `failover`: this node stopped serving it (its state was replaced). */
+export type GrantEnd = 'release' | 'close' | 'expiry' | 'force-release' | 'kick' | 'failover';
+
+/** One ended grant of a lock's history (or a waiter an admin kicked: no token, never held). */
+export interface GrantRecord {
+  claimId: string;
+  protocol: Protocol;
+  client: string;
+  /** The name the client gave itself; null when it sent none. */
+  clientName: string | null;
+  /** Null for a kicked waiter. */
+  token: string | null;
+  /** Null for a kicked waiter. */
+  grantedAt: number | null;
+  /** Queue wait before the grant (for a kicked waiter: until the kick). */
+  queueWaitMs: number;
+  /** Null for a kicked waiter. */
+  heldMs: number | null;
+  endedAt: number;
+  end: GrantEnd;
+}
+
+/** `GET /api/v1/locks/{name}/history`: the lock's last ended grants, newest first. */
+export interface LockHistory {
+  name: string;
+  asOf: number;
+  grants: GrantRecord[];
+  /** Exact percentiles over the listed grants (kicked waiters left out); null when there are none. */
+  queueWait: { p50: number | null; p99: number | null };
+  hold: { p50: number | null; p99: number | null };
 }
 
 export type FeedKind = 'grant' | 'release' | 'expire' | 'force-release' | 'enqueue' | 'leave-queue' | 'kick' | 'detach' | 'resume' | 'admin';

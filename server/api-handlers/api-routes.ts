@@ -6,6 +6,7 @@ import type { DaemonFacade } from '../daemon/daemon-facade.ts';
 import { getSession, signIn, signOut } from './auth-session.ts';
 import { eventsRoute } from './events-route.ts';
 import { postHandoff } from './handoff.ts';
+import { getLockHistory, getStatsHistory } from './history-read.ts';
 import { forceRelease, kickWaiter } from './lock-actions.ts';
 import { getLock, listLocks } from './locks-read.ts';
 import { getAudit, getCluster, getStats } from './overview.ts';
@@ -30,6 +31,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { pattern: '/metrics', handlers: { GET: getMetrics } },
   { pattern: '/api/v1/auth/session', handlers: { GET: getSession, POST: signIn, DELETE: signOut } },
   { pattern: '/api/v1/stats', handlers: { GET: getStats } },
+  { pattern: '/api/v1/stats/history', handlers: { GET: getStatsHistory } },
   { pattern: '/api/v1/audit', handlers: { GET: getAudit } },
   { pattern: '/api/v1/events', handlers: { GET: eventsRoute } },
   { pattern: '/api/v1/cluster', handlers: { GET: getCluster } },
@@ -37,6 +39,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { pattern: '/api/v1/cluster/restore', handlers: { POST: postRestore } },
   { pattern: '/api/v1/locks', handlers: { GET: listLocks } },
   { pattern: '/api/v1/locks/[name]', handlers: { GET: getLock } },
+  { pattern: '/api/v1/locks/[name]/history', handlers: { GET: getLockHistory } },
   { pattern: '/api/v1/locks/[name]/force-release', handlers: { POST: forceRelease } },
   { pattern: '/api/v1/locks/[name]/waiters/[id]/kick', handlers: { POST: kickWaiter } },
 ];

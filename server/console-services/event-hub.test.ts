@@ -200,7 +200,7 @@ describe('EventHub', () => {
     ]);
     expect(snap.stats.held).toBe(1);
     expect(snap.cluster.self).toBe('n1');
-    expect(snap.history).toHaveLength(90);
+    expect(snap.history).toHaveLength(30);
     expect(snap.feed).toEqual([{ seq: 1, at: EPOCH + 1_000, kind: 'grant', lock: 'orders', text: `granted to 10.0.0.1:1 (keyed) token ${claim.token}` }]);
   });
 

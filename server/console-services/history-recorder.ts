@@ -1,15 +1,35 @@
-// Feeds the engine's grants into the charts' latency history and answers the history reads
-// of the ops API and the SSE hub. Events carry the engine's monotonic time; the history keeps
-// wall-clock buckets, so each event is mapped through the view clock as it arrives.
+// Feeds the engine's events into the charts' history and each lock's grant log, and answers the
+// history reads of the ops API and the SSE hub. Events carry the engine's monotonic time; the
+// history keeps wall-clock buckets, so each event is mapped through the view clock as it arrives.
+//
+// Three stores, each of fixed size: LatencyHistory (15 min of in-daemon handover latency, for the
+// overview's figures), two MeasureRings (1 h of 10 s buckets and 24 h of 5 min buckets: queue
+// wait, hold time, blocked time, handover; the charts), and the GrantLog (each lock's last 50
+// ended grants). Per grant: one Math.log for the queue wait (none when it did not queue; one
+// more for a handover), array increments and one Map lookup; per end, one Math.log for the hold
+// time and one Map lookup; no object is made for any of it. The coarse ring is filled by rolling
+// up the fine one, not per event.
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
-import type { HandoverCause, HistoryBucket, LatencySummary } from '../../lib/ops-api/api-types.ts';
+import type { HandoverCause, HistoryBucket, HistoryRange, LatencySummary, LockHistory, StatsHistory } from '../../lib/ops-api/api-types.ts';
+import { GrantLog } from './grant-log.ts';
 import { LatencyHistory, bucketStart } from './latency-history.ts';
+import { binOf } from './log-histogram.ts';
+import { MeasureRing } from './measure-ring.ts';
 import type { ViewClock } from './lock-views.ts';
+
+/** The event stream's history: the last 5 minutes of 10 s buckets (longer ranges are read by route). */
+export const STREAM_BUCKETS = 30;
+/** Buckets per range, and the ring each is read from. */
+const RANGES: Record<HistoryRange, { ring: 'fine' | 'coarse'; buckets: number }> = {
+  '5m': { ring: 'fine', buckets: 30 },
+  '1h': { ring: 'fine', buckets: 360 },
+  '24h': { ring: 'coarse', buckets: 288 },
+};
 
 /** The history reads of the overview (stats-view.ts): the charts' buckets and the latency figures. */
 export interface HistoryFacade {
-  /** The last 15 minutes in 10-second buckets, oldest first. */
+  /** The last 5 minutes in 10-second buckets, oldest first. */
   buckets(): HistoryBucket[];
   /** Handover latency over the last `windowMs`. */
   summary(windowMs: number): LatencySummary;
@@ -30,6 +50,9 @@ export interface HistorySource {
 
 export class HistoryRecorder implements HistoryFacade, HistorySource {
   private readonly history = new LatencyHistory();
+  private readonly fine = new MeasureRing(10_000, 360);
+  private readonly coarse = new MeasureRing(300_000, 288);
+  readonly grantLog = new GrantLog();
   private unsubscribe: (() => void) | null;
   /** Wall ms minus engine ms, as last read from the clock, and the engine time it was read at. */
   private offset = 0;
@@ -43,14 +66,75 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
     /** Wall-clock now (epoch ms) for reads; injectable for tests. */
     private readonly wallNow: () => number = Date.now,
   ) {
-    // On the engine's hot path: an addition, a Math.log and a few array stores per grant.
-    this.unsubscribe = engine.subscribe((e: LockEvent) => {
-      if (e.type !== 'grant') return;
-      this.grantsTotal++;
-      const at = this.wallOf(e.at);
-      this.history.recordGrant(at);
-      if (e.handoverCause !== null) this.history.recordHandover(at, e.handoverCause, e.handoverMs ?? 0);
-    });
+    this.fine.rollUpInto(this.coarse);
+    this.unsubscribe = engine.subscribe((e: LockEvent) => this.onEvent(e));
+  }
+
+  private onEvent(e: LockEvent): void {
+    switch (e.type) {
+      case 'grant':
+        this.onGrant(e);
+        return;
+      case 'release':
+        this.onEnd(e.lock, e.claimId, e.at, e.grantedAt, e.cause === 'release' ? 'release' : 'close', Number.NaN);
+        return;
+      case 'expire':
+        this.onEnd(e.lock, e.claimId, e.at, e.grantedAt, 'expiry', e.lastAliveAt);
+        return;
+      case 'force-release':
+        this.onEnd(e.lock, e.claimId, e.at, e.grantedAt, 'force-release', Number.NaN);
+        return;
+      case 'kick':
+        this.grantLog.kicked(e.lock, e.claimId, e.protocol, e.client, this.wallOf(e.at), e.waitedMs);
+        return;
+      case 'reset':
+        this.grantLog.failover(this.wallOf(e.at));
+        return;
+      default:
+        return;
+    }
+  }
+
+  private onGrant(e: Extract<LockEvent, { type: 'grant' }>): void {
+    this.grantsTotal++;
+    const at = this.wallOf(e.at);
+    this.history.recordGrant(at);
+    const waitBin = binOf(e.waitedMs);
+    this.fine.recordGrant(at, waitBin);
+    const cause = e.handoverCause;
+    if (cause !== null) {
+      const handoverMs = e.handoverMs ?? 0;
+      this.history.recordHandover(at, cause, handoverMs);
+      const bin = binOf(handoverMs);
+      this.fine.recordHandover(at, cause, bin);
+      if (cause === 'expiry') {
+        // What the expiry cost this waiter: from the silent holder's last sign of life, or the
+        // waiter's arrival when later, to now. Unknown (the lock was pushed out of the grant
+        // log): the in-daemon figure, which is a lower bound.
+        const lastAlive = this.grantLog.expiredLastAlive(e.lock);
+        const blocked = Number.isNaN(lastAlive) ? handoverMs : Math.min(at - lastAlive, e.waitedMs);
+        const blockedBin = binOf(blocked);
+        this.fine.recordBlockedExpiry(at, blockedBin);
+      }
+    }
+    // TODO(identity, at merge): the identity branch adds the client's name; read it from the
+    // grant event (one field the engine copies from the claim) rather than looking the claim up.
+    const clientName = (e as { clientName?: string | null }).clientName ?? null;
+    this.grantLog.granted(e.lock, e.claimId, e.protocol, e.client, clientName, e.token, at, e.waitedMs);
+  }
+
+  private onEnd(
+    lock: string,
+    claimId: number,
+    engineAt: number,
+    grantedAt: number,
+    end: 'release' | 'close' | 'expiry' | 'force-release',
+    lastAliveAt: number,
+  ): void {
+    const at = this.wallOf(engineAt);
+    const bin = binOf(engineAt - grantedAt);
+    this.fine.recordHold(at, bin);
+    this.grantLog.ended(lock, claimId, at, end, Number.isNaN(lastAliveAt) ? lastAliveAt : this.wallOf(lastAliveAt));
   }
 
   /**
@@ -66,8 +150,9 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
     return this.offset + engineMs;
   }
 
+  /** The stream's history version: the fine ring's (it records everything the stream's buckets show). */
   get version(): number {
-    return this.history.version;
+    return this.fine.version;
   }
 
   currentBucketStart(): number {
@@ -75,11 +160,24 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
   }
 
   buckets(): HistoryBucket[] {
-    return this.history.buckets(this.wallNow());
+    return this.fine.buckets(this.wallNow(), STREAM_BUCKETS);
   }
 
   changedSince(version: number): HistoryBucket[] {
-    return this.history.changedSince(version, this.wallNow());
+    return this.fine.changedSince(version, this.wallNow(), STREAM_BUCKETS);
+  }
+
+  /** One range of the charts (GET /api/v1/stats/history). */
+  range(range: HistoryRange): StatsHistory {
+    const asOf = this.wallNow();
+    const { ring, buckets } = RANGES[range];
+    const source = ring === 'fine' ? this.fine : this.coarse;
+    return { range, asOf, bucketMs: source.bucketMs, buckets: source.buckets(asOf, buckets), summary: source.summary(asOf, buckets) };
+  }
+
+  /** One lock's last ended grants (GET /api/v1/locks/{name}/history). */
+  lockHistory(name: string): LockHistory {
+    return this.grantLog.history(name, this.wallNow());
   }
 
   summary(windowMs: number): LatencySummary {

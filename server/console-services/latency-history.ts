@@ -30,6 +30,9 @@ const BINS = TOP + 1;
 const REPORTED = new Float64Array(BINS);
 for (let i = 1; i < BINS; i++) REPORTED[i] = Number(((MIN_MS * 2 * GAMMA ** i) / (GAMMA + 1)).toPrecision(4));
 
+/** A bucket as this history keeps it: the in-daemon handover only (the charts' other measures are measure-ring.ts's). */
+export type LatencyBucket = Pick<HistoryBucket, 'start' | 'grants' | 'handovers' | 'p50' | 'p99' | 'byCause'>;
+
 const CAUSE_INDEX: Record<HandoverCause, number> = { release: 0, disconnect: 1, expiry: 2, 'force-release': 3 };
 
 function binOf(latencyMs: number): number {
@@ -111,9 +114,9 @@ export class LatencyHistory {
    * Buckets with no data are included (zero counts, null percentiles) so a chart's x axis has
    * no gaps and the array always has the same length.
    */
-  buckets(nowMs: number): HistoryBucket[] {
+  buckets(nowMs: number): LatencyBucket[] {
     const current = bucketStart(nowMs);
-    const out: HistoryBucket[] = [];
+    const out: LatencyBucket[] = [];
     for (let k = BUCKET_COUNT - 1; k >= 0; k--) out.push(this.view(current - k * BUCKET_MS));
     return out;
   }
@@ -122,9 +125,9 @@ export class LatencyHistory {
    * Buckets inside the window that changed after `version`, plus the current bucket (even
    * when empty, so a live chart keeps moving through quiet periods), oldest first.
    */
-  changedSince(version: number, nowMs: number): HistoryBucket[] {
+  changedSince(version: number, nowMs: number): LatencyBucket[] {
     const current = bucketStart(nowMs);
-    const out: HistoryBucket[] = [];
+    const out: LatencyBucket[] = [];
     for (let k = BUCKET_COUNT - 1; k >= 0; k--) {
       const start = current - k * BUCKET_MS;
       const slot = this.slotAt(start);
@@ -194,7 +197,7 @@ export class LatencyHistory {
     return slot;
   }
 
-  private view(start: number): HistoryBucket {
+  private view(start: number): LatencyBucket {
     const slot = this.slotAt(start);
     const byCause = { release: emptyCause(), disconnect: emptyCause(), expiry: emptyCause(), 'force-release': emptyCause() };
     if (slot.start !== start) return { start, grants: 0, handovers: 0, p50: null, p99: null, byCause };

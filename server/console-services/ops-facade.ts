@@ -3,7 +3,7 @@
 // shapes and never the engine or its clock. The daemon builds it once at start; the ops API's
 // tests build theirs with the same function (testing/test-facade.ts).
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
-import type { ClusterView, DaemonState, NodeRole, StatsView } from '../../lib/ops-api/api-types.ts';
+import type { ClusterView, DaemonState, HistoryRange, LockHistory, NodeRole, StatsHistory, StatsView } from '../../lib/ops-api/api-types.ts';
 import type { AdminFacade, AuditFacade, DaemonFacade, FeedFacade, SecurityFacade } from '../daemon/daemon-facade.ts';
 import { lockDetail, locksPage, type ViewClock } from './lock-views.ts';
 
@@ -16,6 +16,8 @@ export interface OpsFacadeParts {
   role(): NodeRole;
   stats(): StatsView;
   cluster(): ClusterView;
+  /** The charts' history and each lock's grant log (history-recorder.ts). */
+  history: { range(range: HistoryRange): StatsHistory; lockHistory(name: string): LockHistory };
   admin: AdminFacade;
   metrics(): Promise<{ contentType: string; body: string }>;
   security: SecurityFacade;
@@ -37,6 +39,8 @@ export function createOpsFacade(p: OpsFacadeParts): DaemonFacade {
       const lock = engine.lock(name);
       return lock === undefined ? undefined : lockDetail(lock, clock);
     },
+    statsHistory: (range) => p.history.range(range),
+    lockHistory: (name) => p.history.lockHistory(name),
     admin: p.admin,
     metrics: p.metrics,
     security: p.security,

@@ -4,7 +4,18 @@
 // only what is here: plain data and methods, never `instanceof` on daemon classes (a bundled
 // copy of a class is a different class).
 import type { ErrorName } from '../../lib/errors.ts';
-import type { AuditEntry, ClusterView, DaemonState, LockDetail, LocksPage, NodeRole, StatsView } from '../../lib/ops-api/api-types.ts';
+import type {
+  AuditEntry,
+  ClusterView,
+  DaemonState,
+  HistoryRange,
+  LockDetail,
+  LockHistory,
+  LocksPage,
+  NodeRole,
+  StatsHistory,
+  StatsView,
+} from '../../lib/ops-api/api-types.ts';
 import type { AdminOp, LockName } from '../console-services/admin-request.ts';
 import type { LocksQuery } from '../console-services/lock-views.ts';
 
@@ -114,6 +125,10 @@ export interface DaemonFacade {
   locksPage(query: LocksQuery): LocksPage;
   /** One lock with its whole queue; undefined when nobody holds or waits for it (the engine has forgotten it). */
   lockDetail(name: LockName): LockDetail | undefined;
+  /** One range of the charts' history: 5m and 1h in 10 s buckets, 24h in 5 min buckets. */
+  statsHistory(range: HistoryRange): StatsHistory;
+  /** The lock's last ended grants, newest first; empty when this node has none for it (never seen, or pushed out). */
+  lockHistory(name: LockName): LockHistory;
   /** Mutations (force-release, kick, handoff, restore), forwarded to the active node by a standby. */
   readonly admin: AdminFacade;
   metrics(): Promise<{ contentType: string; body: string }>;

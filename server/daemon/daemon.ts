@@ -294,6 +294,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       role: ops.role,
       stats: ops.stats,
       cluster: () => ops.cluster.view(),
+      history: ops.history,
       admin: ops.cluster,
       metrics: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
       security: ops.security,

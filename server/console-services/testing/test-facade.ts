@@ -13,6 +13,7 @@ import { BlockTokenSource, MemoryCeilingStore } from '../../../lib/tokens/token-
 import type { AdminFacade, DaemonFacade, FeedFacade } from '../../daemon/daemon-facade.ts';
 import { localLockOps } from '../admin-ops.ts';
 import { AuditLog } from '../audit-log.ts';
+import { HistoryRecorder } from '../history-recorder.ts';
 import { createOpsFacade } from '../ops-facade.ts';
 import { Security } from '../security.ts';
 import { SINGLE_NODE_HANDOFF_REASON, SingleNodeCluster } from '../single-node-cluster.ts';
@@ -85,6 +86,7 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
     handover: { count: 0, p50: null, p95: null, p99: null },
     handoverByCause: noHandoversByCause(),
   });
+  const history = new HistoryRecorder(engine, viewClock, () => EPOCH_BASE + clock.now());
   const daemon = createOpsFacade({
     instanceId: 'test-instance',
     engine,
@@ -93,6 +95,7 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
     role,
     stats,
     cluster,
+    history,
     admin: options.admin ?? single,
     metrics: async () => ({ contentType: METRICS_TYPE, body: METRICS_TEXT }),
     security,
