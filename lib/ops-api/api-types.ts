@@ -91,6 +91,12 @@ export interface NodeView {
   inSync: boolean;
   /** Gave the active role away by an API handoff: does not take it back by priority until restored. */
   yielded: boolean;
+  /**
+   * The role the node last said it had (this node: its role now); null when never heard. A dead
+   * node with `lastRole: 'active'` was the active when this node lost it: the page says
+   * "was active · dead", not "standby · dead".
+   */
+  lastRole?: NodeRole | null;
   lockAddress: string;
   sessionAddress: string;
   httpAddress: string;

@@ -1,0 +1,45 @@
+// Is the page's event stream alive? The server sends something at least every second (a `ping`
+// event when nothing else moved), so silence says more than the TCP connection does: a node
+// that is stopped (SIGSTOP) or cut off behind a proxy keeps its connection open and sends
+// nothing. Pure, with the time passed in: ops-stream.ts feeds it performance.now().
+
+/** After data has come on a connection, this long without any message means the node is lost. */
+export const SILENT_LIMIT_MS = 2_000;
+/**
+ * A connection that has not sent its first message yet gets longer: a busy node may take a
+ * while to build its snapshot, and a reconnect loop that gives up too early would never let it.
+ */
+export const CONNECT_LIMIT_MS = 10_000;
+
+export type LivenessVerdict = 'ok' | 'silent';
+
+export class StreamLiveness {
+  private lastAt: number;
+  private hadData = false;
+
+  constructor(now: number) {
+    this.lastAt = now;
+  }
+
+  /** A new connection (ours, or the browser's own reconnect) starts now, with no data yet. */
+  opened(now: number): void {
+    this.lastAt = now;
+    this.hadData = false;
+  }
+
+  /** Any message arrived (snapshot, page, delta, ping). */
+  message(now: number): void {
+    this.lastAt = now;
+    this.hadData = true;
+  }
+
+  /** Local time of the newest message, or of the connection's start when none came yet. */
+  get lastActivityAt(): number {
+    return this.lastAt;
+  }
+
+  check(now: number): LivenessVerdict {
+    const limit = this.hadData ? SILENT_LIMIT_MS : CONNECT_LIMIT_MS;
+    return now - this.lastAt > limit ? 'silent' : 'ok';
+  }
+}
