@@ -36,6 +36,24 @@ const failover = z.object({
 export type { SnapshotHolder, SnapshotWaiter };
 export { KEY_HASH };
 
+/**
+ * Audit entries a peer replicates (its own as they are recorded, and its recent ones when a link
+ * comes up): bounded in count and in every field, since an entry is shown and stored as it came.
+ */
+export const MAX_AUDIT_BATCH = 200;
+const auditEntry = z
+  .object({
+    at: z.number().finite(),
+    who: z.string().max(256),
+    action: z.enum(['force-release', 'kick', 'handoff', 'restore', 'sign-in', 'sign-out']),
+    target: z.string().max(1024),
+    result: z.string().max(64),
+    detail: z.string().max(2048).nullable(),
+    node: z.string().min(1).max(64),
+    id: z.string().min(1).max(256),
+  })
+  .strict();
+
 const holder = z.custom<SnapshotHolder>(isSnapshotHolder, 'malformed snapshot holder');
 const waiter = z.custom<SnapshotWaiter>(isSnapshotWaiter, 'malformed snapshot waiter');
 
@@ -113,6 +131,8 @@ const messages = z.discriminatedUnion('t', [
   z.object({ t: z.literal('admin'), req: z.number(), who: z.string(), op: z.unknown() }),
   z.object({ t: z.literal('admin-result'), req: z.number(), result: z.unknown() }),
   z.object({ t: z.literal('restore') }),
+  /** Admin actions recorded in the cluster (see server/cluster/audit-replication.ts). */
+  z.object({ t: z.literal('audit'), entries: z.array(auditEntry).max(MAX_AUDIT_BATCH) }),
 ]);
 
 export type PeerMessage = z.infer<typeof messages>;

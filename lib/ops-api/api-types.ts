@@ -218,6 +218,14 @@ export interface AuditEntry {
   /** "ok" or the error code it failed with. */
   result: string;
   detail: string | null;
+  /**
+   * The node that recorded it: every node keeps the whole cluster's audit (entries are
+   * replicated over the peer links), so a page on any node shows every admin action. Absent on
+   * entries written before the field (read back from an older audit.log).
+   */
+  node?: string;
+  /** Unique over the cluster ("<node>/<instance>/<n>"): a replicated entry is kept once. */
+  id?: string;
 }
 
 export interface AuthView {
