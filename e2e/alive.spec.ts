@@ -32,6 +32,10 @@ test('kill -9 of the page’s node: within 2 s a banner, frozen countdowns and d
   const csp = await guardCsp(page);
   const name = 'e2e-alive';
   await keyedGrant(cluster.nodes.a.lockPort, name, 120);
+  // A waiter behind it, for the Kick button.
+  const waiter = await connectClient(cluster.nodes.a.lockPort);
+  clients.push(waiter);
+  waiter.send(`A ${name} 120 60`);
   await page.goto(`${cluster.nodes.a.baseURL}/?lock=${name}`);
   await expect(page.getByTestId('live-status')).toHaveText('live');
   await lockRow(page, name)
@@ -39,6 +43,8 @@ test('kill -9 of the page’s node: within 2 s a banner, frozen countdowns and d
     .click();
   const forceRelease = page.getByTestId('lock-detail').getByRole('button', { name: 'Force release' });
   await expect(forceRelease).toBeEnabled();
+  const kick = page.getByTestId('waiter-row').getByRole('button', { name: /^Kick waiter / });
+  await expect(kick).toBeEnabled();
   await expect(page.getByTestId('handoff-button')).toBeEnabled();
   await expect(page.getByTestId('lost-contact')).toHaveCount(0);
 
@@ -51,6 +57,7 @@ test('kill -9 of the page’s node: within 2 s a banner, frozen countdowns and d
   await expect(page.getByRole('alert').filter({ hasText: 'Lost contact with node a' })).toBeVisible();
   await expect(page.locator('main[data-stale]')).toHaveCount(1);
   await expect(forceRelease).toBeDisabled();
+  await expect(kick).toBeDisabled();
   await expect(page.getByTestId('action-blocked')).toContainText('No contact with this node');
   await expect(page.getByTestId('handoff-button')).toBeDisabled();
   await expect(page.getByTestId('handoff-reason')).toContainText('No contact with this node');

@@ -41,14 +41,16 @@ export { KEY_HASH };
  * comes up): bounded in count and in every field, since an entry is shown and stored as it came.
  */
 export const MAX_AUDIT_BATCH = 200;
+/** The longest text of each field; a sender cuts its entries to these (audit-replication.ts). */
+export const AUDIT_FIELD_MAX = { who: 256, target: 1024, result: 64, detail: 2048 } as const;
 const auditEntry = z
   .object({
     at: z.number().finite(),
-    who: z.string().max(256),
+    who: z.string().max(AUDIT_FIELD_MAX.who),
     action: z.enum(['force-release', 'kick', 'handoff', 'restore', 'sign-in', 'sign-out']),
-    target: z.string().max(1024),
-    result: z.string().max(64),
-    detail: z.string().max(2048).nullable(),
+    target: z.string().max(AUDIT_FIELD_MAX.target),
+    result: z.string().max(AUDIT_FIELD_MAX.result),
+    detail: z.string().max(AUDIT_FIELD_MAX.detail).nullable(),
     node: z.string().min(1).max(64),
     id: z.string().min(1).max(256),
   })

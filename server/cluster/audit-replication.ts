@@ -5,7 +5,7 @@
 // peer already has. The links are TLS with the cluster's key (peer-tls.ts) and a message is
 // handled only after both hellos; the `audit` message is checked and bounded by
 // lib/cluster/peer-messages.ts (at most 200 entries, every field bounded).
-import { MAX_AUDIT_BATCH } from '../../lib/cluster/peer-messages.ts';
+import { AUDIT_FIELD_MAX, MAX_AUDIT_BATCH } from '../../lib/cluster/peer-messages.ts';
 import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
 import type { MeshPeer, PeerMesh } from './peer-mesh.ts';
 
@@ -20,6 +20,21 @@ type Replicable = AuditEntry & { node: string; id: string };
 
 function replicable(e: AuditEntry): e is Replicable {
   return e.node !== undefined && e.id !== undefined;
+}
+
+/**
+ * Within the protocol's bounds: an over-long field would make the peer close the link (a
+ * malformed message), so a long detail travels cut, with an ellipsis (this node's file keeps it whole).
+ */
+function bounded(e: Replicable): Replicable {
+  const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+  return {
+    ...e,
+    who: cut(e.who, AUDIT_FIELD_MAX.who),
+    target: cut(e.target, AUDIT_FIELD_MAX.target),
+    result: cut(e.result, AUDIT_FIELD_MAX.result),
+    detail: e.detail === null ? null : cut(e.detail, AUDIT_FIELD_MAX.detail),
+  };
 }
 
 export class AuditReplication {
@@ -37,7 +52,7 @@ export class AuditReplication {
     this.audit = audit;
     this.unsubscribe = audit.subscribe((e) => {
       // Only this node's own entries: what came from a peer, its peers have had from it.
-      if (e.node === this.selfId && replicable(e)) this.mesh.broadcast({ t: 'audit', entries: [e] });
+      if (e.node === this.selfId && replicable(e)) this.mesh.broadcast({ t: 'audit', entries: [bounded(e)] });
     });
     // Links that came up before the log was attached get the catch-up now.
     this.mesh.broadcast({ t: 'audit', entries: this.catchUp() });
@@ -59,6 +74,6 @@ export class AuditReplication {
   }
 
   private catchUp(): Replicable[] {
-    return (this.audit?.recent(MAX_AUDIT_BATCH) ?? []).filter(replicable);
+    return (this.audit?.recent(MAX_AUDIT_BATCH) ?? []).filter(replicable).map(bounded);
   }
 }
