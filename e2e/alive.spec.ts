@@ -1,6 +1,7 @@
 // Is this page alive, and does it follow the cluster (issue 13 §1), on a real three-node cluster
 // in a real browser: kill -9 of the page's own node, SIGSTOP of it (connection left open), and a
 // standby's page right after the active died.
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures/baton-cluster.ts';
 import { guardCsp } from './fixtures/csp-guard.ts';
@@ -51,8 +52,9 @@ test('kill -9 of the page’s node: within 2 s a banner, frozen countdowns and d
   const killedAt = performance.now();
   await cluster.nodes.a.process.kill9();
   const banner = page.getByTestId('lost-contact');
-  await expect(banner).toBeVisible({ timeout: 2_000 });
+  await page.waitForSelector('[data-testid="lost-contact"]', { timeout: 2_000 });
   const seenMs = performance.now() - killedAt;
+  expect(seenMs).toBeLessThan(2_000);
   await expect(banner).toContainText(/Lost contact with node a at \d\d:\d\d:\d\d \(last data \d+ s ago\)/);
   await expect(page.getByRole('alert').filter({ hasText: 'Lost contact with node a' })).toBeVisible();
   await expect(page.locator('main[data-stale]')).toHaveCount(1);
@@ -65,8 +67,11 @@ test('kill -9 of the page’s node: within 2 s a banner, frozen countdowns and d
   // Countdowns stop at the last data: the lease shows the same figure a second and a half later.
   const countdown = lockRow(page, name).getByTestId('lease-countdown');
   const frozen = await countdown.textContent();
+  const seenB = page.getByTestId('peer-row-b').getByTestId('peer-last-seen');
+  const seenFrozen = await seenB.textContent();
   await page.waitForTimeout(1_500);
   await expect(countdown).toHaveText(frozen ?? '');
+  await expect(seenB).toHaveText(seenFrozen ?? '');
 
   // b takes over; the page finds it through b's /readyz?role=active and offers it, then goes by itself.
   await expect(page.getByTestId('switch-node')).toHaveText('Switch to b (active)', { timeout: 10_000 });
@@ -88,13 +93,15 @@ test('a node that stops answering with its connection open (SIGSTOP) is seen los
   const c = cluster.nodes.c;
   await page.goto(c.baseURL);
   await expect(page.getByTestId('live-status')).toHaveText('live');
-  const stoppedAt = performance.now();
+  // Measured on the page's clock, from just before the stop to when the page saw the loss
+  // (Playwright's own round trips on two busy cores would add a few hundred ms).
+  const stoppedAt = await page.evaluate(() => performance.now());
   c.process.signal('SIGSTOP');
   try {
     await expect(page.getByTestId('lost-contact')).toBeVisible({ timeout: 2_500 });
-    const seenMs = performance.now() - stoppedAt;
-    // 2 s of silence plus the page's 250 ms check.
-    expect(seenMs).toBeLessThan(2_500);
+    const seenMs = Number(await page.getByTestId('lost-contact').getAttribute('data-lost-at')) - stoppedAt;
+    // 1.5 s of silence after the last ping (at most 500 ms before the stop) plus the page's 100 ms check.
+    expect(seenMs).toBeLessThan(2_000);
     await expect(page.getByTestId('lost-contact')).toContainText('Lost contact with node c');
     await expect(page.getByTestId('handoff-button')).toBeDisabled();
     testInfo.annotations.push({ type: 'timing', description: `SIGSTOP seen ${seenMs.toFixed(0)} ms after` });
@@ -102,6 +109,9 @@ test('a node that stops answering with its connection open (SIGSTOP) is seen los
     await expect(page.getByTestId('switch-node')).toHaveText('Switch to a (active)', { timeout: 10_000 });
     await page.getByTestId('switch-cancel').click();
     await expect(page.getByTestId('lost-contact')).toContainText('Automatic switch cancelled');
+    // The lost state (banner, greyed data, disabled actions) is as accessible as the live one.
+    const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
   } finally {
     c.process.signal('SIGCONT');
   }

@@ -60,6 +60,8 @@ export function LostContactBanner() {
     <section
       data-testid="lost-contact"
       data-live-banner=""
+      // When the page saw the loss (performance.now()): tests measure detection on the page's own clock.
+      data-lost-at={Math.round(lastData.lostAt)}
       aria-label="Connection lost"
       className="flex flex-col gap-2 rounded-md border-2 border-red-600 bg-red-50 px-3 py-2 text-sm text-red-950 dark:border-red-500 dark:bg-red-950 dark:text-red-50"
     >

@@ -10,8 +10,8 @@ import { AUDIT_PREFIX, authQuery, dashboardQuery, LOCK_DETAIL_PREFIX, streamStat
 export const EVENTS_URL = '/api/v1/events';
 const RETRY_MIN_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
-/** How often the page looks at the stream's silence (a lost node is seen within 2 s + this). */
-const LIVENESS_CHECK_MS = 250;
+/** How often the page looks at the stream's silence (stream-liveness.ts: 1.5 s + this stays under 2 s). */
+const LIVENESS_CHECK_MS = 100;
 
 export interface OpsStream {
   close(): void;
@@ -80,7 +80,10 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
   const lost = (needsSignIn: boolean) =>
     setStatus((prev) => {
       if (queryClient.getQueryData(dashboardQuery.queryKey) === undefined && !needsSignIn) return { phase: 'connecting', needsSignIn };
-      const lastData = prev.phase === 'disconnected' && prev.lastData !== undefined ? prev.lastData : { wall: lastDataWall, mono: liveness.lastActivityAt };
+      const lastData =
+        prev.phase === 'disconnected' && prev.lastData !== undefined
+          ? prev.lastData
+          : { wall: lastDataWall, mono: liveness.lastActivityAt, lostAt: performance.now() };
       return { phase: 'disconnected', needsSignIn, lastData };
     });
 
@@ -159,7 +162,7 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
   };
 
   // A node that stopped (SIGSTOP) or a connection black-holed on the way keeps the stream open
-  // and silent: after 2 s without a message (pings come every second) the page says it lost
+  // and silent: after 1.5 s without a message (pings come every 500 ms) the page says it lost
   // contact, and a fresh connection replaces the silent one.
   const checkLiveness = () => {
     if (closed || source === null || liveness.check(performance.now()) === 'ok') return;

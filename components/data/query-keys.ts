@@ -15,7 +15,7 @@ export interface StreamStatus {
    * countdowns), stamped when the stream is lost: what the page shows is as of then. Absent
    * while live (it is not updated per message: nothing re-renders for it).
    */
-  lastData?: { wall: number; mono: number };
+  lastData?: { wall: number; mono: number /** performance.now() when the page saw the loss. */; lostAt: number };
 }
 
 export const dashboardQuery = queryOptions<DashboardState>({

@@ -53,7 +53,7 @@ function PeerRow({ node, phase }: { node: NodeView; phase: ClusterView['phase'] 
       <div className="flex flex-wrap gap-x-3 text-xs text-slate-600 dark:text-slate-300">
         {/* This node's own "last seen" is always now; peers' ages count up between messages. */}
         {!node.self && (
-          <span>
+          <span data-testid="peer-last-seen">
             <LastSeen lastSeen={node.lastSeen} />
           </span>
         )}

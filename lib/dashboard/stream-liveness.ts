@@ -1,10 +1,16 @@
-// Is the page's event stream alive? The server sends something at least every second (a `ping`
+// Is the page's event stream alive? The server sends something at least every 500 ms (a `ping`
 // event when nothing else moved), so silence says more than the TCP connection does: a node
 // that is stopped (SIGSTOP) or cut off behind a proxy keeps its connection open and sends
 // nothing. Pure, with the time passed in: ops-stream.ts feeds it performance.now().
 
-/** After data has come on a connection, this long without any message means the node is lost. */
-export const SILENT_LIMIT_MS = 2_000;
+/**
+ * After data has come on a connection, this long without any message means the node is lost.
+ * With pings every 500 ms and the page looking every 100 ms, a node that stops is seen lost at
+ * most 1.6 s after its last message, so within 2 s of the loss (with room for the page's own
+ * timer running late); and a ping may be 1 s late (a busy node, a slow network) before the page
+ * calls it lost.
+ */
+export const SILENT_LIMIT_MS = 1_500;
 /**
  * A connection that has not sent its first message yet gets longer: a busy node may take a
  * while to build its snapshot, and a reconnect loop that gives up too early would never let it.

@@ -239,7 +239,7 @@ describe('EventHub', () => {
     expect(sub.deltas().flatMap((d) => d.upserts)).toHaveLength(1);
   });
 
-  it('flushes every 100 ms and sends heartbeats every second unless told otherwise', () => {
+  it('flushes every 100 ms and sends heartbeats every 500 ms unless told otherwise', () => {
     const f = engineFixture();
     const scheduler = new ManualScheduler();
     const clock = { now: () => f.clock.now(), wall: (t: number) => EPOCH + t };
@@ -265,7 +265,7 @@ describe('EventHub', () => {
       audit: { subscribe: () => () => {} },
     });
     hub.subscribe(new Recorder(), 'c');
-    expect([...scheduler.intervals.values()].map((i) => i.ms).sort((a, b) => a - b)).toEqual([100, 1_000]);
+    expect([...scheduler.intervals.values()].map((i) => i.ms).sort((a, b) => a - b)).toEqual([100, 500]);
   });
 
   it('sends no delta when nothing changed', () => {
