@@ -17,14 +17,23 @@ export const SILENT_LIMIT_MS = 1_500;
  */
 export const CONNECT_LIMIT_MS = 10_000;
 
+/**
+ * A check that comes this long after the previous one says the page itself was held up (a long
+ * render, a frozen tab): messages that arrived meanwhile may still wait in the page's queue, so
+ * that check gives no verdict, and the next one, on time, does.
+ */
+export const PAGE_STALL_MS = 1_500;
+
 export type LivenessVerdict = 'ok' | 'silent';
 
 export class StreamLiveness {
   private lastAt: number;
   private hadData = false;
+  private checkedAt: number;
 
   constructor(now: number) {
     this.lastAt = now;
+    this.checkedAt = now;
   }
 
   /** A new connection (ours, or the browser's own reconnect) starts now, with no data yet. */
@@ -45,6 +54,9 @@ export class StreamLiveness {
   }
 
   check(now: number): LivenessVerdict {
+    const stalled = now - this.checkedAt > PAGE_STALL_MS;
+    this.checkedAt = now;
+    if (stalled) return 'ok';
     const limit = this.hadData ? SILENT_LIMIT_MS : CONNECT_LIMIT_MS;
     return now - this.lastAt > limit ? 'silent' : 'ok';
   }
