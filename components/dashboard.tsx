@@ -2,6 +2,7 @@
 // The console page's client side: everything below reads the query cache that the event
 // stream (app/providers.tsx → OpsStreamProvider) writes.
 import { useState } from 'react';
+import { LostContactBanner } from './alive/lost-contact-banner.tsx';
 import { AuthPanel } from './auth/auth-panel.tsx';
 import { ChartsSection } from './charts/charts-section.tsx';
 import { DashboardHeader } from './dashboard-header.tsx';
@@ -15,7 +16,7 @@ import { StandbyBanner } from './overview/standby-banner.tsx';
 import { LatencyCard, TotalsCard } from './overview/totals-card.tsx';
 
 export function Dashboard() {
-  const { needsSignIn } = useStreamStatus();
+  const { needsSignIn, phase } = useStreamStatus();
   const [draftValue, setDraftValue] = useState('');
   const draft = { value: draftValue, set: setDraftValue };
   return (
@@ -27,7 +28,9 @@ export function Dashboard() {
         Skip to locks
       </a>
       <DashboardHeader />
-      <main className="mx-auto flex max-w-screen-2xl flex-col gap-6 px-4 py-4">
+      {/* data-stale greys everything but the lost-contact banner (globals.css) while the stream is lost. */}
+      <main data-stale={phase === 'disconnected' && !needsSignIn ? '' : undefined} className="mx-auto flex max-w-screen-2xl flex-col gap-6 px-4 py-4">
+        <LostContactBanner />
         <StandbyBanner />
         {needsSignIn && <AuthPanel draft={draft} />}
         <section aria-labelledby="overview-heading" className="flex min-w-0 flex-col gap-3">

@@ -4,11 +4,14 @@
 import type { QueryClient } from '@tanstack/react-query';
 import type { DeltaMessage, LocksChunkMessage, SnapshotMessage } from '@/lib/ops-api/api-types.ts';
 import { applyDelta, applyLocksChunk, applySnapshot, touchedLocks } from '@/lib/dashboard/dashboard-state.ts';
+import { StreamLiveness } from '@/lib/dashboard/stream-liveness.ts';
 import { AUDIT_PREFIX, authQuery, dashboardQuery, LOCK_DETAIL_PREFIX, streamStatusQuery, type StreamStatus } from './query-keys.ts';
 
 export const EVENTS_URL = '/api/v1/events';
 const RETRY_MIN_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
+/** How often the page looks at the stream's silence (stream-liveness.ts: 1.5 s + this stays under 2 s). */
+const LIVENESS_CHECK_MS = 100;
 
 export interface OpsStream {
   close(): void;
@@ -58,17 +61,36 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
   // the browser reconnects on its own) the state on screen is from an older connection and may
   // miss removals, so a delta must not be applied to it.
   let awaitingSnapshot = true;
+  // Every message counts as a sign of life (ping included); the times are kept here, not in the
+  // query cache, so that nothing re-renders per message.
+  const liveness = new StreamLiveness(performance.now());
+  let lastDataWall = Date.now();
+  const alive = () => {
+    liveness.message(performance.now());
+    lastDataWall = Date.now();
+  };
 
   const setStatus = (update: (prev: StreamStatus) => StreamStatus) => {
     const prev = queryClient.getQueryData(streamStatusQuery.queryKey) ?? { phase: 'connecting', needsSignIn: false };
     const next = update(prev);
     if (next.phase !== prev.phase || next.needsSignIn !== prev.needsSignIn) queryClient.setQueryData(streamStatusQuery.queryKey, next);
   };
-  // Before the first snapshot the console is connecting; after it, a lost stream is a disconnect.
+  // Before the first snapshot the console is connecting; after it, a lost stream is a disconnect,
+  // stamped with when its last data came (a second loss keeps the first stamp).
   const lost = (needsSignIn: boolean) =>
-    setStatus(() => ({ phase: queryClient.getQueryData(dashboardQuery.queryKey) === undefined && !needsSignIn ? 'connecting' : 'disconnected', needsSignIn }));
+    setStatus((prev) => {
+      if (queryClient.getQueryData(dashboardQuery.queryKey) === undefined && !needsSignIn) return { phase: 'connecting', needsSignIn };
+      const lastData =
+        prev.phase === 'disconnected' && prev.lastData !== undefined
+          ? prev.lastData
+          : { wall: lastDataWall, mono: liveness.lastActivityAt, lostAt: performance.now() };
+      return { phase: 'disconnected', needsSignIn, lastData };
+    });
+
+  const onPing = () => alive();
 
   const onSnapshot = (event: MessageEvent) => {
+    alive();
     const msg = parse<SnapshotMessage>(event.data);
     if (msg === null) return;
     awaitingSnapshot = false;
@@ -80,6 +102,7 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
 
   // The rest of a large snapshot's table, page by page (deltas may come in between).
   const onLocks = (event: MessageEvent) => {
+    alive();
     if (awaitingSnapshot) return;
     const msg = parse<LocksChunkMessage>(event.data);
     if (msg === null) return;
@@ -88,6 +111,7 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
   };
 
   const onDelta = (event: MessageEvent) => {
+    alive();
     if (awaitingSnapshot) return;
     const msg = parse<DeltaMessage>(event.data);
     if (msg === null) return;
@@ -116,6 +140,7 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
     if (current.readyState !== EventSource.CLOSED) {
       // A dropped connection: the browser reconnects by itself and gets a fresh snapshot.
       lost(false);
+      liveness.opened(performance.now());
       return;
     }
     // Refused for good (an HTTP error or a wrong content type): find out whether it was 401.
@@ -136,10 +161,25 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
     });
   };
 
+  // A node that stopped (SIGSTOP) or a connection black-holed on the way keeps the stream open
+  // and silent: after 1.5 s without a message (pings come every 500 ms) the page says it lost
+  // contact, and a fresh connection replaces the silent one.
+  const checkLiveness = () => {
+    if (closed || source === null || liveness.check(performance.now()) === 'ok') return;
+    lost(false);
+    source.close();
+    source = null;
+    awaitingSnapshot = true;
+    scheduleRetry();
+  };
+  const livenessTimer = setInterval(checkLiveness, LIVENESS_CHECK_MS);
+
   function open() {
     if (closed) return;
     awaitingSnapshot = true;
+    liveness.opened(performance.now());
     const next = new EventSource(EVENTS_URL, { withCredentials: true });
+    next.addEventListener('ping', onPing);
     next.addEventListener('snapshot', onSnapshot);
     next.addEventListener('locks', onLocks);
     next.addEventListener('delta', onDelta);
@@ -151,6 +191,7 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
   return {
     close() {
       closed = true;
+      clearInterval(livenessTimer);
       if (retryTimer !== null) clearTimeout(retryTimer);
       source?.close();
       source = null;

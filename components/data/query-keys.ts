@@ -12,6 +12,12 @@ export interface StreamStatus {
   phase: StreamPhase;
   /** The events request was refused with 401: reads need a sign-in on this node. */
   needsSignIn: boolean;
+  /**
+   * When the newest message arrived (local wall clock for people, performance.now() for
+   * countdowns), stamped when the stream is lost: what the page shows is as of then. Absent
+   * while live (it is not updated per message: nothing re-renders for it).
+   */
+  lastData?: { wall: number; mono: number /** performance.now() when the page saw the loss. */; lostAt: number };
 }
 
 export const dashboardQuery = queryOptions<DashboardState>({

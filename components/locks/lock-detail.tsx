@@ -4,7 +4,7 @@ import { formatClockTime, formatCountdown, formatDuration } from '@/lib/dashboar
 import { elapsedSince } from '@/lib/dashboard/dashboard-state.ts';
 import { useForceRelease, useKickWaiter } from '../data/mutations.ts';
 import { useAuth, useLockDetail, useLockRow } from '../data/queries.ts';
-import { useNow } from '../data/use-now.ts';
+import { useActionBlock, useDataNow } from '../data/use-data-now.ts';
 import { buttonClass } from '../ui/button.ts';
 import { ForceReleaseDialog } from './force-release-dialog.tsx';
 import { WaiterTable } from './waiter-table.tsx';
@@ -12,7 +12,7 @@ import { LockName } from './lock-name.tsx';
 import { LockHistoryTable } from './lock-history.tsx';
 
 function HolderTimes({ holder, receivedAt }: { holder: HolderView; receivedAt: number }) {
-  const now = useNow(250);
+  const now = useDataNow(250);
   const lease = Math.max(0, holder.leaseRemainingMs - Math.max(0, now - receivedAt));
   return (
     <>
@@ -91,6 +91,7 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
   const holder = result !== undefined ? (detail?.holder ?? null) : (row?.summary.holder ?? null);
   const holderSeenAt = result !== undefined ? result.receivedAt : (row?.receivedAt ?? 0);
   const notAdmin = auth.data !== undefined && auth.data.role !== 'admin';
+  const blocked = useActionBlock();
 
   return (
     <section
@@ -121,12 +122,17 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
             ref={forceButtonRef}
             type="button"
             className={buttonClass('danger')}
-            disabled={holder === null || forceRelease.isPending}
+            disabled={holder === null || forceRelease.isPending || blocked !== null}
             onClick={() => setConfirming(holder)}
           >
             Force release
           </button>
           {notAdmin && <span className="text-xs text-slate-500 dark:text-slate-400">Needs an admin sign-in.</span>}
+          {blocked !== null && (
+            <span data-testid="action-blocked" className="text-xs text-slate-600 dark:text-slate-300">
+              {blocked}
+            </span>
+          )}
         </div>
       </div>
 

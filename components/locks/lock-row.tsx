@@ -1,7 +1,7 @@
 import { memo } from 'react';
 import { formatCountdown, formatDuration } from '@/lib/dashboard/dashboard-format.ts';
 import { heldForAt, leaseRemainingAt, type LockRow } from '@/lib/dashboard/dashboard-state.ts';
-import { useNow } from '../data/use-now.ts';
+import { useDataNow } from '../data/use-data-now.ts';
 import { Badge } from '../ui/badge.tsx';
 import { cn } from '../ui/cn.ts';
 import { GRID_COLUMNS, ROW_HEIGHT } from './columns.ts';
@@ -11,7 +11,7 @@ const TICK_MS = 250;
 
 /** Held-for and lease cells: the only parts of a row that change between messages. */
 function LiveCells({ row }: { row: LockRow }) {
-  const now = useNow(TICK_MS);
+  const now = useDataNow(TICK_MS);
   const held = heldForAt(row, now);
   const lease = leaseRemainingAt(row, now);
   const sliding = row.summary.holder?.sliding ?? false;

@@ -1,14 +1,14 @@
 import type { WaiterView } from '@/lib/ops-api/api-types.ts';
 import { formatCountdown, formatDuration } from '@/lib/dashboard/dashboard-format.ts';
 import { elapsedSince, remainingUntil } from '@/lib/dashboard/dashboard-state.ts';
-import { useNow } from '../data/use-now.ts';
+import { useActionBlock, useDataNow } from '../data/use-data-now.ts';
 import { buttonClass } from '../ui/button.ts';
 
 /** Rendering more waiters than this helps nobody; the count says how many there are. */
 const MAX_WAITERS_SHOWN = 500;
 
 function WaitCells({ waiter, asOf, receivedAt }: { waiter: WaiterView; asOf: number; receivedAt: number }) {
-  const now = useNow(250);
+  const now = useDataNow(250);
   return (
     <>
       <td className="px-2 py-1.5 tabular-nums">{formatDuration(elapsedSince(waiter.waitingForMs, receivedAt, now))}</td>
@@ -38,6 +38,7 @@ export function WaiterTable({
   onKick: (waiter: WaiterView) => void;
   kicking: string | null;
 }) {
+  const blocked = useActionBlock();
   if (queue.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">Nobody is waiting.</p>;
   const shown = [...queue].sort((a, b) => a.position - b.position).slice(0, MAX_WAITERS_SHOWN);
   return (
@@ -82,7 +83,8 @@ export function WaiterTable({
                   type="button"
                   aria-label={`Kick waiter ${w.id}`}
                   className={buttonClass('secondary', 'px-2 py-0.5 text-xs')}
-                  disabled={kicking === w.id}
+                  disabled={kicking === w.id || blocked !== null}
+                  title={blocked ?? undefined}
                   onClick={() => onKick(w)}
                 >
                   Kick

@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import type { ClusterView } from '@/lib/ops-api/api-types.ts';
 import { useHandoff } from '../data/mutations.ts';
+import { useActionBlock } from '../data/use-data-now.ts';
 import { buttonClass, inputClass } from '../ui/button.ts';
 import { ConfirmDialog } from '../ui/confirm-dialog.tsx';
 
@@ -20,8 +21,9 @@ export function HandoffControl({ handoff }: { handoff: ClusterView['handoff'] })
   const mutation = useHandoff();
   // Keep the choice while it is still a target; otherwise fall back to any standby.
   const target = chosen !== ANY && handoff.targets.includes(chosen) ? chosen : null;
-  const reason = !handoff.available ? (handoff.reason ?? 'Handoff is not available right now.') : null;
-  const disabled = !handoff.available || mutation.isPending;
+  const blocked = useActionBlock();
+  const reason = blocked ?? (!handoff.available ? (handoff.reason ?? 'Handoff is not available right now.') : null);
+  const disabled = reason !== null || mutation.isPending;
   const who = target ?? 'the highest-priority standby in sync';
 
   return (
@@ -37,7 +39,7 @@ export function HandoffControl({ handoff }: { handoff: ClusterView['handoff'] })
             className={inputClass}
             value={target ?? ANY}
             onChange={(e) => setChosen(e.target.value)}
-            disabled={!handoff.available}
+            disabled={reason !== null}
           >
             <option value={ANY}>{handoff.targets.length === 0 ? 'No standby' : 'Any standby'}</option>
             {handoff.targets.map((t) => (

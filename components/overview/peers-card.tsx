@@ -1,19 +1,28 @@
 import type { ClusterView, NodeView } from '@/lib/ops-api/api-types.ts';
 import { formatAgo } from '@/lib/dashboard/dashboard-format.ts';
 import { useCluster, useMessageClock } from '../data/queries.ts';
-import { useNow } from '../data/use-now.ts';
+import { useDataNow } from '../data/use-data-now.ts';
 import { Badge } from '../ui/badge.tsx';
 import { Card } from '../ui/card.tsx';
 import { cn } from '../ui/cn.ts';
 
 function LastSeen({ lastSeen }: { lastSeen: number | null }) {
   const clock = useMessageClock();
-  const now = useNow(1_000);
+  const now = useDataNow(1_000);
   if (lastSeen === null) return <>never seen</>;
   if (clock === undefined) return null;
   // The age at the newest message, plus the local time since it arrived.
   const age = clock.asOf - lastSeen + Math.max(0, now - clock.receivedAt);
   return <>seen {formatAgo(age)}</>;
+}
+
+/**
+ * A dead node shows what it was when it was lost ("was active", "was standby"), not a role it
+ * does not have: a crashed active must not read "standby · dead".
+ */
+function roleLabel(node: NodeView): string {
+  if (node.alive || node.lastRole === undefined) return node.role;
+  return node.lastRole === null ? 'role unknown' : `was ${node.lastRole}`;
 }
 
 /** Only this node knows its own phase; a peer shows its role. */
@@ -29,7 +38,9 @@ function PeerRow({ node, phase }: { node: NodeView; phase: ClusterView['phase'] 
         </span>
         <span className="font-mono text-sm font-semibold">{node.id}</span>
         {node.self && <Badge tone="info">this node</Badge>}
-        <Badge tone={node.role === 'active' ? 'good' : 'neutral'}>{node.role}</Badge>
+        <span data-testid="peer-role">
+          <Badge tone={node.role === 'active' && node.alive ? 'good' : node.alive ? 'neutral' : 'warn'}>{roleLabel(node)}</Badge>
+        </span>
         {phase !== null && phase !== node.role && <Badge tone="warn">{phase}</Badge>}
         <Badge tone={node.alive ? 'good' : 'bad'}>{node.alive ? 'alive' : 'dead'}</Badge>
         {node.role === 'standby' && node.alive && <Badge tone={node.inSync ? 'good' : 'warn'}>{node.inSync ? 'in sync' : 'not in sync'}</Badge>}
@@ -42,7 +53,7 @@ function PeerRow({ node, phase }: { node: NodeView; phase: ClusterView['phase'] 
       <div className="flex flex-wrap gap-x-3 text-xs text-slate-600 dark:text-slate-300">
         {/* This node's own "last seen" is always now; peers' ages count up between messages. */}
         {!node.self && (
-          <span>
+          <span data-testid="peer-last-seen">
             <LastSeen lastSeen={node.lastSeen} />
           </span>
         )}

@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import type { ClusterView } from '@/lib/ops-api/api-types.ts';
 import { useRestore } from '../data/mutations.ts';
+import { useActionBlock } from '../data/use-data-now.ts';
 import { buttonClass } from '../ui/button.ts';
 import { ConfirmDialog } from '../ui/confirm-dialog.tsx';
 
@@ -19,7 +20,7 @@ export function RestoreControl({ cluster }: { cluster: ClusterView }) {
   const reasonId = useId();
   const [confirming, setConfirming] = useState(false);
   const mutation = useRestore();
-  const reason = restoreReason(cluster);
+  const reason = useActionBlock() ?? restoreReason(cluster);
   const yielded = cluster.restore.yielded;
   return (
     <div className="flex flex-col gap-2">

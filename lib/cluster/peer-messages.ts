@@ -36,6 +36,26 @@ const failover = z.object({
 export type { SnapshotHolder, SnapshotWaiter };
 export { KEY_HASH };
 
+/**
+ * Audit entries a peer replicates (its own as they are recorded, and its recent ones when a link
+ * comes up): bounded in count and in every field, since an entry is shown and stored as it came.
+ */
+export const MAX_AUDIT_BATCH = 200;
+/** The longest text of each field; a sender cuts its entries to these (audit-replication.ts). */
+export const AUDIT_FIELD_MAX = { who: 256, target: 1024, result: 64, detail: 2048 } as const;
+const auditEntry = z
+  .object({
+    at: z.number().finite(),
+    who: z.string().max(AUDIT_FIELD_MAX.who),
+    action: z.enum(['force-release', 'kick', 'handoff', 'restore', 'sign-in', 'sign-out']),
+    target: z.string().max(AUDIT_FIELD_MAX.target),
+    result: z.string().max(AUDIT_FIELD_MAX.result),
+    detail: z.string().max(AUDIT_FIELD_MAX.detail).nullable(),
+    node: z.string().min(1).max(64),
+    id: z.string().min(1).max(256),
+  })
+  .strict();
+
 const holder = z.custom<SnapshotHolder>(isSnapshotHolder, 'malformed snapshot holder');
 const waiter = z.custom<SnapshotWaiter>(isSnapshotWaiter, 'malformed snapshot waiter');
 
@@ -113,6 +133,8 @@ const messages = z.discriminatedUnion('t', [
   z.object({ t: z.literal('admin'), req: z.number(), who: z.string(), op: z.unknown() }),
   z.object({ t: z.literal('admin-result'), req: z.number(), result: z.unknown() }),
   z.object({ t: z.literal('restore') }),
+  /** Admin actions recorded in the cluster (see server/cluster/audit-replication.ts). */
+  z.object({ t: z.literal('audit'), entries: z.array(auditEntry).max(MAX_AUDIT_BATCH) }),
 ]);
 
 export type PeerMessage = z.infer<typeof messages>;

@@ -91,6 +91,12 @@ export interface NodeView {
   inSync: boolean;
   /** Gave the active role away by an API handoff: does not take it back by priority until restored. */
   yielded: boolean;
+  /**
+   * The role the node last said it had (this node: its role now); null when never heard. A dead
+   * node with `lastRole: 'active'` was the active when this node lost it: the page says
+   * "was active · dead", not "standby · dead".
+   */
+  lastRole?: NodeRole | null;
   lockAddress: string;
   sessionAddress: string;
   httpAddress: string;
@@ -292,6 +298,14 @@ export interface AuditEntry {
   /** "ok" or the error code it failed with. */
   result: string;
   detail: string | null;
+  /**
+   * The node that recorded it: every node keeps the whole cluster's audit (entries are
+   * replicated over the peer links), so a page on any node shows every admin action. Absent on
+   * entries written before the field (read back from an older audit.log).
+   */
+  node?: string;
+  /** Unique over the cluster ("<node>/<instance>/<n>"): a replicated entry is kept once. */
+  id?: string;
 }
 
 export interface AuthView {

@@ -31,6 +31,8 @@ describe('the audit trail', () => {
         target: 'a',
         result: 'ok',
         detail: expect.stringContaining(`token ${holder.token}`),
+        node: expect.any(String),
+        id: expect.any(String),
       },
     ]);
   });

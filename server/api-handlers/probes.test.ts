@@ -104,3 +104,33 @@ describe('GET /metrics', () => {
     expect((await getMetrics(apiRequest('/metrics', { headers: asReader }), daemon)).status).toBe(200);
   });
 });
+
+describe('GET /readyz and the cluster peers’ consoles (CORS)', () => {
+  /** A node whose cluster view lists b (this node) and a peer a at 127.0.0.1:3001. */
+  async function clustered() {
+    const base = await testFacade();
+    const view = base.daemon.cluster();
+    const self = view.nodes[0];
+    if (self === undefined) throw new Error('no self node');
+    const peer = { ...self, id: 'a', self: false, httpAddress: '127.0.0.1:3001' };
+    const cluster = (): ClusterView => ({ ...view, clustered: true, nodes: [peer, { ...self, id: 'b' }] });
+    return testFacade({ cluster });
+  }
+  const probe = (origin?: string) => apiRequest('/readyz?role=active', origin === undefined ? {} : { headers: { origin } });
+
+  it('lets a peer console’s page read the answer, naming that origin alone and no credentials', async () => {
+    const { daemon } = await clustered();
+    const res = getReadyz(probe('http://127.0.0.1:3001'), daemon);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:3001');
+    expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+    expect(res.headers.get('vary')).toBe('origin');
+  });
+
+  it('answers no CORS header to any other origin, nor without one', async () => {
+    const { daemon } = await clustered();
+    expect(getReadyz(probe('https://evil.example'), daemon).headers.get('access-control-allow-origin')).toBeNull();
+    expect(getReadyz(probe('http://127.0.0.1:30011'), daemon).headers.get('access-control-allow-origin')).toBeNull();
+    expect(getReadyz(probe(), daemon).headers.get('access-control-allow-origin')).toBeNull();
+  });
+});

@@ -3,6 +3,7 @@
 // console's route files and the console-less probes server (server/http/http-server.ts) both serve
 // these same handlers.
 import { z } from 'zod';
+import { corsOriginFor, peerConsoleOrigins } from '../../lib/cluster/console-origins.ts';
 import type { DaemonFacade } from '../daemon/daemon-facade.ts';
 import { readQuery, refusalResponse } from './request-input.ts';
 import { jsonResponse, refuseRead } from './route-kit.ts';
@@ -49,7 +50,19 @@ export function getReadyz(req: Request, daemon: DaemonFacade): Response {
   const refused = daemon.grants().refusal;
   const ready =
     state === 'serving' && refused === null && (phase === 'active' || phase === 'standby') && (wanted === undefined || (wanted === role && phase === wanted));
-  return jsonResponse(ready ? 200 : 503, { ready, state, role, phase, grants: refused ?? 'ok' });
+  return jsonResponse(ready ? 200 : 503, { ready, state, role, phase, grants: refused ?? 'ok' }, peerCors(req, daemon));
+}
+
+/**
+ * A peer's console page asks this node's /readyz?role=active when its own node is gone (to
+ * find the new active): the cluster's own consoles, and only they, may read the answer. No
+ * credentials are allowed: the probe is open anyway, and nothing else answers CORS.
+ */
+function peerCors(req: Request, daemon: DaemonFacade): Record<string, string> {
+  const origin = req.headers.get('origin');
+  if (origin === null) return {};
+  const allowed = corsOriginFor(origin, peerConsoleOrigins(daemon.cluster().nodes));
+  return allowed === null ? { vary: 'origin' } : { 'access-control-allow-origin': allowed, vary: 'origin' };
 }
 
 /** Metrics show lock names' traffic and client counts: they are a read like any other. */

@@ -10,6 +10,7 @@ import type { ClusterOptions, PeerConfig } from '../../lib/cluster/cluster-confi
 import type { FailoverCause, NodeRole } from '../../lib/cluster/cluster-vocabulary.ts';
 import type { PeerMessage, StatusMessage } from '../../lib/cluster/peer-messages.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
+import { AuditReplication } from './audit-replication.ts';
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
 import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
 import type { ClusterBackend } from '../console-services/cluster-backend.ts';
@@ -73,6 +74,8 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
   readonly timeline: FailoverTimeline;
   readonly watch: PeerWatch;
   readonly admin: ClusterAdmin;
+  /** The cluster-wide audit: this node's entries to its peers, theirs to it. */
+  readonly auditReplication: AuditReplication;
   /** How long this node may grant (the engine's grant window): see role-lease.ts. */
   readonly lease: RoleLease;
   /** This process's event-loop delays (shown in the cluster view). */
@@ -139,6 +142,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
       peerTimeoutMs,
     });
     this.admin = new ClusterAdmin(this);
+    this.auditReplication = new AuditReplication(nodeId, this.mesh);
   }
 
   /** Applies a listener route when it differs from the one in force. */
@@ -220,6 +224,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
     // A restarted peer is a new process: what its previous run said (say, that it was active) no longer holds.
     if (st.statuses.get(peer.config.id)?.instance !== peer.link?.peerInstance) st.statuses.delete(peer.config.id);
     this.sendStatusTo(peer);
+    this.auditReplication.linkUp(peer);
     // Back in touch with the active we follow: the stream was cut, so start over from a snapshot.
     if (st.following === peer.config.id && st.phase !== 'active') requestSync(this, peer);
   }

@@ -25,10 +25,21 @@ export interface ViewContext {
   readonly loopDelay: Pick<LoopDelayWatch, 'perSecondMaxMs' | 'perSecondGcMs'>;
 }
 
+/**
+ * Alive as the page shows it: heard within the peer timeout (what the node's decisions go by)
+ * and its link up. A peer killed with -9 closes its link at once; the decisions still wait out
+ * the peer timeout before acting, but the view does not name it alive, or active, meanwhile.
+ */
+function seenAlive(node: ViewContext, id: string): boolean {
+  return node.watch.isAlive(id) && (node.mesh.peers.get(id)?.link ?? null) !== null;
+}
+
 export function clusterView(node: ViewContext, now: number, wallNow: number): ClusterView {
   const st = node.state;
   const selfActive = st.role() === 'active';
-  const active = node.watch.activeId();
+  const followed = node.watch.activeId();
+  // The active as this node knows it, unless its link is gone: then none is known (see seenAlive).
+  const active = followed === null || followed === node.self.id || seenAlive(node, followed) ? followed : null;
   const activeStatus = active === null || active === node.self.id ? undefined : st.statuses.get(active);
   const activeInstance = selfActive ? st.syncedWith : (activeStatus?.instance ?? null);
   const lags: Record<string, ReplicationLag> = selfActive ? node.source.lags() : (activeStatus?.lags ?? {});
@@ -50,13 +61,14 @@ export function clusterView(node: ViewContext, now: number, wallNow: number): Cl
         replicationLag: selfActive ? null : (lags[p.id] ?? null),
         inSync: selfActive || (st.phase === 'standby' && st.syncedWith !== null && st.syncedWith === activeInstance),
         yielded: st.yielded,
+        lastRole: st.role(),
         ...addresses,
       });
       return;
     }
     const s = st.statuses.get(p.id);
     const mesh = node.mesh.peers.get(p.id);
-    const alive = node.watch.isAlive(p.id);
+    const alive = seenAlive(node, p.id);
     const isActive = alive && s !== undefined && isActivePhase(s.phase);
     const seen = mesh === undefined || mesh.lastSeen === Number.NEGATIVE_INFINITY ? null : Math.round(wallNow - (now - mesh.lastSeen));
     nodes.push({
@@ -69,6 +81,7 @@ export function clusterView(node: ViewContext, now: number, wallNow: number): Cl
       replicationLag: isActive ? null : (lags[p.id] ?? null),
       inSync: alive && s !== undefined && (isActive || (s.phase === 'standby' && s.syncedWith !== null && s.syncedWith === activeInstance)),
       yielded: alive && s?.yielded === true,
+      lastRole: s === undefined ? null : isActivePhase(s.phase) ? 'active' : 'standby',
       ...addresses,
     });
   });

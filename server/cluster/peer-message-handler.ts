@@ -9,6 +9,7 @@ import type { PeerMessage, StatusMessage } from '../../lib/cluster/peer-messages
 import { splitBrainRule } from '../../lib/cluster/split-brain-rule.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
+import type { AuditReplication } from './audit-replication.ts';
 import type { ClusterAdmin } from './cluster-admin.ts';
 import type { FailoverTimeline } from './failover-timeline.ts';
 import type { CeilingStore, NodeClock } from './node-deps.ts';
@@ -36,6 +37,7 @@ export interface MessageContext {
   readonly ceilings: TokenCeilings;
   readonly timeline: Pick<FailoverTimeline, 'add' | 'replace' | 'record'>;
   readonly admin: Pick<ClusterAdmin, 'serve' | 'forwarder'>;
+  readonly auditReplication: Pick<AuditReplication, 'receive'>;
   sendStatus(): void;
   /** The take-over transition (cluster-transitions.ts): this node is the successor of a handoff. */
   takeOver(peer: MeshPeer, seq: number, pausedMs: number, cause: FailoverCause): Promise<void>;
@@ -156,6 +158,9 @@ export function handlePeerMessage(node: MessageContext, peer: MeshPeer, m: PeerM
         node.logger.info({ by: id }, 'restored: this node may take the active role back by priority');
         node.sendStatus();
       }
+      return;
+    case 'audit':
+      node.auditReplication.receive(m.entries);
       return;
     case 'hello':
     case 'refused':

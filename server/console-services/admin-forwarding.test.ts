@@ -40,9 +40,19 @@ describe('admin ops forwarded by a standby', () => {
     expect(released.body.released.token).toBe(token);
     expect(released.body.nextHolder.leaseMs).toBe(1_000);
     const audit = await a.api<{ entries: AuditEntry[] }>('/api/v1/audit');
-    expect(audit.body.entries.map((e) => [e.who, e.action, e.result])).toEqual([
+    expect(audit.body.entries.filter((e) => e.node === 'a').map((e) => [e.who, e.action, e.result])).toEqual([
       ['bearer:admin via b', 'kick', 'ok'],
       ['bearer:admin via b', 'force-release', 'ok'],
+    ]);
+    // The standby audits them too, and the audit is the cluster's: a shows b's entries as well.
+    const fromB = await waitFor(async () => {
+      const { body } = await a.api<{ entries: AuditEntry[] }>('/api/v1/audit');
+      const entries = body.entries.filter((e) => e.node === 'b');
+      return entries.length === 2 ? entries : null;
+    });
+    expect(fromB.map((e) => [e.who, e.action, e.result])).toEqual([
+      ['bearer:admin', 'kick', 'ok'],
+      ['bearer:admin', 'force-release', 'ok'],
     ]);
     // The new holder's 1 s lease runs on the active's engine: it ends long before the old 30 s one would have.
     await waitFor(async () => (await holderOn(a, 'fwd')) === null || null, { timeoutMs: 5_000 });

@@ -181,3 +181,55 @@ describe('AuditLog on disk', () => {
     await expect(log.close()).resolves.toBeUndefined();
   });
 });
+
+describe('AuditLog in a cluster', () => {
+  const peerEntry = (n: number, at = 1_700_000_000_000 + n): AuditEntry => ({
+    at,
+    who: 'bearer:admin',
+    action: 'force-release',
+    target: `peer-lock-${n}`,
+    result: 'ok',
+    detail: null,
+    node: 'b',
+    id: `b/i-b/${n}`,
+  });
+
+  it('stamps each entry it records with its node and a cluster-unique id', async () => {
+    const log = await AuditLog.open(null, undefined, { node: 'a', instance: 'i-a' });
+    logs.push(log);
+    log.record(entry(1));
+    log.record(entry(2));
+    expect(log.recent(2).map((e) => [e.node, e.id])).toEqual([
+      ['a', 'a/i-a/1'],
+      ['a', 'a/i-a/2'],
+    ]);
+  });
+
+  it('keeps, writes and shows a peer’s entries once, however often they are replicated', async () => {
+    const dir = await tempDir();
+    const log = await AuditLog.open(dir, undefined, { node: 'a', instance: 'i-a' });
+    logs.push(log);
+    const shown: AuditEntry[] = [];
+    log.subscribe((e) => shown.push(e));
+    expect(log.mergeRemote([peerEntry(1), peerEntry(2)])).toHaveLength(2);
+    expect(log.mergeRemote([peerEntry(2), peerEntry(1)])).toEqual([]);
+    expect(shown.map((e) => e.id)).toEqual(['b/i-b/1', 'b/i-b/2']);
+    expect(log.recent(10).map((e) => e.id)).toEqual(['b/i-b/1', 'b/i-b/2']);
+    await log.close();
+    expect((await fileLines(dir)).map((e) => e.id)).toEqual(['b/i-b/1', 'b/i-b/2']);
+  });
+
+  it('reads back node and id after a restart, so a replicated entry is still not kept twice', async () => {
+    const dir = await tempDir();
+    const first = await AuditLog.open(dir, undefined, { node: 'a', instance: 'i-1' });
+    first.mergeRemote([peerEntry(7)]);
+    first.record(entry(1, 'restore'));
+    await first.close();
+    const again = await openLog(dir);
+    expect(again.recent(10).map((e) => [e.node, e.action])).toEqual([
+      ['b', 'force-release'],
+      ['a', 'restore'],
+    ]);
+    expect(again.mergeRemote([peerEntry(7)])).toEqual([]);
+  });
+});

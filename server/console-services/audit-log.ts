@@ -1,8 +1,11 @@
-// Who did what through the ops API (force-release, kick, handoff, sign-in, sign-out): kept in
-// memory for the dashboard and appended as JSON lines to <dataDir>/audit.log, so an operator
-// can answer "who released that lock?" after a restart too.
+// Who did what through the ops API (force-release, kick, handoff, restore, sign-in, sign-out):
+// kept in memory for the dashboard and appended as JSON lines to <dataDir>/audit.log, so an
+// operator can answer "who released that lock?" after a restart too. In a cluster the peers'
+// entries come in too (server/cluster/audit-replication.ts) and are kept and written the same
+// way, each once (lib/cluster/audit-ring.ts): every node's log is the cluster's.
 import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { AuditRing } from '../../lib/cluster/audit-ring.ts';
 import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
 import type { AuditFacade } from '../daemon/daemon-facade.ts';
 
@@ -17,7 +20,13 @@ export const AUDIT_RELOAD = 200;
 const TAIL_CHUNK = 64 * 1024;
 const TAIL_MAX = 4 * TAIL_CHUNK;
 
-const ACTIONS: ReadonlySet<string> = new Set(['force-release', 'kick', 'handoff', 'sign-in', 'sign-out']);
+const ACTIONS: ReadonlySet<string> = new Set(['force-release', 'kick', 'handoff', 'restore', 'sign-in', 'sign-out']);
+
+/** Which node and process records entries: their `node`, and the middle of their `id`. */
+export interface AuditOrigin {
+  node: string;
+  instance: string;
+}
 
 function isAuditEntry(v: unknown): v is AuditEntry {
   if (typeof v !== 'object' || v === null) return false;
@@ -29,7 +38,9 @@ function isAuditEntry(v: unknown): v is AuditEntry {
     ACTIONS.has(e.action) &&
     typeof e.target === 'string' &&
     typeof e.result === 'string' &&
-    (e.detail === null || typeof e.detail === 'string')
+    (e.detail === null || typeof e.detail === 'string') &&
+    (e.node === undefined || typeof e.node === 'string') &&
+    (e.id === undefined || typeof e.id === 'string')
   );
 }
 
@@ -65,7 +76,9 @@ async function readTail(file: FileHandle, count: number): Promise<{ entries: Aud
 }
 
 export class AuditLog implements AuditFacade {
-  private readonly entries: AuditEntry[];
+  private readonly entries: AuditRing;
+  /** Entries this process recorded: the last part of their id. */
+  private recorded = 0;
   private readonly listeners = new Set<(entry: AuditEntry) => void>();
   /** Appends run one after another on this chain, so the file keeps the order of record(). */
   private writes: Promise<void> = Promise.resolve();
@@ -79,19 +92,24 @@ export class AuditLog implements AuditFacade {
     /** Bytes in the current file, to know when to rotate. */
     private size: number,
     private readonly rotateBytes: number,
+    private readonly origin: AuditOrigin,
   ) {
-    this.entries = history;
+    this.entries = new AuditRing(AUDIT_MEMORY, history);
   }
 
   /** `dataDir` null keeps the log in memory only (tests, and daemons without a data dir). */
-  static async open(dataDir: string | null, rotateBytes = AUDIT_ROTATE_BYTES): Promise<AuditLog> {
-    if (dataDir === null) return new AuditLog(null, null, [], 0, rotateBytes);
+  static async open(
+    dataDir: string | null,
+    rotateBytes = AUDIT_ROTATE_BYTES,
+    origin: AuditOrigin = { node: 'local', instance: String(process.pid) },
+  ): Promise<AuditLog> {
+    if (dataDir === null) return new AuditLog(null, null, [], 0, rotateBytes, origin);
     await mkdir(dataDir, { recursive: true });
     const path = join(dataDir, AUDIT_FILE);
     const file = await open(path, 'a+', 0o600);
     try {
       const tail = await readTail(file, AUDIT_RELOAD);
-      const log = new AuditLog(file, path, tail.entries, (await file.stat()).size, rotateBytes);
+      const log = new AuditLog(file, path, tail.entries, (await file.stat()).size, rotateBytes, origin);
       // End a torn last line first, or the next entry would be glued to it and lost as well.
       if (tail.tornEnd) log.append('\n');
       return log;
@@ -102,9 +120,32 @@ export class AuditLog implements AuditFacade {
   }
 
   record(entry: Omit<AuditEntry, 'at'>): void {
-    const full: AuditEntry = { at: Date.now(), who: entry.who, action: entry.action, target: entry.target, result: entry.result, detail: entry.detail };
-    this.entries.push(full);
-    if (this.entries.length > AUDIT_MEMORY) this.entries.splice(0, this.entries.length - AUDIT_MEMORY);
+    const { node, instance } = this.origin;
+    const full: AuditEntry = {
+      at: Date.now(),
+      who: entry.who,
+      action: entry.action,
+      target: entry.target,
+      result: entry.result,
+      detail: entry.detail,
+      node,
+      id: `${node}/${instance}/${++this.recorded}`,
+    };
+    this.entries.merge([full]);
+    this.keep(full);
+  }
+
+  /**
+   * Entries a peer replicated (checked and bounded by the peer protocol): those not kept yet are
+   * kept, written to this node's file and shown, like this node's own.
+   */
+  mergeRemote(entries: readonly AuditEntry[]): AuditEntry[] {
+    const added = this.entries.merge(entries);
+    for (const e of added) this.keep(e);
+    return added;
+  }
+
+  private keep(full: AuditEntry): void {
     if (this.file !== null && this.closed === null) this.append(`${JSON.stringify(full)}\n`);
     for (const listener of this.listeners) {
       try {
@@ -118,7 +159,7 @@ export class AuditLog implements AuditFacade {
 
   /** Newest last. */
   recent(limit: number): AuditEntry[] {
-    return limit <= 0 ? [] : this.entries.slice(-limit);
+    return this.entries.recent(limit);
   }
 
   subscribe(listener: (entry: AuditEntry) => void): () => void {

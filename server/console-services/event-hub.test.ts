@@ -239,7 +239,7 @@ describe('EventHub', () => {
     expect(sub.deltas().flatMap((d) => d.upserts)).toHaveLength(1);
   });
 
-  it('flushes every 100 ms and sends heartbeats every 15 s unless told otherwise', () => {
+  it('flushes every 100 ms and sends heartbeats every 500 ms unless told otherwise', () => {
     const f = engineFixture();
     const scheduler = new ManualScheduler();
     const clock = { now: () => f.clock.now(), wall: (t: number) => EPOCH + t };
@@ -265,7 +265,7 @@ describe('EventHub', () => {
       audit: { subscribe: () => () => {} },
     });
     hub.subscribe(new Recorder(), 'c');
-    expect([...scheduler.intervals.values()].map((i) => i.ms).sort((a, b) => a - b)).toEqual([100, 15_000]);
+    expect([...scheduler.intervals.values()].map((i) => i.ms).sort((a, b) => a - b)).toEqual([100, 500]);
   });
 
   it('sends no delta when nothing changed', () => {
@@ -322,7 +322,11 @@ describe('EventHub', () => {
     expect(scheduler.intervals.size).toBe(0);
   });
 
-  it('sends a heartbeat comment to every subscriber each heartbeat interval', () => {
+  it('sends a heartbeat as a named ping event, which a page script can see (a comment it could not)', () => {
+    expect(HEARTBEAT_FRAME).toBe('event: ping\ndata: 1\n\n');
+  });
+
+  it('sends a heartbeat to every subscriber each heartbeat interval', () => {
     const { join, scheduler } = setup();
     const a = new Recorder();
     const b = new Recorder();

@@ -2,7 +2,7 @@
 // the SSE hub and the cluster view. The facade (daemon-facade.ts) hands these to route code.
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { DaemonState, NodeRole, Protocol, StatsView } from '../../lib/ops-api/api-types.ts';
-import { AuditLog } from './audit-log.ts';
+import { AUDIT_ROTATE_BYTES, AuditLog } from './audit-log.ts';
 import { EventHub } from './event-hub.ts';
 import { HistoryRecorder } from './history-recorder.ts';
 import type { ViewClock } from './lock-views.ts';
@@ -43,7 +43,7 @@ export interface OpsServices {
 
 export async function createOpsServices(o: OpsServicesOptions): Promise<OpsServices> {
   const security = new Security({ adminToken: o.adminToken, readToken: o.readToken, host: o.host });
-  const audit = await AuditLog.open(o.dataDir);
+  const audit = await AuditLog.open(o.dataDir, AUDIT_ROTATE_BYTES, { node: o.nodeId, instance: o.instanceId });
   try {
     return assemble(o, security, audit);
   } catch (err) {

@@ -273,6 +273,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     connections,
     addresses: () => addresses,
   });
+  // The cluster-wide audit (server/cluster/audit-replication.ts): peers get this node's entries, it gets theirs.
+  clusterNode?.auditReplication.attach(ops.audit);
   let shutdownPromise: Promise<void> | null = null;
   const shutdown = () => (shutdownPromise ??= drainAndClose());
   let consoleServer: ConsoleServer | null = null;

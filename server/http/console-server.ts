@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NextServer, NextServerOptions } from 'next/dist/server/next.js';
 import { ERRORS, errorBody } from '../../lib/errors.ts';
+import { peerConsoleOrigins } from '../../lib/cluster/console-origins.ts';
 import type { DaemonFacade } from '../daemon/daemon-facade.ts';
 import { answerClientErrors, answeredAsFailed, httpServerOptions, requestPath, routeOrRefuse, serveRoute } from './http-server.ts';
 import { refuseHost } from '../console-services/host-guard.ts';
@@ -71,6 +72,12 @@ export async function createConsoleServer(options: ConsoleServerOptions): Promis
     console.log = log;
   }
   const handle = app.getRequestHandler();
+  // The cluster file does not change while the process runs: its peers' console origins are read once.
+  let origins: readonly string[] | null = null;
+  const peerOrigins = (): readonly string[] => {
+    origins ??= peerConsoleOrigins(options.daemon.cluster().nodes);
+    return origins;
+  };
   const http = createServer(httpServerOptions(options.ioTimeoutMs), (req, res) => {
     // A request parsed from bytes sent after a 408/431/400 on this socket: the client was told
     // it failed, so it must not reach a route (a request already in Next when the answer went
@@ -82,7 +89,7 @@ export async function createConsoleServer(options: ConsoleServerOptions): Promis
     const path = requestPath(req);
     const api = isApiPath(path);
     if (api) setApiSecurityHeaders(res);
-    else setConsoleSecurityHeaders(req, res, consoleCsp(newNonce(), options.dev));
+    else setConsoleSecurityHeaders(req, res, consoleCsp(newNonce(), options.dev, peerOrigins()));
     const refusal = refuseHost(options.host, req.headers.host);
     if (refusal !== null) {
       res.writeHead(ERRORS.forbidden.httpStatus, { 'content-type': 'application/json' });

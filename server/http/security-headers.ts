@@ -28,7 +28,10 @@ export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'no
  * must carry the nonce. connect-src 'self': the dashboard talks only to this server (fetch and
  * EventSource).
  */
-export function consoleCsp(nonce: string, dev = false): string {
+export function consoleCsp(nonce: string, dev = false, peerOrigins: readonly string[] = []): string {
+  // The cluster peers' consoles (lib/cluster/console-origins.ts): a page whose node is gone asks
+  // their /readyz to find the new active. Exactly those origins, never a wildcard.
+  const peers = peerOrigins.length === 0 ? '' : ` ${peerOrigins.join(' ')}`;
   return [
     "default-src 'self'",
     // Next's dev server (--console-dev, hot reload) evaluates the modules it pushes, over a websocket.
@@ -36,7 +39,7 @@ export function consoleCsp(nonce: string, dev = false): string {
     `style-src 'self' 'nonce-${nonce}'`,
     "img-src 'self' data:",
     "font-src 'self'",
-    dev ? "connect-src 'self' ws:" : "connect-src 'self'",
+    dev ? `connect-src 'self'${peers} ws:` : `connect-src 'self'${peers}`,
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
