@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import type { ClusterView } from '@/lib/ops-api/api-types.ts';
 import { useHandoff } from '../data/mutations.ts';
+import { useAdminGate } from '../auth/use-admin-gate.ts';
 import { buttonClass, inputClass } from '../ui/button.ts';
 import { ConfirmDialog } from '../ui/confirm-dialog.tsx';
 
@@ -18,6 +19,7 @@ export function HandoffControl({ handoff }: { handoff: ClusterView['handoff'] })
   const [chosen, setChosen] = useState<string>(ANY);
   const [confirming, setConfirming] = useState(false);
   const mutation = useHandoff();
+  const gate = useAdminGate();
   // Keep the choice while it is still a target; otherwise fall back to any standby.
   const target = chosen !== ANY && handoff.targets.includes(chosen) ? chosen : null;
   const reason = !handoff.available ? (handoff.reason ?? 'Handoff is not available right now.') : null;
@@ -53,7 +55,7 @@ export function HandoffControl({ handoff }: { handoff: ClusterView['handoff'] })
           className={buttonClass('secondary')}
           disabled={disabled}
           aria-describedby={reason === null ? undefined : reasonId}
-          onClick={() => setConfirming(true)}
+          onClick={() => gate('hand off the active role', () => setConfirming(true))}
         >
           Graceful handoff
         </button>

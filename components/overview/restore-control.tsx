@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import type { ClusterView } from '@/lib/ops-api/api-types.ts';
 import { useRestore } from '../data/mutations.ts';
+import { useAdminGate } from '../auth/use-admin-gate.ts';
 import { buttonClass } from '../ui/button.ts';
 import { ConfirmDialog } from '../ui/confirm-dialog.tsx';
 
@@ -19,6 +20,7 @@ export function RestoreControl({ cluster }: { cluster: ClusterView }) {
   const reasonId = useId();
   const [confirming, setConfirming] = useState(false);
   const mutation = useRestore();
+  const gate = useAdminGate();
   const reason = restoreReason(cluster);
   const yielded = cluster.restore.yielded;
   return (
@@ -30,7 +32,7 @@ export function RestoreControl({ cluster }: { cluster: ClusterView }) {
           className={buttonClass('secondary')}
           disabled={reason !== null || mutation.isPending}
           aria-describedby={reason === null ? undefined : reasonId}
-          onClick={() => setConfirming(true)}
+          onClick={() => gate('restore yielded nodes', () => setConfirming(true))}
         >
           Restore priority
         </button>
