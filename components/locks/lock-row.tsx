@@ -12,7 +12,12 @@ const TICK_MS = 250;
 /** Held-for and lease cells: the only parts of a row that change between messages. */
 /** On a card, a cell says what it is ("token 42"); in the table its column header does. */
 function CardLabel({ compact, children }: { compact: boolean; children: string }) {
-  return compact ? <span className="mr-1 text-xs text-slate-600 dark:text-slate-400">{children}</span> : null;
+  if (!compact) return null;
+  return (
+    <>
+      <span className="text-xs text-slate-600 dark:text-slate-400">{children}</span>{' '}
+    </>
+  );
 }
 
 function LiveCells({ row, compact }: { row: LockRow; compact: boolean }) {
