@@ -10,10 +10,6 @@ test.afterEach(() => {
   for (const c of clients.splice(0)) c.close();
 });
 
-function row(page: Page, name: string) {
-  return page.locator(`[data-testid="lock-row"][data-lock="${name}"]`);
-}
-
 async function signIn(page: Page): Promise<void> {
   await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();
