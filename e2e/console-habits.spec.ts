@@ -32,6 +32,19 @@ test('an admin button pressed while signed out opens the sign-in form, and no 40
   await expect(page.getByLabel('Admin token')).toBeFocused();
   await expect(page.getByTestId('force-release-dialog')).toHaveCount(0);
   expect(posts).toEqual([]);
+  // Kick too: a waiter's Kick button asks for the sign-in instead of sending the request.
+  const waiter = await sessionClaim(baton.sessionPort, 'hb-sign-in');
+  clients.push(waiter);
+  await waiter.waitFor(/^WAITING 1$/);
+  await page.getByLabel('Admin token').blur();
+  await expect(page.getByTestId('waiter-row')).toHaveCount(1);
+  await page
+    .getByTestId('waiter-row')
+    .getByRole('button', { name: /^Kick waiter/ })
+    .click();
+  await expect(page.getByTestId('sign-in-reason')).toHaveText('Sign in as admin to kick waiters from hb-sign-in.');
+  await expect(page.getByLabel('Admin token')).toBeFocused();
+  expect(waiter.lines).toEqual(['WAITING 1']);
   await signIn(page);
   await expect(page.getByTestId('sign-in-reason')).toHaveCount(0);
 
@@ -44,6 +57,7 @@ test('an admin button pressed while signed out opens the sign-in form, and no 40
   await signIn(page);
   await expect(page.getByTestId('action-status')).not.toContainText(/credentials|sign in|unauthori/i);
   expect(holder.lines).toEqual([acquired]);
+  expect(waiter.lines).toEqual(['WAITING 1']);
 });
 
 test('the events feed filters by lock and kind, pauses, and keeps an admin action through churn', async ({ page, baton, request }) => {

@@ -120,6 +120,11 @@ test('each filter narrows the table and lands in the URL', async ({ page, baton,
   const detail = (await (await request.get('/api/v1/locks/dl-f%2Fsession-queued')).json()) as { holder: { client: string } };
   await page.getByLabel('Search locks').fill(detail.holder.client);
   await expect.poll(() => shownLocks(page)).toEqual(['dl-f/session-queued']);
+  await page.getByLabel('Has waiters').check();
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await expect(page.getByLabel('Search locks')).toHaveValue('');
+  await expect(page.getByLabel('Has waiters')).not.toBeChecked();
+  await expect.poll(() => [params(page).get('q'), params(page).get('waiters')]).toEqual([null, null]);
 
   for (const name of ['dl-f/keyed-old']) {
     const grant = await keyed.waitFor(new RegExp(`^A ${name} \\d+$`));
