@@ -11,6 +11,7 @@ import { AuditLog } from './feed/audit-log.tsx';
 import { EventsFeed } from './feed/events-feed.tsx';
 import { LocksSection } from './locks/locks-section.tsx';
 import { NodeCard } from './overview/node-card.tsx';
+import { NodeStrip } from './overview/node-strip.tsx';
 import { PeersCard } from './overview/peers-card.tsx';
 import { StandbyBanner } from './overview/standby-banner.tsx';
 import { LatencyCard, TotalsCard } from './overview/totals-card.tsx';
@@ -28,12 +29,16 @@ export function Dashboard() {
         Skip to locks
       </a>
       <DashboardHeader />
-      {/* data-stale greys everything but the lost-contact banner (globals.css) while the stream is lost. */}
-      <main data-stale={phase === 'disconnected' && !needsSignIn ? '' : undefined} className="mx-auto flex max-w-screen-2xl flex-col gap-6 px-4 py-4">
+      {/* The lock table is the page's reason to exist: at 1440x900 its first rows show without
+          scrolling, under a one-line summary of the node; the detailed cards follow it.
+          data-stale greys everything but the lost-contact banner (globals.css) while the stream is lost. */}
+      <main data-stale={phase === 'disconnected' && !needsSignIn ? '' : undefined} className="mx-auto flex max-w-screen-2xl flex-col gap-3 px-4 py-3">
         <LostContactBanner />
         <StandbyBanner />
         {needsSignIn && <AuthPanel draft={draft} />}
-        <section aria-labelledby="overview-heading" className="flex min-w-0 flex-col gap-3">
+        <NodeStrip />
+        <LocksSection />
+        <section aria-labelledby="overview-heading" className="flex min-w-0 flex-col gap-3 pt-3">
           <h2 id="overview-heading" className="text-lg font-semibold">
             Overview
           </h2>
@@ -45,7 +50,6 @@ export function Dashboard() {
             <LatencyCard />
           </div>
         </section>
-        <LocksSection />
         <ChartsSection />
         <div className="grid min-w-0 gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
           <EventsFeed />

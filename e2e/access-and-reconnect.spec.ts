@@ -28,8 +28,17 @@ plain('with --read-token the page asks for a token, and the read token may look 
     await expect(row).toBeVisible();
     await row.getByRole('button', { name: 'Details for guarded' }).click();
     await page.getByTestId('lock-detail').getByRole('button', { name: 'Force release' }).click();
-    await page.getByRole('button', { name: 'Confirm force release' }).click();
-    await expect(page.getByTestId('action-status')).toContainText(/read token cannot change anything/i);
+    // Signed in with the read token, an admin button brings the sign-in form back, saying why.
+    await expect(page.getByTestId('sign-in-reason')).toHaveText('Sign in as admin to force-release guarded.');
+    await expect(page.getByLabel('Admin token')).toBeFocused();
+    await expect(page.getByTestId('force-release-dialog')).toHaveCount(0);
+    // And the API refuses the read token for a mutation.
+    const refused = await fetch(`${server.baseURL}/api/v1/locks/guarded/force-release`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${READ_TOKEN}` },
+      body: '{}',
+    });
+    expect(refused.status).toBe(403);
     expect(holder.lines.filter((l) => l.startsWith('ERROR'))).toEqual([]);
   } finally {
     for (const c of clients.splice(0)) c.close();

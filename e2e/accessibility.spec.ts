@@ -1,8 +1,9 @@
 // Automated accessibility checks (axe-core) of the dashboard with live data: the page, a lock's
-// detail with its queue, the force-release dialog, in light and dark mode and at phone width.
+// detail with its queue, the sign-in form an admin button opens, the force-release dialog, in
+// light and dark mode and at phone width.
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { expect, test } from './fixtures/baton-server.ts';
+import { ADMIN_TOKEN, expect, test } from './fixtures/baton-server.ts';
 import { type LineClient, sessionClaim } from './fixtures/wire-client.ts';
 
 const clients: LineClient[] = [];
@@ -38,6 +39,13 @@ for (const scheme of ['light', 'dark'] as const) {
       .click();
     await expect(page.getByTestId('waiter-row')).toHaveCount(1);
     expect(await violations(page)).toEqual([]);
+    // Signed out, Force release leads to the sign-in form (with a line saying why); signed in, to the dialog.
+    await page.getByTestId('lock-detail').getByRole('button', { name: 'Force release' }).click();
+    await expect(page.getByTestId('sign-in-reason')).toBeVisible();
+    expect(await violations(page)).toEqual([]);
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
     await page.getByTestId('lock-detail').getByRole('button', { name: 'Force release' }).click();
     await expect(page.getByTestId('force-release-dialog')).toBeVisible();
     expect(await violations(page)).toEqual([]);

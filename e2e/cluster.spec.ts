@@ -75,6 +75,9 @@ test('a standby lists the peers in priority order with their roles, liveness and
     await expect(row.getByTestId('replication-lag')).toHaveText(/^replication lag \d+ events \/ \d+(\.\d+)? ms$/);
   }
   await expect(peerRow(page, 'b')).toContainText('this node');
+  // The one-line strip above the lock table has every peer as a badge too.
+  await expect(page.getByTestId('strip-peer-a')).toHaveText('a active');
+  await expect(page.getByTestId('strip-peer-c')).toHaveText('c standby');
   await expect(page.getByTestId('node-phase')).toHaveText('standby');
   await expect(page.getByTestId('standby-banner')).toContainText('forwarded to the active node a');
   expect(await violations(page)).toEqual([]);

@@ -1,10 +1,11 @@
-import { useId, type FormEvent } from 'react';
+import { useEffect, useId, useRef, type FormEvent } from 'react';
 import { useSignIn, useSignOut } from '../data/mutations.ts';
 import { useAuth, useStreamStatus } from '../data/queries.ts';
 import { Badge } from '../ui/badge.tsx';
 import { buttonClass, inputClass } from '../ui/button.ts';
 import { Card } from '../ui/card.tsx';
 import { cn } from '../ui/cn.ts';
+import { type SignInRequest, useSignInRequest } from './sign-in-request.ts';
 
 /**
  * What the viewer has typed so far. It lives in the Dashboard, not in the form: the panel moves
@@ -16,9 +17,24 @@ export interface TokenDraft {
   set(value: string): void;
 }
 
+/** Why the form is asked for, and the field focused (and scrolled to) on every new request. */
+function useRequestFocus(request: SignInRequest | null) {
+  const inputRef = useRef<HTMLInputElement>(null);
+  const seq = request?.seq ?? 0;
+  useEffect(() => {
+    if (seq === 0) return;
+    inputRef.current?.scrollIntoView({ block: 'center' });
+    inputRef.current?.focus();
+  }, [seq]);
+  return inputRef;
+}
+
 function SignInForm({ prominent, draft }: { prominent: boolean; draft: TokenDraft }) {
   const inputId = useId();
   const errorId = useId();
+  const reasonId = useId();
+  const request = useSignInRequest();
+  const inputRef = useRequestFocus(request);
   const token = draft.value;
   const setToken = draft.set;
   const signIn = useSignIn();
@@ -30,12 +46,18 @@ function SignInForm({ prominent, draft }: { prominent: boolean; draft: TokenDraf
   const failed = signIn.isError;
   return (
     <form onSubmit={onSubmit} className={cn('flex flex-wrap items-end gap-2', prominent && 'flex-col items-stretch sm:flex-row sm:items-end')}>
+      {request !== null && (
+        <p id={reasonId} data-testid="sign-in-reason" className="w-full text-sm font-medium text-amber-800 dark:text-amber-300">
+          {request.reason}
+        </p>
+      )}
       <div className="flex min-w-0 flex-1 flex-col gap-1">
         <label htmlFor={inputId} className="text-sm font-medium">
           Admin token
         </label>
         <input
           id={inputId}
+          ref={inputRef}
           type="password"
           autoComplete="current-password"
           required
@@ -45,7 +67,7 @@ function SignInForm({ prominent, draft }: { prominent: boolean; draft: TokenDraf
           value={token}
           onChange={(e) => setToken(e.target.value)}
           aria-invalid={failed || undefined}
-          aria-describedby={failed ? errorId : undefined}
+          aria-describedby={[request !== null ? reasonId : '', failed ? errorId : ''].filter((id) => id !== '').join(' ') || undefined}
           className={cn(inputClass, 'w-full min-w-0')}
         />
       </div>
@@ -69,9 +91,11 @@ export function AuthPanel({ draft }: { draft: TokenDraft }) {
   const auth = useAuth();
   const { needsSignIn } = useStreamStatus();
   const signOut = useSignOut();
+  const request = useSignInRequest();
   const role = auth.data?.role ?? null;
 
-  if (role !== null && !needsSignIn) {
+  // Signed in with the read token and an admin button was pressed: the form comes back.
+  if (role !== null && !needsSignIn && !(role === 'read' && request !== null)) {
     return (
       <Card title="Access" id="access">
         <div className="flex flex-wrap items-center justify-between gap-2">

@@ -3,6 +3,7 @@
 // lands in one aria-live place.
 import { useMutation, useMutationState, useQueryClient, type Mutation } from '@tanstack/react-query';
 import type { AuthView, Protocol } from '@/lib/ops-api/api-types.ts';
+import { clearSignInRequest } from '../auth/sign-in-request.ts';
 import { ApiRequestError, opsApi } from './api-client.ts';
 import { useRestartStream } from './ops-stream-provider.tsx';
 import { authQuery } from './query-keys.ts';
@@ -129,6 +130,14 @@ export function useSignIn() {
     mutationFn: (token: string): Promise<AuthView> => opsApi.signIn(token),
     onSuccess: (view) => {
       queryClient.setQueryData(authQuery.queryKey, view);
+      // An action refused for want of a sign-in is answered now: its 401 must not stay in the
+      // header as if it were the newest news.
+      const cache = queryClient.getMutationCache();
+      for (const m of cache.findAll({ mutationKey: ACTION_KEY, status: 'error' })) {
+        const error = m.state.error;
+        if (error instanceof ApiRequestError && (error.status === 401 || error.status === 403)) cache.remove(m);
+      }
+      if (view.role === 'admin') clearSignInRequest();
       restartStream();
     },
   });

@@ -1,8 +1,10 @@
-import { memo } from 'react';
+import { memo, useId, useMemo, useState } from 'react';
 import type { FeedItem, FeedKind } from '@/lib/ops-api/api-types.ts';
-import { formatClockTime } from '@/lib/dashboard/dashboard-format.ts';
+import { formatClockTime, formatCount } from '@/lib/dashboard/dashboard-format.ts';
+import { ALL_FEED, FEED_KINDS, type FeedFilter, isFeedKind, newSince, visibleFeed } from '@/lib/dashboard/feed-filter.ts';
 import { useFeed } from '../data/queries.ts';
 import { Badge, type BadgeTone } from '../ui/badge.tsx';
+import { buttonClass, inputClass } from '../ui/button.ts';
 import { Card } from '../ui/card.tsx';
 import { cn } from '../ui/cn.ts';
 import { LockName } from '../locks/lock-name.tsx';
@@ -48,14 +50,77 @@ const FeedEntry = memo(function FeedEntry({ item }: { item: FeedItem }) {
   );
 });
 
-/** The newest 200 events, newest first; admin actions stand out (colour and a bar, not colour alone). */
+/**
+ * The newest events, newest first; admin actions stand out (colour and a bar, not colour alone)
+ * and are kept past the churn (see FEED_ADMIN_LIMIT). Filter by lock and kind; Pause freezes the
+ * list so it can be read under churn, and says how many items came since.
+ */
 export function EventsFeed() {
   const feed = useFeed();
-  const items = feed === undefined ? [] : [...feed].reverse();
+  const lockId = useId();
+  const kindId = useId();
+  const [filter, setFilter] = useState<FeedFilter>(ALL_FEED);
+  const [frozen, setFrozen] = useState<readonly FeedItem[] | null>(null);
+  const shown = frozen ?? feed ?? [];
+  const items = useMemo(() => visibleFeed(shown, filter), [shown, filter]);
+  const waiting = frozen !== null && feed !== undefined ? newSince(feed, frozen) : 0;
+  const pauseButton = (
+    <button
+      type="button"
+      data-testid="feed-pause"
+      aria-pressed={frozen !== null}
+      className={buttonClass(frozen === null ? 'secondary' : 'primary', 'py-1')}
+      onClick={() => setFrozen(frozen === null ? (feed ?? []) : null)}
+      disabled={feed === undefined}
+    >
+      {frozen === null ? 'Pause' : `Resume (${formatCount(waiting)} new)`}
+    </button>
+  );
   return (
-    <Card title="Events" headingLevel={2} id="events">
+    <Card title="Events" headingLevel={2} id="events" actions={pauseButton}>
+      <div className="mb-2 flex flex-wrap items-end gap-3">
+        <div className="flex min-w-0 flex-col gap-1">
+          <label htmlFor={lockId} className="text-xs text-slate-600 dark:text-slate-400">
+            Lock
+          </label>
+          <input
+            id={lockId}
+            type="search"
+            maxLength={200}
+            value={filter.lock}
+            onChange={(e) => setFilter((f) => ({ ...f, lock: e.target.value }))}
+            placeholder="Name contains…"
+            className={cn(inputClass, 'w-48 max-w-full')}
+          />
+        </div>
+        <div className="flex flex-col gap-1">
+          <label htmlFor={kindId} className="text-xs text-slate-600 dark:text-slate-400">
+            Kind
+          </label>
+          <select
+            id={kindId}
+            value={filter.kind ?? ''}
+            onChange={(e) => setFilter((f) => ({ ...f, kind: isFeedKind(e.target.value) ? e.target.value : null }))}
+            className={inputClass}
+          >
+            <option value="">All kinds</option>
+            {FEED_KINDS.map((k) => (
+              <option key={k} value={k}>
+                {k}
+              </option>
+            ))}
+          </select>
+        </div>
+        {frozen !== null && (
+          <p data-testid="feed-paused" className="text-xs text-amber-800 dark:text-amber-300">
+            Paused: {formatCount(waiting)} new {waiting === 1 ? 'item' : 'items'} since.
+          </p>
+        )}
+      </div>
       {items.length === 0 ? (
-        <p className="text-sm text-slate-500 dark:text-slate-400">{feed === undefined ? 'Waiting for the first snapshot…' : 'Nothing has happened yet.'}</p>
+        <p className="text-sm text-slate-500 dark:text-slate-400">
+          {feed === undefined ? 'Waiting for the first snapshot…' : shown.length === 0 ? 'Nothing has happened yet.' : 'No event matches the filter.'}
+        </p>
       ) : (
         <ol tabIndex={0} className="max-h-96 overflow-y-auto rounded-md border border-slate-200 dark:border-slate-800" aria-label="Events, newest first">
           {items.map((item) => (

@@ -1,7 +1,8 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { HolderView, LockDetail } from '@/lib/ops-api/api-types.ts';
-import { formatClockTime, formatCountdown, formatDuration } from '@/lib/dashboard/dashboard-format.ts';
+import { formatClockTime, formatCountdown, formatDuration, formatLeaseLeft } from '@/lib/dashboard/dashboard-format.ts';
 import { elapsedSince } from '@/lib/dashboard/dashboard-state.ts';
+import { useAdminGate } from '../auth/use-admin-gate.ts';
 import { useForceRelease, useKickWaiter } from '../data/mutations.ts';
 import { useAuth, useLockDetail, useLockRow } from '../data/queries.ts';
 import { useActionBlock, useDataNow } from '../data/use-data-now.ts';
@@ -20,7 +21,7 @@ function HolderTimes({ holder, receivedAt }: { holder: HolderView; receivedAt: n
       <dd className="tabular-nums">{formatDuration(elapsedSince(holder.heldForMs, receivedAt, now))}</dd>
       <dt className="text-slate-500 dark:text-slate-400">Lease left</dt>
       <dd className="tabular-nums">
-        {formatCountdown(lease)} of {formatDuration(holder.leaseMs)}
+        {formatLeaseLeft(lease)} of {formatDuration(holder.leaseMs)}
         {holder.sliding ? ' (sliding)' : ''}
       </dd>
       {holder.reconnecting === true && (
@@ -65,6 +66,7 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
   const auth = useAuth();
   const forceRelease = useForceRelease();
   const kick = useKickWaiter();
+  const gate = useAdminGate();
   const [confirming, setConfirming] = useState<HolderView | null>(null);
   const forceButtonRef = useRef<HTMLButtonElement>(null);
 
@@ -123,7 +125,7 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
             type="button"
             className={buttonClass('danger')}
             disabled={holder === null || forceRelease.isPending || blocked !== null}
-            onClick={() => setConfirming(holder)}
+            onClick={() => gate(`force-release ${name}`, () => setConfirming(holder))}
           >
             Force release
           </button>
@@ -146,7 +148,7 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
             asOf={detail.asOf}
             receivedAt={holderSeenAt}
             kicking={kick.isPending ? (kick.variables?.id ?? null) : null}
-            onKick={(w) => kick.mutate({ name, id: w.id, pendingText: `Kicking waiter ${w.id} from ${name}…` })}
+            onKick={(w) => gate(`kick waiters from ${name}`, () => kick.mutate({ name, id: w.id, pendingText: `Kicking waiter ${w.id} from ${name}…` }))}
           />
         ) : (
           <p className="text-sm text-slate-500 dark:text-slate-400">{query.isPending ? 'Loading…' : 'Nobody is waiting.'}</p>

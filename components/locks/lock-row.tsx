@@ -1,27 +1,42 @@
 import { memo } from 'react';
-import { formatCountdown, formatDuration } from '@/lib/dashboard/dashboard-format.ts';
+import { formatDuration, formatLeaseLeft } from '@/lib/dashboard/dashboard-format.ts';
 import { heldForAt, leaseRemainingAt, type LockRow } from '@/lib/dashboard/dashboard-state.ts';
 import { useDataNow } from '../data/use-data-now.ts';
 import { Badge } from '../ui/badge.tsx';
 import { cn } from '../ui/cn.ts';
-import { GRID_COLUMNS, ROW_HEIGHT } from './columns.ts';
+import { CARD_HEIGHT, CARD_LAYOUT, GRID_COLUMNS, ROW_HEIGHT } from './columns.ts';
 import { LockName } from './lock-name.tsx';
 
 const TICK_MS = 250;
 
 /** Held-for and lease cells: the only parts of a row that change between messages. */
-function LiveCells({ row }: { row: LockRow }) {
+/** On a card, a cell says what it is ("token 42"); in the table its column header does. */
+function CardLabel({ compact, children }: { compact: boolean; children: string }) {
+  if (!compact) return null;
+  return (
+    <>
+      <span className="text-xs text-slate-600 dark:text-slate-400">{children}</span>{' '}
+    </>
+  );
+}
+
+function LiveCells({ row, compact }: { row: LockRow; compact: boolean }) {
   const now = useDataNow(TICK_MS);
   const held = heldForAt(row, now);
   const lease = leaseRemainingAt(row, now);
   const sliding = row.summary.holder?.sliding ?? false;
   return (
     <>
-      <div role="cell" className="tabular-nums">
+      {/* A card keeps to three lines: token, lease left and queue matter most there (the detail has the rest). */}
+      <div role="cell" className={cn('tabular-nums', compact && 'sr-only')}>
+        {compact && 'held for '}
         {held === null ? '—' : formatDuration(held)}
       </div>
-      <div role="cell" className={cn('tabular-nums', lease !== null && lease < 2_000 && 'font-semibold text-amber-700 dark:text-amber-300')}>
-        <span data-testid="lease-countdown">{lease === null ? '—' : formatCountdown(lease)}</span>
+      <div
+        role="cell"
+        className={cn('tabular-nums', compact && 'order-3', lease !== null && lease < 2_000 && 'font-semibold text-amber-700 dark:text-amber-300')}
+      >
+        <span data-testid="lease-countdown">{lease === null ? '—' : formatLeaseLeft(lease)}</span>
         {sliding && (
           <span className="ml-1 text-slate-400" title="Sliding lease: each heartbeat renews it">
             <span aria-hidden="true">↻</span>
@@ -40,6 +55,8 @@ export interface LockRowProps {
   start: number;
   selected: boolean;
   onSelect: (name: string) => void;
+  /** Phone width: a card instead of a table row. */
+  compact: boolean;
 }
 
 /**
@@ -57,8 +74,9 @@ export function ReconnectingBadge() {
 }
 
 /** One lock. Memoised: a delta re-renders only the rows whose summary it replaced. */
-export const LockRowView = memo(function LockRowView({ row, index, start, selected, onSelect }: LockRowProps) {
+export const LockRowView = memo(function LockRowView({ row, index, start, selected, onSelect, compact }: LockRowProps) {
   const { name, holder, queueLength } = row.summary;
+  const identity = holder?.clientName ?? null;
   return (
     <div
       role="row"
@@ -67,14 +85,14 @@ export const LockRowView = memo(function LockRowView({ row, index, start, select
       data-lock={name}
       data-row-index={index}
       onClick={() => onSelect(name)}
-      style={{ height: ROW_HEIGHT, transform: `translateY(${start}px)` }}
+      style={{ height: compact ? CARD_HEIGHT : ROW_HEIGHT, transform: `translateY(${start}px)` }}
       className={cn(
-        GRID_COLUMNS,
+        compact ? CARD_LAYOUT : GRID_COLUMNS,
         'absolute top-0 left-0 w-full cursor-pointer border-b border-slate-100 text-sm dark:border-slate-800',
         selected ? 'bg-sky-50 dark:bg-sky-950/60' : 'hover:bg-slate-50 dark:hover:bg-slate-800/50',
       )}
     >
-      <div role="cell" className="min-w-0">
+      <div role="cell" className={cn('min-w-0', compact && 'basis-[calc(100%-6rem)]')}>
         <button
           type="button"
           aria-label={`Details for ${name}`}
@@ -89,24 +107,29 @@ export const LockRowView = memo(function LockRowView({ row, index, start, select
           <LockName name={name} />
         </button>
       </div>
-      <div role="cell" className="min-w-0 truncate font-mono text-xs" title={holder?.client}>
+      <div role="cell" className={cn('min-w-0 truncate font-mono text-xs', compact && 'order-1 basis-full')} title={holder?.client}>
         {holder === null ? (
           <span className="text-slate-600 dark:text-slate-400">no holder</span>
         ) : (
           <>
             {holder.reconnecting === true && <ReconnectingBadge />}
+            {identity !== null && <span className="mr-1 font-sans font-medium">{identity}</span>}
             {holder.client} <span className="text-slate-600 dark:text-slate-400">({holder.protocol})</span>
           </>
         )}
       </div>
-      <div role="cell" className="min-w-0 truncate font-mono tabular-nums">
+      <div role="cell" className={cn('min-w-0 truncate font-mono tabular-nums', compact && 'order-2')}>
+        <CardLabel compact={compact}>token</CardLabel>
         {holder === null ? '—' : <span data-testid="holder-token">{holder.token}</span>}
       </div>
-      <LiveCells row={row} />
-      <div role="cell" className="tabular-nums">
+      <LiveCells row={row} compact={compact} />
+      <div role="cell" className={cn('tabular-nums', compact && 'order-4')} data-testid="queue-length">
+        <CardLabel compact={compact}>queue</CardLabel>
         {queueLength}
       </div>
-      <div role="cell">{holder === null ? '—' : <Badge>{holder.protocol}</Badge>}</div>
+      <div role="cell" className={cn(compact && 'ml-auto')}>
+        {holder === null ? '—' : <Badge>{holder.protocol}</Badge>}
+      </div>
     </div>
   );
 });

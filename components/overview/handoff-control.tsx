@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import type { ClusterView } from '@/lib/ops-api/api-types.ts';
 import { useHandoff } from '../data/mutations.ts';
+import { useAdminGate } from '../auth/use-admin-gate.ts';
 import { useActionBlock } from '../data/use-data-now.ts';
 import { buttonClass, inputClass } from '../ui/button.ts';
 import { ConfirmDialog } from '../ui/confirm-dialog.tsx';
@@ -19,6 +20,7 @@ export function HandoffControl({ handoff }: { handoff: ClusterView['handoff'] })
   const [chosen, setChosen] = useState<string>(ANY);
   const [confirming, setConfirming] = useState(false);
   const mutation = useHandoff();
+  const gate = useAdminGate();
   // Keep the choice while it is still a target; otherwise fall back to any standby.
   const target = chosen !== ANY && handoff.targets.includes(chosen) ? chosen : null;
   const blocked = useActionBlock();
@@ -55,7 +57,7 @@ export function HandoffControl({ handoff }: { handoff: ClusterView['handoff'] })
           className={buttonClass('secondary')}
           disabled={disabled}
           aria-describedby={reason === null ? undefined : reasonId}
-          onClick={() => setConfirming(true)}
+          onClick={() => gate('hand off the active role', () => setConfirming(true))}
         >
           Graceful handoff
         </button>

@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import type { ClusterView } from '@/lib/ops-api/api-types.ts';
 import { useRestore } from '../data/mutations.ts';
+import { useAdminGate } from '../auth/use-admin-gate.ts';
 import { useActionBlock } from '../data/use-data-now.ts';
 import { buttonClass } from '../ui/button.ts';
 import { ConfirmDialog } from '../ui/confirm-dialog.tsx';
@@ -20,6 +21,7 @@ export function RestoreControl({ cluster }: { cluster: ClusterView }) {
   const reasonId = useId();
   const [confirming, setConfirming] = useState(false);
   const mutation = useRestore();
+  const gate = useAdminGate();
   const reason = useActionBlock() ?? restoreReason(cluster);
   const yielded = cluster.restore.yielded;
   return (
@@ -31,7 +33,7 @@ export function RestoreControl({ cluster }: { cluster: ClusterView }) {
           className={buttonClass('secondary')}
           disabled={reason !== null || mutation.isPending}
           aria-describedby={reason === null ? undefined : reasonId}
-          onClick={() => setConfirming(true)}
+          onClick={() => gate('restore yielded nodes', () => setConfirming(true))}
         >
           Restore priority
         </button>

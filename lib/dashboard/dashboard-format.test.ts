@@ -1,20 +1,43 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgo, formatCountdown, formatDuration, formatLatency, groupDigits } from './dashboard-format.ts';
+import fc from 'fast-check';
+import { formatAgo, formatCountdown, formatDuration, formatLatency, formatLeaseLeft, groupDigits } from './dashboard-format.ts';
 
 describe('formatting', () => {
-  it('writes a countdown in seconds with one decimal, rounded down', () => {
+  it('writes a countdown like a duration, rounded down', () => {
     expect(formatCountdown(12_345)).toBe('12.3 s');
-    expect(formatCountdown(99)).toBe('0.0 s');
-    expect(formatCountdown(-5)).toBe('0.0 s');
-    expect(formatCountdown(300_000)).toBe('300.0 s');
+    expect(formatCountdown(99)).toBe('99 ms');
+    expect(formatCountdown(-5)).toBe('0 ms');
+    expect(formatCountdown(3_589_300)).toBe('59 m 49 s');
+  });
+
+  it('writes lease left as a duration that says it is what is left', () => {
+    expect(formatLeaseLeft(3_589_300)).toBe('59 m 49 s left');
+    expect(formatLeaseLeft(4_250)).toBe('4.2 s left');
+    expect(formatLeaseLeft(850)).toBe('850 ms left');
   });
 
   it('writes durations at a readable precision', () => {
     expect(formatDuration(850)).toBe('850 ms');
     expect(formatDuration(12_340)).toBe('12.3 s');
-    expect(formatDuration(245_000)).toBe('4 m 05 s');
-    expect(formatDuration(2 * 3_600_000 + 3 * 60_000)).toBe('2 h 03 m');
-    expect(formatDuration(3 * 86_400_000 + 4 * 3_600_000)).toBe('3 d 04 h');
+    expect(formatDuration(4_290)).toBe('4.2 s');
+    expect(formatDuration(245_000)).toBe('4 m 5 s');
+    expect(formatDuration(2 * 3_600_000 + 3 * 60_000)).toBe('2 h 3 m');
+    expect(formatDuration(3 * 86_400_000 + 4 * 3_600_000)).toBe('3 d 4 h');
+    expect(formatDuration(Number.NaN)).toBe('0 ms');
+  });
+
+  it('never shows more time than there is, and never less than a whole unit below it', () => {
+    const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 400 * 86_400_000 }), (ms) => {
+        const parts = [...formatDuration(ms).matchAll(/([\d.]+) (ms|s|m|h|d)/g)];
+        const shown = parts.reduce((sum, [, n, unit]) => sum + Number(n) * (units[unit as string] ?? Number.NaN), 0);
+        const smallest = units[parts[parts.length - 1]?.[2] as string] ?? Number.NaN;
+        const step = parts.length === 1 && parts[0]?.[2] === 's' ? 100 : smallest;
+        expect(shown).toBeLessThanOrEqual(ms + 1e-6);
+        expect(ms - shown).toBeLessThan(step + 1e-6);
+      }),
+    );
   });
 
   it('writes latencies with a dash for no samples', () => {

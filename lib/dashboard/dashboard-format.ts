@@ -3,29 +3,38 @@
 
 const DASH = '—';
 
-/** A lease countdown, always in seconds with one decimal ("12.3 s"), rounded down. */
+/**
+ * A lease or wait countdown. It reads like any other duration ("59 m 49 s", "4.2 s"), not as
+ * seconds with a decimal ("3589.3 s"): an operator compares it with the lease they set.
+ */
 export function formatCountdown(ms: number): string {
-  const clamped = Math.max(0, ms);
-  if (clamped >= 10_000_000) return `${(clamped / 3_600_000).toFixed(1)} h`;
-  return `${(Math.floor(clamped / 100) / 10).toFixed(1)} s`;
+  return formatDuration(ms);
+}
+
+/** A lease countdown with its unit of meaning: "59 m 49 s left", "850 ms left". */
+export function formatLeaseLeft(ms: number): string {
+  return `${formatDuration(ms)} left`;
 }
 
 function pad2(n: number): string {
   return n < 10 ? `0${n}` : String(n);
 }
 
-/** A span of time at the precision that matters for it: "850 ms", "12.3 s", "4 m 05 s", "2 h 03 m", "3 d 04 h". */
+/**
+ * A span of time at the precision that matters for it: "850 ms", "4.2 s", "4 m 5 s",
+ * "2 h 3 m", "3 d 4 h". Always rounded down, so a countdown never shows more than is left.
+ */
 export function formatDuration(ms: number): string {
-  const v = Math.max(0, ms);
+  const v = Number.isFinite(ms) ? Math.max(0, ms) : 0;
   // Rounded down like the longer spans: 999.6 ms is not yet "1000 ms".
   if (v < 1_000) return `${Math.floor(v)} ms`;
   if (v < 60_000) return `${(Math.floor(v / 100) / 10).toFixed(1)} s`;
   const seconds = Math.floor(v / 1_000);
-  if (seconds < 3_600) return `${Math.floor(seconds / 60)} m ${pad2(seconds % 60)} s`;
+  if (seconds < 3_600) return `${Math.floor(seconds / 60)} m ${seconds % 60} s`;
   const minutes = Math.floor(seconds / 60);
-  if (minutes < 1_440) return `${Math.floor(minutes / 60)} h ${pad2(minutes % 60)} m`;
+  if (minutes < 1_440) return `${Math.floor(minutes / 60)} h ${minutes % 60} m`;
   const hours = Math.floor(minutes / 60);
-  return `${Math.floor(hours / 24)} d ${pad2(hours % 24)} h`;
+  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
 }
 
 /** A latency in ms with sensible precision; null (no samples) prints a dash. */

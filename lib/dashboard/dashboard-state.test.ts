@@ -4,15 +4,13 @@ import { bucket, cluster, delta, feedItem, holder, lock, snapshot, stats, T0 } f
 import {
   applyDelta,
   applySnapshot,
-  compareDecimal,
   elapsedSince,
+  FEED_ADMIN_LIMIT,
   FEED_LIMIT,
   heldForAt,
   leaseRemainingAt,
   mergeHistory,
-  nextSort,
   remainingUntil,
-  selectLockRows,
   touchedLocks,
   type DashboardState,
 } from './dashboard-state.ts';
@@ -86,6 +84,22 @@ describe('applying a delta', () => {
     expect(s1?.feed[FEED_LIMIT - 1]?.seq).toBe(201);
   });
 
+  it('keeps the newest 100 admin items however much churn came after them', () => {
+    const admins = Array.from({ length: 120 }, (_, i) => feedItem(i + 1, 'admin'));
+    const churn = Array.from({ length: 1_000 }, (_, i) => feedItem(i + 121, i % 2 === 0 ? 'grant' : 'release'));
+    const s0 = applySnapshot(snapshot({ feed: admins }), 0);
+    const s1 = applyDelta(s0, delta({ feed: churn }), 1);
+    const seqs = s1?.feed.map((f) => f.seq) ?? [];
+    expect(seqs).toHaveLength(FEED_ADMIN_LIMIT + FEED_LIMIT);
+    expect(s1?.feed.slice(0, FEED_ADMIN_LIMIT).every((f) => f.kind === 'admin')).toBe(true);
+    expect(seqs[0]).toBe(21);
+    expect(seqs[FEED_ADMIN_LIMIT]).toBe(1_121 - FEED_LIMIT);
+    expect(seqs.at(-1)).toBe(1_120);
+    // Still ascending and each once: the feed reads newest first from the end.
+    expect([...seqs].sort((x, y) => x - y)).toEqual(seqs);
+    expect(new Set(seqs).size).toBe(seqs.length);
+  });
+
   it('names every lock it upserted or removed', () => {
     expect([...touchedLocks(delta({ upserts: [lock('a')], removed: ['b'] }))].sort()).toEqual(['a', 'b']);
   });
@@ -126,65 +140,5 @@ describe('lease countdown and hold time', () => {
     expect(elapsedSince(2_000, 50, 550)).toBe(2_500);
     expect(remainingUntil(T0 + 10_000, T0, 50, 2_050)).toBe(8_000);
     expect(remainingUntil(T0 + 10_000, T0, 0, 60_000)).toBe(0);
-  });
-});
-
-describe('filtering and sorting the lock table', () => {
-  const rows = () =>
-    stateWith([
-      lock('jobs/nightly', holder('9', { heldForMs: 1_000 }), 1),
-      lock('jobs/hourly', holder('10', { heldForMs: 5_000 }), 0),
-      lock('cache/warm', null, 4),
-      lock('Jobs/Weekly', holder('2', { heldForMs: 3_000 }), 2),
-    ]).locks;
-  const names = (r: { summary: LockSummary }[]) => r.map((x) => x.summary.name);
-
-  it('keeps names containing the search text, ignoring case', () => {
-    expect(names(selectLockRows(rows(), 'JOBS/', { key: 'name', direction: 'asc' }))).toEqual(['Jobs/Weekly', 'jobs/hourly', 'jobs/nightly']);
-  });
-
-  it('shows every lock for an empty search', () => {
-    expect(selectLockRows(rows(), '  ', { key: 'name', direction: 'asc' })).toHaveLength(4);
-  });
-
-  it('sorts tokens numerically, not as text', () => {
-    expect(names(selectLockRows(rows(), '', { key: 'token', direction: 'desc' }))).toEqual(['jobs/hourly', 'jobs/nightly', 'Jobs/Weekly', 'cache/warm']);
-  });
-
-  it('sorts by held for with unheld locks last in both directions', () => {
-    expect(names(selectLockRows(rows(), '', { key: 'heldFor', direction: 'desc' }))).toEqual(['jobs/hourly', 'Jobs/Weekly', 'jobs/nightly', 'cache/warm']);
-    expect(names(selectLockRows(rows(), '', { key: 'heldFor', direction: 'asc' }))).toEqual(['jobs/nightly', 'Jobs/Weekly', 'jobs/hourly', 'cache/warm']);
-  });
-
-  it('orders held for correctly across rows that arrived at different times', () => {
-    const s0 = stateWith([lock('old', holder('1', { heldForMs: 10_000 }))], 0);
-    // 'new' arrives 20 s later, held 15 s: at any later moment 'old' has been held 5 s longer.
-    const s1 = applyDelta(s0, delta({ upserts: [lock('new', holder('2', { heldForMs: 15_000 }))] }), 20_000);
-    expect(s1 && names(selectLockRows(s1.locks, '', { key: 'heldFor', direction: 'desc' }))).toEqual(['old', 'new']);
-  });
-
-  it('sorts by queue length with name as the tie-break', () => {
-    expect(names(selectLockRows(rows(), '', { key: 'queue', direction: 'desc' }))).toEqual(['cache/warm', 'Jobs/Weekly', 'jobs/nightly', 'jobs/hourly']);
-  });
-
-  it('compares decimal tokens beyond 2^53 exactly', () => {
-    expect(compareDecimal('18446744073709551615', '18446744073709551614')).toBeGreaterThan(0);
-    expect(compareDecimal('9', '10')).toBeLessThan(0);
-    expect(compareDecimal('42', '42')).toBe(0);
-  });
-
-  it('flips direction on the same column and starts names ascending, numbers descending', () => {
-    expect(nextSort({ key: 'name', direction: 'asc' }, 'name')).toEqual({ key: 'name', direction: 'desc' });
-    expect(nextSort({ key: 'name', direction: 'asc' }, 'token')).toEqual({ key: 'token', direction: 'desc' });
-    expect(nextSort({ key: 'token', direction: 'desc' }, 'name')).toEqual({ key: 'name', direction: 'asc' });
-  });
-
-  it('filters and sorts 10,000 locks quickly', () => {
-    const many = Array.from({ length: 10_000 }, (_, i) => lock(`lock/${i}`, holder(String(i), { heldForMs: i }), i % 7));
-    const state = stateWith(many);
-    const started = performance.now();
-    const out = selectLockRows(state.locks, '/9', { key: 'token', direction: 'desc' });
-    expect(performance.now() - started).toBeLessThan(200);
-    expect(out[0]?.summary.name).toBe('lock/9999');
   });
 });

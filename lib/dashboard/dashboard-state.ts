@@ -7,8 +7,13 @@
 // so a skewed clock between browser and daemon does not bend the countdown.
 import type { ClusterView, DeltaMessage, FeedItem, HistoryBucket, LocksChunkMessage, LockSummary, SnapshotMessage, StatsView } from '../ops-api/api-types.ts';
 
-/** How many feed items the dashboard keeps (the newest by seq). */
+/** How many feed items the dashboard keeps (the newest by seq)... */
 export const FEED_LIMIT = 200;
+/**
+ * ...plus up to this many older admin items: at 4 handovers a second the last 200 items span 16
+ * seconds, and an admin action must not scroll out of the feed before anyone has read it.
+ */
+export const FEED_ADMIN_LIMIT = 100;
 /** How much history the event stream keeps (the charts' 5-minute range; longer ones are fetched). */
 export const HISTORY_WINDOW_MS = 5 * 60_000;
 export const BUCKET_MS = 10_000;
@@ -115,13 +120,19 @@ export function mergeHistory(current: readonly HistoryBucket[], incoming: readon
   return [...byStart.values()].filter((b) => b.start + BUCKET_MS > oldest).sort((a, b) => a.start - b.start);
 }
 
-/** Items append once each (by seq); the newest FEED_LIMIT are kept, ascending. */
+/**
+ * Items append once each (by seq), ascending: the newest FEED_LIMIT of every kind, and the
+ * newest FEED_ADMIN_LIMIT admin items however old (so at most 300 in all).
+ */
 export function mergeFeed(current: readonly FeedItem[], incoming: readonly FeedItem[]): FeedItem[] {
   const bySeq = new Map<number, FeedItem>();
   for (const item of current) bySeq.set(item.seq, item);
   for (const item of incoming) bySeq.set(item.seq, item);
   const all = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
-  return all.length > FEED_LIMIT ? all.slice(all.length - FEED_LIMIT) : all;
+  if (all.length <= FEED_LIMIT) return all;
+  const recentFrom = all.length - FEED_LIMIT;
+  const olderAdmins = all.slice(0, recentFrom).filter((item) => item.kind === 'admin');
+  return [...olderAdmins.slice(Math.max(0, olderAdmins.length - FEED_ADMIN_LIMIT)), ...all.slice(recentFrom)];
 }
 
 // ---- lease and hold times, counted locally ----
@@ -150,70 +161,4 @@ export function remainingUntil(deadline: number, asOf: number, since: number, no
   return Math.max(0, deadline - asOf - Math.max(0, now - since));
 }
 
-// ---- the table: filter and sort ----
-
-export type LockSortKey = 'name' | 'heldFor' | 'token' | 'queue';
-export type SortDirection = 'asc' | 'desc';
-export interface LockSort {
-  key: LockSortKey;
-  direction: SortDirection;
-}
-
-/** Compares two decimal u64 strings numerically (no leading zeros, as the API sends them). */
-export function compareDecimal(a: string, b: string): number {
-  if (a.length !== b.length) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/**
- * Held-for order without a clock: heldFor(now) = heldForMs + now - receivedAt, and `now` is
- * the same for every row, so heldForMs - receivedAt orders the rows for any `now`.
- */
-function heldForKey(row: LockRow): number | null {
-  const holder = row.summary.holder;
-  return holder === null ? null : holder.heldForMs - row.receivedAt;
-}
-
-/** Rows without a value (no holder) sort last in either direction; ties go by name. */
-function compareRows(a: LockRow, b: LockRow, sort: LockSort): number {
-  const sign = sort.direction === 'asc' ? 1 : -1;
-  const an = a.summary.name;
-  const bn = b.summary.name;
-  switch (sort.key) {
-    case 'name':
-      return sign * compareNames(an, bn);
-    case 'queue':
-      return sign * (a.summary.queueLength - b.summary.queueLength) || compareNames(an, bn);
-    case 'heldFor':
-      return compareMaybe(heldForKey(a), heldForKey(b), sign, (x, y) => x - y) || compareNames(an, bn);
-    case 'token':
-      return compareMaybe(a.summary.holder?.token ?? null, b.summary.holder?.token ?? null, sign, compareDecimal) || compareNames(an, bn);
-  }
-}
-
-function compareMaybe<T>(a: T | null, b: T | null, sign: number, compare: (x: T, y: T) => number): number {
-  if (a === null) return b === null ? 0 : 1;
-  if (b === null) return -1;
-  return sign * compare(a, b);
-}
-
-/** The rows the table shows: names containing `query` (case-insensitive), sorted. */
-export function selectLockRows(locks: ReadonlyMap<string, LockRow>, query: string, sort: LockSort): LockRow[] {
-  const needle = query.trim().toLowerCase();
-  const rows: LockRow[] = [];
-  for (const row of locks.values()) {
-    if (needle === '' || row.summary.name.toLowerCase().includes(needle)) rows.push(row);
-  }
-  return rows.sort((a, b) => compareRows(a, b, sort));
-}
-
-/** The next sort after a click on a column header: same column flips, a new one starts sensibly. */
-export function nextSort(current: LockSort, key: LockSortKey): LockSort {
-  if (current.key === key) return { key, direction: current.direction === 'asc' ? 'desc' : 'asc' };
-  // Names read A→Z; held for, token and queue are most useful largest first.
-  return { key, direction: key === 'name' ? 'asc' : 'desc' };
-}
+// The table's search, filters and sort are in lock-table-query.ts.

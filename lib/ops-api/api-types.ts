@@ -20,6 +20,8 @@ export interface HolderView {
   protocol: Protocol;
   /** The client's address, "127.0.0.1:53122". */
   client: string;
+  /** The name the client gave itself; null when it sent none (optional until the identity work lands). */
+  clientName?: string | null;
   /** Fencing token (decimal u64). */
   token: string;
   grantedAt: number;
@@ -49,6 +51,8 @@ export interface WaiterView {
   position: number;
   protocol: Protocol;
   client: string;
+  /** The name the client gave itself; null when it sent none (optional until the identity work lands). */
+  clientName?: string | null;
   waitingSince: number;
   waitingForMs: number;
   /** When the waiter gives up; null waits forever. */

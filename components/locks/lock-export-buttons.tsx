@@ -1,0 +1,26 @@
+import type { LockRow } from '@/lib/dashboard/dashboard-state.ts';
+import { locksToCsv, locksToJson } from '@/lib/dashboard/lock-export.ts';
+import { exportFileName } from '@/lib/dashboard/table-export.ts';
+import { buttonClass } from '../ui/button.ts';
+import { downloadText } from '../ui/download.ts';
+
+/** Saves the rows the table shows (after search and filters, in its order) as JSON or CSV. */
+export function LockExportButtons({ rows }: { rows: readonly LockRow[] }) {
+  const save = (ext: 'csv' | 'json') => {
+    const now = performance.now();
+    const at = Date.now();
+    const name = exportFileName('locks', at, ext);
+    if (ext === 'csv') downloadText(name, 'text/csv;charset=utf-8', locksToCsv(rows, now));
+    else downloadText(name, 'application/json', locksToJson(rows, now, at, window.location.search));
+  };
+  return (
+    <div className="flex gap-2">
+      <button type="button" className={buttonClass('secondary', 'py-1')} disabled={rows.length === 0} onClick={() => save('json')}>
+        Export JSON
+      </button>
+      <button type="button" className={buttonClass('secondary', 'py-1')} disabled={rows.length === 0} onClick={() => save('csv')}>
+        Export CSV
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,127 @@
+// The lock table's search, filters and sort: pure functions over the rows the stream built, with
+// the local clock passed in (the time filters depend on it; the sorts do not).
+import type { Protocol } from '../ops-api/api-types.ts';
+import { heldForAt, leaseRemainingAt, type LockRow } from './dashboard-state.ts';
+
+/** What narrows the table; every field off is "every lock". */
+export interface LockFilters {
+  /** Text a lock's name, holder address or holder identity contains (case-insensitive). */
+  q: string;
+  /** Held over this protocol. */
+  proto: Protocol | null;
+  /** Has at least one waiter. */
+  waiters: boolean;
+  /** Held, and the lease ends within this many seconds. */
+  expiringWithinS: number | null;
+  /** Held for longer than this many seconds. */
+  heldLongerThanS: number | null;
+}
+
+export const NO_FILTERS: LockFilters = { q: '', proto: null, waiters: false, expiringWithinS: null, heldLongerThanS: null };
+
+/** Whether a filter reads the clock (the table then refreshes its selection as time passes). */
+export function filtersUseClock(f: LockFilters): boolean {
+  return f.expiringWithinS !== null || f.heldLongerThanS !== null;
+}
+
+/** Whether anything but the empty search is on. */
+export function filtersActive(f: LockFilters): boolean {
+  return f.q.trim() !== '' || f.proto !== null || f.waiters || filtersUseClock(f);
+}
+
+function contains(text: string | null | undefined, needle: string): boolean {
+  return text?.toLowerCase().includes(needle) === true;
+}
+
+/** One row against the filters at local time `now`. `needle` is the search text, trimmed and lower-cased once. */
+function matches(row: LockRow, f: LockFilters, needle: string, now: number): boolean {
+  const { name, holder, queueLength } = row.summary;
+  if (needle !== '' && !contains(name, needle) && !contains(holder?.client, needle) && !contains(holder?.clientName, needle)) return false;
+  if (f.proto !== null && holder?.protocol !== f.proto) return false;
+  if (f.waiters && queueLength === 0) return false;
+  if (f.expiringWithinS !== null) {
+    const left = leaseRemainingAt(row, now);
+    if (left === null || left > f.expiringWithinS * 1_000) return false;
+  }
+  if (f.heldLongerThanS !== null) {
+    const held = heldForAt(row, now);
+    if (held === null || held <= f.heldLongerThanS * 1_000) return false;
+  }
+  return true;
+}
+
+export type LockSortKey = 'name' | 'heldFor' | 'token' | 'leaseLeft' | 'queue';
+export type SortDirection = 'asc' | 'desc';
+export interface LockSort {
+  key: LockSortKey;
+  direction: SortDirection;
+}
+
+/** Compares two decimal u64 strings numerically (no leading zeros, as the API sends them). */
+export function compareDecimal(a: string, b: string): number {
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Held-for order without a clock: heldFor(now) = heldForMs + now - receivedAt, and `now` is
+ * the same for every row, so heldForMs - receivedAt orders the rows for any `now`.
+ */
+function heldForKey(row: LockRow): number | null {
+  const holder = row.summary.holder;
+  return holder === null ? null : holder.heldForMs - row.receivedAt;
+}
+
+/** Lease-left order without a clock: the local time the lease ends (leaseRemainingMs + receivedAt). */
+function leaseEndKey(row: LockRow): number | null {
+  const holder = row.summary.holder;
+  return holder === null ? null : holder.leaseRemainingMs + row.receivedAt;
+}
+
+function compareMaybe<T>(a: T | null, b: T | null, sign: number, compare: (x: T, y: T) => number): number {
+  if (a === null) return b === null ? 0 : 1;
+  if (b === null) return -1;
+  return sign * compare(a, b);
+}
+
+const byNumber = (x: number, y: number) => x - y;
+
+/** Rows without a value (no holder) sort last in either direction; ties go by name. */
+function compareRows(a: LockRow, b: LockRow, sort: LockSort): number {
+  const sign = sort.direction === 'asc' ? 1 : -1;
+  const an = a.summary.name;
+  const bn = b.summary.name;
+  switch (sort.key) {
+    case 'name':
+      return sign * compareNames(an, bn);
+    case 'queue':
+      return sign * (a.summary.queueLength - b.summary.queueLength) || compareNames(an, bn);
+    case 'heldFor':
+      return compareMaybe(heldForKey(a), heldForKey(b), sign, byNumber) || compareNames(an, bn);
+    case 'leaseLeft':
+      return compareMaybe(leaseEndKey(a), leaseEndKey(b), sign, byNumber) || compareNames(an, bn);
+    case 'token':
+      return compareMaybe(a.summary.holder?.token ?? null, b.summary.holder?.token ?? null, sign, compareDecimal) || compareNames(an, bn);
+  }
+}
+
+/** The rows the table shows at local time `now`: those the filters keep, sorted. */
+export function selectLockRows(locks: ReadonlyMap<string, LockRow>, filters: LockFilters, sort: LockSort, now: number): LockRow[] {
+  const needle = filters.q.trim().toLowerCase();
+  const everything = !filtersActive(filters);
+  const rows: LockRow[] = [];
+  for (const row of locks.values()) if (everything || matches(row, filters, needle, now)) rows.push(row);
+  return rows.sort((a, b) => compareRows(a, b, sort));
+}
+
+/** The next sort after a click on a column header: same column flips, a new one starts sensibly. */
+export function nextSort(current: LockSort, key: LockSortKey): LockSort {
+  if (current.key === key) return { key, direction: current.direction === 'asc' ? 'desc' : 'asc' };
+  // Names read A→Z and lease left soonest first (what is about to expire); held for, token and
+  // queue are most useful largest first.
+  return { key, direction: key === 'name' || key === 'leaseLeft' ? 'asc' : 'desc' };
+}
