@@ -20,6 +20,8 @@ export interface HolderView {
   protocol: Protocol;
   /** The client's address, "127.0.0.1:53122". */
   client: string;
+  /** The identity the client gave ("worker-7@host-3 pid 4121"; keyed `I`, session `CLIENT`); null when it sent none. */
+  clientName: string | null;
   /** Fencing token (decimal u64). */
   token: string;
   grantedAt: number;
@@ -49,6 +51,8 @@ export interface WaiterView {
   position: number;
   protocol: Protocol;
   client: string;
+  /** The identity the client gave; null when it sent none. */
+  clientName: string | null;
   waitingSince: number;
   waitingForMs: number;
   /** When the waiter gives up; null waits forever. */
