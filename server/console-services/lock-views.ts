@@ -13,6 +13,11 @@ export interface ViewClock {
   wall(engineMs: number): number;
 }
 
+/** "worker-7@host-3 pid 4121 (127.0.0.1:5312, keyed)", or "127.0.0.1:5312 (keyed)" for a client that gave no identity. */
+export function clientText(clientName: string | null, client: string, protocol: string): string {
+  return clientName === null ? `${client} (${protocol})` : `${clientName} (${client}, ${protocol})`;
+}
+
 export function holderView(claim: Claim, clock: ViewClock): HolderView {
   const now = clock.now();
   return {

@@ -5,6 +5,7 @@
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { ClusterView, DaemonState, NodeRole, StatsView } from '../../lib/ops-api/api-types.ts';
 import type { AdminFacade, AuditFacade, DaemonFacade, FeedFacade, SecurityFacade } from '../daemon/daemon-facade.ts';
+import { clientHeld } from './client-release.ts';
 import { lockDetail, locksPage, type ViewClock } from './lock-views.ts';
 
 export interface OpsFacadeParts {
@@ -37,6 +38,7 @@ export function createOpsFacade(p: OpsFacadeParts): DaemonFacade {
       const lock = engine.lock(name);
       return lock === undefined ? undefined : lockDetail(lock, clock);
     },
+    clientHeld: (client) => clientHeld(engine, clock, client),
     admin: p.admin,
     metrics: p.metrics,
     security: p.security,

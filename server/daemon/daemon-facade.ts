@@ -4,8 +4,8 @@
 // only what is here: plain data and methods, never `instanceof` on daemon classes (a bundled
 // copy of a class is a different class).
 import type { ErrorName } from '../../lib/errors.ts';
-import type { AuditEntry, ClusterView, DaemonState, LockDetail, LocksPage, NodeRole, StatsView } from '../../lib/ops-api/api-types.ts';
-import type { AdminOp, LockName } from '../console-services/admin-request.ts';
+import type { AuditEntry, ClientHeldView, ClusterView, DaemonState, LockDetail, LocksPage, NodeRole, StatsView } from '../../lib/ops-api/api-types.ts';
+import type { AdminOp, ClientMatch, LockName } from '../console-services/admin-request.ts';
 import type { LocksQuery } from '../console-services/lock-views.ts';
 
 /** What a request is allowed to do, as decided by the security policy. */
@@ -75,10 +75,23 @@ export interface FeedFacade {
  * active node and carried back over the peer link (a standby forwards mutations). The HTTP
  * handler turns it into the response and the audit entry.
  */
-export type AdminResult = { ok: true; body: unknown; detail: string | null } | { ok: false; error: ErrorName; detail: string };
+export type AdminResult =
+  | {
+      ok: true;
+      body: unknown;
+      detail: string | null;
+      /** Further audit entries, one per lock an op changed (a bulk release by client: each a force-release of `target`). */
+      audits?: readonly AdminAudit[];
+    }
+  | { ok: false; error: ErrorName; detail: string };
+
+export interface AdminAudit {
+  target: string;
+  detail: string;
+}
 
 /** The mutations of the ops API, checked where they entered the process (admin-request.ts). */
-export type { AdminOp, LockName };
+export type { AdminOp, ClientMatch, LockName };
 
 export interface AdminFacade {
   /**
@@ -114,6 +127,8 @@ export interface DaemonFacade {
   locksPage(query: LocksQuery): LocksPage;
   /** One lock with its whole queue; undefined when nobody holds or waits for it (the engine has forgotten it). */
   lockDetail(name: LockName): LockDetail | undefined;
+  /** The locks held by one client, by the identity it gave or its address (client-release.ts). */
+  clientHeld(client: ClientMatch): ClientHeldView;
   /** Mutations (force-release, kick, handoff, restore), forwarded to the active node by a standby. */
   readonly admin: AdminFacade;
   metrics(): Promise<{ contentType: string; body: string }>;

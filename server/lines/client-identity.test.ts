@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon, type Daemon } from '../daemon/daemon.ts';
 import { ERRORS } from '../../lib/errors.ts';
 import { BAD_IDENTITY, CLIENT_TOO_LATE } from '../../lib/protocol/session-codec.ts';
-import type { LockDetail } from '../../lib/ops-api/api-types.ts';
+import type { ClientHeldView, ClientReleaseResult, LockDetail } from '../../lib/ops-api/api-types.ts';
 import { LineClient, eventually } from '../testing/line-client.ts';
 
 const teardown: Array<() => unknown> = [];
@@ -115,5 +115,29 @@ describe('client identity, session protocol', () => {
     c.send('ACQUIRE seed 5000');
     expect(await c.next()).toMatch(/^ACQUIRED \d+$/);
     expect((await detail(d, 'seed')).holder?.clientName).toBeNull();
+  });
+});
+
+describe('bulk release by client, over HTTP on the daemon', () => {
+  it('lists 300 locks of one keyed client and releases them with one request of over 16 KiB', async () => {
+    const d = await daemon();
+    const c = await open(d.lockAddress.port);
+    const names = Array.from({ length: 300 }, (_, i) => `stuck/${String(i).padStart(3, '0')}`);
+    c.send('I dead worker pid 1', ...names.map((n) => `A ${n} 3600 0`));
+    await c.take(301);
+    const base = `http://127.0.0.1:${d.httpAddress.port}/api/v1/clients`;
+    const held = (await (await fetch(`${base}/held?client=${encodeURIComponent('dead worker pid 1')}`)).json()) as ClientHeldView;
+    expect(held.held.map((h) => h.name)).toEqual(names);
+    // Padded with tokens nobody holds: the route takes up to 10,000 (512 KiB), not the usual 16 KiB.
+    const tokens = [...held.held.map((h) => h.token), ...Array.from({ length: 5_000 }, (_, i) => String(900_000_000_000 + i))];
+    const response = await fetch(`${base}/force-release`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${d.adminToken}` },
+      body: JSON.stringify({ client: 'dead worker pid 1', tokens }),
+    });
+    expect(response.status).toBe(200);
+    const result = (await response.json()) as ClientReleaseResult;
+    expect([result.released.length, result.stale.length]).toEqual([300, 5_000]);
+    expect(d.engine.lockCount).toBe(0);
   });
 });
