@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import type { HolderView, LockDetail } from '@/lib/ops-api/api-types.ts';
+import type { HolderView, LockDetail, WaiterView } from '@/lib/ops-api/api-types.ts';
 import { formatClockTime, formatCountdown, formatDuration } from '@/lib/dashboard/dashboard-format.ts';
 import { elapsedSince } from '@/lib/dashboard/dashboard-state.ts';
 import { useForceRelease, useKickWaiter } from '../data/mutations.ts';
@@ -9,6 +9,9 @@ import { buttonClass } from '../ui/button.ts';
 import { ForceReleaseDialog } from './force-release-dialog.tsx';
 import { WaiterTable } from './waiter-table.tsx';
 import { LockName } from './lock-name.tsx';
+import { ClientName } from './client-name.tsx';
+import { ReleaseClientAction } from './client-release.tsx';
+import { KickDialog } from './kick-dialog.tsx';
 
 function HolderTimes({ holder, receivedAt }: { holder: HolderView; receivedAt: number }) {
   const now = useNow(250);
@@ -37,7 +40,15 @@ function HolderTimes({ holder, receivedAt }: { holder: HolderView; receivedAt: n
 function HolderFacts({ holder, receivedAt }: { holder: HolderView; receivedAt: number }) {
   return (
     <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
-      <dt className="text-slate-500 dark:text-slate-400">Client</dt>
+      {holder.clientName !== null && (
+        <>
+          <dt className="text-slate-500 dark:text-slate-400">Client</dt>
+          <dd className="font-mono break-all" data-testid="detail-holder-name">
+            <ClientName name={holder.clientName} />
+          </dd>
+        </>
+      )}
+      <dt className="text-slate-500 dark:text-slate-400">{holder.clientName === null ? 'Client' : 'Address'}</dt>
       <dd className="font-mono break-all">{holder.client}</dd>
       <dt className="text-slate-500 dark:text-slate-400">Protocol</dt>
       <dd>{holder.protocol}</dd>
@@ -65,6 +76,7 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
   const forceRelease = useForceRelease();
   const kick = useKickWaiter();
   const [confirming, setConfirming] = useState<HolderView | null>(null);
+  const [kickConfirming, setKickConfirming] = useState<WaiterView | null>(null);
   const forceButtonRef = useRef<HTMLButtonElement>(null);
 
   // The dialog unmounts without close() (see ForceReleaseDialog), so the browser does not hand
@@ -125,6 +137,7 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
           >
             Force release
           </button>
+          {holder !== null && <ReleaseClientAction holder={holder} />}
           {notAdmin && <span className="text-xs text-slate-500 dark:text-slate-400">Needs an admin sign-in.</span>}
         </div>
       </div>
@@ -139,12 +152,28 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
             asOf={detail.asOf}
             receivedAt={holderSeenAt}
             kicking={kick.isPending ? (kick.variables?.id ?? null) : null}
-            onKick={(w) => kick.mutate({ name, id: w.id, pendingText: `Kicking waiter ${w.id} from ${name}…` })}
+            onKick={setKickConfirming}
           />
         ) : (
           <p className="text-sm text-slate-500 dark:text-slate-400">{query.isPending ? 'Loading…' : 'Nobody is waiting.'}</p>
         )}
       </div>
+
+      {kickConfirming !== null && (
+        <KickDialog
+          lockName={name}
+          waiter={kickConfirming}
+          onCancel={() => {
+            setKickConfirming(null);
+            requestAnimationFrame(() => headingRef.current?.focus());
+          }}
+          onConfirm={() => {
+            kick.mutate({ name, id: kickConfirming.id, pendingText: `Kicking waiter ${kickConfirming.id} from ${name}…` });
+            setKickConfirming(null);
+            requestAnimationFrame(() => headingRef.current?.focus());
+          }}
+        />
+      )}
 
       {confirming !== null && (
         <ForceReleaseDialog

@@ -5,6 +5,7 @@ import { useNow } from '../data/use-now.ts';
 import { Badge } from '../ui/badge.tsx';
 import { cn } from '../ui/cn.ts';
 import { GRID_COLUMNS, ROW_HEIGHT } from './columns.ts';
+import { ClientName } from './client-name.tsx';
 import { LockName } from './lock-name.tsx';
 
 const TICK_MS = 250;
@@ -89,13 +90,23 @@ export const LockRowView = memo(function LockRowView({ row, index, start, select
           <LockName name={name} />
         </button>
       </div>
-      <div role="cell" className="min-w-0 truncate font-mono text-xs" title={holder?.client}>
+      <div
+        role="cell"
+        className="min-w-0 truncate font-mono text-xs"
+        title={holder === null ? undefined : holder.clientName === null ? holder.client : `${holder.clientName} (${holder.client})`}
+      >
         {holder === null ? (
           <span className="text-slate-600 dark:text-slate-400">no holder</span>
         ) : (
           <>
             {holder.reconnecting === true && <ReconnectingBadge />}
-            {holder.client} <span className="text-slate-600 dark:text-slate-400">({holder.protocol})</span>
+            {holder.clientName !== null && (
+              <>
+                <ClientName name={holder.clientName} />{' '}
+              </>
+            )}
+            <span className={holder.clientName === null ? undefined : 'text-slate-600 dark:text-slate-400'}>{holder.client}</span>{' '}
+            <span className="text-slate-600 dark:text-slate-400">({holder.protocol})</span>
           </>
         )}
       </div>
