@@ -203,7 +203,7 @@ export interface FeedItem {
   at: number;
   kind: FeedKind;
   lock: string | null;
-  /** One line for people: "granted to 127.0.0.1:5312 (keyed) token 42". */
+  /** One line for people: "granted to worker-7@host-3 pid 4121 (127.0.0.1:5312, keyed) token 42", or "granted to 127.0.0.1:5312 (keyed) token 42" for a client that gave no identity. */
   text: string;
 }
 

@@ -45,6 +45,13 @@ describe('GET /api/v1/clients/held', () => {
     }
   });
 
+  it('lists at most 10,000 locks and says when more matched', async () => {
+    const t = await testFacade();
+    for (let i = 0; i <= 10_000; i++) t.holdAs(`many/${i}`, '127.0.0.1:6001', WORKER);
+    const view = (await (await held(t, WORKER)).json()) as ClientHeldView;
+    expect([view.held.length, view.truncated]).toEqual([10_000, true]);
+  });
+
   it('needs read access off loopback', async () => {
     const t = await testFacade({ readToken: 'read-token-for-tests', host: '0.0.0.0' });
     expect((await held(t, WORKER)).status).toBe(401);

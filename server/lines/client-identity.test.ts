@@ -1,6 +1,7 @@
 // The client identity on both protocols against the real daemon, over real sockets: keyed
 // `I <identity>`, session `CLIENT <identity>`, what the ops API then shows, the errors for a bad
 // one, and that a client that never sends one sees exactly the seed protocol's bytes.
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon, type Daemon } from '../daemon/daemon.ts';
 import { ERRORS } from '../../lib/errors.ts';
@@ -109,6 +110,30 @@ describe('client identity, session protocol', () => {
     expect(d.engine.lockCount).toBe(0);
   });
 
+  it('ends a session that sends CLIENT twice before its ACQUIRE', async () => {
+    const d = await daemon();
+    const twice = await open(d.sessionAddress.port);
+    twice.send('CLIENT one', 'CLIENT two', 'ACQUIRE s 5000');
+    expect(await twice.closedWith()).toEqual([`ERROR 0x02 protocol error: ${CLIENT_TOO_LATE}`]);
+    expect(d.engine.lockCount).toBe(0);
+  });
+
+  it('keeps the identity a resumed claim was made with, whatever CLIENT its RESUME connection sent', async () => {
+    const d = await daemon();
+    const key = '00112233445566778899aabbccddeeff';
+    const socket = connect({ host: '127.0.0.1', port: d.sessionAddress.port });
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`CLIENT first name\nACQUIRE r/id 5000 ${key}\n`);
+    const line = await new Promise<string>((resolve) => socket.once('data', (b: Buffer) => resolve(b.toString().trimEnd())));
+    socket.resetAndDestroy();
+    await eventually(() => d.engine.lock('r/id')?.holder?.owner.awaitingResume === true, 3_000, 'the claim to be kept for RESUME');
+    const back = await open(d.sessionAddress.port);
+    back.send('CLIENT second name', `RESUME r/id ${key}`);
+    expect(await back.next()).toBe(line);
+    const holder = (await detail(d, 'r/id')).holder;
+    expect([holder?.clientName, holder?.reconnecting]).toEqual(['first name', undefined]);
+  });
+
   it('shows no identity for a session that sends none', async () => {
     const d = await daemon();
     const c = await open(d.sessionAddress.port);
@@ -139,5 +164,13 @@ describe('bulk release by client, over HTTP on the daemon', () => {
     const result = (await response.json()) as ClientReleaseResult;
     expect([result.released.length, result.stale.length]).toEqual([300, 5_000]);
     expect(d.engine.lockCount).toBe(0);
+    // Past 512 KiB the server answers 413 before the handler runs.
+    const huge = await fetch(`${base}/force-release`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${d.adminToken}` },
+      body: JSON.stringify({ client: 'x', tokens: ['1'], pad: 'x'.repeat(600 * 1024) }),
+    });
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toMatchObject({ error: { code: 'body-too-large', message: expect.stringContaining(String(512 * 1024)) } });
   });
 });
