@@ -1,6 +1,7 @@
 // Calls to the ops API (same origin; the session cookie rides along). Every failure becomes an
 // ApiRequestError carrying the server's `{error:{code,message}}`, so the UI shows its message.
-import type { ApiError, AuditEntry, AuthView, ClientHeldView, ClientReleaseResult, LockDetail } from '@/lib/ops-api/api-types.ts';
+import type { ApiError, AuditEntry, AuthView, LockDetail } from '@/lib/ops-api/api-types.ts';
+import type { ClientHeldView, ClientReleaseResult } from '@/lib/ops-api/client-release-types.ts';
 
 export class ApiRequestError extends Error {
   constructor(

@@ -1,5 +1,6 @@
 import { useRef, useState } from 'react';
-import type { ClientHeldView, HolderView } from '@/lib/ops-api/api-types.ts';
+import type { HolderView } from '@/lib/ops-api/api-types.ts';
+import type { ClientHeldView } from '@/lib/ops-api/client-release-types.ts';
 import { opsApi } from '../data/api-client.ts';
 import { useReleaseClient } from '../data/client-mutations.ts';
 import { buttonClass } from '../ui/button.ts';

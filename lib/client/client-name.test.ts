@@ -43,6 +43,20 @@ describe('client identity in the client library', () => {
     expect(seed.lines).toEqual(['A jobs 1 0']);
   });
 
+  it('KeyedClient sends its identity again first on the socket a redirect opens', async () => {
+    const active = await keyedFakes.start({
+      onLine: (connection, line) => {
+        if (line.startsWith('I ')) connection.send('I OK');
+        else if (line.startsWith('A ')) connection.send('A jobs 9');
+      },
+    });
+    const standby = await keyedFakes.start({ onConnect: (connection) => connection.send(`M ${active.address}`) });
+    const keyed = keyedFakes.track(new KeyedClient({ addresses: [standby.address], clientName: 'redirected worker' }));
+    expect((await keyed.acquire('jobs', { lease: 1000 })).token).toBe(9n);
+    const used = active.connections.find((c) => c.lines.some((l) => l.startsWith('A ')));
+    expect(used?.lines).toEqual(['I redirected worker', 'A jobs 1 0']);
+  });
+
   it('refuses a bad clientName with BatonError bad-identity before connecting', () => {
     for (const bad of ['', ' lead', 'tab\there', 'x'.repeat(129)]) {
       expect(() => new KeyedClient({ clientName: bad })).toThrow(expect.objectContaining({ code: 'bad-identity' }));

@@ -1,7 +1,7 @@
 // The bulk release by client: GET /api/v1/clients/held and POST /api/v1/clients/force-release,
 // through their handlers on a test facade (a real engine on a fake clock).
 import { describe, expect, it } from 'vitest';
-import type { ClientHeldView, ClientReleaseResult } from '../../lib/ops-api/api-types.ts';
+import type { ClientHeldView, ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
 import { Owner, apiRequest, asAdmin, asReader, testFacade } from '../console-services/testing/test-facade.ts';
 import { MAX_RELEASE_BODY_BYTES, getClientHeld, releaseClient } from './client-actions.ts';
 import { forceRelease, kickWaiter } from './lock-actions.ts';

@@ -4,7 +4,8 @@
 // the op under the caller's name. (Whether the active's timer is woken is not visible from here:
 // the daemon's once-a-second grant retry pokes it too; lock-actions.test.ts counts the wakes.)
 import { describe, expect, it } from 'vitest';
-import type { AuditEntry, ClientHeldView, ClientReleaseResult } from '../../lib/ops-api/api-types.ts';
+import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
+import type { ClientHeldView, ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
 import { LineClient } from '../testing/line-client.ts';
 import { type Cluster, holderOn, startCluster, waitFor, waitSettled } from '../testing/cluster-harness.ts';
 

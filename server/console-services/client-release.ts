@@ -6,7 +6,7 @@
 // the lock path.
 import type { Claim } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
-import type { ClientHeldLock, ClientHeldView, ClientReleaseResult } from '../../lib/ops-api/api-types.ts';
+import type { ClientHeldLock, ClientHeldView, ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
 import type { AdminAudit, AdminResult } from '../daemon/daemon-facade.ts';
 import { MAX_RELEASE_TOKENS } from './admin-request.ts';
 import { clientText, type ViewClock } from './lock-views.ts';

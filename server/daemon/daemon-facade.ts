@@ -4,7 +4,8 @@
 // only what is here: plain data and methods, never `instanceof` on daemon classes (a bundled
 // copy of a class is a different class).
 import type { ErrorName } from '../../lib/errors.ts';
-import type { AuditEntry, ClientHeldView, ClusterView, DaemonState, LockDetail, LocksPage, NodeRole, StatsView } from '../../lib/ops-api/api-types.ts';
+import type { AuditEntry, ClusterView, DaemonState, LockDetail, LocksPage, NodeRole, StatsView } from '../../lib/ops-api/api-types.ts';
+import type { ClientHeldView } from '../../lib/ops-api/client-release-types.ts';
 import type { AdminOp, ClientMatch, LockName } from '../console-services/admin-request.ts';
 import type { LocksQuery } from '../console-services/lock-views.ts';
 

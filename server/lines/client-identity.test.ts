@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startDaemon, type Daemon } from '../daemon/daemon.ts';
 import { ERRORS } from '../../lib/errors.ts';
 import { BAD_IDENTITY, CLIENT_TOO_LATE } from '../../lib/protocol/session-codec.ts';
-import type { ClientHeldView, ClientReleaseResult, LockDetail } from '../../lib/ops-api/api-types.ts';
+import type { LockDetail } from '../../lib/ops-api/api-types.ts';
+import type { ClientHeldView, ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
 import { LineClient, eventually } from '../testing/line-client.ts';
 
 const teardown: Array<() => unknown> = [];
