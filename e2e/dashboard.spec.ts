@@ -100,6 +100,8 @@ test('a kicked waiter is told ERROR 0x05 and leaves the queue', async ({ page, b
   await expect(waiterRow).toHaveCount(1);
   const id = await waiterRow.getAttribute('data-waiter-id');
   await page.getByRole('button', { name: `Kick waiter ${id}` }).click();
+  // A kick asks first, like a force release (client-identity.spec.ts checks what it shows).
+  await page.getByRole('button', { name: 'Confirm kick' }).click();
   await waiter.waitFor(/^ERROR 0x05/);
   await expect(page.getByTestId('waiter-row')).toHaveCount(0);
 });

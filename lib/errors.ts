@@ -36,6 +36,7 @@ export type ErrorName =
   | 'tokens-exhausted'
   | 'storage-unavailable'
   | 'claim-unknown'
+  | 'bad-identity'
   | 'internal';
 
 export interface ErrorSpec {
@@ -73,6 +74,12 @@ const TABLE = {
   'bad-lease': { side: 'client', httpStatus: 400, message: 'bad lease: a decimal number of seconds > 0' },
   'bad-wait': { side: 'client', httpStatus: 400, message: 'bad wait: a decimal number of seconds >= 0' },
   'bad-token': { side: 'client', httpStatus: 400, message: 'bad token: a decimal u64' },
+  // A client identity (keyed `I`, session `CLIENT`, `--client-name`) breaking lib/protocol/client-name.ts.
+  'bad-identity': {
+    side: 'client',
+    httpStatus: 400,
+    message: 'bad identity: 1 to 128 bytes of UTF-8, no control or format characters, no space at either end',
+  },
   'line-too-long': { side: 'client', httpStatus: 413, message: 'line too long: over 4096 bytes' },
   'backlog-full': { side: 'client', httpStatus: 429, message: 'backlog full: too many requests waiting on this connection' },
   'not-found': { side: 'client', httpStatus: 404, message: 'not found' },

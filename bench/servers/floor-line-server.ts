@@ -35,12 +35,15 @@ function serveLines(socket: Socket, answer: (line: string) => string): void {
 }
 
 // Keyed: `A <key> <lease> <wait>` → `A <key> <token>`, `R <key> <token>` → `R <key> OK|STALE`,
+// `I <identity>` → `I OK`,
 // all replies to one chunk in one write. Replies echo the op and the key, which is all
 // KeyedClient matches on. A held key is not queued for: `E A <key> ...` (KeyedClient rejects
 // that acquire and keeps the connection). The uncontended pairs never meet one.
 const heldKeys = new Map<string, string>();
 const keyed = createServer({ noDelay: true }, (socket) =>
   serveLines(socket, (line) => {
+    // The client's identity (`I <identity>`, sent once per connection by default): taken, not kept.
+    if (line.charCodeAt(0) === 73 /* I */) return 'I OK\n';
     const keyEnd = line.indexOf(' ', 2);
     const key = line.slice(2, keyEnd);
     if (line.charCodeAt(0) === 65 /* A */) {
@@ -56,7 +59,7 @@ const keyed = createServer({ noDelay: true }, (socket) =>
   }),
 );
 
-// Session: `ACQUIRE <name> <lease_ms> [<claim key>]` → `ACQUIRED <token>`; each `HEARTBEAT` →
+// Session: an optional `CLIENT <identity>` (no answer), then `ACQUIRE <name> <lease_ms> [<claim key>]` → `ACQUIRED <token>`; each `HEARTBEAT` →
 // the same `ACQUIRED <token>` (Baton's answer while holding: SessionClient gives the lease up
 // when heartbeats go unanswered, though a benchmark pair ends long before its first heartbeat).
 // The name is forgotten at the client's FIN (`end`: before our own FIN goes out, so the client's
@@ -74,6 +77,7 @@ const session = createServer({ noDelay: true }, (socket) => {
   socket.once('close', forget);
   serveLines(socket, (line) => {
     if (name !== undefined) return granted; // a HEARTBEAT (the floor reads nothing else after ACQUIRE)
+    if (line.startsWith('CLIENT ')) return ''; // the client's identity, before its ACQUIRE: no answer
     if (!line.startsWith('ACQUIRE ')) return 'ERROR 0x02 protocol error: the first line must be ACQUIRE\n';
     const wanted = line.slice(8, line.indexOf(' ', 8));
     if (heldNames.has(wanted)) return `ERROR 0x02 the floor does not queue: ${wanted} is held\n`;

@@ -8,7 +8,7 @@ import { ApiRequestError, opsApi } from './api-client.ts';
 import { useRestartStream } from './ops-stream-provider.tsx';
 import { authQuery } from './query-keys.ts';
 
-const ACTION_KEY = ['ops', 'action'] as const;
+export const ACTION_KEY = ['ops', 'action'] as const;
 
 /** Shown while the request runs; every action's variables carry it. */
 interface ActionVariables {
@@ -35,7 +35,7 @@ export interface HandoffVariables extends ActionVariables {
 }
 
 /** A 401 means the session ended: the auth view is stale. */
-function useOnActionError() {
+export function useOnActionError() {
   const queryClient = useQueryClient();
   return (error: Error) => {
     if (error instanceof ApiRequestError && error.status === 401) void queryClient.invalidateQueries({ queryKey: authQuery.queryKey });

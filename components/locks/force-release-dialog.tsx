@@ -1,5 +1,6 @@
 import type { HolderView } from '@/lib/ops-api/api-types.ts';
 import { ConfirmDialog } from '../ui/confirm-dialog.tsx';
+import { ClientName } from './client-name.tsx';
 import { LockName } from './lock-name.tsx';
 
 /**
@@ -37,6 +38,14 @@ export function ForceReleaseDialog({
     >
       <p>The current holder loses the lock at once and the next waiter gets it.</p>
       <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
+        {holder.clientName !== null && (
+          <>
+            <dt className="text-slate-500 dark:text-slate-400">Client</dt>
+            <dd className="font-mono break-all" data-testid="dialog-holder-name">
+              <ClientName name={holder.clientName} />
+            </dd>
+          </>
+        )}
         <dt className="text-slate-500 dark:text-slate-400">Holder</dt>
         <dd className="font-mono break-all" data-testid="dialog-holder-client">
           {holder.client}

@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import type { HolderView, LockDetail } from '@/lib/ops-api/api-types.ts';
+import type { HolderView, LockDetail, WaiterView } from '@/lib/ops-api/api-types.ts';
 import { formatClockTime, formatCountdown, formatDuration, formatLeaseLeft } from '@/lib/dashboard/dashboard-format.ts';
 import { elapsedSince } from '@/lib/dashboard/dashboard-state.ts';
 import { useAdminGate } from '../auth/use-admin-gate.ts';
@@ -11,6 +11,9 @@ import { ForceReleaseDialog } from './force-release-dialog.tsx';
 import { WaiterTable } from './waiter-table.tsx';
 import { LockName } from './lock-name.tsx';
 import { LockHistoryTable } from './lock-history.tsx';
+import { ClientName } from './client-name.tsx';
+import { ReleaseClientAction } from './client-release.tsx';
+import { KickDialog } from './kick-dialog.tsx';
 
 function HolderTimes({ holder, receivedAt }: { holder: HolderView; receivedAt: number }) {
   const now = useDataNow(250);
@@ -39,7 +42,15 @@ function HolderTimes({ holder, receivedAt }: { holder: HolderView; receivedAt: n
 function HolderFacts({ holder, receivedAt }: { holder: HolderView; receivedAt: number }) {
   return (
     <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
-      <dt className="text-slate-500 dark:text-slate-400">Client</dt>
+      {holder.clientName !== null && (
+        <>
+          <dt className="text-slate-500 dark:text-slate-400">Client</dt>
+          <dd className="font-mono break-all" data-testid="detail-holder-name">
+            <ClientName name={holder.clientName} />
+          </dd>
+        </>
+      )}
+      <dt className="text-slate-500 dark:text-slate-400">{holder.clientName === null ? 'Client' : 'Address'}</dt>
       <dd className="font-mono break-all">{holder.client}</dd>
       <dt className="text-slate-500 dark:text-slate-400">Protocol</dt>
       <dd>{holder.protocol}</dd>
@@ -68,6 +79,7 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
   const kick = useKickWaiter();
   const gate = useAdminGate();
   const [confirming, setConfirming] = useState<HolderView | null>(null);
+  const [kickConfirming, setKickConfirming] = useState<WaiterView | null>(null);
   const forceButtonRef = useRef<HTMLButtonElement>(null);
 
   // The dialog unmounts without close() (see ForceReleaseDialog), so the browser does not hand
@@ -129,6 +141,7 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
           >
             Force release
           </button>
+          {holder !== null && <ReleaseClientAction holder={holder} />}
           {notAdmin && <span className="text-xs text-slate-500 dark:text-slate-400">Needs an admin sign-in.</span>}
           {blocked !== null && (
             <span data-testid="action-blocked" className="text-xs text-slate-600 dark:text-slate-300">
@@ -148,7 +161,7 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
             asOf={detail.asOf}
             receivedAt={holderSeenAt}
             kicking={kick.isPending ? (kick.variables?.id ?? null) : null}
-            onKick={(w) => gate(`kick waiters from ${name}`, () => kick.mutate({ name, id: w.id, pendingText: `Kicking waiter ${w.id} from ${name}…` }))}
+            onKick={(w) => gate(`kick waiters from ${name}`, () => setKickConfirming(w))}
           />
         ) : (
           <p className="text-sm text-slate-500 dark:text-slate-400">{query.isPending ? 'Loading…' : 'Nobody is waiting.'}</p>
@@ -156,6 +169,22 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
       </div>
 
       <LockHistoryTable name={name} />
+
+      {kickConfirming !== null && (
+        <KickDialog
+          lockName={name}
+          waiter={kickConfirming}
+          onCancel={() => {
+            setKickConfirming(null);
+            requestAnimationFrame(() => headingRef.current?.focus());
+          }}
+          onConfirm={() => {
+            kick.mutate({ name, id: kickConfirming.id, pendingText: `Kicking waiter ${kickConfirming.id} from ${name}…` });
+            setKickConfirming(null);
+            requestAnimationFrame(() => headingRef.current?.focus());
+          }}
+        />
+      )}
 
       {confirming !== null && (
         <ForceReleaseDialog

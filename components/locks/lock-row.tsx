@@ -5,6 +5,7 @@ import { useDataNow } from '../data/use-data-now.ts';
 import { Badge } from '../ui/badge.tsx';
 import { cn } from '../ui/cn.ts';
 import { CARD_HEIGHT, CARD_LAYOUT, GRID_COLUMNS, ROW_HEIGHT } from './columns.ts';
+import { ClientName } from './client-name.tsx';
 import { LockName } from './lock-name.tsx';
 
 const TICK_MS = 250;
@@ -76,7 +77,6 @@ export function ReconnectingBadge() {
 /** One lock. Memoised: a delta re-renders only the rows whose summary it replaced. */
 export const LockRowView = memo(function LockRowView({ row, index, start, selected, onSelect, compact }: LockRowProps) {
   const { name, holder, queueLength } = row.summary;
-  const identity = holder?.clientName ?? null;
   return (
     <div
       role="row"
@@ -107,14 +107,23 @@ export const LockRowView = memo(function LockRowView({ row, index, start, select
           <LockName name={name} />
         </button>
       </div>
-      <div role="cell" className={cn('min-w-0 truncate font-mono text-xs', compact && 'order-1 basis-full')} title={holder?.client}>
+      <div
+        role="cell"
+        className={cn('min-w-0 truncate font-mono text-xs', compact && 'order-1 basis-full')}
+        title={holder === null ? undefined : holder.clientName === null ? holder.client : `${holder.clientName} (${holder.client})`}
+      >
         {holder === null ? (
           <span className="text-slate-600 dark:text-slate-400">no holder</span>
         ) : (
           <>
             {holder.reconnecting === true && <ReconnectingBadge />}
-            {identity !== null && <span className="mr-1 font-sans font-medium">{identity}</span>}
-            {holder.client} <span className="text-slate-600 dark:text-slate-400">({holder.protocol})</span>
+            {holder.clientName !== null && (
+              <>
+                <ClientName name={holder.clientName} />{' '}
+              </>
+            )}
+            <span className={holder.clientName === null ? undefined : 'text-slate-600 dark:text-slate-400'}>{holder.client}</span>{' '}
+            <span className="text-slate-600 dark:text-slate-400">({holder.protocol})</span>
           </>
         )}
       </div>

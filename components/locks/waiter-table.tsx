@@ -3,6 +3,7 @@ import { formatCountdown, formatDuration } from '@/lib/dashboard/dashboard-forma
 import { elapsedSince, remainingUntil } from '@/lib/dashboard/dashboard-state.ts';
 import { useActionBlock, useDataNow } from '../data/use-data-now.ts';
 import { buttonClass } from '../ui/button.ts';
+import { ClientName } from './client-name.tsx';
 
 /** Rendering more waiters than this helps nobody; the count says how many there are. */
 const MAX_WAITERS_SHOWN = 500;
@@ -24,7 +25,7 @@ function WaitCells({ waiter, asOf, receivedAt }: { waiter: WaiterView; asOf: num
   );
 }
 
-/** The queue in FIFO order, each waiter with a Kick button. */
+/** The queue in FIFO order, each waiter with a Kick button (the panel confirms first: kick-dialog.tsx). */
 export function WaiterTable({
   queue,
   asOf,
@@ -76,7 +77,14 @@ export function WaiterTable({
               <td className="px-2 py-1.5 tabular-nums">{w.position}</td>
               <td className="px-2 py-1.5 font-mono">{w.id}</td>
               <td className="px-2 py-1.5">{w.protocol}</td>
-              <td className="px-2 py-1.5 font-mono break-all">{w.client}</td>
+              <td className="px-2 py-1.5 font-mono break-all">
+                {w.clientName !== null && (
+                  <>
+                    <ClientName name={w.clientName} />{' '}
+                  </>
+                )}
+                <span className={w.clientName === null ? undefined : 'text-slate-600 dark:text-slate-400'}>{w.client}</span>
+              </td>
               <WaitCells waiter={w} asOf={asOf} receivedAt={receivedAt} />
               <td className="px-2 py-1.5 text-right">
                 <button

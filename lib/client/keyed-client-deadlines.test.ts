@@ -12,7 +12,7 @@ const fakes = fakeLineServers<KeyedClient>();
 const fakeServer = fakes.start;
 
 function client(options: KeyedClientOptions): KeyedClient {
-  return fakes.track(new KeyedClient(options));
+  return fakes.track(new KeyedClient({ clientName: null, ...options }));
 }
 
 const keyOf = (line: string): string => line.split(' ')[1] ?? '';

@@ -13,7 +13,7 @@ const fakes = fakeLineServers<KeyedClient>();
 const fakeServer = fakes.start;
 
 function client(options: KeyedClientOptions): KeyedClient {
-  return fakes.track(new KeyedClient(options));
+  return fakes.track(new KeyedClient({ clientName: null, ...options }));
 }
 
 /** `A <key> <lease> <wait>` → its fields. */

@@ -12,6 +12,7 @@ import { LockTimeoutError } from './lock-timeout-error.ts';
 import { clientClosed, connectionLost, errorWithText } from './client-errors.ts';
 import { leaseToWireSeconds, waitToWireSeconds } from '../protocol/duration-text.ts';
 import { checkLockName } from './lock-names.ts';
+import { resolveClientName } from './client-name.ts';
 
 export interface KeyedClientOptions {
   /** The servers of one Baton cluster; default 127.0.0.1:7070. */
@@ -29,6 +30,11 @@ export interface KeyedClientOptions {
   readonly releaseAttemptTimeout?: number;
   /** How long a connect may take before it counts as failed, in ms (default 3000). */
   readonly connectTimeout?: number;
+  /**
+   * The identity shown to operators for this client's locks (keyed `I`): default
+   * `<user>@<host> pid <pid>`; null sends none. A bad one throws BatonError `bad-identity`.
+   */
+  readonly clientName?: string | null;
 }
 
 export interface AcquireOptions {
@@ -73,6 +79,7 @@ export class KeyedClient implements Releaser {
     const connectionOptions = {
       reconnectIntervalMs: options.reconnectInterval ?? 3000,
       connectTimeoutMs: options.connectTimeout ?? 3000,
+      clientName: resolveClientName(options.clientName),
     };
     this.connections = homes.map((home) => new KeyedConnection(home, hooks, connectionOptions));
     this.parkLimitMs = connectionOptions.reconnectIntervalMs + connectionOptions.connectTimeoutMs;

@@ -15,6 +15,7 @@ import type { Releaser } from './keyed-grant.ts';
 import { LockTimeoutError } from './lock-timeout-error.ts';
 import { connectionLost, errorFromWireName, errorWithText } from './client-errors.ts';
 import { waitToWireSeconds } from '../protocol/duration-text.ts';
+import { encodeIdentityRequest } from '../protocol/keyed-codec.ts';
 
 /** Redirects in a row without a real reply before we call it a loop. */
 const MAX_REDIRECTS = 8;
@@ -42,6 +43,8 @@ export interface KeyedConnectionHooks {
 export interface KeyedConnectionOptions {
   readonly reconnectIntervalMs: number;
   readonly connectTimeoutMs: number;
+  /** Sent as `I <identity>` first on every socket (a reconnect, a redirect); null sends none. */
+  readonly clientName: string | null;
 }
 
 export class KeyedConnection {
@@ -134,6 +137,8 @@ export class KeyedConnection {
       this.options.connectTimeoutMs,
     );
     this.transport = transport;
+    // First on the socket, before any request it carries: the server names its claims with it.
+    if (this.options.clientName !== null) transport.write(encodeIdentityRequest(this.options.clientName));
   }
 
   private receive(line: string): void {
@@ -171,6 +176,8 @@ export class KeyedConnection {
         return;
       case 'redirect':
         this.redirect(reply.address);
+        return;
+      case 'identity-ok':
         return;
       case 'malformed':
         // Matching replies to requests is only sound while we understand every line.

@@ -14,7 +14,7 @@ const fakeServer = fakes.start;
 
 /** A seed-protocol client (no claim key): these tests pin the protocol as it was before resuming; session-resume-client.test.ts has the default. */
 function client(options: SessionClientOptions): SessionClient {
-  return fakes.track(new SessionClient({ resumable: false, ...options }));
+  return fakes.track(new SessionClient({ resumable: false, clientName: null, ...options }));
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -14,6 +14,7 @@ import { checkWaitMs } from './durations.ts';
 import { sessionLeaseMs } from '../protocol/duration-text.ts';
 import { checkLockName } from './lock-names.ts';
 import { newClaimKey } from './claim-key.ts';
+import { resolveClientName } from './client-name.ts';
 
 export interface SessionClientOptions extends SessionHooks {
   /** The servers of one Baton cluster; default 127.0.0.1:7071. */
@@ -29,6 +30,11 @@ export interface SessionClientOptions extends SessionHooks {
    * random claim key, and the claim is RESUMEd on the new active. false speaks the seed protocol.
    */
   readonly resumable?: boolean;
+  /**
+   * The identity shown to operators for this client's claims (session `CLIENT`): default
+   * `<user>@<host> pid <pid>`; null sends none. A bad one throws BatonError `bad-identity`.
+   */
+  readonly clientName?: string | null;
 }
 
 export interface SessionOptions extends SessionHooks {
@@ -58,9 +64,11 @@ export class SessionClient {
   private preferred = 0;
   private readonly live = new Set<SessionConnection>();
   private closed = false;
+  private readonly clientName: string | null;
 
   constructor(private readonly options: SessionClientOptions = {}) {
     this.addresses = normalizeAddresses(options.addresses ?? [`127.0.0.1:${DEFAULT_SESSION_PORT}`], DEFAULT_SESSION_PORT);
+    this.clientName = resolveClientName(options.clientName);
   }
 
   /**
@@ -146,6 +154,7 @@ export class SessionClient {
       minHeartbeatIntervalMs: this.options.minHeartbeatInterval ?? 50,
       connectTimeoutMs: this.options.connectTimeout ?? 3000,
       giveUpAfterMs,
+      clientName: this.clientName,
       ...(onHeartbeat ? { onHeartbeat } : {}),
       ...(onWaiting ? { onWaiting } : {}),
       onEnded: () => this.live.delete(connection),

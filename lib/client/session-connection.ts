@@ -13,7 +13,7 @@ import type { LineTransport } from './transport.ts';
 import { formatAddress } from './address.ts';
 import type { Address } from './address.ts';
 import { parseSessionReply } from '../protocol/session-reply-parser.ts';
-import { encodeAcquireRequest, encodeResumeRequest, HEARTBEAT_LINE } from '../protocol/session-codec.ts';
+import { encodeAcquireRequest, encodeClientRequest, encodeResumeRequest, HEARTBEAT_LINE } from '../protocol/session-codec.ts';
 import { HeartbeatSchedule } from './heartbeat-schedule.ts';
 import { clientClosed, connectionLost, errorFromSessionCode, errorWithText, isServerSide } from './client-errors.ts';
 
@@ -73,6 +73,8 @@ export interface SessionAttemptOptions extends SessionHooks {
   readonly claimKey?: string;
   /** Where to look for the claim when its connection drops (the cluster's session addresses). */
   readonly resumeAddresses?: readonly Address[];
+  /** Sent as `CLIENT <identity>` in the same write as the ACQUIRE or RESUME; null or absent: none. */
+  readonly clientName?: string | null;
 }
 
 /** Without an answer for this share of the lease, the client stops trusting its ownership. */
@@ -190,13 +192,19 @@ export class SessionConnection implements SessionLease {
     if (this.resuming) {
       // The silence deadline keeps counting from the last confirmation: a resume extends nothing
       // until the server answers it.
-      this.send(encodeResumeRequest(this.name, this.options.claimKey ?? ''), false, now);
+      this.send(this.identityLine() + encodeResumeRequest(this.name, this.options.claimKey ?? ''), false, now);
       return;
     }
     this.anchor = now;
     const key = this.options.claimKey;
-    this.send(encodeAcquireRequest(this.name, this.options.leaseMs, key), false, now);
+    this.send(this.identityLine() + encodeAcquireRequest(this.name, this.options.leaseMs, key), false, now);
     this.silenceTimer = setTimeout(this.checkSilence, timerDelay(SILENCE_SHARE * this.options.leaseMs));
+  }
+
+  /** `CLIENT <identity>\n` to go before the first line, or nothing. */
+  private identityLine(): string {
+    const name = this.options.clientName;
+    return name === undefined || name === null ? '' : `${encodeClientRequest(name)}\n`;
   }
 
   private send(line: string, isHeartbeat: boolean, now: number): void {

@@ -9,7 +9,7 @@ import { fakeLineServers } from './testing/fake-line-server.ts';
 import type { FakeConnection } from './testing/fake-line-server.ts';
 
 const fakes = fakeLineServers<SessionClient>();
-const client = (options: SessionClientOptions): SessionClient => fakes.track(new SessionClient(options));
+const client = (options: SessionClientOptions): SessionClient => fakes.track(new SessionClient({ clientName: null, ...options }));
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const KEYED_ACQUIRE = /^ACQUIRE (\S+) (\d+) ([0-9a-f]{32})$/;
 

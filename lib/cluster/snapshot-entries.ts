@@ -3,19 +3,28 @@
 // and a waiter are on the wire; the encoding is in server/cluster/snapshot-walk.ts and the
 // reading in replication-sink.ts. A new field goes at the end of its tuple, in all three.
 import type { Protocol } from '../ops-api/api-types.ts';
+import { isValidClientName } from '../protocol/client-name.ts';
 import { isU64Text } from '../protocol/u64-text.ts';
 
 /**
- * Holder in a snapshot: [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs, keyHash?]
- * (keyHash: SHA-256 hex of a resumable session's claim key, absent otherwise).
+ * Holder in a snapshot: [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs, keyHash?, clientName?]
+ * (keyHash: SHA-256 hex of a resumable session's claim key, null or absent otherwise; clientName:
+ * the identity the client gave, absent when none, and then keyHash is absent too when null).
  */
-export type SnapshotHolder = [string, number, string, Protocol, string, number, boolean, number, number, string?];
-/** Waiter in a snapshot, in queue order: [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash?]. */
-export type SnapshotWaiter = [string, number, Protocol, string, number, boolean, number, number | null, string?];
+export type SnapshotHolder = [string, number, string, Protocol, string, number, boolean, number, number, (string | null)?, string?];
+/** Waiter in a snapshot, in queue order: [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash?, clientName?]. */
+export type SnapshotWaiter = [string, number, Protocol, string, number, boolean, number, number | null, (string | null)?, string?];
 
 /** A claim key's SHA-256, as lower-case hex. */
 export const KEY_HASH = /^[0-9a-f]{64}$/;
 const isKeyHash = (v: unknown): boolean => typeof v === 'string' && KEY_HASH.test(v);
+/** The two optional tail fields from `at` on: [keyHash], or [keyHash or null, clientName]. */
+function isTail(v: unknown[], at: number): boolean {
+  if (v.length === at) return true;
+  if (v.length === at + 1) return isKeyHash(v[at]);
+  const name = v[at + 1];
+  return v.length === at + 2 && (v[at] === null || isKeyHash(v[at])) && typeof name === 'string' && isValidClientName(name);
+}
 
 /** A u64 in decimal (lib/protocol/u64-text.ts). */
 export const isDecimalU64 = isU64Text;
@@ -26,7 +35,7 @@ const isProtocol = (v: unknown): v is Protocol => v === 'keyed' || v === 'sessio
 export function isSnapshotHolder(v: unknown): v is SnapshotHolder {
   return (
     Array.isArray(v) &&
-    (v.length === 9 || (v.length === 10 && isKeyHash(v[9]))) &&
+    isTail(v, 9) &&
     typeof v[0] === 'string' &&
     isNumber(v[1]) &&
     isDecimalU64(v[2]) &&
@@ -42,7 +51,7 @@ export function isSnapshotHolder(v: unknown): v is SnapshotHolder {
 export function isSnapshotWaiter(v: unknown): v is SnapshotWaiter {
   return (
     Array.isArray(v) &&
-    (v.length === 8 || (v.length === 9 && isKeyHash(v[8]))) &&
+    isTail(v, 8) &&
     typeof v[0] === 'string' &&
     isNumber(v[1]) &&
     isProtocol(v[2]) &&

@@ -52,6 +52,7 @@ export function holder(token: string, over: Partial<HolderView> = {}): HolderVie
     claimId: '1',
     protocol: 'keyed',
     client: '127.0.0.1:5000',
+    clientName: null,
     token,
     grantedAt: T0,
     heldForMs: 0,

@@ -46,6 +46,8 @@ export interface AcquireRequest {
   readonly protocol: Protocol;
   /** Peer address, for operators ("127.0.0.1:53122"). */
   readonly client: string;
+  /** The name the client gave itself (keyed `I`, session `CLIENT`), for operators; null or absent: none. */
+  readonly clientName?: string | null;
   /** Lease length; must be positive and finite. */
   readonly leaseMs: number;
   /** How long the claim may wait in the queue; 0 waits forever. */
@@ -79,6 +81,8 @@ export class Claim implements HeapItem {
   keyHash: string | null = null;
   /** Already in the engine's list of renewals to replicate (see LockEngine.takeRenewals). */
   renewQueued = false;
+  /** The name the client gave itself ("worker-7@host-3 pid 4121"), or null; set once, at acquire. */
+  clientName: string | null = null;
 
   constructor(
     readonly id: number,

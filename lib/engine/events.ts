@@ -18,6 +18,8 @@ export interface GrantEvent {
   token: bigint;
   protocol: Protocol;
   client: string;
+  /** The identity the client gave (claim.ts), or null. */
+  clientName: string | null;
   leaseMs: number;
   sliding: boolean;
   /** Time spent in the queue (0 for an immediate grant). */
@@ -75,6 +77,7 @@ export interface EnqueueEvent {
   claimId: number;
   protocol: Protocol;
   client: string;
+  clientName: string | null;
   position: number;
   /** Absolute wait deadline on the engine clock, or null to wait forever. */
   waitDeadline: number | null;

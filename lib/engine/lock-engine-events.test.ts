@@ -36,6 +36,7 @@ describe('lock engine events', () => {
         token: 1n,
         protocol: 'session',
         client: '10.0.0.2:2',
+        clientName: null,
         leaseMs: 700,
         sliding: true,
         waitedMs: 0,
@@ -52,8 +53,18 @@ describe('lock engine events', () => {
     const first = fixed('a', 100, 0);
     const second = fixed('a', 100, 250);
     expect(take()).toEqual([
-      { type: 'enqueue', at: 1_000, lock: 'a', claimId: first.id, protocol: 'keyed', client: '10.0.0.1:1', position: 1, waitDeadline: null },
-      { type: 'enqueue', at: 1_000, lock: 'a', claimId: second.id, protocol: 'keyed', client: '10.0.0.1:1', position: 2, waitDeadline: 1_250 },
+      { type: 'enqueue', at: 1_000, lock: 'a', claimId: first.id, protocol: 'keyed', client: '10.0.0.1:1', clientName: null, position: 1, waitDeadline: null },
+      {
+        type: 'enqueue',
+        at: 1_000,
+        lock: 'a',
+        claimId: second.id,
+        protocol: 'keyed',
+        client: '10.0.0.1:1',
+        clientName: null,
+        position: 2,
+        waitDeadline: 1_250,
+      },
     ]);
   });
 

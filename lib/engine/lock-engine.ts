@@ -40,6 +40,7 @@ export class LockEngine extends GrantGate {
     const token = open && (existing === undefined || existing.idle) ? this.issue() : 0n;
     const lock = existing ?? this.addLock(name);
     const claim = new Claim(this.nextClaimId++, lock, owner, protocol, client, leaseMs, sliding, now, request.tag ?? 0);
+    claim.clientName = request.clientName ?? null;
     if (sliding) claim.expiresAt = now + leaseMs;
     const keyHash = request.keyHash ?? null;
     if (keyHash !== null) {
@@ -70,6 +71,7 @@ export class LockEngine extends GrantGate {
         claimId: claim.id,
         protocol,
         client,
+        clientName: claim.clientName,
         position: lock.waiting,
         waitDeadline: claim.waitDeadline === NEVER ? null : claim.waitDeadline,
       });
@@ -284,6 +286,7 @@ export class LockEngine extends GrantGate {
         token: claim.token,
         protocol: claim.protocol,
         client: claim.client,
+        clientName: claim.clientName,
         leaseMs: claim.leaseMs,
         sliding: claim.sliding,
         waitedMs: now - claim.enqueuedAt,

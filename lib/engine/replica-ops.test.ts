@@ -68,6 +68,7 @@ describe('replica operations', () => {
         token: 100n,
         protocol: 'keyed',
         client: '10.0.0.1:1',
+        clientName: null,
         leaseMs: 5_000,
         sliding: false,
         waitedMs: 0,
@@ -95,8 +96,8 @@ describe('replica operations', () => {
     expect(engine.waiterCount).toBe(2);
     expect(engine.nextDeadline()).toBe(6_000); // the holder's lease only
     expect(take().slice(1)).toEqual([
-      { type: 'enqueue', at: 1_000, lock: 'a', claimId: 11, protocol: 'keyed', client: '10.0.0.1:2', position: 1, waitDeadline: 1_250 },
-      { type: 'enqueue', at: 1_000, lock: 'a', claimId: 12, protocol: 'session', client: '10.0.0.1:2', position: 2, waitDeadline: null },
+      { type: 'enqueue', at: 1_000, lock: 'a', claimId: 11, protocol: 'keyed', client: '10.0.0.1:2', clientName: null, position: 1, waitDeadline: 1_250 },
+      { type: 'enqueue', at: 1_000, lock: 'a', claimId: 12, protocol: 'session', client: '10.0.0.1:2', clientName: null, position: 2, waitDeadline: null },
     ]);
   });
 

@@ -21,7 +21,9 @@ export const DETACHED_OWNER: ClaimOwner = Object.freeze({
 });
 
 /** A grant as the active's event stream describes it, with where its lease stands now. */
-export interface ReplicaGrant extends Omit<GrantEvent, 'type' | 'at' | 'waitedMs'> {
+export interface ReplicaGrant extends Omit<GrantEvent, 'type' | 'at' | 'waitedMs' | 'clientName'> {
+  /** The identity the client gave, or null (absent: none). */
+  clientName?: string | null;
   /** Lease left on the active, counted from now. */
   remainingMs: number;
   /** How long the claim has held already (0 for a grant seen live). */
@@ -35,6 +37,8 @@ export interface ReplicaWaiter {
   claimId: number;
   protocol: Protocol;
   client: string;
+  /** The identity the client gave, or null (absent: none). */
+  clientName?: string | null;
   leaseMs: number;
   sliding: boolean;
   waitingForMs: number;
@@ -72,6 +76,7 @@ export abstract class ReplicaOps extends EngineCore {
     const grantedAt = now - g.heldForMs;
     const claim = new Claim(g.claimId, lock, DETACHED_OWNER, g.protocol, g.client, g.leaseMs, g.sliding, grantedAt, 0);
     claim.token = g.token;
+    claim.clientName = g.clientName ?? null;
     claim.state = 'holding';
     claim.grantedAt = grantedAt;
     claim.expiresAt = now + g.remainingMs;
@@ -92,6 +97,7 @@ export abstract class ReplicaOps extends EngineCore {
         token: g.token,
         protocol: g.protocol,
         client: g.client,
+        clientName: claim.clientName,
         leaseMs: g.leaseMs,
         sliding: g.sliding,
         waitedMs: 0,
@@ -129,6 +135,7 @@ export abstract class ReplicaOps extends EngineCore {
     const lock = this.lockNamed(w.lock);
     const claim = new Claim(w.claimId, lock, DETACHED_OWNER, w.protocol, w.client, w.leaseMs, w.sliding, now - w.waitingForMs, 0);
     claim.waitDeadline = w.waitRemainingMs === null ? NEVER : now + w.waitRemainingMs;
+    claim.clientName = w.clientName ?? null;
     if (w.sliding) claim.expiresAt = now + w.leaseMs;
     if (w.keyHash) {
       claim.keyHash = w.keyHash;
@@ -144,6 +151,7 @@ export abstract class ReplicaOps extends EngineCore {
         claimId: w.claimId,
         protocol: w.protocol,
         client: w.client,
+        clientName: claim.clientName,
         position: lock.waiting,
         waitDeadline: w.waitRemainingMs === null ? null : claim.waitDeadline,
       });

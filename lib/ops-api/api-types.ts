@@ -20,8 +20,8 @@ export interface HolderView {
   protocol: Protocol;
   /** The client's address, "127.0.0.1:53122". */
   client: string;
-  /** The name the client gave itself; null when it sent none (optional until the identity work lands). */
-  clientName?: string | null;
+  /** The identity the client gave ("worker-7@host-3 pid 4121"; keyed `I`, session `CLIENT`); null when it sent none. */
+  clientName: string | null;
   /** Fencing token (decimal u64). */
   token: string;
   grantedAt: number;
@@ -51,8 +51,8 @@ export interface WaiterView {
   position: number;
   protocol: Protocol;
   client: string;
-  /** The name the client gave itself; null when it sent none (optional until the identity work lands). */
-  clientName?: string | null;
+  /** The identity the client gave; null when it sent none. */
+  clientName: string | null;
   waitingSince: number;
   waitingForMs: number;
   /** When the waiter gives up; null waits forever. */
@@ -289,7 +289,7 @@ export interface FeedItem {
   at: number;
   kind: FeedKind;
   lock: string | null;
-  /** One line for people: "granted to 127.0.0.1:5312 (keyed) token 42". */
+  /** One line for people: "granted to worker-7@host-3 pid 4121 (127.0.0.1:5312, keyed) token 42", or "granted to 127.0.0.1:5312 (keyed) token 42" for a client that gave no identity. */
   text: string;
 }
 
@@ -297,7 +297,8 @@ export interface AuditEntry {
   at: number;
   /** "bearer:admin" or "session:<public id>". */
   who: string;
-  action: 'force-release' | 'kick' | 'handoff' | 'restore' | 'sign-in' | 'sign-out';
+  /** `release-client`: one bulk release by client (POST /api/v1/clients/force-release); each lock it freed has its own `force-release` entry. */
+  action: 'force-release' | 'kick' | 'handoff' | 'restore' | 'sign-in' | 'sign-out' | 'release-client';
   target: string;
   /** "ok" or the error code it failed with. */
   result: string;

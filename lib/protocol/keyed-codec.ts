@@ -4,17 +4,22 @@
 // See docs/protocol.md.
 //   A <key> <lease> <wait>   ->  A <key> <token> | T <key> | E A <key> <code> <text>
 //   R <key> <token>          ->  R <key> OK | R <key> STALE | E R <key> <code> <text>
+//   I <identity>             ->  I OK | E I ? bad-identity <text>   (optional; names the client)
 //   (standby)                    M <host:port>, on connect and to every request
 import { ERRORS, type ErrorName } from '../errors.ts';
+import { parseClientName } from './client-name.ts';
 import { nextSpace, parseDecimalSecondsMs, parseKey, parseU64 } from './wire-fields.ts';
 
 export type KeyedRequest =
   | { kind: 'acquire'; key: string; leaseMs: number; waitMs: number }
   | { kind: 'release'; key: string; token: bigint }
+  /** `I <identity>`: the client's name for the requests that follow on this connection. */
+  | { kind: 'identity'; name: string }
   | { kind: 'error'; op: string; key: string; error: ErrorName };
 
 const A = 65;
 const R = 82;
+const I = 73;
 const SP = 32;
 
 function fail(op: string, key: string, error: ErrorName): KeyedRequest {
@@ -23,6 +28,20 @@ function fail(op: string, key: string, error: ErrorName): KeyedRequest {
 
 /** Parses one request line (bytes [start, end) of buf, without its line ending). */
 export function parseKeyedRequest(buf: Buffer, start: number, end: number): KeyedRequest {
+  // `I` is checked first and only as a whole op word, so every other line parses exactly as
+  // it did before the extension (parseSeedRequest; keyed-codec.test.ts checks it).
+  if (buf[start] === I && (end === start + 1 || buf[start + 1] === SP)) return parseIdentity(buf, start + 2, end);
+  return parseSeedRequest(buf, start, end);
+}
+
+/** The rest of the line is the identity (spaces allowed inside); a bad one keeps the connection. */
+function parseIdentity(buf: Buffer, start: number, end: number): KeyedRequest {
+  const name = start < end ? parseClientName(buf, start, end) : null;
+  return name === null ? fail('I', '?', 'bad-identity') : { kind: 'identity', name };
+}
+
+/** The requests of the seed protocol (`A`, `R`) and the errors for anything else. */
+export function parseSeedRequest(buf: Buffer, start: number, end: number): KeyedRequest {
   const opEnd = nextSpace(buf, start, end);
   const op0 = buf[start];
   if (opEnd - start !== 1 || (op0 !== A && op0 !== R)) {
@@ -67,6 +86,9 @@ export function encodeGranted(key: string, token: bigint): string {
   return `A ${key} ${token}\n`;
 }
 
+/** The answer to `I <identity>`. */
+export const IDENTITY_OK = 'I OK\n';
+
 export function encodeTimeout(key: string): string {
   return `T ${key}\n`;
 }
@@ -90,6 +112,11 @@ export function encodeRedirect(hostPort: string): string {
 /** `A <key> <lease> <wait>`, lease and wait already in the wire's decimal seconds (duration-text.ts). */
 export function encodeAcquireRequest(key: string, leaseWire: string, waitWire: string): string {
   return `A ${key} ${leaseWire} ${waitWire}`;
+}
+
+/** `I <identity>`; the identity must pass isValidClientName (client-name.ts). */
+export function encodeIdentityRequest(name: string): string {
+  return `I ${name}`;
 }
 
 /** `R <key> <token>`. */

@@ -21,9 +21,12 @@ export type KeyedReply =
     }
   | { readonly kind: 'connection-error'; readonly name: string; readonly text: string }
   | { readonly kind: 'redirect'; readonly address: Address }
+  /** `I OK`: the server took the connection's identity. */
+  | { readonly kind: 'identity-ok' }
   | { readonly kind: 'malformed'; readonly line: string; readonly why: string };
 
 const SPACE = 32;
+const IDENTITY_OK: KeyedReply = Object.freeze({ kind: 'identity-ok' });
 
 function malformed(line: string, why: string): { kind: 'malformed'; line: string; why: string } {
   return { kind: 'malformed', line, why };
@@ -60,6 +63,8 @@ export function parseKeyedReply(line: string): KeyedReply {
       }
     case 69 /* E */:
       return parseKeyedError(line);
+    case 73 /* I */:
+      return line === 'I OK' ? IDENTITY_OK : malformed(line, 'identity reply other than I OK');
     case 77 /* M */:
       {
         const address = parseAddress(line.slice(2));

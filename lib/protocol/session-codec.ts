@@ -6,9 +6,11 @@
 //   ACQUIRE <name> <lease_ms> <claim_key>   (opt-in: the claim may outlive its connection)
 //   RESUME <name> <claim_key>   ->  ACQUIRED <token> | WAITING <position> | ERROR 0x09
 //   HEARTBEAT                   ->  ACQUIRED <token> | WAITING <position>
+//   CLIENT <identity>           ->  (no answer) optional, before ACQUIRE/RESUME: names the client
 //   (pushed)                        ACQUIRED <token> when the lock is handed over
 //   (last line)                     ERROR <0xNN> <text>, REDIRECT or MOVED, then the server closes
 import { ERRORS, type SessionErrorName, hexCode, sessionCode } from '../errors.ts';
+import { MAX_CLIENT_NAME_BYTES, parseClientName } from './client-name.ts';
 import { nextSpace, parseKey, parseUnsignedInt } from './wire-fields.ts';
 
 export type SessionRequest =
@@ -16,6 +18,8 @@ export type SessionRequest =
   | { readonly kind: 'acquire'; readonly name: string; readonly leaseMs: number; readonly claimKey: string | null }
   | { readonly kind: 'resume'; readonly name: string; readonly claimKey: string }
   | { readonly kind: 'heartbeat' }
+  /** `CLIENT <identity>`: who the client is, before its ACQUIRE or RESUME. */
+  | { readonly kind: 'client'; readonly name: string }
   /** Not a request of this protocol; what was expected depends on the session's state. */
   | { readonly kind: 'unknown' }
   /** An ACQUIRE or HEARTBEAT line with bad fields; `detail` follows `protocol error: `. */
@@ -31,6 +35,8 @@ export const BAD_NAME = 'bad name: 1 to 250 bytes of UTF-8 without whitespace or
 export const BAD_LEASE = 'bad lease_ms: an integer number of milliseconds > 0, at most 15 digits';
 export const HEARTBEAT_FIELDS = 'HEARTBEAT takes no fields';
 export const EXPECTED_RESUME = 'expected RESUME <name> <claim_key>, the key 32 to 64 hex characters';
+export const BAD_IDENTITY = `bad identity: 1 to ${MAX_CLIENT_NAME_BYTES} bytes of UTF-8, no control or format characters, no space at either end`;
+export const CLIENT_TOO_LATE = 'CLIENT comes once, before ACQUIRE or RESUME';
 /** A claim key: 32 to 64 hex characters (128 to 256 bits), chosen at random by the client. */
 export const MIN_CLAIM_KEY = 32;
 export const MAX_CLAIM_KEY = 64;
@@ -43,16 +49,19 @@ const ERROR_BAD_NAME: SessionRequest = Object.freeze({ kind: 'error', detail: BA
 const ERROR_BAD_LEASE: SessionRequest = Object.freeze({ kind: 'error', detail: BAD_LEASE });
 const ERROR_HEARTBEAT_FIELDS: SessionRequest = Object.freeze({ kind: 'error', detail: HEARTBEAT_FIELDS });
 const ERROR_EXPECTED_RESUME: SessionRequest = Object.freeze({ kind: 'error', detail: EXPECTED_RESUME });
+const ERROR_BAD_IDENTITY: SessionRequest = Object.freeze({ kind: 'error', detail: BAD_IDENTITY });
 
 const ACQUIRE = Buffer.from('ACQUIRE', 'latin1');
 const HEARTBEAT = Buffer.from('HEARTBEAT', 'latin1');
 const RESUME = Buffer.from('RESUME', 'latin1');
+const CLIENT = Buffer.from('CLIENT', 'latin1');
 
 /** Parses one client line (bytes [start, end) of buf, without its line ending). Never throws. */
 export function parseSessionRequest(buf: Buffer, start: number, end: number): SessionRequest {
   const opEnd = nextSpace(buf, start, end);
   if (isWord(buf, start, opEnd, HEARTBEAT)) return opEnd === end ? HEARTBEAT_REQUEST : ERROR_HEARTBEAT_FIELDS;
   if (isWord(buf, start, opEnd, RESUME)) return parseResume(buf, opEnd + 1, end);
+  if (isWord(buf, start, opEnd, CLIENT)) return parseClient(buf, opEnd + 1, end);
   if (!isWord(buf, start, opEnd, ACQUIRE)) return UNKNOWN_REQUEST;
   const nameStart = opEnd + 1;
   const nameEnd = nextSpace(buf, nameStart, end);
@@ -81,6 +90,12 @@ function parseResume(buf: Buffer, nameStart: number, end: number): SessionReques
   if (name === null) return ERROR_BAD_NAME;
   const claimKey = parseClaimKey(buf, nameEnd + 1, end);
   return claimKey === null ? ERROR_EXPECTED_RESUME : { kind: 'resume', name, claimKey };
+}
+
+/** The rest of the line is the identity: spaces are allowed inside it. */
+function parseClient(buf: Buffer, start: number, end: number): SessionRequest {
+  const name = start < end ? parseClientName(buf, start, end) : null;
+  return name === null ? ERROR_BAD_IDENTITY : { kind: 'client', name };
 }
 
 /** 32 to 64 hex digits in bytes [start, end), lower-cased (the key is case-insensitive); else null. */
@@ -140,6 +155,11 @@ export const SESSION_REFUSAL = encodeSessionError('too-many-connections');
 /** `ACQUIRE <name> <lease_ms> [<claim_key>]`: a claim key makes the claim resumable. */
 export function encodeAcquireRequest(name: string, leaseMs: number, claimKey?: string): string {
   return claimKey === undefined ? `ACQUIRE ${name} ${leaseMs}` : `ACQUIRE ${name} ${leaseMs} ${claimKey}`;
+}
+
+/** `CLIENT <identity>`, sent in the same write as the ACQUIRE or RESUME that follows it. */
+export function encodeClientRequest(name: string): string {
+  return `CLIENT ${name}`;
 }
 
 /** `RESUME <name> <claim_key>`: takes a kept claim up on a new connection. */

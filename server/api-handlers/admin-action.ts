@@ -2,12 +2,13 @@
 // audit entry, answer. Actions return an outcome instead of a Response so that no exit path
 // (a bad body, a stale token, success) can skip its audit entry.
 import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
-import type { AdminResult, DaemonFacade } from '../daemon/daemon-facade.ts';
+import type { AdminAudit, AdminResult, DaemonFacade } from '../daemon/daemon-facade.ts';
 import { knownError } from '../console-services/admin-ops.ts';
+import { resultAudits } from '../console-services/client-release.ts';
 import { type Refusal, refusalResponse } from './request-input.ts';
 import { checkAdmin, jsonResponse } from './route-kit.ts';
 
-export type ActionOutcome = { ok: true; body: unknown; detail: string | null } | Refusal;
+export type ActionOutcome = { ok: true; body: unknown; detail: string | null; audits?: readonly AdminAudit[] } | Refusal;
 
 /** Audit targets come from URLs; a refused name may be any length, the log should not be. */
 const MAX_TARGET = 256;
@@ -38,6 +39,9 @@ export async function adminAction(
     throw err;
   }
   record(who, outcome.ok ? 'ok' : outcome.error, outcome.detail);
+  // A bulk release by client: one force-release entry per lock it freed, after its summary.
+  for (const a of outcome.ok ? resultAudits(outcome) : [])
+    daemon.audit.record({ who, action: 'force-release', target: a.target, result: 'ok', detail: a.detail });
   return outcome.ok ? jsonResponse(200, outcome.body) : refusalResponse(outcome);
 }
 

@@ -4,6 +4,7 @@
 // file has no entry here (or a different set of methods), so the two modes cannot drift.
 import type { DaemonFacade } from '../daemon/daemon-facade.ts';
 import { getSession, signIn, signOut } from './auth-session.ts';
+import { MAX_RELEASE_BODY_BYTES, getClientHeld, releaseClient } from './client-actions.ts';
 import { eventsRoute } from './events-route.ts';
 import { postHandoff } from './handoff.ts';
 import { getLockHistory, getStatsHistory } from './history-read.ts';
@@ -23,6 +24,8 @@ export interface ApiRoute {
   /** As the app directory spells it: `[name]` is a path parameter. */
   pattern: string;
   handlers: Partial<Record<'GET' | 'POST' | 'DELETE', AnyHandler>>;
+  /** The route's body cap when it is not MAX_BODY_BYTES (request-input.ts); the handler applies the same one. */
+  maxBodyBytes?: number;
 }
 
 export const API_ROUTES: readonly ApiRoute[] = [
@@ -42,6 +45,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { pattern: '/api/v1/locks/[name]/history', handlers: { GET: getLockHistory } },
   { pattern: '/api/v1/locks/[name]/force-release', handlers: { POST: forceRelease } },
   { pattern: '/api/v1/locks/[name]/waiters/[id]/kick', handlers: { POST: kickWaiter } },
+  { pattern: '/api/v1/clients/held', handlers: { GET: getClientHeld } },
+  { pattern: '/api/v1/clients/force-release', handlers: { POST: releaseClient }, maxBodyBytes: MAX_RELEASE_BODY_BYTES },
 ];
 
 /**

@@ -53,7 +53,7 @@ describe('the audit trail', () => {
     t.hold('a');
     const waiter = t.hold('a');
     await kickWaiter(post(`/api/v1/locks/a/waiters/${waiter.id}/kick`), t.daemon, { name: 'a', id: String(waiter.id) });
-    expect(t.audit.recent(1)[0]).toMatchObject({ action: 'kick', target: 'a', result: 'ok', detail: `waiter ${waiter.id}` });
+    expect(t.audit.recent(1)[0]).toMatchObject({ action: 'kick', target: 'a', result: 'ok', detail: `waiter ${waiter.id} of 127.0.0.1:5000 (keyed)` });
   });
 
   it('records a refused handoff with the reason', async () => {

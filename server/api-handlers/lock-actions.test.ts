@@ -15,7 +15,7 @@ describe('POST /api/v1/locks/{name}/force-release', () => {
     const res = await release(t, 'a');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
-      released: { name: 'a', token: holder.token.toString(), protocol: 'keyed', client: '127.0.0.1:5000' },
+      released: { name: 'a', token: holder.token.toString(), protocol: 'keyed', client: '127.0.0.1:5000', clientName: null },
       nextHolder: expect.objectContaining({ claimId: String(next.id), token: next.token.toString() }),
     });
     expect(owner.ended).toEqual([{ id: holder.id, reason: 'force-released' }]);

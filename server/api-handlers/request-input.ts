@@ -27,11 +27,11 @@ export function describeIssues(error: z.ZodError, where: string): string {
 }
 
 /** The body's text, read with a size cap so an anonymous caller cannot make us buffer megabytes. */
-async function readCapped(req: Request): Promise<string | null> {
+async function readCapped(req: Request, maxBytes: number): Promise<string | null> {
   if (req.body === null) return '';
   const reader = req.body.getReader();
   // A body announced too large is refused unread; a chunked one is counted as it comes.
-  if (Number(req.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) {
+  if (Number(req.headers.get('content-length') ?? 0) > maxBytes) {
     await reader.cancel();
     return null;
   }
@@ -41,7 +41,7 @@ async function readCapped(req: Request): Promise<string | null> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > maxBytes) {
       await reader.cancel();
       return null;
     }
@@ -50,10 +50,10 @@ async function readCapped(req: Request): Promise<string | null> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** An empty body reads as `undefined`, so schemas decide whether a body is optional. */
-export async function readJsonBody<S extends z.ZodType>(req: Request, schema: S): Promise<Checked<z.output<S>>> {
-  const text = await readCapped(req);
-  if (text === null) return { ok: false, error: 'body-too-large', detail: `over ${MAX_BODY_BYTES} bytes` };
+/** An empty body reads as `undefined`, so schemas decide whether a body is optional. `maxBytes`: a route's own cap (the route table says it too). */
+export async function readJsonBody<S extends z.ZodType>(req: Request, schema: S, maxBytes = MAX_BODY_BYTES): Promise<Checked<z.output<S>>> {
+  const text = await readCapped(req, maxBytes);
+  if (text === null) return { ok: false, error: 'body-too-large', detail: `over ${maxBytes} bytes` };
   let json: unknown;
   if (text.trim() !== '') {
     try {

@@ -2,6 +2,7 @@
 // InvalidArgumentError, which cli.ts turns into a clear message and exit code 2.
 import { InvalidArgumentError } from 'commander';
 import { parseDuration } from '../../lib/duration.ts';
+import { isValidClientName } from '../../lib/protocol/client-name.ts';
 import { parseU64Text } from '../../lib/protocol/u64-text.ts';
 
 export function durationOption(text: string): number {
@@ -79,4 +80,12 @@ export function peerTimeoutOption(text: string): number {
   const ms = durationOption(text);
   if (ms < MIN_PEER_TIMEOUT_MS) throw new InvalidArgumentError(`must be at least ${MIN_PEER_TIMEOUT_MS}ms (peers send a heartbeat every peer-timeout/5).`);
   return ms;
+}
+
+/** `--client-name`: an identity by the rule of lib/protocol/client-name.ts. */
+export function clientNameOption(text: string): string {
+  if (!isValidClientName(text)) {
+    throw new InvalidArgumentError('expected 1 to 128 bytes of UTF-8 without control or format characters and without a space at either end.');
+  }
+  return text;
 }

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LineClient, eventually } from '../testing/line-client.ts';
@@ -315,6 +315,29 @@ describe('baton run', () => {
     } finally {
       standby.close();
     }
+  });
+
+  it('names its session baton run <command> @<host> pid <pid> by default, or --client-name, in the lock detail', async () => {
+    const holder = async (lock: string): Promise<{ clientName: string | null } | null> => {
+      const response = await fetch(`http://127.0.0.1:${server.httpPort}/api/v1/locks/${encodeURIComponent(lock)}`);
+      return response.ok ? ((await response.json()) as { holder: { clientName: string | null } | null }).holder : null;
+    };
+    const byDefault = baton('run', 'run/named', '--addr', addr, '--', 'sh', '-c', 'echo holding; exec sleep 30');
+    const named = baton('run', 'run/named2', '--addr', addr, '--client-name', 'nightly report @ops-3', '--', 'sh', '-c', 'echo holding; exec sleep 30');
+    await eventually(() => byDefault.stdout.includes('holding') && named.stdout.includes('holding'), 5_000, 'both commands to start');
+    expect((await holder('run/named'))?.clientName).toMatch(
+      new RegExp(`^baton run sh -c echo holding; exec sleep 30 @${hostname().replace(/\./g, '\\.')} pid \\d+$`),
+    );
+    expect((await holder('run/named2'))?.clientName).toBe('nightly report @ops-3');
+    byDefault.child.kill('SIGTERM');
+    named.child.kill('SIGTERM');
+    expect((await Promise.all([byDefault.done(), named.done()])).map((exit) => exit.code)).toEqual([143, 143]);
+  });
+
+  it('refuses a bad --client-name with a message and exit code 2', async () => {
+    const bad = baton('run', 'run/flags', '--addr', addr, '--client-name', ' leading space', '--', 'true');
+    expect(await bad.done()).toEqual({ code: 2, signal: null });
+    expect(bad.stderr).toMatch(/--client-name.*is invalid.*128 bytes/);
   });
 
   it('refuses bad flags and a missing command with a message and exit code 2', async () => {

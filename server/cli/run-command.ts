@@ -2,7 +2,7 @@
 // runs, like `flock` or `consul lock`. The command gets its fencing token in BATON_TOKEN and is
 // sent SIGTERM (SIGKILL after --grace) the moment ownership is lost; baton exits with its code.
 import { spawn } from 'node:child_process';
-import { constants } from 'node:os';
+import { constants, hostname } from 'node:os';
 import { type Command, Option } from 'commander';
 import { SessionClient, LockTimeoutError, BatonError, DEFAULT_SESSION_PORT } from '../../lib/client/index.ts';
 import type { SessionLease } from '../../lib/client/index.ts';
@@ -10,7 +10,8 @@ import { formatAddress } from '../../lib/client/address.ts';
 import { ERRORS, EXIT_USAGE } from '../../lib/errors.ts';
 import type { ErrorName } from '../../lib/errors.ts';
 import { formatDuration } from '../../lib/duration.ts';
-import { addressListOption, durationOption, positiveDurationOption } from './cli-options.ts';
+import { toClientName } from '../../lib/protocol/client-name.ts';
+import { addressListOption, clientNameOption, durationOption, positiveDurationOption } from './cli-options.ts';
 import type { Address } from './cli-options.ts';
 
 /** EX_UNAVAILABLE (sysexits.h): no Baton server could be reached. */
@@ -36,6 +37,7 @@ interface RunFlags {
   wait: number;
   addr: Address[];
   grace: number;
+  clientName?: string;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -64,6 +66,11 @@ export function registerRunCommand(program: Command): void {
         .argParser(durationOption)
         .default(10_000, '10s'),
     )
+    .addOption(
+      new Option('--client-name <identity>', 'who holds the lock, as operators see it (default: baton run <command> @<host> pid <pid>)').argParser(
+        clientNameOption,
+      ),
+    )
     .addHelpText(
       'after',
       `
@@ -91,7 +98,11 @@ Example:
 async function runUnderLock(name: string, command: string[], flags: RunFlags): Promise<void> {
   const waitMs = flags.wait > 0 ? flags.wait : Infinity;
   // Half the wait at most, so an unreachable cluster is reported as such rather than as a busy lock.
-  const client = new SessionClient({ addresses: flags.addr, reconnectFor: Math.min(UNREACHABLE_AFTER_MS, waitMs / 2) });
+  const client = new SessionClient({
+    addresses: flags.addr,
+    reconnectFor: Math.min(UNREACHABLE_AFTER_MS, waitMs / 2),
+    clientName: flags.clientName ?? runClientName(command),
+  });
   const deadline = performance.now() + waitMs;
   let lease: SessionLease;
   for (;;) {
@@ -107,6 +118,23 @@ async function runUnderLock(name: string, command: string[], flags: RunFlags): P
     await lease.close();
   }
   process.exit(await runCommand(lease, command, flags.grace, client));
+}
+
+/** `baton run <command> @<host> pid <pid>`, cut to a valid identity: a long command is cut, the host and pid are kept. */
+export function runClientName(command: readonly string[]): string | null {
+  const tail = ` @${hostname()} pid ${process.pid}`;
+  const head = toClientName(`baton run ${command.join(' ')}`) ?? 'baton run';
+  const room = 128 - Buffer.byteLength(tail);
+  return toClientName(Buffer.byteLength(head) <= room ? head + tail : cutBytes(head, room) + tail);
+}
+
+function cutBytes(text: string, bytes: number): string {
+  let out = '';
+  for (const ch of text) {
+    if (Buffer.byteLength(out + ch) > bytes) break;
+    out += ch;
+  }
+  return out.trimEnd();
 }
 
 function failureToAcquire(error: unknown, name: string, flags: RunFlags): [number, string] {

@@ -44,7 +44,7 @@ export class ClusterAdmin {
     return this.forwarder.forward(peer, op, `${who} via ${this.node.self.id}`);
   }
 
-  private runLocal(op: AdminOp & { op: 'force-release' | 'kick' }): AdminResult {
+  private runLocal(op: AdminOp & { op: 'force-release' | 'kick' | 'release-client' }): AdminResult {
     if (this.node.state.phase !== 'active') return unavailable(`node ${this.node.self.id} is ${this.node.state.phase}; try again in a moment`);
     return this.node.localAdmin.run(op);
   }

@@ -2,6 +2,7 @@
 // promotes within peer-timeout + 200 ms, replicated keyed grants survive with their tokens and
 // leases, sessions end with the node that held them, and tokens keep increasing.
 import { describe, expect, it } from 'vitest';
+import { defaultClientName } from '../../lib/client/client-name.ts';
 import { holderOn, startCluster, timeline, waitFor, waitReplicated, waitSettled } from '../testing/cluster-harness.ts';
 
 const LEASE_MS = 30_000;
@@ -67,6 +68,8 @@ describe('cluster failover after kill -9', () => {
 
     const holder = await holderOn(b, 'failover-held');
     expect(holder?.token).toBe(held.token.toString());
+    // The client's identity (KeyedClient's default) came over with the grant.
+    expect(holder?.clientName).toBe(defaultClientName());
     // Never shortened by the failover: what is left is at least the lease minus the time since the grant.
     expect(holder?.leaseRemainingMs).toBeGreaterThanOrEqual(LEASE_MS - (performance.now() - grantedAt) - 100);
     expect(await keyed.release('failover-held', held.token)).toBe(true);

@@ -38,6 +38,6 @@ export interface CeilingStore {
 /** The admin operations the active runs on its own engine, and their audit trail. */
 export interface LocalAdmin {
   /** Runs a force-release or kick on this node's engine (the active). */
-  run(op: AdminOp & { op: 'force-release' | 'kick' }): AdminResult;
+  run(op: AdminOp & { op: 'force-release' | 'kick' | 'release-client' }): AdminResult;
   audit(who: string, op: AdminOp, result: AdminResult): void;
 }

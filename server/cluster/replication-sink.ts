@@ -6,6 +6,7 @@
 // parse is a broken stream: the caller re-syncs.
 import type { HandoverCause, Protocol } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
+import { isValidClientName } from '../../lib/protocol/client-name.ts';
 import { KEY_HASH, type SnapshotBeginMessage, type SnapshotHolder, type SnapshotMessage, type SnapshotWaiter } from '../../lib/cluster/peer-messages.ts';
 
 interface IncomingSnapshot {
@@ -93,7 +94,7 @@ export class ReplicationSink {
     const kept = m.cont;
     for (const h of m.holders) if (h[0] !== kept) this.engine.replicaClearLock(h[0]);
     for (const w of m.waiters) if (w[0] !== kept) this.engine.replicaClearLock(w[0]);
-    for (const [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs, keyHash] of m.holders) {
+    for (const [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs, keyHash, clientName] of m.holders) {
       const t = BigInt(token);
       if (t > this.maxToken) this.maxToken = t;
       this.engine.replicaGrant(
@@ -103,6 +104,7 @@ export class ReplicationSink {
           token: t,
           protocol,
           client,
+          clientName: clientName ?? null,
           leaseMs,
           sliding,
           remainingMs,
@@ -114,9 +116,10 @@ export class ReplicationSink {
         false,
       );
     }
-    for (const [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash] of m.waiters) {
+    for (const [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash, clientName] of m.waiters) {
+      const name = clientName ?? null;
       this.engine.replicaEnqueue(
-        { lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash: sessionKey(protocol, keyHash) },
+        { lock, claimId, protocol, client, clientName: name, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash: sessionKey(protocol, keyHash) },
         false,
       );
     }
@@ -157,6 +160,7 @@ export class ReplicationSink {
           token,
           protocol: proto(e[4]),
           client: str(e[5]),
+          clientName: optionalName(e[11]),
           leaseMs,
           sliding: e[7] === true,
           remainingMs: leaseMs,
@@ -184,6 +188,7 @@ export class ReplicationSink {
           claimId,
           protocol: proto(e[3]),
           client: str(e[4]),
+          clientName: optionalName(e[8]),
           leaseMs: keyHash === null ? 0 : num(e[6]),
           sliding: e[3] === 'session',
           waitingForMs: 0,
@@ -218,13 +223,20 @@ function num(v: unknown): number {
 
 /** A replicated claim key hash (64 lower-case hex digits), or null when absent. */
 function optionalHash(v: unknown): string | null {
-  if (v === undefined) return null;
+  if (v === undefined || v === null) return null;
   if (typeof v !== 'string' || !KEY_HASH.test(v)) throw new Error('replicated event: expected a claim key hash');
   return v;
 }
 
+/** A replicated client identity (lib/protocol/client-name.ts), or null when absent. */
+function optionalName(v: unknown): string | null {
+  if (v === undefined) return null;
+  if (typeof v !== 'string' || !isValidClientName(v)) throw new Error('replicated event: expected a client identity');
+  return v;
+}
+
 /** Only session claims are resumable; a hash on anything else is ignored. */
-function sessionKey(protocol: Protocol, keyHash: string | undefined): string | null {
+function sessionKey(protocol: Protocol, keyHash: string | null | undefined): string | null {
   return protocol === 'session' && keyHash !== undefined ? keyHash : null;
 }
 

@@ -370,10 +370,10 @@ function encodeEvent(e: LockEvent, engine: LockEngine): unknown[] | null {
     case 'grant': {
       // The lease was granted just now: all of it remains (the standby counts from when it reads this).
       const g = ['g', e.lock, e.claimId, e.token.toString(), e.protocol, e.client, e.leaseMs, e.sliding, e.handoverMs, e.handoverCause];
-      if (e.protocol === 'session') {
-        const hash = engine.resumableClaim(e.claimId)?.keyHash;
-        if (hash) g.push(hash);
-      }
+      // Then [keyHash], or [keyHash or null, clientName] (replication-sink.ts reads them).
+      const hash = e.protocol === 'session' ? (engine.resumableClaim(e.claimId)?.keyHash ?? null) : null;
+      if (e.clientName !== null) g.push(hash, e.clientName);
+      else if (hash !== null) g.push(hash);
       return g;
     }
     case 'release':
@@ -385,7 +385,10 @@ function encodeEvent(e: LockEvent, engine: LockEngine): unknown[] | null {
     case 'enqueue': {
       const q = ['q', e.lock, e.claimId, e.protocol, e.client, e.waitDeadline === null ? null : Math.max(0, e.waitDeadline - e.at)];
       const claim = e.protocol === 'session' ? engine.resumableClaim(e.claimId) : undefined;
-      if (claim?.keyHash) q.push(claim.leaseMs, claim.keyHash);
+      const hash = claim?.keyHash ?? null;
+      // Then [leaseMs, keyHash], or [leaseMs or 0, keyHash or null, clientName].
+      if (e.clientName !== null) q.push(hash === null ? 0 : (claim?.leaseMs ?? 0), hash, e.clientName);
+      else if (hash !== null) q.push(claim?.leaseMs ?? 0, hash);
       return q;
     }
     case 'leave-queue':

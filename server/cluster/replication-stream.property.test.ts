@@ -22,6 +22,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     weight: 6,
     arbitrary: fc.record({
       kind: fc.constant('acquire' as const),
+      clientName: fc.constantFrom(null, 'worker 1@host pid 7', 'é 漢 🔒'),
       key: fc.constantFrom('a', 'a', 'b', 'c_d'),
       session: fc.boolean(),
       leaseMs: fc.constantFrom(50, 200),
@@ -39,9 +40,9 @@ function table(e: LockEngine): string[] {
   const out: string[] = [];
   for (const lock of e.allLocks()) {
     const h = lock.holder;
-    const q: number[] = [];
-    for (let w = lock.head; w !== null; w = w.next) q.push(w.id);
-    out.push(`${lock.name} holder=${h === null ? '-' : `${h.id}/${h.token}`} queue=${q.join(',')}`);
+    const q: string[] = [];
+    for (let w = lock.head; w !== null; w = w.next) q.push(`${w.id}:${w.clientName}`);
+    out.push(`${lock.name} holder=${h === null ? '-' : `${h.id}/${h.token}/${h.clientName}`} queue=${q.join(',')}`);
   }
   return out.sort();
 }

@@ -22,6 +22,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     weight: 6,
     arbitrary: fc.record({
       kind: fc.constant('acquire' as const),
+      clientName: fc.constantFrom(null, 'worker 1@host pid 7', 'é 漢 🔒'),
       key: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'),
       session: fc.boolean(),
       leaseMs: fc.constantFrom(50, 200),
@@ -42,8 +43,8 @@ function table(e: LockEngine): string[] {
   for (const lock of e.allLocks()) {
     const h = lock.holder;
     const q: string[] = [];
-    for (let w = lock.head; w !== null; w = w.next) q.push(`${w.id}:${w.protocol}`);
-    out.push(`${lock.name} holder=${h === null ? '-' : `${h.id}/${h.token}/${h.protocol}`} queue=${q.join(',')}`);
+    for (let w = lock.head; w !== null; w = w.next) q.push(`${w.id}:${w.protocol}:${w.clientName}`);
+    out.push(`${lock.name} holder=${h === null ? '-' : `${h.id}/${h.token}/${h.clientName}/${h.protocol}`} queue=${q.join(',')}`);
   }
   return out.sort();
 }

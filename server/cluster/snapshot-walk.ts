@@ -56,7 +56,8 @@ export function holderEntry(lock: LockState, h: Claim, now: number): SnapshotHol
     Math.max(0, h.expiresAt - now),
     Math.max(0, now - h.grantedAt),
   ];
-  if (h.keyHash !== null) entry.push(h.keyHash);
+  if (h.clientName !== null) entry.push(h.keyHash, h.clientName);
+  else if (h.keyHash !== null) entry.push(h.keyHash);
   return entry;
 }
 
@@ -65,7 +66,8 @@ export function waiterEntry(lock: LockState, w: Claim, now: number): SnapshotWai
   const remaining = w.waitDeadline === Number.POSITIVE_INFINITY ? null : Math.max(0, w.waitDeadline - now);
   const entry: SnapshotWaiter = [lock.name, w.id, w.protocol, w.client, w.leaseMs, w.sliding, Math.max(0, now - w.enqueuedAt), remaining];
   // A resumable waiter's lease left comes in the renewals line at the end of the snapshot.
-  if (w.keyHash !== null) entry.push(w.keyHash);
+  if (w.clientName !== null) entry.push(w.keyHash, w.clientName);
+  else if (w.keyHash !== null) entry.push(w.keyHash);
   return entry;
 }
 

@@ -5,6 +5,7 @@
 // the daemon's once-a-second grant retry pokes it too; lock-actions.test.ts counts the wakes.)
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
+import type { ClientHeldView, ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
 import { LineClient } from '../testing/line-client.ts';
 import { type Cluster, holderOn, startCluster, waitFor, waitSettled } from '../testing/cluster-harness.ts';
 
@@ -56,5 +57,44 @@ describe('admin ops forwarded by a standby', () => {
     ]);
     // The new holder's 1 s lease runs on the active's engine: it ends long before the old 30 s one would have.
     await waitFor(async () => (await holderOn(a, 'fwd')) === null || null, { timeoutMs: 5_000 });
+  });
+
+  it('a standby shows the client identities it replicated (live and from a snapshot) and forwards a bulk release by client', { timeout: 45_000 }, async () => {
+    const cluster = await startCluster({ nodes: 2 });
+    await waitSettled(cluster, 'a');
+    const [a, b] = [cluster.node('a'), cluster.node('b')];
+    const worker = await raw(cluster, a.ports.lock);
+    worker.send('I stuck worker @host-9', 'A bulk/1 30 0', 'A bulk/2 30 0', 'A bulk/3 30 0');
+    expect((await worker.take(4))[0]).toBe('I OK');
+    const session = await raw(cluster, a.ports.session);
+    session.send('CLIENT session worker', 'ACQUIRE bulk/s 30000');
+    expect(await session.next()).toMatch(/^ACQUIRED \d+$/);
+    const names = async (): Promise<(string | null | undefined)[]> => Promise.all(['bulk/1', 'bulk/s'].map(async (n) => (await holderOn(b, n))?.clientName));
+    // From the replication stream:
+    await waitFor(async () => ((await names()).every((n) => typeof n === 'string') ? true : null), { what: 'identities on b' });
+    expect(await names()).toEqual(['stuck worker @host-9', 'session worker']);
+    // From a snapshot: b starts again and syncs the table afresh.
+    await b.kill9();
+    await b.restart();
+    await waitSettled(cluster, 'a');
+    await waitFor(async () => ((await names()).every((n) => typeof n === 'string') ? true : null), { what: 'identities on b after its snapshot' });
+    expect(await names()).toEqual(['stuck worker @host-9', 'session worker']);
+
+    const listed = await b.api<ClientHeldView>(`/api/v1/clients/held?client=${encodeURIComponent('stuck worker @host-9')}`);
+    expect(listed.body.held.map((h) => h.name)).toEqual(['bulk/1', 'bulk/2', 'bulk/3']);
+    const tokens = listed.body.held.map((h) => h.token);
+    const released = await b.post<ClientReleaseResult>('/api/v1/clients/force-release', { client: 'stuck worker @host-9', tokens: [...tokens, '1'] });
+    expect(released.status).toBe(200);
+    expect(released.body.released.map((r) => r.name)).toEqual(['bulk/1', 'bulk/2', 'bulk/3']);
+    expect(released.body.stale).toEqual(['1']);
+    const audit = await a.api<{ entries: AuditEntry[] }>('/api/v1/audit');
+    expect(audit.body.entries.map((e) => [e.who, e.action, e.target])).toEqual([
+      ['bearer:admin via b', 'release-client', 'client stuck worker @host-9'],
+      ['bearer:admin via b', 'force-release', 'bulk/1'],
+      ['bearer:admin via b', 'force-release', 'bulk/2'],
+      ['bearer:admin via b', 'force-release', 'bulk/3'],
+    ]);
+    expect(await holderOn(a, 'bulk/2')).toBeNull();
+    expect((await holderOn(a, 'bulk/s'))?.clientName).toBe('session worker');
   });
 });

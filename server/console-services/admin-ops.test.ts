@@ -28,7 +28,7 @@ describe('forceReleaseLocally', () => {
     expect(result).toEqual({
       ok: true,
       body: {
-        released: { name: 'a', token: first.token.toString(), protocol: 'keyed', client: '127.0.0.1:5000' },
+        released: { name: 'a', token: first.token.toString(), protocol: 'keyed', client: '127.0.0.1:5000', clientName: null },
         nextHolder: expect.objectContaining({ claimId: String(next.id), token: next.token.toString() }),
       },
       detail: `token ${first.token} held by 127.0.0.1:5000 (keyed); now token ${next.token}`,
@@ -73,7 +73,11 @@ describe('kickLocally', () => {
     s.hold('a');
     const owner = new Owner();
     const w = s.hold('a', owner);
-    expect(kickLocally(s.engine, name('a'), w.id)).toEqual({ ok: true, body: { kicked: { name: 'a', id: String(w.id) } }, detail: `waiter ${w.id}` });
+    expect(kickLocally(s.engine, name('a'), w.id)).toEqual({
+      ok: true,
+      body: { kicked: { name: 'a', id: String(w.id) } },
+      detail: `waiter ${w.id} of 127.0.0.1:5000 (keyed)`,
+    });
     expect(owner.ended).toEqual([{ id: w.id, reason: 'kicked' }]);
   });
 

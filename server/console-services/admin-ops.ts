@@ -7,7 +7,8 @@ import { ERRORS, type ErrorName } from '../../lib/errors.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { AdminResult } from '../daemon/daemon-facade.ts';
 import type { LockName, LockOp } from './admin-request.ts';
-import { holderView, type ViewClock } from './lock-views.ts';
+import { releaseClientLocally } from './client-release.ts';
+import { clientText, holderView, type ViewClock } from './lock-views.ts';
 
 /** Ends the holder of `lock` (only the one holding `token` when given) and hands the lock on. */
 export function forceReleaseLocally(engine: LockEngine, clock: ViewClock, lock: LockName, token: bigint | null): AdminResult {
@@ -21,17 +22,21 @@ export function forceReleaseLocally(engine: LockEngine, clock: ViewClock, lock: 
   return {
     ok: true,
     body: {
-      released: { name: lock, token: result.token.toString(), protocol: claim.protocol, client: claim.client },
+      released: { name: lock, token: result.token.toString(), protocol: claim.protocol, client: claim.client, clientName: claim.clientName },
       nextHolder: next === null ? null : holderView(next, clock),
     },
-    detail: `token ${result.token} held by ${claim.client} (${claim.protocol})${next === null ? '' : `; now token ${next.token}`}`,
+    detail: `token ${result.token} held by ${clientText(claim.clientName, claim.client, claim.protocol)}${next === null ? '' : `; now token ${next.token}`}`,
   };
 }
 
 /** Removes waiter `claimId` from the queue of `lock`. */
 export function kickLocally(engine: LockEngine, lock: LockName, claimId: number): AdminResult {
+  // Who it was, read before the kick: the audit entry names the waiter's client.
+  let waiter = engine.lock(lock)?.head ?? null;
+  while (waiter !== null && waiter.id !== claimId) waiter = waiter.next;
+  const who = waiter === null ? '' : ` of ${clientText(waiter.clientName, waiter.client, waiter.protocol)}`;
   if (!engine.kick(lock, claimId)) return { ok: false, error: 'not-found', detail: `no waiter ${claimId} in the queue of ${lock}` };
-  return { ok: true, body: { kicked: { name: lock, id: String(claimId) } }, detail: `waiter ${claimId}` };
+  return { ok: true, body: { kicked: { name: lock, id: String(claimId) } }, detail: `waiter ${claimId}${who}` };
 }
 
 /** How the cluster side (single-node-cluster.ts, or the peer runtime on the active node) runs a lock op here. */
@@ -48,7 +53,12 @@ export interface LocalLockOps {
 export function localLockOps(engine: LockEngine, clock: ViewClock, wake: () => void): LocalLockOps {
   return {
     run(op) {
-      const result = op.op === 'force-release' ? forceReleaseLocally(engine, clock, op.lock, op.token) : kickLocally(engine, op.lock, op.claimId);
+      const result =
+        op.op === 'force-release'
+          ? forceReleaseLocally(engine, clock, op.lock, op.token)
+          : op.op === 'kick'
+            ? kickLocally(engine, op.lock, op.claimId)
+            : releaseClientLocally(engine, op.client, op.tokens);
       if (result.ok) wake();
       return result;
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AdminOp, adminOpFromWire, adminOpToWire, lockNameSchema, u64TextSchema } from './admin-request.ts';
+import { type AdminOp, adminOpFromWire, adminOpToWire, clientMatchSchema, lockNameSchema, u64TextSchema } from './admin-request.ts';
 
 const name = (text: string) => lockNameSchema.parse(text);
 
@@ -12,12 +12,24 @@ describe('the typed admin request', () => {
       { op: 'handoff', target: 'b' },
       { op: 'handoff', target: null },
       { op: 'restore', node: null },
+      { op: 'release-client', client: clientMatchSchema.parse('worker-7@host-3 pid 4121'), tokens: [42n, 18446744073709551615n] },
     ];
     for (const op of ops) {
       const wire = JSON.parse(JSON.stringify(adminOpToWire(op)));
       expect(adminOpFromWire(wire)).toEqual({ ok: true, op });
     }
     expect(adminOpToWire({ op: 'force-release', lock: name('a'), token: 7n })).toEqual({ op: 'force-release', lock: 'a', token: '7' });
+  });
+
+  it('refuses a bulk release by client from a peer with a bad client, a bad token or over 10,000 tokens', () => {
+    const tooMany = Array.from({ length: 10_001 }, () => '1');
+    for (const raw of [
+      { op: 'release-client', client: ' x', tokens: ['1'] },
+      { op: 'release-client', client: 'x', tokens: ['-1'] },
+      { op: 'release-client', client: 'x', tokens: tooMany },
+    ]) {
+      expect(adminOpFromWire(raw)).toMatchObject({ ok: false, error: 'invalid-input' });
+    }
   });
 
   it('reads tokens by the one u64 rule: 1-20 digits, at most 2^64-1, leading zeros allowed', () => {

@@ -6,6 +6,7 @@
 // it is written as text only when it leaves again (the peer message below, the JSON reply).
 import { z } from 'zod';
 import { ERRORS } from '../../lib/errors.ts';
+import { isValidClientName } from '../../lib/protocol/client-name.ts';
 import { isValidKey } from '../../lib/protocol/key-rules.ts';
 import { parseU64Text } from '../../lib/protocol/u64-text.ts';
 
@@ -27,6 +28,19 @@ export function readU64Text(text: string, ctx: z.RefinementCtx): bigint {
 /** A fencing token written as text (a u64 does not fit a JSON number), as the peer link carries it. */
 export const u64TextSchema = z.string().transform(readU64Text);
 
+/**
+ * Who a bulk release names: the identity a client gave, or its address ("127.0.0.1:5312"),
+ * matched exactly. Both follow the identity rule (lib/protocol/client-name.ts), so one check.
+ */
+export const clientMatchSchema = z
+  .string()
+  .refine(isValidClientName, 'expected a client identity or address: 1 to 128 bytes of UTF-8, no control characters, no space at either end')
+  .brand<'ClientMatch'>();
+export type ClientMatch = z.output<typeof clientMatchSchema>;
+
+/** Tokens one bulk release may name (client-release.ts MAX_CLIENT_LOCKS, kept here to avoid a cycle). */
+export const MAX_RELEASE_TOKENS = 10_000;
+
 /** A claim id: a positive safe integer (the engine numbers claims from 1). */
 export const claimIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
@@ -34,27 +48,32 @@ export const claimIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER
 export type AdminOp =
   | { op: 'force-release'; lock: LockName; token: bigint | null }
   | { op: 'kick'; lock: LockName; claimId: number }
+  /** Force-releases each lock `client` still holds with one of `tokens` (client-release.ts). */
+  | { op: 'release-client'; client: ClientMatch; tokens: bigint[] }
   | { op: 'handoff'; target: string | null }
   | { op: 'restore'; node: string | null };
 
 /** The ops on one lock, run by the active node's engine; handoff and restore belong to the cluster. */
-export type LockOp = Extract<AdminOp, { op: 'force-release' | 'kick' }>;
+export type LockOp = Extract<AdminOp, { op: 'force-release' | 'kick' | 'release-client' }>;
 
 /** An AdminOp as the peer link carries it (JSON): the token as decimal text. */
 export type WireAdminOp =
   | { op: 'force-release'; lock: string; token: string | null }
   | { op: 'kick'; lock: string; claimId: number }
+  | { op: 'release-client'; client: string; tokens: string[] }
   | { op: 'handoff'; target: string | null }
   | { op: 'restore'; node: string | null };
 
 /** Leaving the process for a peer: the only place the token of an op becomes text. */
 export function adminOpToWire(op: AdminOp): WireAdminOp {
+  if (op.op === 'release-client') return { op: op.op, client: op.client, tokens: op.tokens.map(String) };
   return op.op === 'force-release' ? { op: op.op, lock: op.lock, token: op.token === null ? null : op.token.toString() } : op;
 }
 
 const wireAdminOp = z.discriminatedUnion('op', [
   z.object({ op: z.literal('force-release'), lock: lockNameSchema, token: u64TextSchema.nullable() }),
   z.object({ op: z.literal('kick'), lock: lockNameSchema, claimId: claimIdSchema }),
+  z.object({ op: z.literal('release-client'), client: clientMatchSchema, tokens: z.array(u64TextSchema).max(MAX_RELEASE_TOKENS) }),
   z.object({ op: z.literal('handoff'), target: z.string().nullable() }),
   z.object({ op: z.literal('restore'), node: z.string().nullable() }),
 ]);
@@ -80,6 +99,8 @@ export function auditTarget(op: AdminOp): string {
     case 'force-release':
     case 'kick':
       return op.lock;
+    case 'release-client':
+      return `client ${op.client}`;
     case 'handoff':
       return op.target ?? 'any standby';
     case 'restore':

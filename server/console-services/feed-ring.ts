@@ -3,7 +3,7 @@
 // the text for people is written only when a message needs an item, and kept for the next one.
 import type { ClaimEvent, LockEvent } from '../../lib/engine/events.ts';
 import type { AuditEntry, FeedItem } from '../../lib/ops-api/api-types.ts';
-import type { ViewClock } from './lock-views.ts';
+import { clientText, type ViewClock } from './lock-views.ts';
 
 export const FEED_SIZE = 200;
 
@@ -65,7 +65,7 @@ function adminText(e: AuditEntry): string {
 export function eventText(e: ClaimEvent): string {
   switch (e.type) {
     case 'grant': {
-      const base = `granted to ${e.client} (${e.protocol}) token ${e.token}`;
+      const base = `granted to ${clientText(e.clientName, e.client, e.protocol)} token ${e.token}`;
       return e.handoverCause === null ? base : `${base} after ${formatMs(e.handoverMs ?? 0)} (${e.handoverCause})`;
     }
     case 'release':
@@ -76,7 +76,7 @@ export function eventText(e: ClaimEvent): string {
       return `force-released, token ${e.token}`;
     case 'enqueue': {
       const wait = e.waitDeadline === null ? '' : `, waits up to ${formatMs(e.waitDeadline - e.at)}`;
-      return `${e.client} (${e.protocol}) queued at position ${e.position}${wait}`;
+      return `${clientText(e.clientName, e.client, e.protocol)} queued at position ${e.position}${wait}`;
     }
     case 'leave-queue': {
       const why = e.reason === 'timeout' ? 'wait timed out' : e.reason === 'disconnect' ? 'disconnected' : 'session lease expired';

@@ -117,10 +117,7 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
         this.fine.recordBlockedExpiry(at, blockedBin);
       }
     }
-    // TODO(identity, at merge): the identity branch adds the client's name; read it from the
-    // grant event (one field the engine copies from the claim) rather than looking the claim up.
-    const clientName = (e as { clientName?: string | null }).clientName ?? null;
-    this.grantLog.granted(e.lock, e.claimId, e.protocol, e.client, clientName, e.token, at, e.waitedMs);
+    this.grantLog.granted(e.lock, e.claimId, e.protocol, e.client, e.clientName, e.token, at, e.waitedMs);
   }
 
   private onEnd(

@@ -13,12 +13,18 @@ export interface ViewClock {
   wall(engineMs: number): number;
 }
 
+/** "worker-7@host-3 pid 4121 (127.0.0.1:5312, keyed)", or "127.0.0.1:5312 (keyed)" for a client that gave no identity. */
+export function clientText(clientName: string | null, client: string, protocol: string): string {
+  return clientName === null ? `${client} (${protocol})` : `${clientName} (${client}, ${protocol})`;
+}
+
 export function holderView(claim: Claim, clock: ViewClock): HolderView {
   const now = clock.now();
   return {
     claimId: String(claim.id),
     protocol: claim.protocol,
     client: claim.client,
+    clientName: claim.clientName,
     token: claim.token.toString(),
     grantedAt: Math.round(clock.wall(claim.grantedAt)),
     heldForMs: Math.max(0, Math.round(now - claim.grantedAt)),
@@ -40,6 +46,7 @@ export function waiterView(claim: Claim, position: number, clock: ViewClock): Wa
     position,
     protocol: claim.protocol,
     client: claim.client,
+    clientName: claim.clientName,
     waitingSince: Math.round(clock.wall(claim.enqueuedAt)),
     waitingForMs: Math.max(0, Math.round(now - claim.enqueuedAt)),
     waitDeadline: Number.isFinite(claim.waitDeadline) ? Math.round(clock.wall(claim.waitDeadline)) : null,

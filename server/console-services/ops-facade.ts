@@ -5,6 +5,7 @@
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { ClusterView, DaemonState, HistoryRange, LockHistory, NodeRole, StatsHistory, StatsView } from '../../lib/ops-api/api-types.ts';
 import type { AdminFacade, AuditFacade, DaemonFacade, FeedFacade, SecurityFacade } from '../daemon/daemon-facade.ts';
+import { clientHeld } from './client-release.ts';
 import { lockDetail, locksPage, type ViewClock } from './lock-views.ts';
 
 export interface OpsFacadeParts {
@@ -41,6 +42,7 @@ export function createOpsFacade(p: OpsFacadeParts): DaemonFacade {
     },
     statsHistory: (range) => p.history.range(range),
     lockHistory: (name) => p.history.lockHistory(name),
+    clientHeld: (client) => clientHeld(engine, clock, client),
     admin: p.admin,
     metrics: p.metrics,
     security: p.security,

@@ -60,6 +60,7 @@ export class SingleNodeCluster implements ClusterBackend {
     switch (op.op) {
       case 'force-release':
       case 'kick':
+      case 'release-client':
         return this.o.lockOps.run(op);
       case 'handoff':
         return { ok: false, error: 'conflict', detail: SINGLE_NODE_HANDOFF_REASON };

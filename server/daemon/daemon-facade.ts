@@ -16,7 +16,8 @@ import type {
   StatsHistory,
   StatsView,
 } from '../../lib/ops-api/api-types.ts';
-import type { AdminOp, LockName } from '../console-services/admin-request.ts';
+import type { ClientHeldView } from '../../lib/ops-api/client-release-types.ts';
+import type { AdminOp, ClientMatch, LockName } from '../console-services/admin-request.ts';
 import type { LocksQuery } from '../console-services/lock-views.ts';
 
 /** What a request is allowed to do, as decided by the security policy. */
@@ -86,10 +87,23 @@ export interface FeedFacade {
  * active node and carried back over the peer link (a standby forwards mutations). The HTTP
  * handler turns it into the response and the audit entry.
  */
-export type AdminResult = { ok: true; body: unknown; detail: string | null } | { ok: false; error: ErrorName; detail: string };
+export type AdminResult =
+  | {
+      ok: true;
+      body: unknown;
+      detail: string | null;
+      /** Further audit entries, one per lock an op changed (a bulk release by client: each a force-release of `target`). */
+      audits?: readonly AdminAudit[];
+    }
+  | { ok: false; error: ErrorName; detail: string };
+
+export interface AdminAudit {
+  target: string;
+  detail: string;
+}
 
 /** The mutations of the ops API, checked where they entered the process (admin-request.ts). */
-export type { AdminOp, LockName };
+export type { AdminOp, ClientMatch, LockName };
 
 export interface AdminFacade {
   /**
@@ -129,6 +143,8 @@ export interface DaemonFacade {
   statsHistory(range: HistoryRange): StatsHistory;
   /** The lock's last ended grants, newest first; empty when this node has none for it (never seen, or pushed out). */
   lockHistory(name: LockName): LockHistory;
+  /** The locks held by one client, by the identity it gave or its address (client-release.ts). */
+  clientHeld(client: ClientMatch): ClientHeldView;
   /** Mutations (force-release, kick, handoff, restore), forwarded to the active node by a standby. */
   readonly admin: AdminFacade;
   metrics(): Promise<{ contentType: string; body: string }>;

@@ -26,6 +26,7 @@ import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
 import { localLockOps } from '../console-services/admin-ops.ts';
 import { auditTarget } from '../console-services/admin-request.ts';
+import { resultAudits } from '../console-services/client-release.ts';
 import { createOpsFacade } from '../console-services/ops-facade.ts';
 import { HOLD } from '../lines/routing.ts';
 import { listenerLimits } from '../lines/open-files.ts';
@@ -250,8 +251,10 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       localAdmin: {
         run: (op) => lockOps.run(op),
         // `ops` is created below; the cluster audits only once it runs, after start-up.
-        audit: (who, op, result) =>
-          ops.audit.record({ who, action: op.op, target: auditTarget(op), result: result.ok ? 'ok' : result.error, detail: result.detail }),
+        audit: (who, op, result) => {
+          ops.audit.record({ who, action: op.op, target: auditTarget(op), result: result.ok ? 'ok' : result.error, detail: result.detail });
+          for (const a of resultAudits(result)) ops.audit.record({ who, action: 'force-release', target: a.target, result: 'ok', detail: a.detail });
+        },
       },
       logger: log,
     });

@@ -61,11 +61,12 @@ type Body = { kind: 'read'; bytes: Buffer | null } | { kind: 'too-large' } | { k
 
 /**
  * Reads the body of a POST or DELETE (null for other methods): every body of the ops API is a
- * few fields, so it is read whole before the handler runs, up to MAX_BODY_BYTES. Past that the
+ * few fields, so it is read whole before the handler runs, up to MAX_BODY_BYTES (or the route's own
+ * maxBodyBytes: the bulk release by client takes up to 10,000 tokens). Past that the
  * request is answered 413 at once and the rest is read and dropped (bounded by the io-timeout)
  * rather than refused with a reset, which could cost the client the answer.
  */
-function readBody(req: IncomingMessage): Promise<Body> {
+function readBody(req: IncomingMessage, maxBytes: number): Promise<Body> {
   if (req.method !== 'POST' && req.method !== 'DELETE') return Promise.resolve({ kind: 'read', bytes: null });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -77,12 +78,12 @@ function readBody(req: IncomingMessage): Promise<Body> {
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) settle({ kind: 'too-large' });
+      if (size > maxBytes) settle({ kind: 'too-large' });
       else chunks.push(chunk);
     };
     const onEnd = (): void => settle({ kind: 'read', bytes: size === 0 ? null : Buffer.concat(chunks) });
     const onGone = (): void => settle({ kind: 'gone' });
-    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+    if (Number(req.headers['content-length'] ?? 0) > maxBytes) {
       settle({ kind: 'too-large' });
       return;
     }
@@ -197,13 +198,14 @@ export function answerClientErrors(server: Server, ioTimeoutMs: number): void {
 export function serveRoute(req: IncomingMessage, res: ServerResponse, daemon: DaemonFacade, match: Extract<RouteMatch, { kind: 'found' }>): void {
   const gone = new AbortController();
   res.on('close', () => gone.abort());
-  readBody(req)
+  const maxBytes = match.route.maxBodyBytes ?? MAX_BODY_BYTES;
+  readBody(req, maxBytes)
     .then(async (body) => {
       if (body.kind === 'gone' || answeredAsFailed(req.socket)) {
         res.destroy();
         return;
       }
-      if (body.kind === 'too-large') sendError(res, 'body-too-large', `over ${MAX_BODY_BYTES} bytes`);
+      if (body.kind === 'too-large') sendError(res, 'body-too-large', `over ${maxBytes} bytes`);
       else await send(res, await dispatch(match.route, webRequest(req, body.bytes, gone.signal), daemon, match.params));
     })
     .catch((err: unknown) => sendError(res, 'internal', err instanceof Error ? err.message : String(err)));

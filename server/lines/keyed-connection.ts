@@ -10,7 +10,15 @@
 import type { AcquireRequest, Claim, ClaimOwner, EndReason } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { TokensUnavailable } from '../../lib/tokens/token-source.ts';
-import { encodeGranted, encodeKeyedError, encodeRedirect, encodeReleased, encodeTimeout, parseKeyedRequest } from '../../lib/protocol/keyed-codec.ts';
+import {
+  IDENTITY_OK,
+  encodeGranted,
+  encodeKeyedError,
+  encodeRedirect,
+  encodeReleased,
+  encodeTimeout,
+  parseKeyedRequest,
+} from '../../lib/protocol/keyed-codec.ts';
 import { type ConnectionContext, LineConnection } from './line-connection.ts';
 import type { LineTransport } from './line-transport.ts';
 import type { Route } from './routing.ts';
@@ -54,7 +62,7 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
     private readonly limits: KeyedLimits,
   ) {
     super(transport, ctx);
-    this.ask = { name: '', owner: this, protocol: 'keyed', client: this.address, leaseMs: 0, waitMs: 0, sliding: false };
+    this.ask = { name: '', owner: this, protocol: 'keyed', client: this.address, clientName: null, leaseMs: 0, waitMs: 0, sliding: false };
   }
 
   onLine(buf: Buffer, start: number, end: number): void {
@@ -93,6 +101,12 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
         else this.send(encodeReleased(req.key, outcome === 'ok'));
         return;
       }
+      case 'identity':
+        // Names the client for the requests after it (kept in the one request object); claims
+        // made before keep the name they were made with.
+        this.ask.clientName = req.name;
+        this.send(IDENTITY_OK);
+        return;
       case 'error':
         if (req.op === 'A') this.replyBehindWaiters(req.key, encodeKeyedError(req.op, req.key, req.error));
         else this.send(encodeKeyedError(req.op, req.key, req.error));

@@ -16,6 +16,7 @@ import { BETWEEN_CONNECTIONS } from '../../lib/engine/carried-claims.ts';
 import { ERRORS } from '../../lib/errors.ts';
 import {
   ACQUIRE_TWICE,
+  CLIENT_TOO_LATE,
   EXPECTED_ACQUIRE,
   EXPECTED_HEARTBEAT,
   SESSION_GOODBYE,
@@ -37,6 +38,7 @@ const LINE_TOO_LONG = encodeSessionError('protocol-error', ERRORS['line-too-long
 const NO_ACQUIRE_YET = encodeSessionError('protocol-error', EXPECTED_ACQUIRE);
 const NOT_A_HEARTBEAT = encodeSessionError('protocol-error', EXPECTED_HEARTBEAT);
 const SECOND_ACQUIRE = encodeSessionError('protocol-error', ACQUIRE_TWICE);
+const LATE_CLIENT = encodeSessionError('protocol-error', CLIENT_TOO_LATE);
 const IO_TIMEOUT_LINE = encodeSessionError('io-timeout', 'line not finished in time');
 const IO_TIMEOUT_FIRST = encodeSessionError('io-timeout', 'no ACQUIRE in time');
 const LEASE_EXPIRED = encodeSessionError('lease-expired');
@@ -62,6 +64,8 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
   private claim: Claim | null = null;
   /** `ACQUIRED <token>` of the current grant: the answer to every heartbeat while holding. */
   private acquiredLine = '';
+  /** The identity from a `CLIENT` line before the ACQUIRE, or null. */
+  private clientName: string | null = null;
 
   constructor(
     transport: LineTransport,
@@ -95,6 +99,11 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
       case 'acquire':
         if (claim !== null) this.close(SECOND_ACQUIRE);
         else this.acquire(req.name, req.leaseMs, req.claimKey === null ? null : claimKeyHash(req.claimKey));
+        return;
+      case 'client':
+        // Once, before the claim: the name goes with the ACQUIRE (a resumed claim keeps its own).
+        if (claim !== null || this.clientName !== null) this.close(LATE_CLIENT);
+        else this.clientName = req.name;
         return;
       case 'resume':
         if (claim !== null) this.close(SECOND_ACQUIRE);
@@ -192,7 +201,8 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
     // A free lock is granted inside acquire (onGranted sends ACQUIRED); a busy one queues us.
     let claim: Claim;
     try {
-      claim = this.engine.acquire({ name, owner: this, protocol: 'session', client: this.address, leaseMs, waitMs: 0, sliding: true, keyHash });
+      const clientName = this.clientName;
+      claim = this.engine.acquire({ name, owner: this, protocol: 'session', client: this.address, clientName, leaseMs, waitMs: 0, sliding: true, keyHash });
     } catch (err) {
       // No token can be issued: the session ends with the reason (0x07 or 0x08), nothing was claimed.
       if (!(err instanceof TokensUnavailable)) throw err;

@@ -5,7 +5,8 @@ import type { Claim, ClaimOwner } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 
 export type ClientOp =
-  | { kind: 'acquire'; key: string; session: boolean; leaseMs: number; waitMs: number }
+  /** `clientName`: the identity the client gave (keyed `I`, session `CLIENT`); absent: none. */
+  | { kind: 'acquire'; key: string; session: boolean; leaseMs: number; waitMs: number; clientName?: string | null }
   /** On the claim at `pick` (modulo their number) among the engine's holders and waiters. */
   | { kind: 'release' | 'end' | 'kick' | 'force'; pick: number };
 
@@ -26,6 +27,7 @@ export function applyClientOp(engine: LockEngine, owner: ClaimOwner, op: ClientO
       owner,
       protocol: op.session ? 'session' : 'keyed',
       client: 'c',
+      clientName: op.clientName ?? null,
       leaseMs: op.leaseMs,
       waitMs: op.waitMs,
       sliding: op.session,

@@ -137,6 +137,7 @@ export function checkKeyedReplies(c: RawConnection, everyReply: boolean): KeyedO
     const req = parseKeyedRequest(line, 0, line.length);
     if (req.kind === 'acquire') push(`wait A ${req.key}`, { release: false, line: null, waitsForever: req.waitMs === 0 });
     else if (req.kind === 'release') push(`now R ${req.key}`, { release: true, line: null });
+    else if (req.kind === 'identity') push('now I', { release: false, line: 'I OK' });
     else
       push(req.op === 'A' ? `wait A ${req.key}` : `now ${req.op} ${req.key}`, { release: false, line: encodeKeyedError(req.op, req.key, req.error).trimEnd() });
   }
@@ -160,6 +161,8 @@ export function checkKeyedReplies(c: RawConnection, everyReply: boolean): KeyedO
     } else if ((m = /^R (\S+) (OK|STALE)$/.exec(reply))) {
       if (!take(`now R ${m[1]}`, reply).release) fail(`${reply} answers a request that was not a release`, c);
       if (m[2] === 'OK') released++;
+    } else if (reply === 'I OK') {
+      if (take('now I', reply).line !== reply) fail(`${reply} answers a request that was not an identity`, c);
     } else if ((m = /^E (\S+) (\S+) ([a-z-]+) (.+)$/.exec(reply))) {
       const [, op = '', k = '', code = '', text = ''] = m;
       if (!Object.hasOwn(ERRORS, code) || ERRORS[code as ErrorName].message !== text) fail(`undocumented error ${reply}`, c);

@@ -50,6 +50,8 @@ export interface TestFacade {
   setState(state: DaemonState): void;
   /** Takes or queues for `name` as a keyed client would; waitMs 0 waits forever. */
   hold(name: string, owner?: Owner, leaseMs?: number, waitMs?: number): Claim;
+  /** Like hold, for a client at `client` that gave the identity `clientName` (null: none). */
+  holdAs(name: string, client: string, clientName: string | null, owner?: Owner): Claim;
 }
 
 const noFeed: FeedFacade = { subscribe: () => ({ ok: true, leave: () => {}, pull: () => {} }), subscriberCount: 0 };
@@ -114,6 +116,8 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
     },
     hold: (name, owner = new Owner(), leaseMs = 30_000, waitMs = 0) =>
       engine.acquire({ name, owner, protocol: 'keyed', client: '127.0.0.1:5000', leaseMs, waitMs, sliding: false }),
+    holdAs: (name, client, clientName, owner = new Owner()) =>
+      engine.acquire({ name, owner, protocol: 'keyed', client, clientName, leaseMs: 30_000, waitMs: 0, sliding: false }),
   };
 }
 

@@ -1,0 +1,31 @@
+// The bulk release by client as an admin action: one useMutation under the shared action key,
+// so its result lands in the one aria-live status region like every other action.
+import { useMutation } from '@tanstack/react-query';
+import { opsApi } from './api-client.ts';
+import { ACTION_KEY, useOnActionError } from './mutations.ts';
+
+export interface ReleaseClientVariables {
+  pendingText: string;
+  /** The identity or address the locks were listed by. */
+  client: string;
+  /** Each listed lock's token: only these grants are released. */
+  tokens: string[];
+}
+
+/** "Released 300 locks held by worker-7 (0 stale: changed hands since the list)." */
+export function releaseClientText(client: string, released: number, stale: number): string {
+  const locks = released === 1 ? '1 lock' : `${released} locks`;
+  return `Released ${locks} held by ${client}; ${stale} stale (no longer held by it, left alone).`;
+}
+
+export function useReleaseClient() {
+  const onError = useOnActionError();
+  return useMutation({
+    mutationKey: [...ACTION_KEY, 'release-client'],
+    mutationFn: async (v: ReleaseClientVariables): Promise<string> => {
+      const result = await opsApi.releaseClient(v.client, v.tokens);
+      return releaseClientText(v.client, result.released.length, result.stale.length);
+    },
+    onError,
+  });
+}

@@ -1,0 +1,167 @@
+// The bulk release by client: GET /api/v1/clients/held and POST /api/v1/clients/force-release,
+// through their handlers on a test facade (a real engine on a fake clock).
+import { describe, expect, it } from 'vitest';
+import type { ClientHeldView, ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
+import { Owner, apiRequest, asAdmin, asReader, testFacade } from '../console-services/testing/test-facade.ts';
+import { MAX_RELEASE_BODY_BYTES, getClientHeld, releaseClient } from './client-actions.ts';
+import { forceRelease, kickWaiter } from './lock-actions.ts';
+
+const WORKER = 'worker-7@host-3 pid 4121';
+const held = (t: Awaited<ReturnType<typeof testFacade>>, client: string, headers: Record<string, string> = {}) =>
+  getClientHeld(apiRequest(`/api/v1/clients/held?client=${encodeURIComponent(client)}`, { headers }), t.daemon);
+const release = (t: Awaited<ReturnType<typeof testFacade>>, body: string, headers: Record<string, string> = asAdmin) =>
+  releaseClient(apiRequest('/api/v1/clients/force-release', { method: 'POST', headers, body }), t.daemon);
+
+describe('GET /api/v1/clients/held', () => {
+  it('lists, in name order, the locks held by the client of that identity or that address, not its waits', async () => {
+    const t = await testFacade();
+    const b = t.holdAs('b', '127.0.0.1:6001', WORKER);
+    const a = t.holdAs('a', '127.0.0.1:6002', WORKER);
+    t.holdAs('other', '127.0.0.1:6003', 'someone else');
+    t.holdAs('mine-by-address', '127.0.0.1:6001', null);
+    t.holdAs('a', '127.0.0.1:6001', WORKER); // queued behind its own holder: not held
+    const res = await held(t, WORKER);
+    expect(res.status).toBe(200);
+    const view = (await res.json()) as ClientHeldView;
+    expect(view).toEqual({
+      asOf: expect.any(Number),
+      client: WORKER,
+      truncated: false,
+      held: [
+        { name: 'a', token: a.token.toString(), protocol: 'keyed', client: '127.0.0.1:6002', clientName: WORKER, heldForMs: 0, leaseRemainingMs: 30_000 },
+        { name: 'b', token: b.token.toString(), protocol: 'keyed', client: '127.0.0.1:6001', clientName: WORKER, heldForMs: 0, leaseRemainingMs: 30_000 },
+      ],
+    });
+    const byAddress = (await (await held(t, '127.0.0.1:6001')).json()) as ClientHeldView;
+    expect(byAddress.held.map((h) => h.name)).toEqual(['b', 'mine-by-address']);
+  });
+
+  it('answers 422 invalid-input for a missing, empty, too long or control-character client, and for other fields', async () => {
+    const t = await testFacade();
+    for (const query of ['', '?client=', `?client=${'x'.repeat(129)}`, '?client=a%09b', '?client=a&extra=1']) {
+      const res = getClientHeld(apiRequest(`/api/v1/clients/held${query}`), t.daemon);
+      expect([query, res.status]).toEqual([query, 422]);
+      expect(await res.json()).toMatchObject({ error: { code: 'invalid-input' } });
+    }
+  });
+
+  it('lists at most 10,000 locks and says when more matched', async () => {
+    const t = await testFacade();
+    for (let i = 0; i <= 10_000; i++) t.holdAs(`many/${i}`, '127.0.0.1:6001', WORKER);
+    const view = (await (await held(t, WORKER)).json()) as ClientHeldView;
+    expect([view.held.length, view.truncated]).toEqual([10_000, true]);
+  });
+
+  it('needs read access off loopback', async () => {
+    const t = await testFacade({ readToken: 'read-token-for-tests', host: '0.0.0.0' });
+    expect((await held(t, WORKER)).status).toBe(401);
+    expect((await held(t, WORKER, asReader)).status).toBe(200);
+  });
+});
+
+describe('POST /api/v1/clients/force-release', () => {
+  it('releases each listed grant the client still holds, hands each lock on, and names the rest stale', async () => {
+    const t = await testFacade();
+    const owner = new Owner();
+    const a = t.holdAs('a', '127.0.0.1:6001', WORKER, owner);
+    const b = t.holdAs('b', '127.0.0.1:6001', WORKER, owner);
+    const next = t.holdAs('b', '127.0.0.1:7000', 'next in line');
+    const gone = t.holdAs('gone', '127.0.0.1:6001', WORKER, owner);
+    t.engine.release('gone', gone.token);
+    const newer = t.holdAs('gone', '127.0.0.1:7001', null); // same lock, new holder, other client
+    const foreign = t.holdAs('foreign', '127.0.0.1:7002', 'not the worker');
+    const tokens = [a.token, b.token, gone.token, newer.token, foreign.token].map(String);
+    const res = await release(t, JSON.stringify({ client: WORKER, tokens }));
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as ClientReleaseResult;
+    expect(body.released).toEqual([
+      { name: 'a', token: a.token.toString() },
+      { name: 'b', token: b.token.toString() },
+    ]);
+    expect(body.stale.sort()).toEqual([gone.token, newer.token, foreign.token].map(String).sort());
+    expect(owner.ended).toEqual([
+      { id: a.id, reason: 'force-released' },
+      { id: b.id, reason: 'force-released' },
+    ]);
+    expect([next.state, newer.state, foreign.state]).toEqual(['holding', 'holding', 'holding']);
+    expect(t.wakes()).toBe(1);
+  });
+
+  it('audits the bulk action and each lock it released as a force-release naming the client', async () => {
+    const t = await testFacade();
+    const a = t.holdAs('a', '127.0.0.1:6001', WORKER);
+    const b = t.holdAs('b', '127.0.0.1:6001', WORKER);
+    await release(t, JSON.stringify({ client: WORKER, tokens: [a.token.toString(), Number(b.token), '999'] }));
+    expect(t.audit.recent(10).map((e) => [e.who, e.action, e.target, e.result, e.detail])).toEqual([
+      ['bearer:admin', 'release-client', `client ${WORKER}`, 'ok', `client ${WORKER}: released 2, stale 1`],
+      ['bearer:admin', 'force-release', 'a', 'ok', `bulk by client ${WORKER}: token ${a.token} held by ${WORKER} (127.0.0.1:6001, keyed)`],
+      ['bearer:admin', 'force-release', 'b', 'ok', `bulk by client ${WORKER}: token ${b.token} held by ${WORKER} (127.0.0.1:6001, keyed)`],
+    ]);
+  });
+
+  it('matches the client by address too', async () => {
+    const t = await testFacade();
+    const a = t.holdAs('a', '127.0.0.1:6001', null);
+    const body = (await (await release(t, JSON.stringify({ client: '127.0.0.1:6001', tokens: [a.token.toString()] }))).json()) as ClientReleaseResult;
+    expect(body).toEqual({ released: [{ name: 'a', token: a.token.toString() }], stale: [] });
+  });
+
+  it('needs the admin token: 401 without credentials, 403 for the read token, and nothing changes', async () => {
+    const t = await testFacade({ readToken: 'read-token-for-tests' });
+    const a = t.holdAs('a', '127.0.0.1:6001', WORKER);
+    const body = JSON.stringify({ client: WORKER, tokens: [a.token.toString()] });
+    expect((await release(t, body, {})).status).toBe(401);
+    expect((await release(t, body, asReader)).status).toBe(403);
+    expect(a.state).toBe('holding');
+  });
+
+  it('answers 422 for a bad client, no tokens, a bad token, an unknown field or over 10,000 tokens; 400 for non-JSON', async () => {
+    const t = await testFacade();
+    const a = t.holdAs('a', '127.0.0.1:6001', WORKER);
+    const tooMany = Array.from({ length: 10_001 }, (_, i) => String(i + 1));
+    const bodies = [
+      { client: ' lead', tokens: ['1'] },
+      { client: WORKER, tokens: [] },
+      { client: WORKER, tokens: ['-1'] },
+      { client: WORKER, tokens: ['1'], token: '1' },
+      { tokens: ['1'] },
+      { client: WORKER, tokens: tooMany },
+    ];
+    for (const body of bodies) {
+      const res = await release(t, JSON.stringify(body));
+      expect(res.status).toBe(422);
+      expect(await res.json()).toMatchObject({ error: { code: 'invalid-input' } });
+    }
+    expect((await release(t, '{"client": ')).status).toBe(400);
+    expect(a.state).toBe('holding');
+  });
+
+  it('takes a body of 10,000 tokens (over the usual 16 KiB) and refuses one over 512 KiB with 413', async () => {
+    const t = await testFacade();
+    const tokens = Array.from({ length: 10_000 }, (_, i) => String(10_000_000_000_000 + i));
+    const big = JSON.stringify({ client: WORKER, tokens });
+    expect(big.length).toBeGreaterThan(16 * 1024);
+    const res = await release(t, big);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as ClientReleaseResult).stale).toHaveLength(10_000);
+    const huge = JSON.stringify({ client: WORKER, tokens: ['1'], pad: 'x'.repeat(MAX_RELEASE_BODY_BYTES) });
+    expect((await release(t, huge)).status).toBe(413);
+  });
+});
+
+describe('force-release and kick name the client in the audit', () => {
+  it('writes the holder and the waiter identity in the entry detail', async () => {
+    const t = await testFacade();
+    t.holdAs('a', '127.0.0.1:6001', WORKER);
+    const waiter = t.holdAs('a', '127.0.0.1:6002', 'waiting worker');
+    await kickWaiter(apiRequest(`/api/v1/locks/a/waiters/${waiter.id}/kick`, { method: 'POST', headers: asAdmin }), t.daemon, {
+      name: 'a',
+      id: String(waiter.id),
+    });
+    await forceRelease(apiRequest('/api/v1/locks/a/force-release', { method: 'POST', headers: asAdmin }), t.daemon, { name: 'a' });
+    expect(t.audit.recent(2).map((e) => e.detail)).toEqual([
+      `waiter ${waiter.id} of waiting worker (127.0.0.1:6002, keyed)`,
+      expect.stringMatching(new RegExp(`^token \\d+ held by ${WORKER} \\(127\\.0\\.0\\.1:6001, keyed\\)$`)),
+    ]);
+  });
+});
