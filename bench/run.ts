@@ -101,8 +101,8 @@ if (sideBySide) {
           { system: sessionFloor },
           ...(baseline
             ? [
-                { system: batonKeyed(baseline.lockPort, baseline.cpuMs, before), floor: keyedFloor },
-                { system: batonSession(baseline.sessionPort, baseline.cpuMs, before), floor: sessionFloor },
+                { system: batonKeyed(baseline.lockPort, baseline.cpuMs, before, null), floor: keyedFloor },
+                { system: batonSession(baseline.sessionPort, baseline.cpuMs, before, null), floor: sessionFloor },
               ]
             : []),
           { system: etcdLock(etcd.endpoint, etcd.cpuMs) },
@@ -118,7 +118,7 @@ if (sideBySide) {
         [
           batonKeyed(baton.lockPort, baton.cpuMs),
           batonSession(baton.sessionPort, baton.cpuMs),
-          ...(baseline ? [batonKeyed(baseline.lockPort, baseline.cpuMs, before), batonSession(baseline.sessionPort, baseline.cpuMs, before)] : []),
+          ...(baseline ? [batonKeyed(baseline.lockPort, baseline.cpuMs, before, null), batonSession(baseline.sessionPort, baseline.cpuMs, before, null)] : []),
           redlockDefault(redis.port, redis.cpuMs),
           etcdElection(etcd.endpoint, etcd.cpuMs),
         ],

@@ -5,13 +5,17 @@
 import { KeyedClient, SessionClient } from '../../lib/client/index.ts';
 import { LEASE_MS, type LockClient, type LockSystem } from './lock-system.ts';
 
-/** `label`: which build, when two run side by side (`npm run bench -- --baseline <bin>`). */
-export function batonKeyed(lockPort: number, serverCpuMs: () => number, label = ''): LockSystem {
+/**
+ * `label`: which build, when two run side by side (`npm run bench -- --baseline <bin>`).
+ * `clientName`: what the client names itself; null sends no identity line, for a baseline build
+ * older than client identities (which would refuse `CLIENT` before `ACQUIRE`).
+ */
+export function batonKeyed(lockPort: number, serverCpuMs: () => number, label = '', clientName?: string | null): LockSystem {
   return {
     name: `Baton keyed (KeyedClient)${label}`,
     serverCpuMs,
     connect: async (): Promise<LockClient> => {
-      const client = new KeyedClient({ addresses: [`127.0.0.1:${lockPort}`] });
+      const client = new KeyedClient({ addresses: [`127.0.0.1:${lockPort}`], ...(clientName === undefined ? {} : { clientName }) });
       return {
         acquire: async (key) => {
           const grant = await client.acquire(key, { lease: LEASE_MS });
@@ -23,12 +27,12 @@ export function batonKeyed(lockPort: number, serverCpuMs: () => number, label = 
   };
 }
 
-export function batonSession(sessionPort: number, serverCpuMs: () => number, label = ''): LockSystem {
+export function batonSession(sessionPort: number, serverCpuMs: () => number, label = '', clientName?: string | null): LockSystem {
   return {
     name: `Baton session (SessionClient)${label}`,
     serverCpuMs,
     connect: async (): Promise<LockClient> => {
-      const client = new SessionClient({ addresses: [`127.0.0.1:${sessionPort}`] });
+      const client = new SessionClient({ addresses: [`127.0.0.1:${sessionPort}`], ...(clientName === undefined ? {} : { clientName }) });
       return {
         acquire: async (key) => {
           const lease = await client.open(key, { lease: LEASE_MS });

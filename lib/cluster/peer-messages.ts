@@ -4,7 +4,7 @@
 // are applied; snapshot parts carry thousands of entries, checked by hand here
 // (snapshot-entries.ts). Tokens travel as decimal strings (a u64 does not fit a JSON number).
 import { z } from 'zod';
-import type { FailoverView, ReplicationLag } from '../ops-api/api-types.ts';
+import { AUDIT_ACTIONS, type FailoverView, type ReplicationLag } from '../ops-api/api-types.ts';
 import { FAILOVER_CAUSES, NODE_PHASES, type NodePhase } from './cluster-vocabulary.ts';
 import { isU64Text } from '../protocol/u64-text.ts';
 import {
@@ -47,7 +47,7 @@ const auditEntry = z
   .object({
     at: z.number().finite(),
     who: z.string().max(AUDIT_FIELD_MAX.who),
-    action: z.enum(['force-release', 'kick', 'handoff', 'restore', 'sign-in', 'sign-out']),
+    action: z.enum(AUDIT_ACTIONS),
     target: z.string().max(AUDIT_FIELD_MAX.target),
     result: z.string().max(AUDIT_FIELD_MAX.result),
     detail: z.string().max(AUDIT_FIELD_MAX.detail).nullable(),

@@ -293,12 +293,16 @@ export interface FeedItem {
   text: string;
 }
 
+/** Every admin action the audit records (one list for the API's type, the log reader and the peer message). */
+export const AUDIT_ACTIONS = ['force-release', 'kick', 'handoff', 'restore', 'sign-in', 'sign-out', 'release-client'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
 export interface AuditEntry {
   at: number;
   /** "bearer:admin" or "session:<public id>". */
   who: string;
   /** `release-client`: one bulk release by client (POST /api/v1/clients/force-release); each lock it freed has its own `force-release` entry. */
-  action: 'force-release' | 'kick' | 'handoff' | 'restore' | 'sign-in' | 'sign-out' | 'release-client';
+  action: AuditAction;
   target: string;
   /** "ok" or the error code it failed with. */
   result: string;

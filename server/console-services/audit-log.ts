@@ -6,7 +6,7 @@
 import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AuditRing } from '../../lib/cluster/audit-ring.ts';
-import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
+import { AUDIT_ACTIONS, type AuditEntry } from '../../lib/ops-api/api-types.ts';
 import type { AuditFacade } from '../daemon/daemon-facade.ts';
 
 export const AUDIT_FILE = 'audit.log';
@@ -20,7 +20,7 @@ export const AUDIT_RELOAD = 200;
 const TAIL_CHUNK = 64 * 1024;
 const TAIL_MAX = 4 * TAIL_CHUNK;
 
-const ACTIONS: ReadonlySet<string> = new Set(['force-release', 'kick', 'handoff', 'restore', 'sign-in', 'sign-out']);
+const ACTIONS: ReadonlySet<string> = new Set(AUDIT_ACTIONS);
 
 /** Which node and process records entries: their `node`, and the middle of their `id`. */
 export interface AuditOrigin {
