@@ -29,28 +29,33 @@ export interface GrantEvent {
   handoverCause: HandoverCause | null;
 }
 
-export interface ReleaseEvent {
-  type: 'release';
+/**
+ * The holder a release, expiry or force-release ended, as the claim had it: so a reader that
+ * lists ended grants (the console's per-lock history) needs nothing from the grant event and
+ * does no work on the grant path.
+ */
+export interface EndedHolder {
   at: number;
   lock: string;
   claimId: number;
   token: bigint;
   protocol: Protocol;
+  client: string;
+  clientName: string | null;
   /** When this holder was granted (engine ms): its hold time is `at - grantedAt`. */
   grantedAt: number;
+  /** How long it had waited in the queue before its grant (0 for an immediate grant). */
+  waitedMs: number;
+}
+
+export interface ReleaseEvent extends EndedHolder {
+  type: 'release';
   /** `disconnect`: the session closed, or the grant could not be delivered. */
   cause: 'release' | 'disconnect';
 }
 
-export interface ExpireEvent {
+export interface ExpireEvent extends EndedHolder {
   type: 'expire';
-  at: number;
-  lock: string;
-  claimId: number;
-  token: bigint;
-  protocol: Protocol;
-  /** When this holder was granted (engine ms): its hold time is `at - grantedAt`. */
-  grantedAt: number;
   /**
    * The holder's last sign of life as the engine knew it: its last heartbeat (sliding lease) or
    * its grant (fixed lease), i.e. lease end minus lease. What an expiry cost its waiters is
@@ -59,15 +64,8 @@ export interface ExpireEvent {
   lastAliveAt: number;
 }
 
-export interface ForceReleaseEvent {
+export interface ForceReleaseEvent extends EndedHolder {
   type: 'force-release';
-  at: number;
-  lock: string;
-  claimId: number;
-  token: bigint;
-  protocol: Protocol;
-  /** When this holder was granted (engine ms): its hold time is `at - grantedAt`. */
-  grantedAt: number;
 }
 
 export interface EnqueueEvent {
@@ -128,6 +126,12 @@ export interface ResumeEvent {
 export interface ResetEvent {
   type: 'reset';
   at: number;
+  /**
+   * The holders the reset ended (this node stopped serving them: a failover or a node that
+   * stopped being active); empty when a standby's state was replaced by a snapshot, which ended
+   * nothing the active still holds. `at` of each is the reset's.
+   */
+  ended: readonly EndedHolder[];
 }
 
 export type LockEvent =

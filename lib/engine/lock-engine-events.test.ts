@@ -76,7 +76,19 @@ describe('lock engine events', () => {
     take();
     engine.release('a', holder.token);
     expect(take()).toEqual([
-      { type: 'release', at: 1_040, lock: 'a', claimId: holder.id, token: 1n, protocol: 'keyed', grantedAt: 1_000, cause: 'release' },
+      {
+        type: 'release',
+        at: 1_040,
+        lock: 'a',
+        claimId: holder.id,
+        token: 1n,
+        protocol: 'keyed',
+        client: '10.0.0.1:1',
+        clientName: null,
+        grantedAt: 1_000,
+        waitedMs: 0,
+        cause: 'release',
+      },
       expect.objectContaining({ type: 'grant', claimId: waiter.id, token: 2n, waitedMs: 40, handoverMs: 0, handoverCause: 'release' }),
     ]);
   });
@@ -102,7 +114,19 @@ describe('lock engine events', () => {
     engine.advance();
     expect(take()).toEqual([
       // Its last sign of life was its grant (a fixed lease), at 1,000.
-      { type: 'expire', at: 1_250, lock: 'a', claimId: holder.id, token: holder.token, protocol: 'keyed', grantedAt: 1_000, lastAliveAt: 1_000 },
+      {
+        type: 'expire',
+        at: 1_250,
+        lock: 'a',
+        claimId: holder.id,
+        token: holder.token,
+        protocol: 'keyed',
+        client: '10.0.0.1:1',
+        clientName: null,
+        grantedAt: 1_000,
+        waitedMs: 0,
+        lastAliveAt: 1_000,
+      },
       expect.objectContaining({ type: 'grant', at: 1_250, claimId: waiter.id, waitedMs: 250, handoverMs: 150, handoverCause: 'expiry' }),
     ]);
   });
@@ -125,7 +149,18 @@ describe('lock engine events', () => {
     take();
     engine.forceRelease('a');
     expect(take()).toEqual([
-      { type: 'force-release', at: 1_000, lock: 'a', claimId: holder.id, token: holder.token, protocol: 'keyed', grantedAt: 1_000 },
+      {
+        type: 'force-release',
+        at: 1_000,
+        lock: 'a',
+        claimId: holder.id,
+        token: holder.token,
+        protocol: 'keyed',
+        client: '10.0.0.1:1',
+        clientName: null,
+        grantedAt: 1_000,
+        waitedMs: 0,
+      },
       expect.objectContaining({ type: 'grant', claimId: waiter.id, handoverMs: 0, handoverCause: 'force-release' }),
     ]);
   });

@@ -190,7 +190,10 @@ export class LockEngine extends GrantGate {
         claimId: holder.id,
         token: holder.token,
         protocol: holder.protocol,
+        client: holder.client,
+        clientName: holder.clientName,
         grantedAt: holder.grantedAt,
+        waitedMs: holder.grantedAt - holder.enqueuedAt,
       });
     }
     holder.owner.onEnded(holder, 'force-released');
@@ -352,7 +355,10 @@ export class LockEngine extends GrantGate {
         claimId: holder.id,
         token: holder.token,
         protocol: holder.protocol,
+        client: holder.client,
+        clientName: holder.clientName,
         grantedAt: holder.grantedAt,
+        waitedMs: holder.grantedAt - holder.enqueuedAt,
         cause,
       });
     }
@@ -371,7 +377,10 @@ export class LockEngine extends GrantGate {
         claimId: holder.id,
         token: holder.token,
         protocol: holder.protocol,
+        client: holder.client,
+        clientName: holder.clientName,
         grantedAt: holder.grantedAt,
+        waitedMs: holder.grantedAt - holder.enqueuedAt,
         lastAliveAt,
       });
     }

@@ -132,7 +132,21 @@ describe('replica operations', () => {
     engine.replicaEnqueue(waiter());
     take();
     expect(engine.replicaEndHolder('a', 10, 'disconnect')).toBe(true);
-    expect(take()).toEqual([{ type: 'release', at: 1_000, lock: 'a', claimId: 10, token: 100n, protocol: 'keyed', grantedAt: 1_000, cause: 'disconnect' }]);
+    expect(take()).toEqual([
+      {
+        type: 'release',
+        at: 1_000,
+        lock: 'a',
+        claimId: 10,
+        token: 100n,
+        protocol: 'keyed',
+        client: '10.0.0.1:1',
+        clientName: null,
+        grantedAt: 1_000,
+        waitedMs: 0,
+        cause: 'disconnect',
+      },
+    ]);
     expect(engine.lock('a')?.holder).toBeNull();
     expect(queueIds('a')).toEqual([11]);
     engine.replicaGrant(grant({ lock: 'b', claimId: 30, token: 101n }));
@@ -212,7 +226,19 @@ describe('after a promotion', () => {
     engine.end(h);
     expect(take()).toEqual([
       { type: 'leave-queue', at: 1_000, lock: 'a', claimId: 11, protocol: 'keyed', reason: 'disconnect' },
-      { type: 'release', at: 1_000, lock: 'a', claimId: 10, token: 100n, protocol: 'session', grantedAt: 1_000, cause: 'disconnect' },
+      {
+        type: 'release',
+        at: 1_000,
+        lock: 'a',
+        claimId: 10,
+        token: 100n,
+        protocol: 'session',
+        client: '10.0.0.1:1',
+        clientName: null,
+        grantedAt: 1_000,
+        waitedMs: 0,
+        cause: 'disconnect',
+      },
     ]);
     expect([engine.lockCount, engine.heldCount, engine.waiterCount, engine.nextDeadline()]).toEqual([0, 0, 0, NEVER]);
   });
@@ -250,7 +276,18 @@ describe('reset', () => {
     engine.replicaGrant(grant({ lock: 'c', claimId: 50, token: 90n }));
     take();
     engine.reset();
-    expect(take()).toEqual([{ type: 'reset', at: 1_000 }]);
+    // The event lists the holders it ended (the console lists them as ended by failover); not the waiter.
+    expect(take()).toEqual([
+      {
+        type: 'reset',
+        at: 1_000,
+        ended: [
+          expect.objectContaining({ lock: 'a', claimId: a.id, token: a.token, grantedAt: 1_000 }),
+          expect.objectContaining({ lock: 'b', claimId: s.id, protocol: 'session' }),
+          expect.objectContaining({ lock: 'c', claimId: 50, token: 90n, client: '10.0.0.1:1' }),
+        ],
+      },
+    ]);
     expect([a.state, w.state, s.state]).toEqual(['ended', 'ended', 'ended']);
     expect(owner.ended).toEqual([]);
     expect([engine.lockCount, engine.heldCount, engine.waiterCount, engine.nextDeadline()]).toEqual([0, 0, 0, NEVER]);

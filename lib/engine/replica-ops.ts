@@ -11,7 +11,7 @@
 // (those that sent a claim key), which keepDetached files there to wait for their client.
 import { Claim, type ClaimOwner, type HandoverCause, type LockState, type Protocol } from './claim.ts';
 import { EngineCore, NEVER } from './engine-core.ts';
-import type { GrantEvent } from './events.ts';
+import type { EndedHolder, GrantEvent } from './events.ts';
 
 /** The owner of replicated claims: a grant is always taken, an end is nobody's business. */
 export const DETACHED_OWNER: ClaimOwner = Object.freeze({
@@ -120,7 +120,7 @@ export abstract class ReplicaOps extends EngineCore {
     this.endHolder(lock, holder, now, HANDOVER_CAUSE[how]);
     this.dropIfIdle(lock);
     if (emit && this.listeners.length > 0) {
-      const base = { at: now, lock: name, claimId, token: holder.token, protocol: holder.protocol, grantedAt: holder.grantedAt };
+      const base = endedHolder(holder, now);
       if (how === 'release' || how === 'disconnect') this.emit({ type: 'release', ...base, cause: how });
       else if (how === 'expire') this.emit({ type: 'expire', ...base, lastAliveAt: holder.expiresAt - holder.leaseMs });
       else this.emit({ type: how, ...base });
@@ -227,8 +227,12 @@ export abstract class ReplicaOps extends EngineCore {
    * one 'reset' event: re-read everything. Claim ids and tokens carry on; they never go back.
    */
   reset(): void {
+    const ended: EndedHolder[] = [];
+    const now = this.clock.now();
+    const listening = this.listeners.length > 0;
     for (const lock of this.locks.values()) {
       if (lock.holder !== null) {
+        if (listening) ended.push(endedHolder(lock.holder, now));
         lock.holder.state = 'ended';
         this.heap.remove(lock.holder);
         lock.holder = null;
@@ -243,7 +247,7 @@ export abstract class ReplicaOps extends EngineCore {
     this.renewals = [];
     this.held = 0;
     this.queued = 0;
-    if (this.listeners.length > 0) this.emit({ type: 'reset', at: this.clock.now() });
+    if (listening) this.emit({ type: 'reset', at: now, ended });
   }
 
   /**
@@ -260,7 +264,7 @@ export abstract class ReplicaOps extends EngineCore {
 
   /** Listeners re-read everything: a snapshot that came part by part (installed silently) is complete. */
   replicaAnnounceReset(): void {
-    if (this.listeners.length > 0) this.emit({ type: 'reset', at: this.clock.now() });
+    if (this.listeners.length > 0) this.emit({ type: 'reset', at: this.clock.now(), ended: [] });
   }
 
   /** Claims created here later (after a promotion) must not reuse the active's ids. */
@@ -274,4 +278,19 @@ function findWaiter(lock: LockState, claimId: number): Claim | null {
   let c = lock.head;
   while (c !== null && c.id !== claimId) c = c.next;
   return c;
+}
+
+/** What an end event says of the holder it ended (events.ts). */
+function endedHolder(holder: Claim, at: number): EndedHolder {
+  return {
+    at,
+    lock: holder.lock.name,
+    claimId: holder.id,
+    token: holder.token,
+    protocol: holder.protocol,
+    client: holder.client,
+    clientName: holder.clientName,
+    grantedAt: holder.grantedAt,
+    waitedMs: holder.grantedAt - holder.enqueuedAt,
+  };
 }

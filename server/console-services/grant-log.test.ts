@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { EndedHolder } from '../../lib/engine/events.ts';
 import { GrantLog, RING_SIZE, exactPercentiles } from './grant-log.ts';
 
+/** An end event's holder (the engine's clock is the wall clock here). */
+function holder(lock: string, id: number, grantedAt: number, at: number, more: Partial<EndedHolder> = {}): EndedHolder {
+  return { at, lock, claimId: id, token: BigInt(id), protocol: 'keyed', client: '127.0.0.1:1', clientName: null, grantedAt, waitedMs: 0, ...more };
+}
+
 function grantAndRelease(log: GrantLog, lock: string, id: number, at: number, heldMs = 5, waitMs = 0): void {
-  log.granted(lock, id, 'keyed', '127.0.0.1:1', null, BigInt(id), at, waitMs);
-  log.ended(lock, id, at + heldMs, 'release');
+  log.ended(holder(lock, id, at, at + heldMs, { waitedMs: waitMs }), at + heldMs, at, 'release');
 }
 
 describe('GrantLog', () => {
@@ -16,11 +21,11 @@ describe('GrantLog', () => {
     expect(h.grants[0]).toMatchObject({ token: '120', grantedAt: 12_000, heldMs: 120, endedAt: 12_120, end: 'release' });
   });
 
-  it('tracks at most its bound of locks, pushing out the one granted longest ago', () => {
+  it('tracks at most its bound of locks, pushing out the one that ended a grant longest ago', () => {
     const log = new GrantLog(3);
     for (const [i, name] of ['a', 'b', 'c', 'a', 'd'].entries()) grantAndRelease(log, name, i + 1, i * 10);
     expect(log.lockCount).toBe(3);
-    // 'b' was granted longest ago ('a' was granted again since): it is gone, the others stay.
+    // 'b' ended a grant longest ago ('a' ended one again since): it is gone, the others stay.
     expect(log.history('b', 0).grants).toEqual([]);
     expect(log.history('a', 0).grants.map((g) => g.claimId)).toEqual(['4', '1']);
     expect(log.history('d', 0).grants).toHaveLength(1);
@@ -33,38 +38,32 @@ describe('GrantLog', () => {
     expect(log.history('b', 0).grants.map((g) => g.claimId)).toEqual(['100']);
   });
 
-  it('names how each grant ended, lists a kicked waiter without a token, and ends open grants at a failover', () => {
+  it('names how each grant ended, lists a kicked waiter without a token, and lists the holders a reset ended as failover', () => {
     const log = new GrantLog();
-    log.granted('a', 1, 'keyed', 'k', null, 1n, 0, 0);
-    log.ended('a', 1, 10, 'expiry', 2);
-    log.granted('a', 2, 'session', 's', 'worker-7', 2n, 10, 10);
-    log.ended('a', 2, 30, 'close');
-    log.granted('a', 3, 'keyed', 'k', null, 3n, 30, 0);
-    log.ended('a', 3, 35, 'force-release');
+    log.ended(holder('a', 1, 0, 10, { token: 1n, client: 'k' }), 10, 0, 'expiry', 2);
+    log.ended(holder('a', 2, 10, 30, { protocol: 'session', client: 's', clientName: 'worker-7', waitedMs: 10 }), 30, 10, 'close');
+    log.ended(holder('a', 3, 30, 35, { client: 'k' }), 35, 30, 'force-release');
     log.kicked('a', 4, 'keyed', 'k2', 36, 6);
-    log.granted('a', 5, 'keyed', 'k', null, 5n, 40, 0);
-    log.failover(50);
+    // The reset's holders carry engine times; the log maps their grant through the wall clock it is given.
+    log.failover([holder('a', 5, 40, 50, { client: 'k' })], 50, (ms) => ms);
     const grants = log.history('a', 0).grants;
     expect(grants.map((g) => g.end)).toEqual(['failover', 'kick', 'force-release', 'close', 'expiry']);
+    expect(grants[0]).toMatchObject({ claimId: '5', token: '5', grantedAt: 40, heldMs: 10, endedAt: 50 });
     expect(grants[1]).toMatchObject({ claimId: '4', token: null, grantedAt: null, heldMs: null, queueWaitMs: 6, client: 'k2' });
-    expect(grants[3]).toMatchObject({ clientName: 'worker-7', heldMs: 20, queueWaitMs: 10 });
+    expect(grants[3]).toMatchObject({ protocol: 'session', clientName: 'worker-7', heldMs: 20, queueWaitMs: 10 });
   });
 
-  it('ignores the end of a grant it never saw begin (the daemon started after it)', () => {
+  it('lists a kicked waiter also on a lock with no ended grant yet', () => {
     const log = new GrantLog();
-    log.ended('a', 9, 10, 'release');
-    grantAndRelease(log, 'b', 1, 0);
-    log.ended('b', 9, 10, 'release');
-    expect(log.history('a', 0).grants).toEqual([]);
-    expect(log.history('b', 0).grants).toHaveLength(1);
+    log.kicked('a', 9, 'keyed', 'k', 10, 1);
+    expect(log.history('a', 0).grants).toEqual([expect.objectContaining({ claimId: '9', end: 'kick', queueWaitMs: 1 })]);
   });
 
-  it('remembers the expired holder only until the next grant', () => {
+  it('remembers the expired holder only until the next end', () => {
     const log = new GrantLog();
-    log.granted('a', 1, 'keyed', 'k', null, 1n, 0, 0);
-    log.ended('a', 1, 100, 'expiry', 0);
+    log.ended(holder('a', 1, 0, 100), 100, 0, 'expiry', 0);
     expect(log.expiredLastAlive('a')).toBe(0);
-    log.granted('a', 2, 'keyed', 'k', null, 2n, 100, 100);
+    log.ended(holder('a', 2, 100, 150), 150, 100, 'release');
     expect(log.expiredLastAlive('a')).toBeNaN();
   });
 

@@ -5,12 +5,15 @@
 // fencing-token bigint kept alive, which in the first version (an object per entry) made the
 // garbage collector the dearest part of the recorder.
 //
-// The Map is kept in filing order and a grant only stamps its lock (no Map change on the grant
-// path); when a new lock needs room, the oldest-filed lock is pushed out unless granted since it
+// Only an end is written (its event carries the whole grant: events.ts EndedHolder), so the grant
+// path does no work here, and an end writes one entry of three arrays, next to the last entry.
+// The Map is kept in filing order and an end only stamps its lock (no Map change for a lock
+// already tracked); when a new lock needs room, the oldest-filed lock is pushed out unless granted since it
 // was filed, in which case it is filed again at the newest end (the "second chance" clock). The
 // lock pushed out hands its arrays to the new one, so nothing is allocated once MAX_LOCKS are
 // tracked. A lock nobody holds any more keeps its history until it is pushed out. Pure: the
 // recorder (history-recorder.ts) feeds it wall-clock times from the engine's events.
+import type { EndedHolder } from '../../lib/engine/events.ts';
 import type { GrantEnd, GrantRecord, LockHistory, Protocol } from '../../lib/ops-api/api-types.ts';
 
 export const RING_SIZE = 50;
@@ -18,48 +21,36 @@ export const MAX_LOCKS = 2_000;
 
 const ENDS: readonly GrantEnd[] = ['release', 'close', 'expiry', 'force-release', 'kick', 'failover'];
 const END_CODE: Record<GrantEnd, number> = { release: 0, close: 1, expiry: 2, 'force-release': 3, kick: 4, failover: 5 };
-/** Numbers per entry in LockLog.nums. */
+/** Numbers per entry in LockLog.nums: one entry's numbers side by side (one or two cache lines). */
 const CLAIM = 0;
 const GRANTED = 1;
 const WAIT = 2;
 const HELD = 3;
 const ENDED = 4;
-const NUMS = 5;
+/** End cause (low 3 bits) and protocol (bit 3: session). */
+const CODE = 5;
+const NUMS = 6;
 
 class LockLog {
   readonly nums = new Float64Array(RING_SIZE * NUMS);
   readonly tokens = new BigUint64Array(RING_SIZE);
-  /** End cause (low 3 bits) and protocol (bit 3: session). */
-  readonly codes = new Uint8Array(RING_SIZE);
-  readonly clients: string[] = new Array<string>(RING_SIZE).fill('');
-  readonly names: Array<string | null> = new Array<string | null>(RING_SIZE).fill(null);
+  /** Per entry, the client's address then its identity (strings the claims already hold). */
+  readonly refs: Array<string | null> = new Array<string | null>(RING_SIZE * 2).fill(null);
   /** Entries in use, and the slot the next one goes to. */
   size = 0;
   next = 0;
-
-  /** The current holder's grant, while `holding`. */
-  holding = false;
-  openClaim = 0;
-  openSession = false;
-  openClient = '';
-  openName: string | null = null;
-  openToken = 0n;
-  openGrantedAt = 0;
-  openWait = 0;
   /** The last holder's last sign of life when it expired (wall ms); NaN when the last end was not an expiry. */
   expiredLastAlive = Number.NaN;
 
-  /** The GrantLog's clock when this log was filed at the Map's newest end, and at its last grant. */
+  /** The GrantLog's clock when this log was filed at the Map's newest end, and at its last end. */
   filedAt = 0;
   usedAt = 0;
 
   clear(): void {
     this.size = 0;
     this.next = 0;
-    this.holding = false;
     this.expiredLastAlive = Number.NaN;
-    this.clients.fill('');
-    this.names.fill(null);
+    this.refs.fill(null);
   }
 
   push(
@@ -75,33 +66,34 @@ class LockLog {
     end: GrantEnd,
   ): void {
     const i = this.next;
-    this.next = (i + 1) % RING_SIZE;
+    this.next = i + 1 === RING_SIZE ? 0 : i + 1;
     if (this.size < RING_SIZE) this.size++;
     const n = i * NUMS;
-    this.nums[n + CLAIM] = claimId;
-    this.nums[n + GRANTED] = grantedAt;
-    this.nums[n + WAIT] = wait;
-    this.nums[n + HELD] = held;
-    this.nums[n + ENDED] = ended;
+    const nums = this.nums;
+    nums[n + CLAIM] = claimId;
+    nums[n + GRANTED] = grantedAt;
+    nums[n + WAIT] = wait;
+    nums[n + HELD] = held;
+    nums[n + ENDED] = ended;
+    nums[n + CODE] = END_CODE[end] | (session ? 8 : 0);
     // BigUint64Array stores the value, so the event's bigint is not kept.
     this.tokens[i] = token ?? 0n;
-    this.codes[i] = END_CODE[end] | (session ? 8 : 0);
-    this.clients[i] = client;
-    this.names[i] = name;
+    this.refs[2 * i] = client;
+    this.refs[2 * i + 1] = name;
   }
 
   /** Entry `k` counted back from the newest (0 = newest). */
   record(k: number): GrantRecord {
     const i = (this.next - 1 - k + 2 * RING_SIZE) % RING_SIZE;
     const n = i * NUMS;
-    const code = this.codes[i] ?? 0;
+    const code = this.nums[n + CODE] ?? 0;
     const end = ENDS[code & 7] ?? 'release';
     const kick = end === 'kick';
     return {
       claimId: String(this.nums[n + CLAIM]),
       protocol: (code & 8) === 0 ? 'keyed' : 'session',
-      client: this.clients[i] ?? '',
-      clientName: this.names[i] ?? null,
+      client: this.refs[2 * i] ?? '',
+      clientName: this.refs[2 * i + 1] ?? null,
       token: kick ? null : String(this.tokens[i] ?? 0n),
       grantedAt: kick ? null : Math.round(this.nums[n + GRANTED] ?? 0),
       queueWaitMs: this.nums[n + WAIT] ?? 0,
@@ -123,17 +115,28 @@ export class GrantLog {
     return this.logs.size;
   }
 
-  /** A grant of `lock`. Positional, so the engine's grant path makes no object for it. */
-  granted(
-    lock: string,
-    claimId: number,
-    protocol: Protocol,
-    client: string,
-    clientName: string | null,
-    token: bigint,
-    grantedAt: number,
-    queueWaitMs: number,
-  ): void {
+  /**
+   * Holder `h` ended at `at` (wall ms) by `end`; `grantedAt` is its grant on the same wall clock,
+   * `lastAliveAt` its last sign of life for an expiry.
+   */
+  ended(h: EndedHolder, at: number, grantedAt: number, end: GrantEnd, lastAliveAt = Number.NaN): void {
+    const log = this.logFor(h.lock);
+    log.expiredLastAlive = end === 'expiry' ? lastAliveAt : Number.NaN;
+    log.push(h.claimId, h.protocol === 'session', h.client, h.clientName, h.token, grantedAt, h.waitedMs, Math.max(0, at - grantedAt), at, end);
+  }
+
+  /** A waiter an admin kicked: listed too (with no token). */
+  kicked(lock: string, claimId: number, protocol: Protocol, client: string, at: number, waitedMs: number): void {
+    this.logFor(lock).push(claimId, protocol === 'session', client, null, null, Number.NaN, waitedMs, Number.NaN, at, 'kick');
+  }
+
+  /** The node's state was replaced: the holders it ended (the reset event's) are listed as ended by failover. */
+  failover(ended: readonly EndedHolder[], at: number, wallOf: (engineMs: number) => number): void {
+    for (const log of this.logs.values()) log.expiredLastAlive = Number.NaN;
+    for (const h of ended) this.ended(h, at, wallOf(h.grantedAt), 'failover');
+  }
+
+  private logFor(lock: string): LockLog {
     let log = this.logs.get(lock);
     if (log === undefined) {
       log = this.takeLog();
@@ -143,36 +146,7 @@ export class GrantLog {
     } else {
       log.usedAt = ++this.tick;
     }
-    log.expiredLastAlive = Number.NaN;
-    log.holding = true;
-    log.openClaim = claimId;
-    log.openSession = protocol === 'session';
-    log.openClient = client;
-    log.openName = clientName;
-    log.openToken = token;
-    log.openGrantedAt = grantedAt;
-    log.openWait = queueWaitMs;
-  }
-
-  /** The holder `claimId` of `lock` ended at `at`; `lastAliveAt` for an expiry. Unknown grants (pushed out, or before start) are skipped. */
-  ended(lock: string, claimId: number, at: number, end: GrantEnd, lastAliveAt = Number.NaN): void {
-    const log = this.logs.get(lock);
-    if (log === undefined || !log.holding || log.openClaim !== claimId) return;
-    log.expiredLastAlive = end === 'expiry' ? lastAliveAt : Number.NaN;
-    this.close(log, at, end);
-  }
-
-  /** A waiter an admin kicked: listed too (with no token), on a lock already tracked. */
-  kicked(lock: string, claimId: number, protocol: Protocol, client: string, at: number, waitedMs: number): void {
-    this.logs.get(lock)?.push(claimId, protocol === 'session', client, null, null, Number.NaN, waitedMs, Number.NaN, at, 'kick');
-  }
-
-  /** The node's state was replaced (failover, or it stopped serving): every open grant ends here. */
-  failover(at: number): void {
-    for (const log of this.logs.values()) {
-      if (log.holding) this.close(log, at, 'failover');
-      log.expiredLastAlive = Number.NaN;
-    }
+    return log;
   }
 
   /** When the last holder of `lock` expired: its last sign of life (wall ms); NaN otherwise or unknown. */
@@ -195,14 +169,8 @@ export class GrantLog {
     };
   }
 
-  private close(log: LockLog, at: number, end: GrantEnd): void {
-    const held = Math.max(0, at - log.openGrantedAt);
-    log.push(log.openClaim, log.openSession, log.openClient, log.openName, log.openToken, log.openGrantedAt, log.openWait, held, at, end);
-    log.holding = false;
-  }
-
   /**
-   * A fresh log, or, once MAX_LOCKS are tracked, the log of the oldest-filed lock not granted
+   * A fresh log, or, once MAX_LOCKS are tracked, the log of the oldest-filed lock with no end
    * since it was filed, cleared. Each lock passed over is filed again at the newest end, so this
    * ends within one pass of the Map.
    */

@@ -6,11 +6,11 @@
 // overview's figures), two MeasureRings (1 h of 10 s buckets and 24 h of 5 min buckets: queue
 // wait, hold time, blocked time, handover; the charts), and the GrantLog (each lock's last 50
 // ended grants). Per grant: one Math.log for the queue wait (none when it did not queue; one
-// more for a handover), array increments and one Map lookup; per end, one Math.log for the hold
-// time and one Map lookup; no object is made for any of it. The coarse ring is filled by rolling
+// more for a handover) and array increments, and nothing for the grant log; per end, one
+// Math.log for the hold time and one Map lookup (the end event carries the whole grant); no object is made for any of it. The coarse ring is filled by rolling
 // up the fine one, not per event.
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
-import type { LockEvent } from '../../lib/engine/events.ts';
+import type { EndedHolder, LockEvent } from '../../lib/engine/events.ts';
 import type { HandoverCause, HistoryBucket, HistoryRange, LatencySummary, LockHistory, StatsHistory } from '../../lib/ops-api/api-types.ts';
 import { GrantLog } from './grant-log.ts';
 import { LatencyHistory, bucketStart } from './latency-history.ts';
@@ -76,19 +76,19 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
         this.onGrant(e);
         return;
       case 'release':
-        this.onEnd(e.lock, e.claimId, e.at, e.grantedAt, e.cause === 'release' ? 'release' : 'close', Number.NaN);
+        this.onEnd(e, e.cause === 'release' ? 'release' : 'close', Number.NaN);
         return;
       case 'expire':
-        this.onEnd(e.lock, e.claimId, e.at, e.grantedAt, 'expiry', e.lastAliveAt);
+        this.onEnd(e, 'expiry', e.lastAliveAt);
         return;
       case 'force-release':
-        this.onEnd(e.lock, e.claimId, e.at, e.grantedAt, 'force-release', Number.NaN);
+        this.onEnd(e, 'force-release', Number.NaN);
         return;
       case 'kick':
         this.grantLog.kicked(e.lock, e.claimId, e.protocol, e.client, this.wallOf(e.at), e.waitedMs);
         return;
       case 'reset':
-        this.grantLog.failover(this.wallOf(e.at));
+        this.grantLog.failover(e.ended, this.wallOf(e.at), (ms) => this.wallOf(ms));
         return;
       default:
         return;
@@ -117,21 +117,12 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
         this.fine.recordBlockedExpiry(at, blockedBin);
       }
     }
-    this.grantLog.granted(e.lock, e.claimId, e.protocol, e.client, e.clientName, e.token, at, e.waitedMs);
   }
 
-  private onEnd(
-    lock: string,
-    claimId: number,
-    engineAt: number,
-    grantedAt: number,
-    end: 'release' | 'close' | 'expiry' | 'force-release',
-    lastAliveAt: number,
-  ): void {
-    const at = this.wallOf(engineAt);
-    const bin = binOf(engineAt - grantedAt);
-    this.fine.recordHold(at, bin);
-    this.grantLog.ended(lock, claimId, at, end, Number.isNaN(lastAliveAt) ? lastAliveAt : this.wallOf(lastAliveAt));
+  private onEnd(e: EndedHolder, end: 'release' | 'close' | 'expiry' | 'force-release', lastAliveAt: number): void {
+    const at = this.wallOf(e.at);
+    this.fine.recordHold(at, binOf(e.at - e.grantedAt));
+    this.grantLog.ended(e, at, this.wallOf(e.grantedAt), end, Number.isNaN(lastAliveAt) ? lastAliveAt : this.wallOf(lastAliveAt));
   }
 
   /**
