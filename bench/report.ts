@@ -130,7 +130,7 @@ export function markdown(r: BenchResults): string {
     );
   }
   if (r.console) {
-    out.push("\n### 5. The dashboard's cost (handover, 50 clients on one key, 1,000 locks held, 2,000 pairs/s churn)\n");
+    out.push("\n### 5. The dashboard's cost (handover, 50 clients on one key, 10,000 locks held, 2,000 pairs/s churn)\n");
     if ('skipped' in r.console) out.push(`Skipped: ${r.console.skipped}.`);
     else {
       out.push(

@@ -126,7 +126,7 @@ test('the table exports the rows it shows as JSON and CSV', async ({ page, baton
   await expect(page.getByTestId('lock-row')).toHaveCount(1);
 
   const csvDownload = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export CSV' }).click();
+  await page.getByTestId('lock-export').getByRole('button', { name: 'Export CSV' }).click();
   const csv = await csvDownload;
   expect(csv.suggestedFilename()).toMatch(/^baton-locks-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ\.csv$/);
   const csvLines = (await readFile((await csv.path()) as string, 'utf8')).trimEnd().split('\r\n');
@@ -135,7 +135,7 @@ test('the table exports the rows it shows as JSON and CSV', async ({ page, baton
   expect(csvLines[1]).toMatch(new RegExp(`^hb-export/queued,session,127\\.0\\.0\\.1:\\d+,,${acquired.split(' ')[1]},\\d+,\\d+,true,false,1$`));
 
   const jsonDownload = page.waitForEvent('download');
-  await page.getByRole('button', { name: 'Export JSON' }).click();
+  await page.getByTestId('lock-export').getByRole('button', { name: 'Export JSON' }).click();
   const json = await jsonDownload;
   expect(json.suggestedFilename()).toMatch(/\.json$/);
   const parsed = JSON.parse(await readFile((await json.path()) as string, 'utf8')) as {

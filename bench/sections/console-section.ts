@@ -1,5 +1,5 @@
 // Section 5: what the operator console costs the lock daemon. One `baton serve` with the console
-// on, 1,000 locks held and a steady churn of 2,000 acquire+release pairs a second on 50 keys (so
+// on, 10,000 locks held and a steady churn of 2,000 acquire+release pairs a second on 50 keys (so
 // the event stream has work), and the section 2 handover measurement (50 KeyedClients on one
 // key) in three conditions alternating within each repeat: no dashboard, five dashboards open in
 // Chromium (on the same 2 cores as the daemon and the load), and five raw event streams read by a
@@ -16,7 +16,8 @@ import { alternate, medians, pairedRatio } from '../side-by-side.ts';
 import { median, round } from '../stats.ts';
 import { batonKeyed } from '../systems/baton-systems.ts';
 
-const HELD_LOCKS = 1_000;
+// Issue 13 sets its targets (p99 < 1.5x, first data < 1 s) at 10,000 locks on the page.
+const HELD_LOCKS = 10_000;
 const CHURN_PER_TICK = 20; // every 10 ms: 2,000 pairs a second
 const TOKEN = 'bench-admin-token-0123456789';
 const CHROMIUM = '/usr/bin/chromium';

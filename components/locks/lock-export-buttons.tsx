@@ -14,7 +14,8 @@ export function LockExportButtons({ rows }: { rows: readonly LockRow[] }) {
     else downloadText(name, 'application/json', locksToJson(rows, now, at, window.location.search));
   };
   return (
-    <div className="flex gap-2">
+    // A named group: the page has other "Export CSV" buttons (a lock's history, the audit).
+    <div className="flex gap-2" role="group" aria-label="Export the lock table" data-testid="lock-export">
       <button type="button" className={buttonClass('secondary', 'py-1')} disabled={rows.length === 0} onClick={() => save('json')}>
         Export JSON
       </button>

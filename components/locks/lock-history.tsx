@@ -73,7 +73,13 @@ export function LockHistoryTable({ name }: { name: string }) {
             <Percentiles label="Queue wait" p={history.queueWait} />
             <Percentiles label="Held" p={history.hold} />
           </p>
-          <div className="relative max-h-80 overflow-auto">
+          {/* Focusable, so a keyboard can scroll it when it overflows (axe: scrollable-region-focusable). */}
+          <div
+            className="relative max-h-80 overflow-auto focus-visible:outline-2 focus-visible:outline-sky-500"
+            tabIndex={0}
+            role="region"
+            aria-label="Grant history"
+          >
             <table className="w-full min-w-[36rem] text-left text-xs">
               <caption className="sr-only">Last ended grants of the lock, newest first</caption>
               <thead className="sticky top-0 bg-white text-slate-500 dark:bg-slate-900 dark:text-slate-400">
