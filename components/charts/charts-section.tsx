@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { holdSeries, latencySeries, queueWaitSeries, RANGE_SPECS } from '@/lib/dashboard/dashboard-charts.ts';
 import type { HistoryRange } from '@/lib/ops-api/api-types.ts';
 import { useCluster, useHistory, useStatsHistory, type HistoryView } from '../data/queries.ts';
@@ -24,9 +24,24 @@ export function ChartsSection() {
   const live = useThrottled(useHistory(), 1_000);
   const cluster = useCluster();
   const fetched = useStatsHistory(range).data;
-  const view: HistoryView | undefined =
-    range === '5m' ? live : fetched !== undefined && fetched.range === range ? { history: fetched.buckets, asOf: fetched.asOf } : undefined;
+  const view: HistoryView | undefined = useMemo(
+    () => (range === '5m' ? live : fetched !== undefined && fetched.range === range ? { history: fetched.buckets, asOf: fetched.asOf } : undefined),
+    [range, live, fetched],
+  );
   const summary = fetched?.range === range ? fetched.summary : undefined;
+  // The series only change with the (throttled) view: memoised, so the memoised charts do not
+  // redraw their SVG on every delta the section re-renders for (ten a second, per open page).
+  const series = useMemo(
+    () =>
+      view === undefined
+        ? undefined
+        : {
+            wait: queueWaitSeries(view.history, view.asOf, range),
+            hold: holdSeries(view.history, view.asOf, range),
+            latency: latencySeries(view.history, view.asOf, range),
+          },
+    [view, range],
+  );
   return (
     <section aria-labelledby="charts-heading" className="flex min-w-0 flex-col gap-3">
       <div className="flex flex-wrap items-center justify-between gap-2">
@@ -35,7 +50,7 @@ export function ChartsSection() {
         </h2>
         <RangePicker value={range} onChange={setRange} />
       </div>
-      {view === undefined || cluster === undefined ? (
+      {view === undefined || series === undefined || cluster === undefined ? (
         <p className="text-sm text-slate-500 dark:text-slate-400">{range === '5m' ? 'Waiting for the first snapshot…' : 'Loading the history…'}</p>
       ) : (
         <div className="grid min-w-0 gap-4 md:grid-cols-2" data-range={range} data-testid="charts-grid">
@@ -45,7 +60,7 @@ export function ChartsSection() {
             testId="chart-queue-wait"
             yLabel="queue wait"
             empty={`No grant queued in the last ${RANGE_SPECS[range].label}`}
-            points={queueWaitSeries(view.history, view.asOf, range)}
+            points={series.wait}
             asOf={view.asOf}
             range={range}
           />
@@ -56,7 +71,7 @@ export function ChartsSection() {
             testId="chart-hold"
             yLabel="hold time"
             empty="No holder ended in this range"
-            points={holdSeries(view.history, view.asOf, range)}
+            points={series.hold}
             asOf={view.asOf}
             range={range}
           />
@@ -66,7 +81,7 @@ export function ChartsSection() {
             testId="chart-latency"
             yLabel="handover"
             empty="No handovers in this range"
-            points={latencySeries(view.history, view.asOf, range)}
+            points={series.latency}
             asOf={view.asOf}
             range={range}
           />
