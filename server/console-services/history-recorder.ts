@@ -20,11 +20,6 @@ import type { ViewClock } from './lock-views.ts';
 
 /** The event stream's history: the last 5 minutes of 10 s buckets (longer ranges are read by route). */
 export const STREAM_BUCKETS = 30;
-/** Ends staged per event-loop turn at most; a fuller turn writes them out at once. */
-const STAGE_SIZE = 4_096;
-const STAGED_ENDS = ['release', 'close', 'expiry', 'force-release'] as const;
-const END_CODE: Record<(typeof STAGED_ENDS)[number], number> = { release: 0, close: 1, expiry: 2, 'force-release': 3 };
-
 /** Buckets per range, and the ring each is read from. */
 const RANGES: Record<HistoryRange, { ring: 'fine' | 'coarse'; buckets: number }> = {
   '5m': { ring: 'fine', buckets: 30 },
@@ -64,25 +59,12 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
   private offsetAt = Number.NEGATIVE_INFINITY;
   /** Every grant since start (the overview's total): counted here, not by one more listener. */
   grantsTotal = 0;
-  /**
-   * Ends waiting for the grant log, written at the end of the event-loop turn (drainEnds): an
-   * end only appends here, next to the previous one, and the grant log's per-lock rings, spread
-   * over megabytes, are written in one tight pass per turn instead of between socket reads
-   * (measured: the grant log was the dearest part of the recorder, for its cache misses).
-   */
-  private readonly staged: Array<EndedHolder | null> = new Array<EndedHolder | null>(STAGE_SIZE).fill(null);
-  private readonly stagedEnd = new Uint8Array(STAGE_SIZE);
-  private readonly stagedLastAlive = new Float64Array(STAGE_SIZE);
-  private stagedCount = 0;
-  private readonly drainSoon = () => this.drainEnds();
 
   constructor(
     engine: Pick<LockEngine, 'subscribe'>,
     private readonly clock: Pick<ViewClock, 'wall'>,
     /** Wall-clock now (epoch ms) for reads; injectable for tests. */
     private readonly wallNow: () => number = Date.now,
-    /** Runs the staged ends' pass after this turn; reads drain first anyway. */
-    private readonly defer: (fn: () => void) => void = setImmediate,
   ) {
     this.fine.rollUpInto(this.coarse);
     this.unsubscribe = engine.subscribe((e: LockEvent) => this.onEvent(e));
@@ -103,11 +85,9 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
         this.onEnd(e, 'force-release', Number.NaN);
         return;
       case 'kick':
-        this.drainEnds();
         this.grantLog.kicked(e.lock, e.claimId, e.protocol, e.client, this.wallOf(e.at), e.waitedMs);
         return;
       case 'reset':
-        this.drainEnds();
         this.grantLog.failover(e.ended, this.wallOf(e.at), (ms) => this.wallOf(ms));
         return;
       default:
@@ -131,7 +111,6 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
         // What the expiry cost this waiter: from the silent holder's last sign of life, or the
         // waiter's arrival when later, to now. Unknown (the lock was pushed out of the grant
         // log): the in-daemon figure, which is a lower bound.
-        this.drainEnds();
         const lastAlive = this.grantLog.expiredLastAlive(e.lock);
         const blocked = Number.isNaN(lastAlive) ? handoverMs : Math.min(at - lastAlive, e.waitedMs);
         const blockedBin = binOf(blocked);
@@ -143,27 +122,7 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
   private onEnd(e: EndedHolder, end: 'release' | 'close' | 'expiry' | 'force-release', lastAliveAt: number): void {
     const at = this.wallOf(e.at);
     this.fine.recordHold(at, binOf(e.at - e.grantedAt));
-    const i = this.stagedCount;
-    if (i === 0) this.defer(this.drainSoon);
-    this.staged[i] = e;
-    this.stagedEnd[i] = END_CODE[end];
-    this.stagedLastAlive[i] = lastAliveAt;
-    this.stagedCount = i + 1;
-    if (i + 1 === STAGE_SIZE) this.drainEnds();
-  }
-
-  /** Writes the staged ends into the grant log, in order. */
-  private drainEnds(): void {
-    const n = this.stagedCount;
-    if (n === 0) return;
-    this.stagedCount = 0;
-    for (let i = 0; i < n; i++) {
-      const e = this.staged[i] as EndedHolder;
-      this.staged[i] = null;
-      const lastAlive = this.stagedLastAlive[i] ?? Number.NaN;
-      const end = STAGED_ENDS[this.stagedEnd[i] ?? 0] ?? 'release';
-      this.grantLog.ended(e, this.wallOf(e.at), this.wallOf(e.grantedAt), end, Number.isNaN(lastAlive) ? lastAlive : this.wallOf(lastAlive));
-    }
+    this.grantLog.ended(e, at, this.wallOf(e.grantedAt), end, Number.isNaN(lastAliveAt) ? lastAliveAt : this.wallOf(lastAliveAt));
   }
 
   /**
@@ -206,7 +165,6 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
 
   /** One lock's last ended grants (GET /api/v1/locks/{name}/history). */
   lockHistory(name: string): LockHistory {
-    this.drainEnds();
     return this.grantLog.history(name, this.wallNow());
   }
 
