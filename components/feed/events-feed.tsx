@@ -3,6 +3,7 @@ import type { FeedItem, FeedKind } from '@/lib/ops-api/api-types.ts';
 import { formatClockTime, formatCount } from '@/lib/dashboard/dashboard-format.ts';
 import { ALL_FEED, FEED_KINDS, type FeedFilter, isFeedKind, newSince, visibleFeed } from '@/lib/dashboard/feed-filter.ts';
 import { useFeed } from '../data/queries.ts';
+import { useThrottled } from '../data/use-throttled.ts';
 import { Badge, type BadgeTone } from '../ui/badge.tsx';
 import { buttonClass, inputClass } from '../ui/button.ts';
 import { Card } from '../ui/card.tsx';
@@ -56,7 +57,11 @@ const FeedEntry = memo(function FeedEntry({ item }: { item: FeedItem }) {
  * list so it can be read under churn, and says how many items came since.
  */
 export function EventsFeed() {
-  const feed = useFeed();
+  // At most one redraw a second: under churn every delta (ten a second) brings new items and
+  // pushes as many out, and replacing a few hundred list items that often kept a browser core
+  // busy (removeChild, style and layout) for a list nobody can read at that speed. A quiet
+  // node's first new item still shows at once.
+  const feed = useThrottled(useFeed(), 1_000);
   const lockId = useId();
   const kindId = useId();
   const [filter, setFilter] = useState<FeedFilter>(ALL_FEED);
