@@ -2,16 +2,13 @@
 // a file named for the time of the export.
 import type { AuditEntry } from '@/lib/ops-api/api-types.ts';
 import { auditCsv, auditJson } from '@/lib/dashboard/audit-export.ts';
-import { exportFileName } from '@/lib/dashboard/table-export.ts';
 import { buttonClass } from '../ui/button.ts';
-import { downloadText } from '../ui/download.ts';
+import { saveExport } from '../ui/download.ts';
 
 export function AuditExport({ entries }: { entries: readonly AuditEntry[] }) {
   const disabled = entries.length === 0;
   const save = (ext: 'csv' | 'json') => {
-    const name = exportFileName('audit', Date.now(), ext);
-    if (ext === 'csv') downloadText(name, 'text/csv;charset=utf-8', auditCsv(entries));
-    else downloadText(name, 'application/json', auditJson(entries));
+    saveExport('audit', Date.now(), ext, ext === 'csv' ? auditCsv(entries) : auditJson(entries));
   };
   return (
     <div className="flex gap-1">

@@ -1,17 +1,14 @@
 import type { LockRow } from '@/lib/dashboard/dashboard-state.ts';
 import { locksToCsv, locksToJson } from '@/lib/dashboard/lock-export.ts';
-import { exportFileName } from '@/lib/dashboard/table-export.ts';
 import { buttonClass } from '../ui/button.ts';
-import { downloadText } from '../ui/download.ts';
+import { saveExport } from '../ui/download.ts';
 
 /** Saves the rows the table shows (after search and filters, in its order) as JSON or CSV. */
 export function LockExportButtons({ rows }: { rows: readonly LockRow[] }) {
   const save = (ext: 'csv' | 'json') => {
     const now = performance.now();
     const at = Date.now();
-    const name = exportFileName('locks', at, ext);
-    if (ext === 'csv') downloadText(name, 'text/csv;charset=utf-8', locksToCsv(rows, now));
-    else downloadText(name, 'application/json', locksToJson(rows, now, at, window.location.search));
+    saveExport('locks', at, ext, ext === 'csv' ? locksToCsv(rows, now) : locksToJson(rows, now, at, window.location.search));
   };
   return (
     // A named group: the page has other "Export CSV" buttons (a lock's history, the audit).

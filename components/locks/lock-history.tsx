@@ -1,10 +1,9 @@
 import { END_LABEL, lockHistoryCsv, lockHistoryJson } from '@/lib/dashboard/lock-history-export.ts';
 import { formatClockTime, formatDuration, formatLatency } from '@/lib/dashboard/dashboard-format.ts';
-import { exportFileName } from '@/lib/dashboard/table-export.ts';
 import type { LockHistory } from '@/lib/ops-api/api-types.ts';
 import { useLockHistory } from '../data/queries.ts';
 import { buttonClass } from '../ui/button.ts';
-import { downloadText } from '../ui/download.ts';
+import { saveExport } from '../ui/download.ts';
 
 function Percentiles({ label, p }: { label: string; p: { p50: number | null; p99: number | null } }) {
   return (
@@ -15,9 +14,7 @@ function Percentiles({ label, p }: { label: string; p: { p50: number | null; p99
 }
 
 function exportHistory(history: LockHistory, kind: 'csv' | 'json'): void {
-  const file = exportFileName(`history-${history.name}`, history.asOf, kind);
-  if (kind === 'csv') downloadText(file, 'text/csv;charset=utf-8', lockHistoryCsv(history));
-  else downloadText(file, 'application/json', lockHistoryJson(history));
+  saveExport(`history-${history.name}`, history.asOf, kind, kind === 'csv' ? lockHistoryCsv(history) : lockHistoryJson(history));
 }
 
 /** "none" for a grant that did not queue; ms below a second, then "1.5 s", "2 m 05 s". */
