@@ -13,6 +13,7 @@
 // clients and admins do.
 import { type AcquireRequest, Claim, type ClaimOwner, type ClaimState, type HandoverCause, type LockState } from './claim.ts';
 import { NEVER } from './engine-core.ts';
+import { expireEvent, forceReleaseEvent, releaseEvent } from './end-events.ts';
 import { GrantGate } from './grant-gate.ts';
 import { TokensUnavailable } from './token-contract.ts';
 
@@ -183,18 +184,7 @@ export class LockEngine extends GrantGate {
     const now = this.clock.now();
     this.endHolder(lock, holder, now, 'force-release');
     if (this.listeners.length > 0) {
-      this.emit({
-        type: 'force-release',
-        at: now,
-        lock: name,
-        claimId: holder.id,
-        token: holder.token,
-        protocol: holder.protocol,
-        client: holder.client,
-        clientName: holder.clientName,
-        grantedAt: holder.grantedAt,
-        waitedMs: holder.grantedAt - holder.enqueuedAt,
-      });
+      this.emit(forceReleaseEvent(holder, now));
     }
     holder.owner.onEnded(holder, 'force-released');
     this.handOver(lock, now);
@@ -348,19 +338,7 @@ export class LockEngine extends GrantGate {
   private dropHolder(lock: LockState, holder: Claim, now: number, cause: 'release' | 'disconnect'): void {
     this.endHolder(lock, holder, now, cause);
     if (this.listeners.length > 0) {
-      this.emit({
-        type: 'release',
-        at: now,
-        lock: lock.name,
-        claimId: holder.id,
-        token: holder.token,
-        protocol: holder.protocol,
-        client: holder.client,
-        clientName: holder.clientName,
-        grantedAt: holder.grantedAt,
-        waitedMs: holder.grantedAt - holder.enqueuedAt,
-        cause,
-      });
+      this.emit(releaseEvent(holder, now, cause));
     }
   }
 
@@ -369,20 +347,7 @@ export class LockEngine extends GrantGate {
     // The lease ended at expiresAt, whenever the timer got round to it: handover latency counts from there.
     this.endHolder(lock, holder, Math.min(holder.expiresAt, now), 'expiry');
     if (this.listeners.length > 0) {
-      const lastAliveAt = holder.expiresAt - holder.leaseMs;
-      this.emit({
-        type: 'expire',
-        at: now,
-        lock: lock.name,
-        claimId: holder.id,
-        token: holder.token,
-        protocol: holder.protocol,
-        client: holder.client,
-        clientName: holder.clientName,
-        grantedAt: holder.grantedAt,
-        waitedMs: holder.grantedAt - holder.enqueuedAt,
-        lastAliveAt,
-      });
+      this.emit(expireEvent(holder, now));
     }
     holder.owner.onEnded(holder, 'expired');
     this.handOver(lock, now);

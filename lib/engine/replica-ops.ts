@@ -11,6 +11,7 @@
 // (those that sent a claim key), which keepDetached files there to wait for their client.
 import { Claim, type ClaimOwner, type HandoverCause, type LockState, type Protocol } from './claim.ts';
 import { EngineCore, NEVER } from './engine-core.ts';
+import { endedHolder, expireEvent, forceReleaseEvent, releaseEvent } from './end-events.ts';
 import type { EndedHolder, GrantEvent } from './events.ts';
 
 /** The owner of replicated claims: a grant is always taken, an end is nobody's business. */
@@ -120,10 +121,9 @@ export abstract class ReplicaOps extends EngineCore {
     this.endHolder(lock, holder, now, HANDOVER_CAUSE[how]);
     this.dropIfIdle(lock);
     if (emit && this.listeners.length > 0) {
-      const base = endedHolder(holder, now);
-      if (how === 'release' || how === 'disconnect') this.emit({ type: 'release', ...base, cause: how });
-      else if (how === 'expire') this.emit({ type: 'expire', ...base, lastAliveAt: holder.expiresAt - holder.leaseMs });
-      else this.emit({ type: how, ...base });
+      if (how === 'release' || how === 'disconnect') this.emit(releaseEvent(holder, now, how));
+      else if (how === 'expire') this.emit(expireEvent(holder, now));
+      else this.emit(forceReleaseEvent(holder, now));
     }
     return true;
   }
@@ -278,19 +278,4 @@ function findWaiter(lock: LockState, claimId: number): Claim | null {
   let c = lock.head;
   while (c !== null && c.id !== claimId) c = c.next;
   return c;
-}
-
-/** What an end event says of the holder it ended (events.ts). */
-function endedHolder(holder: Claim, at: number): EndedHolder {
-  return {
-    at,
-    lock: holder.lock.name,
-    claimId: holder.id,
-    token: holder.token,
-    protocol: holder.protocol,
-    client: holder.client,
-    clientName: holder.clientName,
-    grantedAt: holder.grantedAt,
-    waitedMs: holder.grantedAt - holder.enqueuedAt,
-  };
 }
