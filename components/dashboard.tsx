@@ -1,10 +1,12 @@
 'use client';
 // The console page's client side: everything below reads the query cache that the event
 // stream (app/providers.tsx → OpsStreamProvider) writes.
+import dynamic from 'next/dynamic';
 import { useState } from 'react';
+import { BELOW_THE_FOLD } from './ui/below-the-fold.ts';
+import { cn } from './ui/cn.ts';
 import { LostContactBanner } from './alive/lost-contact-banner.tsx';
 import { AuthPanel } from './auth/auth-panel.tsx';
-import { ChartsSection } from './charts/charts-section.tsx';
 import { DashboardHeader } from './dashboard-header.tsx';
 import { useStreamStatus } from './data/queries.ts';
 import { AuditLog } from './feed/audit-log.tsx';
@@ -15,6 +17,13 @@ import { NodeStrip } from './overview/node-strip.tsx';
 import { PeersCard } from './overview/peers-card.tsx';
 import { StandbyBanner } from './overview/standby-banner.tsx';
 import { LatencyCard, TotalsCard } from './overview/totals-card.tsx';
+
+// The charts (Recharts, about a third of the page's script) load after the page is up: they sit
+// below the lock table, and parsing them before the first data cost the page's first view.
+const ChartsSection = dynamic(() => import('./charts/charts-section.tsx').then((m) => m.ChartsSection), {
+  ssr: false,
+  loading: () => <p className="text-sm text-slate-600 dark:text-slate-400">Loading charts…</p>,
+});
 
 export function Dashboard() {
   const { needsSignIn, phase } = useStreamStatus();
@@ -38,7 +47,7 @@ export function Dashboard() {
         {needsSignIn && <AuthPanel draft={draft} />}
         <NodeStrip />
         <LocksSection />
-        <section aria-labelledby="overview-heading" className="flex min-w-0 flex-col gap-3 pt-3">
+        <section aria-labelledby="overview-heading" className={cn('flex min-w-0 flex-col gap-3 pt-3', BELOW_THE_FOLD)}>
           <h2 id="overview-heading" className="text-lg font-semibold">
             Overview
           </h2>
@@ -51,7 +60,7 @@ export function Dashboard() {
           </div>
         </section>
         <ChartsSection />
-        <div className="grid min-w-0 gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+        <div className={cn('grid min-w-0 gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]', BELOW_THE_FOLD)}>
           <EventsFeed />
           <AuditLog />
         </div>

@@ -1,5 +1,6 @@
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { holdSeries, latencySeries, queueWaitSeries, RANGE_SPECS } from '@/lib/dashboard/dashboard-charts.ts';
+import { formatCount } from '@/lib/dashboard/dashboard-format.ts';
 import type { HistoryRange } from '@/lib/ops-api/api-types.ts';
 import { useCluster, useHistory, useStatsHistory, type HistoryView } from '../data/queries.ts';
 import { useThrottled } from '../data/use-throttled.ts';
@@ -8,9 +9,12 @@ import { FailoverChart } from './failover-chart.tsx';
 import { GrantsChart } from './grants-chart.tsx';
 import { PercentileChart } from './percentile-chart.tsx';
 import { RangePicker } from './range-picker.tsx';
+import { BELOW_THE_FOLD } from '../ui/below-the-fold.ts';
+import { cn } from '../ui/cn.ts';
+import { useNearViewport } from '../ui/use-near-viewport.ts';
 
 function waitedShare(count: number, waited: number): string {
-  return count === 0 ? '' : ` ${Math.round((100 * waited) / count)}% of ${count.toLocaleString('en-US')} grants queued.`;
+  return count === 0 ? '' : ` ${Math.round((100 * waited) / count)}% of ${formatCount(count)} grants queued.`;
 }
 
 /**
@@ -20,8 +24,11 @@ function waitedShare(count: number, waited: number): string {
  */
 export function ChartsSection() {
   const [range, setRange] = useState<HistoryRange>('5m');
-  // Redraw at most once a second; the first snapshot shows at once.
-  const live = useThrottled(useHistory(), 1_000);
+  // Redraw at most once a second, and not at all while scrolled far away; the first snapshot
+  // shows at once.
+  const sectionRef = useRef<HTMLElement>(null);
+  const near = useNearViewport(sectionRef);
+  const live = useThrottled(useHistory(), 1_000, !near);
   const cluster = useCluster();
   const fetched = useStatsHistory(range).data;
   const view: HistoryView | undefined = useMemo(
@@ -43,7 +50,7 @@ export function ChartsSection() {
     [view, range],
   );
   return (
-    <section aria-labelledby="charts-heading" className="flex min-w-0 flex-col gap-3">
+    <section ref={sectionRef} aria-labelledby="charts-heading" className={cn('flex min-w-0 flex-col gap-3', BELOW_THE_FOLD)}>
       <div className="flex flex-wrap items-center justify-between gap-2">
         <h2 id="charts-heading" className="text-lg font-semibold">
           Trends

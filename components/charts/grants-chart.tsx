@@ -1,7 +1,7 @@
 import { memo } from 'react';
 import { Area, AreaChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
 import { chartWindow, grantsSeries, RANGE_SPECS, timeTicks } from '@/lib/dashboard/dashboard-charts.ts';
-import { formatClockMinutes, formatClockTime } from '@/lib/dashboard/dashboard-format.ts';
+import { formatClockMinutes, formatClockTime, formatOneDecimal } from '@/lib/dashboard/dashboard-format.ts';
 import type { HistoryRange } from '@/lib/ops-api/api-types.ts';
 import type { HistoryView } from '../data/queries.ts';
 import { CHART_MARGIN, xTitle, Y_AXIS_WIDTH, yTitle } from './axis-titles.ts';
@@ -9,7 +9,7 @@ import { ChartFrame } from './chart-frame.tsx';
 import { tooltipStyle, useChartPalette } from './palette.ts';
 
 function perSecond(value: unknown): string {
-  return typeof value === 'number' ? `${value.toLocaleString('en-US', { maximumFractionDigits: 1 })}/s` : String(value ?? '—');
+  return typeof value === 'number' ? `${formatOneDecimal(value)}/s` : String(value ?? '—');
 }
 
 /** Grants per second, averaged over each bucket of the picked range. */

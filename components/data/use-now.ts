@@ -6,6 +6,8 @@ interface Ticker {
   value: number;
   timer: ReturnType<typeof setInterval> | null;
   listeners: Set<() => void>;
+  /** Run once at the next tick, before the listeners (see onNextTick). */
+  once: (() => void)[];
 }
 
 const tickers = new Map<number, Ticker>();
@@ -13,7 +15,7 @@ const tickers = new Map<number, Ticker>();
 function ticker(intervalMs: number): Ticker {
   let t = tickers.get(intervalMs);
   if (t === undefined) {
-    t = { value: performance.now(), timer: null, listeners: new Set() };
+    t = { value: performance.now(), timer: null, listeners: new Set(), once: [] };
     tickers.set(intervalMs, t);
   }
   return t;
@@ -29,16 +31,39 @@ function subscribe(intervalMs: number, listener: () => void): () => void {
     if (now - t.value >= intervalMs) t.value = now;
     t.timer = setInterval(() => {
       t.value = performance.now();
+      const once = t.once;
+      t.once = [];
+      for (const fn of once) fn();
       for (const l of t.listeners) l();
+      stopIfIdle(t);
     }, intervalMs);
   }
   return () => {
     t.listeners.delete(listener);
-    if (t.listeners.size === 0 && t.timer !== null) {
-      clearInterval(t.timer);
-      t.timer = null;
-    }
+    stopIfIdle(t);
   };
+}
+
+function stopIfIdle(t: Ticker): void {
+  if (t.listeners.size === 0 && t.once.length === 0 && t.timer !== null) {
+    clearInterval(t.timer);
+    t.timer = null;
+  }
+}
+
+/**
+ * Runs `fn` at the next tick of the `intervalMs` clock, in the same task as that tick's
+ * countdowns, so React draws both in one frame: a page that redraws on its own every 250 ms
+ * and on data ten times a second would otherwise draw 14 frames a second where 4 carry it all.
+ */
+export function onNextTick(intervalMs: number, fn: () => void): void {
+  const t = ticker(intervalMs);
+  t.once.push(fn);
+  if (t.timer === null) {
+    const noop = () => undefined;
+    // Start the clock as a listener would, then drop the stand-in: the clock runs until `fn` ran.
+    subscribe(intervalMs, noop)();
+  }
 }
 
 // React re-subscribes whenever the subscribe function changes identity: keep one per interval.

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import type { LockSummary } from '../ops-api/api-types.ts';
 import { bucket, cluster, delta, feedItem, holder, lock, snapshot, stats, T0 } from './dashboard-fixtures.ts';
 import {
   applyDelta,
+  applyDeltas,
   applySnapshot,
   elapsedSince,
   FEED_ADMIN_LIMIT,
@@ -140,5 +142,59 @@ describe('lease countdown and hold time', () => {
     expect(elapsedSince(2_000, 50, 550)).toBe(2_500);
     expect(remainingUntil(T0 + 10_000, T0, 50, 2_050)).toBe(8_000);
     expect(remainingUntil(T0 + 10_000, T0, 0, 60_000)).toBe(0);
+  });
+});
+
+describe('applying deltas as one batch (the page applies what came within a beat together)', () => {
+  const names = ['a', 'b', 'c', 'd'];
+  const arbDelta = fc.record({
+    upserts: fc.uniqueArray(fc.constantFrom(...names), { maxLength: 3 }),
+    removed: fc.uniqueArray(fc.constantFrom(...names), { maxLength: 2 }),
+    token: fc.integer({ min: 1, max: 1_000 }),
+    feed: fc.integer({ min: 0, max: 3 }),
+    withCluster: fc.boolean(),
+    gap: fc.integer({ min: 0, max: 400 }),
+  });
+
+  it('gives the state that applying them one by one gives', () => {
+    fc.assert(
+      fc.property(fc.array(arbDelta, { minLength: 1, maxLength: 6 }), fc.boolean(), (specs, paging) => {
+        const s0 = applySnapshot(snapshot({ locks: [lock('a'), lock('b', null, 2)], pending: paging }), 0);
+        let at = 0;
+        let seq = 10;
+        const batch = specs.map((d, i) => {
+          at += d.gap;
+          const msg = delta({
+            asOf: T0 + at,
+            upserts: d.upserts.map((n) => lock(n, holder(String(d.token)), i)),
+            removed: d.removed.filter((n) => !d.upserts.includes(n)),
+            feed: Array.from({ length: d.feed }, () => feedItem(seq++)),
+            history: [bucket(T0 + at)],
+            cluster: d.withCluster ? cluster({ self: `n${i}` }) : null,
+          });
+          return { msg, receivedAt: at };
+        });
+        let sequential: DashboardState | undefined = s0;
+        for (const { msg, receivedAt } of batch) sequential = applyDelta(sequential, msg, receivedAt);
+        const batched = applyDeltas(s0, batch);
+        expect(batched).toEqual(sequential);
+      }),
+    );
+  });
+
+  it('keeps the Map when no delta touched a lock (readers compare identities)', () => {
+    const s0 = stateWith([lock('a')]);
+    const s1 = applyDeltas(s0, [
+      { msg: delta({ feed: [feedItem(1)] }), receivedAt: 5 },
+      { msg: delta({}), receivedAt: 6 },
+    ]);
+    expect(s1?.locks).toBe(s0.locks);
+    expect(s1?.receivedAt).toBe(6);
+  });
+
+  it('is nothing before a snapshot, and no change for an empty batch', () => {
+    expect(applyDeltas(undefined, [{ msg: delta({}), receivedAt: 1 }])).toBeUndefined();
+    const s0 = stateWith([lock('a')]);
+    expect(applyDeltas(s0, [])).toBe(s0);
   });
 });
