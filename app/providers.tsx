@@ -3,13 +3,7 @@
 import { notifyManager, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { retryUnlessClientError } from '@/components/data/api-client.ts';
-import { openEarlyStream } from '@/components/data/ops-stream.ts';
 import { OpsStreamProvider } from '@/components/data/ops-stream-provider.tsx';
-
-// In the browser, the event stream opens when this module is evaluated, before React hydrates
-// the page: the snapshot then travels while hydration runs (see openEarlyStream). On the server
-// there is no EventSource and this does nothing.
-if (typeof window !== 'undefined') openEarlyStream();
 
 function makeQueryClient(): QueryClient {
   // Query updates reach components in a microtask of the task that made them, not in a

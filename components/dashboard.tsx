@@ -60,7 +60,7 @@ export function Dashboard() {
           </div>
         </section>
         <ChartsSection />
-        <div className={cn('grid min-w-0 gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]', BELOW_THE_FOLD)}>
+        <div data-testid="feed-and-audit" className={cn('grid min-w-0 gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]', BELOW_THE_FOLD)}>
           <EventsFeed />
           <AuditLog />
         </div>

@@ -81,7 +81,7 @@ test('each filter narrows the table and lands in the URL', async ({ page, baton,
   await waiter.waitFor(/^WAITING 1$/);
   const short = await connectClient(baton.lockPort);
   clients.push(short);
-  short.send('A dl-f/keyed-short 8 0');
+  short.send('A dl-f/keyed-short 600 0');
   await short.waitFor(/^A dl-f\/keyed-short \d+$/);
 
   await page.goto('/?q=dl-f%2F');
@@ -110,11 +110,15 @@ test('each filter narrows the table and lands in the URL', async ({ page, baton,
   expect(params(page).get('waiters')).toBe('1');
   await page.getByLabel('Has waiters').uncheck();
 
+  // A lock whose lease ends within 10 s, taken only now: the steps above take long enough on a
+  // loaded machine that a short lease taken at the start could run out before this check.
+  short.send('A dl-f/keyed-soon 9 0');
+  await short.waitFor(/^A dl-f\/keyed-soon \d+$/);
   await page.getByLabel(/Lease ends within 10 s/).check();
-  await expect.poll(() => shownLocks(page)).toEqual(['dl-f/keyed-short']);
+  await expect.poll(() => shownLocks(page)).toEqual(['dl-f/keyed-soon']);
   expect(params(page).get('expiring')).toBe('10');
   await page.getByLabel(/Lease ends within/).uncheck();
-  await expect.poll(() => shownLocks(page)).toEqual(all);
+  await expect.poll(() => shownLocks(page)).toEqual(['dl-f/keyed-old', 'dl-f/keyed-short', 'dl-f/keyed-soon', 'dl-f/session-queued']);
 
   // Search matches the holder's address too.
   const detail = (await (await request.get('/api/v1/locks/dl-f%2Fsession-queued')).json()) as { holder: { client: string } };

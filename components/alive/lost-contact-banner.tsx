@@ -5,7 +5,7 @@ import { useEffect, useState } from 'react';
 import { formatClockTime } from '@/lib/dashboard/dashboard-format.ts';
 import { AUTO_SWITCH_MS, switchUrl } from '@/lib/dashboard/follow-cluster.ts';
 import { useCluster, useStreamStatus } from '../data/queries.ts';
-import { useNow } from '../data/use-now.ts';
+import { PAGE_BEAT_MS, useNow } from '../data/use-now.ts';
 import { buttonClass } from '../ui/button.ts';
 import { type FollowState, useFollowCluster } from './use-follow-cluster.ts';
 
@@ -14,7 +14,7 @@ function go(httpAddress: string): void {
 }
 
 function SwitchOffer({ follow }: { follow: Extract<FollowState, { kind: 'found' }> }) {
-  const now = useNow(250);
+  const now = useNow(PAGE_BEAT_MS);
   const { id, httpAddress } = follow.node;
   const [deadline, setDeadline] = useState<number | null>(null);
   const [cancelled, setCancelled] = useState(false);

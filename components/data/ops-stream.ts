@@ -6,7 +6,7 @@ import type { DeltaMessage, LocksChunkMessage, SnapshotMessage } from '@/lib/ops
 import { applyDeltas, applyLocksChunk, applySnapshot, type ReceivedDelta, touchedLocks } from '@/lib/dashboard/dashboard-state.ts';
 import { StreamLiveness } from '@/lib/dashboard/stream-liveness.ts';
 import { AUDIT_PREFIX, authQuery, dashboardQuery, LOCK_DETAIL_PREFIX, streamStatusQuery, type StreamStatus } from './query-keys.ts';
-import { onNextTick } from './use-now.ts';
+import { onNextTick, PAGE_BEAT_MS } from './use-now.ts';
 
 export const EVENTS_URL = '/api/v1/events';
 const RETRY_MIN_MS = 1_000;
@@ -14,11 +14,11 @@ const RETRY_MAX_MS = 30_000;
 /** How often the page looks at the stream's silence (stream-liveness.ts: 1.5 s + this stays under 2 s). */
 const LIVENESS_CHECK_MS = 100;
 /**
- * The page's beat: under churn the deltas (up to ten a second) are applied together at the
- * next tick of the 250 ms clock the lease countdowns run on, so the page draws at most four
- * frames a second for both; after a quiet beat a delta is applied at once.
+ * Under churn the deltas (up to ten a second) are applied together at the next tick of the
+ * page's beat, the clock the lease countdowns run on, so the page draws at most two frames a
+ * second for both; after a quiet beat a delta is applied at once.
  */
-export const DELTA_BEAT_MS = 250;
+const DELTA_BEAT_MS = PAGE_BEAT_MS;
 
 export interface OpsStream {
   close(): void;
@@ -59,58 +59,6 @@ async function probeStatus(): Promise<number> {
   }
 }
 
-// ---- the early stream ----
-// The page's stream can open before React has hydrated the page: the request then goes out
-// while the page's script runs, and the snapshot is there when the dashboard mounts (at 10,000
-// locks, hydration under load took several hundred ms that the first data used to wait for).
-
-const STREAM_EVENTS = ['ping', 'snapshot', 'locks', 'delta', 'error'] as const;
-type StreamEvent = (typeof STREAM_EVENTS)[number];
-
-interface HeldEvent {
-  type: StreamEvent;
-  event: MessageEvent;
-  at: number;
-}
-
-interface EarlyStream {
-  source: EventSource;
-  held: HeldEvent[];
-  hold: (e: Event) => void;
-}
-
-let early: EarlyStream | null = null;
-
-/**
- * Opens the event stream now and holds what it receives until connectOpsStream takes it (at most
- * one; a no-op outside a browser). Nothing is lost: a held error is replayed like any event.
- */
-export function openEarlyStream(): void {
-  if (early !== null || typeof EventSource === 'undefined') return;
-  const source = new EventSource(EVENTS_URL, { withCredentials: true });
-  const held: HeldEvent[] = [];
-  const hold = (e: Event) => {
-    // A stream nobody takes is closed at 10,000 messages rather than held without bound.
-    if (held.length >= 10_000) {
-      source.close();
-      return;
-    }
-    held.push({ type: e.type as StreamEvent, event: e as MessageEvent, at: performance.now() });
-  };
-  for (const type of STREAM_EVENTS) source.addEventListener(type, hold);
-  early = { source, held, hold };
-}
-
-/** The early stream with what it holds, if one is open (and not closed by its bound). */
-function takeEarlyStream(): { source: EventSource; held: HeldEvent[] } | null {
-  const e = early;
-  early = null;
-  if (e === null) return null;
-  for (const type of STREAM_EVENTS) e.source.removeEventListener(type, e.hold);
-  if (e.source.readyState === EventSource.CLOSED && e.held.length >= 10_000) return null;
-  return { source: e.source, held: e.held };
-}
-
 export function connectOpsStream(queryClient: QueryClient): OpsStream {
   let source: EventSource | null = null;
   let retryTimer: ReturnType<typeof setTimeout> | null = null;
@@ -148,8 +96,8 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
 
   const onPing = () => alive();
 
-  // `at`: when the message arrived (a message the early stream held is older than its replay).
-  const onSnapshot = (event: MessageEvent, at = performance.now()) => {
+  const onSnapshot = (event: MessageEvent) => {
+    const at = performance.now();
     alive();
     const msg = parse<SnapshotMessage>(event.data);
     if (msg === null) return;
@@ -162,7 +110,8 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
   };
 
   // The rest of a large snapshot's table, page by page (deltas may come in between).
-  const onLocks = (event: MessageEvent, at = performance.now()) => {
+  const onLocks = (event: MessageEvent) => {
+    const at = performance.now();
     alive();
     if (awaitingSnapshot) return;
     const msg = parse<LocksChunkMessage>(event.data);
@@ -201,7 +150,8 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
     pending = [];
   };
 
-  const onDelta = (event: MessageEvent, receivedAt = performance.now()) => {
+  const onDelta = (event: MessageEvent) => {
+    const receivedAt = performance.now();
     alive();
     if (awaitingSnapshot) return;
     const msg = parse<DeltaMessage>(event.data);
@@ -270,23 +220,13 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
     if (closed) return;
     awaitingSnapshot = true;
     liveness.opened(performance.now());
-    const adopted = takeEarlyStream();
-    const next = adopted?.source ?? new EventSource(EVENTS_URL, { withCredentials: true });
+    const next = new EventSource(EVENTS_URL, { withCredentials: true });
     next.addEventListener('ping', onPing);
-    next.addEventListener('snapshot', (e) => onSnapshot(e));
-    next.addEventListener('locks', (e) => onLocks(e));
-    next.addEventListener('delta', (e) => onDelta(e));
+    next.addEventListener('snapshot', onSnapshot);
+    next.addEventListener('locks', onLocks);
+    next.addEventListener('delta', onDelta);
     next.addEventListener('error', onError);
     source = next;
-    // What the early stream received before the page was ready, in order, with the times it came.
-    for (const { type, event, at } of adopted?.held ?? []) {
-      if (source !== next) break;
-      if (type === 'ping') onPing();
-      else if (type === 'snapshot') onSnapshot(event, at);
-      else if (type === 'locks') onLocks(event, at);
-      else if (type === 'delta') onDelta(event, at);
-      else onError();
-    }
   }
 
   open();

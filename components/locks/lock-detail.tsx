@@ -6,6 +6,7 @@ import { useAdminGate } from '../auth/use-admin-gate.ts';
 import { useForceRelease, useKickWaiter } from '../data/mutations.ts';
 import { useAuth, useLockDetail, useLockRow } from '../data/queries.ts';
 import { useActionBlock, useDataNow } from '../data/use-data-now.ts';
+import { PAGE_BEAT_MS } from '../data/use-now.ts';
 import { buttonClass } from '../ui/button.ts';
 import { ForceReleaseDialog } from './force-release-dialog.tsx';
 import { WaiterTable } from './waiter-table.tsx';
@@ -16,7 +17,7 @@ import { ReleaseClientAction } from './client-release.tsx';
 import { KickDialog } from './kick-dialog.tsx';
 
 function HolderTimes({ holder, receivedAt }: { holder: HolderView; receivedAt: number }) {
-  const now = useDataNow(250);
+  const now = useDataNow(PAGE_BEAT_MS);
   const lease = Math.max(0, holder.leaseRemainingMs - Math.max(0, now - receivedAt));
   return (
     <>

@@ -2,13 +2,12 @@ import { memo } from 'react';
 import { formatDuration, formatLeaseLeft } from '@/lib/dashboard/dashboard-format.ts';
 import { heldForAt, leaseRemainingAt, type LockRow } from '@/lib/dashboard/dashboard-state.ts';
 import { useDataNow } from '../data/use-data-now.ts';
+import { PAGE_BEAT_MS } from '../data/use-now.ts';
 import { Badge } from '../ui/badge.tsx';
 import { cn } from '../ui/cn.ts';
 import { CARD_HEIGHT, CARD_LAYOUT, GRID_COLUMNS, ROW_HEIGHT } from './columns.ts';
 import { ClientName } from './client-name.tsx';
 import { LockName } from './lock-name.tsx';
-
-const TICK_MS = 250;
 
 /** Held-for and lease cells: the only parts of a row that change between messages. */
 /** On a card, a cell says what it is ("token 42"); in the table its column header does. */
@@ -22,7 +21,7 @@ function CardLabel({ compact, children }: { compact: boolean; children: string }
 }
 
 function LiveCells({ row, compact }: { row: LockRow; compact: boolean }) {
-  const now = useDataNow(TICK_MS);
+  const now = useDataNow(PAGE_BEAT_MS);
   const held = heldForAt(row, now);
   const lease = leaseRemainingAt(row, now);
   const sliding = row.summary.holder?.sliding ?? false;

@@ -2,6 +2,7 @@ import type { WaiterView } from '@/lib/ops-api/api-types.ts';
 import { formatCountdown, formatDuration } from '@/lib/dashboard/dashboard-format.ts';
 import { elapsedSince, remainingUntil } from '@/lib/dashboard/dashboard-state.ts';
 import { useActionBlock, useDataNow } from '../data/use-data-now.ts';
+import { PAGE_BEAT_MS } from '../data/use-now.ts';
 import { buttonClass } from '../ui/button.ts';
 import { ClientName } from './client-name.tsx';
 
@@ -9,7 +10,7 @@ import { ClientName } from './client-name.tsx';
 const MAX_WAITERS_SHOWN = 500;
 
 function WaitCells({ waiter, asOf, receivedAt }: { waiter: WaiterView; asOf: number; receivedAt: number }) {
-  const now = useDataNow(250);
+  const now = useDataNow(PAGE_BEAT_MS);
   return (
     <>
       <td className="px-2 py-1.5 tabular-nums">{formatDuration(elapsedSince(waiter.waitingForMs, receivedAt, now))}</td>
