@@ -3,7 +3,8 @@
 // 1440x900, and the CPU of every Chromium process over a window, read from /proc and grouped by
 // process type (renderer, gpu-process, browser, ...). Section 5 measures what the pages cost the
 // daemon; this measures the pages, so a change to the page can be judged on its own.
-//   node --import tsx bench/console-page-cpu.ts [--pages 1] [--seconds 8] [--repeats 3]
+//   node --import tsx bench/console-page-cpu.ts [--pages 1] [--seconds 8] [--repeats 3] [--bin path/to/bin/baton]
+// --bin serves another checkout's console (built there) for a before/after.
 // Needs a console build (`npm run build`) and /usr/bin/chromium.
 import { readdirSync, readFileSync } from 'node:fs';
 import { chromium } from '@playwright/test';
@@ -18,6 +19,8 @@ const PAGES = intFlag('--pages', 1, 20);
 const SECONDS = intFlag('--seconds', 8, 120);
 const REPEATS = intFlag('--repeats', 3, 20);
 const HELD_LOCKS = 10_000;
+const binAt = process.argv.indexOf('--bin');
+const BIN = binAt >= 0 ? process.argv[binAt + 1] : undefined;
 const TICKS_PER_SECOND = 100; // Linux USER_HZ
 
 interface Proc {
@@ -61,7 +64,7 @@ function chromiumCpu(): Map<string, number> {
   return out;
 }
 
-const baton = await startBaton([], { console: true });
+const baton = await startBaton([], { console: true, ...(BIN === undefined ? {} : { bin: BIN }) });
 track(baton.child);
 const holders = new KeyedClient({ addresses: [`127.0.0.1:${baton.lockPort}`] });
 const churn = new KeyedClient({ addresses: [`127.0.0.1:${baton.lockPort}`] });
@@ -121,7 +124,9 @@ try {
 }
 const machine = hostMachine();
 console.log(`${machine.cores} cores, ${machine.cpu}, Node ${machine.node}; ${new Date().toISOString()}`);
-console.log(`${PAGES} page(s) at 1440x900, ${HELD_LOCKS.toLocaleString('en-US')} locks held, 2,000 pairs/s; median of ${REPEATS} windows of ${SECONDS} s`);
+console.log(
+  `baton: ${BIN ?? 'this checkout'}; ${PAGES} page(s) at 1440x900, ${HELD_LOCKS.toLocaleString('en-US')} locks held, 2,000 pairs/s; median of ${REPEATS} windows of ${SECONDS} s`,
+);
 console.log('| Chromium process | CPU (% of one core) |');
 console.log('|---|---|');
 for (const [type, pcts] of [...byType].sort()) console.log(`| ${type} | ${median(pcts).toFixed(1)} |`);
