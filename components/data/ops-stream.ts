@@ -157,6 +157,12 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
     const msg = parse<DeltaMessage>(event.data);
     if (msg === null) return;
     pending.push({ msg, receivedAt });
+    // A background tab's timers may fire once a minute: past 50 waiting deltas (5 s of them)
+    // they are applied at once rather than held for the beat.
+    if (pending.length >= 50) {
+      flush();
+      return;
+    }
     if (flushQueued) return;
     if (receivedAt - lastFlushAt >= DELTA_BEAT_MS) {
       flush();
