@@ -7,9 +7,9 @@
 // --bin serves another checkout's console (built there) for a before/after.
 // Needs a console build (`npm run build`) and /usr/bin/chromium.
 import { readdirSync, readFileSync } from 'node:fs';
-import { chromium } from '@playwright/test';
 import { KeyedClient } from '../lib/client/index.ts';
 import { startBaton } from './baton-process.ts';
+import { launchChromium } from './chromium.ts';
 import { intFlag } from './flags.ts';
 import { hostMachine } from './report.ts';
 import { track } from './servers/server-process.ts';
@@ -78,18 +78,7 @@ const churnTimer = setInterval(() => {
       .catch(() => undefined);
   }
 }, 10);
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-dev-shm-usage',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-  ],
-});
+const browser = await launchChromium();
 const byType = new Map<string, number[]>();
 const totals: number[] = [];
 try {

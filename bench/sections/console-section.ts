@@ -7,9 +7,10 @@
 // Needs an existing console build (`npm run build`); it is skipped, with the reason, otherwise.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from '@playwright/test';
+import type { Browser } from '@playwright/test';
 import { KeyedClient } from '../../lib/client/index.ts';
 import { startBaton } from '../baton-process.ts';
+import { CHROMIUM, launchChromium } from '../chromium.ts';
 import { runHandover } from '../handover-load.ts';
 import { track } from '../servers/server-process.ts';
 import { alternate, medians, pairedRatio } from '../side-by-side.ts';
@@ -20,7 +21,6 @@ import { batonKeyed } from '../systems/baton-systems.ts';
 const HELD_LOCKS = 10_000;
 const CHURN_PER_TICK = 20; // every 10 ms: 2,000 pairs a second
 const TOKEN = 'bench-admin-token-0123456789';
-const CHROMIUM = '/usr/bin/chromium';
 
 export type ConsoleCondition = 'no dashboard' | 'five dashboards (Chromium)' | 'five raw event streams';
 
@@ -64,19 +64,7 @@ export async function consoleSection(seconds: number, repeats: number): Promise<
         inFlight.add(p);
       }
     }, 10);
-    // The same flags as playwright.config.ts: no traffic beyond 127.0.0.1.
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-dev-shm-usage',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
     const b = browser;
     const openDashboard = async () => {
       const page = await b.newPage();
