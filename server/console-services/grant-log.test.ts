@@ -38,6 +38,33 @@ describe('GrantLog', () => {
     expect(log.history('b', 0).grants.map((g) => g.claimId)).toEqual(['100']);
   });
 
+  it("keeps every lock's entries as its arena grows past the slots it started with", () => {
+    const log = new GrantLog(100);
+    // 3 ends on each of 40 locks, interleaved: the arena grows twice (16, 32, 64 slots) between them.
+    for (let round = 0; round < 3; round++) for (let l = 0; l < 40; l++) grantAndRelease(log, `k${l}`, round * 1000 + l, round * 100 + l, l + 1);
+    expect(log.lockCount).toBe(40);
+    for (let l = 0; l < 40; l++) {
+      const h = log.history(`k${l}`, 0);
+      expect(h.grants.map((g) => Number(g.claimId))).toEqual([2000 + l, 1000 + l, l]);
+      expect(h.grants.map((g) => g.token)).toEqual([String(2000 + l), String(1000 + l), String(l)]);
+      expect(h.grants[0]).toMatchObject({ heldMs: l + 1, grantedAt: 200 + l, client: '127.0.0.1:1' });
+    }
+  });
+
+  it('files ends in order across a full journal, and a read sees the ends not filed yet', () => {
+    const log = new GrantLog(2);
+    // 9,001 ends round a, b, c with room for two locks: more than two journals' worth, filed in
+    // order, so the second-chance clock pushes out the same locks as filing each end at once would.
+    for (let i = 0; i <= 9_000; i++) grantAndRelease(log, ['a', 'b', 'c'][i % 3] as string, i, i);
+    expect(log.lockCount).toBe(2);
+    const names = ['a', 'b', 'c'].filter((n) => log.history(n, 0).grants.length > 0);
+    expect(names).toHaveLength(2);
+    // The newest end (9,000, on 'a') is among them, read before any journal filled again.
+    expect(log.history('a', 0).grants[0]?.claimId).toBe('9000');
+    grantAndRelease(log, 'a', 9_001, 9_001);
+    expect(log.history('a', 0).grants.slice(0, 2).map((g) => g.claimId)).toEqual(['9001', '9000']);
+  });
+
   it('names how each grant ended, lists a kicked waiter without a token, and lists the holders a reset ended as failover', () => {
     const log = new GrantLog();
     log.ended(holder('a', 1, 0, 10, { token: 1n, client: 'k' }), 10, 0, 'expiry', 2);
