@@ -73,6 +73,25 @@ describe('keyed protocol codec', () => {
     );
   });
 
+  it("parses every line alike with and without the chunk's latin1 text, wherever the line sits in the chunk", () => {
+    // A line inside a chunk of other bytes, as the line splitter hands it over with the chunk's text.
+    const line = fc.oneof(
+      fc.uint8Array({ maxLength: 300 }),
+      fc
+        .tuple(fc.constantFrom('A', 'R', 'I', 'X'), fc.string({ unit: 'grapheme', maxLength: 30 }), fc.constantFrom(' 5 0', ' 12', '', ' 5'))
+        .map(([op, key, rest]) => Buffer.from(`${op} ${key}${rest}`, 'utf8')),
+    );
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 20 }), line, fc.uint8Array({ maxLength: 20 }), (before, bytes, after) => {
+        const buf = Buffer.concat([Buffer.from(before), bytes, Buffer.from(after)]);
+        const start = before.length;
+        const end = start + bytes.length;
+        expect(parseKeyedRequest(buf, start, end, buf.toString('latin1'))).toEqual(parseKeyedRequest(buf, start, end));
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
   it('round-trips generated valid requests', () => {
     const key = fc.stringMatching(/^[!-~]{1,250}$/);
     fc.assert(

@@ -27,11 +27,11 @@ function fail(op: string, key: string, error: ErrorName): KeyedRequest {
 }
 
 /** Parses one request line (bytes [start, end) of buf, without its line ending). */
-export function parseKeyedRequest(buf: Buffer, start: number, end: number): KeyedRequest {
+export function parseKeyedRequest(buf: Buffer, start: number, end: number, text?: string): KeyedRequest {
   // `I` is checked first and only as a whole op word, so every other line parses exactly as
   // it did before the extension (parseSeedRequest; keyed-codec.test.ts checks it).
   if (buf[start] === I && (end === start + 1 || buf[start + 1] === SP)) return parseIdentity(buf, start + 2, end);
-  return parseSeedRequest(buf, start, end);
+  return parseSeedRequest(buf, start, end, text);
 }
 
 /** The rest of the line is the identity (spaces allowed inside); a bad one keeps the connection. */
@@ -40,8 +40,11 @@ function parseIdentity(buf: Buffer, start: number, end: number): KeyedRequest {
   return name === null ? fail('I', '?', 'bad-identity') : { kind: 'identity', name };
 }
 
-/** The requests of the seed protocol (`A`, `R`) and the errors for anything else. */
-export function parseSeedRequest(buf: Buffer, start: number, end: number): KeyedRequest {
+/**
+ * The requests of the seed protocol (`A`, `R`) and the errors for anything else. `text`: `buf`
+ * decoded as latin1, when the caller has it (see parseKey).
+ */
+export function parseSeedRequest(buf: Buffer, start: number, end: number, text?: string): KeyedRequest {
   const opEnd = nextSpace(buf, start, end);
   const op0 = buf[start];
   if (opEnd - start !== 1 || (op0 !== A && op0 !== R)) {
@@ -54,7 +57,7 @@ export function parseSeedRequest(buf: Buffer, start: number, end: number): Keyed
   const op = op0 === A ? 'A' : 'R';
   const keyStart = opEnd + 1;
   const keyEnd = nextSpace(buf, keyStart, end);
-  const key = keyStart < end ? parseKey(buf, keyStart, keyEnd) : null;
+  const key = keyStart < end ? parseKey(buf, keyStart, keyEnd, text) : null;
   if (key === null) return fail(op, keyStart < keyEnd ? printable(buf, keyStart, Math.min(keyEnd, keyStart + 64)) : '?', 'bad-key');
   if (op0 === R) {
     const tokenStart = keyEnd + 1;

@@ -7,7 +7,11 @@ function collect(max = 4096) {
   let overflow = 0;
   const splitter = new LineSplitter(
     {
-      onLine: (buf, start, end) => lines.push(buf.toString('latin1', start, end)),
+      onLine: (buf, start, end, text) => {
+        // The text handed along is the whole buffer in latin1: the same line at the same offsets.
+        if (text.length !== buf.length || text.slice(start, end) !== buf.toString('latin1', start, end)) throw new Error('text is not the buffer in latin1');
+        lines.push(buf.toString('latin1', start, end));
+      },
       onOverflow: () => overflow++,
     },
     max,

@@ -3,8 +3,12 @@
 // and it is bounded: a line over `maxLine` bytes stops the splitter and reports overflow.
 
 export interface LineSink {
-  /** One line, without its line ending, as bytes [start, end) of buf. */
-  onLine(buf: Buffer, start: number, end: number): void;
+  /**
+   * One line, without its line ending, as bytes [start, end) of buf. `text` is the whole of
+   * `buf` decoded as latin1 (one char per byte: the same offsets), made once per chunk, so a
+   * parser can slice short fields from it instead of asking Buffer to decode each one.
+   */
+  onLine(buf: Buffer, start: number, end: number, text: string): void;
   /** A line grew past the limit; no further lines are delivered. */
   onOverflow(): void;
 }
@@ -50,14 +54,17 @@ export class LineSplitter {
       // Finish the pending line, then go on in the chunk itself.
       const line = Buffer.concat([this.pending, chunk.subarray(0, nl)]);
       this.pending = null;
-      if (!this.deliver(line, 0, line.length)) return;
+      if (!this.deliver(line, 0, line.length, line.toString('latin1'))) return;
       completed = true;
       pos = nl + 1;
     }
+    // The chunk is decoded once, at its first whole line (a chunk of a partial line only is not).
+    let text: string | null = null;
     for (;;) {
       const nl = buf.indexOf(LF, pos);
       if (nl < 0) break;
-      if (!this.deliver(buf, pos, nl)) return;
+      text ??= buf.toString('latin1');
+      if (!this.deliver(buf, pos, nl, text)) return;
       completed = true;
       pos = nl + 1;
       if (this.stopped) return;
@@ -83,7 +90,7 @@ export class LineSplitter {
     this.pending = rest.length < 512 ? Buffer.from(rest) : rest;
   }
 
-  private deliver(buf: Buffer, start: number, end: number): boolean {
+  private deliver(buf: Buffer, start: number, end: number, text: string): boolean {
     let e = end;
     if (e > start && buf[e - 1] === CR) e--;
     if (e - start > this.maxLine) {
@@ -91,7 +98,7 @@ export class LineSplitter {
       this.sink.onOverflow();
       return false;
     }
-    this.sink.onLine(buf, start, e);
+    this.sink.onLine(buf, start, e, text);
     return !this.stopped;
   }
 }

@@ -24,6 +24,28 @@ function parse(line: string | Buffer): SessionRequest {
 }
 
 describe('parseSessionRequest', () => {
+  it("parses every line alike with and without the chunk's latin1 text, wherever the line sits in the chunk", () => {
+    const line = fc.oneof(
+      fc.uint8Array({ maxLength: 300 }),
+      fc
+        .tuple(
+          fc.constantFrom('ACQUIRE', 'RESUME', 'CLIENT', 'HEARTBEAT'),
+          fc.string({ unit: 'grapheme', maxLength: 30 }),
+          fc.constantFrom(' 5000', ' 5000 0123456789abcdef0123456789abcdef', ''),
+        )
+        .map(([op, name, rest]) => Buffer.from(`${op} ${name}${rest}`, 'utf8')),
+    );
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 20 }), line, fc.uint8Array({ maxLength: 20 }), (before, bytes, after) => {
+        const buf = Buffer.concat([Buffer.from(before), bytes, Buffer.from(after)]);
+        const start = before.length;
+        const end = start + bytes.length;
+        expect(parseSessionRequest(buf, start, end, buf.toString('latin1'))).toEqual(parseSessionRequest(buf, start, end));
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
   it('reads ACQUIRE <name> <lease_ms>', () => {
     expect(parse('ACQUIRE jobs/nightly 30000')).toEqual({ kind: 'acquire', name: 'jobs/nightly', leaseMs: 30000, claimKey: null });
   });

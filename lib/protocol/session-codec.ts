@@ -56,18 +56,21 @@ const HEARTBEAT = Buffer.from('HEARTBEAT', 'latin1');
 const RESUME = Buffer.from('RESUME', 'latin1');
 const CLIENT = Buffer.from('CLIENT', 'latin1');
 
-/** Parses one client line (bytes [start, end) of buf, without its line ending). Never throws. */
-export function parseSessionRequest(buf: Buffer, start: number, end: number): SessionRequest {
+/**
+ * Parses one client line (bytes [start, end) of buf, without its line ending). Never throws.
+ * `text`: `buf` decoded as latin1, when the caller has it (see parseKey).
+ */
+export function parseSessionRequest(buf: Buffer, start: number, end: number, text?: string): SessionRequest {
   const opEnd = nextSpace(buf, start, end);
   if (isWord(buf, start, opEnd, HEARTBEAT)) return opEnd === end ? HEARTBEAT_REQUEST : ERROR_HEARTBEAT_FIELDS;
-  if (isWord(buf, start, opEnd, RESUME)) return parseResume(buf, opEnd + 1, end);
+  if (isWord(buf, start, opEnd, RESUME)) return parseResume(buf, opEnd + 1, end, text);
   if (isWord(buf, start, opEnd, CLIENT)) return parseClient(buf, opEnd + 1, end);
   if (!isWord(buf, start, opEnd, ACQUIRE)) return UNKNOWN_REQUEST;
   const nameStart = opEnd + 1;
   const nameEnd = nextSpace(buf, nameStart, end);
   // Both fields must be there, one space apart: "ACQUIRE" and "ACQUIRE name" are the wrong shape.
   if (nameStart >= end || nameEnd >= end) return ERROR_EXPECTED_ACQUIRE;
-  const name = parseKey(buf, nameStart, nameEnd);
+  const name = parseKey(buf, nameStart, nameEnd, text);
   if (name === null) return ERROR_BAD_NAME;
   // A third field is the opt-in claim key. Anything else after the lease (a bad key, a fourth
   // field, a trailing space) is a bad lease as it always was: a client that does not opt in
@@ -83,10 +86,10 @@ export function parseSessionRequest(buf: Buffer, start: number, end: number): Se
   return { kind: 'acquire', name, leaseMs, claimKey };
 }
 
-function parseResume(buf: Buffer, nameStart: number, end: number): SessionRequest {
+function parseResume(buf: Buffer, nameStart: number, end: number, text: string | undefined): SessionRequest {
   const nameEnd = nextSpace(buf, nameStart, end);
   if (nameStart >= end || nameEnd >= end) return ERROR_EXPECTED_RESUME;
-  const name = parseKey(buf, nameStart, nameEnd);
+  const name = parseKey(buf, nameStart, nameEnd, text);
   if (name === null) return ERROR_BAD_NAME;
   const claimKey = parseClaimKey(buf, nameEnd + 1, end);
   return claimKey === null ? ERROR_EXPECTED_RESUME : { kind: 'resume', name, claimKey };

@@ -62,7 +62,12 @@ describe('GrantLog', () => {
     // The newest end (9,000, on 'a') is among them, read before any journal filled again.
     expect(log.history('a', 0).grants[0]?.claimId).toBe('9000');
     grantAndRelease(log, 'a', 9_001, 9_001);
-    expect(log.history('a', 0).grants.slice(0, 2).map((g) => g.claimId)).toEqual(['9001', '9000']);
+    expect(
+      log
+        .history('a', 0)
+        .grants.slice(0, 2)
+        .map((g) => g.claimId),
+    ).toEqual(['9001', '9000']);
   });
 
   it('names how each grant ended, lists a kicked waiter without a token, and lists the holders a reset ended as failover', () => {

@@ -65,13 +65,13 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
     this.ask = { name: '', owner: this, protocol: 'keyed', client: this.address, clientName: null, leaseMs: 0, waitMs: 0, sliding: false };
   }
 
-  onLine(buf: Buffer, start: number, end: number): void {
+  onLine(buf: Buffer, start: number, end: number, text: string): void {
     if (this.redirectLine !== null) {
       // A standby: every request is answered with where the active is; the engine is not asked.
       this.send(this.redirectLine);
       return;
     }
-    const req = parseKeyedRequest(buf, start, end);
+    const req = parseKeyedRequest(buf, start, end, text);
     switch (req.kind) {
       case 'acquire': {
         if (this.waitingCount >= this.limits.maxBacklog) {

@@ -75,7 +75,7 @@ export abstract class LineConnection implements LineSink, TransportSink {
     transport.attach(this);
   }
 
-  abstract onLine(buf: Buffer, start: number, end: number): void;
+  abstract onLine(buf: Buffer, start: number, end: number, text: string): void;
   abstract onOverflow(): void;
   /**
    * Ends the claims the connection still has in the engine: only those waiting in a queue when

@@ -75,13 +75,13 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
     super(transport, ctx);
   }
 
-  onLine(buf: Buffer, start: number, end: number): void {
+  onLine(buf: Buffer, start: number, end: number, text: string): void {
     if (this.redirectLine !== null) {
       // A standby answers the first line, whatever it is, with where the active is.
       this.close(this.redirectLine);
       return;
     }
-    const req = parseSessionRequest(buf, start, end);
+    const req = parseSessionRequest(buf, start, end, text);
     const claim = this.claim;
     switch (req.kind) {
       case 'heartbeat':
