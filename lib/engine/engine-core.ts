@@ -10,8 +10,22 @@ import type { TokenSource } from '../tokens/token-source.ts';
 
 export const NEVER = Number.POSITIVE_INFINITY;
 
+/**
+ * Idle locks kept in the table, oldest pushed out first. A lock taken and given back again and
+ * again (the common case: a worker's lock on its own job) then makes no LockState and no change to
+ * the table per claim, and its name is the same string object every time, so what keys on it
+ * (the console's grant log) finds it by identity. Issue 14: the table's insert and delete per
+ * uncontended pair, and the readers' lookups of a new string, were a few percent of a request.
+ */
+export const MAX_PARKED = 4_096;
+
 export abstract class EngineCore {
+  /** Every lock with a holder or waiters, and up to MAX_PARKED idle ones (parked: `lock.parked`). */
   protected readonly locks = new Map<string, LockState>();
+  /** The parked locks, oldest first (intrusive list through parkedPrev/parkedNext). */
+  private parkedHead: LockState | null = null;
+  private parkedTail: LockState | null = null;
+  private parkedCount = 0;
   protected readonly heap = new DeadlineHeap<Claim>();
   protected readonly listeners: LockEventListener[] = [];
   /** Claim ids are never reused, not even across a promotion (see ReplicaOps). */
@@ -50,8 +64,14 @@ export abstract class EngineCore {
     return this.tokens.highWater;
   }
 
+  /** Locks with a holder or waiters. */
   get lockCount(): number {
-    return this.locks.size;
+    return this.locks.size - this.parkedCount;
+  }
+
+  /** Idle locks kept for their next claim (at most MAX_PARKED): memory, not state. */
+  get parkedLockCount(): number {
+    return this.parkedCount;
   }
 
   get heldCount(): number {
@@ -64,7 +84,8 @@ export abstract class EngineCore {
 
   /** The lock's state (holder and queue), or undefined when nobody holds or waits for it. */
   lock(name: string): LockState | undefined {
-    return this.locks.get(name);
+    const lock = this.locks.get(name);
+    return lock === undefined || lock.parked ? undefined : lock;
   }
 
   /** Resumable claims (holders and waiters that sent a claim key), live ones only. */
@@ -99,27 +120,77 @@ export abstract class EngineCore {
     return out;
   }
 
-  /** Every lock that has a holder or waiters. */
-  allLocks(): IterableIterator<LockState> {
-    return this.locks.values();
+  /** Every lock that has a holder or waiters (live: a lock filed while iterating may be seen). */
+  *allLocks(): IterableIterator<LockState> {
+    for (const lock of this.locks.values()) if (!lock.parked) yield lock;
   }
 
   // --- shared internals ---
 
+  /** The lock to file a claim under: the one in the table (taken out of the parked ones) or a new one. */
   protected lockNamed(name: string): LockState {
-    return this.locks.get(name) ?? this.addLock(name);
+    const lock = this.locks.get(name);
+    if (lock === undefined) return this.addLock(name);
+    if (lock.parked) this.unpark(lock);
+    return lock;
   }
 
   /** Files a new lock under `name`; the caller has looked and found none. */
   protected addLock(name: string): LockState {
     const lock = new LockState(name);
+    lock.filed = true;
     this.locks.set(name, lock);
     return lock;
   }
 
-  /** Forgets a lock nobody holds or waits for (unless it has been replaced meanwhile). */
+  /** A lock nobody holds or waits for any more is parked: kept for its next claim, the oldest pushed out past MAX_PARKED. */
   protected dropIfIdle(lock: LockState): void {
-    if (lock.idle && this.locks.get(lock.name) === lock) this.locks.delete(lock.name);
+    if (!lock.idle || !lock.filed || lock.parked) return;
+    lock.parked = true;
+    lock.parkedPrev = this.parkedTail;
+    lock.parkedNext = null;
+    if (this.parkedTail !== null) this.parkedTail.parkedNext = lock;
+    else this.parkedHead = lock;
+    this.parkedTail = lock;
+    if (++this.parkedCount > MAX_PARKED && this.parkedHead !== null) this.unfile(this.parkedHead);
+  }
+
+  /** A parked lock gets a claim again: it starts as a new lock would, with no last end. */
+  protected unpark(lock: LockState): void {
+    const prev = lock.parkedPrev;
+    const next = lock.parkedNext;
+    if (prev !== null) prev.parkedNext = next;
+    else this.parkedHead = next;
+    if (next !== null) next.parkedPrev = prev;
+    else this.parkedTail = prev;
+    lock.parkedPrev = null;
+    lock.parkedNext = null;
+    lock.parked = false;
+    this.parkedCount--;
+    lock.endedAt = 0;
+    lock.endCause = 'release';
+  }
+
+  /** Takes `lock` out of the table (parked or not): it is no longer the lock of its name. */
+  protected unfile(lock: LockState): void {
+    if (!lock.filed) return;
+    if (lock.parked) this.unpark(lock);
+    lock.filed = false;
+    this.locks.delete(lock.name);
+  }
+
+  /** Empties the table (reset): every lock in it stops being the lock of its name. */
+  protected unfileAll(): void {
+    for (const lock of this.locks.values()) {
+      lock.filed = false;
+      lock.parked = false;
+      lock.parkedPrev = null;
+      lock.parkedNext = null;
+    }
+    this.locks.clear();
+    this.parkedHead = null;
+    this.parkedTail = null;
+    this.parkedCount = 0;
   }
 
   /** Files a claim that sent a claim key (it must have its keyHash already). */

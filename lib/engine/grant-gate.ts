@@ -131,7 +131,7 @@ export abstract class GrantGate extends ReplicaOps {
     const held = [...this.heldLocks];
     this.heldLocks.clear();
     for (const lock of held) {
-      if (lock.holder === null && this.locks.get(lock.name) === lock) this.handOver(lock, now);
+      if (lock.holder === null && lock.filed) this.handOver(lock, now);
     }
   }
 

@@ -40,6 +40,7 @@ export class LockEngine extends GrantGate {
     // caller gets the TokensUnavailable (its client an error naming why).
     const token = open && (existing === undefined || existing.idle) ? this.issue() : 0n;
     const lock = existing ?? this.addLock(name);
+    if (lock.parked) this.unpark(lock);
     const claim = new Claim(this.nextClaimId++, lock, owner, protocol, client, leaseMs, sliding, now, request.tag ?? 0);
     claim.clientName = request.clientName ?? null;
     if (sliding) claim.expiresAt = now + leaseMs;

@@ -242,7 +242,7 @@ export abstract class ReplicaOps extends EngineCore {
         this.heap.remove(c);
       }
     }
-    this.locks.clear();
+    this.unfileAll();
     this.resumable.clear();
     this.renewals = [];
     this.held = 0;
@@ -259,7 +259,7 @@ export abstract class ReplicaOps extends EngineCore {
     if (lock === undefined) return;
     if (lock.holder !== null) this.endHolder(lock, lock.holder, this.clock.now(), 'release');
     while (lock.head !== null) this.leaveQueue(lock.head, false);
-    this.locks.delete(name);
+    this.unfile(lock);
   }
 
   /** Listeners re-read everything: a snapshot that came part by part (installed silently) is complete. */
