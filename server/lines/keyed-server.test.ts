@@ -112,6 +112,38 @@ describe('keyed protocol server', () => {
     expect(await c.next()).toBe('R held OK');
   });
 
+  it('keeps handed-over grants whose replies were queued in Node behind a write in flight, once read', async () => {
+    const count = 20_000;
+    const { port, engine, listener } = await startKeyed({ maxBacklog: count });
+    const pad = 'x'.repeat(230);
+    const key = (i: number) => `${pad}${i}`;
+    const holder = await client(port);
+    holder.send(...Array.from({ length: count }, (_, i) => `A ${key(i)} 30 0`));
+    const tokens = (await holder.take(count)).map(tokenOf);
+    // The waiter queues on every key, then does not read: the handovers' replies (about 5 MB)
+    // fill the kernel's buffers, so most writes queue in Node behind the one in flight and are
+    // confirmed only by the socket's write callback. A confirmation lost there would count those
+    // grants as never delivered, and the close below would release them.
+    const waiter = connect(port, '127.0.0.1');
+    teardown.push(() => void waiter.destroy());
+    await new Promise<void>((resolve) => waiter.once('connect', () => resolve()));
+    waiter.pause();
+    waiter.write(Array.from({ length: count }, (_, i) => `A ${key(i)} 30 0\n`).join(''));
+    await eventually(() => engine.waiterCount === count, 10_000, 'the waiter to queue on every key');
+    holder.send(...tokens.map((t, i) => `R ${key(i)} ${t}`));
+    await eventually(() => engine.waiterCount === 0, 10_000, 'every handover');
+    let newlines = 0;
+    waiter.on('data', (chunk: Buffer) => {
+      for (const byte of chunk) if (byte === 10) newlines++;
+    });
+    waiter.resume();
+    await eventually(() => newlines === count, 20_000, 'every grant read');
+    await new Promise((r) => setTimeout(r, 50));
+    waiter.destroy();
+    await eventually(() => listener.connections.size === 1, 5_000, 'the server to see the close');
+    expect(engine.heldCount).toBe(count);
+  });
+
   it('releases a grant at once when the waiting connection died before it could be delivered', async () => {
     const { port, engine } = await startKeyed();
     const a = await client(port);

@@ -56,12 +56,6 @@ export abstract class LineConnection implements LineSink, TransportSink {
   private confirmedUnits = 0;
   /** Sizes of the writes not yet completed, oldest first. */
   private readonly inflight: number[] = [];
-  private readonly onWritten = (err?: Error | null): void => {
-    const n = this.inflight.shift() ?? 0;
-    if (err) return;
-    this.confirmedUnits += n;
-    this.afterWrite(this.confirmedUnits);
-  };
   private readonly splitter: LineSplitter;
 
   constructor(
@@ -213,7 +207,7 @@ export abstract class LineConnection implements LineSink, TransportSink {
   private writePiece(piece: string): boolean {
     this.inflight.push(piece.length);
     this.handedUnits += piece.length;
-    return this.transport.write(piece, this.onWritten);
+    return this.transport.write(piece);
   }
 
   /** Sends a last line (if any), then closes. Claims are ended at once, not when the socket finally goes. */
@@ -264,6 +258,14 @@ export abstract class LineConnection implements LineSink, TransportSink {
       this.partialSince = 0;
     }
     this.ctx.afterInput();
+  }
+
+  /** TransportSink: the oldest write in flight left this process, or never will (`err`). */
+  onWritten(err?: Error | null): void {
+    const n = this.inflight.shift() ?? 0;
+    if (err) return;
+    this.confirmedUnits += n;
+    this.afterWrite(this.confirmedUnits);
   }
 
   onDrain(): void {

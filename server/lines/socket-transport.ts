@@ -2,10 +2,13 @@
 // a connection decides (batching, backpressure, closing) stays in line-connection.ts; this file
 // only maps the socket's calls and events onto LineTransport.
 import type { Socket } from 'node:net';
-import type { LineTransport, TransportSink, WriteDone } from './line-transport.ts';
+import type { LineTransport, TransportSink } from './line-transport.ts';
 
 export class SocketTransport implements LineTransport {
   readonly remoteAddress: string;
+  private sink: TransportSink | null = null;
+  /** The callback of a write queued behind another: made the first time one is (rare), then kept. */
+  private queuedDone: ((err?: Error | null) => void) | null = null;
 
   constructor(private readonly socket: Socket) {
     this.remoteAddress = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`;
@@ -32,6 +35,7 @@ export class SocketTransport implements LineTransport {
   /** One listener per event, made once per connection. */
   attach(sink: TransportSink): void {
     const socket = this.socket;
+    this.sink = sink;
     socket.on('data', (chunk: Buffer) => sink.onBytes(chunk));
     socket.on('drain', () => sink.onDrain());
     // A reset peer is ordinary here; 'close' follows later in the loop and does the clean-up.
@@ -42,18 +46,21 @@ export class SocketTransport implements LineTransport {
     socket.on('close', () => sink.onClosed());
   }
 
-  write(text: string, done: WriteDone): boolean {
+  write(text: string): boolean {
     const socket = this.socket;
+    const sink = this.sink;
+    if (sink === null) throw new Error('socket transport: write before attach');
     // Nothing queued in Node: this write goes to the kernel now, or becomes the write in flight,
     // which counts as gone out even if the socket is destroyed under it (line-connection.ts).
     // Either way it is done here, without a write callback and its tick per write. Behind a
     // write in flight it is queued, and only its callback can say whether it ever left.
     if (socket.writableLength === 0) {
       const ok = socket.write(text);
-      done();
+      sink.onWritten();
       return ok;
     }
-    return socket.write(text, done);
+    this.queuedDone ??= (err) => sink.onWritten(err);
+    return socket.write(text, this.queuedDone);
   }
 
   end(): void {

@@ -5,7 +5,7 @@
 import { FakeClock } from '../../lib/engine/clock.ts';
 import { FlushScheduler } from '../lines/flush-scheduler.ts';
 import type { ConnectionContext, LineConnection, Misbehaviour } from '../lines/line-connection.ts';
-import type { LineTransport, TransportSink, WriteDone } from '../lines/line-transport.ts';
+import type { LineTransport, TransportSink } from '../lines/line-transport.ts';
 
 export class MemoryTransport implements LineTransport {
   bufferedBytes = 0;
@@ -15,7 +15,8 @@ export class MemoryTransport implements LineTransport {
   /** Each write() as it was handed over, in order. */
   readonly writes: string[] = [];
   private sink: TransportSink | null = null;
-  private readonly unconfirmed: Array<{ bytes: number; done: WriteDone }> = [];
+  /** Byte counts of the writes not completed yet, oldest first. */
+  private readonly unconfirmed: number[] = [];
 
   constructor(readonly remoteAddress = '10.0.0.9:4242') {}
 
@@ -24,11 +25,11 @@ export class MemoryTransport implements LineTransport {
     this.sink = sink;
   }
 
-  write(text: string, done: WriteDone): boolean {
+  write(text: string): boolean {
     if (this.ended || this.destroyed) throw new Error('write after end');
     const bytes = Buffer.byteLength(text);
     this.writes.push(text);
-    this.unconfirmed.push({ bytes, done });
+    this.unconfirmed.push(bytes);
     this.bufferedBytes += bytes;
     return true;
   }
@@ -67,11 +68,11 @@ export class MemoryTransport implements LineTransport {
     this.peer().onBytes(Buffer.from(text, 'utf8'));
   }
 
-  /** Every write so far has left the process: their callbacks run, oldest first. */
+  /** Every write so far has left the process: the connection hears of each, oldest first. */
   completeWrites(): void {
-    for (let w = this.unconfirmed.shift(); w !== undefined; w = this.unconfirmed.shift()) {
-      this.bufferedBytes -= w.bytes;
-      w.done();
+    for (let bytes = this.unconfirmed.shift(); bytes !== undefined; bytes = this.unconfirmed.shift()) {
+      this.bufferedBytes -= bytes;
+      this.peer().onWritten();
     }
   }
 
