@@ -8,8 +8,9 @@
 // The sockets read latin1 so a chunk never splits a character (one byte, one char), and write
 // latin1 so a key's bytes go back exactly as they came (UTF-8 keys included).
 import { createServer, type Socket } from 'node:net';
+import { floorKeyedAnswer, floorTokens } from './floor-keyed-answer.ts';
 
-let lastToken = 0;
+const answerKeyed = floorKeyedAnswer();
 
 /**
  * Answers every complete line of a chunk (without `\n` or `\r\n`) with `answer`'s text, and
@@ -34,30 +35,9 @@ function serveLines(socket: Socket, answer: (line: string) => string): void {
   socket.on('error', () => socket.destroy());
 }
 
-// Keyed: `A <key> <lease> <wait>` → `A <key> <token>`, `R <key> <token>` → `R <key> OK|STALE`,
-// `I <identity>` → `I OK`,
-// all replies to one chunk in one write. Replies echo the op and the key, which is all
-// KeyedClient matches on. A held key is not queued for: `E A <key> ...` (KeyedClient rejects
-// that acquire and keeps the connection). The uncontended pairs never meet one.
-const heldKeys = new Map<string, string>();
-const keyed = createServer({ noDelay: true }, (socket) =>
-  serveLines(socket, (line) => {
-    // The client's identity (`I <identity>`, sent once per connection by default): taken, not kept.
-    if (line.charCodeAt(0) === 73 /* I */) return 'I OK\n';
-    const keyEnd = line.indexOf(' ', 2);
-    const key = line.slice(2, keyEnd);
-    if (line.charCodeAt(0) === 65 /* A */) {
-      if (heldKeys.has(key)) return `E A ${key} floor-busy the floor does not queue\n`;
-      const token = String(++lastToken);
-      heldKeys.set(key, token);
-      return `A ${key} ${token}\n`;
-    }
-    // An R: its token is the rest of the line, compared as text (both sides write plain decimal).
-    if (heldKeys.get(key) !== line.slice(keyEnd + 1)) return `R ${key} STALE\n`;
-    heldKeys.delete(key);
-    return `R ${key} OK\n`;
-  }),
-);
+// Keyed: the answers are floor-keyed-answer.ts's (bench/floor-budget.ts times the same function
+// without sockets), all replies to one chunk in one write.
+const keyed = createServer({ noDelay: true }, (socket) => serveLines(socket, answerKeyed));
 
 // Session: an optional `CLIENT <identity>` (no answer), then `ACQUIRE <name> <lease_ms> [<claim key>]` → `ACQUIRED <token>`; each `HEARTBEAT` →
 // the same `ACQUIRED <token>` (Baton's answer while holding: SessionClient gives the lease up
@@ -83,7 +63,7 @@ const session = createServer({ noDelay: true }, (socket) => {
     if (heldNames.has(wanted)) return `ERROR 0x02 the floor does not queue: ${wanted} is held\n`;
     name = wanted;
     heldNames.set(name, socket);
-    granted = `ACQUIRED ${++lastToken}\n`;
+    granted = `ACQUIRED ${floorTokens.next()}\n`;
     return granted;
   });
 });

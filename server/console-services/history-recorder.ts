@@ -2,21 +2,32 @@
 // history reads of the ops API and the SSE hub. Events carry the engine's monotonic time; the
 // history keeps wall-clock buckets, so each event is mapped through the view clock as it arrives.
 //
-// Three stores, each of fixed size: LatencyHistory (15 min of in-daemon handover latency, for the
-// overview's figures), two MeasureRings (1 h of 10 s buckets and 24 h of 5 min buckets: queue
-// wait, hold time, blocked time, handover; the charts), and the GrantLog (each lock's last 50
-// ended grants). Per grant: one Math.log for the queue wait (none when it did not queue; one
-// more for a handover) and array increments, and nothing for the grant log; per end, one
-// Math.log for the hold time and one Map lookup (the end event carries the whole grant); no object is made for any of it. The coarse ring is filled by rolling
-// up the fine one, not per event.
+// Two stores, each of fixed size: two MeasureRings (1 h of 10 s buckets and 24 h of 5 min
+// buckets: queue wait, hold time, blocked time, in-daemon handover; the charts, and the
+// overview's handover figures over the last minute and 15 minutes, read from the fine ring), and
+// the GrantLog (each lock's last 50 ended grants). Per grant: one Math.log for the queue wait
+// (none when it did not queue; one more for a handover) and array increments, and nothing for the
+// grant log; per end, one Math.log for the hold time and a journal entry (the end event carries
+// the whole grant); no object is made for any of it. The coarse ring is filled by rolling up the
+// fine one, not per event.
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { EndedHolder, LockEvent } from '../../lib/engine/events.ts';
-import type { HandoverCause, HistoryBucket, HistoryRange, LatencySummary, LockHistory, StatsHistory } from '../../lib/ops-api/api-types.ts';
+import {
+  HANDOVER_CAUSES,
+  type HandoverCause,
+  type HistoryBucket,
+  type HistoryRange,
+  type LatencySummary,
+  type LockHistory,
+  type StatsHistory,
+} from '../../lib/ops-api/api-types.ts';
 import { GrantLog } from './grant-log.ts';
-import { LatencyHistory, bucketStart } from './latency-history.ts';
 import { binOf } from './log-histogram.ts';
 import { MeasureRing } from './measure-ring.ts';
 import type { ViewClock } from './lock-views.ts';
+
+/** The window of the overview's handover figures per cause (`handoverByCause`). */
+export const BY_CAUSE_WINDOW_MS = 15 * 60_000;
 
 /** The event stream's history: the last 5 minutes of 10 s buckets (longer ranges are read by route). */
 export const STREAM_BUCKETS = 30;
@@ -44,12 +55,11 @@ export interface HistorySource {
   /** Start of the bucket that holds now: a new one means the chart's x axis moved. */
   currentBucketStart(): number;
   buckets(): HistoryBucket[];
-  /** Buckets changed after `version`, plus the current one (see LatencyHistory.changedSince). */
+  /** Buckets changed after `version`, plus the current one (see MeasureRing.changedSince). */
   changedSince(version: number): HistoryBucket[];
 }
 
 export class HistoryRecorder implements HistoryFacade, HistorySource {
-  private readonly history = new LatencyHistory();
   private readonly fine = new MeasureRing(10_000, 360);
   private readonly coarse = new MeasureRing(300_000, 288);
   readonly grantLog = new GrantLog();
@@ -98,13 +108,11 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
   private onGrant(e: Extract<LockEvent, { type: 'grant' }>): void {
     this.grantsTotal++;
     const at = this.wallOf(e.at);
-    this.history.recordGrant(at);
     const waitBin = binOf(e.waitedMs);
     this.fine.recordGrant(at, waitBin);
     const cause = e.handoverCause;
     if (cause !== null) {
       const handoverMs = e.handoverMs ?? 0;
-      this.history.recordHandover(at, cause, handoverMs);
       const bin = binOf(handoverMs);
       this.fine.recordHandover(at, cause, bin);
       if (cause === 'expiry') {
@@ -144,7 +152,7 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
   }
 
   currentBucketStart(): number {
-    return bucketStart(this.wallNow());
+    return this.fine.bucketStart(this.wallNow());
   }
 
   buckets(): HistoryBucket[] {
@@ -169,16 +177,20 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
   }
 
   summary(windowMs: number): LatencySummary {
-    return this.history.summary(this.wallNow(), windowMs);
+    return this.fine.handoverSummary(this.wallNow(), windowMs);
   }
 
-  /** Merging 15 minutes of histograms is the dear part of a stats read: kept until the history or the window moves. */
+  /** Merging 15 minutes of histograms is the dear part of a stats read: kept until the ring or the window moves. */
   private byCauseCache: { key: string; value: Record<HandoverCause, LatencySummary> } | null = null;
 
   summaryByCause(windowMs: number): Record<HandoverCause, LatencySummary> {
     const now = this.wallNow();
-    const key = `${this.history.version}/${bucketStart(now)}/${windowMs}`;
-    if (this.byCauseCache?.key !== key) this.byCauseCache = { key, value: this.history.summaryByCause(now, windowMs) };
+    const key = `${this.fine.version}/${this.fine.bucketStart(now)}/${windowMs}`;
+    if (this.byCauseCache?.key !== key) {
+      const value = {} as Record<HandoverCause, LatencySummary>;
+      for (const cause of HANDOVER_CAUSES) value[cause] = this.fine.handoverSummary(now, windowMs, cause);
+      this.byCauseCache = { key, value };
+    }
     return this.byCauseCache.value;
   }
 

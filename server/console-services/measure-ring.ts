@@ -6,7 +6,14 @@
 // buckets not rolled up yet (`rollUpInto`), so the event stream pays for one ring, not two.
 // The memory is fixed: the slots are made up front and a slot's histograms, once made, are
 // zeroed and reused when the slot comes round again. Pure: callers pass wall-clock (epoch) ms.
-import { HANDOVER_CAUSES, type CauseLatency, type HandoverCause, type HistoryBucket, type QueueWaitFigures } from '../../lib/ops-api/api-types.ts';
+import {
+  HANDOVER_CAUSES,
+  type CauseLatency,
+  type HandoverCause,
+  type HistoryBucket,
+  type LatencySummary,
+  type QueueWaitFigures,
+} from '../../lib/ops-api/api-types.ts';
 import { BINS, addInto, newHistogram, percentile } from './log-histogram.ts';
 
 /** Histogram slots of a bucket: the four handover causes (in-daemon), then these. */
@@ -83,6 +90,8 @@ export class MeasureRing {
   private hotSlot: Slot | null = null;
   private hotFrom = Number.POSITIVE_INFINITY;
   private hotTo = Number.NEGATIVE_INFINITY;
+  /** Scratch for handoverSummary (reads only). */
+  private readonly summaryScratch = new Float64Array(BINS);
   /** A read's bucket: this ring's slot plus the pending fine slots in it. */
   private readonly gatheredSlot = new Slot();
 
@@ -179,6 +188,34 @@ export class MeasureRing {
       }
     }
     return this.figuresOf(grants, counts, this.merged);
+  }
+
+  /**
+   * The in-daemon handover p50/p95/p99 over every bucket that overlaps the last `windowMs` (capped
+   * at the ring's span): whole buckets, so it covers up to one bucket more than asked. One cause's
+   * when `cause` is given, else all causes merged: percentiles of all the samples (within the
+   * stated error), not a mix of per-bucket figures.
+   */
+  handoverSummary(nowMs: number, windowMs: number, cause?: HandoverCause): LatencySummary {
+    const from = nowMs - Math.min(Math.max(windowMs, 0), this.bucketMs * this.bucketCount);
+    const current = this.bucketStart(nowMs);
+    const merged = this.summaryScratch.fill(0);
+    let count = 0;
+    for (let k = 0; k < this.bucketCount; k++) {
+      const start = current - k * this.bucketMs;
+      if (start + this.bucketMs <= from) break;
+      const slot = this.gathered(start);
+      if (slot === null) continue;
+      for (const c of HANDOVER_CAUSES) {
+        const m = CAUSE_INDEX[c];
+        const h = slot.hists[m];
+        if (h === null || h === undefined || (cause !== undefined && c !== cause)) continue;
+        addInto(merged, h);
+        count += slot.counts[m] ?? 0;
+      }
+    }
+    if (count === 0) return { count: 0, p50: null, p95: null, p99: null };
+    return { count, p50: percentile(merged, 0.5), p95: percentile(merged, 0.95), p99: percentile(merged, 0.99) };
   }
 
   private figuresOf(grants: number, counts: Float64Array, hists: ReadonlyArray<ArrayLike<number> | null | undefined>): RangeFigures {

@@ -1,8 +1,7 @@
 // The overview numbers of the console (`GET /api/v1/stats`, and every SSE message).
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { DaemonState, NodeRole, Protocol, StatsView } from '../../lib/ops-api/api-types.ts';
-import { HISTORY_MS } from './latency-history.ts';
-import type { HistoryFacade } from './history-recorder.ts';
+import { BY_CAUSE_WINDOW_MS, type HistoryFacade } from './history-recorder.ts';
 
 /** The window of the "handover latency now" figures. */
 export const STATS_WINDOW_MS = 60_000;
@@ -29,6 +28,6 @@ export function statsView(s: StatsSources): StatsView {
     grants: s.engine.grantRefusal() ?? 'ok',
     grantsTotal: s.grantsTotal(),
     handover: s.history.summary(STATS_WINDOW_MS),
-    handoverByCause: s.history.summaryByCause(HISTORY_MS),
+    handoverByCause: s.history.summaryByCause(BY_CAUSE_WINDOW_MS),
   };
 }
