@@ -140,6 +140,14 @@ export function markdown(r: BenchResults): string {
         ),
       );
       out.push(`\nDashboard time to first data (navigation start to first snapshot rendered, under the load): median ${r.console.firstDataMs} ms.`);
+      const parts = r.console.firstDataParts;
+      if (parts !== undefined) {
+        const at = (v: number | null) => (v === null ? '-' : `${v} ms`);
+        out.push(
+          `Where it went (medians, from navigation start): HTML answered ${at(parts.responseEnd)}, document parsed ${at(parts.domContentLoaded)}, event stream opened ${at(parts.streamOpen)}, snapshot arrived ${at(parts.snapshot)}, first rows drawn ${at(parts.firstData)}.`,
+        );
+      }
+      if (r.console.firstDataAllMs !== undefined) out.push(`Every page's first data (ms, in the order opened): ${r.console.firstDataAllMs.join(', ')}.`);
     }
   }
   if (r.consoleLoad) {

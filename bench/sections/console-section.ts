@@ -7,6 +7,7 @@
 // Needs an existing console build (`npm run build`); it is skipped, with the reason, otherwise.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Browser } from '@playwright/test';
 import { KeyedClient } from '../../lib/client/index.ts';
 import { startBaton } from '../baton-process.ts';
@@ -33,13 +34,28 @@ export interface ConsoleRow {
   churnPairsPerSec: number;
 }
 
-export type ConsoleResult = { rows: ConsoleRow[]; firstDataMs: number } | { skipped: string };
+/**
+ * Where a page's time to first data went (medians over the pages, ms from navigation start):
+ * the HTML answered, the document parsed (its scripts run), the page opened its event stream
+ * (after hydration), the snapshot's header arrived, its rows drawn (first data). The stream marks
+ * are the page's own (components/data/ops-stream.ts); null where a build does not make them.
+ */
+export interface FirstDataParts {
+  responseEnd: number | null;
+  domContentLoaded: number | null;
+  streamOpen: number | null;
+  snapshot: number | null;
+  firstData: number;
+}
 
-export async function consoleSection(seconds: number, repeats: number): Promise<ConsoleResult> {
-  const root = new URL('../../', import.meta.url).pathname;
-  if (!existsSync(`${root}.next/BUILD_ID`)) return { skipped: 'no console build in .next (run `npm run build` first)' };
+export type ConsoleResult = { rows: ConsoleRow[]; firstDataMs: number; firstDataAllMs?: number[]; firstDataParts?: FirstDataParts } | { skipped: string };
+
+/** `bin`: another checkout's bin/baton, served with that checkout's console build (a before/after). */
+export async function consoleSection(seconds: number, repeats: number, bin?: string): Promise<ConsoleResult> {
+  const root = bin === undefined ? new URL('../../', import.meta.url).pathname : `${resolve(dirname(bin), '..')}/`;
+  if (!existsSync(`${root}.next/BUILD_ID`)) return { skipped: `no console build in ${root}.next (run \`npm run build\` first)` };
   if (!existsSync(CHROMIUM)) return { skipped: `no ${CHROMIUM} (sh scripts/ensure-chromium.sh installs it)` };
-  const baton = await startBaton(['--admin-token', TOKEN], { console: true });
+  const baton = await startBaton(['--admin-token', TOKEN], { console: true, ...(bin === undefined ? {} : { bin }) });
   track(baton.child);
   const base = `http://127.0.0.1:${baton.httpPort}/`;
   const holders = new KeyedClient({ addresses: [`127.0.0.1:${baton.lockPort}`] });
@@ -71,12 +87,25 @@ export async function consoleSection(seconds: number, repeats: number): Promise<
       await page.goto(base);
       const status = page.getByTestId('live-status');
       await status.filter({ hasText: 'live' }).waitFor({ timeout: 30_000 });
-      return { page, firstDataMs: Number(await status.getAttribute('data-first-data-at')) };
+      const firstDataMs = Number(await status.getAttribute('data-first-data-at'));
+      // A string, not a function: tsx would wrap a function's inner arrows in a helper the page lacks.
+      const parts = (await page.evaluate(`(() => {
+        const nav = performance.getEntriesByType('navigation')[0];
+        const marks = (name) => performance.getEntriesByName(name, 'mark');
+        return {
+          responseEnd: nav === undefined ? null : nav.responseEnd,
+          domContentLoaded: nav === undefined ? null : nav.domContentLoadedEventEnd,
+          streamOpen: marks('baton:events-open').length > 0 ? marks('baton:events-open')[0].startTime : null,
+          snapshot: marks('baton:snapshot').length > 0 ? marks('baton:snapshot')[0].startTime : null,
+        };
+      })()`)) as Omit<FirstDataParts, 'firstData'>;
+      return { page, firstDataMs, parts: { ...parts, firstData: firstDataMs } };
     };
     await (await openDashboard()).page.close(); // warm-up
     const system = batonKeyed(baton.lockPort, baton.cpuMs);
     await runHandover(system, 50, 500);
     const firstData: number[] = [];
+    const partsSeen: FirstDataParts[] = [];
     const measure = async () => {
       const cpu0 = baton.cpuMs();
       const pairs0 = churnPairs;
@@ -111,6 +140,7 @@ export async function consoleSection(seconds: number, repeats: number): Promise<
         for (let p = 0; p < 5; p++) {
           const opened = await openDashboard();
           firstData.push(opened.firstDataMs);
+          partsSeen.push(opened.parts);
           pages.push(opened.page);
         }
         try {
@@ -126,7 +156,18 @@ export async function consoleSection(seconds: number, repeats: number): Promise<
       const mine = runs.get(name) ?? [];
       return { condition: name, ...medians(mine), p99VsNone: name === 'no dashboard' ? null : pairedRatio(mine, none, 'p99Ms') };
     });
-    return { rows, firstDataMs: Math.round(median(firstData)) };
+    const part = (key: keyof FirstDataParts) => {
+      const xs = partsSeen.map((p) => p[key]).filter((v): v is number => v !== null);
+      return xs.length === 0 ? null : Math.round(median(xs));
+    };
+    const firstDataParts: FirstDataParts = {
+      responseEnd: part('responseEnd'),
+      domContentLoaded: part('domContentLoaded'),
+      streamOpen: part('streamOpen'),
+      snapshot: part('snapshot'),
+      firstData: Math.round(median(firstData)),
+    };
+    return { rows, firstDataMs: Math.round(median(firstData)), firstDataAllMs: firstData.map(Math.round), firstDataParts };
   } finally {
     clearInterval(churnTimer);
     await Promise.allSettled(inFlight);

@@ -3,7 +3,7 @@
 // read those queries. A delta that touches a lock invalidates that lock's detail query.
 import type { QueryClient } from '@tanstack/react-query';
 import type { DeltaMessage, LocksChunkMessage, SnapshotMessage } from '@/lib/ops-api/api-types.ts';
-import { applyDeltas, applyLocksChunk, applySnapshot, type ReceivedDelta, touchedLocks } from '@/lib/dashboard/dashboard-state.ts';
+import { applyReceived, applySnapshot, type Received, touchedLocks } from '@/lib/dashboard/dashboard-state.ts';
 import { StreamLiveness } from '@/lib/dashboard/stream-liveness.ts';
 import { AUDIT_PREFIX, authQuery, dashboardQuery, LOCK_DETAIL_PREFIX, streamStatusQuery, type StreamStatus } from './query-keys.ts';
 import { onNextTick, PAGE_BEAT_MS } from './use-now.ts';
@@ -19,6 +19,23 @@ const LIVENESS_CHECK_MS = 100;
  * second for both; after a quiet beat a delta is applied at once.
  */
 const DELTA_BEAT_MS = PAGE_BEAT_MS;
+/** Deltas waiting for the beat past which they are applied at once (a background tab's timers may fire once a minute). */
+const MAX_WAITING_DELTAS = 50;
+
+/**
+ * Marks on the page's performance timeline (bench/sections/console-section.ts reads them to
+ * split the time to first data): the stream opened, its snapshot arrived.
+ */
+export const STREAM_OPEN_MARK = 'baton:events-open';
+export const SNAPSHOT_MARK = 'baton:snapshot';
+
+function mark(name: string): void {
+  try {
+    performance.mark(name);
+  } catch {
+    // a browser without User Timing: nothing to measure
+  }
+}
 
 export interface OpsStream {
   close(): void;
@@ -98,56 +115,80 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
 
   const onSnapshot = (event: MessageEvent) => {
     const at = performance.now();
+    mark(SNAPSHOT_MARK);
     alive();
     const msg = parse<SnapshotMessage>(event.data);
     if (msg === null) return;
     awaitingSnapshot = false;
     dropPending();
+    // What follows right away (the rest of the table, deltas) waits for the beat: the snapshot's
+    // first rows are drawn now, and the rest lands in one state change instead of one per page.
+    lastFlushAt = at;
     queryClient.setQueryData(dashboardQuery.queryKey, applySnapshot(msg, at));
     invalidateDetails(queryClient, 'all');
     retryMs = RETRY_MIN_MS;
     setStatus(() => ({ phase: 'live', needsSignIn: false }));
   };
 
-  // The rest of a large snapshot's table, page by page (deltas may come in between).
+  // The rest of a large snapshot's table, page by page (deltas may come in between). Pages wait
+  // for the beat with the deltas, in their order of arrival (a page skips the locks a delta
+  // before it named); the last page is applied at once, with whatever waits before it.
   const onLocks = (event: MessageEvent) => {
-    const at = performance.now();
+    const receivedAt = performance.now();
     alive();
     if (awaitingSnapshot) return;
     const msg = parse<LocksChunkMessage>(event.data);
     if (msg === null) return;
-    // Deltas that came before this page go first (the page skips the locks they named).
-    flush();
-    const next = applyLocksChunk(queryClient.getQueryData(dashboardQuery.queryKey), msg, at);
-    if (next !== undefined) queryClient.setQueryData(dashboardQuery.queryKey, next);
+    pending.push({ kind: 'locks', msg, receivedAt });
+    if (msg.last) {
+      flush();
+      return;
+    }
+    schedule(receivedAt);
   };
 
-  // Deltas wait here for the beat, each with its arrival time (its leases count down from then).
-  let pending: ReceivedDelta[] = [];
+  // Deltas and pages wait here for the beat, each with its arrival time (its leases count down from then).
+  let pending: Received[] = [];
+  let waitingDeltas = 0;
   let flushQueued = false;
   let lastFlushAt = Number.NEGATIVE_INFINITY;
   const flush = () => {
     flushQueued = false;
     const batch = pending;
     pending = [];
+    waitingDeltas = 0;
     if (batch.length === 0 || awaitingSnapshot || closed) return;
     lastFlushAt = performance.now();
-    const next = applyDeltas(queryClient.getQueryData(dashboardQuery.queryKey), batch);
+    const next = applyReceived(queryClient.getQueryData(dashboardQuery.queryKey), batch);
     if (next === undefined) return;
     queryClient.setQueryData(dashboardQuery.queryKey, next);
     const touched = new Set<string>();
     let admin = false;
-    for (const { msg } of batch) {
+    for (const item of batch) {
+      if (item.kind !== 'delta') continue;
+      const { msg } = item;
       for (const name of touchedLocks(msg)) touched.add(name);
-      admin ||= msg.feed.some((item) => item.kind === 'admin');
+      admin ||= msg.feed.some((f) => f.kind === 'admin');
     }
     if (touched.size > 0) invalidateDetails(queryClient, touched);
     // An admin action was just recorded: the audit log (if anyone shows it) is one entry short.
     if (admin) void queryClient.invalidateQueries({ queryKey: AUDIT_PREFIX });
   };
-  // A snapshot replaces what came before it: deltas still waiting belong to the old picture.
+  // A snapshot replaces what came before it: deltas and pages still waiting belong to the old picture.
   const dropPending = () => {
     pending = [];
+    waitingDeltas = 0;
+  };
+
+  // Applied at once after a quiet beat, else at the next tick of the beat.
+  const schedule = (receivedAt: number) => {
+    if (flushQueued) return;
+    if (receivedAt - lastFlushAt >= DELTA_BEAT_MS) {
+      flush();
+      return;
+    }
+    flushQueued = true;
+    onNextTick(DELTA_BEAT_MS, flush);
   };
 
   const onDelta = (event: MessageEvent) => {
@@ -156,20 +197,14 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
     if (awaitingSnapshot) return;
     const msg = parse<DeltaMessage>(event.data);
     if (msg === null) return;
-    pending.push({ msg, receivedAt });
+    pending.push({ kind: 'delta', msg, receivedAt });
     // A background tab's timers may fire once a minute: past 50 waiting deltas (5 s of them)
     // they are applied at once rather than held for the beat.
-    if (pending.length >= 50) {
+    if (++waitingDeltas >= MAX_WAITING_DELTAS) {
       flush();
       return;
     }
-    if (flushQueued) return;
-    if (receivedAt - lastFlushAt >= DELTA_BEAT_MS) {
-      flush();
-      return;
-    }
-    flushQueued = true;
-    onNextTick(DELTA_BEAT_MS, flush);
+    schedule(receivedAt);
   };
 
   const scheduleRetry = () => {
@@ -226,6 +261,7 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
     if (closed) return;
     awaitingSnapshot = true;
     liveness.opened(performance.now());
+    mark(STREAM_OPEN_MARK);
     const next = new EventSource(EVENTS_URL, { withCredentials: true });
     next.addEventListener('ping', onPing);
     next.addEventListener('snapshot', onSnapshot);

@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ClusterView, FeedItem, HistoryBucket, HistoryRange, StatsView } from '@/lib/ops-api/api-types.ts';
 import type { DashboardState, LockRow } from '@/lib/dashboard/dashboard-state.ts';
+import type { TablePaging } from '@/lib/dashboard/lock-table-query.ts';
 import {
   auditQuery,
   authQuery,
@@ -30,6 +31,17 @@ export function useCluster(): ClusterView | undefined {
 
 export function useLocks(): ReadonlyMap<string, LockRow> | undefined {
   return useQuery({ ...dashboardQuery, select: selectLocks }).data;
+}
+
+/**
+ * While the snapshot's table still comes in pages: how far it is (locks so far, the total, the
+ * name up to which it is complete); null once it is complete. A new object only while paging.
+ */
+const selectPaging = (s: DashboardState): TablePaging | null =>
+  s.paging === null ? null : { loaded: s.locks.size, total: s.snapshotTotal, through: s.pagingThrough };
+
+export function useTablePaging(): TablePaging | null | undefined {
+  return useQuery({ ...dashboardQuery, select: selectPaging }).data;
 }
 
 export function useLockRow(name: string): LockRow | undefined {

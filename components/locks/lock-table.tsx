@@ -53,6 +53,8 @@ export interface LockTableProps {
   rows: readonly LockRow[];
   /** Why there is no row: waiting, no lock at all, or nothing matches. */
   emptyText: string;
+  /** The snapshot's table is still coming: more rows will follow the ones shown. */
+  loading?: boolean;
   sort: LockSort;
   onSort(key: LockSortKey): void;
   selected: string | null;
@@ -65,7 +67,7 @@ export interface LockTableProps {
  * The locks the search and filters keep, virtualised so 10,000 rows cost as much as the thirty
  * on screen. Arrow keys move between rows' detail buttons.
  */
-export function LockTable({ rows, emptyText, sort, onSort, selected, onSelect, compact }: LockTableProps) {
+export function LockTable({ rows, emptyText, loading = false, sort, onSort, selected, onSelect, compact }: LockTableProps) {
   const rowHeight = compact ? CARD_HEIGHT : ROW_HEIGHT;
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
@@ -129,7 +131,8 @@ export function LockTable({ rows, emptyText, sort, onSort, selected, onSelect, c
     <div
       role="table"
       aria-label="Locks"
-      aria-rowcount={Math.max(rows.length, 1) + 1}
+      aria-busy={loading || undefined}
+      aria-rowcount={loading ? -1 : Math.max(rows.length, 1) + 1}
       className={cn('relative rounded-md border border-slate-200 dark:border-slate-800', !compact && 'overflow-x-auto')}
     >
       <div className={cn(!compact && TABLE_MIN_WIDTH)}>
@@ -172,6 +175,13 @@ export function LockTable({ rows, emptyText, sort, onSort, selected, onSelect, c
                   />
                 );
               })}
+            </div>
+          )}
+          {loading && rows.length > 0 && (
+            <div role="row" data-testid="lock-rows-loading">
+              <p role="cell" aria-colspan={COLUMNS.length} className="p-2 text-center text-xs text-slate-500 dark:text-slate-400">
+                Loading more locks…
+              </p>
             </div>
           )}
         </div>

@@ -36,7 +36,7 @@ export function LocksSection() {
   );
   const [sort, setSort] = useState<LockSort>({ key: 'name', direction: 'asc' });
   const onSort = useCallback((key: LockSortKey) => setSort((s) => nextSort(s, key)), []);
-  const { rows, total } = useLockRows(filters, sort);
+  const { rows, total, loading } = useLockRows(filters, sort);
   const narrowed = filtersActive(filters);
 
   const onSelect = useCallback((name: string) => update({ lock: name }, 'push'), [update]);
@@ -62,7 +62,13 @@ export function LocksSection() {
   }, [filterKey]);
 
   const emptyText =
-    total === undefined ? 'Waiting for the first snapshot…' : total === 0 ? 'No lock is held or waited for.' : 'No lock matches the search and filters.';
+    total === undefined
+      ? 'Waiting for the first snapshot…'
+      : loading !== null
+        ? 'Loading the table…'
+        : total === 0
+          ? 'No lock is held or waited for.'
+          : 'No lock matches the search and filters.';
 
   return (
     <section aria-labelledby="locks-heading" className="flex min-w-0 flex-col gap-2">
@@ -76,17 +82,37 @@ export function LocksSection() {
             <p className="text-xs text-slate-600 tabular-nums dark:text-slate-400" data-testid="lock-count">
               {total === undefined
                 ? 'Waiting for data…'
-                : !narrowed
-                  ? `${formatCount(total)} ${total === 1 ? 'lock' : 'locks'}`
-                  : `${formatCount(rows.length)} of ${formatCount(total)} locks`}
+                : loading !== null
+                  ? `Loading… ${formatCount(loading.loaded)} of ${formatCount(loading.total)} locks`
+                  : !narrowed
+                    ? `${formatCount(total)} ${total === 1 ? 'lock' : 'locks'}`
+                    : `${formatCount(rows.length)} of ${formatCount(total)} locks`}
             </p>
             <p role="status" aria-live="polite" className="sr-only">
               {announcement}
             </p>
-            <LockExportButtons rows={rows} />
+            <LockExportButtons rows={rows} loading={loading !== null} />
           </div>
+          {loading !== null && (
+            // The rows before the snapshot's last page: the first by name (all of them up to the
+            // last shown), or, in another order, the ones so far. Said on screen, not announced.
+            <p data-testid="lock-table-loading" data-kind={loading.kind} className="text-xs text-amber-800 dark:text-amber-300">
+              {loading.kind === 'first-by-name'
+                ? 'The rest of the table is loading: these are its first locks by name.'
+                : 'The table is still loading: the rows so far, not yet all of them.'}
+            </p>
+          )}
           <LockFiltersBar filters={filters} search={search} onSearch={setSearch} held={held} onHeld={setHeld} update={update} />
-          <LockTable rows={rows} emptyText={emptyText} sort={sort} onSort={onSort} selected={selected} onSelect={onSelect} compact={compact} />
+          <LockTable
+            rows={rows}
+            emptyText={emptyText}
+            loading={loading !== null}
+            sort={sort}
+            onSort={onSort}
+            selected={selected}
+            onSelect={onSelect}
+            compact={compact}
+          />
         </div>
         {selected !== null && <LockDetailPanel key={selected} name={selected} onClose={onClose} />}
       </div>

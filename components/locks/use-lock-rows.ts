@@ -1,7 +1,7 @@
 import { useDeferredValue, useMemo } from 'react';
 import type { LockRow } from '@/lib/dashboard/dashboard-state.ts';
-import { filtersUseClock, type LockFilters, type LockSort, selectLockRows } from '@/lib/dashboard/lock-table-query.ts';
-import { useLocks } from '../data/queries.ts';
+import { filtersUseClock, type LockFilters, type LockSort, selectTableView, type TableLoading } from '@/lib/dashboard/lock-table-query.ts';
+import { useLocks, useTablePaging } from '../data/queries.ts';
 import { useNow } from '../data/use-now.ts';
 
 // The time filters ("lease ends within", "held longer than") move rows in and out as time passes:
@@ -14,16 +14,27 @@ export interface LockRowsView {
   rows: LockRow[];
   /** Every lock this node knows; undefined before the first snapshot. */
   total: number | undefined;
+  /** While the snapshot's table still comes in pages: what `rows` are (lock-table-query.ts); null once complete. */
+  loading: TableLoading;
 }
+
+const EMPTY: LockRow[] = [];
 
 /** The rows the table shows for these filters and this sort. */
 export function useLockRows(filters: LockFilters, sort: LockSort): LockRowsView {
   const locks = useLocks();
+  const paging = useTablePaging() ?? null;
   // Typing in the search box stays responsive with 10,000 locks: the table follows a beat later.
-  const deferred = useDeferredValue(filters);
+  // Not while the table loads: its rows then must be the current filters' (a deep link's first
+  // rows come in a render that would still see the filters from before the URL was read).
+  const lagging = useDeferredValue(filters);
+  const deferred = paging === null ? lagging : filters;
   const clocked = filtersUseClock(deferred);
   const tick = useNow(clocked ? CLOCK_TICK_MS : IDLE_TICK_MS);
   const now = clocked ? tick : 0;
-  const rows = useMemo(() => (locks === undefined ? [] : selectLockRows(locks, deferred, sort, now)), [locks, deferred, sort, now]);
-  return { rows, total: locks?.size };
+  const view = useMemo(
+    () => (locks === undefined ? { rows: EMPTY, loading: null } : selectTableView(locks, deferred, sort, now, paging)),
+    [locks, deferred, sort, now, paging],
+  );
+  return { rows: view.rows, total: locks?.size, loading: view.loading };
 }

@@ -5,7 +5,10 @@ import { bucket, cluster, delta, feedItem, holder, lock, snapshot, stats, T0 } f
 import {
   applyDelta,
   applyDeltas,
+  applyLocksChunk,
+  applyReceived,
   applySnapshot,
+  type Received,
   elapsedSince,
   FEED_ADMIN_LIMIT,
   FEED_LIMIT,
@@ -196,5 +199,81 @@ describe('applying deltas as one batch (the page applies what came within a beat
     expect(applyDeltas(undefined, [{ msg: delta({}), receivedAt: 1 }])).toBeUndefined();
     const s0 = stateWith([lock('a')]);
     expect(applyDeltas(s0, [])).toBe(s0);
+  });
+});
+
+describe('a snapshot whose table comes in pages', () => {
+  it('knows the header had the first locks by name: complete up to the last of them until the last page', () => {
+    const s0 = applySnapshot(snapshot({ locks: [lock('a'), lock('c'), lock('b')], pending: true, total: 6, firstByName: true }), 0);
+    expect(s0.pagingThrough).toBe('c');
+    const s1 = applyLocksChunk(s0, { locks: [lock('x')], last: false }, 1);
+    expect(s1?.pagingThrough).toBe('c');
+    const s2 = applyLocksChunk(s1, { locks: [lock('y'), lock('z')], last: true }, 2);
+    expect(s2?.paging).toBeNull();
+    expect(s2?.pagingThrough).toBeNull();
+    expect([...(s2?.locks.keys() ?? [])]).toEqual(['a', 'c', 'b', 'x', 'y', 'z']);
+  });
+
+  it('has no complete prefix when the header was not by name (an older daemon) or nothing pages', () => {
+    expect(applySnapshot(snapshot({ locks: [lock('a')], pending: true, total: 5 }), 0).pagingThrough).toBeNull();
+    expect(applySnapshot(snapshot({ locks: [lock('a')], pending: false, firstByName: true }), 0).pagingThrough).toBeNull();
+  });
+
+  it('keeps a page from overwriting a lock a delta before it named, and lets a delta after it win', () => {
+    const s0 = applySnapshot(snapshot({ locks: [lock('a')], pending: true, total: 3, firstByName: true }), 0);
+    const batch: Received[] = [
+      { kind: 'delta', msg: delta({ upserts: [lock('b', holder('9'))] }), receivedAt: 1 },
+      { kind: 'locks', msg: { locks: [lock('b', holder('3')), lock('c', holder('4'))], last: false }, receivedAt: 2 },
+      { kind: 'delta', msg: delta({ upserts: [lock('c', holder('8'))] }), receivedAt: 3 },
+      { kind: 'locks', msg: { locks: [], last: true }, receivedAt: 4 },
+    ];
+    const s1 = applyReceived(s0, batch);
+    expect(s1?.locks.get('b')?.summary.holder?.token).toBe('9');
+    expect(s1?.locks.get('c')?.summary.holder?.token).toBe('8');
+    expect(s1?.paging).toBeNull();
+  });
+
+  it('gives for deltas and pages in one batch the state that applying them one by one gives', () => {
+    const names = ['a', 'b', 'c', 'd', 'e'];
+    const arbItem = fc.oneof(
+      fc.record({
+        kind: fc.constant('delta' as const),
+        upserts: fc.uniqueArray(fc.constantFrom(...names), { maxLength: 3 }),
+        removed: fc.uniqueArray(fc.constantFrom(...names), { maxLength: 2 }),
+        token: fc.integer({ min: 1, max: 1_000 }),
+      }),
+      fc.record({
+        kind: fc.constant('locks' as const),
+        names: fc.uniqueArray(fc.constantFrom(...names), { maxLength: 3 }),
+        token: fc.integer({ min: 1, max: 1_000 }),
+      }),
+    );
+    fc.assert(
+      fc.property(fc.array(arbItem, { minLength: 1, maxLength: 8 }), fc.integer({ min: 0, max: 8 }), (specs, lastAt) => {
+        const s0 = applySnapshot(snapshot({ locks: [lock('a'), lock('b', null, 2)], pending: true, total: 5, firstByName: true }), 0);
+        const batch: Received[] = specs.map((d, i): Received => {
+          if (d.kind === 'locks')
+            return { kind: 'locks', msg: { locks: d.names.map((n) => lock(n, holder(String(d.token)))), last: i === lastAt }, receivedAt: i + 1 };
+          return {
+            kind: 'delta',
+            msg: delta({
+              asOf: T0 + i,
+              upserts: d.upserts.map((n) => lock(n, holder(String(d.token)))),
+              removed: d.removed.filter((n) => !d.upserts.includes(n)),
+            }),
+            receivedAt: i + 1,
+          };
+        });
+        let sequential: DashboardState | undefined = s0;
+        for (const item of batch)
+          sequential = item.kind === 'delta' ? applyDelta(sequential, item.msg, item.receivedAt) : applyLocksChunk(sequential, item.msg, item.receivedAt);
+        expect(applyReceived(s0, batch)).toEqual(sequential);
+      }),
+    );
+  });
+
+  it('does not change a complete table for a stray page', () => {
+    const s0 = stateWith([lock('a')]);
+    expect(applyLocksChunk(s0, { locks: [lock('b')], last: false }, 1)).toBe(s0);
   });
 });

@@ -44,8 +44,23 @@ export interface DashboardState {
    * delta is newer and the page's row is skipped. Null once the table is complete.
    */
   readonly paging: ReadonlySet<string> | null;
+  /**
+   * While paging a snapshot whose header carried the table's first locks by name
+   * (`firstByName`): the last of those names. Every lock named up to it is in `locks` (the
+   * header had them all, and deltas since add and remove the others), so the table sorted by
+   * name is right up to there before the rest arrives. Null when the table is complete, or when
+   * the header's locks were in no particular order.
+   */
+  readonly pagingThrough: string | null;
   /** Locks in the table when the snapshot began (the progress figure while paging). */
   readonly snapshotTotal: number;
+}
+
+/** The last name of `locks` in code-unit order (the order of `<`). */
+function lastName(locks: readonly LockSummary[]): string | null {
+  let last: string | null = null;
+  for (const { name } of locks) if (last === null || name > last) last = name;
+  return last;
 }
 
 export function applySnapshot(msg: SnapshotMessage, receivedAt: number): DashboardState {
@@ -61,21 +76,14 @@ export function applySnapshot(msg: SnapshotMessage, receivedAt: number): Dashboa
     history: mergeHistory([], msg.history, msg.asOf),
     feed: mergeFeed([], msg.feed),
     paging: msg.pending ? new Set() : null,
+    pagingThrough: msg.pending && msg.firstByName === true ? lastName(msg.locks) : null,
     snapshotTotal: msg.total,
   };
 }
 
 /** One more page of the snapshot's table; a page with no snapshot paging has nothing to fill. */
 export function applyLocksChunk(state: DashboardState | undefined, msg: LocksChunkMessage, receivedAt: number): DashboardState | undefined {
-  if (state === undefined || state.paging === null) return state;
-  const paging = state.paging;
-  let locks = state.locks;
-  if (msg.locks.length > 0) {
-    const next = new Map(state.locks);
-    for (const summary of msg.locks) if (!paging.has(summary.name)) next.set(summary.name, { summary, receivedAt });
-    locks = next;
-  }
-  return { ...state, locks, paging: msg.last ? null : paging };
+  return applyReceived(state, [{ kind: 'locks', msg, receivedAt }]);
 }
 
 /** A delta before any snapshot has nothing to patch; the caller keeps `undefined`. */
@@ -89,40 +97,88 @@ export interface ReceivedDelta {
   readonly receivedAt: number;
 }
 
+/** A message after the snapshot, as it arrived: a delta, or a page of the snapshot's table. */
+export type Received = ({ readonly kind: 'delta' } & ReceivedDelta) | { readonly kind: 'locks'; readonly msg: LocksChunkMessage; readonly receivedAt: number };
+
 /**
  * Several deltas in their order of arrival, as one state change: the page applies what came
  * within one beat together, so 10,000 locks are copied once per beat, not once per delta.
  * The same result as applying them one by one.
  */
 export function applyDeltas(state: DashboardState | undefined, batch: readonly ReceivedDelta[]): DashboardState | undefined {
-  const last = batch[batch.length - 1];
-  if (state === undefined || last === undefined) return state;
+  return applyReceived(
+    state,
+    batch.map((d) => ({ kind: 'delta', ...d })),
+  );
+}
+
+/**
+ * Deltas and pages of the snapshot's table in their order of arrival, as one state change: the
+ * lock Map is copied once for the whole batch (a page applied on its own copied all 10,000
+ * locks and re-sorted the table, fifty times for one snapshot). The same result as applying
+ * them one by one: a page skips the locks a delta before it named (paging), and a delta after
+ * a page replaces what the page showed.
+ */
+export function applyReceived(state: DashboardState | undefined, batch: readonly Received[]): DashboardState | undefined {
+  if (state === undefined || batch.length === 0) return state;
   let next: Map<string, LockRow> | null = null;
+  // Copied before the first change, then changed in place.
   let paging = state.paging;
+  let pagingCopied = false;
+  let pagingThrough = state.pagingThrough;
+  let lastDelta: ReceivedDelta | null = null;
   let cluster = state.cluster;
   let history = state.history;
   const feed: FeedItem[] = [];
-  for (const { msg, receivedAt } of batch) {
+  let changed = false;
+  for (const item of batch) {
+    if (item.kind === 'locks') {
+      // A page with no snapshot paging (after the last one) has nothing to fill.
+      if (paging === null) continue;
+      changed = true;
+      const { msg, receivedAt } = item;
+      if (msg.locks.length > 0) {
+        next ??= new Map(state.locks);
+        for (const summary of msg.locks) if (!paging.has(summary.name)) next.set(summary.name, { summary, receivedAt });
+      }
+      if (msg.last) {
+        paging = null;
+        pagingThrough = null;
+      }
+      continue;
+    }
+    const { msg, receivedAt } = item;
+    lastDelta = item;
+    changed = true;
     if (msg.upserts.length > 0 || msg.removed.length > 0) {
       next ??= new Map(state.locks);
       for (const summary of msg.upserts) next.set(summary.name, { summary, receivedAt });
       for (const name of msg.removed) next.delete(name);
-      if (paging !== null) paging = new Set([...paging, ...touchedLocks(msg)]);
+      if (paging !== null) {
+        if (!pagingCopied) {
+          paging = new Set(paging);
+          pagingCopied = true;
+        }
+        const named = paging as Set<string>;
+        for (const name of touchedLocks(msg)) named.add(name);
+      }
     }
     if (msg.cluster !== null && msg.cluster !== undefined) cluster = msg.cluster;
     if (msg.history.length > 0) history = mergeHistory(history, msg.history, msg.asOf);
-    for (const item of msg.feed) feed.push(item);
+    for (const f of msg.feed) feed.push(f);
   }
+  if (!changed) return state;
   return {
     instanceId: state.instanceId,
-    asOf: last.msg.asOf,
-    receivedAt: last.receivedAt,
-    stats: last.msg.stats,
+    asOf: lastDelta === null ? state.asOf : lastDelta.msg.asOf,
+    receivedAt: lastDelta === null ? state.receivedAt : lastDelta.receivedAt,
+    stats: lastDelta === null ? state.stats : lastDelta.msg.stats,
     cluster,
     locks: next ?? state.locks,
     history,
     feed: feed.length > 0 ? mergeFeed(state.feed, feed) : state.feed,
     paging,
+    pagingThrough,
     snapshotTotal: state.snapshotTotal,
   };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LockSummary } from '../ops-api/api-types.ts';
 import { applyDelta, applySnapshot, type DashboardState } from './dashboard-state.ts';
 import { delta, holder, lock, snapshot } from './dashboard-fixtures.ts';
-import { compareDecimal, filtersActive, type LockFilters, NO_FILTERS, nextSort, selectLockRows } from './lock-table-query.ts';
+import { compareDecimal, filtersActive, type LockFilters, NO_FILTERS, nextSort, selectLockRows, selectTableView } from './lock-table-query.ts';
 
 function stateWith(locks: LockSummary[], receivedAt = 0): DashboardState {
   return applySnapshot(snapshot({ locks }), receivedAt);
@@ -160,5 +160,36 @@ describe('the table filters', () => {
 
   it('starts lease left ascending when its header is first pressed', () => {
     expect(nextSort({ key: 'name', direction: 'asc' }, 'leaseLeft')).toEqual({ key: 'leaseLeft', direction: 'asc' });
+  });
+});
+
+describe('the table while the snapshot still pages in', () => {
+  // The header had a, b, d (the first three by name, through 'd'); a page brought z and c2... in no order.
+  const paging = () => applySnapshot(snapshot({ locks: [lock('a'), lock('b', holder('5')), lock('d')], pending: true, total: 8, firstByName: true }), 0);
+  const names = (r: { summary: LockSummary }[]) => r.map((x) => x.summary.name);
+  const byName = { key: 'name', direction: 'asc' } as const;
+
+  it("shows, sorted by name, only the rows up to the last of the first locks by name: the table's first rows", () => {
+    const s = applyDelta(paging(), delta({ upserts: [lock('c', holder('7'), 1), lock('x', null, 2)] }), 1) as DashboardState;
+    const through = s.pagingThrough ?? undefined;
+    expect(through).toBe('d');
+    const view = selectTableView(s.locks, NO_FILTERS, byName, 0, { loaded: s.locks.size, total: s.snapshotTotal, through: s.pagingThrough });
+    expect(names(view.rows)).toEqual(['a', 'b', 'c', 'd']);
+    expect(view.loading).toEqual({ kind: 'first-by-name', loaded: 5, total: 8 });
+    // A filter keeps the first matches among them (every lock named up to 'd' is known); x matches too but may not be next.
+    const waited = selectTableView(s.locks, { ...NO_FILTERS, waiters: true }, byName, 0, { loaded: 5, total: 8, through: 'd' });
+    expect(names(waited.rows)).toEqual(['c']);
+  });
+
+  it('shows every row so far in any other order, marked partial, and everything once complete', () => {
+    const s = paging();
+    const desc = selectTableView(s.locks, NO_FILTERS, { key: 'name', direction: 'desc' }, 0, { loaded: 3, total: 8, through: 'd' });
+    expect(names(desc.rows)).toEqual(['d', 'b', 'a']);
+    expect(desc.loading?.kind).toBe('partial');
+    const unordered = selectTableView(s.locks, NO_FILTERS, byName, 0, { loaded: 3, total: 8, through: null });
+    expect(unordered.loading?.kind).toBe('partial');
+    const done = selectTableView(s.locks, NO_FILTERS, byName, 0, null);
+    expect(done.loading).toBeNull();
+    expect(names(done.rows)).toEqual(['a', 'b', 'd']);
   });
 });

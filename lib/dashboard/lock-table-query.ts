@@ -109,13 +109,53 @@ function compareRows(a: LockRow, b: LockRow, sort: LockSort): number {
   }
 }
 
-/** The rows the table shows at local time `now`: those the filters keep, sorted. */
-export function selectLockRows(locks: ReadonlyMap<string, LockRow>, filters: LockFilters, sort: LockSort, now: number): LockRow[] {
+/**
+ * The rows the table shows at local time `now`: those the filters keep, sorted. With `through`,
+ * only the locks named up to it (code-unit order).
+ */
+export function selectLockRows(locks: ReadonlyMap<string, LockRow>, filters: LockFilters, sort: LockSort, now: number, through?: string): LockRow[] {
   const needle = filters.q.trim().toLowerCase();
   const everything = !filtersActive(filters);
   const rows: LockRow[] = [];
-  for (const row of locks.values()) if (everything || matches(row, filters, needle, now)) rows.push(row);
+  for (const row of locks.values()) {
+    if (through !== undefined && row.summary.name > through) continue;
+    if (everything || matches(row, filters, needle, now)) rows.push(row);
+  }
   return rows.sort((a, b) => compareRows(a, b, sort));
+}
+
+/** Where the snapshot's table stands while its pages still come (DashboardState's paging fields). */
+export interface TablePaging {
+  /** Locks received so far. */
+  loaded: number;
+  /** Locks in the table when the snapshot began. */
+  total: number;
+  /** Every lock named up to this is known (DashboardState.pagingThrough); null: none is known to be complete. */
+  through: string | null;
+}
+
+/**
+ * What the table can show before the snapshot's last page came:
+ * - `first-by-name`: sorted by name A→Z, the rows up to `through` are the table's first rows
+ *   for any filter (every lock named up to there is known), and only those are shown;
+ * - `partial`: any other order, or no complete prefix: the rows so far, in the table's order,
+ *   not yet all of them (the page says so).
+ */
+export type TableLoading = { kind: 'first-by-name' | 'partial'; loaded: number; total: number } | null;
+
+export interface TableView {
+  rows: LockRow[];
+  loading: TableLoading;
+}
+
+/** The table's rows and whether they are all of them yet; `paging` null once the table is complete. */
+export function selectTableView(locks: ReadonlyMap<string, LockRow>, filters: LockFilters, sort: LockSort, now: number, paging: TablePaging | null): TableView {
+  if (paging === null) return { rows: selectLockRows(locks, filters, sort, now), loading: null };
+  const progress = { loaded: paging.loaded, total: Math.max(paging.total, paging.loaded) };
+  if (paging.through !== null && sort.key === 'name' && sort.direction === 'asc') {
+    return { rows: selectLockRows(locks, filters, sort, now, paging.through), loading: { kind: 'first-by-name', ...progress } };
+  }
+  return { rows: selectLockRows(locks, filters, sort, now), loading: { kind: 'partial', ...progress } };
 }
 
 /** The next sort after a click on a column header: same column flips, a new one starts sensibly. */

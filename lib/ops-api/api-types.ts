@@ -339,6 +339,13 @@ export interface SnapshotMessage {
   pending: boolean;
   /** Locks in the table when the snapshot began (for a progress figure while it pages). */
   total: number;
+  /**
+   * `locks` are the table's first locks in name (code-unit) order, and the pages that follow
+   * leave them out: while `pending`, every lock named up to the last of them is among them, so
+   * a table sorted by name shows its first rows right before the rest arrives. Absent (an older
+   * daemon): `locks` are the first page of the table in no particular order.
+   */
+  firstByName?: boolean;
   history: HistoryBucket[];
   feed: FeedItem[];
 }

@@ -93,7 +93,17 @@ class Reader implements FeedSubscriber {
   }
 }
 
-function setup(o: { chunkLocks?: number; chunkBytes?: number; sendBytes?: number; lowWater?: number; maxBuffered?: number } = {}) {
+function setup(
+  o: {
+    chunkLocks?: number;
+    chunkBytes?: number;
+    sendBytes?: number;
+    lowWater?: number;
+    maxBuffered?: number;
+    headLocks?: number;
+    headScanMaxLocks?: number;
+  } = {},
+) {
   const f = engineFixture({ blockSize: 1_000_000n });
   const clock = { now: () => f.clock.now(), wall: (t: number) => EPOCH + t };
   const history = new HistoryRecorder(f.engine, clock, () => EPOCH + f.clock.now());
@@ -126,6 +136,9 @@ function setup(o: { chunkLocks?: number; chunkBytes?: number; sendBytes?: number
     flushIntervalMs: FLUSH_MS,
     chunkLocks: o.chunkLocks ?? 2,
     chunkMs: Number.POSITIVE_INFINITY,
+    // A few locks by name in the header, so that most tables here still page.
+    headLocks: o.headLocks ?? 3,
+    ...(o.headScanMaxLocks === undefined ? {} : { headScanMaxLocks: o.headScanMaxLocks }),
     lowWaterBytes: lowWater,
     ...(o.chunkBytes === undefined ? {} : { chunkBytes: o.chunkBytes }),
     ...(o.sendBytes === undefined ? {} : { sendBytes: o.sendBytes }),
@@ -228,6 +241,61 @@ describe('EventHub paged snapshots', () => {
     idle.read(Number.MAX_SAFE_INTEGER);
     t.settle();
     expect(idle.sent.length - 1).toBeGreaterThan(pages.length);
+  });
+
+  it("starts with the table's first locks by name, complete up to the last of them while the rest pages in", () => {
+    const t = setup({ chunkLocks: 50, headLocks: 20 });
+    const owner = new Owner();
+    const claims = new Map<string, Claim>();
+    // Taken in reverse name order: the table's walk starts with the last names.
+    for (let i = 299; i >= 0; i--) claims.set(`lock/${String(i).padStart(3, '0')}`, t.fixed(`lock/${String(i).padStart(3, '0')}`, owner));
+    const reader = t.open();
+    t.scheduler.step(); // the join window ends: the header goes out
+    reader.read(Number.MAX_SAFE_INTEGER);
+    const first = Array.from({ length: 20 }, (_, i) => `lock/${String(i).padStart(3, '0')}`);
+    expect([...(reader.state?.locks.keys() ?? [])]).toEqual(first);
+    expect(reader.state?.pagingThrough).toBe('lock/019');
+    expect(reader.state?.paging).not.toBeNull();
+    // Changes under the prefix before the rest arrives: one of the first goes, a new name sorts among them.
+    const gone = claims.get('lock/005') as Claim;
+    t.engine.release(gone.lock.name, gone.token);
+    t.fixed('lock/004a', owner);
+    t.flush();
+    reader.read(1); // the delta (pages wait for the stream to pull them through the scheduler)
+    const upTo = (names: Iterable<string>) => [...names].filter((n) => n <= 'lock/019').sort();
+    expect(reader.state?.paging).not.toBeNull();
+    expect(upTo(reader.state?.locks.keys() ?? [])).toEqual(upTo(engineTable(t.engine).keys()));
+    for (let round = 0; round < 20; round++) {
+      t.settle();
+      reader.read(Number.MAX_SAFE_INTEGER);
+    }
+    expect(reader.state?.paging).toBeNull();
+    expect(reader.state?.pagingThrough).toBeNull();
+    expect(readerTable(reader.state)).toEqual(engineTable(t.engine));
+    // The pages left out the header's locks: each lock came once.
+    const paged = reader.sent
+      .map((frame) => /^event: locks\ndata: (.*)\n\n$/s.exec(decoder.decode(frame)))
+      .flatMap((m) => (m === null ? [] : (JSON.parse(m[1] as string) as LocksChunkMessage).locks.map((l) => l.name)));
+    expect(new Set(paged).size).toBe(paged.length);
+    expect(paged.filter((n) => first.includes(n))).toEqual([]);
+    // The 280 others, and the lock taken since the header (in a delta too).
+    expect(paged.length).toBe(281);
+  });
+
+  it("gives a table over the scan limit the walk's first page, in no order, and says so", () => {
+    const t = setup({ chunkLocks: 10, headLocks: 5, headScanMaxLocks: 30 });
+    const owner = new Owner();
+    for (let i = 39; i >= 0; i--) t.fixed(`lock/${String(i).padStart(2, '0')}`, owner);
+    const reader = t.open();
+    t.scheduler.step();
+    reader.read(1);
+    expect(reader.state?.pagingThrough).toBeNull();
+    expect([...(reader.state?.locks.keys() ?? [])]).toEqual(Array.from({ length: 10 }, (_, i) => `lock/${String(39 - i).padStart(2, '0')}`));
+    for (let round = 0; round < 10; round++) {
+      t.settle();
+      reader.read(Number.MAX_SAFE_INTEGER);
+    }
+    expect(readerTable(reader.state)).toEqual(engineTable(t.engine));
   });
 
   it('encodes each page once for the streams that joined together', () => {

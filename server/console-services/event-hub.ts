@@ -9,7 +9,9 @@
 // However busy the engine is, a stream gets at most one delta per flush interval.
 //
 // Snapshots. Streams that arrive within JOIN_WINDOW_MS of each other share one snapshot: one header
-// (stats, cluster, history, feed, the first page of locks), then the rest of the table in pages
+// (stats, cluster, history, feed, the table's first HEAD_LOCKS locks in name order: the rows a
+// dashboard shows first; for a table over HEAD_SCAN_MAX_LOCKS, the walk's first page), then the
+// rest of the table in pages
 // built lazily and shared (snapshot-pass.ts, which also says why pages and deltas may
 // interleave). What a stream costs is bounded: one page queued when it does not read, the
 // slow-reader limit (4 MiB, pages held for it included) when it reads too slowly, and
@@ -30,6 +32,8 @@ import {
   CHUNK_BYTES,
   CHUNK_LOCKS,
   CHUNK_MS,
+  HEAD_LOCKS,
+  HEAD_SCAN_MAX_LOCKS,
   SEND_BYTES,
   encodeFrame,
   encodeFrameWithLocks,
@@ -98,6 +102,10 @@ export interface EventHubDeps {
   chunkMs?: number;
   /** Bytes of snapshot pages one loop turn hands out at most, over all streams. */
   sendBytes?: number;
+  /** Locks in a snapshot's header, the table's first in name order (0: the walk's first page instead). */
+  headLocks?: number;
+  /** Tables larger than this get the walk's first page in the header instead (HEAD_SCAN_MAX_LOCKS). */
+  headScanMaxLocks?: number;
   /** A stream gets more of its snapshot with less than this queued; the route's queue uses the same mark. */
   lowWaterBytes?: number;
   /** Real time for bounding a page's loop time. */
@@ -303,6 +311,7 @@ export class EventHub implements FeedFacade {
       maxBehind: this.maxBufferedBytes,
       lowWater: d.lowWaterBytes ?? LOW_WATER_BYTES,
       now: d.sliceClock ?? (() => performance.now()),
+      headByName: d.engine.lockCount <= (d.headScanMaxLocks ?? HEAD_SCAN_MAX_LOCKS) ? (d.headLocks ?? HEAD_LOCKS) : 0,
     });
   }
 
@@ -385,6 +394,7 @@ export class EventHub implements FeedFacade {
       cluster: this.deps.cluster(),
       pending: !pass.done,
       total,
+      firstByName: pass.firstByName,
       history: this.deps.history.buckets(),
       feed: this.feed.since(0),
     };

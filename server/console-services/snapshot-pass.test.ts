@@ -133,6 +133,49 @@ describe('SnapshotPass pages', () => {
     expect(firstTaker.slice(0, 6)).toEqual([0, 1, 2, 0, 1, 2]);
   });
 
+  it('with headByName, gives the first locks by name, and pages every other lock of the table once', () => {
+    const f = engineFixture({ blockSize: 1_000_000n });
+    const owner = new Owner();
+    // Taken in an order far from name order.
+    for (let i = 0; i < 500; i++) f.fixed(`lock/${String((i * 7919) % 500).padStart(4, '0')}`, owner);
+    const clock = { now: () => f.clock.now(), wall: (t: number) => t };
+    const opts: PassOptions = {
+      chunkLocks: 64,
+      chunkBytes: Number.MAX_SAFE_INTEGER,
+      chunkMs: Number.POSITIVE_INFINITY,
+      sendBytes: Number.MAX_SAFE_INTEGER,
+      maxBehind: Number.MAX_SAFE_INTEGER,
+      lowWater: 1,
+      now: () => 0,
+      headByName: 40,
+    };
+    const pass = new SnapshotPass(f.engine, clock, opts);
+    expect(pass.firstByName).toBe(true);
+    const head = pass.first().json.map((j) => (JSON.parse(j) as { name: string }).name);
+    const sorted = [...f.engine.allLocks()].map((l) => l.name).sort();
+    expect(head).toEqual(sorted.slice(0, 40));
+    expect(pass.done).toBe(false);
+    const sink = new Sink();
+    pass.members.add({ sub: sink, position: 1 });
+    let complete = false;
+    for (let i = 0; i < 1_000 && !complete; i++)
+      pass.pump(
+        () => {
+          throw new Error('cut off');
+        },
+        () => (complete = true),
+      );
+    expect(complete).toBe(true);
+    const paged = sink.frames.flatMap((frame) => (parse(frame).data as LocksChunkMessage).locks.map((l) => l.name));
+    expect([...head, ...paged].sort()).toEqual(sorted);
+    // A table no bigger than the header is done with it.
+    const small = engineFixture({ blockSize: 1_000_000n });
+    for (const n of ['c', 'a', 'b']) small.fixed(n, owner);
+    const whole = new SnapshotPass(small.engine, clock, opts);
+    expect(whole.first().json.map((j) => (JSON.parse(j) as { name: string }).name)).toEqual(['a', 'b', 'c']);
+    expect(whole.done).toBe(true);
+  });
+
   it('makes the frame encodeFrame makes from the same locks, once parsed', () => {
     const t = setup(3, {});
     const locks = [...t.engine.allLocks()].map((l) => lockSummary(l, t.clock));
