@@ -1,6 +1,6 @@
 // The operator console in a real browser against a real daemon with real lock clients.
 import { ADMIN_TOKEN, expect, test } from './fixtures/baton-server.ts';
-import { connectClient, type LineClient, sessionClaim } from './fixtures/wire-client.ts';
+import { connectClient, holdKeyed, type LineClient, releaseKeyed, sessionClaim } from './fixtures/wire-client.ts';
 import type { Page } from '@playwright/test';
 
 const clients: LineClient[] = [];
@@ -167,12 +167,7 @@ test('ten thousand locks stay a short, searchable, scrollable table', async ({ p
   const keyed = await connectClient(baton.lockPort);
   clients.push(keyed);
   const names = Array.from({ length: 10_000 }, (_, i) => `bulk/${String(i).padStart(5, '0')}`);
-  keyed.send(names.map((n) => `A ${n} 120 0`).join('\n'));
-  const deadline = Date.now() + 20_000;
-  while (keyed.lines.length < names.length) {
-    if (Date.now() > deadline) throw new Error(`only ${keyed.lines.length} grants`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await holdKeyed(keyed, names);
   await page.goto('/');
   await expect(page.getByTestId('live-status')).toHaveText('live');
   await expect(row(page, 'bulk/00000')).toBeVisible();
@@ -188,18 +183,8 @@ test('ten thousand locks stay a short, searchable, scrollable table', async ({ p
   await page.getByLabel('Search locks').fill('bulk/09999');
   await expect(row(page, 'bulk/09999')).toBeVisible();
   await expect(page.getByTestId('lock-row')).toHaveCount(1);
-  // Keyed grants outlive their connection (fixed leases): release them for the tests after this one.
-  keyed.send(
-    keyed.lines
-      .slice(0, names.length)
-      .map((l) => `R ${l.slice(2)}`)
-      .join('\n'),
-  );
-  const released = Date.now() + 20_000;
-  while (keyed.lines.filter((l) => l.endsWith(' OK')).length < names.length) {
-    if (Date.now() > released) throw new Error('the ten thousand were not all released');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  // Keyed grants outlive their connection (fixed leases): released for the tests after this one.
+  expect(await releaseKeyed(keyed, names.length)).toBe(names.length);
 });
 
 test('a force release confirmed after the lock changed hands releases nothing', async ({ page, baton }) => {

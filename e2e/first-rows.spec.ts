@@ -3,7 +3,7 @@
 // table has arrived, says that the rest is loading, and never shows a row out of its place.
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures/baton-server.ts';
-import { connectClient, type LineClient } from './fixtures/wire-client.ts';
+import { connectClient, holdKeyed, type LineClient, releaseKeyed } from './fixtures/wire-client.ts';
 
 const clients: LineClient[] = [];
 test.afterEach(() => {
@@ -48,30 +48,15 @@ test("the table's first rows by name are on screen with the first data, before t
   clients.push(keyed);
   // Taken in reverse name order: the daemon's table, and the walk that pages it out, start with the last names.
   const names = Array.from({ length: 10_000 }, (_, i) => `rows/${String(9_999 - i).padStart(5, '0')}`);
-  keyed.send(names.map((n) => `A ${n} 120 0`).join('\n'));
-  const deadline = Date.now() + 20_000;
-  while (keyed.lines.length < names.length) {
-    if (Date.now() > deadline) throw new Error(`only ${keyed.lines.length} grants`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-
+  await holdKeyed(keyed, names);
+  let released = 0;
   try {
     await checkFirstRows(page);
   } finally {
-    // Keyed grants outlive their connection (fixed leases): release them for the tests after this one.
-    keyed.send(
-      keyed.lines
-        .slice(0, names.length)
-        .map((l) => `R ${l.slice(2)}`)
-        .join('\n'),
-    );
-    // Waits for the releases (at most 20 s); the test's own failure, if any, is the one reported.
-    const released = Date.now() + 20_000;
-    while (keyed.lines.filter((l) => l.endsWith(' OK')).length < names.length && Date.now() < released) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    // The test's own failure, if any, is the one reported.
+    released = await releaseKeyed(keyed, names.length);
   }
-  expect(keyed.lines.filter((l) => l.endsWith(' OK'))).toHaveLength(names.length);
+  expect(released).toBe(names.length);
 });
 
 async function checkFirstRows(page: Page): Promise<void> {
