@@ -43,7 +43,7 @@ const sampleArb = fc.record({
   latencyMs: latencyArb,
 });
 
-describe('MeasureRing.handoverSummary', () => {
+describe('MeasureRing.handoverSummary and handoverByCause', () => {
   it('reports the window percentiles of all causes, and of each cause, within the stated relative error', () => {
     fc.assert(
       fc.property(fc.array(sampleArb, { minLength: 1, maxLength: 400 }), fc.integer({ min: 0, max: BUCKET_MS - 1 }), (samples, phase) => {
@@ -56,9 +56,10 @@ describe('MeasureRing.handoverSummary', () => {
         expectClose(summary.p50, exactPercentile(all, 0.5));
         expectClose(summary.p95, exactPercentile(all, 0.95));
         expectClose(summary.p99, exactPercentile(all, 0.99));
+        const byCause = ring.handoverByCause(now, BY_CAUSE_WINDOW_MS);
         for (const cause of HANDOVER_CAUSES) {
           const mine = samples.filter((s) => s.cause === cause).map((s) => s.latencyMs);
-          const one = ring.handoverSummary(now, BY_CAUSE_WINDOW_MS, cause);
+          const one = byCause[cause];
           expect(one.count).toBe(mine.length);
           expectClose(one.p50, exactPercentile(mine, 0.5));
           expectClose(one.p99, exactPercentile(mine, 0.99));
@@ -86,7 +87,7 @@ describe('MeasureRing.handoverSummary', () => {
     expect(ring.handoverSummary(T0, 60_000)).toEqual({ count: 0, p50: null, p95: null, p99: null });
     ring.recordHandover(T0, 'release', binOf(0));
     expect(ring.handoverSummary(T0, 60_000)).toEqual({ count: 1, p50: 0, p95: 0, p99: 0 });
-    expect(ring.handoverSummary(T0, 60_000, 'expiry')).toEqual({ count: 0, p50: null, p95: null, p99: null });
+    expect(ring.handoverByCause(T0, 60_000).expiry).toEqual({ count: 0, p50: null, p95: null, p99: null });
   });
 
   it('forgets a handover once its bucket has left the window', () => {
@@ -94,6 +95,6 @@ describe('MeasureRing.handoverSummary', () => {
     ring.recordHandover(T0, 'expiry', binOf(30));
     expect(ring.handoverSummary(T0 + 50_000, 60_000).count).toBe(1);
     expect(ring.handoverSummary(T0 + 75_000, 60_000).count).toBe(0);
-    expect(ring.handoverSummary(T0 + 75_000, BY_CAUSE_WINDOW_MS, 'expiry').count).toBe(1);
+    expect(ring.handoverByCause(T0 + 75_000, BY_CAUSE_WINDOW_MS).expiry.count).toBe(1);
   });
 });

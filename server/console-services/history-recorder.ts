@@ -12,15 +12,7 @@
 // fine one, not per event.
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { EndedHolder, LockEvent } from '../../lib/engine/events.ts';
-import {
-  HANDOVER_CAUSES,
-  type HandoverCause,
-  type HistoryBucket,
-  type HistoryRange,
-  type LatencySummary,
-  type LockHistory,
-  type StatsHistory,
-} from '../../lib/ops-api/api-types.ts';
+import type { HandoverCause, HistoryBucket, HistoryRange, LatencySummary, LockHistory, StatsHistory } from '../../lib/ops-api/api-types.ts';
 import { GrantLog } from './grant-log.ts';
 import { binOf } from './log-histogram.ts';
 import { MeasureRing } from './measure-ring.ts';
@@ -186,11 +178,7 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
   summaryByCause(windowMs: number): Record<HandoverCause, LatencySummary> {
     const now = this.wallNow();
     const key = `${this.fine.version}/${this.fine.bucketStart(now)}/${windowMs}`;
-    if (this.byCauseCache?.key !== key) {
-      const value = {} as Record<HandoverCause, LatencySummary>;
-      for (const cause of HANDOVER_CAUSES) value[cause] = this.fine.handoverSummary(now, windowMs, cause);
-      this.byCauseCache = { key, value };
-    }
+    if (this.byCauseCache?.key !== key) this.byCauseCache = { key, value: this.fine.handoverByCause(now, windowMs) };
     return this.byCauseCache.value;
   }
 

@@ -57,6 +57,12 @@ function figures(merged: ArrayLike<number>, count: number): CauseLatency {
   return count === 0 ? { count: 0, p50: null, p99: null } : { count, p50: percentile(merged, 0.5), p99: percentile(merged, 0.99) };
 }
 
+/** p50/p95/p99 of `count` samples in merged counts; nulls when there are none. */
+function latencySummary(merged: ArrayLike<number>, count: number): LatencySummary {
+  if (count === 0) return { count: 0, p50: null, p95: null, p99: null };
+  return { count, p50: percentile(merged, 0.5), p95: percentile(merged, 0.95), p99: percentile(merged, 0.99) };
+}
+
 function waitFigures(merged: ArrayLike<number>, count: number): QueueWaitFigures {
   const waited = count - (merged[0] ?? 0);
   return {
@@ -191,31 +197,60 @@ export class MeasureRing {
   }
 
   /**
-   * The in-daemon handover p50/p95/p99 over every bucket that overlaps the last `windowMs` (capped
-   * at the ring's span): whole buckets, so it covers up to one bucket more than asked. One cause's
-   * when `cause` is given, else all causes merged: percentiles of all the samples (within the
-   * stated error), not a mix of per-bucket figures.
+   * The in-daemon handover p50/p95/p99 of all causes merged, over every bucket that overlaps the
+   * last `windowMs` (see eachSlotInWindow): percentiles of all the samples (within the stated
+   * error), not a mix of per-bucket figures.
    */
-  handoverSummary(nowMs: number, windowMs: number, cause?: HandoverCause): LatencySummary {
-    const from = nowMs - Math.min(Math.max(windowMs, 0), this.bucketMs * this.bucketCount);
-    const current = this.bucketStart(nowMs);
+  handoverSummary(nowMs: number, windowMs: number): LatencySummary {
     const merged = this.summaryScratch.fill(0);
     let count = 0;
+    this.eachSlotInWindow(nowMs, windowMs, (slot) => {
+      for (const cause of HANDOVER_CAUSES) {
+        const m = CAUSE_INDEX[cause];
+        const h = slot.hists[m];
+        if (h === null || h === undefined) continue;
+        addInto(merged, h);
+        count += slot.counts[m] ?? 0;
+      }
+    });
+    return latencySummary(merged, count);
+  }
+
+  /** The same per cause, from one walk over the window's buckets. */
+  handoverByCause(nowMs: number, windowMs: number): Record<HandoverCause, LatencySummary> {
+    const counts = new Float64Array(HANDOVER_CAUSES.length);
+    for (const cause of HANDOVER_CAUSES) this.merged[CAUSE_INDEX[cause]]?.fill(0);
+    this.eachSlotInWindow(nowMs, windowMs, (slot) => {
+      for (const cause of HANDOVER_CAUSES) {
+        const m = CAUSE_INDEX[cause];
+        const h = slot.hists[m];
+        const into = this.merged[m];
+        if (h === null || h === undefined || into === undefined) continue;
+        addInto(into, h);
+        counts[m] = (counts[m] ?? 0) + (slot.counts[m] ?? 0);
+      }
+    });
+    const out = {} as Record<HandoverCause, LatencySummary>;
+    for (const cause of HANDOVER_CAUSES) {
+      const m = CAUSE_INDEX[cause];
+      out[cause] = latencySummary(this.merged[m] ?? [], counts[m] ?? 0);
+    }
+    return out;
+  }
+
+  /**
+   * Visits the live bucket of every slot that overlaps the last `windowMs` (capped at the ring's
+   * span), newest first: whole buckets, so up to one bucket more than asked.
+   */
+  private eachSlotInWindow(nowMs: number, windowMs: number, visit: (slot: Slot) => void): void {
+    const from = nowMs - Math.min(Math.max(windowMs, 0), this.bucketMs * this.bucketCount);
+    const current = this.bucketStart(nowMs);
     for (let k = 0; k < this.bucketCount; k++) {
       const start = current - k * this.bucketMs;
       if (start + this.bucketMs <= from) break;
       const slot = this.gathered(start);
-      if (slot === null) continue;
-      for (const c of HANDOVER_CAUSES) {
-        const m = CAUSE_INDEX[c];
-        const h = slot.hists[m];
-        if (h === null || h === undefined || (cause !== undefined && c !== cause)) continue;
-        addInto(merged, h);
-        count += slot.counts[m] ?? 0;
-      }
+      if (slot !== null) visit(slot);
     }
-    if (count === 0) return { count: 0, p50: null, p95: null, p99: null };
-    return { count, p50: percentile(merged, 0.5), p95: percentile(merged, 0.95), p99: percentile(merged, 0.99) };
   }
 
   private figuresOf(grants: number, counts: Float64Array, hists: ReadonlyArray<ArrayLike<number> | null | undefined>): RangeFigures {
