@@ -32,10 +32,11 @@ class Sink implements FeedSubscriber {
   close(): void {}
 }
 
-function setup(locks: number, opts: Partial<PassOptions>) {
+/** A pass over a table of `locks` locks, the i-th taken under `name(i)`, with one member that reads everything. */
+function setup(locks: number, opts: Partial<PassOptions>, name = (i: number) => `lock/${String(i).padStart(4, '0')}`) {
   const f = engineFixture({ blockSize: 1_000_000n });
   const owner = new Owner();
-  for (let i = 0; i < locks; i++) f.fixed(`lock/${String(i).padStart(4, '0')}`, owner);
+  for (let i = 0; i < locks; i++) f.fixed(name(i), owner);
   const clock = { now: () => f.clock.now(), wall: (t: number) => t };
   const pass = new SnapshotPass(f.engine, clock, {
     chunkLocks: 1_000,
@@ -134,46 +135,20 @@ describe('SnapshotPass pages', () => {
   });
 
   it('with headByName, gives the first locks by name, and pages every other lock of the table once', () => {
-    const f = engineFixture({ blockSize: 1_000_000n });
-    const owner = new Owner();
     // Taken in an order far from name order.
-    for (let i = 0; i < 500; i++) f.fixed(`lock/${String((i * 7919) % 500).padStart(4, '0')}`, owner);
-    const clock = { now: () => f.clock.now(), wall: (t: number) => t };
-    const opts: PassOptions = {
-      chunkLocks: 64,
-      chunkBytes: Number.MAX_SAFE_INTEGER,
-      chunkMs: Number.POSITIVE_INFINITY,
-      sendBytes: Number.MAX_SAFE_INTEGER,
-      maxBehind: Number.MAX_SAFE_INTEGER,
-      lowWater: 1,
-      now: () => 0,
-      headByName: 40,
-    };
-    const pass = new SnapshotPass(f.engine, clock, opts);
-    expect(pass.firstByName).toBe(true);
-    const head = pass.first().json.map((j) => (JSON.parse(j) as { name: string }).name);
-    const sorted = [...f.engine.allLocks()].map((l) => l.name).sort();
+    const t = setup(500, { chunkLocks: 64, headByName: 40 }, (i) => `lock/${String((i * 7919) % 500).padStart(4, '0')}`);
+    expect(t.pass.firstByName).toBe(true);
+    const names = (json: string[]) => json.map((j) => (JSON.parse(j) as { name: string }).name);
+    const head = names(t.pass.first().json);
+    const sorted = [...t.engine.allLocks()].map((l) => l.name).sort();
     expect(head).toEqual(sorted.slice(0, 40));
-    expect(pass.done).toBe(false);
-    const sink = new Sink();
-    pass.members.add({ sub: sink, position: 1 });
-    let complete = false;
-    for (let i = 0; i < 1_000 && !complete; i++)
-      pass.pump(
-        () => {
-          throw new Error('cut off');
-        },
-        () => (complete = true),
-      );
-    expect(complete).toBe(true);
-    const paged = sink.frames.flatMap((frame) => (parse(frame).data as LocksChunkMessage).locks.map((l) => l.name));
+    expect(t.pass.done).toBe(false);
+    const paged = t.pages().flatMap((page) => page.locks.map((l) => l.name));
     expect([...head, ...paged].sort()).toEqual(sorted);
     // A table no bigger than the header is done with it.
-    const small = engineFixture({ blockSize: 1_000_000n });
-    for (const n of ['c', 'a', 'b']) small.fixed(n, owner);
-    const whole = new SnapshotPass(small.engine, clock, opts);
-    expect(whole.first().json.map((j) => (JSON.parse(j) as { name: string }).name)).toEqual(['a', 'b', 'c']);
-    expect(whole.done).toBe(true);
+    const small = setup(3, { headByName: 40 }, (i) => ['c', 'a', 'b'][i] as string);
+    expect(names(small.pass.first().json)).toEqual(['a', 'b', 'c']);
+    expect(small.pass.done).toBe(true);
   });
 
   it('makes the frame encodeFrame makes from the same locks, once parsed', () => {
