@@ -2,7 +2,7 @@
 // script measures the floor's server CPU per pair over real sockets (as section 1 does), takes 5 %
 // of it as the budget Baton may spend above the floor, and times, without sockets and in one
 // process, the per-pair work that lies on top of what the floor does:
-//   - floor: the floor's own answer function (floor-keyed-answer.ts) on the same request chunks,
+//   - floor: the floor's own line loop and answer function (floor-answers.ts) on the same request chunks,
 //     decoded as the floor's socket decodes them (latin1);
 //   - Baton, bare: the line splitter, the keyed codec and the lock engine with no listener (a
 //     claim, a lease deadline, a FIFO queue to check, a fencing token), answering the same chunks;
@@ -25,7 +25,7 @@ import { createMetrics } from '../server/http/metrics.ts';
 import { intFlag } from './flags.ts';
 import { runPairs } from './pairs-load.ts';
 import { hostMachine } from './report.ts';
-import { floorKeyedAnswer, floorTokens } from './servers/floor-keyed-answer.ts';
+import { answerLines, floorKeyedAnswer, floorTokens } from './servers/floor-answers.ts';
 import { startFloor } from './servers/floor-server.ts';
 import { median, round } from './stats.ts';
 import { floorKeyed } from './systems/floor-systems.ts';
@@ -52,7 +52,10 @@ function chunks(firstToken: number): Buffer[] {
   return out;
 }
 
-/** Times `serve` over fresh chunks SAMPLES times; `replies` counts the OK releases as a check. */
+/**
+ * Times `serve` over fresh chunks, SAMPLES runs after one to warm up. The release chunks' replies
+ * are summed up, so none is optimised away; the callers count the OK releases as the real check.
+ */
 function timePerPair(firstToken: () => number, serve: (chunk: Buffer) => string): number {
   const samples: number[] = [];
   for (let s = 0; s <= SAMPLES; s++) {
@@ -72,22 +75,16 @@ function timePerPair(firstToken: () => number, serve: (chunk: Buffer) => string)
 
 /** The floor's work per chunk: decode, split, answer, one reply string (floor-line-server.ts). */
 function floorWork(): number {
-  const answer = floorKeyedAnswer();
+  const floorAnswer = floorKeyedAnswer();
   let released = 0;
+  const answer = (line: string) => {
+    const reply = floorAnswer(line);
+    if (reply.endsWith(' OK\n')) released++;
+    return reply;
+  };
   const us = timePerPair(
     () => floorTokens.last + 1,
-    (chunk) => {
-      const text = chunk.toString('latin1');
-      let out = '';
-      let start = 0;
-      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
-        const reply = answer(text.slice(start, nl));
-        if (reply.endsWith(' OK\n')) released++;
-        out += reply;
-        start = nl + 1;
-      }
-      return out;
-    },
+    (chunk) => answerLines(chunk.toString('latin1'), answer),
   );
   if (released !== PAIRS * (SAMPLES + 1)) throw new Error(`floor-budget: the floor released ${released} of ${PAIRS * (SAMPLES + 1)}`);
   return us;
@@ -149,7 +146,7 @@ function batonWork(listeners: Listener[]): number {
 
 /** The kinds of work timed, each in a fresh process so no JIT state carries over between them. */
 const WORKS: Record<string, { label: string; run: () => number }> = {
-  floor: { label: "the floor's answer function", run: floorWork },
+  floor: { label: "the floor's line loop and answer function", run: floorWork },
   bare: { label: 'Baton: splitter, codec, engine, no listener', run: () => batonWork([]) },
   metrics: { label: 'Baton: the same with the metrics listener alone', run: () => batonWork(['metrics']) },
   history: { label: "Baton: the same with the charts' history and grant log alone", run: () => batonWork(['history']) },

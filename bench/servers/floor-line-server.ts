@@ -8,7 +8,7 @@
 // The sockets read latin1 so a chunk never splits a character (one byte, one char), and write
 // latin1 so a key's bytes go back exactly as they came (UTF-8 keys included).
 import { createServer, type Socket } from 'node:net';
-import { floorKeyedAnswer, floorTokens } from './floor-keyed-answer.ts';
+import { answerLines, floorKeyedAnswer, floorTokens } from './floor-answers.ts';
 
 const answerKeyed = floorKeyedAnswer();
 
@@ -21,21 +21,15 @@ function serveLines(socket: Socket, answer: (line: string) => string): void {
   let inbox = '';
   socket.on('data', (chunk: string) => {
     const text = inbox + chunk;
-    let out = '';
-    let start = 0;
-    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
-      const end = nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-      if (end > start) out += answer(text.slice(start, end));
-      start = nl + 1;
-    }
-    inbox = text.slice(start);
+    const out = answerLines(text, answer);
+    inbox = text.slice(text.lastIndexOf('\n') + 1);
     if (out !== '') socket.write(out, 'latin1');
   });
   // A reset, or the peer gone without reading: nothing to tell anyone, and no stack on stderr.
   socket.on('error', () => socket.destroy());
 }
 
-// Keyed: the answers are floor-keyed-answer.ts's (bench/floor-budget.ts times the same function
+// Keyed: the answers are floor-answers.ts's (bench/floor-budget.ts times the same function
 // without sockets), all replies to one chunk in one write.
 const keyed = createServer({ noDelay: true }, (socket) => serveLines(socket, answerKeyed));
 
