@@ -65,6 +65,12 @@ describe('parseClusterConfig', () => {
     );
   });
 
+  it('accepts 64 nodes and refuses a 65th: one fencing-token slot per node', () => {
+    const nodes = (n: number) => ({ peers: Array.from({ length: n }, (_, i) => ({ ...A, id: `n${i}`, host: `10.0.${Math.floor(i / 200)}.${i % 200}` })) });
+    expect(parseClusterConfig(JSON.stringify(nodes(64)), 'cluster.json').ok).toBe(true);
+    expect(refusal(nodes(65))).toBe('cluster.json: peers must list at most 64 nodes (one fencing-token slot each)');
+  });
+
   it('accepts ids of 64 characters from the allowed set', () => {
     const id = 'Node_1.a-'.padEnd(64, 'z');
     expect(parseClusterConfig(JSON.stringify({ peers: [{ ...A, id }] }), 'cluster.json').ok).toBe(true);

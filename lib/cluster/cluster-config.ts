@@ -3,6 +3,7 @@
 // the file, the peer and the field, because an operator fixes it by editing that one line.
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { TOKEN_SLOTS } from '../tokens/token-slots.ts';
 
 export interface PeerConfig {
   id: string;
@@ -58,7 +59,11 @@ const peerSchema = z.strictObject(
 );
 
 const configSchema = z.strictObject({
-  peers: z.array(peerSchema, { error: missingOr('must be a list of nodes') }).min(1, { error: 'must list at least one node' }),
+  peers: z
+    .array(peerSchema, { error: missingOr('must be a list of nodes') })
+    .min(1, { error: 'must list at least one node' })
+    // One token slot per node (lib/tokens/token-slots.ts): a node's place in the list is its slot.
+    .max(TOKEN_SLOTS, { error: `must list at most ${TOKEN_SLOTS} nodes (one fencing-token slot each)` }),
 });
 
 /** Parses and checks the text of a cluster file; `source` (its path) starts every message. */

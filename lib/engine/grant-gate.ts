@@ -5,7 +5,7 @@
 import { NEVER } from './engine-core.ts';
 import type { LockState } from './claim.ts';
 import { ReplicaOps } from './replica-ops.ts';
-import { MAX_TOKEN, TokensUnavailable } from './token-contract.ts';
+import { TokensUnavailable } from './token-contract.ts';
 
 export abstract class GrantGate extends ReplicaOps {
   /**
@@ -100,7 +100,7 @@ export abstract class GrantGate extends ReplicaOps {
    * dashboard): every u64 token is used, or the last try to store a block's ceiling failed.
    */
   grantRefusal(): TokensUnavailable['reason'] | null {
-    if (this.tokens.highWater >= MAX_TOKEN) return 'tokens-exhausted';
+    if (this.tokens.exhausted) return 'tokens-exhausted';
     return this.refusal?.reason ?? null;
   }
 

@@ -6,16 +6,25 @@
 // store holds a ceiling at or above every token ever issued, and a restart continues above it.
 
 import { MAX_TOKEN, TokensUnavailable } from '../engine/token-contract.ts';
+import { type BlockRange, checkSlots, SINGLE_SLOT, slotRangeAbove, type TokenSlots } from './token-slots.ts';
 
 // The u64 top and the error a source throws live beside the engine (which may import this
 // folder for types only); every other module takes them from here.
 export { MAX_TOKEN, TokensUnavailable };
+export type { TokenSlots };
 
 export interface BlockTokenSourceOptions {
   /** Monotonic ms, for spacing out retries of a failed save; without it every issue retries. */
   now?: () => number;
   /** After a failed blocking save, how long issues fail at once before the disk is tried again. 1,000 ms if not given. */
   retryMs?: number;
+  /**
+   * Which blocks this source may reserve (token-slots.ts): block k (tokens k*size+1 to
+   * (k+1)*size) only when k mod slots.count is slots.slot. Every node of a cluster has its own
+   * slot, so two nodes that both act as active (a partition) never issue the same token. A
+   * single daemon owns every block ({ slot: 0, count: 1 }, the default).
+   */
+  slots?: TokenSlots;
 }
 
 export interface TokenSource {
@@ -23,6 +32,8 @@ export interface TokenSource {
   next(): bigint;
   /** The largest token issued so far (0 when none). */
   readonly highWater: bigint;
+  /** Whether no token can ever be issued again (the last block this source may use is used up). */
+  readonly exhausted: boolean;
   /** Optional: every later token is above `floor` (a token another node issued). */
   raiseFloor?(floor: bigint): void;
 }
@@ -46,11 +57,23 @@ export interface CeilingStore {
  * block is reserved in the background once half of the current one is used, so the hot path
  * never waits for an fsync; the blocking save is only the fallback when the background one has
  * not finished (or failed) by the time the block runs out.
+ *
+ * Tokens are issued only from blocks this source reserved itself, and only from blocks of its
+ * slot: `current < token <= end` is the range in use; `ahead` the next range, stored in the
+ * background and not entered yet. A range is never entered unless it lies above every token
+ * issued, so the sequence is strictly increasing whatever order saves complete in.
  */
 export class BlockTokenSource implements TokenSource {
+  /** The last token issued, or a floor every later token is above. */
   private current: bigint;
+  /** The top of the range in use: tokens in (current, end] are this source's and durable. */
+  private end: bigint;
+  /** The highest ceiling this source reserved (or the floor, when higher). */
   private ceiling: bigint;
+  /** A stored block above `end`, not entered yet (its range runs from its start to its end). */
+  private aheadRange: BlockRange | null = null;
   private readonly halfBlock: bigint;
+  private readonly slots: TokenSlots;
   private ahead: Promise<void> | null = null;
   /** After a failed background save, wait for a blocking save to succeed before trying again. */
   private aheadFailed = false;
@@ -65,25 +88,35 @@ export class BlockTokenSource implements TokenSource {
     private readonly options: BlockTokenSourceOptions = {},
   ) {
     if (blockSize < 1n) throw new RangeError('block size must be positive');
+    this.slots = options.slots ?? SINGLE_SLOT;
+    checkSlots(this.slots);
     this.halfBlock = blockSize / 2n;
-    // Every token up to the stored ceiling may have been issued before: start above it.
+    // Every token up to the stored ceiling may have been issued before (by any node, under any
+    // slot layout, or by a build before slots): start above it.
     this.ceiling = store.load();
     this.current = this.ceiling;
+    this.end = this.ceiling;
   }
 
   get highWater(): bigint {
     return this.current;
   }
 
-  /** The durable ceiling of the block in use. */
+  /** The highest ceiling this source reserved (durable), or the floor when that is higher. */
   get reservedCeiling(): bigint {
     return this.ceiling;
   }
 
   next(): bigint {
-    if (this.current >= this.ceiling) this.reserve();
+    if (this.current >= this.end) this.enterNextRange();
     this.current += 1n;
-    if (this.ahead === null && !this.aheadFailed && this.ceiling - this.current <= this.halfBlock && this.store.saveAhead !== undefined) {
+    if (
+      this.ahead === null &&
+      this.aheadRange === null &&
+      !this.aheadFailed &&
+      this.end - this.current <= this.halfBlock &&
+      this.store.saveAhead !== undefined
+    ) {
       this.startAhead(this.store.saveAhead.bind(this.store));
     }
     return this.current;
@@ -91,37 +124,39 @@ export class BlockTokenSource implements TokenSource {
 
   /**
    * Every later token is above `floor`. Tokens between the old and the new floor are skipped;
-   * a floor above the reserved block makes the next token reserve a new block first.
+   * a floor above the range in use makes the next token enter a stored range above it or
+   * reserve a new block first.
    */
   raiseFloor(floor: bigint): void {
-    if (floor > this.current) this.current = floor;
-    if (this.ceiling < this.current) this.ceiling = this.current;
+    if (floor <= this.current) return;
+    this.current = floor;
+    if (this.ceiling < floor) this.ceiling = floor;
+    // A stored range that the floor passed can no longer be entered.
+    if (this.aheadRange !== null && this.aheadRange.end <= floor) this.aheadRange = null;
   }
 
   /**
-   * Reserves the next block now and resolves once it is durable (rejects when the save fails).
-   * A node taking over as active calls it, so that no token it issues comes from a block that
-   * is not saved yet (with a replicating store: not acknowledged by the standbys yet).
+   * Reserves a fresh block now and resolves once it is durable (rejects when the save fails);
+   * the next token comes from it. A node taking over as active calls it, so that no token it
+   * issues comes from a block that is not saved yet (with a replicating store: not acknowledged
+   * by the standbys yet).
    */
   async reserveAhead(): Promise<void> {
     // One background reservation at a time: the store never sees two saves at once.
     while (this.ahead !== null) await this.ahead;
-    const base = this.ceiling > this.current ? this.ceiling : this.current;
-    let target = base + this.blockSize;
-    if (target > MAX_TOKEN) target = MAX_TOKEN;
-    if (target <= this.ceiling) return; // u64 exhausted: nothing left to reserve
+    const range = this.rangeAbove(this.ceiling > this.current ? this.ceiling : this.current);
+    if (range === null) return; // this slot's blocks are used up: next() says so
     const saveAhead = this.store.saveAhead;
     if (saveAhead === undefined) {
-      this.store.save(target);
-      this.ceiling = target;
+      this.store.save(range.end);
       this.aheadFailed = false;
+      this.enter(range);
       return;
     }
-    const saving = saveAhead.call(this.store, target);
+    const saving = saveAhead.call(this.store, range.end);
     // Registered as the background reservation, so next() does not start another meanwhile.
     this.ahead = saving.then(
       () => {
-        if (target > this.ceiling) this.ceiling = target;
         this.aheadFailed = false;
         this.ahead = null;
       },
@@ -130,7 +165,8 @@ export class BlockTokenSource implements TokenSource {
       },
     );
     await saving;
-    if (target > this.ceiling) this.ceiling = target;
+    // A floor raised meanwhile may have passed it: then next() finds another.
+    if (range.end > this.current) this.enter(range);
   }
 
   /** Resolves when no background reservation is in flight (tests, shutdown). */
@@ -138,38 +174,66 @@ export class BlockTokenSource implements TokenSource {
     while (this.ahead !== null) await this.ahead;
   }
 
-  /** Every token of the u64 has been issued (or skipped): no grant can be made here any more. */
+  /** No token can be issued here any more: every block of this source's slot is used (or skipped). */
   get exhausted(): boolean {
-    return this.current >= MAX_TOKEN;
+    if (this.current < this.end) return false;
+    if (this.aheadRange !== null && this.aheadRange.end > this.current) return false;
+    return this.rangeAbove(this.current) === null;
+  }
+
+  /** The range in use is used up: enter the stored one above it, or reserve one with a blocking save. */
+  private enterNextRange(): void {
+    const stored = this.aheadRange;
+    if (stored !== null) {
+      this.aheadRange = null;
+      if (stored.end > this.current) {
+        this.enter(stored);
+        return;
+      }
+    }
+    this.reserve();
   }
 
   private reserve(): void {
-    if (this.current >= MAX_TOKEN) throw new TokensUnavailable('tokens-exhausted');
+    const range = this.rangeAbove(this.current);
+    if (range === null) throw new TokensUnavailable('tokens-exhausted');
     // A disk that just failed is not hammered by every acquire: they fail at once until retryAt.
     const now = this.options.now?.();
     if (this.failure !== null && now !== undefined && now < this.retryAt) throw this.failure;
-    let ceiling = this.current + this.blockSize;
-    if (ceiling > MAX_TOKEN) ceiling = MAX_TOKEN;
     try {
-      this.store.save(ceiling);
+      this.store.save(range.end);
     } catch (err) {
       this.failure = new TokensUnavailable('storage-unavailable', { cause: err });
       this.retryAt = (now ?? 0) + (this.options.retryMs ?? 1_000);
       throw this.failure;
     }
     this.failure = null;
-    this.ceiling = ceiling;
     this.aheadFailed = false;
+    this.enter(range);
+  }
+
+  /** Makes `range` the one in use: tokens go on from above its start (or above current, if higher). */
+  private enter(range: BlockRange): void {
+    if (range.start > this.current) this.current = range.start;
+    this.end = range.end;
+    if (range.end > this.ceiling) this.ceiling = range.end;
+    if (this.aheadRange !== null && this.aheadRange.end <= this.end) this.aheadRange = null;
+  }
+
+  /** A stored range becomes the next one to enter, if it lies above the range in use. */
+  private offerAhead(range: BlockRange): void {
+    if (range.end > this.ceiling) this.ceiling = range.end;
+    if (range.start < this.end || range.end <= this.current) return;
+    if (this.aheadRange === null || range.start < this.aheadRange.start) this.aheadRange = range;
   }
 
   private startAhead(saveAhead: (ceiling: bigint) => Promise<void>): void {
-    let target = this.ceiling + this.blockSize;
-    if (target > MAX_TOKEN) target = MAX_TOKEN;
-    if (target <= this.ceiling) return;
-    this.ahead = saveAhead(target).then(
+    const range = this.rangeAbove(this.ceiling > this.end ? this.ceiling : this.end);
+    if (range === null) return;
+    this.ahead = saveAhead(range.end).then(
       () => {
-        // A blocking reservation may have gone further meanwhile; the ceiling never goes down.
-        if (target > this.ceiling) this.ceiling = target;
+        // A blocking reservation may have gone past it meanwhile: then it is not entered.
+        this.offerAhead(range);
         this.ahead = null;
       },
       (err: unknown) => {
@@ -178,6 +242,11 @@ export class BlockTokenSource implements TokenSource {
         this.onAheadError(err);
       },
     );
+  }
+
+  /** The tokens above `after` in the first block of this slot that has any: null when none is left. */
+  private rangeAbove(after: bigint): BlockRange | null {
+    return slotRangeAbove(after, this.blockSize, this.slots);
   }
 }
 

@@ -2,9 +2,9 @@
 // this node's token floor (an active skips to above it; a standby promotes above it), and a
 // floor near the top of u64 ends the token sequence for good: the node exits on its next grant,
 // and every data dir the value reaches does the same on every restart. So a peer's ceiling is
-// only obeyed when it is at most one token block above anything this node has seen itself
-// (its own tokens and stored ceilings, and what it took from the active it follows): in the
-// protocol a ceiling moves one block per reservation. Checked where a value would raise the
+// only obeyed when it is at most one reservation's reach (CEILING_SLACK) above anything this
+// node has seen itself (its own tokens and stored ceilings, and what it took from the active it
+// follows): in the protocol a ceiling moves by at most that per reservation. Checked where a value would raise the
 // floor or be stored, not where it is heard: a heartbeat's ceiling is only judged if a promotion
 // would use it, so a standby that comes back many blocks behind its active (and catches up from
 // the active's snapshot) logs nothing.
@@ -13,9 +13,13 @@
 // is the node's history from then on. A node that was down for a while is any number of blocks
 // behind, and refusing would make it promote below the cluster's tokens.
 import type { Logger } from 'pino';
+import { TOKEN_SLOTS } from '../../lib/tokens/token-slots.ts';
 
-/** One token block (lib/tokens BlockTokenSource's default size). */
-export const CEILING_SLACK = 100_000n;
+/**
+ * How far one reservation can move a ceiling: a node reserves the next block of its own slot,
+ * up to TOKEN_SLOTS blocks (of BlockTokenSource's default size) above the last one it knew of.
+ */
+export const CEILING_SLACK = BigInt(TOKEN_SLOTS) * 100_000n;
 const LOG_EVERY_MS = 10_000;
 
 export interface CeilingGuardDeps {
@@ -59,7 +63,7 @@ export class CeilingGuard {
       this.loggedAt.set(key, now);
       this.d.logger.error(
         { peer, what, ceiling: value.toString(), limit: limit.toString() },
-        `peer ceiling refused: ${peer} reported a token ceiling more than one block above anything this node has seen (not obeyed)`,
+        `peer ceiling refused: ${peer} reported a token ceiling more than one reservation (${CEILING_SLACK} tokens) above anything this node has seen (not obeyed)`,
       );
     }
     return false;

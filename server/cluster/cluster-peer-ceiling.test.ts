@@ -86,7 +86,7 @@ describe('a ceiling from an authenticated peer is bounded', () => {
 
     const after = await grant(a, 'ceiling/two');
     expect(after).toBeGreaterThan(before);
-    expect(after, 'a token within the first blocks').toBeLessThan(1_000_000n);
+    expect(after, 'a token within the first reservations (a few slots of 64 blocks), far below the forged top').toBeLessThan(20_000_000n);
     expect((await a.cluster()).phase).toBe('active');
     expect(refusals(a, 'status'), 'one line for ten heartbeats (rate-limited)').toHaveLength(1);
     expect(refusals(a, 'status')[0]).toMatchObject({ peer: 'b', ceiling: TOP });
@@ -172,7 +172,7 @@ describe('a ceiling from an authenticated peer is bounded', () => {
     await waitFor(async () => (await b.cluster()).phase === 'active', { timeoutMs: 10_000, what: 'b to promote once the forged a is gone' });
     const after = await grant(b, 'ceiling/after');
     expect(after).toBeGreaterThan(before);
-    expect(after, 'a token within the first blocks').toBeLessThan(1_000_000n);
+    expect(after, 'a token within the first reservations (a few slots of 64 blocks), far below the forged top').toBeLessThan(20_000_000n);
     // The heartbeats' ceiling is judged when the promotion would have used it.
     expect(refusals(b, 'status').length).toBeGreaterThan(0);
   });

@@ -53,7 +53,7 @@ export function handlePeerMessage(node: MessageContext, peer: MeshPeer, m: PeerM
       const c = BigInt(m.ceiling);
       const known = m.known === undefined ? c : BigInt(m.known);
       node.ceilings.notePeer(known, id);
-      // Obeyed only when at most a block above anything this node has seen (ceiling-guard.ts).
+      // Obeyed only when at most one reservation above anything this node has seen (ceiling-guard.ts).
       // An active goes on above every range another node may have issued from: a rival active's
       // blocks (a healed partition; equal ceilings can still overlap, so even an equal one
       // counts), or what a standby knew before it followed this node (a node that was down

@@ -127,7 +127,7 @@ export class ReplicationSink {
 
   /**
    * Applies one `ev` batch; throws on a malformed event, or a grant whose token is above
-   * `maxToken` (more than a block above anything this node has seen: see ceiling-guard.ts).
+   * `maxToken` (more than one reservation above anything this node has seen: see ceiling-guard.ts).
    * The stream is then re-synced.
    */
   applyBatch(seq: number, events: unknown[][], maxToken: bigint): void {

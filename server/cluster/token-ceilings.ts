@@ -79,7 +79,7 @@ export class TokenCeilings {
   /** Every ceiling this node has heard of, its peers' included: a promotion starts above it. */
   promotionFloor(): bigint {
     const c = this.known();
-    // A peer's word more than a block above all this node has seen is not obeyed (ceiling-guard.ts).
+    // A peer's word more than one reservation above all this node has seen is not obeyed (ceiling-guard.ts).
     return this.peerCeiling > c && this.guard.admit(this.peerCeiling, this.peerCeilingFrom, 'status') ? this.peerCeiling : c;
   }
 }

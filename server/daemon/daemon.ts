@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { BlockTokenSource, type CeilingStore, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
 import { FileCeilingStore } from '../../lib/tokens/file-ceiling-store.ts';
+import { clusterSlot, SINGLE_SLOT } from '../../lib/tokens/token-slots.ts';
 import { EngineDriver } from './engine-driver.ts';
 import { FlushScheduler } from '../lines/flush-scheduler.ts';
 import { createHttpServer, listenHttp } from '../http/http-server.ts';
@@ -163,7 +164,11 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     store,
     opts.tokenBlockSize,
     (err) => log.error({ err }, 'background token reservation failed; the next block will be reserved with a blocking save'),
-    { now: () => clock.now() },
+    // In a cluster each node reserves only the blocks of its slot (lib/tokens/token-slots.ts).
+    {
+      now: () => clock.now(),
+      slots: opts.cluster === null ? SINGLE_SLOT : clusterSlot(opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId)),
+    },
   );
   const engine = new LockEngine(clock, tokens);
   const driver = new EngineDriver(engine, clock);
