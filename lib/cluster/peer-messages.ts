@@ -85,6 +85,11 @@ const messages = z.discriminatedUnion('t', [
     known: decimal.optional(),
     /** Sent by the active: the replication lag of each standby it streams to. */
     lags: z.record(z.string(), z.object({ events: z.number(), ms: z.number() })).optional(),
+    /**
+     * The sender's token slot: its position in its own cluster.json (lib/tokens/token-slots.ts).
+     * A receiver whose file puts the sender elsewhere logs the mismatch (token-slot-check.ts).
+     */
+    slot: z.number().int().min(0).max(1_000).optional(),
   }),
   z.object({ t: z.literal('sync') }),
   /**

@@ -31,6 +31,7 @@ import { ReplicationSink } from './replication-sink.ts';
 import { ReplicationSource } from './replication-source.ts';
 import { RoleLease } from './role-lease.ts';
 import { TokenCeilings } from './token-ceilings.ts';
+import { TokenSlotCheck } from './token-slot-check.ts';
 
 export const DECIDE_EVERY_MS = 25;
 
@@ -71,6 +72,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
   readonly source: ReplicationSource;
   readonly sink: ReplicationSink;
   readonly ceilings: TokenCeilings;
+  readonly slotCheck: TokenSlotCheck;
   readonly timeline: FailoverTimeline;
   readonly watch: PeerWatch;
   readonly admin: ClusterAdmin;
@@ -105,6 +107,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
     this.lease = new RoleLease(peerTimeoutMs, d.clock.now());
     this.sink = new ReplicationSink(d.engine);
     this.ceilings = new TokenCeilings({ tokens: d.tokens, store: d.ceilingStore, sink: this.sink, now: () => d.clock.now(), logger: d.logger });
+    this.slotCheck = new TokenSlotCheck(() => d.clock.now(), d.logger);
     this.source = new ReplicationSource({
       engine: d.engine,
       clock: d.clock,
@@ -265,6 +268,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
       fresh: active && st.fresh,
       ceiling: (active ? known : this.ceilings.foreign).toString(),
       known: known.toString(),
+      slot: this.priority,
       ...(active ? { lags: this.source.lags() } : {}),
     };
   }

@@ -19,6 +19,7 @@ import type { MeshPeer, PeerMesh } from './peer-mesh.ts';
 import type { ReplicationSink } from './replication-sink.ts';
 import type { ReplicationSource } from './replication-source.ts';
 import type { TokenCeilings } from './token-ceilings.ts';
+import type { TokenSlotCheck } from './token-slot-check.ts';
 
 /** What the message handler reads and drives. */
 export interface MessageContext {
@@ -35,6 +36,7 @@ export interface MessageContext {
   readonly source: Pick<ReplicationSource, 'addStandby' | 'onAck' | 'onCeilingAck'>;
   readonly sink: ReplicationSink;
   readonly ceilings: TokenCeilings;
+  readonly slotCheck: Pick<TokenSlotCheck, 'check'>;
   readonly timeline: Pick<FailoverTimeline, 'add' | 'replace' | 'record'>;
   readonly admin: Pick<ClusterAdmin, 'serve' | 'forwarder'>;
   readonly auditReplication: Pick<AuditReplication, 'receive'>;
@@ -49,6 +51,7 @@ export function handlePeerMessage(node: MessageContext, peer: MeshPeer, m: PeerM
     case 'status': {
       node.state.statuses.set(id, m);
       node.state.statusAt.set(id, node.clock.now());
+      node.slotCheck.check(id, peer.priority, m.slot);
       noteRival(node, peer, m);
       const c = BigInt(m.ceiling);
       const known = m.known === undefined ? c : BigInt(m.known);
