@@ -127,7 +127,7 @@ export function errorBody(name: ErrorName, detail?: string): { error: { code: Er
 
 /** Exit code of the CLI for bad flags or arguments. */
 export const EXIT_USAGE = 2;
-/** `baton serve` refused to start: both token ceiling files are gone from a data dir used before, and no --token-floor was given (EX_DATAERR). */
+/** `baton serve` refused to start: both token ceiling files are gone from a data dir used before and no --token-floor was given, or one does not hold a number (EX_DATAERR). */
 export const EXIT_TOKEN_FLOOR_NEEDED = 65;
 /** `baton serve` refused to start: the data dir cannot be written the way the token ceiling is stored (EX_CANTCREAT). */
 export const EXIT_DATA_DIR_UNWRITABLE = 73;

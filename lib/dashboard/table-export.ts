@@ -6,9 +6,13 @@
 export type ExportCell = string | number | boolean | null | undefined;
 
 /**
- * RFC 4180 CSV: fields with a comma, quote, CR or LF are quoted (quotes doubled); lines end in
- * CRLF. A field that starts with =, +, - or @ (or a tab/CR) gets a leading apostrophe, so a
- * hostile lock name or client identity opened in a spreadsheet is text, not a formula.
+ * RFC 4180 CSV: lines end in CRLF; fields with a separator a spreadsheet may split on (comma,
+ * semicolon, tab), a quote, CR or LF are quoted (quotes doubled). Formulas are defused as OWASP
+ * advises, so a hostile lock name or client identity opened in a spreadsheet is text: a field
+ * that starts with =, +, - or @ (or a tab/CR) gets a leading apostrophe, and so does every part
+ * of it a spreadsheet could cut off at a comma, semicolon, tab or line break (`x;=1+1` is
+ * written `"x;'=1+1"`: a spreadsheet in a semicolon locale, or one that ignores the quotes,
+ * would otherwise run `=1+1`). Spaces and quotes before the formula character do not hide it.
  */
 export function toCsv(header: readonly string[], rows: readonly (readonly ExportCell[])[]): string {
   const lines = [header.map(csvField).join(',')];
@@ -16,11 +20,18 @@ export function toCsv(header: readonly string[], rows: readonly (readonly Export
   return `${lines.join('\r\n')}\r\n`;
 }
 
+const FORMULA_AT_START = /^[ "]*[=+\-@]|^[\t\r]/;
+const FORMULA_AFTER_SEPARATOR = /([,;\t\r\n][ "]*)(?=[=+\-@])/g;
+const NEEDS_QUOTES = /[",;\t\r\n]/;
+
 function csvField(cell: ExportCell): string {
   if (cell === null || cell === undefined) return '';
   let text = String(cell);
-  if (typeof cell === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  if (typeof cell === 'string') {
+    text = text.replace(FORMULA_AFTER_SEPARATOR, "$1'");
+    if (FORMULA_AT_START.test(text)) text = `'${text}`;
+  }
+  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /** Pretty JSON with a trailing newline (what `jq` would print). */

@@ -11,6 +11,7 @@
 //   (last line)                     ERROR <0xNN> <text>, REDIRECT or MOVED, then the server closes
 import { ERRORS, type SessionErrorName, hexCode, sessionCode } from '../errors.ts';
 import { MAX_CLIENT_NAME_BYTES, parseClientName } from './client-name.ts';
+import { hexDigitValue } from './hex-text.ts';
 import { nextSpace, parseKey, parseUnsignedInt } from './wire-fields.ts';
 
 export type SessionRequest =
@@ -105,10 +106,7 @@ function parseClient(buf: Buffer, start: number, end: number): SessionRequest {
 export function parseClaimKey(buf: Buffer, start: number, end: number): string | null {
   const len = end - start;
   if (len < MIN_CLAIM_KEY || len > MAX_CLAIM_KEY) return null;
-  for (let i = start; i < end; i++) {
-    const b = (buf[i] as number) | 32;
-    if (!((b >= 48 && b <= 57) || (b >= 97 && b <= 102))) return null;
-  }
+  for (let i = start; i < end; i++) if (hexDigitValue(buf[i] as number) < 0) return null;
   return buf.toString('latin1', start, end).toLowerCase();
 }
 

@@ -2,6 +2,7 @@
 // tagged value. The server's half (requests in, replies out) is session-codec.ts.
 import { type Address, parseAddress } from './address-text.ts';
 import { parseDigits } from './decimal-text.ts';
+import { hexDigitValue } from './hex-text.ts';
 import { parseU64Text } from './u64-text.ts';
 
 export type SessionReply =
@@ -62,8 +63,7 @@ function parseHexCode(text: string): number | undefined {
   }
   let value = 0;
   for (let i = 2; i < text.length; i++) {
-    const c = text.charCodeAt(i) | 32; // lower-case letters; digits are unchanged by | 32
-    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+    const digit = hexDigitValue(text.charCodeAt(i));
     if (digit < 0) return undefined;
     value = value * 16 + digit;
   }

@@ -42,6 +42,34 @@ describe('the resumable-session extension of the session codec', () => {
     );
   });
 
+  it('takes a claim key exactly when it matches /^[0-9a-f]{32,64}$/i, whatever its bytes (0x10-0x19 are no digits)', () => {
+    const HEX = [...'0123456789abcdefABCDEF'].map((c) => c.charCodeAt(0));
+    // Mostly hex digits, sometimes any byte but a line ending (the line splitter takes those).
+    const byte = fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom(...HEX) },
+      { weight: 1, arbitrary: fc.integer({ min: 0, max: 255 }).filter((b) => b !== 10 && b !== 13) },
+    );
+    fc.assert(
+      fc.property(fc.array(byte, { minLength: 30, maxLength: 66 }), (bytes) => {
+        const field = Buffer.from(bytes);
+        const text = field.toString('latin1');
+        const isKey = /^[0-9a-f]{32,64}$/i.test(text);
+        const line = Buffer.concat([Buffer.from('ACQUIRE k 10 '), field]);
+        const resume = Buffer.concat([Buffer.from('RESUME k '), field]);
+        expect(parseSessionRequest(line, 0, line.length)).toEqual(
+          isKey ? { kind: 'acquire', name: 'k', leaseMs: 10, claimKey: text.toLowerCase() } : { kind: 'error', detail: BAD_LEASE },
+        );
+        expect(parseSessionRequest(resume, 0, resume.length)).toEqual(
+          isKey ? { kind: 'resume', name: 'k', claimKey: text.toLowerCase() } : { kind: 'error', detail: EXPECTED_RESUME },
+        );
+      }),
+      { numRuns: 2000 },
+    );
+    // The probe's key: a valid one with one digit replaced by the control byte 0x10.
+    const probe = Buffer.concat([Buffer.from(`RESUME k ${KEY.slice(1)}`), Buffer.from([0x10])]);
+    expect(parseSessionRequest(probe, 0, probe.length)).toEqual({ kind: 'error', detail: EXPECTED_RESUME });
+  });
+
   it('writes MOVED and the claim-unknown error (0x09)', () => {
     expect(encodeMoved('127.0.0.1:7171')).toBe('MOVED 127.0.0.1:7171\n');
     expect(encodeSessionError('claim-unknown')).toBe('ERROR 0x09 claim unknown: no claim with that key is waiting to be resumed here\n');

@@ -98,6 +98,18 @@ function readCeiling(path: string): bigint {
   }
   // 20 digits reach past u64: a larger value is as corrupt as text.
   const ceiling = parseU64Text(text);
-  if (ceiling === null) throw new Error(`corrupt token ceiling in ${path}: ${JSON.stringify(text)}`);
+  if (ceiling === null) throw new CorruptCeilingError(path, text);
   return ceiling;
+}
+
+/** A ceiling file that holds no decimal u64: the highest token issued from this dir is unknown. */
+export class CorruptCeilingError extends Error {
+  constructor(
+    readonly path: string,
+    text: string,
+  ) {
+    // At most 40 characters of what it holds: a corrupt file can be of any size.
+    super(`corrupt token ceiling in ${path}: ${JSON.stringify(text.slice(0, 40))}${text.length > 40 ? '...' : ''}`);
+    this.name = 'CorruptCeilingError';
+  }
 }

@@ -46,6 +46,15 @@ describe('originVerdict', () => {
     expect(withOrigin('http://127.0.0.1:3001')).toBe('foreign');
   });
 
+  it('is foreign for another scheme at the same host and port, either way', () => {
+    expect(withOrigin('https://127.0.0.1:3000')).toBe('foreign');
+    expect(withOrigin('ftp://127.0.0.1:3000')).toBe('foreign');
+    const overTls = new Request('https://console.example/x', { headers: { host: 'console.example', origin: 'http://console.example' } });
+    expect(originVerdict(overTls)).toBe('foreign');
+    const sameOverTls = new Request('https://console.example/x', { headers: { host: 'console.example', origin: 'https://console.example' } });
+    expect(originVerdict(sameOverTls)).toBe('same');
+  });
+
   it('is foreign for an opaque "null" origin', () => {
     expect(withOrigin('null')).toBe('foreign');
   });

@@ -49,16 +49,22 @@ export function principalName(who: Principal): string {
 }
 
 /**
- * Where the request says it comes from, judged against its own Host header. Behind Next,
+ * Where the request says it comes from, judged against its own Host header and the scheme it
+ * was served on: an origin is scheme, host and port, and a page on `https://` (or `ftp://`) at
+ * this host and port is another origin than the console served over `http://`. Behind Next,
  * `req.url` is rebuilt from the server's own hostname, so the Host header (what the browser
- * addressed) is the reliable side. A missing Host falls back to the URL (direct handler calls).
+ * addressed) is the reliable side for the host, and the URL's scheme is the served one (`http:`
+ * from both servers; `https:` only when a proxy in front that terminates TLS says so, as for
+ * the Secure cookie). A missing Host falls back to the URL (direct handler calls).
  */
 export function originVerdict(req: Request): 'absent' | 'same' | 'foreign' {
   const origin = req.headers.get('origin');
   if (origin === null) return 'absent';
   try {
     const from = new URL(origin);
-    const host = req.headers.get('host') ?? new URL(req.url).host;
+    const served = new URL(req.url);
+    if (from.protocol !== served.protocol) return 'foreign';
+    const host = req.headers.get('host') ?? served.host;
     // Parsing the Host with the Origin's scheme normalizes case and default ports alike.
     return from.host === new URL(`${from.protocol}//${host}`).host ? 'same' : 'foreign';
   } catch {

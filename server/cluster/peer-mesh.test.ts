@@ -139,6 +139,16 @@ describe('peer links cannot be joined by replaying or forging', () => {
     await raw(pa, recorded, 800);
     expect(a.ups, 'links a accepted as b').toEqual(['b']);
     expect(a.mesh.peers.get('b')?.link).toBeNull();
+    // Logged as what it is, never as a token mismatch (which would send the operator to rotate
+    // tokens), and not a refusal of a node (which would hold back a promotion).
+    const messages = a.logs.map((l) => String(l.msg));
+    expect(messages.filter((m) => /admin token differs/.test(m))).toEqual([]);
+    expect(
+      a.logs.some(
+        (l) => /^peer link refused: a handshake that could not be completed \(a replayed or broken ClientHello/.test(String(l.msg)) && l.identity === 'b',
+      ),
+    ).toBe(true);
+    expect(a.mesh.refusal).toBeNull();
   });
 
   it('a plain TCP client sending the old hello, with a valid HMAC of the admin token, is refused and logged', async () => {

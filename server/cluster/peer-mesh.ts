@@ -9,7 +9,11 @@ import type { Logger } from 'pino';
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import { MAX_PEER_LINE, PeerLink } from './peer-link.ts';
-import { createPeerTlsServer, dialPeerTls, isKeyMismatch, peerKey } from './peer-tls.ts';
+import { createPeerTlsServer, dialPeerTls, isKeyMismatch, listenerHandshakeFailure, peerKey } from './peer-tls.ts';
+
+const NOT_A_NODE = 'peer link refused: not a TLS-PSK handshake from a node of this cluster';
+const NOT_COMPLETED =
+  'peer link refused: a handshake that could not be completed (a replayed or broken ClientHello: it was made with the right key, so the admin token is not what differs)';
 
 const REDIAL_MS = 150;
 
@@ -62,8 +66,11 @@ export class PeerMesh {
       handshakeTimeoutMs: o.connectTimeoutMs,
       onSecure: (socket, identity) => this.accept(socket, identity),
       onHandshakeError: (err, identity, from) => {
-        if (identity !== null && this.peers.has(identity) && isKeyMismatch(err)) this.noteRefusal(identity, 'auth', 'refused', from);
-        else this.noteStranger(from, identity, err.code ?? err.message);
+        const failure = identity !== null && this.peers.has(identity) ? listenerHandshakeFailure(err) : 'stranger';
+        if (failure === 'other-key' && identity !== null) this.noteRefusal(identity, 'auth', 'refused', from);
+        // Not a refusal of a node: a replay must neither send the operator to the tokens nor hold back a promotion.
+        else if (failure === 'not-completed') this.noteStranger(from, identity, err.code ?? err.message, NOT_COMPLETED);
+        else this.noteStranger(from, identity, err.code ?? err.message, NOT_A_NODE);
       },
     });
   }
@@ -144,7 +151,7 @@ export class PeerMesh {
    * Not a node of this cluster (a port scan, an old-style plain-text hello, a replay): a warning,
    * at most every 10 s per address and 10 per 10 s in all (many addresses must not flood the log).
    */
-  private noteStranger(from: string | undefined, identity: string | null, why: string): void {
+  private noteStranger(from: string | undefined, identity: string | null, why: string, message: string): void {
     const now = this.o.now();
     const key = from ?? '?';
     if (now - (this.strangerLoggedAt.get(key) ?? Number.NEGATIVE_INFINITY) < 10_000) return;
@@ -155,7 +162,7 @@ export class PeerMesh {
     }
     if (++this.strangerWindow.lines > 10) return;
     this.strangerLoggedAt.set(key, now);
-    this.o.logger.warn({ from, identity, why }, 'peer link refused: not a TLS-PSK handshake from a node of this cluster');
+    this.o.logger.warn({ from, identity, why }, message);
   }
 
   private hello(): PeerMessage {

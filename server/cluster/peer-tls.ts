@@ -105,7 +105,22 @@ export function dialPeerTls(host: string, port: number, selfId: string, key: Buf
   });
 }
 
-/** A TLS alert or a failed check of the key: the other side holds a different admin token. */
+/** The dialler's side: a TLS alert from the listener, which would not take our key (another admin token). */
 export function isKeyMismatch(err: NodeJS.ErrnoException): boolean {
   return typeof err.code === 'string' && err.code.startsWith('ERR_SSL_');
+}
+
+/**
+ * What a failed handshake says about the dialler, as the listener saw it. The listener checks
+ * the ClientHello's PSK binder with the key of the node it names: a binder that does not verify
+ * is a dialler with another admin token ('other-key'). A handshake that gets past the binder and
+ * then fails to decrypt the dialler's Finished ('not-completed') came from a ClientHello made
+ * with the right key by a sender that cannot finish the fresh key exchange: the captured bytes
+ * of a real node's handshake, replayed (or a connection broken in transit), never a token
+ * mismatch. Anything else is 'stranger' (not TLS, no PSK, a timeout).
+ */
+export function listenerHandshakeFailure(err: NodeJS.ErrnoException): 'other-key' | 'not-completed' | 'stranger' {
+  if (err.code === 'ERR_SSL_BINDER_DOES_NOT_VERIFY') return 'other-key';
+  if (err.code === 'ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC' || err.code === 'ERR_SSL_BAD_RECORD_MAC') return 'not-completed';
+  return 'stranger';
 }

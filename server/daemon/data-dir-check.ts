@@ -1,9 +1,9 @@
 // What `baton serve` checks in its data dir before it says it is ready: that the token ceiling
-// can be written there, and that a dir which has been used before still has its ceiling (or
-// the operator named the floor). Either refusal ends the start with its own exit code.
+// can be written there, and that a dir which has been used before still has a readable ceiling
+// (or the operator named the floor). Each refusal ends the start with its own exit code.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FileCeilingStore } from '../../lib/tokens/file-ceiling-store.ts';
+import { CorruptCeilingError, type FileCeilingStore } from '../../lib/tokens/file-ceiling-store.ts';
 import { EXIT_DATA_DIR_UNWRITABLE, EXIT_TOKEN_FLOOR_NEEDED } from '../../lib/errors.ts';
 import { AUDIT_FILE } from '../console-services/audit-log.ts';
 
@@ -40,11 +40,21 @@ export function traces(dir: string): string[] {
   return [AUDIT_FILE, `${AUDIT_FILE}.1`, 'baton.pid', 'token-ceiling.tmp', 'token-ceiling.ahead.tmp'].filter((f) => existsSync(join(dir, f)));
 }
 
+/** A ceiling file that does not hold a number as a StartRefused (exit 65, as a lost one); any other error as it is. */
+function corrupt(err: unknown): unknown {
+  if (!(err instanceof CorruptCeilingError)) return err;
+  return new StartRefused(
+    `${err.message}: the highest token this data dir issued is unknown, and starting could issue tokens again. Restore the file from a backup, or move it aside and start once with --token-floor N, N at least the highest token ever issued (see docs/cluster.md, "Recovering a lost token ceiling")`,
+    EXIT_TOKEN_FLOOR_NEEDED,
+  );
+}
+
 /**
  * Makes the token ceiling safe to start from. `floor`: the operator's --token-floor (null when
- * not given). Throws StartRefused when the dir cannot be written, or when both ceiling files are
- * gone from a dir that was used before and no floor was named (tokens would silently start at 1
- * again, below tokens already issued). Returns a line for the log, or null.
+ * not given). Throws StartRefused when the dir cannot be written, when a ceiling file does not
+ * hold a number, or when both ceiling files are gone from a dir that was used before and no
+ * floor was named (tokens would silently start at 1 again, below tokens already issued).
+ * Returns a line for the log, or null.
  */
 export function prepareCeiling(store: FileCeilingStore, dir: string, earlier: string[], floor: bigint | null): string | null {
   try {
@@ -52,6 +62,14 @@ export function prepareCeiling(store: FileCeilingStore, dir: string, earlier: st
   } catch (err) {
     throw unwritable(dir, err);
   }
+  try {
+    return prepareStoredCeiling(store, dir, earlier, floor);
+  } catch (err) {
+    throw corrupt(err);
+  }
+}
+
+function prepareStoredCeiling(store: FileCeilingStore, dir: string, earlier: string[], floor: bigint | null): string | null {
   if (!store.hasCeiling()) {
     if (earlier.length > 0 && floor === null) {
       throw new StartRefused(
@@ -63,7 +81,9 @@ export function prepareCeiling(store: FileCeilingStore, dir: string, earlier: st
     store.save(floor ?? 0n);
     return floor === null ? null : `token floor ${floor} stored in a data dir that had no ceiling`;
   }
-  if (floor !== null && floor > store.load()) {
+  // Read here, before anything binds, also without a floor: a corrupt file is refused now.
+  const stored = store.load();
+  if (floor !== null && floor > stored) {
     store.save(floor);
     return `token floor raised to ${floor} (--token-floor)`;
   }

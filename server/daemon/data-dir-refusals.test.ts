@@ -2,9 +2,9 @@
 // grant is refused with tokens-exhausted, everything else goes on, and a restart does the same:
 // no exit 70), a data dir that cannot be written (refused at start, exit 73: made immutable with
 // chattr +i, since root ignores permission bits), and a data dir that lost its ceiling files
-// (refused, exit 65, unless --token-floor names the floor).
+// or has one that does not hold a number (refused, exit 65, unless --token-floor names the floor).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -177,6 +177,44 @@ describe('a data dir that lost both ceiling files', () => {
     const line = await c3.next();
     expect(BigInt(line.split(' ')[2] as string)).toBeGreaterThan(100_001n);
     await stop(plain);
+  });
+
+  it('is refused with exit 65 and one line naming the file when a ceiling file does not hold a number, and starts again above --token-floor', {
+    timeout: 60_000,
+  }, async () => {
+    const dir = tempDir();
+    const once = await serving(dir);
+    const c = await keyed(once);
+    c.send('A before 30 0');
+    expect(await c.next()).toBe('A before 1');
+    await stop(once);
+    const ceiling = join(dir, 'token-ceiling');
+    const ahead = join(dir, 'token-ceiling.ahead');
+    // Text, and a number past u64 (as corrupt as text), in either file.
+    for (const [file, text] of [
+      [ceiling, 'garbage\n'],
+      [ahead, '18446744073709551616\n'],
+    ] as const) {
+      const kept = existsSync(file) ? readFileSync(file) : null;
+      writeFileSync(file, text);
+      const refused = spawnBaton(dir);
+      expect(await exited(refused), file).toBe(65);
+      const said = refused.stderr.split('\n').filter((l) => l.startsWith('baton: '));
+      expect(said, refused.stderr).toHaveLength(1);
+      expect(said[0]).toContain(`corrupt token ceiling in ${file}: ${JSON.stringify(text.trim())}`);
+      expect(said[0]).toContain('move it aside and start once with --token-floor N');
+      expect(refused.stdout).not.toContain('baton serving');
+      if (kept === null) unlinkSync(file);
+      else writeFileSync(file, kept);
+    }
+    // What the message says to do: move the file aside, start once with a floor.
+    writeFileSync(ceiling, 'garbage\n');
+    renameSync(ceiling, join(dir, 'token-ceiling.corrupt'));
+    const recovered = await serving(dir, '--token-floor', '100000');
+    const c2 = await keyed(recovered);
+    c2.send('A after 30 0');
+    expect(await c2.next()).toBe('A after 100001');
+    await stop(recovered);
   });
 
   it('a new, empty data dir starts without a floor and stores one', { timeout: 30_000 }, async () => {

@@ -77,6 +77,8 @@ describe('HTTP mutations by callers who may not make them', () => {
       ['the cookie with Origin "null"', { cookie, origin: 'null' }, 403, 'forbidden'],
       ['the cookie without an Origin', { cookie }, 403, 'forbidden'],
       ['the cookie from another port of this host', { cookie, origin: 'http://127.0.0.1:1' }, 403, 'forbidden'],
+      ['the cookie from https at this host and port', { cookie, origin: own.replace('http:', 'https:') }, 403, 'forbidden'],
+      ['the cookie from ftp at this host and port', { cookie, origin: own.replace('http:', 'ftp:') }, 403, 'forbidden'],
     ];
     for (const [path, body] of mutations) {
       for (const [who, headers, status, code] of callers) {

@@ -83,6 +83,15 @@ describe('the console-less HTTP server', () => {
       body: JSON.stringify({ token: ADMIN_TOKEN }),
     });
     expect(res.status).toBe(403);
+    // The same host and port under another scheme is another origin too.
+    for (const scheme of ['https', 'ftp']) {
+      const other = await call('/api/v1/auth/session', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: `${scheme}://${new URL(res.url).host}` },
+        body: JSON.stringify({ token: ADMIN_TOKEN }),
+      });
+      expect(other.status, scheme).toBe(403);
+    }
     const ok = await call('/api/v1/auth/session', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
