@@ -231,6 +231,19 @@ describe('baton serve', () => {
     expect(started.stderr).toMatch(/--lock-port.*'99999' is invalid/);
   });
 
+  it.each([
+    ['--max-park', '0', /--max-park <duration>' argument '0' is invalid\. must be greater than zero\./],
+    ['--max-park', '31700y', /--max-park <duration>' argument '31700y' is invalid\. expected a duration/],
+    ['--max-park', '48h', /--max-park <duration>' argument '48h' is invalid\. must be at most 24h/],
+    ['--max-parked', '0', /--max-parked <n>' argument '0' is invalid\. expected a whole number >= 1\./],
+    ['--max-parked', 'lots', /--max-parked <n>' argument 'lots' is invalid/],
+  ])('refuses %s %s with a message and exit code 2', async (flag, value, message) => {
+    const started = baton('serve', '--no-console', flag, value);
+    expect(await started.done()).toEqual({ code: 2, signal: null });
+    expect(started.stderr).toMatch(message);
+    expect(started.stdout).toBe('');
+  });
+
   it('refuses a short admin token with exit code 2 without printing the token', async () => {
     const started = baton('serve', '--no-console', '--admin-token', 'short-secret');
     expect(await started.done()).toEqual({ code: 2, signal: null });
