@@ -129,6 +129,15 @@ describe('limits on claims between connections', () => {
     expect(engine.detachedCount).toBe(0);
   });
 
+  it('hands the shortened lease to replication with the next renewals, so a standby keeps no more of it', () => {
+    const { engine, clock, resumable, reset } = setup(5_000);
+    const claim = resumable('rep', 1);
+    engine.trackRenewals(true);
+    engine.takeRenewals();
+    reset(claim);
+    expect(engine.takeRenewals().map((c) => [c.id, c.expiresAt])).toEqual([[claim.id, clock.now() + 5_000]]);
+  });
+
   it('refuses limits that are not a positive finite time and a whole count', () => {
     const { engine } = engineFixture();
     expect(() => engine.limitDetached({ maxMs: 0, maxClaims: 1 })).toThrow(RangeError);
