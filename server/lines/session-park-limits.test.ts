@@ -67,7 +67,9 @@ describe('claims between connections are capped (issue 26, item 6)', () => {
     expect(await metric(d, 'baton_claims_between_connections')).toBe(MAX_PARKED);
     expect(await metric(d, 'baton_claims_not_kept_total')).toBe(CONNECTIONS - MAX_PARKED);
     // The kept ones wait for their clients: one comes back with its key and holds with its token.
-    const kept = probes.findIndex((_, i) => d.engine.lock(`park-${i}`)?.holder?.owner.awaitingResume === true);
+    const parked = probes.map((_, i) => i).filter((i) => d.engine.lock(`park-${i}`)?.holder?.owner.awaitingResume === true);
+    expect(parked).toHaveLength(MAX_PARKED);
+    const kept = parked[0] as number;
     const dropped = probes.findIndex((_, i) => d.engine.lock(`park-${i}`) === undefined);
     const back = await LineClient.open(port, '127.0.0.1', { timeoutMs: 3_000 });
     teardown.push(() => back.close());
@@ -84,5 +86,11 @@ describe('claims between connections are capped (issue 26, item 6)', () => {
     expect(d.engine.detachedCount).toBe(0);
     expect(await metric(d, 'baton_claims_between_connections')).toBe(0);
     expect(d.engine.lock(`park-${kept}`)?.holder?.owner.awaitingResume).toBeUndefined();
+    // A client that comes back after --max-park finds its claim over.
+    const expired = parked[1] as number;
+    const after = await LineClient.open(port, '127.0.0.1', { timeoutMs: 3_000 });
+    teardown.push(() => after.close());
+    after.send(`RESUME park-${expired} ${keyOf(expired)}`);
+    expect((await after.closedWith())[0]).toMatch(/^ERROR 0x09 /);
   }, 20_000);
 });
