@@ -31,6 +31,12 @@ export interface SessionClientOptions extends SessionHooks {
    */
   readonly resumable?: boolean;
   /**
+   * The servers' `--max-park` in ms (default 60000, the server's default): between connections a
+   * resumable claim is kept at most this long, so the work is aborted by 0.8 x min(lease, this)
+   * after the last confirmation when no node answers the RESUME. Never set it above the servers'.
+   */
+  readonly maxPark?: number;
+  /**
    * The identity shown to operators for this client's claims (session `CLIENT`): default
    * `<user>@<host> pid <pid>`; null sends none. A bad one throws BatonError `bad-identity`.
    */
@@ -68,6 +74,9 @@ export class SessionClient {
 
   constructor(private readonly options: SessionClientOptions = {}) {
     this.addresses = normalizeAddresses(options.addresses ?? [`127.0.0.1:${DEFAULT_SESSION_PORT}`], DEFAULT_SESSION_PORT);
+    if (options.maxPark !== undefined && !(options.maxPark > 0 && Number.isFinite(options.maxPark))) {
+      throw new RangeError(`maxPark must be a positive number of ms, got ${options.maxPark}`);
+    }
     this.clientName = resolveClientName(options.clientName);
   }
 
@@ -158,7 +167,9 @@ export class SessionClient {
       ...(onHeartbeat ? { onHeartbeat } : {}),
       ...(onWaiting ? { onWaiting } : {}),
       onEnded: () => this.live.delete(connection),
-      ...(this.options.resumable === false ? {} : { claimKey: newClaimKey(), resumeAddresses: this.addresses }),
+      ...(this.options.resumable === false
+        ? {}
+        : { claimKey: newClaimKey(), resumeAddresses: this.addresses, ...(this.options.maxPark === undefined ? {} : { maxParkMs: this.options.maxPark }) }),
     });
     this.live.add(connection);
     return connection;

@@ -73,12 +73,16 @@ export interface SessionAttemptOptions extends SessionHooks {
   readonly claimKey?: string;
   /** Where to look for the claim when its connection drops (the cluster's session addresses). */
   readonly resumeAddresses?: readonly Address[];
+  /** The servers' --max-park: how long they keep the claim between connections (DEFAULT_MAX_PARK_MS if not given). */
+  readonly maxParkMs?: number;
   /** Sent as `CLIENT <identity>` in the same write as the ACQUIRE or RESUME; null or absent: none. */
   readonly clientName?: string | null;
 }
 
 /** Without an answer for this share of the lease, the client stops trusting its ownership. */
 const SILENCE_SHARE = 0.8;
+/** `baton serve --max-park`'s default: a server keeps a claim between connections at most this long, whatever its lease. */
+export const DEFAULT_MAX_PARK_MS = 60_000;
 /** Redirects in a row while resuming before we call it a loop. */
 const MAX_RESUME_REDIRECTS = 8;
 /** Pause after a pass over every address found none that would answer a RESUME. */
@@ -338,6 +342,7 @@ export class SessionConnection implements SessionLease {
   /** Leaves the current connection and asks `address` for the claim (RESUME). */
   private resumeAt(address: Address): void {
     this.resuming = true;
+    this.armResumeSilence();
     clearTimeout(this.heartbeatTimer);
     clearTimeout(this.resumeTimer);
     this.inflightSince = undefined;
@@ -353,6 +358,7 @@ export class SessionConnection implements SessionLease {
     const next = list[(at + 1) % list.length] ?? this.transport.address;
     this.resumeRedirects = 0;
     this.resuming = true;
+    this.armResumeSilence();
     clearTimeout(this.heartbeatTimer);
     this.inflightSince = undefined;
     this.generation++; // the connection we leave says nothing more
@@ -377,15 +383,32 @@ export class SessionConnection implements SessionLease {
     this.finish({ kind: 'retry', reason: error, answered: this.answered });
   }
 
+  /**
+   * How long the server keeps the claim without hearing from us: the lease, but between
+   * connections at most its --max-park (from when it lost the connection, which is after the
+   * anchor), after which it ends the claim with nobody to tell.
+   */
+  private keptMs(): number {
+    return this.resuming ? Math.min(this.options.leaseMs, this.options.maxParkMs ?? DEFAULT_MAX_PARK_MS) : this.options.leaseMs;
+  }
+
+  /** Between connections the silence deadline may come sooner (keptMs): the timer is set for it. */
+  private armResumeSilence(): void {
+    clearTimeout(this.silenceTimer);
+    this.silenceTimer = setTimeout(this.checkSilence, timerDelay(this.anchor + SILENCE_SHARE * this.keptMs() - performance.now()));
+  }
+
   /** One timer, re-armed lazily: answers only move the anchor, the timer checks it when due. */
   private readonly checkSilence = (): void => {
     if (this.phase === 'ended') return;
-    const left = this.anchor + SILENCE_SHARE * this.options.leaseMs - performance.now();
+    const kept = this.keptMs();
+    const left = this.anchor + SILENCE_SHARE * kept - performance.now();
     if (left > 0) {
       this.silenceTimer = setTimeout(this.checkSilence, timerDelay(left));
       return;
     }
-    const error = errorWithText('lease-expired', `no answer from the server within 0.8 x the ${this.options.leaseMs} ms lease`);
+    const what = kept < this.options.leaseMs ? `${kept} ms a server keeps a claim between connections (--max-park)` : `${kept} ms lease`;
+    const error = errorWithText('lease-expired', `no answer from the server within 0.8 x the ${what}`);
     if (this.phase === 'held') this.lose(error);
     else this.finish({ kind: 'retry', reason: error, answered: this.answered });
   };

@@ -3,7 +3,9 @@
 // claim, or no answer within 0.8 x lease, still abort the work).
 import { describe, expect, it } from 'vitest';
 import { BatonError } from '../errors.ts';
+import { DEFAULT_DETACH_LIMITS } from '../engine/lock-engine.ts';
 import { SessionClient } from './session-client.ts';
+import { DEFAULT_MAX_PARK_MS } from './session-connection.ts';
 import type { SessionClientOptions } from './session-client.ts';
 import { fakeLineServers } from './testing/fake-line-server.ts';
 import type { FakeConnection } from './testing/fake-line-server.ts';
@@ -112,6 +114,32 @@ describe('resumable sessions (SessionClient default)', () => {
     expect(at - lastAnsweredAt).toBeGreaterThan(700);
     expect(at - lastAnsweredAt).toBeLessThan(1000);
     expect(silent.lines[0]).toMatch(/^RESUME late /);
+  });
+
+  it("between connections aborts by 0.8 x the servers' --max-park when it is shorter than the lease: they end the claim then, telling nobody", async () => {
+    let lastAnsweredAt = 0;
+    const silent = await fakes.start({});
+    const old = await fakes.start({
+      onLine: (c) => {
+        lastAnsweredAt = performance.now();
+        c.send('ACQUIRED 7');
+        setTimeout(() => c.socket.destroy(), 30);
+      },
+    });
+    const sessions = client({ addresses: [old.address, silent.address], maxPark: 1_000 });
+    const at = await sessions.hold('parked', { lease: 20_000 }, ({ signal }) =>
+      Promise.race([
+        new Promise<number>((resolve) => signal.addEventListener('abort', () => resolve(performance.now()), { once: true })),
+        sleep(3_000).then(() => Number.POSITIVE_INFINITY),
+      ]),
+    );
+    expect(at - lastAnsweredAt).toBeGreaterThan(700);
+    expect(at - lastAnsweredAt).toBeLessThan(1_000);
+  });
+
+  it("assumes the servers' default --max-park, and refuses a maxPark that is not a positive number", () => {
+    expect(DEFAULT_MAX_PARK_MS).toBe(DEFAULT_DETACH_LIMITS.maxMs);
+    for (const maxPark of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => new SessionClient({ maxPark })).toThrow(RangeError);
   });
 
   it('a waiter whose connection drops keeps its place: RESUME, WAITING, then the pushed grant', async () => {

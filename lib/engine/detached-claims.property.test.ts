@@ -2,26 +2,29 @@
 // (kept by keepDetached), clients that come back (RESUME, with the right key or a wrong one),
 // new clients, heartbeats, closes and time. Checked after every step: one holder per lock, grants
 // in FIFO order of the queue as it stood, tokens that only grow, no detached claim alive past its
-// lease, and a failed RESUME that changes nothing.
+// lease, and a failed RESUME that changes nothing. Claims whose connection is reset (detach) wait
+// at most MAX_PARK_MS, and the engine's count of claims between connections stays exact.
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { CarriedClaims } from './carried-claims.ts';
+import { BETWEEN_CONNECTIONS, CarriedClaims } from './carried-claims.ts';
 import type { Claim } from './claim.ts';
 import type { LockEvent } from './events.ts';
 import { engineFixture, Owner } from './testing/engine-fixture.ts';
 
 const LOCKS = ['a', 'b'] as const;
+/** The detach limit's maxMs here: shorter than some leases, longer than others. */
+const MAX_PARK_MS = 250;
 
 type Op =
   | { kind: 'resume'; pick: number; wrongKey: boolean }
   | { kind: 'acquire'; lock: number; leaseMs: number }
-  | { kind: 'touch' | 'end'; pick: number }
+  | { kind: 'touch' | 'end' | 'detach'; pick: number }
   | { kind: 'tick'; ms: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('resume' as const), pick: fc.nat(), wrongKey: fc.boolean() }),
   fc.record({ kind: fc.constant('acquire' as const), lock: fc.nat({ max: 1 }), leaseMs: fc.constantFrom(100, 300) }),
-  fc.record({ kind: fc.constantFrom('touch' as const, 'end' as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constantFrom('touch' as const, 'end' as const, 'detach' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('tick' as const), ms: fc.constantFrom(1, 30, 80, 200) }),
 );
 
@@ -45,6 +48,7 @@ function hashOf(id: number): string {
 
 function run(table: { held: boolean; freed: boolean; remaining: number; waiters: number[] }[], ops: Op[]): void {
   const { engine, clock, tick } = engineFixture({ startCeiling: 1_000n });
+  engine.limitDetached({ maxMs: MAX_PARK_MS, maxClaims: 10_000 });
   let id = 1;
   table.forEach((t, i) => {
     const lock = LOCKS[i] as string;
@@ -163,18 +167,28 @@ function run(table: { held: boolean; freed: boolean; remaining: number; waiters:
         break;
       case 'touch': {
         const c = picked(op.pick);
-        if (c !== undefined && c.owner !== carried) engine.touch(c);
+        // Only a connection touches its claim: none stands behind a claim between connections.
+        if (c !== undefined && c.owner.detached !== true) engine.touch(c);
         break;
       }
       case 'end': {
         const c = picked(op.pick);
-        if (c !== undefined && c.owner !== carried) engine.end(c);
+        if (c !== undefined && c.owner.detached !== true) engine.end(c);
+        break;
+      }
+      case 'detach': {
+        // Its connection was reset: kept between connections (or ended, as a close ends it).
+        const c = picked(op.pick);
+        if (c !== undefined && c.owner.detached !== true && !engine.detach(c, BETWEEN_CONNECTIONS)) engine.end(c);
         break;
       }
       case 'tick':
         tick(op.ms);
         break;
     }
+    const waiting = claims.filter((c) => c.state !== 'ended' && c.owner.awaitingResume === true);
+    expect(engine.detachedCount).toBe(waiting.length);
+    for (const c of waiting) expect(c.expiresAt - clock.now()).toBeLessThanOrEqual(MAX_PARK_MS);
     // No claim between connections outlives its lease.
     for (const c of claims) if (c.owner === carried && c.state !== 'ended') expect(c.expiresAt > clock.now()).toBe(true);
     for (const l of LOCKS) expect(engine.lock(l)?.holder?.id ?? null).toBe(holders.get(l));

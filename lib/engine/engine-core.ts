@@ -19,6 +19,22 @@ export const NEVER = Number.POSITIVE_INFINITY;
  */
 export const MAX_PARKED = 4_096;
 
+/**
+ * How long and how many resumable session claims may wait between connections for their
+ * clients (RESUME). A claim on a connection is bounded by that connection (and the connection
+ * limit); one between connections stands for nobody, so its lease, which a client may set to
+ * centuries, is no bound: 10,000 resets could otherwise leave 10,000 locks held for good.
+ */
+export interface DetachLimits {
+  /** Longest a claim waits for its client from when it lost its connection, whatever its lease (ms). */
+  readonly maxMs: number;
+  /** Claims that may wait at once on this node; past it a claim that loses its connection ends as a close ends it. */
+  readonly maxClaims: number;
+}
+
+/** `baton serve`'s defaults (--max-park 60s, --max-parked 16384: one full --max-connections of sessions fits a failover). */
+export const DEFAULT_DETACH_LIMITS: DetachLimits = Object.freeze({ maxMs: 60_000, maxClaims: 16_384 });
+
 export abstract class EngineCore {
   /** Every lock with a holder or waiters, and up to MAX_PARKED idle ones (parked: `lock.parked`). */
   protected readonly locks = new Map<string, LockState>();
@@ -40,6 +56,11 @@ export abstract class EngineCore {
   /** Resumable claims renewed (or granted) since the last takeRenewals(), while tracked. */
   protected renewals: Claim[] = [];
   protected trackingRenewals = false;
+  protected detachLimits: DetachLimits = DEFAULT_DETACH_LIMITS;
+  /** Live claims whose owner awaits their client's RESUME (owner.awaitingResume): at most detachLimits.maxClaims. */
+  protected detachedNow = 0;
+  /** Claims not kept between connections because detachLimits.maxClaims were waiting already. */
+  protected detachRefusals = 0;
 
   constructor(
     protected readonly clock: Clock,
@@ -91,6 +112,28 @@ export abstract class EngineCore {
   /** Resumable claims (holders and waiters that sent a claim key), live ones only. */
   get resumableCount(): number {
     return this.resumable.size;
+  }
+
+  /** Sets how long and how many claims may wait between connections (claims already waiting keep their deadline). */
+  limitDetached(limits: DetachLimits): void {
+    if (!(limits.maxMs > 0 && limits.maxMs < NEVER) || !(Number.isInteger(limits.maxClaims) && limits.maxClaims >= 0)) {
+      throw new RangeError(`bad detach limits ${limits.maxMs} ms, ${limits.maxClaims} claims`);
+    }
+    this.detachLimits = { maxMs: limits.maxMs, maxClaims: limits.maxClaims };
+  }
+
+  get detachLimit(): DetachLimits {
+    return this.detachLimits;
+  }
+
+  /** Claims between connections waiting for their clients ("reconnecting"). */
+  get detachedCount(): number {
+    return this.detachedNow;
+  }
+
+  /** Claims that lost their connection and were ended rather than kept, the node being full. */
+  get detachRefusedCount(): number {
+    return this.detachRefusals;
   }
 
   /** Every live resumable claim. */
@@ -206,8 +249,33 @@ export abstract class EngineCore {
     }
   }
 
+  /**
+   * Room for one more claim between connections. False counts a refusal: the caller ends the
+   * claim (or leaves it to be ended) instead of keeping it.
+   */
+  protected roomToDetach(): boolean {
+    if (this.detachedNow < this.detachLimits.maxClaims) return true;
+    this.detachRefusals++;
+    return false;
+  }
+
+  /** A claim now waits for its client: counted, and kept at most detachLimits.maxMs from `now`. */
+  protected fileDetached(claim: Claim, now: number): void {
+    this.detachedNow++;
+    const until = now + this.detachLimits.maxMs;
+    if (!(claim.expiresAt > until)) return;
+    claim.expiresAt = until;
+    if (claim.heapIndex >= 0 && claim.due > until) {
+      claim.due = until;
+      this.heap.update(claim);
+    }
+    // The standbys learn the shorter lease with the next renewals, and keep no more of it at a crash.
+    this.noteRenewal(claim);
+  }
+
   protected endHolder(lock: LockState, holder: Claim, endedAt: number, cause: HandoverCause): void {
     if (holder.keyHash !== null) this.resumable.delete(holder.id);
+    if (holder.owner.awaitingResume === true) this.detachedNow--;
     holder.state = 'ended';
     this.heap.remove(holder);
     lock.holder = null;
@@ -220,6 +288,8 @@ export abstract class EngineCore {
   protected leaveQueue(claim: Claim, dropIdleLock = true): void {
     const lock = claim.lock;
     if (claim.keyHash !== null) this.resumable.delete(claim.id);
+    // A waiter granted from the queue leaves it here and is counted again by the grant.
+    if (claim.owner.awaitingResume === true) this.detachedNow--;
     lock.unlink(claim);
     this.queued--;
     this.heap.remove(claim);

@@ -18,6 +18,7 @@ import { GrantGate } from './grant-gate.ts';
 import { TokensUnavailable } from './token-contract.ts';
 
 export { DETACHED_OWNER, type ReplicaGrant, type ReplicaWaiter } from './replica-ops.ts';
+export { DEFAULT_DETACH_LIMITS, type DetachLimits } from './engine-core.ts';
 
 export type ForceReleaseResult = { ok: true; token: bigint; claim: Claim } | { ok: false; reason: 'not-held' | 'stale-token'; holderToken: bigint | null };
 
@@ -136,12 +137,19 @@ export class LockEngine extends GrantGate {
 
   /**
    * A resumable claim's connection is gone without its client closing it: the claim stays, held
-   * or queued, owned by `owner` (a detached owner), until RESUME takes it up or its lease ends.
+   * or queued, owned by `owner` (a detached owner), until RESUME takes it up or its lease ends,
+   * which is then at most the detach limit's maxMs away (limitDetached). False, and nothing
+   * changes, when it cannot stay: not resumable, ended, or maxClaims already waiting (counted);
+   * the caller then ends it as a close would.
    */
-  detach(claim: Claim, owner: ClaimOwner): void {
-    if (claim.keyHash === null || claim.state === 'ended' || owner.detached !== true) return;
+  detach(claim: Claim, owner: ClaimOwner): boolean {
+    if (claim.keyHash === null || claim.state === 'ended' || owner.detached !== true) return false;
+    if (owner.awaitingResume === true && !this.roomToDetach()) return false;
+    const now = this.clock.now();
     claim.owner = owner;
-    if (this.listeners.length > 0) this.emit({ type: 'detach', at: this.clock.now(), lock: claim.lock.name, claimId: claim.id, protocol: claim.protocol });
+    if (owner.awaitingResume === true) this.fileDetached(claim, now);
+    if (this.listeners.length > 0) this.emit({ type: 'detach', at: now, lock: claim.lock.name, claimId: claim.id, protocol: claim.protocol });
+    return true;
   }
 
   /**
@@ -167,6 +175,7 @@ export class LockEngine extends GrantGate {
       return null;
     }
     const was = claim.owner;
+    if (was.awaitingResume === true) this.detachedNow--;
     claim.owner = owner;
     claim.expiresAt = now + claim.leaseMs;
     this.noteRenewal(claim);
@@ -269,6 +278,8 @@ export class LockEngine extends GrantGate {
     }
     lock.holder = claim;
     this.held++;
+    // A waiter between connections that reaches the lock still waits for its client (leaveQueue uncounted it).
+    if (claim.owner.awaitingResume === true) this.detachedNow++;
     claim.due = claim.expiresAt;
     this.heap.update(claim);
     if (this.listeners.length > 0) {

@@ -202,18 +202,25 @@ export abstract class ReplicaOps extends EngineCore {
   /**
    * At a promotion: the replicated resumable session claims (holders and waiters) stay, now
    * owned by `owner` (a detached owner that counts how they end), each with the lease it had
-   * when this node last heard of it renewed. Waiters are filed in the heap so that an unclaimed
+   * when this node last heard of it renewed, but at most the detach limits' maxMs from now and
+   * at most maxClaims of them (limitDetached). Waiters are filed in the heap so that an unclaimed
    * one leaves the queue at its lease end like a silent session. Returns how many were kept.
    */
   keepDetached(owner: ClaimOwner): number {
     let kept = 0;
+    const now = this.clock.now();
     for (const claim of this.resumable.values()) {
       if (claim.owner !== DETACHED_OWNER || claim.state === 'ended') continue;
+      // This node's own detach limits, as for a reset on it: a failover bypasses neither. Past
+      // maxClaims (oldest claims first) the rest stay DETACHED_OWNER's, and the caller ends them.
+      if (owner.awaitingResume === true && !this.roomToDetach()) continue;
       claim.owner = owner;
       kept++;
+      if (owner.awaitingResume === true) this.fileDetached(claim, now);
       if (claim.state === 'waiting') {
         claim.due = Math.min(claim.waitDeadline, claim.expiresAt);
         if (claim.heapIndex < 0) this.heap.push(claim);
+        else this.heap.update(claim);
       }
       // Readers (the dashboard) show it as waiting for its client from now on.
       if (this.listeners.length > 0) this.emit({ type: 'detach', at: this.clock.now(), lock: claim.lock.name, claimId: claim.id, protocol: claim.protocol });
@@ -245,6 +252,7 @@ export abstract class ReplicaOps extends EngineCore {
     this.unfileAll();
     this.resumable.clear();
     this.renewals = [];
+    this.detachedNow = 0;
     this.held = 0;
     this.queued = 0;
     if (listening) this.emit({ type: 'reset', at: now, ended });

@@ -82,6 +82,16 @@ export function peerTimeoutOption(text: string): number {
   return ms;
 }
 
+/** `--max-park`'s bound: a day. Longer would be no cap at all for a claim nobody stands behind. */
+export const MAX_PARK_LIMIT_MS = 86_400_000;
+
+/** `--max-park`: how long a claim between connections may wait for its client, from 1ms to 24h. */
+export function maxParkOption(text: string): number {
+  const ms = positiveDurationOption(text);
+  if (ms > MAX_PARK_LIMIT_MS) throw new InvalidArgumentError('must be at most 24h: a claim between connections stands for no client.');
+  return ms;
+}
+
 /** `--client-name`: an identity by the rule of lib/protocol/client-name.ts. */
 export function clientNameOption(text: string): string {
   if (!isValidClientName(text)) {

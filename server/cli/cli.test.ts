@@ -231,6 +231,19 @@ describe('baton serve', () => {
     expect(started.stderr).toMatch(/--lock-port.*'99999' is invalid/);
   });
 
+  it.each([
+    ['--max-park', '0', /--max-park <duration>' argument '0' is invalid\. must be greater than zero\./],
+    ['--max-park', '31700y', /--max-park <duration>' argument '31700y' is invalid\. expected a duration/],
+    ['--max-park', '48h', /--max-park <duration>' argument '48h' is invalid\. must be at most 24h/],
+    ['--max-parked', '0', /--max-parked <n>' argument '0' is invalid\. expected a whole number >= 1\./],
+    ['--max-parked', 'lots', /--max-parked <n>' argument 'lots' is invalid/],
+  ])('refuses %s %s with a message and exit code 2', async (flag, value, message) => {
+    const started = baton('serve', '--no-console', flag, value);
+    expect(await started.done()).toEqual({ code: 2, signal: null });
+    expect(started.stderr).toMatch(message);
+    expect(started.stdout).toBe('');
+  });
+
   it('refuses a short admin token with exit code 2 without printing the token', async () => {
     const started = baton('serve', '--no-console', '--admin-token', 'short-secret');
     expect(await started.done()).toEqual({ code: 2, signal: null });
@@ -344,8 +357,10 @@ describe('baton run', () => {
     const badLease = baton('run', 'run/flags', '--lease', 'abc', '--', 'true');
     const noCommand = baton('run', 'run/flags', '--addr', addr);
     const badAddr = baton('run', 'run/flags', '--addr', 'nowhere', '--', 'true');
-    const exits = await Promise.all([badLease.done(), noCommand.done(), badAddr.done()]);
-    expect(exits.map((exit) => exit.code)).toEqual([2, 2, 2]);
+    const badPark = baton('run', 'run/flags', '--max-park', '0', '--', 'true');
+    const exits = await Promise.all([badLease.done(), noCommand.done(), badAddr.done(), badPark.done()]);
+    expect(exits.map((exit) => exit.code)).toEqual([2, 2, 2, 2]);
+    expect(badPark.stderr).toMatch(/--max-park.*'0' is invalid\. must be greater than zero/);
     expect(badLease.stderr).toMatch(/--lease.*'abc' is invalid/);
     expect(noCommand.stderr).toMatch(/missing required argument 'command'/);
     expect(badAddr.stderr).toMatch(/--addr.*'nowhere' is invalid/);
@@ -360,6 +375,29 @@ describe('baton run losing its lock', () => {
     server.baton.child.kill('SIGKILL');
     expect(await run.done(5_000)).toEqual({ code: 143, signal: null });
     expect(run.stderr).toMatch(/^baton: lost lock run\/lost: /);
+  });
+
+  it('with --max-park stops the command by 0.8 x --max-park, not 0.8 x a long lease, when the server dies under it', async () => {
+    const server = await serve(await tempDir());
+    const run = baton(
+      'run',
+      'run/parked',
+      '--addr',
+      `127.0.0.1:${server.sessionPort}`,
+      '--lease',
+      '20s',
+      '--max-park',
+      '1s',
+      '--',
+      'sh',
+      '-c',
+      'echo holding; exec sleep 30',
+    );
+    await eventually(() => run.stdout.includes('holding') || run.exit !== undefined, 5_000, 'the command to start');
+    server.baton.child.kill('SIGKILL');
+    // Within 5 s: by the lease alone it would run on for 16 s (0.8 x 20 s) with no server keeping its claim.
+    expect(await run.done(5_000)).toEqual({ code: 143, signal: null });
+    expect(run.stderr).toMatch(/^baton: lost lock run\/parked: .*--max-park/);
   });
 
   it('never reports success after the lock was lost, even when the command exits 0 on SIGTERM', async () => {

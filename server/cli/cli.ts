@@ -2,7 +2,16 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_USAGE } from '../../lib/errors.ts';
 import { DEFAULT_OPTIONS } from '../daemon/daemon.ts';
-import { addressOption, countOption, durationOption, peerTimeoutOption, portOption, positiveDurationOption, tokenFloorOption } from './cli-options.ts';
+import {
+  addressOption,
+  countOption,
+  durationOption,
+  maxParkOption,
+  peerTimeoutOption,
+  portOption,
+  positiveDurationOption,
+  tokenFloorOption,
+} from './cli-options.ts';
 import { serve } from './serve-command.ts';
 import { registerRunCommand } from './run-command.ts';
 
@@ -35,6 +44,17 @@ program
   .option('--drain <duration>', 'how long health and metrics stay up after the lock ports close', durationOption, DEFAULT_OPTIONS.drainMs)
   .option('--max-connections <n>', 'connections per protocol; the rest are refused with an error', countOption, DEFAULT_OPTIONS.maxConnections)
   .option('--max-backlog <n>', 'requests that may wait at once on one keyed connection', countOption, DEFAULT_OPTIONS.maxBacklog)
+  .addOption(
+    new Option('--max-park <duration>', 'longest a resumable session claim whose connection was reset waits for its client to RESUME it, whatever its lease')
+      .argParser(maxParkOption)
+      .default(DEFAULT_OPTIONS.maxParkMs, '60s'),
+  )
+  .option(
+    '--max-parked <n>',
+    'resumable session claims that may wait for their clients at once; past it a reset connection releases its claim as a close does',
+    countOption,
+    DEFAULT_OPTIONS.maxParked,
+  )
   .addOption(
     new Option('--log-level <level>', 'log level (logs go to stderr)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   )

@@ -11,7 +11,7 @@ import { ERRORS, EXIT_USAGE } from '../../lib/errors.ts';
 import type { ErrorName } from '../../lib/errors.ts';
 import { formatDuration } from '../../lib/duration.ts';
 import { toClientName } from '../../lib/protocol/client-name.ts';
-import { addressListOption, clientNameOption, durationOption, positiveDurationOption } from './cli-options.ts';
+import { addressListOption, clientNameOption, durationOption, maxParkOption, positiveDurationOption } from './cli-options.ts';
 import type { Address } from './cli-options.ts';
 
 /** EX_UNAVAILABLE (sysexits.h): no Baton server could be reached. */
@@ -37,6 +37,8 @@ interface RunFlags {
   wait: number;
   addr: Address[];
   grace: number;
+  /** The servers' --max-park (ms): how long they keep our claim between connections. */
+  maxPark: number;
   clientName?: string;
 }
 
@@ -65,6 +67,14 @@ export function registerRunCommand(program: Command): void {
       new Option('--grace <duration>', 'after the lock is lost, how long the command has to exit after SIGTERM before SIGKILL')
         .argParser(durationOption)
         .default(10_000, '10s'),
+    )
+    .addOption(
+      new Option(
+        '--max-park <duration>',
+        "the servers' --max-park: when the connection is lost, the command is stopped by 0.8 x the shorter of it and the lease unless a server takes the claim up again",
+      )
+        .argParser(maxParkOption)
+        .default(60_000, '60s'),
     )
     .addOption(
       new Option('--client-name <identity>', 'who holds the lock, as operators see it (default: baton run <command> @<host> pid <pid>)').argParser(
@@ -102,6 +112,7 @@ async function runUnderLock(name: string, command: string[], flags: RunFlags): P
     addresses: flags.addr,
     reconnectFor: Math.min(UNREACHABLE_AFTER_MS, waitMs / 2),
     clientName: flags.clientName ?? runClientName(command),
+    maxPark: flags.maxPark,
   });
   const deadline = performance.now() + waitMs;
   let lease: SessionLease;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPTIONS } from '../daemon/daemon.ts';
-import { peerTimeoutOption } from './cli-options.ts';
+import { maxParkOption, peerTimeoutOption } from './cli-options.ts';
 import { type ServeFlags, serveOptions } from './serve-command.ts';
 
 describe('serveOptions', () => {
@@ -20,6 +20,8 @@ describe('serveOptions', () => {
     drain: DEFAULT_OPTIONS.drainMs,
     maxConnections: DEFAULT_OPTIONS.maxConnections,
     maxBacklog: DEFAULT_OPTIONS.maxBacklog,
+    maxPark: DEFAULT_OPTIONS.maxParkMs,
+    maxParked: DEFAULT_OPTIONS.maxParked,
     console: false,
     logLevel: 'info',
     peerTimeout: 1_000,
@@ -50,6 +52,8 @@ describe('serveOptions', () => {
         drainMs: 2_000,
         maxConnections: 16_384,
         maxBacklog: 10_000,
+        maxParkMs: 60_000,
+        maxParked: 16_384,
         console: 'probes',
         consoleDev: false,
         nodeId: 'local',
@@ -105,6 +109,22 @@ describe('serveOptions', () => {
       key === 'adminToken' ? 'env' : key === 'config' || key === 'node' ? 'cli' : 'default',
     );
     expect(prepared).toMatchObject({ ok: true, options: { adminToken: TOKEN, nodeId: 'a' } });
+  });
+
+  it('hands --max-park and --max-parked to the daemon, on a cluster node as on a single one', async () => {
+    expect(await prepare({ maxPark: 5_000, maxParked: 50 })).toMatchObject({ ok: true, options: { maxParkMs: 5_000, maxParked: 50 } });
+    expect(await prepare({ config: file, node: 'a', adminToken: TOKEN, maxPark: 5_000, maxParked: 50 })).toMatchObject({
+      ok: true,
+      options: { maxParkMs: 5_000, maxParked: 50, nodeId: 'a' },
+    });
+  });
+
+  it('needs a --max-park above zero and at most 24h', () => {
+    expect(maxParkOption('250ms')).toBe(250);
+    expect(maxParkOption('24h')).toBe(86_400_000);
+    expect(() => maxParkOption('0')).toThrow('must be greater than zero.');
+    expect(() => maxParkOption('25h')).toThrow('must be at most 24h');
+    expect(() => maxParkOption('forever')).toThrow('expected a duration such as 250ms, 5s or 2m.');
   });
 
   it('needs a --peer-timeout of at least 100ms', () => {

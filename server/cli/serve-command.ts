@@ -21,6 +21,8 @@ export interface ServeFlags {
   drain: number;
   maxConnections: number;
   maxBacklog: number;
+  maxPark: number;
+  maxParked: number;
   adminToken?: string;
   readToken?: string;
   /** commander's --no-console: false turns the console off. */
@@ -76,6 +78,8 @@ export async function serveOptions(flags: ServeFlags, sourceOf: FlagSource): Pro
     drainMs: flags.drain,
     maxConnections: flags.maxConnections,
     maxBacklog: flags.maxBacklog,
+    maxParkMs: flags.maxPark,
+    maxParked: flags.maxParked,
     console: flags.console ? 'next' : 'probes',
     consoleDev: flags.consoleDev === true,
     nodeId: 'local',

@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
-import { LockEngine } from '../../lib/engine/lock-engine.ts';
+import { DEFAULT_DETACH_LIMITS, LockEngine } from '../../lib/engine/lock-engine.ts';
 import { BlockTokenSource, type CeilingStore, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
 import { FileCeilingStore } from '../../lib/tokens/file-ceiling-store.ts';
 import { clusterSlot, SINGLE_SLOT } from '../../lib/tokens/token-slots.ts';
@@ -48,6 +48,10 @@ export interface DaemonOptions {
   maxConnections: number;
   /** Requests that may wait at once on one keyed connection. */
   maxBacklog: number;
+  /** `--max-park`: longest a resumable session claim waits between connections for its client's RESUME, whatever its lease. */
+  maxParkMs: number;
+  /** `--max-parked`: resumable claims that may wait between connections at once; past it a reset ends a claim as a close does. */
+  maxParked: number;
   /**
    * What the HTTP port serves: 'next' is the operator console (dashboard and ops API, a
    * custom Next.js server; needs a production build, or `consoleDev`); 'probes' the probes,
@@ -92,6 +96,8 @@ export const DEFAULT_OPTIONS: DaemonOptions = {
   drainMs: 2_000,
   maxConnections: 16_384,
   maxBacklog: 10_000,
+  maxParkMs: DEFAULT_DETACH_LIMITS.maxMs,
+  maxParked: DEFAULT_DETACH_LIMITS.maxClaims,
   console: 'probes',
   consoleDev: false,
   nodeId: 'local',
@@ -171,6 +177,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     },
   );
   const engine = new LockEngine(clock, tokens);
+  // Applied here and, in a cluster, by this node's promotion too (keepDetached): each node its own.
+  engine.limitDetached({ maxMs: opts.maxParkMs, maxClaims: opts.maxParked });
   const driver = new EngineDriver(engine, clock);
   // Grants refused for want of a token (disk full, I/O error) are retried here, outside the
   // engine, once a second: granting resumes by itself when the disk does. Logged on each change.

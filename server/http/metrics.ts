@@ -214,6 +214,24 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
       },
     });
   }
+  // Resumable session claims whose connection is gone (the dashboard's "reconnecting"): bounded by --max-parked.
+  new Gauge({
+    name: 'baton_claims_between_connections',
+    help: 'Resumable session claims kept for their clients to RESUME, with no connection behind them (at most --max-parked, each at most --max-park)',
+    registers: [registry],
+    collect() {
+      this.set(engine.detachedCount);
+    },
+  });
+  new Counter({
+    name: 'baton_claims_not_kept_total',
+    help: 'Resumable session claims ended when their connection was lost (as a close ends them) because --max-parked claims were waiting already',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(engine.detachRefusedCount);
+    },
+  });
   new Gauge({
     name: 'baton_token_high_water',
     help: 'Largest fencing token issued (as a float; exact value in /api)',

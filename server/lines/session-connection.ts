@@ -187,10 +187,12 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
     // A resumable claim whose connection was reset under it (an RST or any transport error,
     // not the client closing) stays for its client to RESUME (its lease still runs): the client
     // cannot tell a reset from its node dying, and goes on working until its 0.8 x lease. A FIN,
-    // the client's close, releases at once as always.
+    // the client's close, releases at once as always. It waits at most --max-park, and only while
+    // fewer than --max-parked wait: past that it ends here as on a close (its RESUME gets 0x09).
     if (this.reset && this.resumable && this.claim !== null) {
-      this.engine.detach(this.claim, BETWEEN_CONNECTIONS);
+      const claim = this.claim;
       this.claim = null;
+      if (!this.engine.detach(claim, BETWEEN_CONNECTIONS)) this.engine.end(claim);
       return;
     }
     // engine.end ignores a claim that has already ended, so this may run any number of times.
