@@ -295,6 +295,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       instanceId,
       eventStreams: () => ops.hub.subscriberCount,
       cluster: () => ops.cluster.view(),
+      audit: () => ops.audit.health(),
     });
     const facade = createOpsFacade({
       instanceId,
