@@ -169,8 +169,8 @@ export class AuditLog implements AuditFacade {
     this.pendingBytes += Buffer.byteLength(line);
     // The oldest that are not being written right now go first (the write in flight takes the first `inFlight`).
     while (this.pendingBytes > AUDIT_PENDING_BYTES && this.pending.length > this.inFlight + 1) {
-      const [line = ''] = this.pending.splice(this.inFlight, 1);
-      this.pendingBytes -= Buffer.byteLength(line);
+      const [oldest = ''] = this.pending.splice(this.inFlight, 1);
+      this.pendingBytes -= Buffer.byteLength(oldest);
       this.dropped++;
     }
     // While a retry is set, the file is failing: the retry writes this line with the rest.
