@@ -1,6 +1,7 @@
 // Calls to the ops API (same origin; the session cookie rides along). Every failure becomes an
 // ApiRequestError carrying the server's `{error:{code,message}}`, so the UI shows its message.
 import type { ApiError, AuditEntry, AuthView, HistoryRange, LockDetail, LockHistory, StatsHistory } from '@/lib/ops-api/api-types.ts';
+import { type ClientMatchView, clientHeldQuery } from '@/lib/dashboard/client-match.ts';
 import type { ClientHeldView, ClientReleaseResult } from '@/lib/ops-api/client-release-types.ts';
 
 export class ApiRequestError extends Error {
@@ -80,10 +81,11 @@ export const opsApi = {
   /** Every node that yielded the active role may take it back by priority again. */
   restore: () => request<unknown>('POST', '/api/v1/cluster/restore', {}),
   audit: (limit: number) => request<{ entries: AuditEntry[] }>('GET', `/api/v1/audit?limit=${limit}`),
-  /** The locks one client holds, by its identity or address (exact). */
-  clientHeld: (client: string) => request<ClientHeldView>('GET', `/api/v1/clients/held?client=${encodeURIComponent(client)}`),
+  /** The locks one client holds, by its identity or by its address (exact; never one for the other). */
+  clientHeld: (match: ClientMatchView) => request<ClientHeldView>('GET', `/api/v1/clients/held?${clientHeldQuery(match)}`),
   /** Releases those of `tokens` the client still holds; the rest come back as stale. */
-  releaseClient: (client: string, tokens: string[]) => request<ClientReleaseResult>('POST', '/api/v1/clients/force-release', { client, tokens }),
+  releaseClient: (match: ClientMatchView, tokens: string[]) =>
+    request<ClientReleaseResult>('POST', '/api/v1/clients/force-release', { [match.by]: match.value, tokens }),
 };
 
 /** TanStack retry policy: a 4xx answer will not change by asking again. */

@@ -1,21 +1,22 @@
 // The bulk release by client as an admin action: one useMutation under the shared action key,
 // so its result lands in the one aria-live status region like every other action.
 import { useMutation } from '@tanstack/react-query';
+import { type ClientMatchView, clientMatchText } from '@/lib/dashboard/client-match.ts';
 import { opsApi } from './api-client.ts';
 import { ACTION_KEY, useOnActionError } from './mutations.ts';
 
 export interface ReleaseClientVariables {
   pendingText: string;
-  /** The identity or address the locks were listed by. */
-  client: string;
+  /** The identity, or the address, the locks were listed by (and which of the two). */
+  client: ClientMatchView;
   /** Each listed lock's token: only these grants are released. */
   tokens: string[];
 }
 
-/** "Released 300 locks held by worker-7 (0 stale: changed hands since the list)." */
-export function releaseClientText(client: string, released: number, stale: number): string {
+/** "Released 300 locks held by identity worker-7; 0 stale (no longer held by it, left alone)." */
+export function releaseClientText(client: ClientMatchView, released: number, stale: number): string {
   const locks = released === 1 ? '1 lock' : `${released} locks`;
-  return `Released ${locks} held by ${client}; ${stale} stale (no longer held by it, left alone).`;
+  return `Released ${locks} held by ${clientMatchText(client)}; ${stale} stale (no longer held by it, left alone).`;
 }
 
 export function useReleaseClient() {

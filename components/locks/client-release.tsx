@@ -1,4 +1,5 @@
 import { useRef, useState } from 'react';
+import { clientMatchKindText, clientMatchText, holderMatch } from '@/lib/dashboard/client-match.ts';
 import type { HolderView } from '@/lib/ops-api/api-types.ts';
 import type { ClientHeldView } from '@/lib/ops-api/client-release-types.ts';
 import { opsApi } from '../data/api-client.ts';
@@ -10,12 +11,12 @@ import { LockName } from './lock-name.tsx';
 
 /**
  * The stuck-client case: "Release all held by this client" lists every lock the holder's client
- * holds (by its identity, or its address when it gave none), asks once with that whole list,
- * and releases exactly those grants: each token is sent back, so a lock that changed hands
- * meanwhile is left alone and counted as stale in the result.
+ * holds (by its identity, or by its address when it gave none: the dialog says which), asks once
+ * with that whole list, and releases exactly those grants: each token is sent back, so a lock
+ * that changed hands meanwhile is left alone and counted as stale in the result.
  */
 export function ReleaseClientAction({ holder }: { holder: HolderView }) {
-  const client = holder.clientName ?? holder.client;
+  const client = holderMatch(holder);
   const [list, setList] = useState<ClientHeldView | null>(null);
   const [loading, setLoading] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
@@ -56,7 +57,8 @@ export function ReleaseClientAction({ holder }: { holder: HolderView }) {
           list={list}
           onCancel={close}
           onConfirm={() => {
-            release.mutate({ client, tokens: list.held.map((h) => h.token), pendingText: `Releasing ${list.held.length} locks held by ${client}…` });
+            const pendingText = `Releasing ${list.held.length} locks held by ${clientMatchText(client)}…`;
+            release.mutate({ client, tokens: list.held.map((h) => h.token), pendingText });
             close();
           }}
         />
@@ -72,6 +74,9 @@ function ReleaseClientDialog({ list, onConfirm, onCancel }: { list: ClientHeldVi
       title={
         <>
           Release {count === 1 ? '1 lock' : `${count} locks`} held by{' '}
+          <span data-testid="release-client-kind" data-kind={list.by}>
+            {clientMatchKindText(list.by)}
+          </span>{' '}
           <span className="font-mono break-all">
             <ClientName name={list.client} />
           </span>
@@ -84,7 +89,12 @@ function ReleaseClientDialog({ list, onConfirm, onCancel }: { list: ClientHeldVi
       onConfirm={onConfirm}
       onCancel={onCancel}
     >
-      <p>Each lock below is force-released with the token shown and handed to its next waiter; each release is audited.</p>
+      <p>
+        {list.by === 'identity'
+          ? 'Matched by the identity the client gave (any address), not by an address.'
+          : 'Matched by the client address (any identity), not by an identity.'}{' '}
+        Each lock below is force-released with the token shown and handed to its next waiter; the release is audited.
+      </p>
       {/* Focusable: a scrollable list must be reachable by keyboard to be scrolled (axe scrollable-region-focusable). */}
       <div
         tabIndex={0}

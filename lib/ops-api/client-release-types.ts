@@ -2,6 +2,14 @@
 // /api/v1/clients/force-release), beside api-types.ts, shared by the server and the dashboard.
 import type { Protocol } from './api-types.ts';
 
+/**
+ * How a bulk release names its client: by the identity it gave (keyed `I`, session `CLIENT`),
+ * or by its address, never one for the other. A client chooses its identity, and may choose one
+ * that reads as another client's address: a match by either would take that client's locks too.
+ */
+export const CLIENT_MATCH_KINDS = ['identity', 'address'] as const;
+export type ClientMatchKind = (typeof CLIENT_MATCH_KINDS)[number];
+
 /** One lock held by the client a `GET /api/v1/clients/held` names. */
 export interface ClientHeldLock {
   name: string;
@@ -15,9 +23,11 @@ export interface ClientHeldLock {
   leaseRemainingMs: number;
 }
 
-/** `GET /api/v1/clients/held?client=`: the locks whose holder's identity or address is exactly `client`, in name order. */
+/** `GET /api/v1/clients/held?identity=` (or `?address=`): the locks whose holder's identity (or address) is exactly `client`, in name order. */
 export interface ClientHeldView {
   asOf: number;
+  /** Which of the holder's two names `client` was matched against. */
+  by: ClientMatchKind;
   client: string;
   held: ClientHeldLock[];
   /** More locks matched than the 10,000 listed (release these, then ask again). */

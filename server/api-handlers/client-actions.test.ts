@@ -7,13 +7,13 @@ import { MAX_RELEASE_BODY_BYTES, getClientHeld, releaseClient } from './client-a
 import { forceRelease, kickWaiter } from './lock-actions.ts';
 
 const WORKER = 'worker-7@host-3 pid 4121';
-const held = (t: Awaited<ReturnType<typeof testFacade>>, client: string, headers: Record<string, string> = {}) =>
-  getClientHeld(apiRequest(`/api/v1/clients/held?client=${encodeURIComponent(client)}`, { headers }), t.daemon);
+const held = (t: Awaited<ReturnType<typeof testFacade>>, client: string, headers: Record<string, string> = {}, by: 'identity' | 'address' = 'identity') =>
+  getClientHeld(apiRequest(`/api/v1/clients/held?${by}=${encodeURIComponent(client)}`, { headers }), t.daemon);
 const release = (t: Awaited<ReturnType<typeof testFacade>>, body: string, headers: Record<string, string> = asAdmin) =>
   releaseClient(apiRequest('/api/v1/clients/force-release', { method: 'POST', headers, body }), t.daemon);
 
 describe('GET /api/v1/clients/held', () => {
-  it('lists, in name order, the locks held by the client of that identity or that address, not its waits', async () => {
+  it('lists, in name order, the locks held by the client of that identity, or of that address, not its waits', async () => {
     const t = await testFacade();
     const b = t.holdAs('b', '127.0.0.1:6001', WORKER);
     const a = t.holdAs('a', '127.0.0.1:6002', WORKER);
@@ -25,6 +25,7 @@ describe('GET /api/v1/clients/held', () => {
     const view = (await res.json()) as ClientHeldView;
     expect(view).toEqual({
       asOf: expect.any(Number),
+      by: 'identity',
       client: WORKER,
       truncated: false,
       held: [
@@ -32,17 +33,28 @@ describe('GET /api/v1/clients/held', () => {
         { name: 'b', token: b.token.toString(), protocol: 'keyed', client: '127.0.0.1:6001', clientName: WORKER, heldForMs: 0, leaseRemainingMs: 30_000 },
       ],
     });
-    const byAddress = (await (await held(t, '127.0.0.1:6001')).json()) as ClientHeldView;
-    expect(byAddress.held.map((h) => h.name)).toEqual(['b', 'mine-by-address']);
+    const byAddress = (await (await held(t, '127.0.0.1:6001', {}, 'address')).json()) as ClientHeldView;
+    expect([byAddress.by, byAddress.held.map((h) => h.name)]).toEqual(['address', ['b', 'mine-by-address']]);
   });
 
-  it('answers 422 invalid-input for a missing, empty, too long or control-character client, and for other fields', async () => {
+  it('answers 422 invalid-input for a missing, empty, too long or control-character client, for both kinds at once, and for other fields', async () => {
     const t = await testFacade();
-    for (const query of ['', '?client=', `?client=${'x'.repeat(129)}`, '?client=a%09b', '?client=a&extra=1']) {
+    const queries = ['', '?identity=', `?identity=${'x'.repeat(129)}`, '?address=a%09b', '?identity=a&extra=1', '?identity=a&address=b'];
+    for (const query of queries) {
       const res = getClientHeld(apiRequest(`/api/v1/clients/held${query}`), t.daemon);
       expect([query, res.status]).toEqual([query, 422]);
       expect(await res.json()).toMatchObject({ error: { code: 'invalid-input' } });
     }
+  });
+
+  it('refuses the old ?client=, which matched an identity or an address alike, saying what to send instead', async () => {
+    const t = await testFacade();
+    t.holdAs('a', '127.0.0.1:6001', WORKER);
+    const res = getClientHeld(apiRequest(`/api/v1/clients/held?client=${encodeURIComponent(WORKER)}`), t.daemon);
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({
+      error: { code: 'invalid-input', message: expect.stringMatching(/client: no longer taken .*`identity` or by `address`/) },
+    });
   });
 
   it('lists at most 10,000 locks and says when more matched', async () => {
@@ -71,7 +83,7 @@ describe('POST /api/v1/clients/force-release', () => {
     const newer = t.holdAs('gone', '127.0.0.1:7001', null); // same lock, new holder, other client
     const foreign = t.holdAs('foreign', '127.0.0.1:7002', 'not the worker');
     const tokens = [a.token, b.token, gone.token, newer.token, foreign.token].map(String);
-    const res = await release(t, JSON.stringify({ client: WORKER, tokens }));
+    const res = await release(t, JSON.stringify({ identity: WORKER, tokens }));
     expect(res.status).toBe(200);
     const body = (await res.json()) as ClientReleaseResult;
     expect(body.released).toEqual([
@@ -91,61 +103,90 @@ describe('POST /api/v1/clients/force-release', () => {
     const t = await testFacade();
     const a = t.holdAs('a', '127.0.0.1:6001', WORKER);
     const b = t.holdAs('b', '127.0.0.1:6001', WORKER);
-    await release(t, JSON.stringify({ client: WORKER, tokens: [a.token.toString(), Number(b.token), '999'] }));
+    await release(t, JSON.stringify({ identity: WORKER, tokens: [a.token.toString(), Number(b.token), '999'] }));
     expect(t.audit.recent(10).map((e) => [e.who, e.action, e.target, e.result, e.detail])).toEqual([
-      ['bearer:admin', 'release-client', `client ${WORKER}`, 'ok', `client ${WORKER}: released 2, stale 1`],
-      ['bearer:admin', 'force-release', 'a', 'ok', `bulk by client ${WORKER}: token ${a.token} held by ${WORKER} (127.0.0.1:6001, keyed)`],
-      ['bearer:admin', 'force-release', 'b', 'ok', `bulk by client ${WORKER}: token ${b.token} held by ${WORKER} (127.0.0.1:6001, keyed)`],
+      ['bearer:admin', 'release-client', `identity ${WORKER}`, 'ok', `identity ${WORKER}: released 2, stale 1`],
+      ['bearer:admin', 'force-release', 'a', 'ok', `bulk by identity ${WORKER}: token ${a.token} held by ${WORKER} (127.0.0.1:6001, keyed)`],
+      ['bearer:admin', 'force-release', 'b', 'ok', `bulk by identity ${WORKER}: token ${b.token} held by ${WORKER} (127.0.0.1:6001, keyed)`],
     ]);
   });
 
-  it('matches the client by address too', async () => {
+  it('matches the client by address when the body says address', async () => {
     const t = await testFacade();
     const a = t.holdAs('a', '127.0.0.1:6001', null);
-    const body = (await (await release(t, JSON.stringify({ client: '127.0.0.1:6001', tokens: [a.token.toString()] }))).json()) as ClientReleaseResult;
+    const body = (await (await release(t, JSON.stringify({ address: '127.0.0.1:6001', tokens: [a.token.toString()] }))).json()) as ClientReleaseResult;
     expect(body).toEqual({ released: [{ name: 'a', token: a.token.toString() }], stale: [] });
+    expect(t.audit.recent(1).map((e) => e.detail)).toEqual([`bulk by address 127.0.0.1:6001: token ${a.token} held by 127.0.0.1:6001 (keyed)`]);
   });
 
   it('needs the admin token: 401 without credentials, 403 for the read token, and nothing changes', async () => {
     const t = await testFacade({ readToken: 'read-token-for-tests' });
     const a = t.holdAs('a', '127.0.0.1:6001', WORKER);
-    const body = JSON.stringify({ client: WORKER, tokens: [a.token.toString()] });
+    const body = JSON.stringify({ identity: WORKER, tokens: [a.token.toString()] });
     expect((await release(t, body, {})).status).toBe(401);
     expect((await release(t, body, asReader)).status).toBe(403);
     expect(a.state).toBe('holding');
   });
 
-  it('answers 422 for a bad client, no tokens, a bad token, an unknown field or over 10,000 tokens; 400 for non-JSON', async () => {
+  it('answers 422 for a bad client, both kinds or the old `client`, no tokens, a bad token, an unknown field or over 10,000 tokens; 400 for non-JSON', async () => {
     const t = await testFacade();
     const a = t.holdAs('a', '127.0.0.1:6001', WORKER);
     const tooMany = Array.from({ length: 10_001 }, (_, i) => String(i + 1));
     const bodies = [
-      { client: ' lead', tokens: ['1'] },
-      { client: WORKER, tokens: [] },
-      { client: WORKER, tokens: ['-1'] },
-      { client: WORKER, tokens: ['1'], token: '1' },
+      { identity: ' lead', tokens: ['1'] },
+      { identity: WORKER, address: '127.0.0.1:6001', tokens: ['1'] },
+      { client: WORKER, tokens: [a.token.toString()] },
+      { identity: WORKER, tokens: [] },
+      { identity: WORKER, tokens: ['-1'] },
+      { identity: WORKER, tokens: ['1'], token: '1' },
       { tokens: ['1'] },
-      { client: WORKER, tokens: tooMany },
+      { identity: WORKER, tokens: tooMany },
     ];
     for (const body of bodies) {
       const res = await release(t, JSON.stringify(body));
       expect(res.status).toBe(422);
       expect(await res.json()).toMatchObject({ error: { code: 'invalid-input' } });
     }
-    expect((await release(t, '{"client": ')).status).toBe(400);
+    expect((await release(t, '{"identity": ')).status).toBe(400);
     expect(a.state).toBe('holding');
   });
 
   it('takes a body of 10,000 tokens (over the usual 16 KiB) and refuses one over 512 KiB with 413', async () => {
     const t = await testFacade();
     const tokens = Array.from({ length: 10_000 }, (_, i) => String(10_000_000_000_000 + i));
-    const big = JSON.stringify({ client: WORKER, tokens });
+    const big = JSON.stringify({ identity: WORKER, tokens });
     expect(big.length).toBeGreaterThan(16 * 1024);
     const res = await release(t, big);
     expect(res.status).toBe(200);
     expect(((await res.json()) as ClientReleaseResult).stale).toHaveLength(10_000);
-    const huge = JSON.stringify({ client: WORKER, tokens: ['1'], pad: 'x'.repeat(MAX_RELEASE_BODY_BYTES) });
+    const huge = JSON.stringify({ identity: WORKER, tokens: ['1'], pad: 'x'.repeat(MAX_RELEASE_BODY_BYTES) });
     expect((await release(t, huge)).status).toBe(413);
+  });
+});
+
+describe("an identity that reads as another client's address (issue 26)", () => {
+  it('is matched as an identity only: the listing and the release leave the client at that address alone, and the audit says which kind matched', async () => {
+    const t = await testFacade();
+    const victim = t.holdAs('victim-lock', '127.0.0.1:6001', null);
+    const attacker = t.holdAs('attacker-lock', '127.0.0.1:6002', '127.0.0.1:6001');
+    const view = (await (await held(t, '127.0.0.1:6001')).json()) as ClientHeldView;
+    expect([view.by, view.held.map((h) => h.name)]).toEqual(['identity', ['attacker-lock']]);
+    const tokens = [victim.token, attacker.token].map(String);
+    const body = (await (await release(t, JSON.stringify({ identity: '127.0.0.1:6001', tokens }))).json()) as ClientReleaseResult;
+    expect(body).toEqual({ released: [{ name: 'attacker-lock', token: attacker.token.toString() }], stale: [victim.token.toString()] });
+    expect([victim.state, attacker.state]).toEqual(['holding', 'ended']);
+    expect(t.audit.recent(2).map((e) => [e.target, e.detail])).toEqual([
+      ['identity 127.0.0.1:6001', 'identity 127.0.0.1:6001: released 1, stale 1'],
+      ['attacker-lock', `bulk by identity 127.0.0.1:6001: token ${attacker.token} held by 127.0.0.1:6001 (127.0.0.1:6002, keyed)`],
+    ]);
+  });
+
+  it('and by address only the client at that address is matched, not the one that took it as its identity', async () => {
+    const t = await testFacade();
+    t.holdAs('victim-lock', '127.0.0.1:6001', null);
+    t.holdAs('attacker-lock', '127.0.0.1:6002', '127.0.0.1:6001');
+    const view = (await (await held(t, '127.0.0.1:6001', {}, 'address')).json()) as ClientHeldView;
+    expect([view.by, view.held.map((h) => h.name)]).toEqual(['address', ['victim-lock']]);
   });
 });
 

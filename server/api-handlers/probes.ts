@@ -8,17 +8,19 @@ import type { DaemonFacade } from '../daemon/daemon-facade.ts';
 import { readQuery, refusalResponse } from './request-input.ts';
 import { jsonResponse, refuseRead } from './route-kit.ts';
 
-/** Alive, and which process: the page shows the same instance id. Always open and always 200, draining included. */
 /**
- * `grants` says whether this node can grant: 'ok', or the error name of why not
- * ('tokens-exhausted', 'storage-unavailable'), and `status` is then 'degraded': alive, serving
- * releases, probes and the console, but no new grant.
+ * Alive, and which process: the page shows the same instance id. Always open and always 200,
+ * draining included. `grants` says whether this node can grant: 'ok', or the error name of why
+ * not ('tokens-exhausted', 'storage-unavailable'); `audit` whether the audit file takes what is
+ * recorded ('ok', or 'unwritable': entries wait in memory, retried every second). Either one not
+ * 'ok' makes `status` 'degraded': alive, serving what it can.
  */
 export function getHealthz(_req: Request, daemon: DaemonFacade): Response {
   const state = daemon.state();
   const { refusal: refused, tokenHighWater } = daemon.grants();
+  const audit = daemon.audit.health();
   return jsonResponse(200, {
-    status: state === 'draining' ? 'draining' : refused !== null ? 'degraded' : 'ok',
+    status: state === 'draining' ? 'draining' : refused !== null || audit.file !== 'ok' ? 'degraded' : 'ok',
     state,
     instanceId: daemon.instanceId,
     pid: process.pid,
@@ -26,6 +28,9 @@ export function getHealthz(_req: Request, daemon: DaemonFacade): Response {
     grants: refused ?? 'ok',
     role: daemon.role(),
     phase: daemon.cluster().phase,
+    audit: audit.file,
+    // How many wait, not why: the error names paths of the data dir, and this probe is open to anyone (stderr says why).
+    ...(audit.file === 'ok' ? {} : { auditPending: audit.pending }),
   });
 }
 

@@ -44,9 +44,11 @@ export class ClusterAdmin {
     return this.forwarder.forward(peer, op, `${who} via ${this.node.self.id}`);
   }
 
-  private runLocal(op: AdminOp & { op: 'force-release' | 'kick' | 'release-client' }): AdminResult {
+  private async runLocal(op: AdminOp & { op: 'force-release' | 'kick' | 'release-client' }): Promise<AdminResult> {
     if (this.node.state.phase !== 'active') return unavailable(`node ${this.node.self.id} is ${this.node.state.phase}; try again in a moment`);
-    return this.node.localAdmin.run(op);
+    // A bulk release runs in slices over several loop turns: a node that stopped being the active one meanwhile stops there.
+    const stopReason = () => (this.node.state.phase === 'active' ? null : `node ${this.node.self.id} is ${this.node.state.phase}`);
+    return this.node.localAdmin.run(op, stopReason);
   }
 
   private async apiHandoff(target: string | null): Promise<AdminResult> {

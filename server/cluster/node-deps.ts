@@ -37,7 +37,7 @@ export interface CeilingStore {
 
 /** The admin operations the active runs on its own engine, and their audit trail. */
 export interface LocalAdmin {
-  /** Runs a force-release or kick on this node's engine (the active). */
-  run(op: AdminOp & { op: 'force-release' | 'kick' | 'release-client' }): AdminResult;
+  /** Runs a force-release, kick or bulk release on this node's engine (the active); a bulk release stops between slices on `stopReason`. */
+  run(op: AdminOp & { op: 'force-release' | 'kick' | 'release-client' }, stopReason: () => string | null): Promise<AdminResult>;
   audit(who: string, op: AdminOp, result: AdminResult): void;
 }

@@ -80,17 +80,17 @@ describe('admin ops forwarded by a standby', () => {
     await waitFor(async () => ((await names()).every((n) => typeof n === 'string') ? true : null), { what: 'identities on b after its snapshot' });
     expect(await names()).toEqual(['stuck worker @host-9', 'session worker']);
 
-    const listed = await b.api<ClientHeldView>(`/api/v1/clients/held?client=${encodeURIComponent('stuck worker @host-9')}`);
+    const listed = await b.api<ClientHeldView>(`/api/v1/clients/held?identity=${encodeURIComponent('stuck worker @host-9')}`);
     expect(listed.body.held.map((h) => h.name)).toEqual(['bulk/1', 'bulk/2', 'bulk/3']);
     const tokens = listed.body.held.map((h) => h.token);
-    const released = await b.post<ClientReleaseResult>('/api/v1/clients/force-release', { client: 'stuck worker @host-9', tokens: [...tokens, '1'] });
+    const released = await b.post<ClientReleaseResult>('/api/v1/clients/force-release', { identity: 'stuck worker @host-9', tokens: [...tokens, '1'] });
     expect(released.status).toBe(200);
     expect(released.body.released.map((r) => r.name)).toEqual(['bulk/1', 'bulk/2', 'bulk/3']);
     expect(released.body.stale).toEqual(['1']);
     const audit = await a.api<{ entries: AuditEntry[] }>('/api/v1/audit');
     // The active's own record of it (the audit is cluster-wide: b's own entries reach a too).
     expect(audit.body.entries.filter((e) => e.node === 'a').map((e) => [e.who, e.action, e.target])).toEqual([
-      ['bearer:admin via b', 'release-client', 'client stuck worker @host-9'],
+      ['bearer:admin via b', 'release-client', 'identity stuck worker @host-9'],
       ['bearer:admin via b', 'force-release', 'bulk/1'],
       ['bearer:admin via b', 'force-release', 'bulk/2'],
       ['bearer:admin via b', 'force-release', 'bulk/3'],

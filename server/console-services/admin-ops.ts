@@ -41,24 +41,25 @@ export function kickLocally(engine: LockEngine, lock: LockName, claimId: number)
 
 /** How the cluster side (single-node-cluster.ts, or the peer runtime on the active node) runs a lock op here. */
 export interface LocalLockOps {
-  run(op: LockOp): AdminResult;
+  /**
+   * `stopReason`: asked between the slices of a bulk release (client-release.ts); a reason
+   * stops it there (the node is no longer the one to change its engine). Null: never stop.
+   */
+  run(op: LockOp, stopReason?: () => string | null): Promise<AdminResult>;
 }
 
 /**
  * The one door from an admin op to this node's engine, whichever way the op came (this node's
  * API, or a standby's forwarded over the peer link). An op that changed the engine may have
  * moved its next deadline (a new holder's lease, a waiter's deadline gone), so the daemon's
- * one engine timer is re-armed here, and only here. A refused op changed nothing.
+ * one engine timer is re-armed here, and only here (a bulk release: after each slice). A
+ * refused op changed nothing.
  */
 export function localLockOps(engine: LockEngine, clock: ViewClock, wake: () => void): LocalLockOps {
   return {
-    run(op) {
-      const result =
-        op.op === 'force-release'
-          ? forceReleaseLocally(engine, clock, op.lock, op.token)
-          : op.op === 'kick'
-            ? kickLocally(engine, op.lock, op.claimId)
-            : releaseClientLocally(engine, op.client, op.tokens);
+    async run(op, stopReason = () => null) {
+      if (op.op === 'release-client') return releaseClientLocally(engine, op.client, op.tokens, { wake, stopReason });
+      const result = op.op === 'force-release' ? forceReleaseLocally(engine, clock, op.lock, op.token) : kickLocally(engine, op.lock, op.claimId);
       if (result.ok) wake();
       return result;
     },

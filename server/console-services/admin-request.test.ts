@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AdminOp, adminOpFromWire, adminOpToWire, clientMatchSchema, lockNameSchema, u64TextSchema } from './admin-request.ts';
+import { type AdminOp, adminOpFromWire, adminOpToWire, clientMatchTextSchema, lockNameSchema, u64TextSchema } from './admin-request.ts';
 
 const name = (text: string) => lockNameSchema.parse(text);
 
@@ -12,7 +12,12 @@ describe('the typed admin request', () => {
       { op: 'handoff', target: 'b' },
       { op: 'handoff', target: null },
       { op: 'restore', node: null },
-      { op: 'release-client', client: clientMatchSchema.parse('worker-7@host-3 pid 4121'), tokens: [42n, 18446744073709551615n] },
+      {
+        op: 'release-client',
+        client: { by: 'identity', value: clientMatchTextSchema.parse('worker-7@host-3 pid 4121') },
+        tokens: [42n, 18446744073709551615n],
+      },
+      { op: 'release-client', client: { by: 'address', value: clientMatchTextSchema.parse('127.0.0.1:5312') }, tokens: [7n] },
     ];
     for (const op of ops) {
       const wire = JSON.parse(JSON.stringify(adminOpToWire(op)));
@@ -21,12 +26,14 @@ describe('the typed admin request', () => {
     expect(adminOpToWire({ op: 'force-release', lock: name('a'), token: 7n })).toEqual({ op: 'force-release', lock: 'a', token: '7' });
   });
 
-  it('refuses a bulk release by client from a peer with a bad client, a bad token or over 10,000 tokens', () => {
+  it('refuses a bulk release by client from a peer with a bad client, no or an unknown kind of match, a bad token or over 10,000 tokens', () => {
     const tooMany = Array.from({ length: 10_001 }, () => '1');
     for (const raw of [
-      { op: 'release-client', client: ' x', tokens: ['1'] },
-      { op: 'release-client', client: 'x', tokens: ['-1'] },
-      { op: 'release-client', client: 'x', tokens: tooMany },
+      { op: 'release-client', by: 'identity', client: ' x', tokens: ['1'] },
+      { op: 'release-client', client: 'x', tokens: ['1'] },
+      { op: 'release-client', by: 'either', client: 'x', tokens: ['1'] },
+      { op: 'release-client', by: 'address', client: 'x', tokens: ['-1'] },
+      { op: 'release-client', by: 'address', client: 'x', tokens: tooMany },
     ]) {
       expect(adminOpFromWire(raw)).toMatchObject({ ok: false, error: 'invalid-input' });
     }

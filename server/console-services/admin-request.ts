@@ -6,6 +6,7 @@
 // it is written as text only when it leaves again (the peer message below, the JSON reply).
 import { z } from 'zod';
 import { ERRORS } from '../../lib/errors.ts';
+import { CLIENT_MATCH_KINDS, type ClientMatchKind } from '../../lib/ops-api/client-release-types.ts';
 import { isValidClientName } from '../../lib/protocol/client-name.ts';
 import { isValidKey } from '../../lib/protocol/key-rules.ts';
 import { parseU64Text } from '../../lib/protocol/u64-text.ts';
@@ -29,14 +30,26 @@ export function readU64Text(text: string, ctx: z.RefinementCtx): bigint {
 export const u64TextSchema = z.string().transform(readU64Text);
 
 /**
- * Who a bulk release names: the identity a client gave, or its address ("127.0.0.1:5312"),
- * matched exactly. Both follow the identity rule (lib/protocol/client-name.ts), so one check.
+ * The text a bulk release names its client by: an identity a client gave, or an address
+ * ("127.0.0.1:5312"). Both follow the identity rule (lib/protocol/client-name.ts), so one check.
  */
-export const clientMatchSchema = z
+export const clientMatchTextSchema = z
   .string()
   .refine(isValidClientName, 'expected a client identity or address: 1 to 128 bytes of UTF-8, no control characters, no space at either end')
-  .brand<'ClientMatch'>();
-export type ClientMatch = z.output<typeof clientMatchSchema>;
+  .brand<'ClientMatchText'>();
+
+/**
+ * Who a bulk release names, and how: `identity` matches the name a client gave, `address` its
+ * address, never one for the other. A client chooses its identity, so it can choose one that
+ * reads as another client's address ("127.0.0.1:5312"): a match by either would take that
+ * client's locks too (issue 26).
+ */
+export type ClientMatch = { by: ClientMatchKind; value: z.output<typeof clientMatchTextSchema> };
+
+/** How an audit entry, a log line or a dialog names a match: "identity worker-7" or "address 127.0.0.1:5312". */
+export function clientMatchText(match: ClientMatch): string {
+  return `${match.by} ${match.value}`;
+}
 
 /** Tokens one bulk release may name (client-release.ts MAX_CLIENT_LOCKS, kept here to avoid a cycle). */
 export const MAX_RELEASE_TOKENS = 10_000;
@@ -60,20 +73,26 @@ export type LockOp = Extract<AdminOp, { op: 'force-release' | 'kick' | 'release-
 export type WireAdminOp =
   | { op: 'force-release'; lock: string; token: string | null }
   | { op: 'kick'; lock: string; claimId: number }
-  | { op: 'release-client'; client: string; tokens: string[] }
+  | { op: 'release-client'; by: ClientMatchKind; client: string; tokens: string[] }
   | { op: 'handoff'; target: string | null }
   | { op: 'restore'; node: string | null };
 
 /** Leaving the process for a peer: the only place the token of an op becomes text. */
 export function adminOpToWire(op: AdminOp): WireAdminOp {
-  if (op.op === 'release-client') return { op: op.op, client: op.client, tokens: op.tokens.map(String) };
+  if (op.op === 'release-client') return { op: op.op, by: op.client.by, client: op.client.value, tokens: op.tokens.map(String) };
   return op.op === 'force-release' ? { op: op.op, lock: op.lock, token: op.token === null ? null : op.token.toString() } : op;
 }
 
 const wireAdminOp = z.discriminatedUnion('op', [
   z.object({ op: z.literal('force-release'), lock: lockNameSchema, token: u64TextSchema.nullable() }),
   z.object({ op: z.literal('kick'), lock: lockNameSchema, claimId: claimIdSchema }),
-  z.object({ op: z.literal('release-client'), client: clientMatchSchema, tokens: z.array(u64TextSchema).max(MAX_RELEASE_TOKENS) }),
+  // `by` is required: an op from a build before issue 26 matched either, and is refused.
+  z.object({
+    op: z.literal('release-client'),
+    by: z.enum(CLIENT_MATCH_KINDS),
+    client: clientMatchTextSchema,
+    tokens: z.array(u64TextSchema).max(MAX_RELEASE_TOKENS),
+  }),
   z.object({ op: z.literal('handoff'), target: z.string().nullable() }),
   z.object({ op: z.literal('restore'), node: z.string().nullable() }),
 ]);
@@ -87,7 +106,11 @@ export type ReadAdminOp = { ok: true; op: AdminOp } | { ok: false; error: 'inval
  */
 export function adminOpFromWire(raw: unknown): ReadAdminOp {
   const parsed = wireAdminOp.safeParse(raw);
-  if (parsed.success) return { ok: true, op: parsed.data };
+  if (parsed.success) {
+    const op = parsed.data;
+    if (op.op !== 'release-client') return { ok: true, op };
+    return { ok: true, op: { op: op.op, client: { by: op.by, value: op.client }, tokens: op.tokens } };
+  }
   const issue = parsed.error.issues[0];
   const field = issue === undefined || issue.path.length === 0 ? 'op' : issue.path.map(String).join('.');
   return { ok: false, error: 'invalid-input', detail: `unreadable admin operation: ${field}: ${issue?.message ?? 'invalid'}` };
@@ -100,7 +123,7 @@ export function auditTarget(op: AdminOp): string {
     case 'kick':
       return op.lock;
     case 'release-client':
-      return `client ${op.client}`;
+      return clientMatchText(op.client);
     case 'handoff':
       return op.target ?? 'any standby';
     case 'restore':

@@ -159,7 +159,7 @@ describe('AuditLog on disk', () => {
     expect(await fileLines(dir)).toHaveLength(1);
   });
 
-  it('reports a failing write once on stderr and does not throw into the caller', async () => {
+  it('reports a failing write once on stderr (not on each retry) and does not throw into the caller', async () => {
     const dir = await tempDir();
     // Every write to /dev/full fails with ENOSPC: a full disk, on demand.
     await symlink('/dev/full', join(dir, AUDIT_FILE));
@@ -171,7 +171,7 @@ describe('AuditLog on disk', () => {
     }).not.toThrow();
     await log.close();
     expect(stderr).toHaveBeenCalledTimes(1);
-    expect(String(stderr.mock.calls[0]?.[0])).toContain('cannot append to the audit log');
+    expect(String(stderr.mock.calls[0]?.[0])).toContain('cannot write to the audit log');
     expect(log.recent(10)).toHaveLength(2);
   });
 

@@ -3,11 +3,17 @@
 // operator can answer "who released that lock?" after a restart too. In a cluster the peers'
 // entries come in too (server/cluster/audit-replication.ts) and are kept and written the same
 // way, each once (lib/cluster/audit-ring.ts): every node's log is the cluster's.
+//
+// A write that fails (a full disk, no inode for the new file at rotation) does not end the
+// file: the lines wait in memory, in order, and are written by a retry every second; the
+// outage shows in /healthz and /metrics (health()), and on stderr once when it begins and once
+// when it ends (issue 26: a failed rotation left every later entry in memory only, silently).
 import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AuditRing } from '../../lib/cluster/audit-ring.ts';
-import { AUDIT_ACTIONS, type AuditEntry } from '../../lib/ops-api/api-types.ts';
-import type { AuditFacade } from '../daemon/daemon-facade.ts';
+import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
+import type { AuditFacade, AuditHealth } from '../daemon/daemon-facade.ts';
+import { readTail } from './audit-tail.ts';
 
 export const AUDIT_FILE = 'audit.log';
 /** Past this size the log moves to audit.log.1 (replacing an older one) and starts afresh. */
@@ -16,63 +22,16 @@ export const AUDIT_ROTATE_BYTES = 10 * 1024 * 1024;
 export const AUDIT_MEMORY = 1000;
 /** Entries read back from the file at start. */
 export const AUDIT_RELOAD = 200;
-/** Tail read size: 200 entries are ~40 KB; a few chunks more cover unusually long details. */
-const TAIL_CHUNK = 64 * 1024;
-const TAIL_MAX = 4 * TAIL_CHUNK;
-
-const ACTIONS: ReadonlySet<string> = new Set(AUDIT_ACTIONS);
-
+/** A failed write is tried again after this long. */
+export const AUDIT_RETRY_MS = 1000;
+/** Lines waiting for the file are kept up to this many bytes; past it the oldest are dropped (and counted). */
+export const AUDIT_PENDING_BYTES = 4 * 1024 * 1024;
+/** One write takes at most this much of what waits, so a rotation is not overshot by much. */
+const BATCH_BYTES = 64 * 1024;
 /** Which node and process records entries: their `node`, and the middle of their `id`. */
 export interface AuditOrigin {
   node: string;
   instance: string;
-}
-
-function isAuditEntry(v: unknown): v is AuditEntry {
-  if (typeof v !== 'object' || v === null) return false;
-  const e = v as Record<string, unknown>;
-  return (
-    typeof e.at === 'number' &&
-    typeof e.who === 'string' &&
-    typeof e.action === 'string' &&
-    ACTIONS.has(e.action) &&
-    typeof e.target === 'string' &&
-    typeof e.result === 'string' &&
-    (e.detail === null || typeof e.detail === 'string') &&
-    (e.node === undefined || typeof e.node === 'string') &&
-    (e.id === undefined || typeof e.id === 'string')
-  );
-}
-
-/**
- * The last `count` well-formed entries of the file, reading only its tail (the log grows
- * without bound; start-up must not read all of it). A torn last line from a crash is skipped.
- */
-async function readTail(file: FileHandle, count: number): Promise<{ entries: AuditEntry[]; tornEnd: boolean }> {
-  const { size } = await file.stat();
-  const start = Math.max(0, size - TAIL_MAX);
-  const buf = Buffer.alloc(size - start);
-  let got = 0;
-  while (got < buf.length) {
-    const { bytesRead } = await file.read(buf, got, buf.length - got, start + got);
-    if (bytesRead === 0) break;
-    got += bytesRead;
-  }
-  // Splitting the bytes at '\n' is safe: 0x0A never occurs inside a multi-byte UTF-8 sequence.
-  const text = buf.subarray(0, got).toString('utf8');
-  const lines = text.split('\n');
-  if (start > 0) lines.shift(); // began mid-line
-  const entries: AuditEntry[] = [];
-  for (const line of lines) {
-    if (line.trim() === '') continue;
-    try {
-      const parsed: unknown = JSON.parse(line);
-      if (isAuditEntry(parsed)) entries.push(parsed);
-    } catch {
-      // a torn or foreign line: history is best effort, the rest is still worth showing
-    }
-  }
-  return { entries: entries.slice(-count), tornEnd: text.length > 0 && !text.endsWith('\n') };
 }
 
 export class AuditLog implements AuditFacade {
@@ -80,9 +39,20 @@ export class AuditLog implements AuditFacade {
   /** Entries this process recorded: the last part of their id. */
   private recorded = 0;
   private readonly listeners = new Set<(entry: AuditEntry) => void>();
-  /** Appends run one after another on this chain, so the file keeps the order of record(). */
+  /** Lines not in the file yet, oldest first: written by one flush at a time, so the file keeps the order of record(). */
+  private readonly pending: string[] = [];
+  private pendingBytes = 0;
+  /** How many of the first pending lines the append under way is writing. */
+  private inFlight = 0;
+  private dropped = 0;
+  /** The flush under way (or the last one), for close(). */
   private writes: Promise<void> = Promise.resolve();
-  private writeFailed = false;
+  private flushing = false;
+  private retry: NodeJS.Timeout | null = null;
+  /** Why the last write failed; null while writes succeed. */
+  private failure: string | null = null;
+  /** A failed append may have left part of a line: the next write starts on a fresh line. */
+  private tornTail = false;
   private closed: Promise<void> | null = null;
 
   private constructor(
@@ -93,6 +63,7 @@ export class AuditLog implements AuditFacade {
     private size: number,
     private readonly rotateBytes: number,
     private readonly origin: AuditOrigin,
+    private readonly retryMs: number,
   ) {
     this.entries = new AuditRing(AUDIT_MEMORY, history);
   }
@@ -102,16 +73,17 @@ export class AuditLog implements AuditFacade {
     dataDir: string | null,
     rotateBytes = AUDIT_ROTATE_BYTES,
     origin: AuditOrigin = { node: 'local', instance: String(process.pid) },
+    retryMs = AUDIT_RETRY_MS,
   ): Promise<AuditLog> {
-    if (dataDir === null) return new AuditLog(null, null, [], 0, rotateBytes, origin);
+    if (dataDir === null) return new AuditLog(null, null, [], 0, rotateBytes, origin, retryMs);
     await mkdir(dataDir, { recursive: true });
     const path = join(dataDir, AUDIT_FILE);
     const file = await open(path, 'a+', 0o600);
     try {
       const tail = await readTail(file, AUDIT_RELOAD);
-      const log = new AuditLog(file, path, tail.entries, (await file.stat()).size, rotateBytes, origin);
+      const log = new AuditLog(file, path, tail.entries, (await file.stat()).size, rotateBytes, origin, retryMs);
       // End a torn last line first, or the next entry would be glued to it and lost as well.
-      if (tail.tornEnd) log.append('\n');
+      log.tornTail = tail.tornEnd;
       return log;
     } catch (err) {
       await file.close();
@@ -146,7 +118,7 @@ export class AuditLog implements AuditFacade {
   }
 
   private keep(full: AuditEntry): void {
-    if (this.file !== null && this.closed === null) this.append(`${JSON.stringify(full)}\n`);
+    if (this.path !== null && this.closed === null) this.append(`${JSON.stringify(full)}\n`);
     for (const listener of this.listeners) {
       try {
         listener(full);
@@ -171,38 +143,124 @@ export class AuditLog implements AuditFacade {
     };
   }
 
-  /** Waits for every append recorded so far, then closes the file; later entries stay in memory only. Safe to call twice. */
+  /** Whether the file gets what is recorded: for /healthz and /metrics. A log without a file is `ok`. */
+  health(): AuditHealth {
+    return { file: this.failure === null ? 'ok' : 'unwritable', pending: this.pending.length, dropped: this.dropped, error: this.failure };
+  }
+
+  /**
+   * Waits for the write under way, tries once more to write what waits, then closes the file;
+   * later entries stay in memory only. Safe to call twice.
+   */
   close(): Promise<void> {
-    this.closed ??= this.writes.then(() => this.file?.close());
+    this.closed ??= (async () => {
+      if (this.retry !== null) clearTimeout(this.retry);
+      this.retry = null;
+      await this.writes;
+      if (this.pending.length > 0) await this.flush();
+      await this.file?.close();
+      this.file = null;
+    })();
     return this.closed;
   }
 
   private append(line: string): void {
-    this.writes = this.writes
-      .then(async () => {
-        if (this.size >= this.rotateBytes) await this.rotate();
-        if (this.file === null) return;
-        await this.file.appendFile(line, 'utf8');
-        this.size += Buffer.byteLength(line);
-      })
-      .catch((err: unknown) => {
-        // The action itself happened; losing its log line is reported once, not on every action.
-        if (this.writeFailed) return;
-        this.writeFailed = true;
-        process.stderr.write(
-          `baton: cannot append to the audit log ${this.path ?? ''}: ${err instanceof Error ? err.message : String(err)} (further failures are not reported)\n`,
-        );
-      });
+    this.pending.push(line);
+    this.pendingBytes += Buffer.byteLength(line);
+    // The oldest that are not being written right now go first (the write in flight takes the first `inFlight`).
+    while (this.pendingBytes > AUDIT_PENDING_BYTES && this.pending.length > this.inFlight + 1) {
+      const [oldest = ''] = this.pending.splice(this.inFlight, 1);
+      this.pendingBytes -= Buffer.byteLength(oldest);
+      this.dropped++;
+    }
+    // While a retry is set, the file is failing: the retry writes this line with the rest.
+    if (!this.flushing && this.retry === null) this.writes = this.flush();
   }
 
-  /** Runs inside the write chain, so no append sees a half-rotated file. */
+  /** Writes what waits, in order; on a failure keeps it and sets a retry. One runs at a time. */
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.pending.length > 0) {
+        if (this.file === null) await this.reopen();
+        else if (this.size >= this.rotateBytes) await this.rotate();
+        const file = this.file as FileHandle | null;
+        if (file === null) return;
+        const count = this.batch();
+        const text = (this.tornTail ? '\n' : '') + this.pending.slice(0, count).join('');
+        this.tornTail = true; // until the append is known to be whole
+        this.inFlight = count;
+        try {
+          await file.appendFile(text, 'utf8');
+        } finally {
+          this.inFlight = 0;
+        }
+        this.tornTail = false;
+        this.size += Buffer.byteLength(text);
+        for (const line of this.pending.splice(0, count)) this.pendingBytes -= Buffer.byteLength(line);
+      }
+      if (this.failure !== null) {
+        process.stderr.write(`baton: the audit log ${this.path ?? ''} is written again\n`);
+        this.failure = null;
+      }
+    } catch (err) {
+      this.failed(err);
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** How many waiting lines the next write takes: at least one, at most BATCH_BYTES, and not far past a rotation. */
+  private batch(): number {
+    const room = Math.min(BATCH_BYTES, Math.max(1, this.rotateBytes - this.size));
+    let bytes = 0;
+    let count = 0;
+    for (const line of this.pending) {
+      bytes += Buffer.byteLength(line);
+      if (count > 0 && bytes > room) break;
+      count++;
+    }
+    return count;
+  }
+
+  private failed(err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    // The action itself happened; the outage is reported once, not on every action or retry.
+    if (this.failure === null) {
+      process.stderr.write(
+        `baton: cannot write to the audit log ${this.path ?? ''}: ${message}; entries wait in memory and are retried every ${this.retryMs} ms (see /healthz)\n`,
+      );
+    }
+    this.failure = message;
+    if (this.closed !== null) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      if (!this.flushing) this.writes = this.flush();
+    }, this.retryMs);
+    this.retry.unref();
+  }
+
+  /** The file could not be opened (a rotation that renamed the old one but made no new one): open it again. */
+  private async reopen(): Promise<void> {
+    if (this.path === null) return;
+    const file = await open(this.path, 'a+', 0o600);
+    try {
+      this.size = (await file.stat()).size;
+    } catch (err) {
+      await file.close();
+      throw err;
+    }
+    this.file = file;
+  }
+
+  /** Runs inside a flush, so no write sees a half-rotated file. A failure after the rename leaves the file null: reopen() makes it. */
   private async rotate(): Promise<void> {
     if (this.file === null || this.path === null) return;
     const old = this.file;
     this.file = null;
     await old.close();
     await rename(this.path, `${this.path}.1`);
-    this.file = await open(this.path, 'a+', 0o600);
-    this.size = 0;
+    this.tornTail = false;
+    await this.reopen();
   }
 }

@@ -48,8 +48,21 @@ export interface SecurityFacade {
   noteFailedSignIn(): boolean;
 }
 
+/** Whether the audit file gets what is recorded (audit-log.ts). */
+export interface AuditHealth {
+  /** `unwritable`: the last write failed; entries wait in memory and are retried every second. */
+  file: 'ok' | 'unwritable';
+  /** Entries recorded and not in the file yet. */
+  pending: number;
+  /** Entries dropped since start because too many waited for the file (over 4 MiB). */
+  dropped: number;
+  /** Why the last write failed; null when it did not. */
+  error: string | null;
+}
+
 export interface AuditFacade {
   record(entry: Omit<AuditEntry, 'at'>): void;
+  health(): AuditHealth;
   /** Newest last. */
   recent(limit: number): AuditEntry[];
   /** Called for each entry as it is recorded (the SSE feed shows admin actions). */

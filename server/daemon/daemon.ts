@@ -262,7 +262,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
         stored: () => durable.savedCeiling,
       },
       localAdmin: {
-        run: (op) => lockOps.run(op),
+        run: (op, stopReason) => lockOps.run(op, stopReason),
         // `ops` is created below; the cluster audits only once it runs, after start-up.
         audit: (who, op, result) => {
           ops.audit.record({ who, action: op.op, target: auditTarget(op), result: result.ok ? 'ok' : result.error, detail: result.detail });
@@ -303,6 +303,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       instanceId,
       eventStreams: () => ops.hub.subscriberCount,
       cluster: () => ops.cluster.view(),
+      audit: () => ops.audit.health(),
     });
     const facade = createOpsFacade({
       instanceId,

@@ -45,6 +45,7 @@ function busyEngine() {
     nodeId: 'node-a',
     instanceId: 'inst-1',
     eventStreams: () => 4,
+    audit: () => ({ file: 'unwritable', pending: 3, dropped: 1, error: 'ENOSPC' }),
   });
   const keyed = (name: string, leaseMs = 10_000) =>
     f.engine.acquire({ name, owner: live, protocol: 'keyed', client: '10.0.0.1:1', leaseMs, waitMs: 0, sliding: false });

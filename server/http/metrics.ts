@@ -8,6 +8,8 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
 import { FAILOVER_CAUSES, type FailoverCause, type NodeRole } from '../../lib/cluster/cluster-vocabulary.ts';
 import { type ClusterView, HANDOVER_CAUSES } from '../../lib/ops-api/api-types.ts';
+import type { AuditHealth } from '../daemon/daemon-facade.ts';
+import { registerAuditMetrics } from './audit-metrics.ts';
 
 type Tally = Record<Protocol, number>;
 const tally = (): Tally => ({ keyed: 0, session: 0 });
@@ -22,6 +24,8 @@ export interface NodeIdentity {
   eventStreams?: () => number;
   /** The cluster as this node sees it, read at each scrape; without it no cluster series are exported. */
   cluster?: () => ClusterView;
+  /** The audit log's health (audit-metrics.ts); without it no audit series are exported. */
+  audit?: () => AuditHealth;
 }
 
 /** prom-client defaults that promtool rejects: gauges named *_total. Their per-type siblings stay (sum them). */
@@ -203,6 +207,7 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
   });
   perProtocol('baton_connections', 'Open client connections', connections);
 
+  if (node.audit !== undefined) registerAuditMetrics(registry, node.audit);
   const streams = node.eventStreams;
   if (streams !== undefined) {
     new Gauge({
