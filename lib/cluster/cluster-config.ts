@@ -31,6 +31,11 @@ export interface ClusterOptions {
    * or port forward in between, as etcd's listen vs advertise URLs). Null: the entry's address.
    */
   peerListen: { host: string; port: number } | null;
+  /**
+   * How long a higher-priority node must be a synced standby of the active without a break before
+   * the active hands the role back to it (priority-return.ts); defaultReturnHoldDownMs when absent.
+   */
+  returnHoldDownMs?: number;
 }
 
 export type ConfigResult = { ok: true; config: ClusterConfig } | { ok: false; message: string };

@@ -13,6 +13,7 @@ const self = (over: Partial<SelfState> = {}): SelfState => ({
   discovering: false,
   leaving: false,
   fresh: false,
+  returnHoldDownMs: 10_000,
   ...over,
 });
 const peer = (id: string, priority: number, over: Partial<PeerState> = {}): PeerState => ({
@@ -26,6 +27,8 @@ const peer = (id: string, priority: number, over: Partial<PeerState> = {}): Peer
   fresh: false,
   following: null,
   lagEvents: 0,
+  // Steady for longer than the hold-down unless a test says otherwise.
+  steadyMs: 60_000,
   ...over,
 });
 
@@ -78,6 +81,19 @@ describe('decideRole', () => {
     expect(decideRole(me, [peer('a', 0, { syncedWith: null, phase: 'syncing' })])).toEqual({ kind: 'stay' });
     expect(decideRole(me, [peer('a', 0, { syncedWith: 'i-b', yielded: true })])).toEqual({ kind: 'stay' });
     expect(decideRole(me, [peer('c', 2, { syncedWith: 'i-b' })])).toEqual({ kind: 'stay' });
+  });
+
+  it('hands back to a returning node only once it has been steady for the hold-down, and only to one not yielded', () => {
+    const me = self({ phase: 'active', priority: 2, instance: 'i-c', returnHoldDownMs: 10_000 });
+    expect(decideRole(me, [peer('a', 0, { syncedWith: 'i-c', steadyMs: 30 })])).toEqual({ kind: 'stay' });
+    expect(decideRole(me, [peer('a', 0, { syncedWith: 'i-c', steadyMs: 9_999 })])).toEqual({ kind: 'stay' });
+    expect(decideRole(me, [peer('a', 0, { syncedWith: 'i-c', steadyMs: 10_000 })])).toEqual({ kind: 'handoff', to: 'a' });
+    // Not steady (the active saw a break): no return, however long ago it first synced.
+    expect(decideRole(me, [peer('a', 0, { syncedWith: 'i-c', steadyMs: null })])).toEqual({ kind: 'stay' });
+    // A node still held down does not keep the role from a steady one of higher priority than this active.
+    expect(decideRole(me, [peer('a', 0, { syncedWith: 'i-c', steadyMs: 500 }), peer('b', 1, { syncedWith: 'i-c' })])).toEqual({ kind: 'handoff', to: 'b' });
+    // A hold-down of 0 is the return at once.
+    expect(decideRole(self({ ...me, returnHoldDownMs: 0 }), [peer('a', 0, { syncedWith: 'i-c', steadyMs: 0 })])).toEqual({ kind: 'handoff', to: 'a' });
   });
 
   it('between two actives, one that came up on its own with empty state steps down, whatever the priorities', () => {

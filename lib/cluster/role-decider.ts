@@ -7,13 +7,15 @@
 // - An active that hears an active of higher priority steps down to it (split brain healed),
 //   unless one of the two came up on its own with empty state: that one steps down.
 // - An active hands off to a higher-priority standby that is synced with it, caught up and not
-//   yielded (a returning node takes its place back, never with empty state).
+//   yielded, once it has been so without a break for the hold-down (priority-return.ts): a
+//   returning node takes its place back, never with empty state, and never straight away.
 // - A standby follows the highest-priority active it hears.
 // - With no active heard, and no peer that still hears one (an active this node cannot hear):
 //   after the discovery wait, the highest-priority candidate promotes.
 //   Candidates prefer nodes synced with the last active (their state is complete), then nodes
 //   that have not yielded.
 import { isActivePhase, type NodePhase } from './cluster-vocabulary.ts';
+import { priorityReturn, type ReturnVerdict } from './priority-return.ts';
 
 /** What the rules read of every node, this one and its peers alike. */
 interface NodeState {
@@ -36,6 +38,8 @@ interface NodeState {
 export interface PeerState extends NodeState {
   /** Replication lag in events, as the active measures it (0 when caught up); null when not known. */
   lagEvents: number | null;
+  /** For an active: how long the peer has been its synced standby without a break (priority-return.ts), ms; null when it is not. */
+  steadyMs: number | null;
 }
 
 export interface SelfState extends NodeState {
@@ -43,6 +47,8 @@ export interface SelfState extends NodeState {
   lastActiveInstance: string | null;
   /** Still in the start-up wait (a node learns its peers before it may promote). */
   discovering: boolean;
+  /** How long a higher-priority standby must be steady before this node, active, hands the role back to it. */
+  returnHoldDownMs: number;
 }
 
 export type RoleDecision =
@@ -53,6 +59,12 @@ export type RoleDecision =
   | { kind: 'handoff'; to: string };
 
 const STAY: RoleDecision = { kind: 'stay' };
+
+/** Rule 4 for an active: whether it hands its role back to a higher-priority standby synced with it now, or to whom later (priority-return.ts). */
+export function returnVerdict(self: Pick<SelfState, 'priority' | 'instance' | 'returnHoldDownMs'>, alive: readonly PeerState[]): ReturnVerdict {
+  const synced = alive.filter((p) => p.phase === 'standby' && p.syncedWith === self.instance);
+  return priorityReturn(self.priority, synced, self.returnHoldDownMs);
+}
 
 /** `alive`: the peers heard from within the peer timeout (never this node itself). */
 export function decideRole(self: SelfState, alive: readonly PeerState[]): RoleDecision {
@@ -65,10 +77,8 @@ export function decideRole(self: SelfState, alive: readonly PeerState[]): RoleDe
     const beats = (p: PeerState) => (self.fresh !== p.fresh ? self.fresh : p.priority < self.priority);
     const higher = alive.filter((p) => p.phase === 'active' && beats(p)).sort((x, y) => x.priority - y.priority)[0];
     if (higher !== undefined) return { kind: 'step-down', to: higher.id };
-    const returning = alive
-      .filter((p) => p.priority < self.priority && p.phase === 'standby' && p.syncedWith === self.instance && !p.yielded && !p.leaving && p.lagEvents === 0)
-      .sort((x, y) => x.priority - y.priority)[0];
-    return returning === undefined ? STAY : { kind: 'handoff', to: returning.id };
+    const back = returnVerdict(self, alive);
+    return back.kind === 'handoff' ? { kind: 'handoff', to: back.to } : STAY;
   }
   // A node handing off is still the active one until its successor has promoted; once one has,
   // the successor comes first (the old one's last status may still say handing-off).

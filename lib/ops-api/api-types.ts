@@ -141,6 +141,12 @@ export interface ClusterView {
   /** In priority order. */
   nodes: NodeView[];
   handoff: { available: boolean; reason: string | null; targets: string[] };
+  /**
+   * Shown by the active node: the higher-priority node it will hand the role back to by priority,
+   * in how many ms at the earliest, and why not yet (the hold-down, or its replication lag); null
+   * when no such node is waiting, and on a standby. Absent on a single node.
+   */
+  priorityReturn?: { node: string; inMs: number; reason: string } | null;
   failovers: FailoverView[];
   /**
    * Cluster nodes: the longest event-loop delay this node saw in each of its last 60 seconds

@@ -72,6 +72,11 @@ program
       "with --config: listen for peer links here instead of the entry's host:peerPort (behind a proxy or port forward)",
     ).argParser(addressOption),
   )
+  .option(
+    '--return-hold-down <duration>',
+    'with --config: how long a higher-priority node must be a synced standby without a break before the active hands the role back to it (default: 10 peer timeouts, at least 10s; 0: at once)',
+    durationOption,
+  )
   .action(serve);
 
 registerRunCommand(program);

@@ -81,6 +81,16 @@ describe('serveOptions', () => {
     });
   });
 
+  it('hands the daemon --return-hold-down when given, and leaves the default (10 peer timeouts, at least 10 s) to the node otherwise', async () => {
+    const given = await prepare({ config: file, node: 'a', adminToken: TOKEN, returnHoldDown: 2_500 });
+    expect(given).toMatchObject({ ok: true, options: { cluster: { returnHoldDownMs: 2_500 } } });
+    const zero = await prepare({ config: file, node: 'a', adminToken: TOKEN, returnHoldDown: 0 });
+    expect(zero).toMatchObject({ ok: true, options: { cluster: { returnHoldDownMs: 0 } } });
+    const absent = await prepare({ config: file, node: 'a', adminToken: TOKEN });
+    expect(absent.ok && absent.options.cluster !== null && 'returnHoldDownMs' in absent.options.cluster).toBe(false);
+    expect(await prepare({ returnHoldDown: 2_000 })).toEqual({ ok: false, message: '--return-hold-down needs --config (the cluster file)' });
+  });
+
   it('keeps an explicit --data-dir as given', async () => {
     expect(await prepare({ config: file, node: 'a', adminToken: TOKEN, dataDir: '/var/lib/baton' })).toMatchObject({
       ok: true,

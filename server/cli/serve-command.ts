@@ -34,6 +34,7 @@ export interface ServeFlags {
   node?: string;
   peerTimeout: number;
   peerListen?: Address;
+  returnHoldDown?: number;
   tokenFloor?: bigint;
 }
 
@@ -53,6 +54,7 @@ const CLUSTER_ONLY_FLAGS = [
   ['node', '--node'],
   ['peerTimeout', '--peer-timeout'],
   ['peerListen', '--peer-listen'],
+  ['returnHoldDown', '--return-hold-down'],
 ] as const;
 
 /**
@@ -122,7 +124,13 @@ export async function serveOptions(flags: ServeFlags, sourceOf: FlagSource): Pro
       // Nodes started from one checkout must not share (and fight over) one data directory.
       dataDir: given('dataDir') ? flags.dataDir : `${flags.dataDir}/${peer.id}`,
       nodeId: peer.id,
-      cluster: { config: loaded.config, nodeId: peer.id, peerTimeoutMs: flags.peerTimeout, peerListen: flags.peerListen ?? null },
+      cluster: {
+        config: loaded.config,
+        nodeId: peer.id,
+        peerTimeoutMs: flags.peerTimeout,
+        peerListen: flags.peerListen ?? null,
+        ...(flags.returnHoldDown === undefined ? {} : { returnHoldDownMs: flags.returnHoldDown }),
+      },
     },
   };
 }

@@ -8,7 +8,8 @@ import { isActivePhase } from '../../lib/cluster/cluster-vocabulary.ts';
 import { freezeRule } from '../../lib/cluster/freeze-rule.ts';
 import { type ReconfirmPeer, reconfirmVerdict } from '../../lib/cluster/grant-reconfirm.ts';
 import { misconfigRule } from '../../lib/cluster/misconfig-rule.ts';
-import { decideRole, type PeerState } from '../../lib/cluster/role-decider.ts';
+import { trackSteady } from '../../lib/cluster/priority-return.ts';
+import { decideRole, type PeerState, returnVerdict } from '../../lib/cluster/role-decider.ts';
 import type { ReplicationLag } from '../../lib/ops-api/api-types.ts';
 import { HOLD, type Route } from '../lines/routing.ts';
 import { follow, handoff, promoteAfterLoss, requestSync, type TransitionContext } from './cluster-transitions.ts';
@@ -25,18 +26,38 @@ export interface DecisionContext extends TransitionContext {
   /** This node's priority (0 = highest). */
   readonly priority: number;
   readonly heartbeatMs: number;
+  /** How long a higher-priority standby must be steady before this node, active, hands the role back to it. */
+  readonly returnHoldDownMs: number;
   readonly lease: Pick<RoleLease, 'lapsed' | 'until'>;
   readonly watch: Pick<PeerWatch, 'isAlive' | 'followingAlive'>;
   readonly mesh: Pick<PeerMesh, 'peers' | 'send' | 'closeSilent' | 'recentRefusal'>;
   readonly source: TransitionContext['source'] & { lags(): Record<string, ReplicationLag> };
 }
 
-function alivePeers(node: DecisionContext): PeerState[] {
+/**
+ * The peers heard within the peer timeout. On an active, it also keeps, for each, since when it
+ * has been a synced standby without a break (the priority return's hold-down): every decision
+ * looks, so a break is seen within 25 ms.
+ */
+function alivePeers(node: DecisionContext, now: number): PeerState[] {
   const out: PeerState[] = [];
-  const lags = node.state.phase === 'active' ? node.source.lags() : {};
+  const st = node.state;
+  const active = st.phase === 'active';
+  const lags = active ? node.source.lags() : {};
+  if (!active) st.steady.clear();
   for (const peer of node.mesh.peers.values()) {
-    const s = node.state.statuses.get(peer.config.id);
-    if (s === undefined || !node.watch.isAlive(peer.config.id)) continue;
+    const id = peer.config.id;
+    const s = st.statuses.get(id);
+    const alive = s !== undefined && node.watch.isAlive(id);
+    let steadyMs: number | null = null;
+    if (active) {
+      const sample = s === undefined ? null : { instance: s.instance, phase: s.phase, syncedWith: s.syncedWith, alive, statusAt: st.statusAt.get(id) ?? 0 };
+      const record = sample === null ? null : trackSteady(st.steady.get(id) ?? null, sample, node.instanceId, now, node.peerTimeoutMs);
+      if (record === null) st.steady.delete(id);
+      else st.steady.set(id, record);
+      steadyMs = record === null ? null : now - record.since;
+    }
+    if (s === undefined || !alive) continue;
     out.push({
       id: s.id,
       priority: peer.priority,
@@ -48,6 +69,7 @@ function alivePeers(node: DecisionContext): PeerState[] {
       fresh: s.fresh === true,
       following: isActivePhase(s.phase) ? null : s.active,
       lagEvents: lags[s.id]?.events ?? null,
+      steadyMs,
     });
   }
   return out;
@@ -143,7 +165,8 @@ export function decide(node: DecisionContext): void {
   reconfirmGrants(node, now);
   st.lastDecideAt = now;
   node.mesh.closeSilent(node.peerTimeoutMs, st.resumedAt);
-  const alive = alivePeers(node);
+  const alive = alivePeers(node, now);
+  noteReturnWait(node, alive, now);
   // The active this node follows went silent: say so at once (its status says whom it hears),
   // so the other standbys, who wait while a peer still follows a live active, need not wait a heartbeat.
   if (st.following !== null && !node.watch.isAlive(st.following) && st.lossAnnouncedFor !== st.following) {
@@ -180,6 +203,7 @@ export function decide(node: DecisionContext): void {
       discovering: now < st.discoverUntil,
       leaving: st.leaving,
       fresh: st.fresh,
+      returnHoldDownMs: node.returnHoldDownMs,
     },
     alive,
   );
@@ -223,6 +247,17 @@ export function decide(node: DecisionContext): void {
       void handoff(node, decision.to, 'priority-return');
       return;
   }
+}
+
+/** For the cluster view: on an active, the higher-priority node it will hand the role back to, and why not yet. */
+function noteReturnWait(node: DecisionContext, alive: readonly PeerState[], now: number): void {
+  const st = node.state;
+  if (st.phase !== 'active') {
+    st.returnWait = null;
+    return;
+  }
+  const verdict = returnVerdict({ priority: node.priority, instance: node.instanceId, returnHoldDownMs: node.returnHoldDownMs }, alive);
+  st.returnWait = verdict.kind === 'wait' ? { verdict, at: now } : null;
 }
 
 /**

@@ -6,6 +6,9 @@ import { activeOf, holderOn, startCluster, timeline, waitFor, waitReplicated, wa
 import { LineClient } from '../testing/line-client.ts';
 
 const LEASE_MS = 30_000;
+/** The priority-return hold-down of the tests that return the role to a (the default is 10 s). */
+const RETURN_HOLD_DOWN_MS = 2_000;
+const RETURN_HOLD_DOWN = ['--return-hold-down', `${RETURN_HOLD_DOWN_MS}ms`];
 
 /** Waits until `id` says it is active, and returns its view. */
 function activeView(cluster: Cluster, id: string, timeoutMs = 5_000): Promise<ClusterView> {
@@ -47,7 +50,7 @@ describe('graceful handoff', () => {
   });
 
   it('by the API: b takes over, a stays a yielded standby until restored, then a takes back over with the lock kept', { timeout: 30_000 }, async () => {
-    const cluster = await startCluster();
+    const cluster = await startCluster({ extraArgs: RETURN_HOLD_DOWN });
     await waitSettled(cluster, 'a');
     const [a, b] = [cluster.node('a'), cluster.node('b')];
     const keyed = cluster.keyedClient(['a', 'b', 'c']);
@@ -66,16 +69,22 @@ describe('graceful handoff', () => {
     expect(aView.restore).toEqual({ available: true, yielded: ['a'] });
     expect((await holderOn(b, 'handoff-api'))?.token).toBe(held.token.toString());
 
-    // a has the highest priority, but yielded: it must not take the role back by itself.
-    const until = performance.now() + 3_000;
+    // a has the highest priority, but yielded: it must not take the role back by itself (for
+    // longer than the hold-down), and b names no node it will hand back to.
+    const until = performance.now() + RETURN_HOLD_DOWN_MS + 1_000;
     while (performance.now() < until) {
       expect(await activeOf(cluster)).toEqual(['b']);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    expect((await b.cluster()).priorityReturn).toBeNull();
 
     const restored = await b.post('/api/v1/cluster/restore', {});
+    const restoredAt = performance.now();
     expect(restored.status).toBe(200);
     const back = await activeView(cluster, 'a');
+    // a has been an in-sync standby since its handoff, longer than the hold-down: it is handed
+    // the role back as soon as it is restored, not a hold-down later.
+    expect(performance.now() - restoredAt).toBeLessThan(RETURN_HOLD_DOWN_MS);
     expect(timeline(back)).toEqual(['a->b api-handoff', 'b->a priority-return']);
     console.log(`handoff gap (restore): ${back.failovers.at(-1)?.gapMs} ms`);
     expect((await holderOn(a, 'handoff-api'))?.token).toBe(held.token.toString());
@@ -121,8 +130,10 @@ describe('graceful handoff', () => {
 });
 
 describe('a returning higher-priority node', () => {
-  it('joins as a standby, syncs, then takes over by a graceful handoff without losing a lock taken while it was away', { timeout: 30_000 }, async () => {
-    const cluster = await startCluster();
+  it('joins as a standby, syncs, stays a standby for the hold-down, then takes over by a graceful handoff without losing a lock taken while it was away', {
+    timeout: 30_000,
+  }, async () => {
+    const cluster = await startCluster({ extraArgs: RETURN_HOLD_DOWN });
     await waitSettled(cluster, 'a');
     const [a, b] = [cluster.node('a'), cluster.node('b')];
     await a.kill9();
@@ -134,14 +145,19 @@ describe('a returning higher-priority node', () => {
     await a.restart();
     // The first moment a says it is active, the lock must already be there: never empty state.
     const phases = new Set<string>();
+    let standbyAt: number | null = null;
     const view = await waitFor(
       async () => {
         const seen = await a.cluster();
         phases.add(seen.phase);
+        if (seen.phase === 'standby') standbyAt ??= performance.now();
         return seen.phase === 'active' ? seen : undefined;
       },
-      { timeoutMs: 10_000, what: 'a to take over again' },
+      { timeoutMs: 10_000 + RETURN_HOLD_DOWN_MS, what: 'a to take over again' },
     );
+    // a was an in-sync standby for the whole hold-down before b handed the role back.
+    expect(standbyAt).not.toBeNull();
+    expect(performance.now() - (standbyAt ?? 0)).toBeGreaterThanOrEqual(RETURN_HOLD_DOWN_MS);
     expect((await holderOn(a, 'return-held'))?.token).toBe(held.token.toString());
     console.log(`returning node went through phases: ${[...phases].join(' → ')}; gap ${view.failovers.at(-1)?.gapMs} ms`);
     expect(timeline(view)).toEqual(['a->b crash', 'b->a priority-return']);

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { ClusterOptions, PeerConfig } from '../../lib/cluster/cluster-config.ts';
 import type { FailoverCause, NodeRole } from '../../lib/cluster/cluster-vocabulary.ts';
 import type { PeerMessage, StatusMessage } from '../../lib/cluster/peer-messages.ts';
+import { defaultReturnHoldDownMs } from '../../lib/cluster/priority-return.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { AuditReplication } from './audit-replication.ts';
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
@@ -58,6 +59,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
   readonly instanceId: string;
   readonly peerTimeoutMs: number;
   readonly heartbeatMs: number;
+  readonly returnHoldDownMs: number;
   /** Every configured node, in priority order. */
   readonly peers: readonly PeerConfig[];
   readonly engine: LockEngine;
@@ -96,6 +98,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
     this.instanceId = d.instanceId;
     this.peerTimeoutMs = peerTimeoutMs;
     this.heartbeatMs = Math.max(20, Math.min(250, Math.floor(peerTimeoutMs / 5)));
+    this.returnHoldDownMs = d.cluster.returnHoldDownMs ?? defaultReturnHoldDownMs(peerTimeoutMs);
     this.engine = d.engine;
     this.tokens = d.tokens;
     this.driver = d.driver;
@@ -171,7 +174,10 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
     this.timers.push(setInterval(() => this.heartbeat(), this.heartbeatMs));
     this.timers.push(setInterval(() => this.decide(), DECIDE_EVERY_MS));
     this.loopDelay.start();
-    this.logger.info({ node: this.self.id, priority: this.priority, peerTimeoutMs: this.peerTimeoutMs }, 'cluster node started: discovering peers');
+    this.logger.info(
+      { node: this.self.id, priority: this.priority, peerTimeoutMs: this.peerTimeoutMs, returnHoldDownMs: this.returnHoldDownMs },
+      'cluster node started: discovering peers',
+    );
   }
 
   view(): ClusterView {

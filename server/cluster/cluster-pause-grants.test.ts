@@ -120,7 +120,9 @@ async function round(cluster: Cluster, n: number): Promise<RoundResult> {
 
 describe('a paused active', () => {
   it(`never grants from stale state: ${ROUNDS} pauses with client lines waiting, no grant on the paused node's connections`, { timeout: 240_000 }, async () => {
-    const cluster = await startCluster({ peerTimeoutMs: 1_000 });
+    // A short priority-return hold-down: each round starts from a active again, and 12 rounds of
+    // the default 10 s would be two minutes of waiting.
+    const cluster = await startCluster({ peerTimeoutMs: 1_000, extraArgs: ['--return-hold-down', '500ms'] });
     await waitSettled(cluster, 'a', 10_000);
     const results: RoundResult[] = [];
     for (let n = 1; n <= ROUNDS; n++) {

@@ -1,7 +1,8 @@
 // A node whose process is frozen (SIGSTOP for 2.5 s, peer timeout 1 s) and then runs again.
 // A frozen active must not override the standby that took over meanwhile: it steps out of the
 // role, re-syncs, and may take the role back by priority only with the lock table the other
-// node built (a lock granted while it was frozen is kept, and no split brain is recorded). A
+// node built (a lock granted while it was frozen is kept, and no split brain is recorded), after
+// the priority-return hold-down (2 s here; the default's 10 s is cluster-pause-return.test.ts's). A
 // frozen standby must not promote itself when it wakes up to a silence that was its own.
 import { describe, expect, it } from 'vitest';
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
@@ -19,6 +20,7 @@ import {
 
 const LEASE_MS = 30_000;
 const PAUSE_MS = 2_500;
+const RETURN_HOLD_DOWN_MS = 2_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -59,7 +61,7 @@ function logMessages(node: NodeProcess): string[] {
 
 describe('a frozen active node', () => {
   it('does not override the standby that took over: the lock granted meanwhile is kept, and no split brain', { timeout: 30_000 }, async () => {
-    const cluster = await startCluster();
+    const cluster = await startCluster({ extraArgs: ['--return-hold-down', `${RETURN_HOLD_DOWN_MS}ms`] });
     await waitSettled(cluster, 'a');
     const [a, b, c] = [cluster.node('a'), cluster.node('b'), cluster.node('c')];
     const onA = cluster.keyedClient(['a', 'b', 'c']);
@@ -95,13 +97,14 @@ describe('a frozen active node', () => {
     );
     console.log(`after SIGCONT: settled on ${settledOn} in ${Math.round(performance.now() - resumedAt)} ms`);
 
-    // The documented end: a, not yielded, takes the role back by a graceful handoff once in sync.
+    // The documented end: a, not yielded, takes the role back by a graceful handoff once it has
+    // been an in-sync standby for the hold-down.
     const view = await waitFor(
       async () => {
         await checkSettled(cluster, 'a');
         return a.cluster();
       },
-      { timeoutMs: 3_000, what: 'a to take the role back by priority with in-sync standbys' },
+      { timeoutMs: RETURN_HOLD_DOWN_MS + 3_000, what: 'a to take the role back by priority with in-sync standbys' },
     );
     console.log(`a active again ${Math.round(performance.now() - resumedAt)} ms after SIGCONT; timeline ${JSON.stringify(timeline(view))}`);
     expect((await holderOn(a, 'pause-first'))?.token).toBe(first.token.toString());

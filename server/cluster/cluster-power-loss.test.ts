@@ -9,7 +9,8 @@ import { holderOn, startCluster, waitFor, waitReplicated, waitSettled } from '..
 
 describe('cluster power loss', () => {
   it('a node back from a power loss joins the running cluster instead of serving an empty table', { timeout: 30_000 }, async () => {
-    const cluster = await startCluster({ proxied: true });
+    // A short priority-return hold-down (the default is 10 s): the end of this test is a back as the active.
+    const cluster = await startCluster({ proxied: true, extraArgs: ['--return-hold-down', '2s'] });
     await waitSettled(cluster, 'a');
     const [a, b] = [cluster.node('a'), cluster.node('b')];
     const before = await cluster.keyedClient(['a']).acquire('power-before', { lease: 30_000 });

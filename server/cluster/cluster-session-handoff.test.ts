@@ -107,7 +107,9 @@ describe('resumable sessions through a graceful handoff', () => {
   it('there and back (API handoff, then the priority return after restore): the same tokens all along, no abort, and baton run is never signalled', {
     timeout: 60_000,
   }, async () => {
-    const cluster = await startCluster();
+    // A restore right after the handoff: with the default hold-down (10 s) b would hand the
+    // role back only 10 s after a re-synced.
+    const cluster = await startCluster({ extraArgs: ['--return-hold-down', '1s'] });
     await waitSettled(cluster, 'a');
     const { leases } = await holdersAndWaiters(cluster, 'prio');
     const run = spawn(

@@ -1,6 +1,7 @@
 // The cluster as this node sees it, in the ops API's shape: every configured node in priority
-// order with its role, liveness, lag and flags, what handoff and restore can do now, and the
-// failover timeline (replicated from the active, so every node shows the same one).
+// order with its role, liveness, lag and flags, what handoff and restore can do now, whom the
+// active will hand the role back to by priority and why not yet, and the failover timeline
+// (replicated from the active, so every node shows the same one).
 import { formatAddress } from '../../lib/client/address.ts';
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
 import type { ClusterView, FailoverView, NodeView, ReplicationLag } from '../../lib/ops-api/api-types.ts';
@@ -91,6 +92,9 @@ export function clusterView(node: ViewContext, now: number, wallNow: number): Cl
   else if (st.phase === 'handing-off') reason = 'a handoff is under way';
   else if (targets.length === 0) reason = 'no standby is alive and in sync to hand off to';
   const yielded = node.watch.yieldedNodes();
+  const wait = selfActive ? st.returnWait : null;
+  const priorityReturn =
+    wait === null ? null : { node: wait.verdict.node, inMs: Math.max(0, Math.ceil(wait.verdict.inMs - (now - wait.at))), reason: wait.verdict.reason };
   return {
     self: node.self.id,
     instanceId: node.instanceId,
@@ -100,6 +104,7 @@ export function clusterView(node: ViewContext, now: number, wallNow: number): Cl
     nodes,
     handoff: { available: reason === null, reason, targets: reason === null ? targets : [] },
     restore: { available: yielded.length > 0, yielded },
+    priorityReturn,
     failovers: [...node.timeline.entries()],
     loopDelayMs: node.loopDelay.perSecondMaxMs(),
     gcPauseMs: node.loopDelay.perSecondGcMs(),

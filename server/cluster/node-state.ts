@@ -4,6 +4,7 @@
 // lib/cluster read copies of it.
 import type { StatusMessage } from '../../lib/cluster/peer-messages.ts';
 import { isActivePhase, type NodePhase, type NodeRole } from '../../lib/cluster/cluster-vocabulary.ts';
+import type { ReturnVerdict, SteadyRecord } from '../../lib/cluster/priority-return.ts';
 
 export class NodeState {
   phase: NodePhase = 'discovering';
@@ -26,6 +27,10 @@ export class NodeState {
   readonly statusAt = new Map<string, number>();
   /** Lower-priority peers seen active at the same time as this node (split brain), by id. */
   readonly rivals = new Set<string>();
+  /** While active: each standby that has been synced with it without a break, and since when (priority-return.ts). */
+  readonly steady = new Map<string, SteadyRecord>();
+  /** While active: the higher-priority node it will hand the role back to, and why not yet (as of `at`, monotonic ms); null when none. */
+  returnWait: { verdict: Extract<ReturnVerdict, { kind: 'wait' }>; at: number } | null = null;
   /** Since when this active waits for its peers to confirm it after its grant window lapsed; null when not. */
   reconfirmSince: number | null = null;
   /** Until then, the node only listens (start-up, and after this process was frozen). Set at start. */
