@@ -124,6 +124,17 @@ describe('the chaos checker in partitions', () => {
       );
     });
 
+    it("counts an overlap that begins in one window's tail and the next one's cut with the later cut", () => {
+      const h = history({
+        clientEvents: [...hold('k1', 'L', 300_001, 4_000, 4_500), ...hold('s2', 'L', 400_001, 4_200, 4_300, 'session')],
+        // The first window runs to 3000 + 1000 + 2000 = 6000; the second is cut at 3500.
+        faults: [cut(1_000, 3_000), cut(3_500, 5_000, 'actives a+b+c before the heal')],
+      });
+      const verdict = checkHistory(h);
+      expect(verdict.violations).toEqual([]);
+      expect(verdict.counts.partitionWindows.map((w) => w.overlaps)).toEqual([0, 1]);
+    });
+
     it('ends a window at heal + peer timeout + the longest lease: an overlap just past it fails', () => {
       // Healed at 3000: the window ends at 6000.
       const overlapUntil = (end: number) =>

@@ -51,13 +51,14 @@ export function windowIntervals(windows: readonly PartitionWindow[]): Interval[]
 }
 
 /**
- * Counts each overlap (already known to lie inside the windows) in the window it begins in, or
- * else the first it meets; returns one note per overlap naming its window.
+ * Counts each overlap (already known to lie inside the windows) in the window it begins in (the
+ * latest cut, when it begins in the tail of one window and the cut of the next), or else the
+ * first it meets; returns one note per overlap naming its window.
  */
 export function countPartitionOverlaps(windows: PartitionWindow[], overlaps: readonly PartitionOverlap[]): string[] {
   const notes: string[] = [];
   for (const o of overlaps) {
-    const index = windows.findIndex((w) => covers([w], o.overlap.start));
+    const index = windows.findLastIndex((w) => covers([w], o.overlap.start));
     const i = index >= 0 ? index : windows.findIndex((w) => intersect(w, o.overlap) !== null);
     const w = windows[i];
     if (w === undefined) continue;
