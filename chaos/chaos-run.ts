@@ -52,7 +52,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const leaseMs = options.leaseMs ?? 2_000;
   const peerTimeoutMs = options.peerTimeoutMs ?? 1_000;
   const log = options.log ?? (() => undefined);
-  const schedule = faultSchedule({ seed: options.seed, durationMs: options.durationMs, leaseMs, clientGroups: GROUPS });
+  const schedule = faultSchedule({ seed: options.seed, durationMs: options.durationMs, leaseMs, clientGroups: GROUPS, peerTimeoutMs });
   const resource = await ProtectedResource.start();
   let cluster: Cluster | undefined;
   let pool: ClientPool | undefined;

@@ -4,13 +4,46 @@
 
 export type NodePick = { role: 'active' } | { role: 'standby'; index: number };
 
+/**
+ * Which peer links a partition cuts (chaos/partition-faults.ts makes them at the proxies), by role:
+ * - isolate: the active from every peer, both ways (the majority loses it);
+ * - minority: the active from one standby (`standby`), both ways; the other still hears it;
+ * - one-way-out: the active's messages to every peer held, theirs still reach it;
+ * - one-way-in: the peers' messages to the active held, its own still reach them;
+ * - standby-link: the link between the two standbys, both ways;
+ * - all: every link, both ways;
+ * - flap: the active from every peer (or from one standby), cut and healed `cycles` times: cuts
+ *   both shorter and longer than the peer timeout;
+ * - handoff: an API handoff of the active (to any standby), its peer links cut `cutAfterMs` after
+ *   the request was sent (0-30 ms: the handoff message may or may not get out).
+ */
+export type PartitionShape = 'isolate' | 'minority' | 'one-way-out' | 'one-way-in' | 'standby-link' | 'all' | 'flap' | 'handoff';
+
+export const PARTITION_SHAPES: readonly PartitionShape[] = ['isolate', 'minority', 'one-way-out', 'one-way-in', 'standby-link', 'all', 'flap', 'handoff'];
+
+/** One cut of a flap and the heal after it, ms. */
+export interface FlapCycle {
+  cutMs: number;
+  healMs: number;
+}
+
 export type ScheduledFault =
   | { kind: 'kill9'; at: number; node: NodePick; downMs: number }
   | { kind: 'sigterm'; at: number; node: NodePick; downMs: number }
   /** The active hands off (POST /api/v1/cluster/handoff) to a standby (index) or whichever it picks (null); restored afterwards. */
   | { kind: 'api-handoff'; at: number; to: number | null }
-  /** The peer proxies of these nodes refuse every link: "a" isolates a, "b" cuts b-c, "a+b" cuts every link. */
-  | { kind: 'partition'; at: number; cut: string[]; forMs: number }
+  /** Peer links cut (see PartitionShape) for forMs, then healed; a flap's cycles instead (forMs is their sum). */
+  | {
+      kind: 'partition';
+      at: number;
+      shape: PartitionShape;
+      forMs: number;
+      /** minority, and a flap cut from one standby: which standby (else null). */
+      standby: number | null;
+      cycles: FlapCycle[];
+      /** handoff: how long after the handoff request the cut comes. */
+      cutAfterMs: number;
+    }
   /** SIGSTOP for longer than a lease, then SIGCONT. */
   | { kind: 'pause'; at: number; node: NodePick; forMs: number }
   /** kill -9 of a client worker process (chosen among those holding a lock when it is applied), respawned after downMs. */
@@ -27,6 +60,8 @@ export interface ScheduleOptions {
   firstAtMs?: number;
   /** The last fault starts this long before the end at the latest; 4,000 if not given. */
   quietEndMs?: number;
+  /** The cluster's --peer-timeout (a flap cuts both shorter and longer than it); 1,000 if not given. */
+  peerTimeoutMs?: number;
 }
 
 /** The fallback of the weighted pick (rounding can leave the roll just past the last weight). */
@@ -65,11 +100,9 @@ export function faultSchedule(options: ScheduleOptions): ScheduledFault[] {
       case 'api-handoff':
         faults.push({ kind, at, to: random() < 0.5 ? null : between(0, 1) });
         break;
-      case 'partition': {
-        const cuts = [['a'], ['b'], ['a', 'b']];
-        faults.push({ kind, at, cut: cuts[between(0, cuts.length - 1)] as string[], forMs: between(1_500, 3_500) });
+      case 'partition':
+        faults.push(partition(at, between, options.peerTimeoutMs ?? 1_000));
         break;
-      }
       case 'pause':
         faults.push({ kind, at, node: pickNode(), forMs: options.leaseMs + between(500, 1_500) });
         break;
@@ -79,6 +112,56 @@ export function faultSchedule(options: ScheduleOptions): ScheduledFault[] {
     }
   }
   return faults;
+}
+
+function partition(at: number, between: (lo: number, hi: number) => number, peerTimeoutMs: number): ScheduledFault {
+  const shape = PARTITION_SHAPES[between(0, PARTITION_SHAPES.length - 1)] as PartitionShape;
+  const forMs = between(1_500, 3_500);
+  const standby = between(0, 1);
+  if (shape === 'flap') {
+    // Short cuts (a third to two thirds of the peer timeout: the links redial, nobody promotes)
+    // and long ones (1.3 to 2 peer timeouts: a split brain each time), in a seeded mix.
+    const cycles: FlapCycle[] = [];
+    for (let i = between(3, 5); i > 0; i--) {
+      const long = between(0, 2) === 0;
+      const cutMs = long ? between(1.3 * peerTimeoutMs, 2 * peerTimeoutMs) : between(peerTimeoutMs / 3, (2 * peerTimeoutMs) / 3);
+      cycles.push({ cutMs, healMs: between(200, 600) });
+    }
+    const sum = cycles.reduce((t, c) => t + c.cutMs + c.healMs, 0);
+    return { kind: 'partition', at, shape, forMs: sum, standby: between(0, 1) === 0 ? standby : null, cycles, cutAfterMs: 0 };
+  }
+  return {
+    kind: 'partition',
+    at,
+    shape,
+    forMs,
+    standby: shape === 'minority' ? standby : null,
+    cycles: [],
+    cutAfterMs: shape === 'handoff' ? between(0, 30) : 0,
+  };
+}
+
+/** A partition in words, e.g. "the active cut one way: its messages to every peer held". */
+export function describePartition(f: Extract<ScheduledFault, { kind: 'partition' }>): string {
+  const standby = `standby #${f.standby ?? 0}`;
+  switch (f.shape) {
+    case 'isolate':
+      return 'the active cut from every peer, both ways';
+    case 'minority':
+      return `the active cut from ${standby} only, both ways`;
+    case 'one-way-out':
+      return "one way: the active's messages to every peer held, theirs reach it";
+    case 'one-way-in':
+      return "one way: the peers' messages to the active held, its own reach them";
+    case 'standby-link':
+      return 'the link between the two standbys cut both ways';
+    case 'all':
+      return 'every link cut both ways';
+    case 'flap':
+      return `flapping: the active ${f.standby === null ? 'and every peer' : `and ${standby}`} cut/healed ${f.cycles.map((c) => `${c.cutMs}/${c.healMs}`).join(', ')} ms`;
+    case 'handoff':
+      return `an API handoff of the active, its links cut ${f.cutAfterMs} ms after the request`;
+  }
 }
 
 export function describeFault(f: ScheduledFault): string {
@@ -92,7 +175,7 @@ export function describeFault(f: ScheduledFault): string {
     case 'api-handoff':
       return `${at} API handoff ${f.to === null ? 'to any standby' : `to standby #${f.to}`}, then restore`;
     case 'partition':
-      return `${at} partition: peer links of ${f.cut.join('+')} refused for ${f.forMs} ms`;
+      return `${at} partition: ${describePartition(f)}${f.shape === 'flap' ? '' : ` for ${f.forMs} ms`}`;
     case 'pause':
       return `${at} SIGSTOP ${node(f.node)} for ${f.forMs} ms`;
     case 'client-kill':

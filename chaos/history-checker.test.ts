@@ -56,7 +56,7 @@ describe('the chaos history checker', () => {
       expect(verdict.violations[0]?.message).toMatch(/k1 .* and s1 .* held it at once for 100\.0 ms/);
     });
 
-    it('does not count an overlap inside a partition, or within a lease after it', () => {
+    it('does not fail an overlap inside a partition, or within peer timeout + a lease after the heal', () => {
       const h = history({
         clientEvents: [...hold('s1', 'L', 10, 1_000, 4_500, 'session'), ...hold('k2', 'L', 11, 4_000, 4_600)],
         faults: [fault('partition', 500, 3_000)],
@@ -68,9 +68,10 @@ describe('the chaos history checker', () => {
 
     it('counts the part of an overlap that lies past the excluded window', () => {
       const h = history({
-        clientEvents: [...hold('s1', 'L', 10, 1_000, 5_500, 'session'), ...hold('k2', 'L', 11, 4_000, 5_900)],
+        clientEvents: [...hold('s1', 'L', 10, 1_000, 6_500, 'session'), ...hold('s2', 'L', 11, 4_000, 6_900, 'session')],
         faults: [fault('partition', 500, 3_000)],
       });
+      // The window ends at 3000 + 1000 (peer timeout) + 2000 (lease) = 6000.
       expect(checkHistory(h).violations[0]?.message).toMatch(/held it at once for 500\.0 ms/);
     });
 
@@ -109,8 +110,8 @@ describe('the chaos history checker', () => {
 
       it('still leaves the pause out of the stranding check and of the count of excluded time', () => {
         const h = checkHistory(history({ faults: [fault('pause', 1_000, 3_000), fault('partition', 4_000, 5_000)] }));
-        // Partitions only: 4000..7000. Pauses and partitions (for stranding): 1000..7000.
-        expect(h.counts).toMatchObject({ excludedMs: 3_000, excludedShare: 3_000 / 60_000, faultWindowMs: 6_000 });
+        // Partition windows only: 4000..8000 (heal + peer timeout + lease). With pauses + a lease (for stranding): 1000..8000.
+        expect(h.counts).toMatchObject({ excludedMs: 4_000, excludedShare: 4_000 / 60_000, faultWindowMs: 7_000 });
       });
     });
 
@@ -259,6 +260,7 @@ describe('the chaos history checker', () => {
           writes: [write('L', 'k1', 10, 2_150, 'accepted', null, 0), write('L', 'k2', 10, 2_200, 'conflict', 10, 0)],
         });
         expect(checkHistory(same).violations.map((v) => v.message)).toEqual([
+          expect.stringMatching(/^token 10 was given twice: to k1 for L .* and to k2 for L/),
           expect.stringMatching(/with the same token/),
           expect.stringMatching(/k2 asked .* got token 10 .* not above token 10/),
         ]);
@@ -338,12 +340,12 @@ describe('the chaos history checker', () => {
     });
   });
 
-  it('counts the share of the run excluded from the mutual-exclusion check (partitions, each + a lease, merged, within the run)', () => {
+  it('counts the share of the run excluded from the mutual-exclusion check (partition windows, each to heal + peer timeout + a lease, merged, within the run)', () => {
     const h = history({
       faults: [fault('partition', 1_000, 3_000), fault('partition', 4_000, 5_000), fault('kill9', 10_000, 12_000), fault('partition', 59_000, 61_000)],
     });
-    // 1000..7000 (merged) and 59000..60000 (the run ends at 60000): 7000 ms of 60000.
-    expect(checkHistory(h).counts).toMatchObject({ excludedMs: 7_000, excludedShare: 7_000 / 60_000 });
+    // 1000..6000 and 4000..8000 (merged: 7000 ms) and 59000..60000 (the run ends at 60000): 8000 ms of 60000.
+    expect(checkHistory(h).counts).toMatchObject({ excludedMs: 8_000, excludedShare: 8_000 / 60_000 });
   });
 
   describe('token succession', () => {

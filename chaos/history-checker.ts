@@ -1,13 +1,16 @@
 // The chaos run's verdict: a pure function from the recorded history to the violations of the
 // five properties and the counts printed with them. Definitions (also in the run's report):
 //
-// 1. Fencing held: per lock, in the order the resource saw them, no accepted write carries a
-//    token below one accepted before, and every write refused as stale had a token below the
-//    highest accepted at that moment (the recorded history is checked, not the resource's word).
+// 1. Fencing held, and no token went backwards as the resource saw them: per lock, the tokens of
+//    the accepted writes, in the order the resource accepted them, strictly increase, except the
+//    same client writing again with its own token (an equal token from another client is a token
+//    given twice); every write refused as stale had a token below the highest accepted at that
+//    moment (the recorded history is checked, not the resource's word).
 // 2. Mutual exclusion: per lock, no two client-observed holds (grant arrived -> release about to
 //    be sent, loss noticed, or process killed) of different clients overlap, except where the
-//    overlap lies inside a partition (cut..heal) extended by the longest lease after it ends (a
-//    split brain: no quorum), or is excused by a pause of the active: only a hold granted before
+//    overlap lies inside partition windows (cut .. heal + peer timeout + the longest lease; a
+//    split brain: no quorum; partition-windows.ts says why that bound): each such overlap is
+//    counted in its window and printed, not failed. Or it is excused by a pause of the active: only a hold granted before
 //    the pause began, overlapping a grant made after it began, from the pause's start until the
 //    first holder's lease counted from there ran out (and no later than SIGCONT; see
 //    pauseExemption in mutual-exclusion.ts). Grants made after a pause began get no other
@@ -48,6 +51,8 @@
 // 6. Token order (token-order.ts): per lock, a grant asked for after an earlier grant of it had
 //    arrived has a higher token, over the whole run, pauses and failovers included (partitions
 //    + a lease left out).
+// 8. No token given twice (token-uniqueness.ts): no two grants of the run, on any locks, carry
+//    the same token, partitions included.
 // 7. Session carry-over (session-carryover.ts), only with `requireSessionCarryover`: no session
 //    claim that spanned a planned handoff (SIGTERM, API handoff, priority return) was lost to it.
 //    Without the option the counts are reported and nothing fails.
@@ -58,7 +63,10 @@ import { covers, intersect, subtract, totalLength, union, type Interval } from '
 import { sessionCarryover, type Carryover } from './session-carryover.ts';
 import { checkTokenOrder } from './token-order.ts';
 import type { Violation } from './violation.ts';
-import { byLock, checkMutualExclusion, classifyOverlap, earliestGrants, iso, type OverlapContext } from './mutual-exclusion.ts';
+import { byLock, checkMutualExclusion, classifyOverlap, earliestGrants, iso, type OverlapContext, type PartitionOverlap } from './mutual-exclusion.ts';
+import { countPartitionOverlaps, partitionWindows, type PartitionWindow, windowIntervals } from './partition-windows.ts';
+import { checkTokensUnique } from './token-uniqueness.ts';
+import { checkFencing } from './fencing.ts';
 
 export { STALL_SLACK_MS } from './mutual-exclusion.ts';
 export type { Property, Violation } from './violation.ts';
@@ -102,10 +110,16 @@ export interface Counts {
   /** The longest stretch some client waited for a free lock (outside excluded windows), ms. */
   longestStrandedMs: number;
   strandBoundMs: number;
-  /** Time of the run (clients start..stop) inside partitions + a lease (excluded from the mutual-exclusion check), ms, and its share. */
+  /** Partition windows (cut .. heal + peer timeout + a lease), each with the overlaps counted in it. */
+  partitionWindows: PartitionWindow[];
+  /** Overlaps of two holders inside partition windows (allowed: no quorum), over all windows. */
+  partitionOverlaps: number;
+  /** Distinct tokens granted (property 8: each exactly once). */
+  distinctTokens: number;
+  /** Time of the run (clients start..stop) inside partition windows (excluded from the mutual-exclusion check), ms, and its share. */
   excludedMs: number;
   excludedShare: number;
-  /** Time of the run inside pauses or partitions, each + a lease (left out of the stranding check only), ms. */
+  /** Time of the run inside pauses + a lease or partition windows (left out of the stranding check), ms. */
   faultWindowMs: number;
   /** Overlaps excused by a pause of the active (granted before it, outlived within the first holder's lease). */
   pauseExcusedOverlaps: number;
@@ -130,10 +144,12 @@ export function checkHistory(history: History, options: CheckOptions = {}): Verd
   const { holds, waits, stalls } = foldClientEvents(history.clientEvents, history.runEnd);
   const withLease = (kinds: FaultKind[]) =>
     union(history.faults.filter((f) => kinds.includes(f.kind)).map((f) => ({ start: f.start, end: f.end + history.maxLeaseMs })));
-  // Partitions: excluded from the exclusion and order checks. Pauses and partitions: from stranding
-  // (a lock a paused node holds waits for a failover) and the failover succession check.
-  const partitions = withLease(['partition']);
-  const excluded = withLease(['pause', 'partition']);
+  // Partition windows: excluded from the exclusion and order checks. Pauses (+ a lease) and
+  // partition windows: from stranding (a lock a paused node holds waits for a failover) and the
+  // failover succession check.
+  const windows = partitionWindows(history);
+  const partitions = windowIntervals(windows);
+  const excluded = union([...withLease(['pause']), ...partitions]);
   const pauses = union(history.faults.filter((f) => f.kind === 'pause' && f.hitActive !== false));
   const near = (t: number) => describeFaultsNear(history, t);
 
@@ -142,7 +158,10 @@ export function checkHistory(history: History, options: CheckOptions = {}): Verd
   const stalled: string[] = [];
   const paused: string[] = [];
   const ctx: OverlapContext = { excluded: partitions, pauses, near, stalls, earliestGrant: earliestGrants(holds) };
-  checkMutualExclusion(holds, ctx, violations, lapses, stalled, paused);
+  const inPartitions: PartitionOverlap[] = [];
+  checkMutualExclusion(holds, ctx, violations, lapses, stalled, paused, inPartitions);
+  notes.push(...countPartitionOverlaps(windows, inPartitions));
+  const distinctTokens = checkTokensUnique(history.clientEvents, violations);
   notes.push(...paused.map((l) => `overlap excused by a pause of the active (not a violation): ${l}`));
   notes.push(...lapses.map((l) => `keyed lease lapsed in a starved client (not a violation): ${l}`));
   notes.push(...stalled.map((l) => `client process stalled (not a violation): ${l}`));
@@ -199,6 +218,9 @@ export function checkHistory(history: History, options: CheckOptions = {}): Verd
       faultsByKind,
       longestStrandedMs: Math.round(longestStrandedMs),
       strandBoundMs,
+      partitionWindows: windows,
+      partitionOverlaps: inPartitions.length,
+      distinctTokens,
       excludedMs: Math.round(excludedMs),
       excludedShare: runMs > 0 ? excludedMs / runMs : 0,
       faultWindowMs: Math.round(inRun(excluded)),
@@ -208,29 +230,6 @@ export function checkHistory(history: History, options: CheckOptions = {}): Verd
       sessionLostToPlannedHandoff: lostPlanned.length,
     },
   };
-}
-
-function checkFencing(history: History, violations: Violation[]): void {
-  const highest = new Map<string, bigint>();
-  for (const w of history.writes) {
-    const token = BigInt(w.token);
-    const top = highest.get(w.lock);
-    if (w.outcome === 'stale') {
-      if (top === undefined || token >= top)
-        violations.push({
-          property: 'fencing',
-          message: `${w.lock}: write by ${w.client} with token ${w.token} was refused as stale, but the highest accepted was ${top ?? 'none'}`,
-        });
-      continue;
-    }
-    if (top !== undefined && token < top) {
-      violations.push({
-        property: 'fencing',
-        message: `${w.lock}: the resource ${w.outcome === 'accepted' ? 'accepted' : 'let through'} token ${w.token} from ${w.client} after accepting ${top}`,
-      });
-    }
-    if (w.outcome === 'accepted' && (top === undefined || token > top)) highest.set(w.lock, token);
-  }
 }
 
 /**

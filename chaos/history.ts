@@ -70,6 +70,8 @@ export interface FaultWindow {
    * handoff always does; undefined for a client kill, or when it was not known: counted as yes).
    */
   hitActive?: boolean;
+  /** A partition: what the nodes made of it (e.g. "actives a+b before the heal"). */
+  observed?: string;
 }
 
 export interface FinalLock {

@@ -8,7 +8,7 @@ import { intersect, subtract, totalLength, union, type Interval } from './interv
 export const STALL_SLACK_MS = 50;
 
 export interface OverlapContext {
-  /** Partitions, each + a lease (a split brain: two actives may both grant; no quorum). */
+  /** Partition windows (partition-windows.ts: cut .. heal + peer timeout + a lease; a split brain: two actives may both grant, no quorum). */
   excluded: Interval[];
   /** Pauses (SIGSTOP..SIGCONT) of the node that was active when they began (see `pauseExemption`). */
   pauses: Interval[];
@@ -21,7 +21,7 @@ export interface OverlapContext {
 /** What the checker makes of two holds of one lock by different clients (`first.start <= second.start`). */
 export type OverlapVerdict =
   | { kind: 'none' }
-  | { kind: 'excluded' }
+  | { kind: 'excluded'; overlap: Interval; note: string }
   | { kind: 'paused'; note: string }
   | { kind: 'lapse'; note: string }
   | { kind: 'stall'; note: string }
@@ -76,7 +76,13 @@ export function classifyOverlap(first: Hold, second: Hold, ctx: OverlapContext):
   const overlap = intersect(first, second);
   if (overlap === null) return { kind: 'none' };
   const outsidePartitions = subtract([overlap], ctx.excluded);
-  if (outsidePartitions.length === 0) return { kind: 'excluded' };
+  if (outsidePartitions.length === 0) {
+    return {
+      kind: 'excluded',
+      overlap,
+      note: `${first.lock}: ${first.client} (${first.protocol}, token ${first.token}) and ${second.client} (${second.protocol}, token ${second.token}) held it at once for ${(overlap.end - overlap.start).toFixed(1)} ms from ${iso(overlap.start)}`,
+    };
+  }
   const exempt = pauseExemption(first, second, ctx.pauses);
   const counted = subtract(outsidePartitions, exempt);
   if (counted.length === 0) {
@@ -131,7 +137,21 @@ export function classifyOverlap(first: Hold, second: Hold, ctx: OverlapContext):
   };
 }
 
-export function checkMutualExclusion(holds: Hold[], ctx: OverlapContext, violations: Violation[], lapses: string[], stalled: string[], paused: string[]): void {
+/** An overlap that lies wholly inside partition windows: allowed, and counted per window. */
+export interface PartitionOverlap {
+  overlap: Interval;
+  note: string;
+}
+
+export function checkMutualExclusion(
+  holds: Hold[],
+  ctx: OverlapContext,
+  violations: Violation[],
+  lapses: string[],
+  stalled: string[],
+  paused: string[],
+  inPartitions: PartitionOverlap[] = [],
+): void {
   for (const lockHolds of byLock(holds).values()) {
     lockHolds.sort((x, y) => x.start - y.start);
     for (let i = 0; i < lockHolds.length; i++) {
@@ -146,6 +166,7 @@ export function checkMutualExclusion(holds: Hold[], ctx: OverlapContext, violati
         if (verdict.kind === 'lapse') lapses.push(verdict.note);
         else if (verdict.kind === 'stall') stalled.push(verdict.note);
         else if (verdict.kind === 'paused') paused.push(verdict.note);
+        else if (verdict.kind === 'excluded') inPartitions.push({ overlap: verdict.overlap, note: verdict.note });
         else if (verdict.kind === 'violation') violations.push({ property: 'mutual-exclusion', message: verdict.message });
       }
     }

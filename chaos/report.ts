@@ -2,6 +2,7 @@
 // violations, each on its own lines so a failing seed's output can be read and replayed.
 import type { ChaosResult } from './chaos-run.ts';
 import { describeFault } from './fault-schedule.ts';
+import { formatPartitionWindow } from './partition-windows.ts';
 import type { Carryover } from './session-carryover.ts';
 
 /** "kill9 3x 12: 0/11/1, ...": per kind, its faults, the session holds that spanned them: carried over / lost / neither. */
@@ -25,7 +26,10 @@ export function formatReport(result: ChaosResult, replay: string): string {
     `keyed holders past their lease (starved clients) overlapping a grant made after it could expire: ${c.keyedLeaseLapses}`,
     `overlaps explained by a stalled client process (not violations): ${c.stalledClientOverlaps} (client stall events: ${c.clientStalls})`,
     `writes accepted: ${c.writesAccepted}; stale writes rejected: ${c.staleWritesRejected}; conflicts: ${c.conflicts} (explained ${c.conflictsExplained}, see the notes)`,
-    `excluded from the mutual-exclusion check (partitions, each + a lease): ${(c.excludedMs / 1000).toFixed(1)} s, ${(c.excludedShare * 100).toFixed(1)}% of the run; overlaps excused by a pause of the active (granted before it, within the holder's lease): ${c.pauseExcusedOverlaps}`,
+    `partition windows (cut .. heal + peer timeout + a lease; overlaps allowed inside, each counted): ${c.partitionWindows.length}, overlaps inside them: ${c.partitionOverlaps}`,
+    ...c.partitionWindows.map((w, i) => `  ${formatPartitionWindow(w, i, result.history.runStart)}`),
+    `excluded from the mutual-exclusion check (partition windows): ${(c.excludedMs / 1000).toFixed(1)} s, ${(c.excludedShare * 100).toFixed(1)}% of the run; overlaps excused by a pause of the active (granted before it, within the holder's lease): ${c.pauseExcusedOverlaps}`,
+    `tokens: ${c.distinctTokens} distinct tokens granted, each once (a token given twice is a violation)`,
     `per-lock token order: ${c.tokenOrderChecked} grants compared with an earlier grant of their lock`,
     `session claims across faults that hit the active (kind, faults x, holds spanning them: carried over / lost / neither): ${formatCarryover(c.sessionCarryover)}; lost to a planned handoff: ${c.sessionLostToPlannedHandoff}${result.requireSessionCarryover ? ' (each a violation)' : ' (not checked: --allow-session-loss)'}`,
     `longest wait for a free lock: ${c.longestStrandedMs} ms (bound ${c.strandBoundMs} ms)`,

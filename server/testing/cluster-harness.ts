@@ -13,6 +13,7 @@ import { KeyedClient, SessionClient } from '../../lib/client/index.ts';
 import type { KeyedClientOptions, SessionClientOptions } from '../../lib/client/index.ts';
 import { NodeProcess, PortClash } from './node-process.ts';
 import { TcpFaultProxy } from './tcp-fault-proxy.ts';
+import { pskIdentity } from './tls-psk-identity.ts';
 
 export { NodeProcess } from './node-process.ts';
 export type { ApiReply } from './node-process.ts';
@@ -144,7 +145,7 @@ async function build(options: StartClusterOptions): Promise<Cluster> {
   for (let i = 0; i < count; i++) {
     const id = IDS[i] as string;
     const [lock, session, peerListen, http] = ports.slice(i * 4, i * 4 + 4) as [number, number, number, number];
-    const proxy = options.proxied ? await TcpFaultProxy.start({ host: '127.0.0.1', port: peerListen }) : null;
+    const proxy = options.proxied ? await TcpFaultProxy.start({ host: '127.0.0.1', port: peerListen }, { identify: pskIdentity }) : null;
     const peer = proxy ? proxy.port : peerListen;
     peers.push({ id, host: '127.0.0.1', lockPort: lock, sessionPort: session, peerPort: peer, httpPort: http });
     const dataDir = join(dir, id);

@@ -1,7 +1,9 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LineClient, eventually } from './line-client.ts';
+import { dialPeerTls, peerKey } from '../cluster/peer-tls.ts';
 import { TcpFaultProxy } from './tcp-fault-proxy.ts';
+import { pskIdentity } from './tls-psk-identity.ts';
 
 const cleanups: Array<() => unknown> = [];
 
@@ -26,8 +28,11 @@ async function echoServer(): Promise<{ server: Server; port: number; sockets: Se
   return { server, port: (server.address() as { port: number }).port, sockets };
 }
 
-async function proxyTo(port: number): Promise<TcpFaultProxy> {
-  const proxy = await TcpFaultProxy.start({ host: '127.0.0.1', port });
+/** The first line a connection sent: how the tests below name a dialler. */
+const firstLine = (chunk: Buffer) => chunk.toString('utf8').split('\n')[0] ?? null;
+
+async function proxyTo(port: number, identify?: (chunk: Buffer) => string | null): Promise<TcpFaultProxy> {
+  const proxy = await TcpFaultProxy.start({ host: '127.0.0.1', port }, { identify });
   cleanups.push(() => proxy.close());
   return proxy;
 }
@@ -102,5 +107,93 @@ describe('TcpFaultProxy', () => {
     await proxy.close();
     await client.waitClosed();
     await expect(LineClient.open(proxy.port)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  describe('cut()', () => {
+    it('holds what the dialler sends one way while the target still reaches it, and delivers the held bytes on heal()', async () => {
+      const echo = await echoServer();
+      const proxy = await proxyTo(echo.port);
+      const client = await open(proxy.port);
+      client.send('before');
+      expect(await client.next()).toBe('before');
+      proxy.cut({ direction: 'to-target' });
+      client.send('held');
+      await expect(client.next(300)).rejects.toThrow();
+      expect(proxy.open).toBe(1);
+      // The target can still write to the dialler.
+      for (const socket of echo.sockets) socket.write('from the target\n');
+      expect(await client.next()).toBe('from the target');
+      proxy.heal();
+      expect(await client.next()).toBe('held');
+    });
+
+    it('holds what the target sends back while the dialler still reaches it', async () => {
+      const received: string[] = [];
+      const echo = await echoServer();
+      const proxy = await proxyTo(echo.port);
+      const client = await open(proxy.port);
+      client.send('one');
+      expect(await client.next()).toBe('one');
+      for (const socket of echo.sockets) socket.on('data', (d: Buffer) => received.push(d.toString()));
+      proxy.cut({ direction: 'from-target' });
+      client.send('two');
+      await eventually(() => received.join('').includes('two'), 2_000, 'the target to get "two"');
+      await expect(client.next(300)).rejects.toThrow();
+      proxy.heal();
+      expect(await client.next()).toBe('two');
+    });
+
+    it("cuts only the named dialler's connections, open and new, both ways, until heal()", async () => {
+      const echo = await echoServer();
+      const proxy = await proxyTo(echo.port, firstLine);
+      const [b, c] = [await open(proxy.port), await open(proxy.port)];
+      b.send('b');
+      c.send('c');
+      expect([await b.next(), await c.next()]).toEqual(['b', 'c']);
+      proxy.cut({ direction: 'both', from: 'b' });
+      await b.waitClosed();
+      const again = await open(proxy.port);
+      again.send('b');
+      await again.waitClosed();
+      c.send('still');
+      expect(await c.next()).toBe('still');
+      proxy.heal();
+      const healed = await open(proxy.port);
+      healed.send('b');
+      expect(await healed.next()).toBe('b');
+    });
+
+    it("holds one way only the named dialler's bytes on a connection opened during the cut", async () => {
+      const echo = await echoServer();
+      const proxy = await proxyTo(echo.port, firstLine);
+      proxy.cut({ direction: 'from-target', from: 'b' });
+      const [b, c] = [await open(proxy.port), await open(proxy.port)];
+      b.send('b');
+      c.send('c');
+      expect(await c.next()).toBe('c');
+      await expect(b.next(300)).rejects.toThrow();
+      proxy.heal();
+      expect(await b.next()).toBe('b');
+    });
+  });
+
+  it("names a peer link's dialler from its TLS ClientHello (the PSK identity)", async () => {
+    const first = new Promise<Buffer>((resolve) => {
+      const server = createServer((socket) => {
+        socket.once('data', (chunk: Buffer) => {
+          resolve(chunk);
+          socket.destroy();
+        });
+      });
+      server.listen(0, '127.0.0.1', () => {
+        const tls = dialPeerTls('127.0.0.1', (server.address() as { port: number }).port, 'node-b', peerKey('an admin token of 32 characters..', 'node-b'));
+        tls.on('error', () => {});
+        cleanups.push(() => tls.destroy());
+      });
+      cleanups.push(() => new Promise((r) => server.close(r)));
+    });
+    expect(pskIdentity(await first)).toBe('node-b');
+    expect(pskIdentity(Buffer.from('GET / HTTP/1.1\r\n'))).toBe(null);
+    expect(pskIdentity((await first).subarray(0, 60))).toBe(null);
   });
 });
