@@ -152,14 +152,14 @@ describe('bulk release by client, over HTTP on the daemon', () => {
     c.send('I dead worker pid 1', ...names.map((n) => `A ${n} 3600 0`));
     await c.take(301);
     const base = `http://127.0.0.1:${d.httpAddress.port}/api/v1/clients`;
-    const held = (await (await fetch(`${base}/held?client=${encodeURIComponent('dead worker pid 1')}`)).json()) as ClientHeldView;
+    const held = (await (await fetch(`${base}/held?identity=${encodeURIComponent('dead worker pid 1')}`)).json()) as ClientHeldView;
     expect(held.held.map((h) => h.name)).toEqual(names);
     // Padded with tokens nobody holds: the route takes up to 10,000 (512 KiB), not the usual 16 KiB.
     const tokens = [...held.held.map((h) => h.token), ...Array.from({ length: 5_000 }, (_, i) => String(900_000_000_000 + i))];
     const response = await fetch(`${base}/force-release`, {
       method: 'POST',
       headers: { authorization: `Bearer ${d.adminToken}` },
-      body: JSON.stringify({ client: 'dead worker pid 1', tokens }),
+      body: JSON.stringify({ identity: 'dead worker pid 1', tokens }),
     });
     expect(response.status).toBe(200);
     const result = (await response.json()) as ClientReleaseResult;
@@ -169,7 +169,7 @@ describe('bulk release by client, over HTTP on the daemon', () => {
     const huge = await fetch(`${base}/force-release`, {
       method: 'POST',
       headers: { authorization: `Bearer ${d.adminToken}` },
-      body: JSON.stringify({ client: 'x', tokens: ['1'], pad: 'x'.repeat(600 * 1024) }),
+      body: JSON.stringify({ identity: 'x', tokens: ['1'], pad: 'x'.repeat(600 * 1024) }),
     });
     expect(huge.status).toBe(413);
     expect(await huge.json()).toMatchObject({ error: { code: 'body-too-large', message: expect.stringContaining(String(512 * 1024)) } });
