@@ -52,6 +52,9 @@ async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?
   return json as T;
 }
 
+/** Waiters the lock detail asks for and shows: the queue's first page (the server's maximum is 1,000). */
+export const QUEUE_PAGE_SHOWN = 500;
+
 function lockPath(name: string): string {
   return `/api/v1/locks/${encodeURIComponent(name)}`;
 }
@@ -63,7 +66,7 @@ export const opsApi = {
   /** null when the lock is idle (404): nobody holds or waits for it. */
   lockDetail: async (name: string): Promise<LockDetail | null> => {
     try {
-      return await request<LockDetail>('GET', lockPath(name));
+      return await request<LockDetail>('GET', `${lockPath(name)}?limit=${QUEUE_PAGE_SHOWN}`);
     } catch (err) {
       if (err instanceof ApiRequestError && err.status === 404) return null;
       throw err;
@@ -80,8 +83,9 @@ export const opsApi = {
   /** Every node that yielded the active role may take it back by priority again. */
   restore: () => request<unknown>('POST', '/api/v1/cluster/restore', {}),
   audit: (limit: number) => request<{ entries: AuditEntry[] }>('GET', `/api/v1/audit?limit=${limit}`),
-  /** The locks one client holds, by its identity or address (exact). */
-  clientHeld: (client: string) => request<ClientHeldView>('GET', `/api/v1/clients/held?client=${encodeURIComponent(client)}`),
+  /** One page of the locks one client holds, by its identity or address (exact); lib/dashboard/client-held-list.ts reads them all. */
+  clientHeld: (client: string, after: string | null, limit: number) =>
+    request<ClientHeldView>('GET', `/api/v1/clients/held?client=${encodeURIComponent(client)}&limit=${limit}&after=${encodeURIComponent(after ?? '')}`),
   /** Releases those of `tokens` the client still holds; the rest come back as stale. */
   releaseClient: (client: string, tokens: string[]) => request<ClientReleaseResult>('POST', '/api/v1/clients/force-release', { client, tokens }),
 };

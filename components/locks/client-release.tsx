@@ -1,6 +1,6 @@
 import { useRef, useState } from 'react';
 import type { HolderView } from '@/lib/ops-api/api-types.ts';
-import type { ClientHeldView } from '@/lib/ops-api/client-release-types.ts';
+import { type ClientHeldList, listClientHeld } from '@/lib/dashboard/client-held-list.ts';
 import { opsApi } from '../data/api-client.ts';
 import { useReleaseClient } from '../data/client-mutations.ts';
 import { buttonClass } from '../ui/button.ts';
@@ -16,8 +16,10 @@ import { LockName } from './lock-name.tsx';
  */
 export function ReleaseClientAction({ holder }: { holder: HolderView }) {
   const client = holder.clientName ?? holder.client;
-  const [list, setList] = useState<ClientHeldView | null>(null);
+  const [list, setList] = useState<ClientHeldList | null>(null);
   const [loading, setLoading] = useState(false);
+  /** Locks found so far while the list is read. */
+  const [found, setFound] = useState<number | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const release = useReleaseClient();
   const buttonRef = useRef<HTMLButtonElement>(null);
@@ -26,13 +28,15 @@ export function ReleaseClientAction({ holder }: { holder: HolderView }) {
     setLoading(true);
     setProblem(null);
     try {
-      const view = await opsApi.clientHeld(client);
+      // Page by page, each a short request for the daemon; the count shows while it reads.
+      const view = await listClientHeld(client, (after, limit) => opsApi.clientHeld(client, after, limit), setFound);
       if (view.held.length === 0) setProblem('This client holds no locks now.');
       else setList(view);
     } catch (err) {
       setProblem(`Could not list the locks of this client: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       setLoading(false);
+      setFound(null);
     }
   };
   // The dialog unmounts without close(): hand focus back to the button that opened it.
@@ -46,6 +50,11 @@ export function ReleaseClientAction({ holder }: { holder: HolderView }) {
       <button ref={buttonRef} type="button" className={buttonClass('danger')} disabled={loading || release.isPending} onClick={() => void open()}>
         Release all held by this client
       </button>
+      {found !== null && (
+        <span className="text-xs text-slate-600 dark:text-slate-300" data-testid="release-client-listing">
+          Listing the locks of this client… {found} so far
+        </span>
+      )}
       {problem !== null && (
         <span className="text-xs text-slate-600 dark:text-slate-300" data-testid="release-client-problem">
           {problem}
@@ -65,7 +74,7 @@ export function ReleaseClientAction({ holder }: { holder: HolderView }) {
   );
 }
 
-function ReleaseClientDialog({ list, onConfirm, onCancel }: { list: ClientHeldView; onConfirm: () => void; onCancel: () => void }) {
+function ReleaseClientDialog({ list, onConfirm, onCancel }: { list: ClientHeldList; onConfirm: () => void; onCancel: () => void }) {
   const count = list.held.length;
   return (
     <ConfirmDialog

@@ -4,7 +4,7 @@
 // (keyed `I`, session `CLIENT`) or its address. See server/console-services/client-release.ts.
 import { z } from 'zod';
 import type { DaemonFacade } from '../daemon/daemon-facade.ts';
-import { MAX_RELEASE_TOKENS, clientMatchSchema } from '../console-services/admin-request.ts';
+import { MAX_RELEASE_TOKENS, clientMatchSchema, lockNameSchema } from '../console-services/admin-request.ts';
 import { type ActionOutcome, adminAction, adminOutcome } from './admin-action.ts';
 import { readJsonBody, readQuery, refusalResponse, tokenSchema } from './request-input.ts';
 import { jsonResponse, refuseRead } from './route-kit.ts';
@@ -12,7 +12,22 @@ import { jsonResponse, refuseRead } from './route-kit.ts';
 /** Up to 10,000 tokens of about 22 bytes of JSON each: this route's body may be this big (others: 16 KiB). */
 export const MAX_RELEASE_BODY_BYTES = 512 * 1024;
 
-const heldQuery = z.strictObject({ client: clientMatchSchema });
+/** Entries per page of GET /api/v1/clients/held unless `limit` says otherwise, and at most. */
+export const DEFAULT_HELD_PAGE = 100;
+export const MAX_HELD_PAGE = 1000;
+
+/** The paging fields of GET /api/v1/clients/held (see client-held-page.ts): a page size, and the previous page's nextCursor. */
+const heldPaging = {
+  limit: z.coerce.number().int().min(1).max(MAX_HELD_PAGE).default(DEFAULT_HELD_PAGE),
+  // A lock name, as nextCursor gave it; empty: the first page.
+  after: z
+    .string()
+    .optional()
+    .transform((a) => (a === undefined || a === '' ? null : a))
+    .pipe(z.union([z.null(), lockNameSchema])),
+};
+
+const heldQuery = z.strictObject({ client: clientMatchSchema, ...heldPaging });
 
 // Strict, like force-release's: a misspelt field must not be dropped.
 const releaseBody = z.strictObject({
@@ -25,7 +40,8 @@ export function getClientHeld(req: Request, daemon: DaemonFacade): Response {
   if (refused !== null) return refused;
   const query = readQuery(req, heldQuery);
   if (!query.ok) return refusalResponse(query);
-  return jsonResponse(200, daemon.clientHeld(query.value.client));
+  const { client, ...page } = query.value;
+  return jsonResponse(200, daemon.clientHeld(client, page));
 }
 
 export function releaseClient(req: Request, daemon: DaemonFacade): Promise<Response> {

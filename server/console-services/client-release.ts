@@ -2,46 +2,21 @@
 // leases. An operator names the client (the identity it gave, or its address, matched exactly),
 // sees every lock it holds, and releases them in one action. Each release is still guarded by
 // its token, so a lock that changed hands since the list was read is left alone ("stale"), and
-// each one gets its own audit entry. Both walk the lock table once: an admin action, never on
-// the lock path.
+// each one gets its own audit entry. The list is read in pages (client-held-page.ts); the
+// release walks the lock table once: an admin action, never on the lock path.
 import type { Claim } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
-import type { ClientHeldLock, ClientHeldView, ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
+import type { ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
 import type { AdminAudit, AdminResult } from '../daemon/daemon-facade.ts';
 import { MAX_RELEASE_TOKENS } from './admin-request.ts';
-import { clientText, type ViewClock } from './lock-views.ts';
+import { clientText } from './lock-views.ts';
 
-/** At most this many locks are listed, and tokens taken, per request (the list and the body stay bounded). */
+/** At most this many tokens are taken per release (the body stays bounded), and audits kept from one result. */
 export const MAX_CLIENT_LOCKS = MAX_RELEASE_TOKENS;
 
 /** Whether `claim` belongs to `client`: the identity it gave, or its address, exactly. */
 export function heldByClient(claim: Claim, client: string): boolean {
   return claim.clientName === client || claim.client === client;
-}
-
-export function clientHeld(engine: Pick<LockEngine, 'allLocks'>, clock: ViewClock, client: string): ClientHeldView {
-  const now = clock.now();
-  const held: ClientHeldLock[] = [];
-  let truncated = false;
-  for (const lock of engine.allLocks()) {
-    const h = lock.holder;
-    if (h === null || !heldByClient(h, client)) continue;
-    if (held.length === MAX_CLIENT_LOCKS) {
-      truncated = true;
-      break;
-    }
-    held.push({
-      name: lock.name,
-      token: h.token.toString(),
-      protocol: h.protocol,
-      client: h.client,
-      clientName: h.clientName,
-      heldForMs: Math.max(0, Math.round(now - h.grantedAt)),
-      leaseRemainingMs: Math.max(0, Math.round(h.expiresAt - now)),
-    });
-  }
-  held.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { asOf: Math.round(clock.wall(now)), client, held, truncated };
 }
 
 /**
