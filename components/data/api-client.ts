@@ -1,7 +1,7 @@
 // Calls to the ops API (same origin; the session cookie rides along). Every failure becomes an
 // ApiRequestError carrying the server's `{error:{code,message}}`, so the UI shows its message.
 import type { ApiError, AuditEntry, AuthView, HistoryRange, LockDetail, LockHistory, StatsHistory } from '@/lib/ops-api/api-types.ts';
-import { type ClientMatchView, clientHeldQuery } from '@/lib/dashboard/client-match.ts';
+import { type ClientMatchView, clientHeldQuery } from '../../lib/dashboard/client-match.ts';
 import type { ClientHeldView, ClientReleaseResult } from '@/lib/ops-api/client-release-types.ts';
 
 export class ApiRequestError extends Error {
@@ -53,6 +53,9 @@ async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?
   return json as T;
 }
 
+/** Waiters the lock detail asks for and shows: the queue's first page (the server's maximum is 1,000). */
+export const QUEUE_PAGE_SHOWN = 500;
+
 function lockPath(name: string): string {
   return `/api/v1/locks/${encodeURIComponent(name)}`;
 }
@@ -64,7 +67,7 @@ export const opsApi = {
   /** null when the lock is idle (404): nobody holds or waits for it. */
   lockDetail: async (name: string): Promise<LockDetail | null> => {
     try {
-      return await request<LockDetail>('GET', lockPath(name));
+      return await request<LockDetail>('GET', `${lockPath(name)}?limit=${QUEUE_PAGE_SHOWN}`);
     } catch (err) {
       if (err instanceof ApiRequestError && err.status === 404) return null;
       throw err;
@@ -81,8 +84,12 @@ export const opsApi = {
   /** Every node that yielded the active role may take it back by priority again. */
   restore: () => request<unknown>('POST', '/api/v1/cluster/restore', {}),
   audit: (limit: number) => request<{ entries: AuditEntry[] }>('GET', `/api/v1/audit?limit=${limit}`),
-  /** The locks one client holds, by its identity or by its address (exact; never one for the other). */
-  clientHeld: (match: ClientMatchView) => request<ClientHeldView>('GET', `/api/v1/clients/held?${clientHeldQuery(match)}`),
+  /**
+   * One page of the locks one client holds, by its identity or by its address (exact; never one
+   * for the other); lib/dashboard/client-held-list.ts reads them all.
+   */
+  clientHeld: (match: ClientMatchView, after: string | null, limit: number) =>
+    request<ClientHeldView>('GET', `/api/v1/clients/held?${clientHeldQuery(match)}&limit=${limit}&after=${encodeURIComponent(after ?? '')}`),
   /** Releases those of `tokens` the client still holds; the rest come back as stale. */
   releaseClient: (match: ClientMatchView, tokens: string[]) =>
     request<ClientReleaseResult>('POST', '/api/v1/clients/force-release', { [match.by]: match.value, tokens }),

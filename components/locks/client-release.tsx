@@ -1,7 +1,7 @@
 import { useRef, useState } from 'react';
 import { clientMatchKindText, clientMatchText, holderMatch } from '@/lib/dashboard/client-match.ts';
 import type { HolderView } from '@/lib/ops-api/api-types.ts';
-import type { ClientHeldView } from '@/lib/ops-api/client-release-types.ts';
+import { type ClientHeldList, listClientHeld } from '@/lib/dashboard/client-held-list.ts';
 import { opsApi } from '../data/api-client.ts';
 import { useReleaseClient } from '../data/client-mutations.ts';
 import { buttonClass } from '../ui/button.ts';
@@ -17,8 +17,10 @@ import { LockName } from './lock-name.tsx';
  */
 export function ReleaseClientAction({ holder }: { holder: HolderView }) {
   const client = holderMatch(holder);
-  const [list, setList] = useState<ClientHeldView | null>(null);
+  const [list, setList] = useState<ClientHeldList | null>(null);
   const [loading, setLoading] = useState(false);
+  /** Locks found so far while the list is read. */
+  const [found, setFound] = useState<number | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const release = useReleaseClient();
   const buttonRef = useRef<HTMLButtonElement>(null);
@@ -27,13 +29,15 @@ export function ReleaseClientAction({ holder }: { holder: HolderView }) {
     setLoading(true);
     setProblem(null);
     try {
-      const view = await opsApi.clientHeld(client);
+      // Page by page, each a short request for the daemon; the count shows while it reads.
+      const view = await listClientHeld(client, (after, limit) => opsApi.clientHeld(client, after, limit), setFound);
       if (view.held.length === 0) setProblem('This client holds no locks now.');
       else setList(view);
     } catch (err) {
       setProblem(`Could not list the locks of this client: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       setLoading(false);
+      setFound(null);
     }
   };
   // The dialog unmounts without close(): hand focus back to the button that opened it.
@@ -47,6 +51,11 @@ export function ReleaseClientAction({ holder }: { holder: HolderView }) {
       <button ref={buttonRef} type="button" className={buttonClass('danger')} disabled={loading || release.isPending} onClick={() => void open()}>
         Release all held by this client
       </button>
+      {found !== null && (
+        <span className="text-xs text-slate-600 dark:text-slate-300" data-testid="release-client-listing">
+          Listing the locks of this client… {found} so far
+        </span>
+      )}
       {problem !== null && (
         <span className="text-xs text-slate-600 dark:text-slate-300" data-testid="release-client-problem">
           {problem}
@@ -67,7 +76,7 @@ export function ReleaseClientAction({ holder }: { holder: HolderView }) {
   );
 }
 
-function ReleaseClientDialog({ list, onConfirm, onCancel }: { list: ClientHeldView; onConfirm: () => void; onCancel: () => void }) {
+function ReleaseClientDialog({ list, onConfirm, onCancel }: { list: ClientHeldList; onConfirm: () => void; onCancel: () => void }) {
   const count = list.held.length;
   return (
     <ConfirmDialog

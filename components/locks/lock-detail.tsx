@@ -154,11 +154,12 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
 
       <div className="flex flex-col gap-2">
         <h4 className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">
-          Queue{detail ? ` (${detail.queue.length})` : row ? ` (${row.summary.queueLength})` : ''}
+          Queue{detail ? ` (${detail.queueLength})` : row ? ` (${row.summary.queueLength})` : ''}
         </h4>
         {detail ? (
           <WaiterTable
             queue={detail.queue}
+            queueLength={detail.queueLength}
             asOf={detail.asOf}
             receivedAt={holderSeenAt}
             kicking={kick.isPending ? (kick.variables?.id ?? null) : null}

@@ -4,10 +4,8 @@ import { elapsedSince, remainingUntil } from '@/lib/dashboard/dashboard-state.ts
 import { useActionBlock, useDataNow } from '../data/use-data-now.ts';
 import { PAGE_BEAT_MS } from '../data/use-now.ts';
 import { buttonClass } from '../ui/button.ts';
+import { QUEUE_PAGE_SHOWN } from '../data/api-client.ts';
 import { ClientName } from './client-name.tsx';
-
-/** Rendering more waiters than this helps nobody; the count says how many there are. */
-const MAX_WAITERS_SHOWN = 500;
 
 function WaitCells({ waiter, asOf, receivedAt }: { waiter: WaiterView; asOf: number; receivedAt: number }) {
   const now = useDataNow(PAGE_BEAT_MS);
@@ -26,15 +24,22 @@ function WaitCells({ waiter, asOf, receivedAt }: { waiter: WaiterView; asOf: num
   );
 }
 
-/** The queue in FIFO order, each waiter with a Kick button (the panel confirms first: kick-dialog.tsx). */
+/**
+ * The queue's first page in FIFO order (the server sends QUEUE_PAGE_SHOWN waiters at most: a
+ * queue of 50,000 was 9 MB per read), each waiter with a Kick button (the panel confirms first:
+ * kick-dialog.tsx); a longer queue says how many of how many are shown.
+ */
 export function WaiterTable({
   queue,
+  queueLength,
   asOf,
   receivedAt,
   onKick,
   kicking,
 }: {
   queue: readonly WaiterView[];
+  /** The whole queue's length (the page may be shorter). */
+  queueLength: number;
   asOf: number;
   receivedAt: number;
   onKick: (waiter: WaiterView) => void;
@@ -42,7 +47,7 @@ export function WaiterTable({
 }) {
   const blocked = useActionBlock();
   if (queue.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">Nobody is waiting.</p>;
-  const shown = [...queue].sort((a, b) => a.position - b.position).slice(0, MAX_WAITERS_SHOWN);
+  const shown = [...queue].sort((a, b) => a.position - b.position).slice(0, QUEUE_PAGE_SHOWN);
   return (
     <div className="relative overflow-x-auto">
       <table className="w-full min-w-[30rem] text-left text-xs">
@@ -103,9 +108,9 @@ export function WaiterTable({
           ))}
         </tbody>
       </table>
-      {queue.length > shown.length && (
-        <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
-          Showing the first {MAX_WAITERS_SHOWN} of {queue.length} waiters.
+      {queueLength > shown.length && (
+        <p className="mt-2 text-xs text-slate-500 dark:text-slate-400" data-testid="queue-first-of">
+          Showing the first {shown.length} of {queueLength} waiters.
         </p>
       )}
     </div>

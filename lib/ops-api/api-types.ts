@@ -62,10 +62,16 @@ export interface WaiterView {
   reconnectRemainingMs?: number;
 }
 
+/**
+ * `GET /api/v1/locks/{name}?limit=&after=`: the lock with one page of its queue. `queueLength`
+ * (from LockSummary) is the whole queue's length, the page's total.
+ */
 export interface LockDetail extends LockSummary {
   asOf: number;
-  /** FIFO order: the first waiter gets the lock next. */
+  /** One page of the queue in FIFO order (the first waiter gets the lock next): `limit` waiters at most, after the `after` waiter. */
   queue: WaiterView[];
+  /** The last waiter's id when more of the queue follows: pass it as `after` for the next page; null on the last page. */
+  nextCursor: string | null;
 }
 
 export interface LocksPage {

@@ -23,14 +23,21 @@ export interface ClientHeldLock {
   leaseRemainingMs: number;
 }
 
-/** `GET /api/v1/clients/held?identity=` (or `?address=`): the locks whose holder's identity (or address) is exactly `client`, in name order. */
+/**
+ * `GET /api/v1/clients/held?identity=` (or `?address=`) `&limit=&after=`: one page of the locks
+ * whose holder's identity (or address) is exactly `client`, in name order. A page looks at a
+ * bounded stretch of the table, so it may be short, even empty, with a nextCursor: the list is
+ * complete when nextCursor is null.
+ */
 export interface ClientHeldView {
   asOf: number;
   /** Which of the holder's two names `client` was matched against. */
   by: ClientMatchKind;
   client: string;
   held: ClientHeldLock[];
-  /** More locks matched than the 10,000 listed (release these, then ask again). */
+  /** A lock name to pass as `after` for the next page; null when the walk reached the table's end. */
+  nextCursor: string | null;
+  /** nextCursor !== null: more of the table is still to be looked at (for readers from before paging). */
   truncated: boolean;
 }
 

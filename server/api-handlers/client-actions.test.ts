@@ -27,6 +27,7 @@ describe('GET /api/v1/clients/held', () => {
       asOf: expect.any(Number),
       by: 'identity',
       client: WORKER,
+      nextCursor: null,
       truncated: false,
       held: [
         { name: 'a', token: a.token.toString(), protocol: 'keyed', client: '127.0.0.1:6002', clientName: WORKER, heldForMs: 0, leaseRemainingMs: 30_000 },
@@ -55,13 +56,6 @@ describe('GET /api/v1/clients/held', () => {
     expect(await res.json()).toMatchObject({
       error: { code: 'invalid-input', message: expect.stringMatching(/client: no longer taken .*`identity` or by `address`/) },
     });
-  });
-
-  it('lists at most 10,000 locks and says when more matched', async () => {
-    const t = await testFacade();
-    for (let i = 0; i <= 10_000; i++) t.holdAs(`many/${i}`, '127.0.0.1:6001', WORKER);
-    const view = (await (await held(t, WORKER)).json()) as ClientHeldView;
-    expect([view.held.length, view.truncated]).toEqual([10_000, true]);
   });
 
   it('needs read access off loopback', async () => {

@@ -5,7 +5,7 @@
 // one for the other (issue 26). See server/console-services/client-release.ts.
 import { z } from 'zod';
 import type { DaemonFacade } from '../daemon/daemon-facade.ts';
-import { type ClientMatch, MAX_RELEASE_TOKENS, clientMatchText, clientMatchTextSchema } from '../console-services/admin-request.ts';
+import { type ClientMatch, MAX_RELEASE_TOKENS, clientMatchText, clientMatchTextSchema, lockNameSchema } from '../console-services/admin-request.ts';
 import { type ActionOutcome, adminAction, adminOutcome } from './admin-action.ts';
 import { readJsonBody, readQuery, refusalResponse, tokenSchema } from './request-input.ts';
 import { jsonResponse, refuseRead } from './route-kit.ts';
@@ -33,7 +33,24 @@ function toMatch(v: { identity?: ClientMatch['value'] | undefined; address?: Cli
   return z.NEVER;
 }
 
-const heldQuery = z.strictObject(clientFields).transform((v, ctx) => toMatch(v, ctx));
+/** Entries per page of GET /api/v1/clients/held unless `limit` says otherwise, and at most. */
+export const DEFAULT_HELD_PAGE = 100;
+export const MAX_HELD_PAGE = 1000;
+
+/** The paging fields of GET /api/v1/clients/held (see client-held-page.ts): a page size, and the previous page's nextCursor. */
+const heldPaging = {
+  limit: z.coerce.number().int().min(1).max(MAX_HELD_PAGE).default(DEFAULT_HELD_PAGE),
+  // A lock name, as nextCursor gave it; empty: the first page.
+  after: z
+    .string()
+    .optional()
+    .transform((a) => (a === undefined || a === '' ? null : a))
+    .pipe(z.union([z.null(), lockNameSchema])),
+};
+
+const heldQuery = z
+  .strictObject({ ...clientFields, ...heldPaging })
+  .transform((v, ctx) => ({ match: toMatch(v, ctx), page: { limit: v.limit, after: v.after } }));
 
 // Strict, like force-release's: a misspelt field must not be dropped.
 const releaseBody = z
@@ -45,7 +62,7 @@ export function getClientHeld(req: Request, daemon: DaemonFacade): Response {
   if (refused !== null) return refused;
   const query = readQuery(req, heldQuery);
   if (!query.ok) return refusalResponse(query);
-  return jsonResponse(200, daemon.clientHeld(query.value));
+  return jsonResponse(200, daemon.clientHeld(query.value.match, query.value.page));
 }
 
 export function releaseClient(req: Request, daemon: DaemonFacade): Promise<Response> {

@@ -109,3 +109,81 @@ describe('GET /api/v1/locks/{name}', () => {
     expect(getLock(apiRequest('/api/v1/locks/jobs%2F%C3%BCbung'), t.daemon, { name: 'jobs/übung' }).status).toBe(200);
   });
 });
+
+describe('GET /api/v1/locks/{name}: the queue in pages', () => {
+  async function detail(t: Awaited<ReturnType<typeof testFacade>>, query: string): Promise<LockDetail> {
+    const res = getLock(apiRequest(`/api/v1/locks/q${query}`), t.daemon, { name: 'q' });
+    expect(res.status).toBe(200);
+    return (await res.json()) as LockDetail;
+  }
+
+  it('answers the first 100 of 50,000 waiters by default, with the queue length and a cursor', async () => {
+    const t = await testFacade();
+    t.hold('q');
+    const waiters = Array.from({ length: 50_000 }, () => t.hold('q'));
+    const res = getLock(apiRequest('/api/v1/locks/q'), t.daemon, { name: 'q' });
+    // The whole queue was 9 MB of JSON: a page of 100 waiters is about 20 KB.
+    expect((await res.clone().text()).length).toBeLessThan(40_000);
+    const page = (await res.json()) as LockDetail;
+    expect([page.queueLength, page.queue.length, page.nextCursor]).toEqual([50_000, 100, String(waiters[99]?.id)]);
+    expect(page.queue.map((w) => w.position)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+  });
+
+  it('walks the queue page by page with after, positions going on and no waiter twice', async () => {
+    const t = await testFacade();
+    t.hold('q');
+    const waiters = Array.from({ length: 25 }, () => t.hold('q'));
+    const seen: string[] = [];
+    const positions: number[] = [];
+    let after = '';
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await detail(t, `?limit=10&after=${after}`);
+      seen.push(...page.queue.map((w) => w.id));
+      positions.push(...page.queue.map((w) => w.position));
+      if (page.nextCursor === null) break;
+      after = page.nextCursor;
+    }
+    expect(seen).toEqual(waiters.map((w) => String(w.id)));
+    expect(positions).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+  });
+
+  it('keeps paging from the cursor while waiters ahead of it leave', async () => {
+    const t = await testFacade();
+    t.hold('q');
+    const waiters = Array.from({ length: 6 }, () => t.hold('q'));
+    const first = await detail(t, '?limit=3');
+    t.engine.kick('q', waiters[0]?.id as number);
+    const second = await detail(t, `?limit=3&after=${first.nextCursor}`);
+    expect(second.queue.map((w) => [w.id, w.position])).toEqual(waiters.slice(3).map((w, i) => [String(w.id), i + 3]));
+    expect(second.nextCursor).toBeNull();
+  });
+
+  it('answers 404 naming the cursor when its waiter has left the queue', async () => {
+    const t = await testFacade();
+    t.hold('q');
+    const waiters = [t.hold('q'), t.hold('q')];
+    t.engine.kick('q', waiters[0]?.id as number);
+    const res = getLock(apiRequest(`/api/v1/locks/q?after=${waiters[0]?.id}`), t.daemon, { name: 'q' });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { code: 'not-found', message: expect.stringContaining(`after: waiter ${waiters[0]?.id} is no longer`) } });
+  });
+
+  it('refuses bad paging with 422 invalid-input naming the field', async () => {
+    const t = await testFacade();
+    t.hold('q');
+    for (const [query, field] of [
+      ['?limit=0', 'limit'],
+      ['?limit=1001', 'limit'],
+      ['?limit=ten', 'limit'],
+      ['?after=x', 'after'],
+      ['?after=0', 'after'],
+      ['?after=-3', 'after'],
+      ['?after=99999999999999999', 'after'],
+      ['?afer=3', 'query'],
+    ]) {
+      const res = getLock(apiRequest(`/api/v1/locks/q${query}`), t.daemon, { name: 'q' });
+      expect(res.status, query).toBe(422);
+      expect(await res.json(), query).toMatchObject({ error: { code: 'invalid-input', message: expect.stringContaining(`${field}`) } });
+    }
+  });
+});

@@ -2,15 +2,16 @@
 // leases. An operator names the client (by the identity it gave, or by its address: explicitly
 // one or the other, issue 26), sees every lock it holds, and releases them in one action. Each
 // release is still guarded by its token, so a lock that changed hands since the list was read
-// is left alone ("stale"). Both walk the lock table once: an admin action, never on the lock path.
+// is left alone ("stale"). The list is read in pages (client-held-page.ts); the release walks
+// the lock table once, then releases in slices: an admin action, never on the lock path.
 import type { Claim } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
-import type { ClientHeldLock, ClientHeldView, ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
+import type { ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
 import type { AdminAudit, AdminResult } from '../daemon/daemon-facade.ts';
 import { type ClientMatch, MAX_RELEASE_TOKENS, clientMatchText } from './admin-request.ts';
-import { clientText, type ViewClock } from './lock-views.ts';
+import { clientText } from './lock-views.ts';
 
-/** At most this many locks are listed, and tokens taken, per request (the list and the body stay bounded). */
+/** At most this many tokens are taken per release (the body stays bounded), and audits kept from one result. */
 export const MAX_CLIENT_LOCKS = MAX_RELEASE_TOKENS;
 /**
  * Locks released per turn of the event loop: 10,000 in one piece held the loop for 0.2-0.6 s
@@ -31,31 +32,6 @@ export const MAX_BULK_AUDIT_LOCKS = 100;
  */
 export function heldByClient(claim: Claim, match: ClientMatch): boolean {
   return match.by === 'identity' ? claim.clientName === match.value : claim.client === match.value;
-}
-
-export function clientHeld(engine: Pick<LockEngine, 'allLocks'>, clock: ViewClock, match: ClientMatch): ClientHeldView {
-  const now = clock.now();
-  const held: ClientHeldLock[] = [];
-  let truncated = false;
-  for (const lock of engine.allLocks()) {
-    const h = lock.holder;
-    if (h === null || !heldByClient(h, match)) continue;
-    if (held.length === MAX_CLIENT_LOCKS) {
-      truncated = true;
-      break;
-    }
-    held.push({
-      name: lock.name,
-      token: h.token.toString(),
-      protocol: h.protocol,
-      client: h.client,
-      clientName: h.clientName,
-      heldForMs: Math.max(0, Math.round(now - h.grantedAt)),
-      leaseRemainingMs: Math.max(0, Math.round(h.expiresAt - now)),
-    });
-  }
-  held.sort(byName);
-  return { asOf: Math.round(clock.wall(now)), by: match.by, client: match.value, held, truncated };
 }
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

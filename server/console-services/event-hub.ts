@@ -11,11 +11,13 @@
 // Snapshots. Streams that arrive within JOIN_WINDOW_MS of each other share one snapshot: one header
 // (stats, cluster, history, feed, the table's first HEAD_LOCKS locks in name order: the rows a
 // dashboard shows first; for a table over HEAD_SCAN_MAX_LOCKS, the walk's first page), then the
-// rest of the table in pages
-// built lazily and shared (snapshot-pass.ts, which also says why pages and deltas may
-// interleave). What a stream costs is bounded: one page queued when it does not read, the
-// slow-reader limit (4 MiB, pages held for it included) when it reads too slowly, and
-// STALLED_READER_MS when it takes nothing at all; streams are capped per client address.
+// rest of the table in pages built lazily and shared (snapshot-pass.ts, which also says why
+// pages and deltas may interleave). Streams that join later start passes of their own; one
+// pump a loop turn serves every pass with work within one TurnBudget, so how many passes are
+// under way (a reconnect storm spread over seconds) does not change what a turn costs. What a
+// stream costs is bounded: one page queued when it does not read, the slow-reader limit
+// (4 MiB, pages held for it included) when it reads too slowly, and STALLED_READER_MS when it
+// takes nothing at all; streams are capped per client address.
 //
 // Snapshots and deltas are not ordered per subscriber: a delta right after a snapshot may
 // repeat what the snapshot showed. Both are idempotent for a reader (upserts replace, removals
@@ -29,6 +31,7 @@ import type { HistorySource } from './history-recorder.ts';
 import { lockSummary, type ViewClock } from './lock-views.ts';
 import { RENEWAL_SCAN_MS, RenewalScan } from './renewal-scan.ts';
 import {
+  BUILDS_PER_TURN,
   CHUNK_BYTES,
   CHUNK_LOCKS,
   CHUNK_MS,
@@ -41,6 +44,7 @@ import {
   LOW_WATER_BYTES,
   type PassMember,
   SnapshotPass,
+  type TurnBudget,
 } from './snapshot-pass.ts';
 import { clientKey } from './client-key.ts';
 import { StreamLimits } from './stream-limits.ts';
@@ -180,6 +184,9 @@ export class EventHub implements FeedFacade {
   /** The snapshot that streams arriving now join; it starts JOIN_WINDOW_MS after its first member came. */
   private forming: SnapshotPass | null = null;
   private liveCount = 0;
+  /** Passes whose streams have room for more pages; pumped together, one turn at a time (pumpTurn). */
+  private readonly paging = new Set<SnapshotPass>();
+  private pumpScheduled = false;
   // What the last message that every live stream has seen carried: deltas send what moved since.
   private sentFeedSeq = 0;
   private sentHistoryVersion = 0;
@@ -355,19 +362,36 @@ export class EventHub implements FeedFacade {
     this.wake(pass);
   }
 
-  /** Schedules a pump of `pass` (one at a time). */
+  /** Marks `pass` as having work, for the next turn's pump of every such pass. */
   private wake(pass: SnapshotPass | null): void {
-    if (pass === null || pass.scheduled || pass === this.forming || pass.members.size === 0) return;
-    pass.scheduled = true;
-    this.scheduler.defer(() => {
-      pass.scheduled = false;
-      if (pass.members.size === 0) return;
+    if (pass === null || pass === this.forming || pass.members.size === 0) return;
+    this.paging.add(pass);
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    this.scheduler.defer(() => this.pumpTurn());
+  }
+
+  /**
+   * One loop turn of snapshot paging for every pass with work, within one TurnBudget: streams
+   * that joined at different times are in different passes, and however many there are, a
+   * turn builds BUILDS_PER_TURN pages and hands out sendBytes in all. The passes take turns
+   * being first, so each gets its share.
+   */
+  private pumpTurn(): void {
+    this.pumpScheduled = false;
+    const passes = [...this.paging];
+    this.paging.clear();
+    const turn: TurnBudget = { bytes: this.deps.sendBytes ?? SEND_BYTES, builds: BUILDS_PER_TURN };
+    // Passes with work come back in the order they were pumped: last turn's first goes last.
+    for (const pass of [...passes.slice(1), ...passes.slice(0, 1)]) {
+      if (pass.members.size === 0) continue;
       const again = pass.pump(
         (m) => this.drop(m as Stream, true),
         (m) => this.leavePass(m as Stream),
+        turn,
       );
       if (again) this.wake(pass);
-    });
+    }
   }
 
   private leavePass(stream: Stream): void {

@@ -55,11 +55,43 @@ export function waiterView(claim: Claim, position: number, clock: ViewClock): Wa
   };
 }
 
-export function lockDetail(lock: LockState, clock: ViewClock): LockDetail {
-  const queue: WaiterView[] = [];
+/** One page of GET /api/v1/clients/held (client-held-page.ts). */
+export interface HeldPage {
+  /** Entries in the page, at most. */
+  limit: number;
+  /** The previous page's nextCursor (a lock name): the page starts after it; null: from the first name. */
+  after: string | null;
+}
+
+/** One page of a lock's queue: `limit` waiters at most, after the waiter whose claim id is `after` (null: from the head). */
+export interface QueuePage {
+  limit: number;
+  after: number | null;
+}
+
+/**
+ * The lock with one page of its queue, or 'no-such-waiter' when `after` names no waiter in it
+ * any more (granted, timed out, kicked, gone). The page costs `limit` views, not the queue: the
+ * whole queue of 50,000 waiters was 9 MB of JSON and 137 ms of loop time per read. Finding
+ * `after` is a walk of the queue's links (no allocation, like kick's), which also counts the
+ * positions.
+ */
+export function lockDetail(lock: LockState, clock: ViewClock, page: QueuePage): LockDetail | 'no-such-waiter' {
+  let c = lock.head;
   let position = 1;
-  for (let c = lock.head; c !== null; c = c.next) queue.push(waiterView(c, position++, clock));
-  return { ...lockSummary(lock, clock), asOf: Math.round(clock.wall(clock.now())), queue };
+  if (page.after !== null) {
+    while (c !== null && c.id !== page.after) {
+      c = c.next;
+      position++;
+    }
+    if (c === null) return 'no-such-waiter';
+    c = c.next;
+    position++;
+  }
+  const queue: WaiterView[] = [];
+  for (; c !== null && queue.length < page.limit; c = c.next) queue.push(waiterView(c, position++, clock));
+  const nextCursor = c !== null && queue.length > 0 ? (queue.at(-1) as WaiterView).id : null;
+  return { ...lockSummary(lock, clock), asOf: Math.round(clock.wall(clock.now())), queue, nextCursor };
 }
 
 export function allLockSummaries(engine: LockEngine, clock: ViewClock): LockSummary[] {

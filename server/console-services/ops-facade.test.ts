@@ -18,12 +18,12 @@ describe('the daemon facade', () => {
     const page = t.daemon.locksPage({ prefix: '', limit: 1, cursor: null });
     expect(page).toMatchObject({ asOf: EPOCH_BASE + t.clock.now(), locks: [{ name: 'a' }], nextCursor: 'a' });
     expect(t.daemon.locksPage({ prefix: '', limit: 1, cursor: 'a' })).toMatchObject({ locks: [{ name: 'b', queueLength: 1 }], nextCursor: null });
-    expect(t.daemon.lockDetail(lockNameSchema.parse('b'))).toMatchObject({
+    expect(t.daemon.lockDetail(lockNameSchema.parse('b'), { limit: 100, after: null })).toMatchObject({
       name: 'b',
       holder: { token: holder.token.toString() },
       queue: [{ id: String(waiter.id), position: 1 }],
     });
-    expect(t.daemon.lockDetail(lockNameSchema.parse('nobody'))).toBeUndefined();
+    expect(t.daemon.lockDetail(lockNameSchema.parse('nobody'), { limit: 100, after: null })).toBeUndefined();
   });
 
   it('tells the probes whether the node can grant, and its token high water', async () => {

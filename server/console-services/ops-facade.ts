@@ -5,7 +5,7 @@
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { ClusterView, DaemonState, HistoryRange, LockHistory, NodeRole, StatsHistory, StatsView } from '../../lib/ops-api/api-types.ts';
 import type { AdminFacade, AuditFacade, DaemonFacade, FeedFacade, SecurityFacade } from '../daemon/daemon-facade.ts';
-import { clientHeld } from './client-release.ts';
+import { clientHeldPage } from './client-held-page.ts';
 import { lockDetail, locksPage, type ViewClock } from './lock-views.ts';
 
 export interface OpsFacadeParts {
@@ -36,13 +36,13 @@ export function createOpsFacade(p: OpsFacadeParts): DaemonFacade {
     stats: p.stats,
     cluster: p.cluster,
     locksPage: (query) => locksPage(engine, clock, query),
-    lockDetail: (name) => {
+    lockDetail: (name, page) => {
       const lock = engine.lock(name);
-      return lock === undefined ? undefined : lockDetail(lock, clock);
+      return lock === undefined ? undefined : lockDetail(lock, clock, page);
     },
     statsHistory: (range) => p.history.range(range),
     lockHistory: (name) => p.history.lockHistory(name),
-    clientHeld: (client) => clientHeld(engine, clock, client),
+    clientHeld: (client, page) => clientHeldPage(engine, clock, client, page),
     admin: p.admin,
     metrics: p.metrics,
     security: p.security,

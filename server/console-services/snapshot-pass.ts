@@ -13,7 +13,9 @@
 // stays in memory only until the slowest member has it; a member more than `maxBehind` bytes
 // behind (chunks held for it here plus its own queue) is cut off, so a reader that stops cannot
 // make the pass keep the table for it. Between two chunks the loop is free (the hub schedules
-// the next one with setImmediate), so the lock path waits for one chunk at most.
+// the next pump with setImmediate), and one turn builds one chunk and hands out SEND_BYTES over
+// all passes together (TurnBudget), so the lock path waits for one chunk at most, however many
+// passes streams joining at different times have started.
 //
 // The header's page (headByName). The header carries the table's first locks in name order,
 // the dashboard's default order, so a page shows its first rows correct from the header on; the
@@ -59,6 +61,22 @@ export const HEAD_LOCKS = 100;
  * and the dashboard shows it as a table still loading.
  */
 export const HEAD_SCAN_MAX_LOCKS = 15_000;
+
+/**
+ * What one loop turn may still spend on snapshot pages, over every pass at once (the hub makes
+ * one per turn and hands it to each pass it pumps): streams that joined at different times are
+ * in different passes, and a budget per pass let each of them build a page and hand out
+ * SEND_BYTES in the same turn (100 streams reconnecting every 1.5 s: lock path p50 12.5 ms).
+ */
+export interface TurnBudget {
+  /** Bytes of pages still to hand out this turn (at least one page goes out while above 0). */
+  bytes: number;
+  /** Pages that may still be built this turn. */
+  builds: number;
+}
+
+/** Pages built per turn, over all passes. */
+export const BUILDS_PER_TURN = 1;
 
 export interface PassMember {
   readonly sub: FeedSubscriber;
@@ -109,8 +127,6 @@ export function encodeFrameWithLocks(event: string, locks: EncodedLocks, data: o
 
 export class SnapshotPass {
   readonly members = new Set<PassMember>();
-  /** Set by the hub while a pump is scheduled. */
-  scheduled = false;
   private readonly iterator: Iterator<LockState>;
   /** Names the header carried (first() by name): the walk skips them. */
   private head: ReadonlySet<string> | null = null;
@@ -121,8 +137,8 @@ export class SnapshotPass {
   private produced = 1;
   /** ends[k]: bytes of chunks 1..k together (ends[0] = 0), to tell how far behind a member is. */
   private readonly ends: number[] = [0];
-  /** Bytes the current pump may still hand out; pumps so far (where the next one starts serving). */
-  private budget = 0;
+  /** The turn's budget while a pump runs; pumps so far (where the next one starts serving). */
+  private budget: TurnBudget = { bytes: 0, builds: 0 };
   private pumps = 0;
 
   constructor(
@@ -180,23 +196,25 @@ export class SnapshotPass {
   }
 
   /**
-   * Gives members what they have room for: held chunks first, then at most one new chunk, and
-   * at most sendBytes in all (at least one chunk): each handed-out chunk is a socket write
-   * further down, so fifty streams taking a chunk each in one turn held the loop for
-   * milliseconds. Members are served starting one further each pump, so a budget that runs out
-   * does not always leave the same ones waiting. Calls `slow` for members too far behind and
-   * `complete` for members that have the whole table (both leave the pass). Returns whether
-   * another pump has work right away.
+   * Gives members what they have room for: held chunks first, then a new chunk if the turn may
+   * still build one, within the turn's bytes (`turn`, shared with the other passes the hub pumps
+   * in this turn; a fresh one of sendBytes and one build when not given): each handed-out chunk
+   * is a socket write further down, so fifty streams taking a chunk each in one turn held the
+   * loop for milliseconds. Members are served starting one further each pump, so a budget that
+   * runs out does not always leave the same ones waiting. Calls `slow` for members too far
+   * behind and `complete` for members that have the whole table (both leave the pass). Returns
+   * whether another pump has work right away.
    */
-  pump(slow: (m: PassMember) => void, complete: (m: PassMember) => void): boolean {
+  pump(slow: (m: PassMember) => void, complete: (m: PassMember) => void, turn?: TurnBudget): boolean {
     const all = [...this.members];
     const start = all.length === 0 ? 0 : this.pumps++ % all.length;
     const order = [...all.slice(start), ...all.slice(0, start)];
-    this.budget = this.opts.sendBytes;
+    this.budget = turn ?? { bytes: this.opts.sendBytes, builds: BUILDS_PER_TURN };
     for (const m of order) if (!this.catchUp(m)) slow(m);
     let wanting = false;
     for (const m of this.members) if (m.position === this.produced && this.hasRoom(m)) wanting = true;
-    if (wanting && !this.finished && this.budget > 0) {
+    if (wanting && !this.finished && this.budget.bytes > 0 && this.budget.builds > 0) {
+      this.budget.builds--;
       const locks = this.take();
       const rest: Omit<LocksChunkMessage, 'locks'> = { last: this.finished };
       const frame = encodeFrameWithLocks('locks', locks, rest);
@@ -204,7 +222,7 @@ export class SnapshotPass {
       this.produced++;
       this.ends.push((this.ends.at(-1) as number) + frame.byteLength);
       for (const m of order) {
-        if (this.budget <= 0) break;
+        if (this.budget.bytes <= 0) break;
         if (this.members.has(m) && m.position === this.produced - 1 && this.hasRoom(m) && !this.give(m)) slow(m);
       }
     }
@@ -238,7 +256,7 @@ export class SnapshotPass {
   /** Sends held chunks while the member has room and the pump has budget; false when a send failed. */
   private catchUp(m: PassMember): boolean {
     if (!this.members.has(m)) return true; // cut off earlier in this pump
-    while (m.position < this.produced && this.hasRoom(m) && this.budget > 0) if (!this.give(m)) return false;
+    while (m.position < this.produced && this.hasRoom(m) && this.budget.bytes > 0) if (!this.give(m)) return false;
     return true;
   }
 
@@ -247,7 +265,7 @@ export class SnapshotPass {
     // Callers give only below `produced`, and chunks at or above every member's position are kept.
     if (frame === undefined) throw new RangeError(`chunk ${m.position} is not held (held from ${this.base})`);
     m.position++;
-    this.budget -= frame.byteLength;
+    this.budget.bytes -= frame.byteLength;
     try {
       return m.sub.send(frame);
     } catch {

@@ -18,7 +18,7 @@ import type {
 } from '../../lib/ops-api/api-types.ts';
 import type { ClientHeldView } from '../../lib/ops-api/client-release-types.ts';
 import type { AdminOp, ClientMatch, LockName } from '../console-services/admin-request.ts';
-import type { LocksQuery } from '../console-services/lock-views.ts';
+import type { HeldPage, LocksQuery, QueuePage } from '../console-services/lock-views.ts';
 
 /** What a request is allowed to do, as decided by the security policy. */
 export type Principal =
@@ -150,14 +150,17 @@ export interface DaemonFacade {
   cluster(): ClusterView;
   /** One page of lock summaries in name order (see lock-views.ts locksPage). */
   locksPage(query: LocksQuery): LocksPage;
-  /** One lock with its whole queue; undefined when nobody holds or waits for it (the engine has forgotten it). */
-  lockDetail(name: LockName): LockDetail | undefined;
+  /**
+   * One lock with one page of its queue; undefined when nobody holds or waits for it (the engine
+   * has forgotten it), 'no-such-waiter' when the page's `after` is no longer in the queue.
+   */
+  lockDetail(name: LockName, page: QueuePage): LockDetail | 'no-such-waiter' | undefined;
   /** One range of the charts' history: 5m and 1h in 10 s buckets, 24h in 5 min buckets. */
   statsHistory(range: HistoryRange): StatsHistory;
   /** The lock's last ended grants, newest first; empty when this node has none for it (never seen, or pushed out). */
   lockHistory(name: LockName): LockHistory;
-  /** The locks held by one client, by the identity it gave or its address (client-release.ts). */
-  clientHeld(client: ClientMatch): ClientHeldView;
+  /** One page of the locks held by one client, by the identity it gave or its address (client-held-page.ts). */
+  clientHeld(client: ClientMatch, page: HeldPage): ClientHeldView;
   /** Mutations (force-release, kick, handoff, restore), forwarded to the active node by a standby. */
   readonly admin: AdminFacade;
   metrics(): Promise<{ contentType: string; body: string }>;

@@ -104,8 +104,10 @@ export async function createConsoleServer(options: ConsoleServerOptions): Promis
       if (match === null) return;
       // Next reads the path as a URL (WHATWG): `%2e%2e` and `.` segments are resolved, `\` is a
       // `/`, and it redirects there. A path it would read differently from the table is served
-      // here by the console-less server's own code, so it gets the same answer in both modes.
-      if (!sameAsUrlPath(path)) {
+      // here by the console-less server's own code, so it gets the same answer in both modes;
+      // so is a route marked `direct` (the event stream: many may join at once, and Next's
+      // per-request cost is paid on the lock path's loop).
+      if (!sameAsUrlPath(path) || match.route.direct === true) {
         serveRoute(req, res, options.daemon, match);
         return;
       }

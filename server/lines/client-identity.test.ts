@@ -152,7 +152,7 @@ describe('bulk release by client, over HTTP on the daemon', () => {
     c.send('I dead worker pid 1', ...names.map((n) => `A ${n} 3600 0`));
     await c.take(301);
     const base = `http://127.0.0.1:${d.httpAddress.port}/api/v1/clients`;
-    const held = (await (await fetch(`${base}/held?identity=${encodeURIComponent('dead worker pid 1')}`)).json()) as ClientHeldView;
+    const held = (await (await fetch(`${base}/held?identity=${encodeURIComponent('dead worker pid 1')}&limit=1000`)).json()) as ClientHeldView;
     expect(held.held.map((h) => h.name)).toEqual(names);
     // Padded with tokens nobody holds: the route takes up to 10,000 (512 KiB), not the usual 16 KiB.
     const tokens = [...held.held.map((h) => h.token), ...Array.from({ length: 5_000 }, (_, i) => String(900_000_000_000 + i))];
