@@ -9,8 +9,9 @@ import { describe, expect, it } from 'vitest';
 import type { TLSSocket } from 'node:tls';
 import { connect } from 'node:net';
 import { encodePeerMessage, type PeerMessage } from '../../lib/cluster/peer-messages.ts';
-import { createPeerTlsServer, dialPeerTls, peerKey } from './peer-tls.ts';
+import { createPeerTlsServer, peerKey } from './peer-tls.ts';
 import { CLUSTER_ADMIN_TOKEN, type NodeProcess, startCluster, waitFor, waitSettled } from '../testing/cluster-harness.ts';
+import { dialAsPeer } from '../testing/forged-peer.ts';
 
 const TOP = '18446744073709551613';
 const PINO_ERROR = 50;
@@ -61,12 +62,7 @@ describe('a ceiling from an authenticated peer is bounded', () => {
     await waitFor(async () => (await a.cluster()).nodes.find((n) => n.id === 'b')?.alive === false, { timeoutMs: 5_000, what: 'a to see b gone' });
 
     // The attacker has the token: it passes the handshake as b and sends heartbeats with the top ceiling.
-    const forged = dialPeerTls('127.0.0.1', a.ports.peer, 'b', peerKey(CLUSTER_ADMIN_TOKEN, 'b'));
-    cluster.defer(() => forged.destroy());
-    forged.on('error', () => {});
-    forged.resume();
-    await new Promise<void>((resolve) => forged.once('secureConnect', () => resolve()));
-    send(forged, { t: 'hello', id: 'b', instance: 'forged-b' });
+    const sendAsB = await dialAsPeer(a.ports.peer, 'b', 'forged-b', (fn) => cluster.defer(fn));
     const status: PeerMessage = {
       t: 'status',
       id: 'b',
@@ -79,7 +75,7 @@ describe('a ceiling from an authenticated peer is bounded', () => {
       known: TOP,
     };
     for (let i = 0; i < 10; i++) {
-      send(forged, status);
+      sendAsB(status);
       await sleep(100);
     }
     await waitFor(() => refusals(a, 'status').length > 0, { timeoutMs: 3_000, what: 'a to log the refused ceiling' });

@@ -2,19 +2,14 @@
 // whose status says it is at another position than this node's file gives it (two files listing
 // the peers in different orders) is named in an error line; peers that agree log nothing.
 import { describe, expect, it } from 'vitest';
-import type { TLSSocket } from 'node:tls';
-import { encodePeerMessage, type PeerMessage } from '../../lib/cluster/peer-messages.ts';
-import { dialPeerTls, peerKey } from './peer-tls.ts';
-import { CLUSTER_ADMIN_TOKEN, type NodeProcess, startCluster, waitFor, waitSettled } from '../testing/cluster-harness.ts';
+import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
+import { type NodeProcess, startCluster, waitFor, waitSettled } from '../testing/cluster-harness.ts';
+import { dialAsPeer } from '../testing/forged-peer.ts';
 
 const PINO_ERROR = 50;
 
 function mismatches(node: NodeProcess): Array<Record<string, unknown>> {
   return node.logEntries().filter((e) => e.level === PINO_ERROR && /^cluster\.json differs/.test(String(e.msg)));
-}
-
-function send(socket: TLSSocket, ...messages: PeerMessage[]): void {
-  socket.write(messages.map(encodePeerMessage).join(''));
 }
 
 describe('token slot agreement', () => {
@@ -28,12 +23,7 @@ describe('token slot agreement', () => {
     await waitFor(async () => (await a.cluster()).nodes.find((n) => n.id === 'b')?.alive === false, { timeoutMs: 5_000, what: 'a to see b gone' });
 
     // b as a file listing it first would make it: slot 0, a's own.
-    const forged = dialPeerTls('127.0.0.1', a.ports.peer, 'b', peerKey(CLUSTER_ADMIN_TOKEN, 'b'));
-    cluster.defer(() => forged.destroy());
-    forged.on('error', () => {});
-    forged.resume();
-    await new Promise<void>((resolve) => forged.once('secureConnect', () => resolve()));
-    send(forged, { t: 'hello', id: 'b', instance: 'other-file-b' });
+    const sendAsB = await dialAsPeer(a.ports.peer, 'b', 'other-file-b', (fn) => cluster.defer(fn));
     const status: PeerMessage = {
       t: 'status',
       id: 'b',
@@ -46,7 +36,7 @@ describe('token slot agreement', () => {
       known: '0',
       slot: 0,
     };
-    for (let i = 0; i < 3; i++) send(forged, status);
+    for (let i = 0; i < 3; i++) sendAsB(status);
     await waitFor(() => mismatches(a).length > 0, { timeoutMs: 5_000, what: 'a to name the mismatch' });
     expect(mismatches(a)).toHaveLength(1); // rate-limited: one line for three statuses
     expect(mismatches(a)[0]).toMatchObject({ peer: 'b', positionHere: 1, positionThere: 0 });
