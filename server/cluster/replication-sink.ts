@@ -166,7 +166,7 @@ export class ReplicationSink {
           remainingMs: leaseMs,
           heldForMs: 0,
           handoverMs: e[8] === null ? null : num(e[8]),
-          handoverCause: e[9] === null ? null : (str(e[9]) as HandoverCause),
+          handoverCause: e[9] === null ? null : handoverCause(e[9]),
           keyHash: e[4] === 'session' ? optionalHash(e[10]) : null,
         });
         return;
@@ -238,6 +238,12 @@ function optionalName(v: unknown): string | null {
 /** Only session claims are resumable; a hash on anything else is ignored. */
 function sessionKey(protocol: Protocol, keyHash: string | null | undefined): string | null {
   return protocol === 'session' && keyHash !== undefined ? keyHash : null;
+}
+
+/** Why a replicated grant's lock changed hands (lib/engine/claim.ts); anything else is a broken stream. */
+function handoverCause(v: unknown): HandoverCause {
+  if (v !== 'release' && v !== 'disconnect' && v !== 'expiry' && v !== 'force-release') throw new Error('replicated event: expected a handover cause');
+  return v;
 }
 
 function proto(v: unknown): Protocol {
