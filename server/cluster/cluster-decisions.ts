@@ -1,13 +1,17 @@
 // The node's periodic decision (every 25 ms, and the start of everything a node does on its
 // own): the runner of the failover rules. It notices a freeze (lib/cluster/freeze-rule.ts),
-// re-asks for a snapshot that did not come, points clients at the right place, then asks the
+// announces a silent active (loss-announce-rule.ts), re-asks for a snapshot that did not come
+// (resync-rule.ts), points clients at the right place (client-route-rule.ts), then asks the
 // role decider (lib/cluster/role-decider.ts) and the misconfiguration rule
 // (lib/cluster/misconfig-rule.ts) and carries out their answer with the transitions
 // (cluster-transitions.ts). The rules are pure; the carrying out is here.
+import { clientRoute } from '../../lib/cluster/client-route-rule.ts';
 import { isActivePhase } from '../../lib/cluster/cluster-vocabulary.ts';
 import { freezeRule } from '../../lib/cluster/freeze-rule.ts';
+import { lossToAnnounce } from '../../lib/cluster/loss-announce-rule.ts';
 import { type ReconfirmPeer, reconfirmVerdict } from '../../lib/cluster/grant-reconfirm.ts';
 import { misconfigRule } from '../../lib/cluster/misconfig-rule.ts';
+import { resyncRule } from '../../lib/cluster/resync-rule.ts';
 import { trackSteady } from '../../lib/cluster/priority-return.ts';
 import { decideRole, type PeerState, returnVerdict } from '../../lib/cluster/role-decider.ts';
 import type { ReplicationLag } from '../../lib/ops-api/api-types.ts';
@@ -19,7 +23,6 @@ import { redirectRoute } from './redirect-route.ts';
 import type { RoleLease } from './role-lease.ts';
 
 const MISCONFIGURED_HOLD: Route = { kind: 'hold', maxMs: 0 };
-const SYNC_RETRY_MS = 500;
 
 /** What the decisions read and drive: the transitions' context, and what the rules read besides. */
 export interface DecisionContext extends TransitionContext {
@@ -167,29 +170,34 @@ export function decide(node: DecisionContext): void {
   node.mesh.closeSilent(node.peerTimeoutMs, st.resumedAt);
   const alive = alivePeers(node, now);
   noteReturnWait(node, alive, now);
-  // The active this node follows went silent: say so at once (its status says whom it hears),
-  // so the other standbys, who wait while a peer still follows a live active, need not wait a heartbeat.
-  if (st.following !== null && !node.watch.isAlive(st.following) && st.lossAnnouncedFor !== st.following) {
-    st.lossAnnouncedFor = st.following;
+  // The active this node follows went silent: say so at once (loss-announce-rule.ts).
+  const silent = lossToAnnounce({
+    following: st.following,
+    followingAlive: st.following !== null && node.watch.isAlive(st.following),
+    announcedFor: st.lossAnnouncedFor,
+  });
+  if (silent !== null) {
+    st.lossAnnouncedFor = silent;
     node.sendStatus();
   }
-  // A sync request can go unanswered (sent while that node was still promoting): ask again. And
-  // an active that no longer streams to this standby (it stepped out after a freeze and took the
-  // role back, or cut this standby off) says so by leaving it out of its lags: re-sync.
-  if (st.following !== null && (st.phase === 'syncing' || st.phase === 'standby')) {
-    const f = node.mesh.peers.get(st.following);
-    const s = st.statuses.get(st.following);
-    const dropped = st.phase === 'standby' && s?.phase === 'active' && s.lags !== undefined && !(node.self.id in s.lags);
-    const wait = st.phase === 'syncing' ? SYNC_RETRY_MS : 2 * SYNC_RETRY_MS;
-    // Not while a snapshot is still arriving: a large one can take longer than the retry.
-    if (f !== undefined && f.link !== null && !f.link.receiving && (st.phase === 'syncing' || dropped) && now - st.syncRequestedAt > wait) requestSync(node, f);
-  }
-  // Clients go to the active we follow while we are in touch with it; when its link is down
-  // or it went silent, they are held here until the cluster settles (not sent to a dead node).
-  if (st.phase === 'syncing' || st.phase === 'standby') {
-    const f = st.following === null ? undefined : node.mesh.peers.get(st.following);
-    node.setRoute(f !== undefined && f.link !== null && node.watch.isAlive(f.config.id) ? redirectRoute(f.config) : HOLD);
-  }
+  // Ask the followed active for a snapshot again (resync-rule.ts), and point clients at it or
+  // hold them (client-route-rule.ts).
+  const followed = st.following === null ? undefined : node.mesh.peers.get(st.following);
+  const link = followed?.link ?? null;
+  const resync = resyncRule({
+    selfId: node.self.id,
+    phase: st.phase,
+    link: link === null ? null : { receiving: link.receiving },
+    followedStatus: st.following === null ? null : (st.statuses.get(st.following) ?? null),
+    now,
+    syncRequestedAt: st.syncRequestedAt,
+  });
+  if (resync.kind === 'request' && followed !== undefined) requestSync(node, followed);
+  const route = clientRoute({
+    phase: st.phase,
+    followed: followed === undefined ? null : { peer: followed.config, linkUp: followed.link !== null, alive: node.watch.isAlive(followed.config.id) },
+  });
+  if (route.kind !== 'keep') node.setRoute(route.kind === 'redirect' ? redirectRoute(route.to) : HOLD);
   const decision = decideRole(
     {
       id: node.self.id,
