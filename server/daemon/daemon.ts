@@ -26,8 +26,10 @@ import { formatAddress } from '../../lib/client/address.ts';
 import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
 import { localLockOps } from '../console-services/admin-ops.ts';
-import { auditTarget } from '../console-services/admin-request.ts';
-import { resultAudits } from '../console-services/client-release.ts';
+import { auditForwardedOp } from '../cluster/forwarded-op-audit.ts';
+import { CeilingFanOut } from '../cluster/ceiling-fan-out.ts';
+import { ClientSteering } from '../lines/client-steering.ts';
+import { GrantRetry } from './grant-retry.ts';
 import { createOpsFacade } from '../console-services/ops-facade.ts';
 import { HOLD } from '../lines/routing.ts';
 import { listenerLimits } from '../lines/open-files.ts';
@@ -152,20 +154,9 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   }
   const durable = new SerialCeilingStore(inner);
   // In a cluster, a block is also stored by every connected standby before a token is issued from it.
+  const fanOut = opts.cluster === null ? null : new CeilingFanOut(durable);
   let clusterNode: ClusterNode | null = null;
-  const store: CeilingStore =
-    opts.cluster === null
-      ? durable
-      : {
-          load: () => durable.load(),
-          save: (c) => {
-            durable.save(c);
-            clusterNode?.source.broadcastCeiling(c);
-          },
-          saveAhead: async (c) => {
-            await Promise.all([durable.saveAhead(c), clusterNode?.source.awaitCeiling(c)]);
-          },
-        };
+  const store: CeilingStore = fanOut ?? durable;
   const tokens = new BlockTokenSource(
     store,
     opts.tokenBlockSize,
@@ -180,30 +171,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   // Applied here and, in a cluster, by this node's promotion too (keepDetached): each node its own.
   engine.limitDetached({ maxMs: opts.maxParkMs, maxClaims: opts.maxParked });
   const driver = new EngineDriver(engine, clock);
-  // Grants refused for want of a token (disk full, I/O error) are retried here, outside the
-  // engine, once a second: granting resumes by itself when the disk does. Logged on each change.
-  let refusal = engine.grantRefusal();
-  if (refusal === 'tokens-exhausted')
-    log.error(
-      { tokenHighWater: tokens.highWater.toString() },
-      'fencing tokens exhausted: this node grants nothing; releases, probes and the console still work',
-    );
-  const grantRetry = setInterval(() => {
-    engine.retryHeldGrants();
-    driver.poke();
-    const now = engine.grantRefusal();
-    if (now === refusal) return;
-    if (now === null) log.info({ was: refusal }, 'grants resumed: the token ceiling can be stored again');
-    else
-      log.error(
-        { reason: now, err: engine.tokenRefusal?.cause },
-        now === 'tokens-exhausted'
-          ? 'fencing tokens exhausted: this node grants nothing more'
-          : 'grants refused: the token ceiling cannot be written to the data dir (retried every second)',
-      );
-    refusal = now;
-  }, 1_000);
-  grantRetry.unref();
+  // Grants refused for want of a token are retried once a second, outside the engine (grant-retry.ts).
+  const grantRetry = new GrantRetry({ engine, wake: () => driver.poke(), tokenHighWater: () => tokens.highWater, logger: log });
   const flusher = new FlushScheduler();
   const instanceId = randomUUID();
   const adminToken = opts.adminToken ?? randomBytes(24).toString('base64url');
@@ -228,6 +197,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     (transport, ctx) => new SessionConnection(transport, ctx, engine),
     SESSION_REFUSAL,
   );
+  // How a cluster node moves these listeners' clients when its role changes (client-steering.ts).
+  const steering = new ClientSteering(keyed, sessions);
   const connections = () => ({ keyed: keyed.connections.size, session: sessions.connections.size });
   let addresses = { lock: '', session: '', http: '' };
   const viewClock = { now: () => clock.now(), wall: (t: number) => Date.now() - (clock.now() - t) };
@@ -242,19 +213,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       engine,
       tokens,
       clock: { now: () => clock.now(), wallNow: () => Date.now() },
-      clients: {
-        setRoute: (route) => {
-          keyed.setRoute(route);
-          sessions.setRoute(route);
-        },
-        // Resumable sessions are spared: they move with the handoff (moveSessions) once the successor has promoted.
-        redirectSessions: (route) => sessions.redirectOpen(route, (conn) => conn.resumable),
-        moveSessions: (sessionAddress) => {
-          let moved = 0;
-          for (const conn of sessions.connections) if (conn.moveTo(sessionAddress)) moved++;
-          return moved;
-        },
-      },
+      clients: steering,
       driver,
       ceilingStore: {
         persist: (c) => durable.saveAhead(c),
@@ -264,14 +223,12 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       localAdmin: {
         run: (op, stopReason) => lockOps.run(op, stopReason),
         // `ops` is created below; the cluster audits only once it runs, after start-up.
-        audit: (who, op, result) => {
-          ops.audit.record({ who, action: op.op, target: auditTarget(op), result: result.ok ? 'ok' : result.error, detail: result.detail });
-          for (const a of resultAudits(result)) ops.audit.record({ who, action: 'force-release', target: a.target, result: 'ok', detail: a.detail });
-        },
+        audit: (who, op, result) => auditForwardedOp(ops.audit, who, op, result),
       },
       logger: log,
     });
     const source = clusterNode.source;
+    fanOut?.attach(source);
     flusher.setLead(() => source.flush());
   }
   const ops = await createOpsServices({
@@ -335,8 +292,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     // failure never leaves another one binding later.
     // A clustered node holds clients from the first connection until it knows its role.
     if (clusterNode !== null) {
-      keyed.setRoute(HOLD);
-      sessions.setRoute(HOLD);
+      steering.setRoute(HOLD);
       driver.pause();
     }
     // The console's modules are loaded before the lock ports open and the node joins its
@@ -356,7 +312,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     log.info({ lock: lockAddress, session: sessionAddress, http: httpAddress, instanceId, console: opts.console }, 'baton serving');
     return daemon;
   } catch (err) {
-    clearInterval(grantRetry);
+    grantRetry.stop();
     keyed.destroyAll();
     sessions.destroyAll();
     driver.stop();
@@ -386,7 +342,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       keyed.destroyAll();
       sessions.destroyAll();
       await Promise.all([keyedClosed, sessionsClosed]);
-      clearInterval(grantRetry);
+      grantRetry.stop();
       driver.stop();
       // A background ceiling save stuck on a dead disk must not hold the exit forever.
       await Promise.race([tokens.settled(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
