@@ -3,7 +3,6 @@
 // A lease is resumable by default (each claim gets a random claim key): when its node hands off
 // or dies, the connection takes the claim up again on the node that has it (session-client-connection.ts)
 // without aborting the work, within the lease. Losing it aborts its signal.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_SESSION_PORT, normalizeAddresses } from './address.ts';
 import type { Address, AddressInput } from './address.ts';
 import { SessionClientConnection } from './session-client-connection.ts';
@@ -65,6 +64,9 @@ export interface HoldContext {
 const MAX_REDIRECTS = 8;
 /** Pause after a whole pass over the addresses found no server, so a restart is not hammered. */
 const PASS_PAUSE_MS = 200;
+
+/** A pause on the global setTimeout (not node:timers/promises'), which tests' fake timers also drive. */
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class SessionClient {
   private readonly addresses: Address[];
