@@ -12,7 +12,7 @@ import type { PendingAcquire, PendingRequest, PendingRelease } from './pending-r
 import { LockTimeoutError } from './lock-timeout-error.ts';
 import { clientClosed, connectionLost, errorWithText } from './client-errors.ts';
 import { leaseToWireSeconds, waitToWireSeconds } from '../protocol/duration-text.ts';
-import { checkLockName } from './lock-names.ts';
+import { requireValidLockName } from './lock-names.ts';
 import { resolveClientName } from './default-client-name.ts';
 import type { LineConnector } from './line-connector.ts';
 import { socketConnector } from './socket-connector.ts';
@@ -103,7 +103,7 @@ export class KeyedClient implements Releaser {
     let leaseWire: string;
     let waitWire: string;
     try {
-      checkLockName(key);
+      requireValidLockName(key);
       leaseWire = leaseToWireSeconds(options.lease);
       waitWire = waitToWireSeconds(options.wait);
     } catch (error) {
@@ -154,7 +154,7 @@ export class KeyedClient implements Releaser {
   releaseVia(via: object | undefined, key: string, token: bigint): Promise<boolean> {
     if (this.closing) return Promise.reject(clientClosed());
     try {
-      checkLockName(key);
+      requireValidLockName(key);
     } catch (error) {
       return Promise.reject(error);
     }

@@ -1,6 +1,6 @@
 // The requests a KeyedClient has in flight. They are plain objects holding their promise's
 // resolve/reject, so a request can move from a dropped connection to another one unchanged.
-import { encodeAcquireRequest, encodeReleaseRequest } from '../protocol/keyed-codec.ts';
+import { encodeKeyedAcquireRequest, encodeReleaseRequest } from '../protocol/keyed-codec.ts';
 import type { KeyedGrant } from './keyed-grant.ts';
 
 export interface PendingAcquire {
@@ -74,7 +74,7 @@ export function acquireGraceLeftMs(request: PendingAcquire, now: number): number
 }
 
 export function requestLine(request: PendingRequest): string {
-  return request.op === 'A' ? encodeAcquireRequest(request.key, request.leaseWire, request.waitWire) : encodeReleaseRequest(request.key, request.token);
+  return request.op === 'A' ? encodeKeyedAcquireRequest(request.key, request.leaseWire, request.waitWire) : encodeReleaseRequest(request.key, request.token);
 }
 
 /**

@@ -12,7 +12,7 @@ import type { LineConnector, LineLink } from './line-connector.ts';
 import { formatAddress } from '../protocol/address-text.ts';
 import type { Address } from './address.ts';
 import { parseSessionReply } from '../protocol/session-reply-parser.ts';
-import { encodeAcquireRequest, encodeClientRequest, encodeResumeRequest, HEARTBEAT_LINE } from '../protocol/session-codec.ts';
+import { encodeSessionAcquireRequest, encodeClientRequest, encodeResumeRequest, HEARTBEAT_LINE } from '../protocol/session-codec.ts';
 import { HeartbeatSchedule } from './heartbeat-schedule.ts';
 import { clientClosed, connectionLost, errorFromSessionCode, errorWithText, isServerSide } from './client-errors.ts';
 
@@ -202,7 +202,7 @@ export class SessionClientConnection implements SessionLease {
     }
     this.anchor = now;
     const key = this.options.claimKey;
-    this.send(this.identityLine() + encodeAcquireRequest(this.name, this.options.leaseMs, key), false, now);
+    this.send(this.identityLine() + encodeSessionAcquireRequest(this.name, this.options.leaseMs, key), false, now);
     this.silenceTimer = setTimeout(this.checkSilence, timerDelay(SILENCE_SHARE * this.options.leaseMs));
   }
 

@@ -11,7 +11,7 @@ import { LockTimeoutError } from './lock-timeout-error.ts';
 import { clientClosed, errorWithText } from './client-errors.ts';
 import { checkWaitMs } from './session-wait.ts';
 import { sessionLeaseMs } from '../protocol/duration-text.ts';
-import { checkLockName } from './lock-names.ts';
+import { requireValidLockName } from './lock-names.ts';
 import { newClaimKey } from './claim-key.ts';
 import { resolveClientName } from './default-client-name.ts';
 import type { LineConnector } from './line-connector.ts';
@@ -104,7 +104,7 @@ export class SessionClient {
   /** Waits until `name` is held and returns the lease; the caller must close() it. */
   async open(name: string, options: SessionOptions): Promise<SessionLease> {
     if (this.closed) throw clientClosed();
-    checkLockName(name);
+    requireValidLockName(name);
     const leaseMs = sessionLeaseMs(options.lease);
     const waitMs = checkWaitMs(options.wait);
     const startedAt = performance.now();
