@@ -87,10 +87,9 @@ class MemoryLink implements LineLink {
     this.closed = new Promise((resolve) => {
       this.resolveClosed = resolve;
     });
-    const link = this;
-    const lines: string[] = [];
+    const link = this; // the getter below has its own `this`
     this.peer = {
-      lines,
+      lines: [],
       get closed() {
         return link.state === 'closed';
       },
