@@ -1,7 +1,7 @@
 // `npm run chaos -- [--seed N] [--duration 60s] [--allow-session-loss] [--counts FILE]`: one chaos run against a real three-node
 // cluster on loopback. Prints the seed, the faults, the counts and any violation; exits 0 when
 // clean, 1 on a violation (or a run that could not complete), 2 on bad flags.
-import { parseDuration } from '../lib/duration.ts';
+import { parseDurationFlag } from '../lib/duration-flag.ts';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +40,7 @@ function parseArgs(argv: string[]): Args {
       seed = Number(value);
       i++;
     } else if (flag === '--duration') {
-      const ms = value === undefined ? null : parseDuration(value);
+      const ms = value === undefined ? null : parseDurationFlag(value);
       if (ms === null || ms < 10_000 || ms > 3_600_000) usage(`--duration takes a duration from 10s to 1h (like 60s or 2m), not ${value ?? 'nothing'}`);
       durationMs = ms;
       i++;

@@ -4,7 +4,7 @@
 import { BatonError } from '../errors.ts';
 import { type Address, parseAddress } from '../protocol/address-text.ts';
 
-export { type Address, formatAddress, parseAddress } from '../protocol/address-text.ts';
+export type { Address } from '../protocol/address-text.ts';
 
 export type AddressInput = Address | string;
 

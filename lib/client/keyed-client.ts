@@ -1,18 +1,21 @@
 // The keyed-protocol client: a small pool of persistent connections (one per address, two when
-// there is only one address) shared round-robin by every acquire and release. It owns the retry
-// rules; each KeyedConnection owns its socket, its pending table and its redirects.
+// there is only one address). Every acquire and release goes to the first open one (pick, below):
+// the others stand by for when it drops. It owns the retry rules; each KeyedClientConnection owns
+// its socket, its pending table and its redirects.
 import { DEFAULT_KEYED_PORT, normalizeAddresses } from './address.ts';
 import type { AddressInput } from './address.ts';
-import { KeyedConnection } from './keyed-connection.ts';
+import { KeyedClientConnection } from './keyed-client-connection.ts';
 import type { KeyedGrant } from './keyed-grant.ts';
 import type { Releaser } from './keyed-grant.ts';
-import { acquireDeadlineMs, acquireGraceLeftMs, shrinkWait } from './keyed-request.ts';
-import type { AcquireRequest, KeyedRequest, ReleaseRequest } from './keyed-request.ts';
+import { acquireDeadlineMs, acquireGraceLeftMs, shrinkWait } from './pending-request.ts';
+import type { PendingAcquire, PendingRequest, PendingRelease } from './pending-request.ts';
 import { LockTimeoutError } from './lock-timeout-error.ts';
 import { clientClosed, connectionLost, errorWithText } from './client-errors.ts';
 import { leaseToWireSeconds, waitToWireSeconds } from '../protocol/duration-text.ts';
-import { checkLockName } from './lock-names.ts';
-import { resolveClientName } from './client-name.ts';
+import { requireValidLockName } from './lock-names.ts';
+import { resolveClientName } from './default-client-name.ts';
+import type { LineConnector } from './line-connector.ts';
+import { socketConnector } from './socket-connector.ts';
 
 export interface KeyedClientOptions {
   /** The servers of one Baton cluster; default 127.0.0.1:7070. */
@@ -55,33 +58,35 @@ const NO_CONNECTION = 'no connection to a Baton server is up';
 const MAX_TIMER_MS = 0x7fffffff;
 
 export class KeyedClient implements Releaser {
-  private readonly connections: KeyedConnection[];
+  private readonly connections: KeyedClientConnection[];
   private started = false;
   private closing: Promise<void> | undefined;
   /** Acquires waiting for a connection to come up, with the timer that gives up on them. */
-  private readonly parked = new Map<AcquireRequest, NodeJS.Timeout>();
+  private readonly parked = new Map<PendingAcquire, NodeJS.Timeout>();
   private readonly parkLimitMs: number;
   /** Releases waiting for their next try, with the timer that will send them. */
-  private readonly retrying = new Map<ReleaseRequest, NodeJS.Timeout>();
+  private readonly retrying = new Map<PendingRelease, NodeJS.Timeout>();
   private readonly releaseRetryFor: number;
   private readonly releaseRetryInterval: number;
   private readonly releaseAttemptTimeout: number;
 
-  constructor(options: KeyedClientOptions = {}) {
+  /** `connector`: how connections reach a server; TCP unless a test passes an in-memory one. */
+  constructor(options: KeyedClientOptions = {}, connector: LineConnector = socketConnector) {
     const addresses = normalizeAddresses(options.addresses ?? [`127.0.0.1:${DEFAULT_KEYED_PORT}`], DEFAULT_KEYED_PORT);
     // With one address, a second connection keeps requests flowing while the first reconnects.
     const homes = addresses.length === 1 ? [...addresses, ...addresses] : addresses;
     const hooks = {
       releaser: this,
-      orphaned: (requests: KeyedRequest[], reason: Error, from: KeyedConnection) => this.orphaned(requests, reason, from),
+      orphaned: (requests: PendingRequest[], reason: Error, from: KeyedClientConnection) => this.orphaned(requests, reason, from),
       usable: () => this.unpark(),
     };
     const connectionOptions = {
       reconnectIntervalMs: options.reconnectInterval ?? 3000,
       connectTimeoutMs: options.connectTimeout ?? 3000,
       clientName: resolveClientName(options.clientName),
+      connector,
     };
-    this.connections = homes.map((home) => new KeyedConnection(home, hooks, connectionOptions));
+    this.connections = homes.map((home) => new KeyedClientConnection(home, hooks, connectionOptions));
     this.parkLimitMs = connectionOptions.reconnectIntervalMs + connectionOptions.connectTimeoutMs;
     this.releaseRetryFor = options.releaseRetryFor ?? 5000;
     this.releaseRetryInterval = options.releaseRetryInterval ?? 200;
@@ -98,7 +103,7 @@ export class KeyedClient implements Releaser {
     let leaseWire: string;
     let waitWire: string;
     try {
-      checkLockName(key);
+      requireValidLockName(key);
       leaseWire = leaseToWireSeconds(options.lease);
       waitWire = waitToWireSeconds(options.wait);
     } catch (error) {
@@ -108,7 +113,7 @@ export class KeyedClient implements Releaser {
     const startedAt = performance.now();
     const triesLeft = this.connections.length;
     return new Promise<KeyedGrant>((resolve, reject) => {
-      const request: AcquireRequest = {
+      const request: PendingAcquire = {
         op: 'A',
         slot: `A ${key}`,
         key,
@@ -149,13 +154,13 @@ export class KeyedClient implements Releaser {
   releaseVia(via: object | undefined, key: string, token: bigint): Promise<boolean> {
     if (this.closing) return Promise.reject(clientClosed());
     try {
-      checkLockName(key);
+      requireValidLockName(key);
     } catch (error) {
       return Promise.reject(error);
     }
     const startedAt = performance.now();
     return new Promise<boolean>((resolve, reject) => {
-      const request: ReleaseRequest = {
+      const request: PendingRelease = {
         op: 'R',
         slot: `R ${key}`,
         key,
@@ -216,7 +221,7 @@ export class KeyedClient implements Releaser {
   }
 
   /** `reason`: why the request is being re-sent, if it is; built only when it fails (an Error's stack costs more than the send). */
-  private sendAcquire(request: AcquireRequest, reason: Error | undefined): void {
+  private sendAcquire(request: PendingAcquire, reason: Error | undefined): void {
     const connection = this.pick(undefined);
     if (connection) connection.send(request);
     else if (this.connections.some((c) => c.state === 'down')) this.park(request, reason ?? connectionLost(NO_CONNECTION));
@@ -228,7 +233,7 @@ export class KeyedClient implements Releaser {
    * dead node are coming home, or asking a standby again): the acquire waits for one, within its
    * own wait and at most one reconnect interval plus a connect timeout, instead of failing at once.
    */
-  private park(request: AcquireRequest, reason: Error): void {
+  private park(request: PendingAcquire, reason: Error): void {
     const waitLeft = request.waitMs - (performance.now() - request.startedAt);
     const ms = Math.max(0, Math.min(this.parkLimitMs, waitLeft));
     this.parked.set(
@@ -252,7 +257,7 @@ export class KeyedClient implements Releaser {
     }
   }
 
-  private sendRelease(request: ReleaseRequest, reason: Error | undefined): void {
+  private sendRelease(request: PendingRelease, reason: Error | undefined): void {
     const connection = this.pick(request.via, request.lostOn);
     if (!connection) {
       this.retryReleaseLater(request, reason ?? connectionLost(NO_CONNECTION));
@@ -267,12 +272,12 @@ export class KeyedClient implements Releaser {
   }
 
   /** A finite-wait acquire reached its deadline: first read the replies already received. */
-  private readonly acquireDue = (request: AcquireRequest): void => {
+  private readonly acquireDue = (request: PendingAcquire): void => {
     request.timer = undefined;
     setImmediate(this.checkAcquire, request);
   };
 
-  private readonly checkAcquire = (request: AcquireRequest): void => {
+  private readonly checkAcquire = (request: PendingAcquire): void => {
     if (!this.connections.some((connection) => connection.holds(request))) return; // settled meanwhile
     const graceLeft = acquireGraceLeftMs(request, performance.now());
     if (graceLeft > 0) {
@@ -287,7 +292,7 @@ export class KeyedClient implements Releaser {
   };
 
   /** A release attempt got no answer in time: it failed, and the retries go on. */
-  private readonly releaseOverdue = (request: ReleaseRequest, timeoutMs: number): void => {
+  private readonly releaseOverdue = (request: PendingRelease, timeoutMs: number): void => {
     request.timer = undefined;
     const why = `no answer to release ${JSON.stringify(request.key)} within ${Math.round(timeoutMs)} ms`;
     const where = this.abandon(request, why);
@@ -295,7 +300,7 @@ export class KeyedClient implements Releaser {
   };
 
   /** Takes `request` off its connection and drops that connection; returns its address. */
-  private abandon(request: KeyedRequest, why: string): string | undefined {
+  private abandon(request: PendingRequest, why: string): string | undefined {
     for (const connection of this.connections) {
       const where = connection.abandon(request, why);
       if (where === undefined) continue;
@@ -306,7 +311,7 @@ export class KeyedClient implements Releaser {
   }
 
   /** Requests from a connection that dropped: acquires move on, releases retry later. */
-  private orphaned(requests: KeyedRequest[], reason: Error, from: KeyedConnection): void {
+  private orphaned(requests: PendingRequest[], reason: Error, from: KeyedClientConnection): void {
     const now = performance.now();
     for (const request of requests) {
       if (request.op === 'R') {
@@ -321,7 +326,7 @@ export class KeyedClient implements Releaser {
     }
   }
 
-  private retryReleaseLater(request: ReleaseRequest, reason: Error): void {
+  private retryReleaseLater(request: PendingRelease, reason: Error): void {
     if (performance.now() - request.startedAt + this.releaseRetryInterval > this.releaseRetryFor) {
       request.reject(reason);
       return;
@@ -329,7 +334,7 @@ export class KeyedClient implements Releaser {
     this.retrying.set(request, setTimeout(this.retryRelease, this.releaseRetryInterval, request, reason));
   }
 
-  private readonly retryRelease = (request: ReleaseRequest, reason: Error): void => {
+  private readonly retryRelease = (request: PendingRelease, reason: Error): void => {
     this.retrying.delete(request);
     this.sendRelease(request, reason);
   };
@@ -341,7 +346,7 @@ export class KeyedClient implements Releaser {
    * of 16 into 8 + 8 and doubled the server's syscalls); the other connections stand by for when
    * the first one drops.
    */
-  private pick(preferred: object | undefined, avoid?: object): KeyedConnection | undefined {
+  private pick(preferred: object | undefined, avoid?: object): KeyedClientConnection | undefined {
     if (!this.started) {
       this.started = true;
       for (const connection of this.connections) connection.start();

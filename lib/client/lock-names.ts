@@ -5,6 +5,7 @@
 import { BatonError } from '../errors.ts';
 import { isValidKey } from '../protocol/key-rules.ts';
 
-export function checkLockName(name: string): void {
+/** Throws BatonError `bad-key` for a name the server would refuse. */
+export function requireValidLockName(name: string): void {
   if (!isValidKey(name)) throw new BatonError('bad-key', JSON.stringify(name));
 }

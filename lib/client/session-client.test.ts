@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { BatonError } from '../errors.ts';
 import { SessionClient } from './session-client.ts';
 import type { SessionClientOptions } from './session-client.ts';
-import type { SessionStats } from './session-connection.ts';
+import type { SessionStats } from './session-client-connection.ts';
 import { LockTimeoutError } from './lock-timeout-error.ts';
 import { fakeLineServers } from './testing/fake-line-server.ts';
 import type { LineScript } from './testing/fake-line-server.ts';

@@ -1,20 +1,21 @@
 // The session-protocol client: finds a server that will hold a claim for us (following
 // REDIRECTs, moving down the address list when a server goes away) and hands out held leases.
 // A lease is resumable by default (each claim gets a random claim key): when its node hands off
-// or dies, the connection takes the claim up again on the node that has it (session-connection.ts)
+// or dies, the connection takes the claim up again on the node that has it (session-client-connection.ts)
 // without aborting the work, within the lease. Losing it aborts its signal.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_SESSION_PORT, normalizeAddresses } from './address.ts';
 import type { Address, AddressInput } from './address.ts';
-import { SessionConnection } from './session-connection.ts';
-import type { SessionHooks, SessionLease } from './session-connection.ts';
+import { SessionClientConnection } from './session-client-connection.ts';
+import type { SessionHooks, SessionLease } from './session-client-connection.ts';
 import { LockTimeoutError } from './lock-timeout-error.ts';
 import { clientClosed, errorWithText } from './client-errors.ts';
-import { checkWaitMs } from './durations.ts';
+import { checkWaitMs } from './session-wait.ts';
 import { sessionLeaseMs } from '../protocol/duration-text.ts';
-import { checkLockName } from './lock-names.ts';
+import { requireValidLockName } from './lock-names.ts';
 import { newClaimKey } from './claim-key.ts';
-import { resolveClientName } from './client-name.ts';
+import { resolveClientName } from './default-client-name.ts';
+import type { LineConnector } from './line-connector.ts';
+import { socketConnector } from './socket-connector.ts';
 
 export interface SessionClientOptions extends SessionHooks {
   /** The servers of one Baton cluster; default 127.0.0.1:7071. */
@@ -64,15 +65,22 @@ const MAX_REDIRECTS = 8;
 /** Pause after a whole pass over the addresses found no server, so a restart is not hammered. */
 const PASS_PAUSE_MS = 200;
 
+/** A pause on the global setTimeout (not node:timers/promises'), which tests' fake timers also drive. */
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 export class SessionClient {
   private readonly addresses: Address[];
   /** Where the last claim succeeded; the next one starts there. */
   private preferred = 0;
-  private readonly live = new Set<SessionConnection>();
+  private readonly live = new Set<SessionClientConnection>();
   private closed = false;
   private readonly clientName: string | null;
 
-  constructor(private readonly options: SessionClientOptions = {}) {
+  /** `connector`: how connections reach a server; TCP unless a test passes an in-memory one. */
+  constructor(
+    private readonly options: SessionClientOptions = {},
+    private readonly connector: LineConnector = socketConnector,
+  ) {
     this.addresses = normalizeAddresses(options.addresses ?? [`127.0.0.1:${DEFAULT_SESSION_PORT}`], DEFAULT_SESSION_PORT);
     if (options.maxPark !== undefined && !(options.maxPark > 0 && Number.isFinite(options.maxPark))) {
       throw new RangeError(`maxPark must be a positive number of ms, got ${options.maxPark}`);
@@ -96,7 +104,7 @@ export class SessionClient {
   /** Waits until `name` is held and returns the lease; the caller must close() it. */
   async open(name: string, options: SessionOptions): Promise<SessionLease> {
     if (this.closed) throw clientClosed();
-    checkLockName(name);
+    requireValidLockName(name);
     const leaseMs = sessionLeaseMs(options.lease);
     const waitMs = checkWaitMs(options.wait);
     const startedAt = performance.now();
@@ -154,16 +162,17 @@ export class SessionClient {
     await Promise.all([...this.live].map((connection) => connection.close()));
   }
 
-  private attempt(address: Address, name: string, leaseMs: number, giveUpAfterMs: number, options: SessionOptions): SessionConnection {
+  private attempt(address: Address, name: string, leaseMs: number, giveUpAfterMs: number, options: SessionOptions): SessionClientConnection {
     const onHeartbeat = options.onHeartbeat ?? this.options.onHeartbeat;
     const onWaiting = options.onWaiting ?? this.options.onWaiting;
-    const connection: SessionConnection = new SessionConnection(address, {
+    const connection: SessionClientConnection = new SessionClientConnection(address, {
       name,
       leaseMs,
       minHeartbeatIntervalMs: this.options.minHeartbeatInterval ?? 50,
       connectTimeoutMs: this.options.connectTimeout ?? 3000,
       giveUpAfterMs,
       clientName: this.clientName,
+      connector: this.connector,
       ...(onHeartbeat ? { onHeartbeat } : {}),
       ...(onWaiting ? { onWaiting } : {}),
       onEnded: () => this.live.delete(connection),

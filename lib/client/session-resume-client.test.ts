@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { BatonError } from '../errors.ts';
 import { DEFAULT_DETACH_LIMITS } from '../engine/lock-engine.ts';
 import { SessionClient } from './session-client.ts';
-import { DEFAULT_MAX_PARK_MS } from './session-connection.ts';
+import { DEFAULT_MAX_PARK_MS } from './session-client-connection.ts';
 import type { SessionClientOptions } from './session-client.ts';
 import { fakeLineServers } from './testing/fake-line-server.ts';
 import type { FakeConnection } from './testing/fake-line-server.ts';

@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { leaseToWireSeconds, waitToWireSeconds } from './duration-text.ts';
 import {
-  encodeAcquireRequest,
+  encodeKeyedAcquireRequest,
   encodeGranted,
   encodeKeyedError,
-  encodeRedirect,
+  encodeKeyedRedirect,
   encodeReleased,
   encodeReleaseRequest,
   parseKeyedRequest,
@@ -113,7 +113,7 @@ describe('keyed protocol codec', () => {
     expect(encodeReleased('k', true)).toBe('R k OK\n');
     expect(encodeReleased('k', false)).toBe('R k STALE\n');
     expect(encodeKeyedError('A', 'k', 'bad-lease')).toBe('E A k bad-lease bad lease: a decimal number of seconds > 0\n');
-    expect(encodeRedirect('10.0.0.2:7070')).toBe('M 10.0.0.2:7070\n');
+    expect(encodeKeyedRedirect('10.0.0.2:7070')).toBe('M 10.0.0.2:7070\n');
   });
 });
 
@@ -126,7 +126,12 @@ describe("the keyed protocol's request lines (the client's half)", () => {
         fc.integer({ min: 0, max: 86_400_000 }),
         fc.bigInt({ min: 1n, max: (1n << 64n) - 1n }),
         (key, leaseMs, waitMs, token) => {
-          expect(parse(encodeAcquireRequest(key, leaseToWireSeconds(leaseMs), waitToWireSeconds(waitMs)))).toEqual({ kind: 'acquire', key, leaseMs, waitMs });
+          expect(parse(encodeKeyedAcquireRequest(key, leaseToWireSeconds(leaseMs), waitToWireSeconds(waitMs)))).toEqual({
+            kind: 'acquire',
+            key,
+            leaseMs,
+            waitMs,
+          });
           expect(parse(encodeReleaseRequest(key, token))).toEqual({ kind: 'release', key, token });
         },
       ),

@@ -1,5 +1,5 @@
 // The keyed protocol's requests and replies, as pure functions: the server's half (requests
-// in, replies out), and the client's request lines (encodeAcquireRequest, encodeReleaseRequest)
+// in, replies out), and the client's request lines (encodeKeyedAcquireRequest, encodeReleaseRequest)
 // beside the parser that reads them; the client reads replies with keyed-reply-parser.ts.
 // See docs/protocol.md.
 //   A <key> <lease> <wait>   ->  A <key> <token> | T <key> | E A <key> <code> <text>
@@ -106,14 +106,14 @@ export function encodeKeyedError(op: string, key: string, error: ErrorName): str
 }
 
 /** `M <host:port>`: a standby names the active; the client re-sends its unanswered requests there. */
-export function encodeRedirect(hostPort: string): string {
+export function encodeKeyedRedirect(hostPort: string): string {
   return `M ${hostPort}\n`;
 }
 
 // --- The client's half: request lines, without the line ending (the client's transport adds it) ---
 
 /** `A <key> <lease> <wait>`, lease and wait already in the wire's decimal seconds (duration-text.ts). */
-export function encodeAcquireRequest(key: string, leaseWire: string, waitWire: string): string {
+export function encodeKeyedAcquireRequest(key: string, leaseWire: string, waitWire: string): string {
   return `A ${key} ${leaseWire} ${waitWire}`;
 }
 

@@ -8,10 +8,10 @@ import {
   SESSION_GOODBYE,
   SESSION_REFUSAL,
   encodeAcquired,
-  encodeAcquireRequest,
+  encodeSessionAcquireRequest,
   encodeResumeRequest,
   HEARTBEAT_LINE,
-  encodeRedirect,
+  encodeSessionRedirect,
   encodeSessionError,
   encodeWaiting,
   parseSessionRequest,
@@ -179,15 +179,15 @@ describe('session encoders', () => {
   });
 
   it('writes the REDIRECT line', () => {
-    expect(encodeRedirect('10.0.0.2:7071')).toBe('REDIRECT 10.0.0.2:7071\n');
+    expect(encodeSessionRedirect('10.0.0.2:7071')).toBe('REDIRECT 10.0.0.2:7071\n');
   });
 });
 
 describe("the session protocol's request lines (the client's half)", () => {
   it('are read back by the server parser as the same request', () => {
     const key = 'ab'.repeat(16);
-    expect(parse(encodeAcquireRequest('jobs/nightly', 30_000))).toEqual({ kind: 'acquire', name: 'jobs/nightly', leaseMs: 30_000, claimKey: null });
-    expect(parse(encodeAcquireRequest('jobs/nightly', 30_000, key))).toEqual({ kind: 'acquire', name: 'jobs/nightly', leaseMs: 30_000, claimKey: key });
+    expect(parse(encodeSessionAcquireRequest('jobs/nightly', 30_000))).toEqual({ kind: 'acquire', name: 'jobs/nightly', leaseMs: 30_000, claimKey: null });
+    expect(parse(encodeSessionAcquireRequest('jobs/nightly', 30_000, key))).toEqual({ kind: 'acquire', name: 'jobs/nightly', leaseMs: 30_000, claimKey: key });
     expect(parse(encodeResumeRequest('jobs/nightly', key))).toEqual({ kind: 'resume', name: 'jobs/nightly', claimKey: key });
     expect(parse(HEARTBEAT_LINE)).toEqual({ kind: 'heartbeat' });
   });

@@ -133,7 +133,7 @@ export function encodeSessionError(error: SessionErrorName, detail?: string): st
 }
 
 /** A standby's answer to a session (or an active's that steps down): reconnect to `hostPort`, then the server closes. */
-export function encodeRedirect(hostPort: string): string {
+export function encodeSessionRedirect(hostPort: string): string {
   return `REDIRECT ${hostPort}\n`;
 }
 
@@ -154,7 +154,7 @@ export const SESSION_REFUSAL = encodeSessionError('too-many-connections');
 // --- The client's half: request lines, without the line ending (the client's transport adds it) ---
 
 /** `ACQUIRE <name> <lease_ms> [<claim_key>]`: a claim key makes the claim resumable. */
-export function encodeAcquireRequest(name: string, leaseMs: number, claimKey?: string): string {
+export function encodeSessionAcquireRequest(name: string, leaseMs: number, claimKey?: string): string {
   return claimKey === undefined ? `ACQUIRE ${name} ${leaseMs}` : `ACQUIRE ${name} ${leaseMs} ${claimKey}`;
 }
 

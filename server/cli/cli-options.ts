@@ -1,13 +1,14 @@
 // Option parsers shared by the CLI's commands. A bad value throws commander's
 // InvalidArgumentError, which cli.ts turns into a clear message and exit code 2.
 import { InvalidArgumentError } from 'commander';
-import { parseDuration } from '../../lib/duration.ts';
+import { parseDurationFlag } from '../../lib/duration-flag.ts';
+import type { Address } from '../../lib/protocol/address-text.ts';
 import { isValidClientName } from '../../lib/protocol/client-name.ts';
 import { parseU64Text } from '../../lib/protocol/u64-text.ts';
 
 export function durationOption(text: string): number {
   if (text.trim() === '0') return 0; // zero needs no unit
-  const ms = parseDuration(text);
+  const ms = parseDurationFlag(text);
   if (ms === null) throw new InvalidArgumentError('expected a duration such as 250ms, 5s or 2m.');
   return ms;
 }
@@ -47,11 +48,6 @@ export function checkToken(value: string | undefined, flag: string, env: string)
     ok: false,
     message: `${flag} (or ${env}) is not a valid token (${value.length} characters): use 16 to 256 printable ASCII characters without spaces`,
   };
-}
-
-export interface Address {
-  host: string;
-  port: number;
 }
 
 /** One host:port (IPv6 in brackets); port 1 to 65535, since someone else has to reach it. */

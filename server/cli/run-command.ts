@@ -6,13 +6,13 @@ import { constants, hostname } from 'node:os';
 import { type Command, Option } from 'commander';
 import { SessionClient, LockTimeoutError, BatonError, DEFAULT_SESSION_PORT } from '../../lib/client/index.ts';
 import type { SessionLease } from '../../lib/client/index.ts';
-import { formatAddress } from '../../lib/client/address.ts';
+import { formatAddress } from '../../lib/protocol/address-text.ts';
 import { ERRORS, EXIT_USAGE } from '../../lib/errors.ts';
 import type { ErrorName } from '../../lib/errors.ts';
-import { formatDuration } from '../../lib/duration.ts';
+import { formatDurationFlag } from '../../lib/duration-flag.ts';
 import { toClientName } from '../../lib/protocol/client-name.ts';
 import { addressListOption, clientNameOption, durationOption, maxParkOption, positiveDurationOption } from './cli-options.ts';
-import type { Address } from './cli-options.ts';
+import type { Address } from '../../lib/protocol/address-text.ts';
 
 /** EX_UNAVAILABLE (sysexits.h): no Baton server could be reached. */
 export const EXIT_UNAVAILABLE = 69;
@@ -149,7 +149,7 @@ function cutBytes(text: string, bytes: number): string {
 }
 
 function failureToAcquire(error: unknown, name: string, flags: RunFlags): [number, string] {
-  if (error instanceof LockTimeoutError) return [EXIT_TEMPFAIL, `timed out after ${formatDuration(flags.wait)} waiting for lock ${name}`];
+  if (error instanceof LockTimeoutError) return [EXIT_TEMPFAIL, `timed out after ${formatDurationFlag(flags.wait)} waiting for lock ${name}`];
   if (!(error instanceof BatonError)) return [1, error instanceof Error ? error.message : String(error)];
   if (USAGE_ERRORS.has(error.code)) return [EXIT_USAGE, error.message];
   if (ERRORS[error.code].side === 'server' || UNREACHABLE_ERRORS.has(error.code)) {

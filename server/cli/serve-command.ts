@@ -4,7 +4,8 @@ import type { Command, OptionValueSource } from 'commander';
 import pino from 'pino';
 import { EXIT_USAGE } from '../../lib/errors.ts';
 import { findPeer, readClusterConfig } from '../../lib/cluster/cluster-config.ts';
-import { type Address, checkToken } from './cli-options.ts';
+import { checkToken } from './cli-options.ts';
+import type { Address } from '../../lib/protocol/address-text.ts';
 import { type Daemon, hostPort, startDaemon, type DaemonOptions } from '../daemon/daemon.ts';
 import { StartRefused } from '../daemon/data-dir-check.ts';
 

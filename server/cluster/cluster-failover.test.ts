@@ -2,7 +2,7 @@
 // promotes within peer-timeout + 200 ms, replicated keyed grants survive with their tokens and
 // leases, sessions end with the node that held them, and tokens keep increasing.
 import { describe, expect, it } from 'vitest';
-import { defaultClientName } from '../../lib/client/client-name.ts';
+import { defaultClientName } from '../../lib/client/default-client-name.ts';
 import { holderOn, startCluster, timeline, waitFor, waitReplicated, waitSettled } from '../testing/cluster-harness.ts';
 
 const LEASE_MS = 30_000;

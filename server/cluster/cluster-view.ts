@@ -2,7 +2,7 @@
 // order with its role, liveness, lag and flags, what handoff and restore can do now, whom the
 // active will hand the role back to by priority and why not yet, and the failover timeline
 // (replicated from the active, so every node shows the same one).
-import { formatAddress } from '../../lib/client/address.ts';
+import { formatAddress } from '../../lib/protocol/address-text.ts';
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
 import type { ClusterView, FailoverView, NodeView, ReplicationLag } from '../../lib/ops-api/api-types.ts';
 import { isActivePhase } from '../../lib/cluster/cluster-vocabulary.ts';

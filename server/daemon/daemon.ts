@@ -22,7 +22,7 @@ import { createConsoleServer, type ConsoleServer } from '../http/console-server.
 import { warmUpConsole } from '../http/console-warm-up.ts';
 import { createOpsServices } from '../console-services/ops-services.ts';
 import type { DaemonState } from '../../lib/ops-api/api-types.ts';
-import { formatAddress } from '../../lib/client/address.ts';
+import { formatAddress } from '../../lib/protocol/address-text.ts';
 import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
 import { localLockOps } from '../console-services/admin-ops.ts';

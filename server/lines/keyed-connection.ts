@@ -14,7 +14,7 @@ import {
   IDENTITY_OK,
   encodeGranted,
   encodeKeyedError,
-  encodeRedirect,
+  encodeKeyedRedirect,
   encodeReleased,
   encodeTimeout,
   parseKeyedRequest,
@@ -133,7 +133,7 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
    * requests, which it re-sends at the new address instead. Delivered grants stay valid there.
    */
   protected redirect(route: Extract<Route, { kind: 'redirect' }>, fresh: boolean): boolean {
-    this.redirectLine = encodeRedirect(route.lock);
+    this.redirectLine = encodeKeyedRedirect(route.lock);
     if (fresh) {
       this.send(this.redirectLine);
       return false;

@@ -22,7 +22,7 @@ import {
   SESSION_GOODBYE,
   encodeAcquired,
   encodeMoved,
-  encodeRedirect,
+  encodeSessionRedirect,
   encodeSessionError,
   encodeWaiting,
   parseSessionRequest,
@@ -176,7 +176,7 @@ export class SessionConnection extends LineConnection implements ClaimOwner {
    * engine reset that comes before a switch, or ended here) gets it now, without an ERROR line.
    */
   protected redirect(route: Extract<Route, { kind: 'redirect' }>): boolean {
-    this.redirectLine = encodeRedirect(route.session);
+    this.redirectLine = encodeSessionRedirect(route.session);
     if (this.claim === null) return false;
     this.beginClose();
     return true;

@@ -7,13 +7,12 @@
 // `MOVED` (a handoff) or the connection drops (the active died). Its work is not aborted
 // meanwhile, but only as long as the usual 0.8 x lease without a confirmation allows.
 import { BatonError } from '../errors.ts';
-import { connectLines } from './transport.ts';
 import { sameAddress } from './claim-key.ts';
-import type { LineTransport } from './transport.ts';
-import { formatAddress } from './address.ts';
+import type { LineConnector, LineLink } from './line-connector.ts';
+import { formatAddress } from '../protocol/address-text.ts';
 import type { Address } from './address.ts';
 import { parseSessionReply } from '../protocol/session-reply-parser.ts';
-import { encodeAcquireRequest, encodeClientRequest, encodeResumeRequest, HEARTBEAT_LINE } from '../protocol/session-codec.ts';
+import { encodeSessionAcquireRequest, encodeClientRequest, encodeResumeRequest, HEARTBEAT_LINE } from '../protocol/session-codec.ts';
 import { HeartbeatSchedule } from './heartbeat-schedule.ts';
 import { clientClosed, connectionLost, errorFromSessionCode, errorWithText, isServerSide } from './client-errors.ts';
 
@@ -77,6 +76,8 @@ export interface SessionAttemptOptions extends SessionHooks {
   readonly maxParkMs?: number;
   /** Sent as `CLIENT <identity>` in the same write as the ACQUIRE or RESUME; null or absent: none. */
   readonly clientName?: string | null;
+  /** How a socket is opened: TCP (socket-connector.ts), or in memory in tests. */
+  readonly connector: LineConnector;
 }
 
 /** Without an answer for this share of the lease, the client stops trusting its ownership. */
@@ -90,7 +91,7 @@ const RESUME_PASS_PAUSE_MS = 100;
 
 type Phase = 'acquiring' | 'queued' | 'held' | 'ended';
 
-export class SessionConnection implements SessionLease {
+export class SessionClientConnection implements SessionLease {
   readonly name: string;
   token = 0n;
   readonly signal: AbortSignal;
@@ -98,10 +99,10 @@ export class SessionConnection implements SessionLease {
   readonly ready: Promise<AttemptOutcome>;
   private settle!: (outcome: AttemptOutcome) => void;
   private readonly controller = new AbortController();
-  private transport: LineTransport;
+  private link: LineLink;
   /** Bumped for each connection: callbacks of a connection we left are ignored. */
   private generation = 0;
-  /** Between connections: a RESUME is under way (or about to be sent) on `transport`. */
+  /** Between connections: a RESUME is under way (or about to be sent) on `link`. */
   private resuming = false;
   private resumeRedirects = 0;
   /** Connections tried in a row for a RESUME without an answer. */
@@ -137,7 +138,7 @@ export class SessionConnection implements SessionLease {
     this.ready = new Promise((resolve) => {
       this.settle = resolve;
     });
-    this.transport = this.connect(address);
+    this.link = this.connect(address);
     if (options.giveUpAfterMs !== Infinity) this.giveUpTimer = setTimeout(this.giveUp, options.giveUpAfterMs);
   }
 
@@ -161,9 +162,9 @@ export class SessionConnection implements SessionLease {
     return this.resuming;
   }
 
-  private connect(address: Address): LineTransport {
+  private connect(address: Address): LineLink {
     const generation = ++this.generation;
-    return connectLines(
+    return this.options.connector.connect(
       address,
       {
         onOpen: () => {
@@ -187,7 +188,7 @@ export class SessionConnection implements SessionLease {
       if (held) this.controller.abort(new Error(`session ${this.name} closed by its holder`));
       else this.settle({ kind: 'failed', reason: clientClosed() });
     }
-    await this.transport.end();
+    await this.link.end();
   }
 
   private opened(): void {
@@ -201,7 +202,7 @@ export class SessionConnection implements SessionLease {
     }
     this.anchor = now;
     const key = this.options.claimKey;
-    this.send(this.identityLine() + encodeAcquireRequest(this.name, this.options.leaseMs, key), false, now);
+    this.send(this.identityLine() + encodeSessionAcquireRequest(this.name, this.options.leaseMs, key), false, now);
     this.silenceTimer = setTimeout(this.checkSilence, timerDelay(SILENCE_SHARE * this.options.leaseMs));
   }
 
@@ -212,7 +213,7 @@ export class SessionConnection implements SessionLease {
   }
 
   private send(line: string, isHeartbeat: boolean, now: number): void {
-    this.transport.writeNow(line);
+    this.link.writeNow(line);
     this.inflightSince = now;
     this.inflightIsHeartbeat = isHeartbeat;
     this.lastSentAt = now;
@@ -244,7 +245,7 @@ export class SessionConnection implements SessionLease {
         // claim ended there, as at ERROR 0x01. The next claim starts at the named address.
         if (this.phase === 'held') {
           return this.lose(
-            errorWithText('server-going-away', `${formatAddress(this.transport.address)} is no longer active: REDIRECT to ${formatAddress(reply.address)}`),
+            errorWithText('server-going-away', `${formatAddress(this.link.address)} is no longer active: REDIRECT to ${formatAddress(reply.address)}`),
           );
         }
         return this.finish({ kind: 'redirect', address: reply.address });
@@ -307,7 +308,7 @@ export class SessionConnection implements SessionLease {
     if (this.options.claimKey !== undefined && (this.phase === 'held' || this.phase === 'queued') && this.closing === undefined) {
       return this.resumeNext();
     }
-    const where = formatAddress(this.transport.address);
+    const where = formatAddress(this.link.address);
     const reason = error instanceof BatonError ? error : connectionLost(error ? `${where}: ${error.message}` : `${where} closed the connection`);
     if (this.phase === 'held') this.lose(reason);
     else this.finish({ kind: 'retry', reason, answered: this.answered });
@@ -346,23 +347,23 @@ export class SessionConnection implements SessionLease {
     clearTimeout(this.heartbeatTimer);
     clearTimeout(this.resumeTimer);
     this.inflightSince = undefined;
-    const old = this.transport;
-    this.transport = this.connect(address);
+    const old = this.link;
+    this.link = this.connect(address);
     old.destroy();
   }
 
   /** The connection dropped, or a node could not answer: the next address, pausing after a whole pass. */
   private resumeNext(): void {
-    const list = this.options.resumeAddresses ?? [this.transport.address];
-    const at = list.findIndex((a) => sameAddress(a, this.transport.address));
-    const next = list[(at + 1) % list.length] ?? this.transport.address;
+    const list = this.options.resumeAddresses ?? [this.link.address];
+    const at = list.findIndex((a) => sameAddress(a, this.link.address));
+    const next = list[(at + 1) % list.length] ?? this.link.address;
     this.resumeRedirects = 0;
     this.resuming = true;
     this.armResumeSilence();
     clearTimeout(this.heartbeatTimer);
     this.inflightSince = undefined;
     this.generation++; // the connection we leave says nothing more
-    this.transport.destroy();
+    this.link.destroy();
     if (++this.resumeMisses % list.length !== 0) return this.resumeAt(next);
     clearTimeout(this.resumeTimer);
     this.resumeTimer = setTimeout(() => {
@@ -426,7 +427,7 @@ export class SessionConnection implements SessionLease {
   /** Before holding: report how the claim ended and drop the connection. */
   private finish(outcome: AttemptOutcome): void {
     this.end();
-    this.transport.destroy();
+    this.link.destroy();
     this.settle(outcome);
   }
 
@@ -434,7 +435,7 @@ export class SessionConnection implements SessionLease {
   private lose(reason: Error): void {
     this.end();
     this.controller.abort(reason);
-    this.transport.destroy();
+    this.link.destroy();
   }
 
   private end(): void {

@@ -1,9 +1,9 @@
 // The requests a KeyedClient has in flight. They are plain objects holding their promise's
 // resolve/reject, so a request can move from a dropped connection to another one unchanged.
-import { encodeAcquireRequest, encodeReleaseRequest } from '../protocol/keyed-codec.ts';
+import { encodeKeyedAcquireRequest, encodeReleaseRequest } from '../protocol/keyed-codec.ts';
 import type { KeyedGrant } from './keyed-grant.ts';
 
-export interface AcquireRequest {
+export interface PendingAcquire {
   readonly op: 'A';
   /** 'A ' + key: where the reply is looked up. */
   readonly slot: string;
@@ -29,7 +29,7 @@ export interface AcquireRequest {
   readonly reject: (error: Error) => void;
 }
 
-export interface ReleaseRequest {
+export interface PendingRelease {
   readonly op: 'R';
   readonly slot: string;
   readonly key: string;
@@ -45,7 +45,7 @@ export interface ReleaseRequest {
   readonly reject: (error: Error) => void;
 }
 
-export type KeyedRequest = AcquireRequest | ReleaseRequest;
+export type PendingRequest = PendingAcquire | PendingRelease;
 
 /**
  * How long the client waits for an answer to an acquire with a finite wait before it gives up
@@ -68,20 +68,20 @@ export function acquireMarginMs(waitMs: number): number {
  * connection, so one behind them is not overdue, and once it is the oldest it gets the margin
  * again from then.
  */
-export function acquireGraceLeftMs(request: AcquireRequest, now: number): number {
+export function acquireGraceLeftMs(request: PendingAcquire, now: number): number {
   const margin = acquireMarginMs(request.waitMs);
   return request.oldestSince === undefined ? margin : margin - (now - request.oldestSince);
 }
 
-export function requestLine(request: KeyedRequest): string {
-  return request.op === 'A' ? encodeAcquireRequest(request.key, request.leaseWire, request.waitWire) : encodeReleaseRequest(request.key, request.token);
+export function requestLine(request: PendingRequest): string {
+  return request.op === 'A' ? encodeKeyedAcquireRequest(request.key, request.leaseWire, request.waitWire) : encodeReleaseRequest(request.key, request.token);
 }
 
 /**
  * Before an acquire is sent again, shrink its wait by the time already spent, so the caller
  * never waits longer than asked. Returns false when no wait is left.
  */
-export function shrinkWait(request: AcquireRequest, now: number, toWire: (ms: number) => string): boolean {
+export function shrinkWait(request: PendingAcquire, now: number, toWire: (ms: number) => string): boolean {
   if (request.waitMs === Infinity || request.waitMs === 0) return true; // forever stays forever
   const left = request.waitMs - (now - request.startedAt);
   if (left <= 0) return false;

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { checkWaitMs } from './durations.ts';
+import { checkWaitMs } from './session-wait.ts';
 
 describe('session durations', () => {
   it('reads an absent wait, 0 and Infinity as forever', () => {

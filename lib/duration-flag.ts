@@ -1,10 +1,12 @@
-// Durations on the command line: "250ms", "5s", "2m", "1h", "1.5s". Never timestamps.
+// Durations as people type them on a command line (`baton run --wait 5s`, the chaos runner):
+// "250ms", "5s", "2m", "1h", "1.5s". Never timestamps. The protocols' duration fields are
+// lib/protocol/duration-text.ts; the session client's own wait is lib/client/session-wait.ts.
 
 const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
 
 /** Milliseconds, or null when `text` is not a duration. */
-export function parseDuration(text: string): number | null {
+export function parseDurationFlag(text: string): number | null {
   const m = DURATION.exec(text.trim());
   if (m === null) return null;
   const unit = UNITS[m[2] ?? ''];
@@ -13,7 +15,7 @@ export function parseDuration(text: string): number | null {
   return Number.isFinite(ms) ? ms : null;
 }
 
-export function formatDuration(ms: number): string {
+export function formatDurationFlag(ms: number): string {
   if (ms < 1_000) return `${ms}ms`;
   if (ms < 60_000) return `${ms / 1_000}s`;
   return `${ms / 60_000}m`;

@@ -2,13 +2,12 @@
 // (op, key) in send order, follows `M` redirects, and after a drop hands its unanswered
 // requests back to the client and reconnects in the background.
 import { BatonError } from '../errors.ts';
-import { connectLines } from './transport.ts';
-import type { LineTransport } from './transport.ts';
-import { formatAddress } from './address.ts';
+import type { LineConnector, LineLink } from './line-connector.ts';
+import { formatAddress } from '../protocol/address-text.ts';
 import type { Address } from './address.ts';
 import { PendingTable } from './pending-table.ts';
-import { requestLine, shrinkWait } from './keyed-request.ts';
-import type { KeyedRequest } from './keyed-request.ts';
+import { requestLine, shrinkWait } from './pending-request.ts';
+import type { PendingRequest } from './pending-request.ts';
 import { parseKeyedReply } from '../protocol/keyed-reply-parser.ts';
 import { KeyedGrant } from './keyed-grant.ts';
 import type { Releaser } from './keyed-grant.ts';
@@ -32,27 +31,29 @@ function sameAddress(a: Address, b: Address): boolean {
  */
 export type ConnectionState = 'idle' | 'connecting' | 'open' | 'down' | 'closed';
 
-export interface KeyedConnectionHooks {
+export interface KeyedClientConnectionHooks {
   readonly releaser: Releaser;
   /** Requests that were on a connection that dropped; none of them got an answer. */
-  orphaned(requests: KeyedRequest[], reason: Error, from: KeyedConnection): void;
+  orphaned(requests: PendingRequest[], reason: Error, from: KeyedClientConnection): void;
   /** The connection is connecting again, so it can take requests (its socket holds them until it is up). */
-  usable(connection: KeyedConnection): void;
+  usable(connection: KeyedClientConnection): void;
 }
 
-export interface KeyedConnectionOptions {
+export interface KeyedClientConnectionOptions {
   readonly reconnectIntervalMs: number;
   readonly connectTimeoutMs: number;
   /** Sent as `I <identity>` first on every socket (a reconnect, a redirect); null sends none. */
   readonly clientName: string | null;
+  /** How a socket is opened: TCP (socket-connector.ts), or in memory in tests. */
+  readonly connector: LineConnector;
 }
 
-export class KeyedConnection {
+export class KeyedClientConnection {
   state: ConnectionState = 'idle';
-  private transport: LineTransport | undefined;
+  private link: LineLink | undefined;
   /** Where we talk now: `home` until a redirect points elsewhere. */
   private address: Address;
-  private readonly pending = new PendingTable<KeyedRequest>();
+  private readonly pending = new PendingTable<PendingRequest>();
   private redirects = 0;
   /** What the server said before closing (`E - - ...`), the best reason for the drop. */
   private farewell: Error | undefined;
@@ -63,8 +64,8 @@ export class KeyedConnection {
   constructor(
     /** The address this connection belongs to; it comes back here after every drop. */
     readonly home: Address,
-    private readonly hooks: KeyedConnectionHooks,
-    private readonly options: KeyedConnectionOptions,
+    private readonly hooks: KeyedClientConnectionHooks,
+    private readonly options: KeyedClientConnectionOptions,
   ) {
     this.address = home;
   }
@@ -74,16 +75,16 @@ export class KeyedConnection {
   }
 
   /** Sends now if open; while connecting the socket holds the bytes until it is up. */
-  send(request: KeyedRequest): void {
-    const transport = this.transport;
-    if (!transport) throw new Error(`send on a ${this.state} connection`); // the pool picks only live ones
+  send(request: PendingRequest): void {
+    const link = this.link;
+    if (!link) throw new Error(`send on a ${this.state} connection`); // the pool picks only live ones
     if (request.op === 'A') request.oldestSince = this.pending.oldest(request.slot) ? undefined : performance.now();
     this.pending.push(request.slot, request);
-    transport.write(requestLine(request));
+    link.write(requestLine(request));
   }
 
   /** Whether `request` is sent here and not yet answered. */
-  holds(request: KeyedRequest): boolean {
+  holds(request: PendingRequest): boolean {
     return this.pending.has(request.slot, request);
   }
 
@@ -93,12 +94,12 @@ export class KeyedConnection {
    * no longer be matched. The other requests move on as after any drop. Returns the server's
    * address, or undefined when `request` is not pending here.
    */
-  abandon(request: KeyedRequest, why: string): string | undefined {
+  abandon(request: PendingRequest, why: string): string | undefined {
     if (!this.pending.remove(request.slot, request)) return undefined;
     const where = formatAddress(this.address);
-    const transport = this.transport;
-    this.transport = undefined; // detach first, so the socket's own close is ignored
-    transport?.destroy();
+    const link = this.link;
+    this.link = undefined; // detach first, so the socket's own close is ignored
+    link?.destroy();
     this.dropped(connectionLost(`${where}: dropped after ${why}`));
     return where;
   }
@@ -108,9 +109,9 @@ export class KeyedConnection {
     this.state = 'closed';
     clearTimeout(this.reconnectTimer);
     for (const request of this.pending.drain()) request.reject(reason);
-    const transport = this.transport;
-    this.transport = undefined;
-    if (transport) await transport.end();
+    const link = this.link;
+    this.link = undefined;
+    if (link) await link.end();
   }
 
   private connect(address: Address): void {
@@ -121,24 +122,24 @@ export class KeyedConnection {
     });
     // The handlers check they still belong to the current socket: after a redirect the old
     // socket may still deliver lines or its close, and those must not touch the new one.
-    const transport: LineTransport = connectLines(
+    const link: LineLink = this.options.connector.connect(
       address,
       {
         onOpen: () => {
-          if (this.transport === transport) this.state = 'open';
+          if (this.link === link) this.state = 'open';
         },
         onLine: (line) => {
-          if (this.transport === transport) this.receive(line);
+          if (this.link === link) this.receive(line);
         },
         onClose: (error) => {
-          if (this.transport === transport) this.dropped(error);
+          if (this.link === link) this.dropped(error);
         },
       },
       this.options.connectTimeoutMs,
     );
-    this.transport = transport;
+    this.link = link;
     // First on the socket, before any request it carries: the server names its claims with it.
-    if (this.options.clientName !== null) transport.write(encodeIdentityRequest(this.options.clientName));
+    if (this.options.clientName !== null) link.write(encodeIdentityRequest(this.options.clientName));
   }
 
   private receive(line: string): void {
@@ -181,7 +182,7 @@ export class KeyedConnection {
         return;
       case 'malformed':
         // Matching replies to requests is only sound while we understand every line.
-        this.transport?.destroy(errorWithText('protocol-error', `unreadable reply (${reply.why}): ${reply.line}`));
+        this.link?.destroy(errorWithText('protocol-error', `unreadable reply (${reply.why}): ${reply.line}`));
         return;
     }
   }
@@ -190,7 +191,7 @@ export class KeyedConnection {
    * Takes the oldest request of `slot`, which this reply answers. The next `A` on that key is
    * now the oldest: the server answers it next, and its deadline gives it a margin from here.
    */
-  private answered(slot: string): KeyedRequest | undefined {
+  private answered(slot: string): PendingRequest | undefined {
     const request = this.pending.shift(slot);
     const next = this.pending.oldest(slot);
     if (next?.op === 'A') next.oldestSince = performance.now();
@@ -199,12 +200,12 @@ export class KeyedConnection {
 
   /** `M host:port`: this node is a standby. Talk to the active node and send everything again. */
   private redirect(target: Address): void {
-    const old = this.transport;
+    const old = this.link;
     if (++this.redirects > MAX_REDIRECTS) {
       old?.destroy(errorWithText('protocol-error', `more than ${MAX_REDIRECTS} redirects in a row`));
       return;
     }
-    this.transport = undefined; // detach first, so the old socket's close is ignored
+    this.link = undefined; // detach first, so the old socket's close is ignored
     this.served = false; // a new socket: it has served nothing yet
     old?.destroy();
     this.connect(target);
@@ -232,7 +233,7 @@ export class KeyedConnection {
     // home again soon, where the standby will know better, not after the whole interval.
     const redirectFailed = !served && !sameAddress(this.address, this.home);
     this.served = false;
-    this.transport = undefined;
+    this.link = undefined;
     this.farewell = undefined;
     this.redirects = 0;
     this.state = 'down';

@@ -1,42 +1,24 @@
-// The client's only socket code: one TCP connection that speaks newline-delimited lines.
+// The client's only socket code (the default LineConnector, line-connector.ts): one TCP
+// connection per link, speaking newline-delimited lines.
 // Writes made in one tick are joined and written once, so a burst of pipelined requests costs
 // one syscall rather than one per request.
 import net from 'node:net';
 import { errorWithText } from './client-errors.ts';
-import { formatAddress } from './address.ts';
-import type { Address } from './address.ts';
+import { formatAddress } from '../protocol/address-text.ts';
+import type { Address } from '../protocol/address-text.ts';
+import type { LineConnector, LineHandlers, LineLink } from './line-connector.ts';
 
 /** Server lines are short; a longer unterminated run means we are not talking to Baton. */
 const MAX_LINE_CHARS = 64 * 1024;
 /** TCP keepalive, so a peer that vanished without a FIN is noticed on idle connections. */
 const KEEPALIVE_MS = 10_000;
 
-export interface LineHandlers {
-  onOpen(): void;
-  /** One line, without "\n" or "\r\n"; empty lines are skipped. */
-  onLine(line: string): void;
-  /** Called once, however the connection ended (including a failed connect). */
-  onClose(error: Error | undefined): void;
-}
+/** The default connector: a TCP connection per link. */
+export const socketConnector: LineConnector = {
+  connect: (address, handlers, connectTimeoutMs) => new SocketLineLink(address, handlers, connectTimeoutMs),
+};
 
-export interface LineTransport {
-  readonly address: Address;
-  /** Queues a line; all lines queued in one tick leave in one write. */
-  write(line: string): void;
-  /** Writes at once (after anything queued), for callers timing a round trip. */
-  writeNow(line: string): void;
-  /** Flushes, then closes gracefully; resolves once the socket is closed. */
-  end(): Promise<void>;
-  destroy(error?: Error): void;
-  /** Resolves when the socket has closed, for whatever reason. */
-  readonly closed: Promise<void>;
-}
-
-export function connectLines(address: Address, handlers: LineHandlers, connectTimeoutMs: number): LineTransport {
-  return new SocketLineTransport(address, handlers, connectTimeoutMs);
-}
-
-class SocketLineTransport implements LineTransport {
+class SocketLineLink implements LineLink {
   readonly closed: Promise<void>;
   private readonly socket: net.Socket;
   private inbox = '';

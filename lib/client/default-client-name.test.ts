@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { BatonError } from '../errors.ts';
 import { isValidClientName } from '../protocol/client-name.ts';
-import { defaultClientName } from './client-name.ts';
+import { defaultClientName } from './default-client-name.ts';
 import { KeyedClient } from './keyed-client.ts';
 import { SessionClient } from './session-client.ts';
 import { fakeLineServers } from './testing/fake-line-server.ts';
