@@ -5,19 +5,22 @@ export const CHART_HEIGHT = 220;
 
 /**
  * A chart's card: heading, a one-line description (what the chart can and cannot tell), the
- * test hook wrapper, and an overlay message when there is nothing to plot yet.
+ * test hook wrapper, an overlay message when there is nothing to plot yet, and what goes under
+ * the chart in the same card (`after`: the failovers' list).
  */
 export function ChartFrame({
   title,
   description,
   testId,
   empty,
+  after,
   children,
 }: {
   title: string;
   description: string;
   testId: string;
   empty?: string | null;
+  after?: ReactNode;
   children: ReactNode;
 }) {
   return (
@@ -31,6 +34,7 @@ export function ChartFrame({
           </p>
         ) : null}
       </div>
+      {after}
     </Card>
   );
 }

@@ -2,12 +2,12 @@ import { memo } from 'react';
 import { CartesianGrid, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { FailoverCause } from '@/lib/cluster/cluster-vocabulary.ts';
 import type { FailoverView, HistoryRange } from '@/lib/ops-api/api-types.ts';
-import { durationTick, failoverDomain, failoverPoints, timeTicks } from '@/lib/dashboard/dashboard-charts.ts';
-import { carriedClaimsText, formatClockMinutes, formatClockTime, formatLatency } from '@/lib/dashboard/dashboard-format.ts';
-import { CHART_MARGIN, xTitle, Y_AXIS_WIDTH, yTitle } from './axis-titles.ts';
-import { Card } from '../ui/card.tsx';
-import { CHART_HEIGHT } from './chart-frame.tsx';
+import { durationTick, failoverDomain, type FailoverPoint, failoverPoints } from '@/lib/dashboard/dashboard-charts.ts';
+import { carriedClaimsText, formatClockTime, formatLatency } from '@/lib/dashboard/dashboard-format.ts';
+import { CHART_MARGIN, Y_AXIS_WIDTH, yTitle } from './axis-titles.ts';
+import { ChartFrame } from './chart-frame.tsx';
 import { useChartPalette, type ChartPalette } from './palette.ts';
+import { timeAxis } from './time-axis.ts';
 
 const LIST_LIMIT = 5;
 
@@ -21,7 +21,7 @@ const CAUSE_LABEL: Record<FailoverCause, string> = {
 };
 
 function FailoverTooltip({ active, payload, palette }: { active?: boolean; payload?: ReadonlyArray<{ payload?: unknown }>; palette: ChartPalette }) {
-  const point = payload?.[0]?.payload as (FailoverView & { label: string }) | undefined;
+  const point = payload?.[0]?.payload as FailoverPoint | undefined;
   if (!active || point === undefined) return null;
   return (
     <div
@@ -43,6 +43,27 @@ function FailoverDot({ cx, cy, fill }: { cx?: number; cy?: number; fill?: string
   return <circle data-testid="failover-point" cx={cx} cy={cy} r={5} fill={fill} />;
 }
 
+/** The last few failovers as text, newest first. */
+function RecentFailovers({ recent }: { recent: readonly FailoverPoint[] }) {
+  return (
+    <ol className="mt-3 flex flex-col gap-1 text-xs" aria-label="Recent failovers, newest first">
+      {recent.map((f) => (
+        <li key={`${f.at}-${f.to}`} data-testid="failover-item" className="flex flex-wrap gap-x-2">
+          <span className="tabular-nums text-slate-500 dark:text-slate-400">{formatClockTime(f.at)}</span>
+          <span className="font-mono">{f.label}</span>
+          <span>{CAUSE_LABEL[f.cause]}</span>
+          <span className="text-slate-500 dark:text-slate-400">gap {formatLatency(f.gapMs)}</span>
+          {carriedClaimsText(f) !== null && (
+            <span className="text-slate-500 dark:text-slate-400" data-testid="failover-claims">
+              {carriedClaimsText(f)}
+            </span>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
 /** Each failover as a point in time (height: how long no node was active), with a text list. */
 export const FailoverChart = memo(function FailoverChart({
   failovers,
@@ -58,65 +79,35 @@ export const FailoverChart = memo(function FailoverChart({
   const [from, to] = failoverDomain(failovers, asOf, range);
   const recent = points.slice(-LIST_LIMIT).reverse();
   return (
-    <Card title="Failovers">
-      <p className="-mt-2 mb-2 text-xs text-slate-500 dark:text-slate-400">When the active node changed, and the gap with no active node.</p>
-      <div data-testid="chart-failovers" className="relative w-full" style={{ height: CHART_HEIGHT }}>
-        <ScatterChart responsive style={{ width: '100%', height: '100%' }} margin={CHART_MARGIN}>
-          <CartesianGrid stroke={p.grid} strokeDasharray="3 3" />
-          <XAxis
-            dataKey="at"
-            type="number"
-            scale="time"
-            domain={[from, to]}
-            ticks={timeTicks(from, to)}
-            tickFormatter={formatClockMinutes}
-            stroke={p.axis}
-            tick={{ fontSize: 11 }}
-            name="time"
-            label={xTitle(p, 'time (local)')}
-          />
-          {/* Ticks like "1.2 s" rather than "1,234 ms", on a wider axis: the old ones were clipped. */}
-          <YAxis
-            dataKey="gapMs"
-            type="number"
-            stroke={p.axis}
-            tick={{ fontSize: 11 }}
-            width={Y_AXIS_WIDTH}
-            name="gap"
-            tickFormatter={durationTick}
-            label={yTitle(p, 'no active node')}
-          />
-          <Tooltip content={(props) => <FailoverTooltip active={props.active} payload={props.payload} palette={p} />} />
-          <Scatter
-            data={points}
-            fill={p.failover}
-            isAnimationActive={false}
-            shape={(props: { cx?: number; cy?: number }) => <FailoverDot cx={props.cx} cy={props.cy} fill={p.failover} />}
-          />
-        </ScatterChart>
-        {points.length === 0 && (
-          <p className="pointer-events-none absolute inset-0 flex items-center justify-center text-sm text-slate-500 dark:text-slate-400">
-            <span className="rounded bg-white/80 px-2 py-1 dark:bg-slate-900/80">No failovers yet</span>
-          </p>
-        )}
-      </div>
-      {recent.length > 0 && (
-        <ol className="mt-3 flex flex-col gap-1 text-xs" aria-label="Recent failovers, newest first">
-          {recent.map((f) => (
-            <li key={`${f.at}-${f.to}`} data-testid="failover-item" className="flex flex-wrap gap-x-2">
-              <span className="tabular-nums text-slate-500 dark:text-slate-400">{formatClockTime(f.at)}</span>
-              <span className="font-mono">{f.label}</span>
-              <span>{CAUSE_LABEL[f.cause]}</span>
-              <span className="text-slate-500 dark:text-slate-400">gap {formatLatency(f.gapMs)}</span>
-              {carriedClaimsText(f) !== null && (
-                <span className="text-slate-500 dark:text-slate-400" data-testid="failover-claims">
-                  {carriedClaimsText(f)}
-                </span>
-              )}
-            </li>
-          ))}
-        </ol>
-      )}
-    </Card>
+    <ChartFrame
+      title="Failovers"
+      description="When the active node changed, and the gap with no active node."
+      testId="chart-failovers"
+      empty={points.length === 0 ? 'No failovers yet' : null}
+      after={recent.length > 0 && <RecentFailovers recent={recent} />}
+    >
+      <ScatterChart responsive style={{ width: '100%', height: '100%' }} margin={CHART_MARGIN}>
+        <CartesianGrid stroke={p.grid} strokeDasharray="3 3" />
+        <XAxis dataKey="at" name="time" {...timeAxis(p, from, to)} />
+        {/* Ticks like "1.2 s" rather than "1,234 ms", on a wider axis: the old ones were clipped. */}
+        <YAxis
+          dataKey="gapMs"
+          type="number"
+          stroke={p.axis}
+          tick={{ fontSize: 11 }}
+          width={Y_AXIS_WIDTH}
+          name="gap"
+          tickFormatter={durationTick}
+          label={yTitle(p, 'no active node')}
+        />
+        <Tooltip content={(props) => <FailoverTooltip active={props.active} payload={props.payload} palette={p} />} />
+        <Scatter
+          data={points}
+          fill={p.failover}
+          isAnimationActive={false}
+          shape={(props: { cx?: number; cy?: number }) => <FailoverDot cx={props.cx} cy={props.cy} fill={p.failover} />}
+        />
+      </ScatterChart>
+    </ChartFrame>
   );
 });

@@ -1,11 +1,12 @@
 import { memo } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import { chartWindow, durationTick, hasLatency, type LatencyPoint, RANGE_SPECS, timeTicks } from '@/lib/dashboard/dashboard-charts.ts';
-import { formatClockMinutes, formatClockTime, formatLatency } from '@/lib/dashboard/dashboard-format.ts';
+import { chartWindow, durationTick, hasLatency, type LatencyPoint, RANGE_SPECS } from '@/lib/dashboard/dashboard-charts.ts';
+import { formatLatency } from '@/lib/dashboard/dashboard-format.ts';
 import type { HistoryRange } from '@/lib/ops-api/api-types.ts';
-import { CHART_MARGIN, xTitle, Y_AXIS_WIDTH, yTitle } from './axis-titles.ts';
+import { CHART_MARGIN, Y_AXIS_WIDTH, yTitle } from './axis-titles.ts';
 import { ChartFrame } from './chart-frame.tsx';
 import { tooltipStyle, useChartPalette } from './palette.ts';
+import { timeAxis, timeLabel } from './time-axis.ts';
 
 export function formatMs(value: unknown): string {
   return typeof value === 'number' ? formatLatency(value) : String(value ?? '—');
@@ -48,19 +49,9 @@ export const PercentileChart = memo(function PercentileChart({
     >
       <LineChart data={[...points]} responsive style={{ width: '100%', height: '100%' }} margin={CHART_MARGIN}>
         <CartesianGrid stroke={p.grid} strokeDasharray="3 3" />
-        <XAxis
-          dataKey="start"
-          type="number"
-          scale="time"
-          domain={[from, to]}
-          ticks={timeTicks(from, to)}
-          tickFormatter={formatClockMinutes}
-          stroke={p.axis}
-          tick={{ fontSize: 11 }}
-          label={xTitle(p, 'time (local)')}
-        />
+        <XAxis dataKey="start" {...timeAxis(p, from, to)} />
         <YAxis stroke={p.axis} tick={{ fontSize: 11 }} width={Y_AXIS_WIDTH} tickFormatter={durationTick} label={yTitle(p, yLabel)} />
-        <Tooltip {...tooltipStyle(p)} labelFormatter={(label) => formatClockTime(Number(label))} formatter={formatMs} />
+        <Tooltip {...tooltipStyle(p)} labelFormatter={timeLabel} formatter={formatMs} />
         <Legend wrapperStyle={{ fontSize: 12 }} verticalAlign="top" height={20} />
         <Line type="monotone" dataKey="p50" name="p50" stroke={p.p50} strokeWidth={2} dot={dot} connectNulls isAnimationActive={false} />
         <Line type="monotone" dataKey="p99" name="p99" stroke={p.p99} strokeWidth={2} dot={dot} connectNulls isAnimationActive={false} />

@@ -1,7 +1,5 @@
 import type { HolderView } from '@/lib/ops-api/api-types.ts';
-import { ConfirmDialog } from '../ui/confirm-dialog.tsx';
-import { ClientName } from './client-name.tsx';
-import { LockName } from './lock-name.tsx';
+import { ClaimClientName, ClaimDialog, ClaimFact } from './claim-dialog.tsx';
 
 /**
  * Confirms a force release with the holder the operator saw: its client, protocol and token.
@@ -20,44 +18,24 @@ export function ForceReleaseDialog({
   onCancel: () => void;
 }) {
   return (
-    <ConfirmDialog
-      title={
-        <>
-          Force release{' '}
-          <code className="font-mono break-all">
-            <LockName name={lockName} />
-          </code>
-          ?
-        </>
-      }
+    <ClaimDialog
+      action="Force release"
+      lockName={lockName}
       confirmLabel="Confirm force release"
-      tone="danger"
       testId="force-release-dialog"
+      effect="The current holder loses the lock at once and the next waiter gets it."
+      note="If another claim holds it by the time you confirm, nothing is released."
       onConfirm={onConfirm}
       onCancel={onCancel}
     >
-      <p>The current holder loses the lock at once and the next waiter gets it.</p>
-      <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
-        {holder.clientName !== null && (
-          <>
-            <dt className="text-slate-500 dark:text-slate-400">Client</dt>
-            <dd className="font-mono break-all" data-testid="dialog-holder-name">
-              <ClientName name={holder.clientName} />
-            </dd>
-          </>
-        )}
-        <dt className="text-slate-500 dark:text-slate-400">Holder</dt>
-        <dd className="font-mono break-all" data-testid="dialog-holder-client">
-          {holder.client}
-        </dd>
-        <dt className="text-slate-500 dark:text-slate-400">Protocol</dt>
-        <dd>{holder.protocol}</dd>
-        <dt className="text-slate-500 dark:text-slate-400">Token</dt>
-        <dd className="font-mono break-all" data-testid="dialog-holder-token">
-          {holder.token}
-        </dd>
-      </dl>
-      <p className="mt-3 text-slate-600 dark:text-slate-300">If another claim holds it by the time you confirm, nothing is released.</p>
-    </ConfirmDialog>
+      <ClaimClientName name={holder.clientName} testId="dialog-holder-name" />
+      <ClaimFact label="Holder" valueClass="font-mono break-all" testId="dialog-holder-client">
+        {holder.client}
+      </ClaimFact>
+      <ClaimFact label="Protocol">{holder.protocol}</ClaimFact>
+      <ClaimFact label="Token" valueClass="font-mono break-all" testId="dialog-holder-token">
+        {holder.token}
+      </ClaimFact>
+    </ClaimDialog>
   );
 }

@@ -1,46 +1,26 @@
 import type { WaiterView } from '@/lib/ops-api/api-types.ts';
-import { ConfirmDialog } from '../ui/confirm-dialog.tsx';
-import { ClientName } from './client-name.tsx';
-import { LockName } from './lock-name.tsx';
+import { ClaimClientName, ClaimDialog, ClaimFact } from './claim-dialog.tsx';
 
 /** Confirms a kick with the waiter the operator saw: its id, place, client and protocol (like force release). */
 export function KickDialog({ lockName, waiter, onConfirm, onCancel }: { lockName: string; waiter: WaiterView; onConfirm: () => void; onCancel: () => void }) {
   return (
-    <ConfirmDialog
-      title={
-        <>
-          Kick waiter {waiter.id} from{' '}
-          <code className="font-mono break-all">
-            <LockName name={lockName} />
-          </code>
-          ?
-        </>
-      }
+    <ClaimDialog
+      action={`Kick waiter ${waiter.id} from`}
+      lockName={lockName}
       confirmLabel="Confirm kick"
-      tone="danger"
       testId="kick-dialog"
+      effect="The waiter leaves the queue and its client is told it was removed by an admin."
       onConfirm={onConfirm}
       onCancel={onCancel}
     >
-      <p>The waiter leaves the queue and its client is told it was removed by an admin.</p>
-      <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
-        <dt className="text-slate-500 dark:text-slate-400">Position</dt>
-        <dd className="tabular-nums">{waiter.position}</dd>
-        {waiter.clientName !== null && (
-          <>
-            <dt className="text-slate-500 dark:text-slate-400">Client</dt>
-            <dd className="font-mono break-all" data-testid="kick-dialog-name">
-              <ClientName name={waiter.clientName} />
-            </dd>
-          </>
-        )}
-        <dt className="text-slate-500 dark:text-slate-400">Address</dt>
-        <dd className="font-mono break-all" data-testid="kick-dialog-client">
-          {waiter.client}
-        </dd>
-        <dt className="text-slate-500 dark:text-slate-400">Protocol</dt>
-        <dd>{waiter.protocol}</dd>
-      </dl>
-    </ConfirmDialog>
+      <ClaimFact label="Position" valueClass="tabular-nums">
+        {waiter.position}
+      </ClaimFact>
+      <ClaimClientName name={waiter.clientName} testId="kick-dialog-name" />
+      <ClaimFact label="Address" valueClass="font-mono break-all" testId="kick-dialog-client">
+        {waiter.client}
+      </ClaimFact>
+      <ClaimFact label="Protocol">{waiter.protocol}</ClaimFact>
+    </ClaimDialog>
   );
 }

@@ -1,36 +1,36 @@
 import { useId, useState } from 'react';
 import type { ClusterView } from '@/lib/ops-api/api-types.ts';
 import { useHandoff } from '../data/mutations.ts';
-import { useAdminGate } from '../auth/use-admin-gate.ts';
 import { useActionBlock } from '../data/use-data-now.ts';
-import { buttonClass, inputClass } from '../ui/button.ts';
-import { ConfirmDialog } from '../ui/confirm-dialog.tsx';
+import { inputClass } from '../ui/button.ts';
+import { ConfirmedAction } from './confirmed-action.tsx';
 
 const ANY = '';
 
 /**
  * Graceful handoff of the active role, to a standby chosen from cluster.handoff.targets or to
  * any (the active node picks the highest priority in sync). When the cluster says no, the
- * button is disabled and the reason sits next to it (not only in a tooltip). From a standby's
- * page the request is forwarded to the active node.
+ * button is disabled and the reason sits next to it. From a standby's page the request is
+ * forwarded to the active node.
  */
 export function HandoffControl({ handoff }: { handoff: ClusterView['handoff'] }) {
   const selectId = useId();
-  const reasonId = useId();
   const [chosen, setChosen] = useState<string>(ANY);
-  const [confirming, setConfirming] = useState(false);
   const mutation = useHandoff();
-  const gate = useAdminGate();
   // Keep the choice while it is still a target; otherwise fall back to any standby.
   const target = chosen !== ANY && handoff.targets.includes(chosen) ? chosen : null;
   const blocked = useActionBlock();
   const reason = blocked ?? (!handoff.available ? (handoff.reason ?? 'Handoff is not available right now.') : null);
-  const disabled = reason !== null || mutation.isPending;
   const who = target ?? 'the highest-priority standby in sync';
 
   return (
-    <div className="flex flex-col gap-2">
-      <div className="flex flex-wrap items-end gap-2">
+    <ConfirmedAction
+      testId="handoff"
+      label="Graceful handoff"
+      needsAdminTo="hand off the active role"
+      reason={reason}
+      pending={mutation.isPending}
+      leading={
         <div className="flex min-w-0 flex-col gap-1">
           <label htmlFor={selectId} className="text-xs text-slate-500 dark:text-slate-400">
             Handoff target
@@ -51,39 +51,15 @@ export function HandoffControl({ handoff }: { handoff: ClusterView['handoff'] })
             ))}
           </select>
         </div>
-        <button
-          type="button"
-          data-testid="handoff-button"
-          className={buttonClass('secondary')}
-          disabled={disabled}
-          aria-describedby={reason === null ? undefined : reasonId}
-          onClick={() => gate('hand off the active role', () => setConfirming(true))}
-        >
-          Graceful handoff
-        </button>
-      </div>
-      {reason !== null && (
-        <p id={reasonId} data-testid="handoff-reason" className="text-sm text-slate-600 dark:text-slate-300">
-          {reason}
-        </p>
-      )}
-      {confirming && (
-        <ConfirmDialog
-          title="Hand off the active role?"
-          confirmLabel="Confirm handoff"
-          testId="handoff-dialog"
-          onCancel={() => setConfirming(false)}
-          onConfirm={() => {
-            setConfirming(false);
-            mutation.mutate({ target, pendingText: `Handing off to ${who}…` });
-          }}
-        >
-          <p>
-            The active node stops granting, ships its last events to <strong>{who}</strong>, which then serves clients. Held locks are kept.
-          </p>
-          <p className="mt-2 text-slate-600 dark:text-slate-300">The node that hands off does not take the role back by priority until it is restored.</p>
-        </ConfirmDialog>
-      )}
-    </div>
+      }
+      title="Hand off the active role?"
+      confirmLabel="Confirm handoff"
+      onConfirm={() => mutation.mutate({ target, pendingText: `Handing off to ${who}…` })}
+    >
+      <p>
+        The active node stops granting, ships its last events to <strong>{who}</strong>, which then serves clients. Held locks are kept.
+      </p>
+      <p className="mt-2 text-slate-600 dark:text-slate-300">The node that hands off does not take the role back by priority until it is restored.</p>
+    </ConfirmedAction>
   );
 }

@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { TOKEN_SLOTS } from '../tokens/token-slots.ts';
+import { firstIndexWhere } from '../binary-search.ts';
 
 export interface PeerConfig {
   id: string;
@@ -194,12 +195,5 @@ function firstBadPrefix(text: string, what: string): number {
       return err instanceof Error && err.message.startsWith(what);
     }
   };
-  let low = 0;
-  let high = text.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (failsThatWay(mid)) high = mid;
-    else low = mid + 1;
-  }
-  return Math.max(0, low - 1);
+  return Math.max(0, firstIndexWhere(text.length, failsThatWay) - 1);
 }

@@ -5,11 +5,13 @@ import {
   type FeedItem,
   type HistoryBucket,
   type HolderView,
+  type LocksChunkMessage,
   type LockSummary,
   noHandoversByCause,
   type SnapshotMessage,
   type StatsView,
 } from '../ops-api/api-types.ts';
+import type { Received } from './dashboard-state.ts';
 
 /** A moment that is a multiple of 10,000 (a bucket start). */
 export const T0 = 1_700_000_000_000;
@@ -110,4 +112,14 @@ export function snapshot(over: Partial<SnapshotMessage> = {}): SnapshotMessage {
 
 export function delta(over: Partial<DeltaMessage> = {}): DeltaMessage {
   return { asOf: T0 + 100, stats: stats({ asOf: T0 + 100 }), upserts: [], removed: [], history: [], feed: [], cluster: null, ...over };
+}
+
+/** A delta as the page receives it, at local time `receivedAt`. */
+export function receivedDelta(msg: DeltaMessage, receivedAt: number): Received {
+  return { kind: 'delta', msg, receivedAt };
+}
+
+/** A page of the snapshot's table as the page receives it, at local time `receivedAt`. */
+export function receivedPage(msg: LocksChunkMessage, receivedAt: number): Received {
+  return { kind: 'locks', msg, receivedAt };
 }

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { LockSummary } from '../ops-api/api-types.ts';
-import { bucket, cluster, delta, feedItem, holder, lock, snapshot, stats, T0 } from './dashboard-fixtures.ts';
+import { bucket, cluster, delta, feedItem, holder, lock, receivedDelta, receivedPage, snapshot, stats, T0 } from './dashboard-fixtures.ts';
 import {
-  applyDelta,
-  applyDeltas,
-  applyLocksChunk,
   applyReceived,
   applySnapshot,
   type Received,
@@ -36,12 +33,12 @@ describe('applying a snapshot', () => {
 
 describe('applying a delta', () => {
   it('is ignored until a snapshot has arrived', () => {
-    expect(applyDelta(undefined, delta({ upserts: [lock('a')] }), 0)).toBeUndefined();
+    expect(applyReceived(undefined, [receivedDelta(delta({ upserts: [lock('a')] }), 0)])).toBeUndefined();
   });
 
   it('replaces upserted locks by name and deletes removed ones', () => {
     const s0 = stateWith([lock('a', holder('1')), lock('b')]);
-    const s1 = applyDelta(s0, delta({ upserts: [lock('a', holder('7'), 2), lock('c')], removed: ['b'] }), 10);
+    const s1 = applyReceived(s0, [receivedDelta(delta({ upserts: [lock('a', holder('7'), 2), lock('c')], removed: ['b'] }), 10)]);
     expect([...(s1?.locks.keys() ?? [])].sort()).toEqual(['a', 'c']);
     expect(s1?.locks.get('a')?.summary.holder?.token).toBe('7');
     expect(s1?.locks.get('a')?.summary.queueLength).toBe(2);
@@ -50,28 +47,28 @@ describe('applying a delta', () => {
 
   it('keeps the same locks map when no lock changed, so the table need not re-sort', () => {
     const s0 = stateWith([lock('a')]);
-    const s1 = applyDelta(s0, delta(), 10);
+    const s1 = applyReceived(s0, [receivedDelta(delta(), 10)]);
     expect(s1?.locks).toBe(s0.locks);
   });
 
   it('does not change the previous state', () => {
     const s0 = stateWith([lock('a')]);
-    applyDelta(s0, delta({ removed: ['a'] }), 10);
+    applyReceived(s0, [receivedDelta(delta({ removed: ['a'] }), 10)]);
     expect(s0.locks.has('a')).toBe(true);
   });
 
   it('replaces stats always and the cluster only when present', () => {
     const s0 = stateWith([]);
-    const s1 = applyDelta(s0, delta({ stats: stats({ held: 3 }) }), 1);
+    const s1 = applyReceived(s0, [receivedDelta(delta({ stats: stats({ held: 3 }) }), 1)]);
     expect(s1?.stats.held).toBe(3);
     expect(s1?.cluster).toBe(s0.cluster);
-    const s2 = applyDelta(s1, delta({ cluster: cluster({ self: 'n2' }) }), 2);
+    const s2 = applyReceived(s1, [receivedDelta(delta({ cluster: cluster({ self: 'n2' }) }), 2)]);
     expect(s2?.cluster.self).toBe('n2');
   });
 
   it('replaces history buckets by start and keeps them in order', () => {
     const s0 = applySnapshot(snapshot({ history: [bucket(T0 - 10_000, { grants: 1 }), bucket(T0, { grants: 2 })] }), 0);
-    const s1 = applyDelta(s0, delta({ history: [bucket(T0, { grants: 5 }), bucket(T0 + 10_000, { grants: 1 })] }), 1);
+    const s1 = applyReceived(s0, [receivedDelta(delta({ history: [bucket(T0, { grants: 5 }), bucket(T0 + 10_000, { grants: 1 })] }), 1)]);
     expect(s1?.history.map((b) => [b.start, b.grants])).toEqual([
       [T0 - 10_000, 1],
       [T0, 5],
@@ -83,7 +80,7 @@ describe('applying a delta', () => {
     const first = Array.from({ length: 150 }, (_, i) => feedItem(i + 1));
     const s0 = applySnapshot(snapshot({ feed: first }), 0);
     const more = Array.from({ length: 100 }, (_, i) => feedItem(i + 101)); // 101..200 overlap 101..150
-    const s1 = applyDelta(s0, delta({ feed: [...more, feedItem(201)] }), 1);
+    const s1 = applyReceived(s0, [receivedDelta(delta({ feed: [...more, feedItem(201)] }), 1)]);
     expect(s1?.feed).toHaveLength(FEED_LIMIT);
     expect(s1?.feed[0]?.seq).toBe(2);
     expect(s1?.feed[FEED_LIMIT - 1]?.seq).toBe(201);
@@ -93,7 +90,7 @@ describe('applying a delta', () => {
     const admins = Array.from({ length: 120 }, (_, i) => feedItem(i + 1, 'admin'));
     const churn = Array.from({ length: 1_000 }, (_, i) => feedItem(i + 121, i % 2 === 0 ? 'grant' : 'release'));
     const s0 = applySnapshot(snapshot({ feed: admins }), 0);
-    const s1 = applyDelta(s0, delta({ feed: churn }), 1);
+    const s1 = applyReceived(s0, [receivedDelta(delta({ feed: churn }), 1)]);
     const seqs = s1?.feed.map((f) => f.seq) ?? [];
     expect(seqs).toHaveLength(FEED_ADMIN_LIMIT + FEED_LIMIT);
     expect(s1?.feed.slice(0, FEED_ADMIN_LIMIT).every((f) => f.kind === 'admin')).toBe(true);
@@ -175,11 +172,11 @@ describe('applying deltas as one batch (the page applies what came within a beat
             history: [bucket(T0 + at)],
             cluster: d.withCluster ? cluster({ self: `n${i}` }) : null,
           });
-          return { msg, receivedAt: at };
+          return receivedDelta(msg, at);
         });
         let sequential: DashboardState | undefined = s0;
-        for (const { msg, receivedAt } of batch) sequential = applyDelta(sequential, msg, receivedAt);
-        const batched = applyDeltas(s0, batch);
+        for (const item of batch) sequential = applyReceived(sequential, [item]);
+        const batched = applyReceived(s0, batch);
         expect(batched).toEqual(sequential);
       }),
     );
@@ -187,18 +184,15 @@ describe('applying deltas as one batch (the page applies what came within a beat
 
   it('keeps the Map when no delta touched a lock (readers compare identities)', () => {
     const s0 = stateWith([lock('a')]);
-    const s1 = applyDeltas(s0, [
-      { msg: delta({ feed: [feedItem(1)] }), receivedAt: 5 },
-      { msg: delta({}), receivedAt: 6 },
-    ]);
+    const s1 = applyReceived(s0, [receivedDelta(delta({ feed: [feedItem(1)] }), 5), receivedDelta(delta({}), 6)]);
     expect(s1?.locks).toBe(s0.locks);
     expect(s1?.receivedAt).toBe(6);
   });
 
   it('is nothing before a snapshot, and no change for an empty batch', () => {
-    expect(applyDeltas(undefined, [{ msg: delta({}), receivedAt: 1 }])).toBeUndefined();
+    expect(applyReceived(undefined, [receivedDelta(delta({}), 1)])).toBeUndefined();
     const s0 = stateWith([lock('a')]);
-    expect(applyDeltas(s0, [])).toBe(s0);
+    expect(applyReceived(s0, [])).toBe(s0);
   });
 });
 
@@ -206,9 +200,9 @@ describe('a snapshot whose table comes in pages', () => {
   it('knows the header had the first locks by name: complete up to the last of them until the last page', () => {
     const s0 = applySnapshot(snapshot({ locks: [lock('a'), lock('c'), lock('b')], pending: true, total: 6, firstByName: true }), 0);
     expect(s0.pagingThrough).toBe('c');
-    const s1 = applyLocksChunk(s0, { locks: [lock('x')], last: false }, 1);
+    const s1 = applyReceived(s0, [receivedPage({ locks: [lock('x')], last: false }, 1)]);
     expect(s1?.pagingThrough).toBe('c');
-    const s2 = applyLocksChunk(s1, { locks: [lock('y'), lock('z')], last: true }, 2);
+    const s2 = applyReceived(s1, [receivedPage({ locks: [lock('y'), lock('z')], last: true }, 2)]);
     expect(s2?.paging).toBeNull();
     expect(s2?.pagingThrough).toBeNull();
     expect([...(s2?.locks.keys() ?? [])]).toEqual(['a', 'c', 'b', 'x', 'y', 'z']);
@@ -265,8 +259,7 @@ describe('a snapshot whose table comes in pages', () => {
           };
         });
         let sequential: DashboardState | undefined = s0;
-        for (const item of batch)
-          sequential = item.kind === 'delta' ? applyDelta(sequential, item.msg, item.receivedAt) : applyLocksChunk(sequential, item.msg, item.receivedAt);
+        for (const item of batch) sequential = applyReceived(sequential, [item]);
         expect(applyReceived(s0, batch)).toEqual(sequential);
       }),
     );
@@ -274,6 +267,6 @@ describe('a snapshot whose table comes in pages', () => {
 
   it('does not change a complete table for a stray page', () => {
     const s0 = stateWith([lock('a')]);
-    expect(applyLocksChunk(s0, { locks: [lock('b')], last: false }, 1)).toBe(s0);
+    expect(applyReceived(s0, [receivedPage({ locks: [lock('b')], last: false }, 1)])).toBe(s0);
   });
 });

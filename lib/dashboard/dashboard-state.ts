@@ -81,16 +81,6 @@ export function applySnapshot(msg: SnapshotMessage, receivedAt: number): Dashboa
   };
 }
 
-/** One more page of the snapshot's table; a page with no snapshot paging has nothing to fill. */
-export function applyLocksChunk(state: DashboardState | undefined, msg: LocksChunkMessage, receivedAt: number): DashboardState | undefined {
-  return applyReceived(state, [{ kind: 'locks', msg, receivedAt }]);
-}
-
-/** A delta before any snapshot has nothing to patch; the caller keeps `undefined`. */
-export function applyDelta(state: DashboardState | undefined, msg: DeltaMessage, receivedAt: number): DashboardState | undefined {
-  return applyDeltas(state, [{ msg, receivedAt }]);
-}
-
 /** A delta and the local time it arrived (its leases count down from then, however late it is applied). */
 export interface ReceivedDelta {
   readonly msg: DeltaMessage;
@@ -101,23 +91,13 @@ export interface ReceivedDelta {
 export type Received = ({ readonly kind: 'delta' } & ReceivedDelta) | { readonly kind: 'locks'; readonly msg: LocksChunkMessage; readonly receivedAt: number };
 
 /**
- * Several deltas in their order of arrival, as one state change: the page applies what came
- * within one beat together, so 10,000 locks are copied once per beat, not once per delta.
- * The same result as applying them one by one.
- */
-export function applyDeltas(state: DashboardState | undefined, batch: readonly ReceivedDelta[]): DashboardState | undefined {
-  return applyReceived(
-    state,
-    batch.map((d) => ({ kind: 'delta', ...d })),
-  );
-}
-
-/**
  * Deltas and pages of the snapshot's table in their order of arrival, as one state change: the
- * lock Map is copied once for the whole batch (a page applied on its own copied all 10,000
- * locks and re-sorted the table, fifty times for one snapshot). The same result as applying
- * them one by one: a page skips the locks a delta before it named (paging), and a delta after
- * a page replaces what the page showed.
+ * page applies what came within one beat together, so the lock Map is copied once for the whole
+ * batch (a page applied on its own copied all 10,000 locks and re-sorted the table, fifty times
+ * for one snapshot). The same result as applying them one by one: a page skips the locks a
+ * delta before it named (paging), and a delta after a page replaces what the page showed.
+ * Before any snapshot there is nothing to patch (`undefined` stays so), and a page with no
+ * snapshot paging (after the last one) has nothing to fill.
  */
 export function applyReceived(state: DashboardState | undefined, batch: readonly Received[]): DashboardState | undefined {
   if (state === undefined || batch.length === 0) return state;

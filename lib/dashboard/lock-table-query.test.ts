@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LockSummary } from '../ops-api/api-types.ts';
-import { applyDelta, applySnapshot, type DashboardState } from './dashboard-state.ts';
-import { delta, holder, lock, snapshot } from './dashboard-fixtures.ts';
+import { applyReceived, applySnapshot, type DashboardState } from './dashboard-state.ts';
+import { delta, holder, lock, receivedDelta, snapshot } from './dashboard-fixtures.ts';
 import { compareDecimal, filtersActive, type LockFilters, NO_FILTERS, nextSort, selectLockRows, selectTableView } from './lock-table-query.ts';
 
 function stateWith(locks: LockSummary[], receivedAt = 0): DashboardState {
@@ -55,7 +55,7 @@ describe('filtering and sorting the lock table', () => {
   it('orders held for correctly across rows that arrived at different times', () => {
     const s0 = stateWith([lock('old', holder('1', { heldForMs: 10_000 }))], 0);
     // 'new' arrives 20 s later, held 15 s: at any later moment 'old' has been held 5 s longer.
-    const s1 = applyDelta(s0, delta({ upserts: [lock('new', holder('2', { heldForMs: 15_000 }))] }), 20_000);
+    const s1 = applyReceived(s0, [receivedDelta(delta({ upserts: [lock('new', holder('2', { heldForMs: 15_000 }))] }), 20_000)]);
     expect(s1 && names(selectLockRows(s1.locks, NO_FILTERS, { key: 'heldFor', direction: 'desc' }, 20_000))).toEqual(['old', 'new']);
   });
 
@@ -154,7 +154,7 @@ describe('the table filters', () => {
   it('orders lease left by when each lease ends, across rows that arrived at different times', () => {
     const s0 = stateWith([lock('early', holder('1', { leaseRemainingMs: 10_000 }))], 0);
     // 'late' arrives 8 s later with 5 s left: it ends at 13 s, after 'early' (10 s).
-    const s1 = applyDelta(s0, delta({ upserts: [lock('late', holder('2', { leaseRemainingMs: 5_000 }))] }), 8_000);
+    const s1 = applyReceived(s0, [receivedDelta(delta({ upserts: [lock('late', holder('2', { leaseRemainingMs: 5_000 }))] }), 8_000)]);
     expect(s1 && names(selectLockRows(s1.locks, NO_FILTERS, { key: 'leaseLeft', direction: 'asc' }, 9_000))).toEqual(['early', 'late']);
   });
 
@@ -170,7 +170,7 @@ describe('the table while the snapshot still pages in', () => {
   const byName = { key: 'name', direction: 'asc' } as const;
 
   it("shows, sorted by name, only the rows up to the last of the first locks by name: the table's first rows", () => {
-    const s = applyDelta(paging(), delta({ upserts: [lock('c', holder('7'), 1), lock('x', null, 2)] }), 1) as DashboardState;
+    const s = applyReceived(paging(), [receivedDelta(delta({ upserts: [lock('c', holder('7'), 1), lock('x', null, 2)] }), 1)]) as DashboardState;
     const through = s.pagingThrough ?? undefined;
     expect(through).toBe('d');
     const view = selectTableView(s.locks, NO_FILTERS, byName, 0, { loaded: s.locks.size, total: s.snapshotTotal, through: s.pagingThrough });

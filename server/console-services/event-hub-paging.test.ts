@@ -13,7 +13,7 @@ import {
   type SnapshotMessage,
   type StatsView,
 } from '../../lib/ops-api/api-types.ts';
-import { applyDelta, applyLocksChunk, applySnapshot, type DashboardState } from '../../lib/dashboard/dashboard-state.ts';
+import { applyReceived, applySnapshot, type DashboardState } from '../../lib/dashboard/dashboard-state.ts';
 import type { FeedJoin, FeedSubscriber } from '../daemon/daemon-facade.ts';
 import { EventHub, type Scheduler, STALLED_READER_MS, type TimerHandle } from './event-hub.ts';
 import { HistoryRecorder } from './history-recorder.ts';
@@ -86,8 +86,8 @@ class Reader implements FeedSubscriber {
       if (m === null) continue; // a heartbeat
       const data = JSON.parse(m[2] as string) as unknown;
       if (m[1] === 'snapshot') this.state = applySnapshot(data as SnapshotMessage, 0);
-      else if (m[1] === 'delta') this.state = applyDelta(this.state, data as DeltaMessage, 0);
-      else if (m[1] === 'locks') this.state = applyLocksChunk(this.state, data as LocksChunkMessage, 0);
+      else if (m[1] === 'delta') this.state = applyReceived(this.state, [{ kind: 'delta', msg: data as DeltaMessage, receivedAt: 0 }]);
+      else if (m[1] === 'locks') this.state = applyReceived(this.state, [{ kind: 'locks', msg: data as LocksChunkMessage, receivedAt: 0 }]);
     }
     if (this.queuedBytes() < this.lowWater) this.pull();
   }

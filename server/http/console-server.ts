@@ -5,7 +5,6 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { NextServer, NextServerOptions } from 'next/dist/server/next.js';
 import { ERRORS, errorBody } from '../../lib/errors.ts';
 import { peerConsoleOrigins } from '../../lib/cluster/console-origins.ts';
 import type { DaemonFacade } from '../daemon/daemon-facade.ts';
@@ -30,7 +29,8 @@ export interface ConsoleServer {
   closeNext(): Promise<void>;
 }
 
-type CreateNext = (options: NextServerOptions) => NextServer;
+/** next's factory, as its own types declare it (the default export of next/dist/server/next.js). */
+type CreateNext = typeof import('next')['default'];
 
 export interface ConsoleServerOptions {
   host: string;
@@ -52,10 +52,12 @@ function sameAsUrlPath(path: string): boolean {
 
 export async function createConsoleServer(options: ConsoleServerOptions): Promise<ConsoleServer> {
   if (!options.dev && !existsSync(join(CONSOLE_DIR, '.next', 'BUILD_ID'))) throw new ConsoleBuildMissingError(CONSOLE_DIR);
-  // next is CommonJS: Node hands its module.exports (the factory) to a default import, while
-  // TypeScript's nodenext view wraps it once more; accept either shape.
-  const imported = (await import('next')) as unknown as { default: CreateNext | { default: CreateNext } };
-  const createNext: CreateNext = typeof imported.default === 'function' ? imported.default : imported.default.default;
+  // next is CommonJS (`module.exports = createServer`): Node hands that factory to the default
+  // import, while TypeScript's nodenext view of next's types wraps it once more (`default.default`).
+  // The default is typed as either shape, and `typeof` tells them apart at run time.
+  const imported = await import('next');
+  const outer: CreateNext | typeof imported.default = imported.default;
+  const createNext: CreateNext = typeof outer === 'function' ? outer : outer.default;
   const app = createNext({ dev: options.dev, dir: CONSOLE_DIR, hostname: options.host, port: options.port, quiet: true });
   // stdout is the daemon's contract (the "baton serving ..." line first, for scripts and
   // tests); Next still logs a line or two while it prepares ("Running next.config.mjs took
