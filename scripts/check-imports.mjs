@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The import rule that Biome's noRestrictedImports cannot say (it matches specifiers as text and
-// cannot tell `import type` from a value import): the lock engine imports only itself, and
-// lib/tokens for types. The other import rules (cycles, lib/, components/, app/) are in biome.jsonc.
+// cannot tell `import type` from a value import): the lock engine imports only itself, the token
+// contract (lib/tokens/token-contract.ts: the u64 top and TokensUnavailable) and the rest of
+// lib/tokens for types; lib/tokens, below it, imports nothing of the engine. The other import rules (cycles, lib/, components/, app/) are in biome.jsonc.
 // Pure Node, no dependencies: finds the specifiers with a regex, resolves relative ones and
 // fails naming the file, the import and the rule. Tests and testing/ helpers are exempt.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -12,9 +13,15 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const RULES = [
   {
-    name: 'lib/engine/** imports only lib/engine/**, and lib/tokens/** with `import type` / `export type`',
+    name: 'lib/engine/** imports only lib/engine/**, lib/tokens/token-contract.ts, and the rest of lib/tokens/** with `import type` / `export type`',
     files: 'lib/engine',
-    allows: (target, typeOnly) => target.startsWith('lib/engine/') || (typeOnly && target.startsWith('lib/tokens/')),
+    allows: (target, typeOnly) =>
+      target.startsWith('lib/engine/') || target === 'lib/tokens/token-contract.ts' || (typeOnly && target.startsWith('lib/tokens/')),
+  },
+  {
+    name: 'lib/tokens/** imports nothing of lib/engine/** (the engine sits above the tokens)',
+    files: 'lib/tokens',
+    allows: (target) => !target.startsWith('lib/engine/'),
   },
 ];
 

@@ -120,9 +120,9 @@ export class LockState {
   /** When and why the last holder ended, for the handover latency of the next grant. */
   endedAt = 0;
   endCause: HandoverCause = 'release';
-  /** In the engine's table under its name (engine-core.ts); false once dropped or replaced. */
+  /** In the engine's table under its name (lock-table.ts); false once dropped or replaced. */
   filed = false;
-  /** Idle and kept in the table for its next claim (engine-core.ts: parked locks), with its place in their list. */
+  /** Idle and kept in the table for its next claim (lock-table.ts: parked locks), with its place in their list. */
   parked = false;
   parkedPrev: LockState | null = null;
   parkedNext: LockState | null = null;

@@ -1,22 +1,24 @@
-// The grant gate, the layer between the replica operations and what clients and admins do:
-// whether a grant may be made now (the cluster's grant window, held handovers), which free
-// locks wait for one, and why no token could be issued. LockEngine (lock-engine.ts) checks
-// `openUntil` where it grants, and hands the held locks on through handOver.
-import { NEVER } from './engine-core.ts';
+// The grant gate, a part of the engine (lock-engine.ts): whether a grant may be made now (the
+// cluster's grant window, held handovers), which free locks wait for one, and why no token could
+// be issued. It decides nothing about claims: the serving operations (serving-ops.ts) ask it
+// where they grant (`isOpenAt`, `issue`), file a lock with it when they cannot (`fileHeld`), and
+// hand the held locks on when it opens (`takeHeld`).
 import type { LockState } from './claim.ts';
-import { ReplicaOps } from './replica-ops.ts';
-import { TokensUnavailable } from './token-contract.ts';
+import type { Clock } from './clock.ts';
+import { NEVER } from './lock-table.ts';
+import type { TokenSource } from '../tokens/token-source.ts';
+import { TokensUnavailable } from '../tokens/token-contract.ts';
 
-export abstract class GrantGate extends ReplicaOps {
+export class GrantGate {
   /**
-   * The grant gate: a grant (or handover) is made only while `clock.now() < openUntil`. It is
-   * the one check every path that grants goes through (acquire, and handOver for release,
-   * disconnect, lease expiry, force-release and a handoff called off), made with the clock read
-   * of the grant itself, so no order of timers and socket reads after a pause can get past it.
-   * +Infinity on a node that never gates (a single daemon: one comparison, nothing else);
-   * -Infinity while handovers are held. See setGrantWindow and server/cluster/role-lease.ts.
+   * A grant (or handover) is made only while `clock.now() < openUntil`. It is the one check
+   * every path that grants goes through (acquire, and handOver for release, disconnect, lease
+   * expiry, force-release and a handoff called off), made with the clock read of the grant
+   * itself, so no order of timers and socket reads after a pause can get past it. +Infinity on a
+   * node that never gates (a single daemon: one comparison, nothing else); -Infinity while
+   * handovers are held. See setGrantWindow and server/cluster/role-lease.ts.
    */
-  protected openUntil = NEVER;
+  private openUntil = NEVER;
   /** The window the cluster gave (setGrantWindow); +Infinity when it never did. */
   private windowUntil = NEVER;
   private handoversHeld = false;
@@ -24,9 +26,24 @@ export abstract class GrantGate extends ReplicaOps {
    * Free locks with a queue that got no holder: the gate was shut, or no token could be issued
    * (storage unavailable, u64 exhausted). Handed on by releaseHandovers / retryHeldGrants.
    */
-  protected readonly heldLocks = new Set<LockState>();
+  private readonly heldLocks = new Set<LockState>();
   /** Why the last grant that needed a token could not be made, while that lasts (null once a token is issued again). */
   private refusal: TokensUnavailable | null = null;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly tokens: TokenSource,
+  ) {}
+
+  /** Whether a grant may be made at `now`, the clock read of the operation that grants. */
+  isOpenAt(now: number): boolean {
+    return now < this.openUntil;
+  }
+
+  /** Whether a grant could be made now (the gate; not whether a token can be issued). */
+  grantsOpen(): boolean {
+    return this.clock.now() < this.openUntil;
+  }
 
   /**
    * A node handing its role to a successor makes no new grant after its last replicated event:
@@ -40,29 +57,10 @@ export abstract class GrantGate extends ReplicaOps {
     this.openUntil = Number.NEGATIVE_INFINITY;
   }
 
-  /**
-   * At a promotion: a replicated lock may be free with a queue (the old active released it while
-   * its handovers were held for a handoff, and a standby never hands over). Once the waiters that
-   * survive a promotion are kept (resumable sessions), nothing else would hand such a lock on:
-   * each is filed as held, for releaseHandovers to give to the head of its queue. Found by the
-   * chaos checker: a lock stranded for 12.8 s, its queue refilled by clients that timed out.
-   */
-  fileFreeQueues(): number {
-    let filed = 0;
-    for (const lock of this.locks.values()) {
-      if (lock.holder === null && lock.head !== null) {
-        this.heldLocks.add(lock);
-        filed++;
-      }
-    }
-    return filed;
-  }
-
-  /** Handovers go on (as far as the grant window allows); locks that came free meanwhile go to the head of their queue now. */
-  releaseHandovers(): void {
+  /** Handovers go on, as far as the grant window allows (the engine then hands on the held locks). */
+  stopHolding(): void {
     this.handoversHeld = false;
     this.openUntil = this.windowUntil;
-    this.retryHeldGrants();
   }
 
   /**
@@ -77,17 +75,68 @@ export abstract class GrantGate extends ReplicaOps {
   }
 
   /**
-   * Replaces the whole state (see ReplicaOps.reset): the held locks go with it, so that nothing
-   * held before a node followed another is handed on later, and a standby never advances.
+   * At a promotion: a replicated lock may be free with a queue (the old active released it while
+   * its handovers were held for a handoff, and a standby never hands over). Once the waiters that
+   * survive a promotion are kept (resumable sessions), nothing else would hand such a lock on:
+   * each is filed as held, for releaseHandovers to give to the head of its queue. Found by the
+   * chaos checker: a lock stranded for 12.8 s, its queue refilled by clients that timed out.
    */
-  override reset(): void {
-    this.heldLocks.clear();
-    super.reset();
+  fileFreeQueues(locks: Iterable<LockState>): number {
+    let filed = 0;
+    for (const lock of locks) {
+      if (lock.holder === null && lock.head !== null) {
+        this.heldLocks.add(lock);
+        filed++;
+      }
+    }
+    return filed;
   }
 
-  /** Whether a grant could be made now (the gate; not whether a token can be issued). */
-  grantsOpen(): boolean {
-    return this.clock.now() < this.openUntil;
+  /** A free lock with a queue got no holder (gate shut, or no token): it waits here to be handed on. */
+  fileHeld(lock: LockState): void {
+    this.heldLocks.add(lock);
+  }
+
+  /** Free locks with waiters that are waiting for the gate or for a token. */
+  get heldGrantCount(): number {
+    return this.heldLocks.size;
+  }
+
+  /** The held locks, for the engine to hand on now; none is held any more. */
+  takeHeld(): LockState[] {
+    const held = [...this.heldLocks];
+    this.heldLocks.clear();
+    return held;
+  }
+
+  /** The state is replaced (a reset): nothing held before is handed on later. */
+  forgetHeld(): void {
+    this.heldLocks.clear();
+  }
+
+  /** A token, remembering why there was none (try/catch costs nothing on the path that does not throw). */
+  issue(): bigint {
+    try {
+      const token = this.tokens.next();
+      if (this.refusal !== null) this.refusal = null;
+      return token;
+    } catch (err) {
+      if (err instanceof TokensUnavailable) this.refusal = err;
+      throw err;
+    }
+  }
+
+  /**
+   * Nobody waits, but the last save failed: try one now (a token skipped), so that health says
+   * when storage is back without waiting for a client to ask.
+   */
+  retryRefusedIssue(): void {
+    if (this.refusal?.reason !== 'storage-unavailable' || !this.grantsOpen()) return;
+    try {
+      this.issue();
+    } catch (err) {
+      if (!(err instanceof TokensUnavailable)) throw err;
+    }
   }
 
   /** Why grants that need a new token fail now, or null: the last issue failed and none has succeeded since. */
@@ -103,54 +152,4 @@ export abstract class GrantGate extends ReplicaOps {
     if (this.tokens.exhausted) return 'tokens-exhausted';
     return this.refusal?.reason ?? null;
   }
-
-  /** Free locks with waiters that are waiting for the gate or for a token. */
-  get heldGrantCount(): number {
-    return this.heldLocks.size;
-  }
-
-  /**
-   * Hands on the locks that came free while no grant could be made, if one can be made now.
-   * The daemon calls it when storage may be back (a timer while heldGrantCount > 0).
-   */
-  retryHeldGrants(): void {
-    if (this.heldLocks.size === 0) {
-      // Nobody waits, but the last save failed: try one now (a token skipped), so that health
-      // says when storage is back without waiting for a client to ask.
-      if (this.refusal?.reason === 'storage-unavailable' && this.grantsOpen()) {
-        try {
-          this.issue();
-        } catch (err) {
-          if (!(err instanceof TokensUnavailable)) throw err;
-        }
-      }
-      return;
-    }
-    const now = this.catchUp();
-    if (!(now < this.openUntil)) return;
-    const held = [...this.heldLocks];
-    this.heldLocks.clear();
-    for (const lock of held) {
-      if (lock.holder === null && lock.filed) this.handOver(lock, now);
-    }
-  }
-
-  /** A token, remembering why there was none (try/catch costs nothing on the path that does not throw). */
-  protected issue(): bigint {
-    try {
-      const token = this.tokens.next();
-      if (this.refusal !== null) this.refusal = null;
-      return token;
-    } catch (err) {
-      if (err instanceof TokensUnavailable) this.refusal = err;
-      throw err;
-    }
-  }
-
-  /** Runs deadlines that have passed but whose timer has not fired yet (LockEngine). */
-  /** Ends what is due and returns the time the calling operation runs at (LockEngine). */
-  protected abstract catchUp(): number;
-
-  /** Hands a free lock to the head of its queue, as far as the gate and the tokens allow (LockEngine). */
-  protected abstract handOver(lock: LockState, now: number): void;
 }

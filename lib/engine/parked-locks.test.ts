@@ -1,8 +1,8 @@
-// Idle locks stay in the engine's table, parked, for their next claim (engine-core.ts): what a
+// Idle locks stay in the engine's table, parked, for their next claim (lock-table.ts): what a
 // reader sees must be exactly what it saw when an idle lock was dropped at once.
 import { describe, expect, it } from 'vitest';
 import type { LockEvent } from './events.ts';
-import { MAX_PARKED } from './engine-core.ts';
+import { MAX_PARKED } from './lock-table.ts';
 import { engineFixture, Owner } from './testing/engine-fixture.ts';
 
 describe('parked idle locks', () => {

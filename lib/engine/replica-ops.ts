@@ -1,5 +1,5 @@
-// Replica operations: how a standby's engine mirrors the active node's engine from its
-// replication stream. The stream says what happened (this claim now holds, that one left the
+// Replica operations, a part of the engine (lock-engine.ts): how a standby's engine mirrors the
+// active node's engine from its replication stream, over the shared lock table (lock-table.ts). The stream says what happened (this claim now holds, that one left the
 // queue), so nothing here decides anything: no handover, no token is issued, no owner is
 // called back. Replicated claims carry the active's claim ids and tokens and belong to
 // DETACHED_OWNER, since no connection on this node is waiting for them.
@@ -10,9 +10,11 @@
 // drops them (their connections were on the old active), except resumable session waiters
 // (those that sent a claim key), which keepDetached files there to wait for their client.
 import { Claim, type ClaimOwner, type HandoverCause, type LockState, type Protocol } from './claim.ts';
-import { EngineCore, NEVER } from './engine-core.ts';
+import type { Clock } from './clock.ts';
 import { endedHolder, expireEvent, forceReleaseEvent, releaseEvent } from './end-events.ts';
 import type { EndedHolder, GrantEvent } from './events.ts';
+import { type LockTable, NEVER } from './lock-table.ts';
+import type { TokenSource } from '../tokens/token-source.ts';
 
 /** The owner of replicated claims: a grant is always taken, an end is nobody's business. */
 export const DETACHED_OWNER: ClaimOwner = Object.freeze({
@@ -59,7 +61,13 @@ const HANDOVER_CAUSE: Record<ReplicaHolderEnd, HandoverCause> = {
   'force-release': 'force-release',
 };
 
-export abstract class ReplicaOps extends EngineCore {
+export class ReplicaOps {
+  constructor(
+    private readonly table: LockTable,
+    private readonly clock: Clock,
+    private readonly tokens: TokenSource,
+  ) {}
+
   /**
    * Installs the active's holder of `g.lock`. A replicated waiter with that claim id leaves the
    * queue (the grant event says so); a different holder still in place (a missed event) ends
@@ -70,10 +78,10 @@ export abstract class ReplicaOps extends EngineCore {
     // A token issued by the active: none issued here after a promotion may be at or below it.
     this.tokens.raiseFloor?.(g.token);
     const now = this.clock.now();
-    const lock = this.lockNamed(g.lock);
+    const lock = this.table.lockNamed(g.lock);
     const waiter = findWaiter(lock, g.claimId);
-    if (waiter !== null) this.leaveQueue(waiter, false);
-    if (lock.holder !== null) this.endHolder(lock, lock.holder, now, 'release');
+    if (waiter !== null) this.table.leaveQueue(waiter, false);
+    if (lock.holder !== null) this.table.endHolder(lock, lock.holder, now, 'release');
     const grantedAt = now - g.heldForMs;
     const claim = new Claim(g.claimId, lock, DETACHED_OWNER, g.protocol, g.client, g.leaseMs, g.sliding, grantedAt, 0);
     claim.token = g.token;
@@ -84,13 +92,13 @@ export abstract class ReplicaOps extends EngineCore {
     claim.due = claim.expiresAt;
     if (g.keyHash) {
       claim.keyHash = g.keyHash;
-      this.addResumable(claim);
+      this.table.addResumable(claim);
     }
     lock.holder = claim;
-    this.held++;
-    this.heap.push(claim);
-    if (emit && this.listeners.length > 0) {
-      this.emit({
+    this.table.held++;
+    this.table.heap.push(claim);
+    if (emit && this.table.listeners.length > 0) {
+      this.table.emit({
         type: 'grant',
         at: now,
         lock: g.lock,
@@ -114,16 +122,16 @@ export abstract class ReplicaOps extends EngineCore {
    */
   replicaEndHolder(name: string, claimId: number, how: ReplicaHolderEnd, emit = true): boolean {
     this.claimIdSeen(claimId);
-    const lock = this.locks.get(name);
+    const lock = this.table.locks.get(name);
     const holder = lock?.holder;
     if (lock === undefined || !holder || holder.id !== claimId) return false;
     const now = this.clock.now();
-    this.endHolder(lock, holder, now, HANDOVER_CAUSE[how]);
-    this.dropIfIdle(lock);
-    if (emit && this.listeners.length > 0) {
-      if (how === 'release' || how === 'disconnect') this.emit(releaseEvent(holder, now, how));
-      else if (how === 'expire') this.emit(expireEvent(holder, now));
-      else this.emit(forceReleaseEvent(holder, now));
+    this.table.endHolder(lock, holder, now, HANDOVER_CAUSE[how]);
+    this.table.dropIfIdle(lock);
+    if (emit && this.table.listeners.length > 0) {
+      if (how === 'release' || how === 'disconnect') this.table.emit(releaseEvent(holder, now, how));
+      else if (how === 'expire') this.table.emit(expireEvent(holder, now));
+      else this.table.emit(forceReleaseEvent(holder, now));
     }
     return true;
   }
@@ -132,19 +140,19 @@ export abstract class ReplicaOps extends EngineCore {
   replicaEnqueue(w: ReplicaWaiter, emit = true): void {
     this.claimIdSeen(w.claimId);
     const now = this.clock.now();
-    const lock = this.lockNamed(w.lock);
+    const lock = this.table.lockNamed(w.lock);
     const claim = new Claim(w.claimId, lock, DETACHED_OWNER, w.protocol, w.client, w.leaseMs, w.sliding, now - w.waitingForMs, 0);
     claim.waitDeadline = w.waitRemainingMs === null ? NEVER : now + w.waitRemainingMs;
     claim.clientName = w.clientName ?? null;
     if (w.sliding) claim.expiresAt = now + w.leaseMs;
     if (w.keyHash) {
       claim.keyHash = w.keyHash;
-      this.addResumable(claim);
+      this.table.addResumable(claim);
     }
     lock.enqueue(claim);
-    this.queued++;
-    if (emit && this.listeners.length > 0) {
-      this.emit({
+    this.table.queued++;
+    if (emit && this.table.listeners.length > 0) {
+      this.table.emit({
         type: 'enqueue',
         at: now,
         lock: w.lock,
@@ -161,15 +169,15 @@ export abstract class ReplicaOps extends EngineCore {
   /** Takes waiter `claimId` out of the queue of `name`. False, and no change, when it is not there. */
   replicaLeaveQueue(name: string, claimId: number, reason: ReplicaQueueLeave, emit = true): boolean {
     this.claimIdSeen(claimId);
-    const lock = this.locks.get(name);
+    const lock = this.table.locks.get(name);
     const waiter = lock === undefined ? null : findWaiter(lock, claimId);
     if (waiter === null) return false;
     const now = this.clock.now();
-    this.leaveQueue(waiter);
-    if (emit && this.listeners.length > 0) {
+    this.table.leaveQueue(waiter);
+    if (emit && this.table.listeners.length > 0) {
       if (reason === 'kick') {
-        this.emit({ type: 'kick', at: now, lock: name, claimId, protocol: waiter.protocol, client: waiter.client, waitedMs: now - waiter.enqueuedAt });
-      } else this.emit({ type: 'leave-queue', at: now, lock: name, claimId, protocol: waiter.protocol, reason });
+        this.table.emit({ type: 'kick', at: now, lock: name, claimId, protocol: waiter.protocol, client: waiter.client, waitedMs: now - waiter.enqueuedAt });
+      } else this.table.emit({ type: 'leave-queue', at: now, lock: name, claimId, protocol: waiter.protocol, reason });
     }
     return true;
   }
@@ -180,22 +188,22 @@ export abstract class ReplicaOps extends EngineCore {
    */
   replicaRenew(name: string, claimId: number, remainingMs: number): void {
     this.claimIdSeen(claimId);
-    const lock = this.locks.get(name);
+    const lock = this.table.locks.get(name);
     const holder = lock?.holder;
-    const claim = holder && holder.id === claimId ? holder : this.resumable.get(claimId);
+    const claim = holder && holder.id === claimId ? holder : this.table.resumable.get(claimId);
     if (claim === undefined || claim.state === 'ended' || claim.lock !== lock) return;
     claim.expiresAt = this.clock.now() + remainingMs;
     // Waiters are not in a standby's heap; a holder's later deadline is filed lazily (advance()
     // re-files a stale one), an earlier one must be filed now.
     if (claim.state === 'holding' && claim.expiresAt < claim.due) {
       claim.due = claim.expiresAt;
-      this.heap.update(claim);
+      this.table.heap.update(claim);
     }
   }
 
   /** replicaRenew for a resumable claim (holder or waiter) named by its id alone (the coalesced renewals). */
   replicaRenewResumable(claimId: number, remainingMs: number): void {
-    const claim = this.resumable.get(claimId);
+    const claim = this.table.resumable.get(claimId);
     if (claim !== undefined) this.replicaRenew(claim.name, claimId, remainingMs);
   }
 
@@ -209,21 +217,22 @@ export abstract class ReplicaOps extends EngineCore {
   keepDetached(owner: ClaimOwner): number {
     let kept = 0;
     const now = this.clock.now();
-    for (const claim of this.resumable.values()) {
+    for (const claim of this.table.resumable.values()) {
       if (claim.owner !== DETACHED_OWNER || claim.state === 'ended') continue;
       // This node's own detach limits, as for a reset on it: a failover bypasses neither. Past
       // maxClaims (oldest claims first) the rest stay DETACHED_OWNER's, and the caller ends them.
-      if (owner.awaitingResume === true && !this.roomToDetach()) continue;
+      if (owner.awaitingResume === true && !this.table.roomToDetach()) continue;
       claim.owner = owner;
       kept++;
-      if (owner.awaitingResume === true) this.fileDetached(claim, now);
+      if (owner.awaitingResume === true) this.table.fileDetached(claim, now);
       if (claim.state === 'waiting') {
         claim.due = Math.min(claim.waitDeadline, claim.expiresAt);
-        if (claim.heapIndex < 0) this.heap.push(claim);
-        else this.heap.update(claim);
+        if (claim.heapIndex < 0) this.table.heap.push(claim);
+        else this.table.heap.update(claim);
       }
       // Readers (the dashboard) show it as waiting for its client from now on.
-      if (this.listeners.length > 0) this.emit({ type: 'detach', at: this.clock.now(), lock: claim.lock.name, claimId: claim.id, protocol: claim.protocol });
+      if (this.table.listeners.length > 0)
+        this.table.emit({ type: 'detach', at: this.clock.now(), lock: claim.lock.name, claimId: claim.id, protocol: claim.protocol });
     }
     return kept;
   }
@@ -236,26 +245,26 @@ export abstract class ReplicaOps extends EngineCore {
   reset(): void {
     const ended: EndedHolder[] = [];
     const now = this.clock.now();
-    const listening = this.listeners.length > 0;
-    for (const lock of this.locks.values()) {
+    const listening = this.table.listeners.length > 0;
+    for (const lock of this.table.locks.values()) {
       if (lock.holder !== null) {
         if (listening) ended.push(endedHolder(lock.holder, now));
         lock.holder.state = 'ended';
-        this.heap.remove(lock.holder);
+        this.table.heap.remove(lock.holder);
         lock.holder = null;
       }
       for (let c = lock.head; c !== null; c = c.next) {
         c.state = 'ended';
-        this.heap.remove(c);
+        this.table.heap.remove(c);
       }
     }
-    this.unfileAll();
-    this.resumable.clear();
-    this.renewals = [];
-    this.detachedNow = 0;
-    this.held = 0;
-    this.queued = 0;
-    if (listening) this.emit({ type: 'reset', at: now, ended });
+    this.table.unfileAll();
+    this.table.resumable.clear();
+    this.table.renewals = [];
+    this.table.detachedNow = 0;
+    this.table.held = 0;
+    this.table.queued = 0;
+    if (listening) this.table.emit({ type: 'reset', at: now, ended });
   }
 
   /**
@@ -263,21 +272,21 @@ export abstract class ReplicaOps extends EngineCore {
    * active's whole state of that lock (the events seen before it may have left part of it).
    */
   replicaClearLock(name: string): void {
-    const lock = this.locks.get(name);
+    const lock = this.table.locks.get(name);
     if (lock === undefined) return;
-    if (lock.holder !== null) this.endHolder(lock, lock.holder, this.clock.now(), 'release');
-    while (lock.head !== null) this.leaveQueue(lock.head, false);
-    this.unfile(lock);
+    if (lock.holder !== null) this.table.endHolder(lock, lock.holder, this.clock.now(), 'release');
+    while (lock.head !== null) this.table.leaveQueue(lock.head, false);
+    this.table.unfile(lock);
   }
 
   /** Listeners re-read everything: a snapshot that came part by part (installed silently) is complete. */
   replicaAnnounceReset(): void {
-    if (this.listeners.length > 0) this.emit({ type: 'reset', at: this.clock.now(), ended: [] });
+    if (this.table.listeners.length > 0) this.table.emit({ type: 'reset', at: this.clock.now(), ended: [] });
   }
 
   /** Claims created here later (after a promotion) must not reuse the active's ids. */
   private claimIdSeen(claimId: number): void {
-    if (claimId >= this.nextClaimId) this.nextClaimId = claimId + 1;
+    if (claimId >= this.table.nextClaimId) this.table.nextClaimId = claimId + 1;
   }
 }
 

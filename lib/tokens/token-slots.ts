@@ -10,7 +10,7 @@
 // other node's slot; the price is that one node's tokens skip the other slots' blocks
 // (TOKEN_SLOTS times the token space: at 1,000,000 grants/s a node needs 9,000 years of u64).
 
-import { MAX_TOKEN } from '../engine/token-contract.ts';
+import { MAX_TOKEN } from './token-contract.ts';
 
 /** The most nodes a cluster may list: one token slot each. */
 export const TOKEN_SLOTS = 64;

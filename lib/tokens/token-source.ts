@@ -5,11 +5,11 @@
 // block's ceiling is made durable (written and fsynced by the CeilingStore). After a crash the
 // store holds a ceiling at or above every token ever issued, and a restart continues above it.
 
-import { MAX_TOKEN, TokensUnavailable } from '../engine/token-contract.ts';
+import { MAX_TOKEN, TokensUnavailable } from './token-contract.ts';
 import { type BlockRange, checkSlots, SINGLE_SLOT, slotRangeAbove, type TokenSlots } from './token-slots.ts';
 
-// The u64 top and the error a source throws live beside the engine (which may import this
-// folder for types only); every other module takes them from here.
+// The u64 top and the error a source throws live in token-contract.ts, the one file of this
+// folder the engine imports values from; every other module takes them from here.
 export { MAX_TOKEN, TokensUnavailable };
 export type { TokenSlots };
 

@@ -1,12 +1,12 @@
-// The lock engine's state and what every way of changing it shares. Two drivers change it:
-// clients and admins (lock-engine.ts, on a serving node) and the active node's replication
-// stream (replica-ops.ts, on a standby). The layers are classes, LockEngine extends ReplicaOps
-// extends EngineCore, so that both drivers reach the same state without it being public.
+// The lock table: the state every part of the engine shares (lock-engine.ts lists the parts).
+// The locks by name, parked idle ones among them; the held and queued counts; the deadline heap;
+// the listeners; the resumable claims by id and their renewals; the detach limits and counts.
+// Its methods are the changes more than one part makes (file a lock, park it, end a holder, take
+// a waiter out of its queue), so that each keeps the counts and the heap right in one place. Only
+// the engine's parts see it: the rest of the tree reads it through LockEngine.
 import { type Claim, type HandoverCause, LockState } from './claim.ts';
-import type { Clock } from './clock.ts';
 import { DeadlineHeap } from './deadline-heap.ts';
 import type { LockEvent, LockEventListener } from './events.ts';
-import type { TokenSource } from '../tokens/token-source.ts';
 
 export const NEVER = Number.POSITIVE_INFINITY;
 
@@ -35,37 +35,32 @@ export interface DetachLimits {
 /** `baton serve`'s defaults (--max-park 60s, --max-parked 16384: one full --max-connections of sessions fits a failover). */
 export const DEFAULT_DETACH_LIMITS: DetachLimits = Object.freeze({ maxMs: 60_000, maxClaims: 16_384 });
 
-export abstract class EngineCore {
+export class LockTable {
   /** Every lock with a holder or waiters, and up to MAX_PARKED idle ones (parked: `lock.parked`). */
-  protected readonly locks = new Map<string, LockState>();
+  readonly locks = new Map<string, LockState>();
   /** The parked locks, oldest first (intrusive list through parkedPrev/parkedNext). */
   private parkedHead: LockState | null = null;
   private parkedTail: LockState | null = null;
   private parkedCount = 0;
-  protected readonly heap = new DeadlineHeap<Claim>();
-  protected readonly listeners: LockEventListener[] = [];
+  readonly heap = new DeadlineHeap<Claim>();
+  readonly listeners: LockEventListener[] = [];
   /** Claim ids are never reused, not even across a promotion (see ReplicaOps). */
-  protected nextClaimId = 1;
-  protected held = 0;
-  protected queued = 0;
+  nextClaimId = 1;
+  held = 0;
+  queued = 0;
   /**
    * Claims that may outlive their connection (sessions that sent a claim key), by claim id: a
    * standby renews them from the active's coalesced renewals, a promotion keeps them.
    */
-  protected readonly resumable = new Map<number, Claim>();
+  readonly resumable = new Map<number, Claim>();
   /** Resumable claims renewed (or granted) since the last takeRenewals(), while tracked. */
-  protected renewals: Claim[] = [];
-  protected trackingRenewals = false;
-  protected detachLimits: DetachLimits = DEFAULT_DETACH_LIMITS;
+  renewals: Claim[] = [];
+  trackingRenewals = false;
+  detachLimits: DetachLimits = DEFAULT_DETACH_LIMITS;
   /** Live claims whose owner awaits their client's RESUME (owner.awaitingResume): at most detachLimits.maxClaims. */
-  protected detachedNow = 0;
+  detachedNow = 0;
   /** Claims not kept between connections because detachLimits.maxClaims were waiting already. */
-  protected detachRefusals = 0;
-
-  constructor(
-    protected readonly clock: Clock,
-    protected readonly tokens: TokenSource,
-  ) {}
+  detachRefusals = 0;
 
   /** Subscribes to every state change; returns the unsubscribe function. */
   subscribe(listener: LockEventListener): () => void {
@@ -79,10 +74,6 @@ export abstract class EngineCore {
   /** The engine clock time at which `advance()` has work next; +Infinity when none. */
   nextDeadline(): number {
     return this.heap.peek()?.due ?? NEVER;
-  }
-
-  get tokenHighWater(): bigint {
-    return this.tokens.highWater;
   }
 
   /** Locks with a holder or waiters. */
@@ -168,10 +159,10 @@ export abstract class EngineCore {
     for (const lock of this.locks.values()) if (!lock.parked) yield lock;
   }
 
-  // --- shared internals ---
+  // --- the changes more than one part makes ---
 
   /** The lock to file a claim under: the one in the table (taken out of the parked ones) or a new one. */
-  protected lockNamed(name: string): LockState {
+  lockNamed(name: string): LockState {
     const lock = this.locks.get(name);
     if (lock === undefined) return this.addLock(name);
     if (lock.parked) this.unpark(lock);
@@ -179,7 +170,7 @@ export abstract class EngineCore {
   }
 
   /** Files a new lock under `name`; the caller has looked and found none. */
-  protected addLock(name: string): LockState {
+  addLock(name: string): LockState {
     const lock = new LockState(name);
     lock.filed = true;
     this.locks.set(name, lock);
@@ -187,7 +178,7 @@ export abstract class EngineCore {
   }
 
   /** A lock nobody holds or waits for any more is parked: kept for its next claim, the oldest pushed out past MAX_PARKED. */
-  protected dropIfIdle(lock: LockState): void {
+  dropIfIdle(lock: LockState): void {
     if (!lock.idle || !lock.filed || lock.parked) return;
     lock.parked = true;
     lock.parkedPrev = this.parkedTail;
@@ -199,7 +190,7 @@ export abstract class EngineCore {
   }
 
   /** A parked lock gets a claim again: it starts as a new lock would, with no last end. */
-  protected unpark(lock: LockState): void {
+  unpark(lock: LockState): void {
     const prev = lock.parkedPrev;
     const next = lock.parkedNext;
     if (prev !== null) prev.parkedNext = next;
@@ -215,7 +206,7 @@ export abstract class EngineCore {
   }
 
   /** Takes `lock` out of the table (parked or not): it is no longer the lock of its name. */
-  protected unfile(lock: LockState): void {
+  unfile(lock: LockState): void {
     if (!lock.filed) return;
     if (lock.parked) this.unpark(lock);
     lock.filed = false;
@@ -223,7 +214,7 @@ export abstract class EngineCore {
   }
 
   /** Empties the table (reset): every lock in it stops being the lock of its name. */
-  protected unfileAll(): void {
+  unfileAll(): void {
     for (const lock of this.locks.values()) {
       lock.filed = false;
       lock.parked = false;
@@ -237,12 +228,12 @@ export abstract class EngineCore {
   }
 
   /** Files a claim that sent a claim key (it must have its keyHash already). */
-  protected addResumable(claim: Claim): void {
+  addResumable(claim: Claim): void {
     this.resumable.set(claim.id, claim);
   }
 
   /** A resumable claim's lease moved on: the standbys hear of it at the next renewals batch. */
-  protected noteRenewal(claim: Claim): void {
+  noteRenewal(claim: Claim): void {
     if (this.trackingRenewals && !claim.renewQueued) {
       claim.renewQueued = true;
       this.renewals.push(claim);
@@ -253,14 +244,14 @@ export abstract class EngineCore {
    * Room for one more claim between connections. False counts a refusal: the caller ends the
    * claim (or leaves it to be ended) instead of keeping it.
    */
-  protected roomToDetach(): boolean {
+  roomToDetach(): boolean {
     if (this.detachedNow < this.detachLimits.maxClaims) return true;
     this.detachRefusals++;
     return false;
   }
 
   /** A claim now waits for its client: counted, and kept at most detachLimits.maxMs from `now`. */
-  protected fileDetached(claim: Claim, now: number): void {
+  fileDetached(claim: Claim, now: number): void {
     this.detachedNow++;
     const until = now + this.detachLimits.maxMs;
     if (!(claim.expiresAt > until)) return;
@@ -273,7 +264,7 @@ export abstract class EngineCore {
     this.noteRenewal(claim);
   }
 
-  protected endHolder(lock: LockState, holder: Claim, endedAt: number, cause: HandoverCause): void {
+  endHolder(lock: LockState, holder: Claim, endedAt: number, cause: HandoverCause): void {
     if (holder.keyHash !== null) this.resumable.delete(holder.id);
     if (holder.owner.awaitingResume === true) this.detachedNow--;
     holder.state = 'ended';
@@ -285,7 +276,7 @@ export abstract class EngineCore {
   }
 
   /** Takes a waiter out of its queue (and the heap); deletes the lock when nothing is left. */
-  protected leaveQueue(claim: Claim, dropIdleLock = true): void {
+  leaveQueue(claim: Claim, dropIdleLock = true): void {
     const lock = claim.lock;
     if (claim.keyHash !== null) this.resumable.delete(claim.id);
     // A waiter granted from the queue leaves it here and is counted again by the grant.
@@ -297,7 +288,7 @@ export abstract class EngineCore {
     if (dropIdleLock) this.dropIfIdle(lock);
   }
 
-  protected emit(event: LockEvent): void {
+  emit(event: LockEvent): void {
     for (const listener of this.listeners) listener(event);
   }
 }

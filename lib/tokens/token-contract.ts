@@ -1,6 +1,7 @@
 // What the engine and a token source agree on: the top of the u64 token range, and the error a
-// source throws when it cannot issue a token. Beside the engine, which imports lib/tokens for
-// types only (scripts/check-imports.mjs); lib/tokens/token-source.ts re-exports both.
+// source throws when it cannot issue a token. Owned here, below the engine: this file imports
+// nothing, so the engine may take these two values from it (and the rest of lib/tokens for types
+// only; scripts/check-imports.mjs). lib/tokens/token-source.ts re-exports both for everyone else.
 
 export const MAX_TOKEN = (1n << 64n) - 1n;
 
