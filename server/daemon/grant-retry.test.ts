@@ -2,7 +2,7 @@
 // after each, and one log line per change of the refusal, never one per second.
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { TokensUnavailable } from '../../lib/engine/token-contract.ts';
+import { TokensUnavailable } from '../../lib/tokens/token-contract.ts';
 import { GRANT_RETRY_MS, GrantRetry, type RefusingEngine, type Repeat } from './grant-retry.ts';
 
 type Refusal = ReturnType<RefusingEngine['grantRefusal']>;
