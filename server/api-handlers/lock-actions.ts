@@ -4,7 +4,7 @@
 // cluster says (this node when active, else forwarded to the active node): see
 // server/console-services/admin-ops.ts for what it does.
 import { z } from 'zod';
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { type ActionOutcome, adminAction, adminOutcome } from './admin-action.ts';
 import { checkClaimId, checkLockName, readJsonBody, tokenSchema } from './request-input.ts';
 

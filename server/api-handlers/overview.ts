@@ -1,6 +1,6 @@
 // The node-wide reads of the console: the cluster, the overview numbers and the audit log.
 import { z } from 'zod';
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { readQuery, refusalResponse } from './request-input.ts';
 import { jsonResponse, refuseRead } from './route-kit.ts';
 

@@ -4,7 +4,7 @@
 // these same handlers.
 import { z } from 'zod';
 import { corsOriginFor, peerConsoleOrigins } from '../../lib/cluster/console-origins.ts';
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { readQuery, refusalResponse } from './request-input.ts';
 import { jsonResponse, refuseRead } from './route-kit.ts';
 

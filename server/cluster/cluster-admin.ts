@@ -3,8 +3,8 @@
 // straight to the yielded node it names. Results are plain data so they can cross the peer link.
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
-import type { AdminOp, AdminResult } from '../daemon/daemon-facade.ts';
-import { adminOpFromWire } from '../console-services/admin-request.ts';
+import type { AdminOp, AdminResult } from '../../lib/ops-api/daemon-facade.ts';
+import { adminOpFromWire } from '../../lib/ops-api/admin-request.ts';
 import { AdminForwarder, unavailable } from './admin-forwarder.ts';
 import type { HandoffCause } from './cluster-transitions.ts';
 import type { LocalAdmin } from './node-deps.ts';

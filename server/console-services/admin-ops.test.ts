@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { engineFixture, Owner } from '../../lib/engine/testing/engine-fixture.ts';
-import { forceReleaseLocally, kickLocally, knownError } from './admin-ops.ts';
-import { adminOpFromWire, lockNameSchema } from './admin-request.ts';
+import { forceReleaseLocally, kickLocally } from './admin-ops.ts';
+import { adminOpFromWire, lockNameSchema } from '../../lib/ops-api/admin-request.ts';
 
 /** A checked name, as the HTTP or peer edge hands it in. */
 const name = (text: string) => lockNameSchema.parse(text);
@@ -92,13 +92,5 @@ describe('kickLocally', () => {
   it('refuses a claim id that is not a positive safe integer', () => {
     for (const id of [0, -1, 1.5, Number.NaN, 2 ** 60])
       expect(adminOpFromWire({ op: 'kick', lock: 'a', claimId: id }), String(id)).toMatchObject({ ok: false, error: 'invalid-input' });
-  });
-});
-
-describe('knownError', () => {
-  it('keeps a known error name and maps anything else to internal', () => {
-    expect(knownError('server-going-away')).toBe('server-going-away');
-    expect(knownError('not-a-name')).toBe('internal');
-    expect(knownError('toString')).toBe('internal');
   });
 });

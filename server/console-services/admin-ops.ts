@@ -3,10 +3,9 @@
 // the process), so nothing here reads text. Results are JSON-safe AdminResults, tokens written
 // as text, because an op may have come over a peer link from a standby and its result goes back
 // the same way.
-import { ERRORS, type ErrorName } from '../../lib/errors.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
-import type { AdminResult } from '../daemon/daemon-facade.ts';
-import type { LockName, LockOp } from './admin-request.ts';
+import type { AdminResult } from '../../lib/ops-api/daemon-facade.ts';
+import type { LockName, LockOp } from '../../lib/ops-api/admin-request.ts';
 import { releaseClientLocally } from './client-release.ts';
 import { clientText, holderView, type ViewClock } from './lock-views.ts';
 
@@ -64,12 +63,4 @@ export function localLockOps(engine: LockEngine, clock: ViewClock, wake: () => v
       return result;
     },
   };
-}
-
-/**
- * A result that crossed a peer link names its error as a string; one this build does not know
- * (a peer of a newer version) becomes `internal`, so the HTTP answer still has a status.
- */
-export function knownError(error: string): ErrorName {
-  return Object.hasOwn(ERRORS, error) ? (error as ErrorName) : 'internal';
 }

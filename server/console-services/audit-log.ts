@@ -12,7 +12,7 @@ import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AuditRing } from '../../lib/cluster/audit-ring.ts';
 import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
-import type { AuditFacade, AuditHealth } from '../daemon/daemon-facade.ts';
+import type { AuditFacade, AuditHealth } from '../../lib/ops-api/daemon-facade.ts';
 import { readTail } from './audit-tail.ts';
 
 export const AUDIT_FILE = 'audit.log';

@@ -10,10 +10,11 @@
 // be short, even empty, and still have a nextCursor: the caller goes on until it is null.
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { ClientHeldLock, ClientHeldView } from '../../lib/ops-api/client-release-types.ts';
-import type { ClientMatch } from './admin-request.ts';
+import type { ClientMatch } from '../../lib/ops-api/admin-request.ts';
 import { heldByClient } from './client-release.ts';
 import { lockIndexFor } from './lock-index.ts';
-import type { HeldPage, ViewClock } from './lock-views.ts';
+import type { HeldPage } from '../../lib/ops-api/page-queries.ts';
+import type { ViewClock } from './lock-views.ts';
 
 /** Names one page looks at, at most (about 1 ms of loop time at 100,000 locks). */
 export const HELD_SCAN_NAMES = 10_000;

@@ -7,8 +7,8 @@
 import type { Claim } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
-import type { AdminAudit, AdminResult } from '../daemon/daemon-facade.ts';
-import { type ClientMatch, MAX_RELEASE_TOKENS, clientMatchText } from './admin-request.ts';
+import { type AdminAudit, type AdminResult, MAX_BULK_AUDIT_LOCKS } from '../../lib/ops-api/admin-result.ts';
+import { type ClientMatch, MAX_RELEASE_TOKENS, clientMatchText } from '../../lib/ops-api/admin-request.ts';
 import { clientText } from './lock-views.ts';
 
 /** At most this many tokens are taken per release (the body stays bounded), and audits kept from one result. */
@@ -18,13 +18,6 @@ export const MAX_CLIENT_LOCKS = MAX_RELEASE_TOKENS;
  * (issue 26), and every lock client waited that long. A slice of 250 is a few ms.
  */
 export const RELEASE_SLICE = 250;
-/**
- * Released locks of one bulk release that get an audit entry of their own (the first, by name);
- * the summary entry counts the rest. 10,000 entries of ~480 bytes each would rotate the earlier
- * history out of the file, and push it out of the 1,000 kept in memory (issue 26).
- */
-export const MAX_BULK_AUDIT_LOCKS = 100;
-
 /**
  * Whether `claim` belongs to the client `match` names: by identity, the name it gave; by
  * address, its address; exactly, and never one for the other. The one place a bulk release
@@ -109,19 +102,4 @@ function summary(who: string, body: ClientReleaseResult, stopped: string | null)
   }
   if (stopped !== null) text += `; stopped early: ${stopped}`;
   return text;
-}
-
-/**
- * The per-lock audit entries an op's result carries, checked: a result may have crossed a peer
- * link from a node of another build, and the log must get only well-formed, bounded entries.
- */
-export function resultAudits(result: AdminResult): AdminAudit[] {
-  if (!result.ok || !Array.isArray(result.audits)) return [];
-  const out: AdminAudit[] = [];
-  for (const a of result.audits.slice(0, MAX_BULK_AUDIT_LOCKS)) {
-    if (typeof a === 'object' && a !== null && typeof a.target === 'string' && typeof a.detail === 'string') {
-      out.push({ target: a.target.slice(0, 256), detail: a.detail.slice(0, 1024) });
-    }
-  }
-  return out;
 }

@@ -14,7 +14,7 @@ import {
   type StatsView,
 } from '../../lib/ops-api/api-types.ts';
 import { applyDelta, applyLocksChunk, applySnapshot, type DashboardState } from '../../lib/dashboard/dashboard-state.ts';
-import type { FeedJoin, FeedSubscriber } from '../daemon/daemon-facade.ts';
+import type { FeedJoin, FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { EventHub, type Scheduler, STALLED_READER_MS, type TimerHandle } from './event-hub.ts';
 import { HistoryRecorder } from './history-recorder.ts';
 

@@ -11,7 +11,7 @@ import {
   type SnapshotMessage,
   type StatsView,
 } from '../../lib/ops-api/api-types.ts';
-import type { FeedSubscriber } from '../daemon/daemon-facade.ts';
+import type { FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { EventHub, HEARTBEAT_FRAME, MAX_DIRTY, type Scheduler, type TimerHandle } from './event-hub.ts';
 import { FEED_SIZE } from './feed-ring.ts';
 import { HistoryRecorder } from './history-recorder.ts';

@@ -25,7 +25,8 @@
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
 import type { ClusterView, DeltaMessage, LockSummary, SnapshotMessage, StatsView } from '../../lib/ops-api/api-types.ts';
-import type { AuditFacade, FeedFacade, FeedJoin, FeedSubscriber } from '../daemon/daemon-facade.ts';
+import type { AuditFacade, FeedFacade, FeedJoin, FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
+import { LOW_WATER_BYTES, MAX_BUFFERED_BYTES } from '../../lib/ops-api/feed-limits.ts';
 import { FeedRing } from './feed-ring.ts';
 import type { HistorySource } from './history-recorder.ts';
 import { lockSummary, type ViewClock } from './lock-views.ts';
@@ -41,7 +42,6 @@ import {
   encodeFrame,
   encodeFrameWithLocks,
   type EncodedLocks,
-  LOW_WATER_BYTES,
   type PassMember,
   SnapshotPass,
   type TurnBudget,
@@ -82,8 +82,6 @@ export const realScheduler: Scheduler = {
 export const JOIN_WINDOW_MS = 20;
 /** A stream that has queued output and took none of it for this long is cut off. */
 export const STALLED_READER_MS = 30_000;
-/** The slow-reader limit: bytes a stream may be behind (its queue, and snapshot pages held for it). */
-export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 export interface EventHubDeps {
   engine: Pick<LockEngine, 'subscribe' | 'allLocks' | 'lock' | 'lockCount'>;

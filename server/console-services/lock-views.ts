@@ -4,6 +4,7 @@
 import type { Claim, LockState } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { HolderView, LockDetail, LockSummary, LocksPage, WaiterView } from '../../lib/ops-api/api-types.ts';
+import type { LocksQuery, QueuePage } from '../../lib/ops-api/page-queries.ts';
 import { lockIndexFor } from './lock-index.ts';
 
 export interface ViewClock {
@@ -55,20 +56,6 @@ export function waiterView(claim: Claim, position: number, clock: ViewClock): Wa
   };
 }
 
-/** One page of GET /api/v1/clients/held (client-held-page.ts). */
-export interface HeldPage {
-  /** Entries in the page, at most. */
-  limit: number;
-  /** The previous page's nextCursor (a lock name): the page starts after it; null: from the first name. */
-  after: string | null;
-}
-
-/** One page of a lock's queue: `limit` waiters at most, after the waiter whose claim id is `after` (null: from the head). */
-export interface QueuePage {
-  limit: number;
-  after: number | null;
-}
-
 /**
  * The lock with one page of its queue, or 'no-such-waiter' when `after` names no waiter in it
  * any more (granted, timed out, kicked, gone). The page costs `limit` views, not the queue: the
@@ -98,13 +85,6 @@ export function allLockSummaries(engine: LockEngine, clock: ViewClock): LockSumm
   const out: LockSummary[] = [];
   for (const lock of engine.allLocks()) out.push(lockSummary(lock, clock));
   return out;
-}
-
-export interface LocksQuery {
-  prefix: string;
-  limit: number;
-  /** The last name of the previous page; the page starts after it. */
-  cursor: string | null;
 }
 
 /**

@@ -1,6 +1,6 @@
 // The facade route code gets: views and operations, never the engine or its clock.
 import { describe, expect, it } from 'vitest';
-import { lockNameSchema } from './admin-request.ts';
+import { lockNameSchema } from '../../lib/ops-api/admin-request.ts';
 import { EPOCH_BASE, testFacade } from './testing/test-facade.ts';
 
 describe('the daemon facade', () => {

@@ -4,7 +4,7 @@
 // tests build theirs with the same function (testing/test-facade.ts).
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { ClusterView, DaemonState, HistoryRange, LockHistory, NodeRole, StatsHistory, StatsView } from '../../lib/ops-api/api-types.ts';
-import type { AdminFacade, AuditFacade, DaemonFacade, FeedFacade, SecurityFacade } from '../daemon/daemon-facade.ts';
+import type { AdminFacade, AuditFacade, DaemonFacade, FeedFacade, SecurityFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { clientHeldPage } from './client-held-page.ts';
 import { lockDetail, locksPage, type ViewClock } from './lock-views.ts';
 

@@ -5,9 +5,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isLoopbackHost } from './host-guard.ts';
 import { AuditBudget, SignInLimiter } from './sign-in-limits.ts';
-import type { Principal, SecurityFacade } from '../daemon/daemon-facade.ts';
+import { type Principal, SESSION_COOKIE, type SecurityFacade } from '../../lib/ops-api/daemon-facade.ts';
 
-export const SESSION_COOKIE = 'baton_session';
 export const SESSION_MAX_AGE_SECONDS = 12 * 60 * 60;
 /**
  * A flood of sign-ins must not grow memory without end: past these the oldest session of the

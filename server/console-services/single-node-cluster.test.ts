@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { engineFixture, Owner } from '../../lib/engine/testing/engine-fixture.ts';
 import { localLockOps } from './admin-ops.ts';
-import { lockNameSchema } from './admin-request.ts';
+import { lockNameSchema } from '../../lib/ops-api/admin-request.ts';
 import { SINGLE_NODE_HANDOFF_REASON, SINGLE_NODE_RESTORE_REASON, SingleNodeCluster } from './single-node-cluster.ts';
 
 const name = (text: string) => lockNameSchema.parse(text);

@@ -2,7 +2,7 @@
 // standby to hand off to and nothing to restore. Admin ops run here on the local engine; a
 // clustered node uses the peer runtime (server/cluster) behind the same ClusterBackend.
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
-import type { AdminOp, AdminResult } from '../daemon/daemon-facade.ts';
+import type { AdminOp, AdminResult } from '../../lib/ops-api/daemon-facade.ts';
 import type { LocalLockOps } from './admin-ops.ts';
 import type { ClusterBackend } from './cluster-backend.ts';
 

@@ -34,11 +34,9 @@
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockState } from '../../lib/engine/claim.ts';
 import type { LocksChunkMessage } from '../../lib/ops-api/api-types.ts';
-import type { FeedSubscriber } from '../daemon/daemon-facade.ts';
+import type { FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { lockSummary, type ViewClock } from './lock-views.ts';
 
-/** A stream takes the next chunk only when less than this is queued for it. */
-export const LOW_WATER_BYTES = 256 * 1024;
 /** Locks per chunk at most (about 230 KB of JSON with full holders). */
 export const CHUNK_LOCKS = 1_000;
 /** JSON per chunk at most, in UTF-16 code units (bytes for ASCII names; a lock's JSON may overshoot it once). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { engineFixture } from '../../lib/engine/testing/engine-fixture.ts';
 import type { ClusterView, StatsView } from '../../lib/ops-api/api-types.ts';
-import type { FeedSubscriber } from '../daemon/daemon-facade.ts';
+import type { FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { EventHub } from './event-hub.ts';
 import { HistoryRecorder } from './history-recorder.ts';
 import { clientKey } from './client-key.ts';

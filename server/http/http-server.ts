@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { ERRORS, type ErrorName, errorBody } from '../../lib/errors.ts';
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { watchdogInterval } from '../lines/line-listener.ts';
 import { refuseHost } from '../console-services/host-guard.ts';
 import { CONSOLE_PAGES, consoleOffDetail, type RouteMatch, dispatch, matchRoute } from '../api-handlers/api-routes.ts';

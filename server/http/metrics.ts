@@ -8,7 +8,7 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
 import { FAILOVER_CAUSES, type FailoverCause, type NodeRole } from '../../lib/cluster/cluster-vocabulary.ts';
 import { type ClusterView, HANDOVER_CAUSES } from '../../lib/ops-api/api-types.ts';
-import type { AuditHealth } from '../daemon/daemon-facade.ts';
+import type { AuditHealth } from '../../lib/ops-api/daemon-facade.ts';
 import { registerAuditMetrics } from './audit-metrics.ts';
 
 type Tally = Record<Protocol, number>;

@@ -10,7 +10,7 @@ import { FakeClock } from '../../../lib/engine/clock.ts';
 import { LockEngine } from '../../../lib/engine/lock-engine.ts';
 import { type ClusterView, type DaemonState, type NodeRole, noHandoversByCause, type StatsView } from '../../../lib/ops-api/api-types.ts';
 import { BlockTokenSource, MemoryCeilingStore } from '../../../lib/tokens/token-source.ts';
-import type { AdminFacade, DaemonFacade, FeedFacade } from '../../daemon/daemon-facade.ts';
+import type { AdminFacade, DaemonFacade, FeedFacade } from '../../../lib/ops-api/daemon-facade.ts';
 import { localLockOps } from '../admin-ops.ts';
 import { AuditLog } from '../audit-log.ts';
 import { HistoryRecorder } from '../history-recorder.ts';

@@ -3,28 +3,20 @@
 // registers it at start; nothing creates a daemon by importing this file. Route code must use
 // only what is here: plain data and methods, never `instanceof` on daemon classes (a bundled
 // copy of a class is a different class).
-import type { ErrorName } from '../../lib/errors.ts';
-import type {
-  AuditEntry,
-  ClusterView,
-  DaemonState,
-  HistoryRange,
-  LockDetail,
-  LockHistory,
-  LocksPage,
-  NodeRole,
-  StatsHistory,
-  StatsView,
-} from '../../lib/ops-api/api-types.ts';
-import type { ClientHeldView } from '../../lib/ops-api/client-release-types.ts';
-import type { AdminOp, ClientMatch, LockName } from '../console-services/admin-request.ts';
-import type { HeldPage, LocksQuery, QueuePage } from '../console-services/lock-views.ts';
+import type { AuditEntry, ClusterView, DaemonState, HistoryRange, LockDetail, LockHistory, LocksPage, NodeRole, StatsHistory, StatsView } from './api-types.ts';
+import type { ClientHeldView } from './client-release-types.ts';
+import type { AdminOp, ClientMatch, LockName } from './admin-request.ts';
+import type { AdminAudit, AdminResult } from './admin-result.ts';
+import type { HeldPage, LocksQuery, QueuePage } from './page-queries.ts';
 
 /** What a request is allowed to do, as decided by the security policy. */
 export type Principal =
   | { kind: 'anonymous' }
   /** `name`: "admin" or "read" for bearer tokens; the public session id for cookies. */
   | { kind: 'bearer' | 'session'; role: 'admin' | 'read'; name: string };
+
+/** The cookie a signed-in console session is carried in: set by the sign-in route, read by Security. */
+export const SESSION_COOKIE = 'baton_session';
 
 export interface SecurityFacade {
   /** Who is asking, from the Authorization header or the session cookie. */
@@ -95,28 +87,8 @@ export interface FeedFacade {
   readonly subscriberCount: number;
 }
 
-/**
- * The outcome of an admin operation, as plain JSON-safe data: it may have been computed on the
- * active node and carried back over the peer link (a standby forwards mutations). The HTTP
- * handler turns it into the response and the audit entry.
- */
-export type AdminResult =
-  | {
-      ok: true;
-      body: unknown;
-      detail: string | null;
-      /** Further audit entries, one per lock an op changed (a bulk release by client: each a force-release of `target`). */
-      audits?: readonly AdminAudit[];
-    }
-  | { ok: false; error: ErrorName; detail: string };
-
-export interface AdminAudit {
-  target: string;
-  detail: string;
-}
-
-/** The mutations of the ops API, checked where they entered the process (admin-request.ts). */
-export type { AdminOp, ClientMatch, LockName };
+/** The mutations of the ops API, checked where they entered the process (admin-request.ts), and their outcome (admin-result.ts). */
+export type { AdminAudit, AdminOp, AdminResult, ClientMatch, LockName };
 
 export interface AdminFacade {
   /**

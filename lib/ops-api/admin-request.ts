@@ -5,11 +5,11 @@
 // becomes a bigint by the one u64 rule (lib/protocol/u64-text.ts). Inward it travels as is;
 // it is written as text only when it leaves again (the peer message below, the JSON reply).
 import { z } from 'zod';
-import { ERRORS } from '../../lib/errors.ts';
-import { CLIENT_MATCH_KINDS, type ClientMatchKind } from '../../lib/ops-api/client-release-types.ts';
-import { isValidClientName } from '../../lib/protocol/client-name.ts';
-import { isValidKey } from '../../lib/protocol/key-rules.ts';
-import { parseU64Text } from '../../lib/protocol/u64-text.ts';
+import { ERRORS } from '../errors.ts';
+import { CLIENT_MATCH_KINDS, type ClientMatchKind } from './client-release-types.ts';
+import { isValidClientName } from '../protocol/client-name.ts';
+import { isValidKey } from '../protocol/key-rules.ts';
+import { parseU64Text } from '../protocol/u64-text.ts';
 
 /** A name the wire protocols could hold. Only the schema makes one, so holding one means it was checked. */
 export const lockNameSchema = z.string().refine(isValidKey, ERRORS['bad-key'].message).brand<'LockName'>();
