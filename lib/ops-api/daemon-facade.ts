@@ -110,7 +110,7 @@ export interface GrantsView {
 /**
  * What route code may ask of the daemon: views as the ops API's JSON shapes, the admin ops,
  * and the services a request needs (who is asking, the audit log, the event feed). Not the
- * engine nor its clock: what reads them is behind these methods (server/console-services
+ * engine nor its clock: what reads them is behind these methods (server/ops-facade
  * builds them, ops-facade.ts), so a route cannot change the engine except by an admin op.
  */
 export interface DaemonFacade {

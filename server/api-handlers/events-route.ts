@@ -1,4 +1,4 @@
-// GET /api/v1/events: the dashboard's server-sent event stream. The hub (server/console-services/event-hub.ts)
+// GET /api/v1/events: the dashboard's server-sent event stream. The hub (server/live-feed/event-hub.ts)
 // decides what to send; this file turns its frames into bytes on one HTTP response and
 // protects the process from a reader that stops reading: a stream never holds more than
 // `maxBufferedBytes` for its reader, it is dropped instead (the browser's EventSource

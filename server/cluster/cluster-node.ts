@@ -14,7 +14,7 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { AuditReplication } from './audit-replication.ts';
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
 import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
-import type { ClusterBackend } from '../console-services/cluster-backend.ts';
+import type { ClusterBackend } from '../admin-ops/cluster-backend.ts';
 import type { AdminOp, AdminResult } from '../../lib/ops-api/daemon-facade.ts';
 import { HOLD, type Route, sameRoute } from '../lines/routing.ts';
 import { type AdminContext, ClusterAdmin } from './cluster-admin.ts';

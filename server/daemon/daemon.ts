@@ -20,15 +20,15 @@ import { registerDaemonFacade, unregisterDaemonFacade } from '../../lib/ops-api/
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { createConsoleServer, type ConsoleServer } from '../http/console-server.ts';
 import { warmUpConsole } from '../http/console-warm-up.ts';
-import { createOpsServices } from '../console-services/ops-services.ts';
+import { createOpsServices } from '../ops-facade/ops-services.ts';
 import type { DaemonState } from '../../lib/ops-api/api-types.ts';
 import { formatAddress } from '../../lib/client/address.ts';
 import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
-import { localLockOps } from '../console-services/admin-ops.ts';
+import { localLockOps } from '../admin-ops/admin-ops.ts';
 import { auditTarget } from '../../lib/ops-api/admin-request.ts';
 import { resultAudits } from '../../lib/ops-api/admin-result.ts';
-import { createOpsFacade } from '../console-services/ops-facade.ts';
+import { createOpsFacade } from '../ops-facade/ops-facade.ts';
 import { HOLD } from '../lines/routing.ts';
 import { listenerLimits } from '../lines/open-files.ts';
 import type { ClusterOptions } from '../../lib/cluster/cluster-config.ts';
@@ -309,6 +309,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       instanceId,
       engine,
       clock: viewClock,
+      lockIndex: ops.lockIndex,
       state: () => state,
       role: ops.role,
       stats: ops.stats,

@@ -10,7 +10,7 @@ import { ERRORS, errorBody } from '../../lib/errors.ts';
 import { peerConsoleOrigins } from '../../lib/cluster/console-origins.ts';
 import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { answerClientErrors, answeredAsFailed, httpServerOptions, requestPath, routeOrRefuse, serveRoute } from './http-server.ts';
-import { refuseHost } from '../console-services/host-guard.ts';
+import { refuseHost } from '../console-auth/host-guard.ts';
 import { isApiPath } from '../api-handlers/api-routes.ts';
 import { CLIENT_ADDRESS_HEADER } from '../api-handlers/client-address.ts';
 import { consoleCsp, newNonce, setApiSecurityHeaders, setConsoleSecurityHeaders } from './security-headers.ts';

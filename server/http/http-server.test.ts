@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DaemonFacade, FeedFacade, FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { createHttpServer, listenHttp } from './http-server.ts';
-import { ADMIN_TOKEN, testFacade } from '../console-services/testing/test-facade.ts';
+import { ADMIN_TOKEN, testFacade } from '../ops-facade/testing/test-facade.ts';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -12,7 +12,7 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { ERRORS, type ErrorName, errorBody } from '../../lib/errors.ts';
 import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { watchdogInterval } from '../lines/line-listener.ts';
-import { refuseHost } from '../console-services/host-guard.ts';
+import { refuseHost } from '../console-auth/host-guard.ts';
 import { CONSOLE_PAGES, consoleOffDetail, type RouteMatch, dispatch, matchRoute } from '../api-handlers/api-routes.ts';
 import { CLIENT_ADDRESS_HEADER } from '../api-handlers/client-address.ts';
 import { MAX_BODY_BYTES } from '../api-handlers/request-input.ts';

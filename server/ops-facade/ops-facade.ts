@@ -5,14 +5,17 @@
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { ClusterView, DaemonState, HistoryRange, LockHistory, NodeRole, StatsHistory, StatsView } from '../../lib/ops-api/api-types.ts';
 import type { AdminFacade, AuditFacade, DaemonFacade, FeedFacade, SecurityFacade } from '../../lib/ops-api/daemon-facade.ts';
-import { clientHeldPage } from './client-held-page.ts';
-import { lockDetail, locksPage, type ViewClock } from './lock-views.ts';
+import { clientHeldPage } from '../admin-ops/client-held-page.ts';
+import type { LockIndex } from '../lock-views/lock-index.ts';
+import { lockDetail, locksPage, type ViewClock } from '../lock-views/lock-views.ts';
 
 export interface OpsFacadeParts {
   instanceId: string;
   /** Read only, by the views below; mutations go through `admin`. */
   engine: LockEngine;
   clock: ViewClock;
+  /** The engine's sorted names (one per engine, made with the console services): lock pages and held pages walk it. */
+  lockIndex: LockIndex;
   state(): DaemonState;
   role(): NodeRole;
   stats(): StatsView;
@@ -35,14 +38,14 @@ export function createOpsFacade(p: OpsFacadeParts): DaemonFacade {
     grants: () => ({ refusal: engine.grantRefusal(), tokenHighWater: engine.tokenHighWater }),
     stats: p.stats,
     cluster: p.cluster,
-    locksPage: (query) => locksPage(engine, clock, query),
+    locksPage: (query) => locksPage(engine, p.lockIndex, clock, query),
     lockDetail: (name, page) => {
       const lock = engine.lock(name);
       return lock === undefined ? undefined : lockDetail(lock, clock, page);
     },
     statsHistory: (range) => p.history.range(range),
     lockHistory: (name) => p.history.lockHistory(name),
-    clientHeld: (client, page) => clientHeldPage(engine, clock, client, page),
+    clientHeld: (client, page) => clientHeldPage(engine, p.lockIndex, clock, client, page),
     admin: p.admin,
     metrics: p.metrics,
     security: p.security,

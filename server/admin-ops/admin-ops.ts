@@ -7,7 +7,7 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { AdminResult } from '../../lib/ops-api/daemon-facade.ts';
 import type { LockName, LockOp } from '../../lib/ops-api/admin-request.ts';
 import { releaseClientLocally } from './client-release.ts';
-import { clientText, holderView, type ViewClock } from './lock-views.ts';
+import { clientText, holderView, type ViewClock } from '../lock-views/lock-views.ts';
 
 /** Ends the holder of `lock` (only the one holding `token` when given) and hands the lock on. */
 export function forceReleaseLocally(engine: LockEngine, clock: ViewClock, lock: LockName, token: bigint | null): AdminResult {

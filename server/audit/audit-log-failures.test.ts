@@ -13,7 +13,7 @@ import { getHealthz } from '../api-handlers/probes.ts';
 import { createMetrics } from '../http/metrics.ts';
 import { engineFixture } from '../../lib/engine/testing/engine-fixture.ts';
 import { AUDIT_FILE, AUDIT_PENDING_BYTES, AuditLog } from './audit-log.ts';
-import { apiRequest, testFacade } from './testing/test-facade.ts';
+import { apiRequest, testFacade } from '../ops-facade/testing/test-facade.ts';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {

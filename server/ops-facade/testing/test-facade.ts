@@ -11,12 +11,13 @@ import { LockEngine } from '../../../lib/engine/lock-engine.ts';
 import { type ClusterView, type DaemonState, type NodeRole, noHandoversByCause, type StatsView } from '../../../lib/ops-api/api-types.ts';
 import { BlockTokenSource, MemoryCeilingStore } from '../../../lib/tokens/token-source.ts';
 import type { AdminFacade, DaemonFacade, FeedFacade } from '../../../lib/ops-api/daemon-facade.ts';
-import { localLockOps } from '../admin-ops.ts';
-import { AuditLog } from '../audit-log.ts';
-import { HistoryRecorder } from '../history-recorder.ts';
+import { localLockOps } from '../../admin-ops/admin-ops.ts';
+import { AuditLog } from '../../audit/audit-log.ts';
+import { HistoryRecorder } from '../../chart-history/history-recorder.ts';
+import { LockIndex } from '../../lock-views/lock-index.ts';
 import { createOpsFacade } from '../ops-facade.ts';
-import { Security } from '../security.ts';
-import { SINGLE_NODE_HANDOFF_REASON, SingleNodeCluster } from '../single-node-cluster.ts';
+import { Security } from '../../console-auth/security.ts';
+import { SINGLE_NODE_HANDOFF_REASON, SingleNodeCluster } from '../../admin-ops/single-node-cluster.ts';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests';
 export const READ_TOKEN = 'read-token-for-tests';
@@ -93,6 +94,7 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
     instanceId: 'test-instance',
     engine,
     clock: viewClock,
+    lockIndex: new LockIndex(engine),
     state: () => state,
     role,
     stats,

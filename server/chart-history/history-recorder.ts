@@ -16,7 +16,7 @@ import type { HandoverCause, HistoryBucket, HistoryRange, LatencySummary, LockHi
 import { GrantLog } from './grant-log.ts';
 import { binOf } from './log-histogram.ts';
 import { MeasureRing } from './measure-ring.ts';
-import type { ViewClock } from './lock-views.ts';
+import type { ViewClock } from '../lock-views/lock-views.ts';
 
 /** The window of the overview's handover figures per cause (`handoverByCause`). */
 export const BY_CAUSE_WINDOW_MS = 15 * 60_000;

@@ -12,15 +12,16 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { ClientHeldLock, ClientHeldView } from '../../lib/ops-api/client-release-types.ts';
 import type { ClientMatch } from '../../lib/ops-api/admin-request.ts';
 import { heldByClient } from './client-release.ts';
-import { lockIndexFor } from './lock-index.ts';
+import type { LockIndex } from '../lock-views/lock-index.ts';
 import type { HeldPage } from '../../lib/ops-api/page-queries.ts';
-import type { ViewClock } from './lock-views.ts';
+import type { ViewClock } from '../lock-views/lock-views.ts';
 
 /** Names one page looks at, at most (about 1 ms of loop time at 100,000 locks). */
 export const HELD_SCAN_NAMES = 10_000;
 
 export function clientHeldPage(
-  engine: Pick<LockEngine, 'subscribe' | 'allLocks' | 'lock'>,
+  engine: Pick<LockEngine, 'lock'>,
+  index: LockIndex,
   clock: ViewClock,
   match: ClientMatch,
   page: HeldPage,
@@ -31,9 +32,7 @@ export function clientHeldPage(
   let last: string | null = null;
   let scanned = 0;
   let ended = true;
-  for (const name of lockIndexFor(engine)
-    .current()
-    .walk(page.after, '', scanNames + 1)) {
+  for (const name of index.current().walk(page.after, '', scanNames + 1)) {
     if (held.length === page.limit || scanned === scanNames) {
       ended = false;
       break;

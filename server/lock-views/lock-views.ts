@@ -5,7 +5,7 @@ import type { Claim, LockState } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { HolderView, LockDetail, LockSummary, LocksPage, WaiterView } from '../../lib/ops-api/api-types.ts';
 import type { LocksQuery, QueuePage } from '../../lib/ops-api/page-queries.ts';
-import { lockIndexFor } from './lock-index.ts';
+import type { LockIndex } from './lock-index.ts';
 
 export interface ViewClock {
   /** Engine clock now (monotonic ms). */
@@ -90,16 +90,14 @@ export function allLockSummaries(engine: LockEngine, clock: ViewClock): LockSumm
 /**
  * One page of locks in name order (code-unit order, stable across pages). Locks come and go
  * between pages; a cursor is a name, so a page never repeats or skips a lock that stayed.
- * The names come from the engine's sorted index (lock-index.ts): O(log n + limit), no sort.
+ * The names come from the engine's sorted index (`index`, lock-index.ts): O(log n + limit), no sort.
  */
-export function locksPage(engine: Pick<LockEngine, 'subscribe' | 'allLocks' | 'lock'>, clock: ViewClock, query: LocksQuery): LocksPage {
+export function locksPage(engine: Pick<LockEngine, 'lock'>, index: LockIndex, clock: ViewClock, query: LocksQuery): LocksPage {
   const locks: LockSummary[] = [];
   let last: string | null = null;
   let more = false;
   // One name past the page tells whether there is a next page.
-  for (const name of lockIndexFor(engine)
-    .current()
-    .walk(query.cursor, query.prefix, query.limit + 1)) {
+  for (const name of index.current().walk(query.cursor, query.prefix, query.limit + 1)) {
     if (!name.startsWith(query.prefix)) break;
     if (locks.length === query.limit) {
       more = true;

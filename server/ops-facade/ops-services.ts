@@ -2,15 +2,16 @@
 // the SSE hub and the cluster view. The facade (daemon-facade.ts) hands these to route code.
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { DaemonState, NodeRole, Protocol, StatsView } from '../../lib/ops-api/api-types.ts';
-import { AUDIT_ROTATE_BYTES, AuditLog } from './audit-log.ts';
-import { EventHub } from './event-hub.ts';
-import { HistoryRecorder } from './history-recorder.ts';
-import type { ViewClock } from './lock-views.ts';
-import { Security } from './security.ts';
-import { type NodeAddresses, SingleNodeCluster } from './single-node-cluster.ts';
+import { AUDIT_ROTATE_BYTES, AuditLog } from '../audit/audit-log.ts';
+import { EventHub } from '../live-feed/event-hub.ts';
+import { HistoryRecorder } from '../chart-history/history-recorder.ts';
+import { LockIndex } from '../lock-views/lock-index.ts';
+import type { ViewClock } from '../lock-views/lock-views.ts';
+import { Security } from '../console-auth/security.ts';
+import { type NodeAddresses, SingleNodeCluster } from '../admin-ops/single-node-cluster.ts';
 import { statsView } from './stats-view.ts';
-import type { ClusterBackend } from './cluster-backend.ts';
-import type { LocalLockOps } from './admin-ops.ts';
+import type { ClusterBackend } from '../admin-ops/cluster-backend.ts';
+import type { LocalLockOps } from '../admin-ops/admin-ops.ts';
 
 export interface OpsServicesOptions {
   /** The peer runtime of a clustered node; absent, the node is a cluster of one. */
@@ -35,6 +36,8 @@ export interface OpsServices {
   audit: AuditLog;
   history: HistoryRecorder;
   hub: EventHub;
+  /** The engine's sorted names for the lock and held pages (the facade's views walk it). */
+  lockIndex: LockIndex;
   cluster: ClusterBackend;
   role(): NodeRole;
   stats(): StatsView;
@@ -59,17 +62,20 @@ function assemble(o: OpsServicesOptions, security: Security, audit: AuditLog): O
   const role = (): NodeRole => o.cluster?.role() ?? 'active';
   const stats = (): StatsView =>
     statsView({ engine: o.engine, state: o.state, role, connections: o.connections, grantsTotal: () => history.grantsTotal, history });
+  const lockIndex = new LockIndex(o.engine);
   const hub = new EventHub({ engine: o.engine, clock: o.clock, instanceId: o.instanceId, stats, cluster: () => cluster.view(), history, audit });
   return {
     security,
     audit,
     history,
     hub,
+    lockIndex,
     cluster,
     role,
     stats,
     async close() {
       hub.close();
+      lockIndex.close();
       history.close();
       await audit.close();
     },

@@ -3,8 +3,8 @@ import { engineFixture } from '../../lib/engine/testing/engine-fixture.ts';
 import type { ClusterView, StatsView } from '../../lib/ops-api/api-types.ts';
 import type { FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { EventHub } from './event-hub.ts';
-import { HistoryRecorder } from './history-recorder.ts';
-import { clientKey } from './client-key.ts';
+import { HistoryRecorder } from '../chart-history/history-recorder.ts';
+import { clientKey } from '../console-auth/client-key.ts';
 import { DEFAULT_STREAMS_PER_CLIENT, StreamLimits } from './stream-limits.ts';
 
 const deferred: Array<() => void> = [];

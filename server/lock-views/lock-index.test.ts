@@ -66,6 +66,7 @@ describe('GET /api/v1/locks from the sorted index', () => {
         const clock = { now: () => f.clock.now(), wall: (t: number) => EPOCH + t };
         const owner = new Owner();
         const claims: Claim[] = [];
+        const index = new LockIndex(f.engine);
         for (const step of steps) {
           if (step.op === 'acquire') claims.push(f.fixed(step.name, owner));
           else if (step.op === 'release') {
@@ -77,7 +78,7 @@ describe('GET /api/v1/locks from the sorted index', () => {
             claims.length = 0;
           } else {
             const query = { prefix: step.prefix, cursor: step.cursor, limit: step.limit };
-            expect(locksPage(f.engine, clock, query)).toEqual(naivePage(f.engine, clock, step.prefix, step.cursor, step.limit));
+            expect(locksPage(f.engine, index, clock, query)).toEqual(naivePage(f.engine, clock, step.prefix, step.cursor, step.limit));
           }
         }
       }),
@@ -91,10 +92,11 @@ describe('GET /api/v1/locks from the sorted index', () => {
     const owner = new Owner();
     for (let i = 0; i < 5_000; i++) f.fixed(`lock/${i}`, owner);
     const { wrapped, counts } = counting(f.engine);
+    const index = new LockIndex(wrapped);
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let page = 0; ; page++) {
-      const res = locksPage(wrapped, clock, { prefix: 'lock/', cursor, limit: 1 });
+      const res = locksPage(wrapped, index, clock, { prefix: 'lock/', cursor, limit: 1 });
       seen.push(...res.locks.map((l) => l.name));
       // Churn between pages on names outside the prefix: the index settles them, no rescan.
       const extra = f.fixed(`other/${page}`, owner);
@@ -121,6 +123,9 @@ describe('GET /api/v1/locks from the sorted index', () => {
     expect((f.engine as unknown as { listeners: unknown[] }).listeners).toHaveLength(0);
     expect(index.current().size).toBe(MAX_PENDING + 2);
     expect(counts.scans).toBe(2);
-    expect(locksPage(f.engine, clock, { prefix: 'burst/', cursor: null, limit: 2 }).locks.map((l) => l.name)).toEqual(['burst/0', 'burst/1']);
+    expect(locksPage(f.engine, new LockIndex(f.engine), clock, { prefix: 'burst/', cursor: null, limit: 2 }).locks.map((l) => l.name)).toEqual([
+      'burst/0',
+      'burst/1',
+    ]);
   });
 });

@@ -14,7 +14,7 @@ import {
 import type { FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { EventHub, HEARTBEAT_FRAME, MAX_DIRTY, type Scheduler, type TimerHandle } from './event-hub.ts';
 import { FEED_SIZE } from './feed-ring.ts';
-import { HistoryRecorder } from './history-recorder.ts';
+import { HistoryRecorder } from '../chart-history/history-recorder.ts';
 
 const live: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
 const EPOCH = 1_700_000_000_000;

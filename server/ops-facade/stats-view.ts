@@ -1,7 +1,7 @@
 // The overview numbers of the console (`GET /api/v1/stats`, and every SSE message).
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { DaemonState, NodeRole, Protocol, StatsView } from '../../lib/ops-api/api-types.ts';
-import { BY_CAUSE_WINDOW_MS, type HistoryFacade } from './history-recorder.ts';
+import { BY_CAUSE_WINDOW_MS, type HistoryFacade } from '../chart-history/history-recorder.ts';
 
 /** The window of the "handover latency now" figures. */
 export const STATS_WINDOW_MS = 60_000;

@@ -16,7 +16,7 @@ import {
 import { applyDelta, applyLocksChunk, applySnapshot, type DashboardState } from '../../lib/dashboard/dashboard-state.ts';
 import type { FeedJoin, FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { EventHub, type Scheduler, STALLED_READER_MS, type TimerHandle } from './event-hub.ts';
-import { HistoryRecorder } from './history-recorder.ts';
+import { HistoryRecorder } from '../chart-history/history-recorder.ts';
 
 const EPOCH = 1_700_000_000_000;
 const FLUSH_MS = 100;

@@ -9,7 +9,7 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
 import { type AdminAudit, type AdminResult, MAX_BULK_AUDIT_LOCKS } from '../../lib/ops-api/admin-result.ts';
 import { type ClientMatch, MAX_RELEASE_TOKENS, clientMatchText } from '../../lib/ops-api/admin-request.ts';
-import { clientText } from './lock-views.ts';
+import { clientText } from '../lock-views/lock-views.ts';
 
 /** At most this many tokens are taken per release (the body stays bounded), and audits kept from one result. */
 export const MAX_CLIENT_LOCKS = MAX_RELEASE_TOKENS;

@@ -7,7 +7,7 @@ import { engineFixture, Owner } from '../../lib/engine/testing/engine-fixture.ts
 import { type ClusterView, noHandoversByCause, type StatsView } from '../../lib/ops-api/api-types.ts';
 import type { FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { EventHub, type Scheduler, type TimerHandle } from './event-hub.ts';
-import { HistoryRecorder } from './history-recorder.ts';
+import { HistoryRecorder } from '../chart-history/history-recorder.ts';
 import { BUILDS_PER_TURN } from './snapshot-pass.ts';
 
 const EPOCH = 1_700_000_000_000;

@@ -35,7 +35,7 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockState } from '../../lib/engine/claim.ts';
 import type { LocksChunkMessage } from '../../lib/ops-api/api-types.ts';
 import type { FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
-import { lockSummary, type ViewClock } from './lock-views.ts';
+import { lockSummary, type ViewClock } from '../lock-views/lock-views.ts';
 
 /** Locks per chunk at most (about 230 KB of JSON with full holders). */
 export const CHUNK_LOCKS = 1_000;
@@ -123,8 +123,12 @@ export function encodeFrameWithLocks(event: string, locks: EncodedLocks, data: o
   return encoder.encode(`event: ${event}\ndata: {"locks":[${locks.json.join(',')}]${tail}\n\n`);
 }
 
-export class SnapshotPass {
-  readonly members = new Set<PassMember>();
+/**
+ * `M`: what the owner keeps per member (the hub's streams): the pass hands the same objects back
+ * to `pump`'s callbacks, so the owner gets its own type back without a cast.
+ */
+export class SnapshotPass<M extends PassMember = PassMember> {
+  readonly members = new Set<M>();
   private readonly iterator: Iterator<LockState>;
   /** Names the header carried (first() by name): the walk skips them. */
   private head: ReadonlySet<string> | null = null;
@@ -203,7 +207,7 @@ export class SnapshotPass {
    * behind and `complete` for members that have the whole table (both leave the pass). Returns
    * whether another pump has work right away.
    */
-  pump(slow: (m: PassMember) => void, complete: (m: PassMember) => void, turn?: TurnBudget): boolean {
+  pump(slow: (m: M) => void, complete: (m: M) => void, turn?: TurnBudget): boolean {
     const all = [...this.members];
     const start = all.length === 0 ? 0 : this.pumps++ % all.length;
     const order = [...all.slice(start), ...all.slice(0, start)];
@@ -252,7 +256,7 @@ export class SnapshotPass {
   }
 
   /** Sends held chunks while the member has room and the pump has budget; false when a send failed. */
-  private catchUp(m: PassMember): boolean {
+  private catchUp(m: M): boolean {
     if (!this.members.has(m)) return true; // cut off earlier in this pump
     while (m.position < this.produced && this.hasRoom(m) && this.budget.bytes > 0) if (!this.give(m)) return false;
     return true;

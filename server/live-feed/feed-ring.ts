@@ -3,7 +3,7 @@
 // the text for people is written only when a message needs an item, and kept for the next one.
 import type { ClaimEvent, LockEvent } from '../../lib/engine/events.ts';
 import type { AuditEntry, FeedItem } from '../../lib/ops-api/api-types.ts';
-import { clientText, type ViewClock } from './lock-views.ts';
+import { clientText, type ViewClock } from '../lock-views/lock-views.ts';
 
 export const FEED_SIZE = 200;
 

@@ -28,8 +28,8 @@ import type { ClusterView, DeltaMessage, LockSummary, SnapshotMessage, StatsView
 import type { AuditFacade, FeedFacade, FeedJoin, FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { LOW_WATER_BYTES, MAX_BUFFERED_BYTES } from '../../lib/ops-api/feed-limits.ts';
 import { FeedRing } from './feed-ring.ts';
-import type { HistorySource } from './history-recorder.ts';
-import { lockSummary, type ViewClock } from './lock-views.ts';
+import type { HistorySource } from '../chart-history/history-recorder.ts';
+import { lockSummary, type ViewClock } from '../lock-views/lock-views.ts';
 import { RENEWAL_SCAN_MS, RenewalScan } from './renewal-scan.ts';
 import {
   BUILDS_PER_TURN,
@@ -46,7 +46,7 @@ import {
   SnapshotPass,
   type TurnBudget,
 } from './snapshot-pass.ts';
-import { clientKey } from './client-key.ts';
+import { clientKey } from '../console-auth/client-key.ts';
 import { StreamLimits } from './stream-limits.ts';
 
 export type TimerHandle = ReturnType<typeof setInterval> | number;
@@ -158,7 +158,7 @@ interface Stream extends PassMember {
   /** Has its snapshot header: gets deltas and heartbeats. */
   live: boolean;
   /** The snapshot it is joining or paging through; null once it has the whole table. */
-  pass: SnapshotPass | null;
+  pass: SnapshotPass<Stream> | null;
   /** What it had taken at the last stall check, and when that last grew. */
   taken: number;
   takenAt: number;
@@ -180,10 +180,10 @@ export class EventHub implements FeedFacade {
   private tracking: Tracking | null = null;
   private closed = false;
   /** The snapshot that streams arriving now join; it starts JOIN_WINDOW_MS after its first member came. */
-  private forming: SnapshotPass | null = null;
+  private forming: SnapshotPass<Stream> | null = null;
   private liveCount = 0;
   /** Passes whose streams have room for more pages; pumped together, one turn at a time (pumpTurn). */
-  private readonly paging = new Set<SnapshotPass>();
+  private readonly paging = new Set<SnapshotPass<Stream>>();
   private pumpScheduled = false;
   // What the last message that every live stream has seen carried: deltas send what moved since.
   private sentFeedSeq = 0;
@@ -306,9 +306,9 @@ export class EventHub implements FeedFacade {
     this.startPass(pass);
   }
 
-  private newPass(): SnapshotPass {
+  private newPass(): SnapshotPass<Stream> {
     const d = this.deps;
-    return new SnapshotPass(d.engine, d.clock, {
+    return new SnapshotPass<Stream>(d.engine, d.clock, {
       chunkLocks: d.chunkLocks ?? CHUNK_LOCKS,
       chunkBytes: d.chunkBytes ?? CHUNK_BYTES,
       sendBytes: d.sendBytes ?? SEND_BYTES,
@@ -320,7 +320,7 @@ export class EventHub implements FeedFacade {
     });
   }
 
-  private join(stream: Stream, pass: SnapshotPass): void {
+  private join(stream: Stream, pass: SnapshotPass<Stream>): void {
     stream.pass = pass;
     stream.position = 1;
     pass.members.add(stream);
@@ -330,7 +330,7 @@ export class EventHub implements FeedFacade {
    * Sends the pass's header (with the first page of locks) to its members, who from now on
    * get deltas, then pages the rest of the table to them.
    */
-  private startPass(pass: SnapshotPass): void {
+  private startPass(pass: SnapshotPass<Stream>): void {
     if (this.forming === pass) this.forming = null;
     if (pass.members.size === 0) return;
     let snapshot: Omit<SnapshotMessage, 'locks'>;
@@ -340,7 +340,7 @@ export class EventHub implements FeedFacade {
       snapshot = this.snapshot(pass);
     } catch {
       // A view that cannot be built (a bug): these streams end; their readers reconnect.
-      for (const m of [...pass.members]) this.drop(m as Stream, true);
+      for (const m of [...pass.members]) this.drop(m, true);
       return;
     }
     if (this.liveCount === 0) {
@@ -350,8 +350,7 @@ export class EventHub implements FeedFacade {
       this.dirtyOverflow = false;
     }
     const frame = encodeFrameWithLocks('snapshot', locks, snapshot);
-    for (const m of [...pass.members]) {
-      const stream = m as Stream;
+    for (const stream of [...pass.members]) {
       stream.live = true;
       this.liveCount++;
       if (!this.deliver(stream.sub, frame)) this.drop(stream, true);
@@ -361,7 +360,7 @@ export class EventHub implements FeedFacade {
   }
 
   /** Marks `pass` as having work, for the next turn's pump of every such pass. */
-  private wake(pass: SnapshotPass | null): void {
+  private wake(pass: SnapshotPass<Stream> | null): void {
     if (pass === null || pass === this.forming || pass.members.size === 0) return;
     this.paging.add(pass);
     if (this.pumpScheduled) return;
@@ -384,8 +383,8 @@ export class EventHub implements FeedFacade {
     for (const pass of [...passes.slice(1), ...passes.slice(0, 1)]) {
       if (pass.members.size === 0) continue;
       const again = pass.pump(
-        (m) => this.drop(m as Stream, true),
-        (m) => this.leavePass(m as Stream),
+        (m) => this.drop(m, true),
+        (m) => this.leavePass(m),
         turn,
       );
       if (again) this.wake(pass);
@@ -407,7 +406,7 @@ export class EventHub implements FeedFacade {
   }
 
   /** The header around the first page of locks (pass.first(), taken just before). */
-  private snapshot(pass: SnapshotPass): Omit<SnapshotMessage, 'locks'> {
+  private snapshot(pass: SnapshotPass<Stream>): Omit<SnapshotMessage, 'locks'> {
     const total = this.deps.engine.lockCount;
     return {
       instanceId: this.deps.instanceId,
