@@ -5,7 +5,7 @@
 // (snapshot-entries.ts). Tokens travel as decimal strings (a u64 does not fit a JSON number).
 import { z } from 'zod';
 import { AUDIT_ACTIONS, type FailoverView, type ReplicationLag } from '../ops-api/api-types.ts';
-import { FAILOVER_CAUSES, NODE_PHASES, type NodePhase } from './cluster-vocabulary.ts';
+import { FAILOVER_CAUSES, NODE_PHASES, type NodePhase } from '../ops-api/cluster-vocabulary.ts';
 import { isU64Text } from '../protocol/u64-text.ts';
 import {
   KEY_HASH,

@@ -4,7 +4,7 @@
 // role decider (lib/cluster/role-decider.ts) and the misconfiguration rule
 // (lib/cluster/misconfig-rule.ts) and carries out their answer with the transitions
 // (cluster-transitions.ts). The rules are pure; the carrying out is here.
-import { isActivePhase } from '../../lib/cluster/cluster-vocabulary.ts';
+import { isActivePhase } from '../../lib/ops-api/cluster-vocabulary.ts';
 import { freezeRule } from '../../lib/cluster/freeze-rule.ts';
 import { type ReconfirmPeer, reconfirmVerdict } from '../../lib/cluster/grant-reconfirm.ts';
 import { misconfigRule } from '../../lib/cluster/misconfig-rule.ts';

@@ -7,7 +7,7 @@
 // context interface, which this class satisfies: none of them imports this file.
 import type { Logger } from 'pino';
 import type { ClusterOptions, PeerConfig } from '../../lib/cluster/cluster-config.ts';
-import type { FailoverCause, NodeRole } from '../../lib/cluster/cluster-vocabulary.ts';
+import type { FailoverCause, NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { PeerMessage, StatusMessage } from '../../lib/cluster/peer-messages.ts';
 import { defaultReturnHoldDownMs } from '../../lib/cluster/priority-return.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';

@@ -4,7 +4,7 @@
 // restore messages start their procedures.
 import type { Logger } from 'pino';
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
-import type { FailoverCause } from '../../lib/cluster/cluster-vocabulary.ts';
+import type { FailoverCause } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { PeerMessage, StatusMessage } from '../../lib/cluster/peer-messages.ts';
 import { splitBrainRule } from '../../lib/cluster/split-brain-rule.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';

@@ -6,7 +6,7 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { HandoverCause, Protocol } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
-import { FAILOVER_CAUSES, type FailoverCause, type NodeRole } from '../../lib/cluster/cluster-vocabulary.ts';
+import { FAILOVER_CAUSES, type FailoverCause, type NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
 import { type ClusterView, HANDOVER_CAUSES } from '../../lib/ops-api/api-types.ts';
 import type { AuditHealth } from '../../lib/ops-api/daemon-facade.ts';
 import { registerAuditMetrics } from './audit-metrics.ts';

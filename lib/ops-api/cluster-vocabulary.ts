@@ -1,6 +1,8 @@
 // The cluster's words: a node's role and phase, and why the active role moved (failover
-// causes). Defined here, with the rules that use them; the ops API (lib/ops-api/api-types.ts)
-// re-exports them for its JSON shapes, and the peer protocol checks them (peer-messages.ts).
+// causes). Part of the ops contract: the API's JSON shapes show them (api-types.ts re-exports
+// them), the peer protocol checks them (lib/cluster/peer-messages.ts) and the pure failover
+// rules (lib/cluster) decide in them; here, below both, so lib/cluster -> lib/ops-api is the
+// only direction between the two folders.
 // Imports nothing, so every part of the cluster and the browser can use it.
 
 /** Which side of the lock traffic a node is on (a node handing off is still the active). */
