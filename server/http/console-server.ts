@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NextServer, NextServerOptions } from 'next/dist/server/next.js';
 import { ERRORS, errorBody } from '../../lib/errors.ts';
-import { peerConsoleOrigins } from '../../lib/cluster/console-origins.ts';
+import { peerConsoleOrigins } from '../../lib/ops-api/console-origins.ts';
 import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { answerClientErrors, answeredAsFailed, httpServerOptions, requestPath, routeOrRefuse, serveRoute } from './http-server.ts';
 import { refuseHost } from '../console-auth/host-guard.ts';
