@@ -51,7 +51,7 @@ export const PARTS = [
   { part: 'server/audit', may: lib('', 'ops-api', 'cluster') },
   { part: 'server/chart-history', may: [...lib('', 'engine', 'ops-api'), 'server/lock-views'] },
   { part: 'server/live-feed', may: [...lib('', 'engine', 'ops-api'), 'server/lock-views', 'server/chart-history', 'server/console-auth'] },
-  { part: 'server/admin-ops', may: [...lib('', 'engine', 'ops-api', 'protocol'), 'server/lock-views'] },
+  { part: 'server/admin-ops', may: [...lib('', 'engine', 'ops-api'), 'server/lock-views'] },
   { part: 'server/ops-facade', may: [...lib('', 'engine', 'ops-api'), ...CONSOLE.filter((f) => f !== 'server/ops-facade')] },
   // The ops API's handlers reach the daemon only through the contract (lib/ops-api).
   { part: 'server/api-handlers', may: lib('', 'ops-api') },
