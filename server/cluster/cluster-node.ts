@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import type { ClusterOptions, PeerConfig } from '../../lib/cluster/cluster-config.ts';
 import type { FailoverCause, NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
-import type { PeerMessage, StatusMessage } from '../../lib/cluster/peer-messages.ts';
+import type { ReceivedPeerMessage, StatusMessage } from '../../lib/cluster/peer-messages.ts';
 import { defaultReturnHoldDownMs } from '../../lib/cluster/priority-return.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { AuditReplication } from './audit-replication.ts';
@@ -251,7 +251,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
     if (st.handoffWaiter?.peer === peer.config.id) st.handoffWaiter.resolve(false);
   }
 
-  private onMessage(peer: MeshPeer, m: PeerMessage): void {
+  private onMessage(peer: MeshPeer, m: ReceivedPeerMessage): void {
     this.wake();
     handlePeerMessage(this, peer, m);
   }
