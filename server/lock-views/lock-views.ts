@@ -81,12 +81,6 @@ export function lockDetail(lock: LockState, clock: ViewClock, page: QueuePage): 
   return { ...lockSummary(lock, clock), asOf: Math.round(clock.wall(clock.now())), queue, nextCursor };
 }
 
-export function allLockSummaries(engine: LockEngine, clock: ViewClock): LockSummary[] {
-  const out: LockSummary[] = [];
-  for (const lock of engine.allLocks()) out.push(lockSummary(lock, clock));
-  return out;
-}
-
 /**
  * One page of locks in name order (code-unit order, stable across pages). Locks come and go
  * between pages; a cursor is a name, so a page never repeats or skips a lock that stayed.
