@@ -8,8 +8,8 @@ import { LockEngine } from '../lib/engine/lock-engine.ts';
 import type { ClaimOwner } from '../lib/engine/claim.ts';
 import { BlockTokenSource, MemoryCeilingStore } from '../lib/tokens/token-source.ts';
 import { createMetrics } from '../server/http/metrics.ts';
-import { HistoryRecorder } from '../server/console-services/history-recorder.ts';
-import { FeedRing } from '../server/console-services/feed-ring.ts';
+import { HistoryRecorder } from '../server/chart-history/history-recorder.ts';
+import { FeedRing } from '../server/live-feed/feed-ring.ts';
 import { median, round } from './stats.ts';
 
 const owner: ClaimOwner = { onGranted: () => true, onEnded: () => {} };

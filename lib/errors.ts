@@ -89,7 +89,7 @@ const TABLE = {
   'session-claim': { side: 'client', httpStatus: 409, message: 'that token is held by a session: only its own connection can release it, by closing' },
   unauthorized: { side: 'client', httpStatus: 401, message: 'missing or bad credentials' },
   forbidden: { side: 'client', httpStatus: 403, message: 'forbidden' },
-  // POST /api/v1/auth/session past its limit per client address (server/console-services/sign-in-limits.ts).
+  // POST /api/v1/auth/session past its limit per client address (server/console-auth/sign-in-limits.ts).
   'too-many-sign-ins': { side: 'client', httpStatus: 429, message: 'too many sign-ins from this address: wait and try again' },
   'invalid-input': { side: 'client', httpStatus: 422, message: 'invalid input' },
   conflict: { side: 'client', httpStatus: 409, message: 'conflict' },

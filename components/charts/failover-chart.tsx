@@ -1,6 +1,6 @@
 import { memo } from 'react';
 import { CartesianGrid, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
-import type { FailoverCause } from '@/lib/cluster/cluster-vocabulary.ts';
+import type { FailoverCause } from '@/lib/ops-api/cluster-vocabulary.ts';
 import type { FailoverView, HistoryRange } from '@/lib/ops-api/api-types.ts';
 import { durationTick, failoverDomain, type FailoverPoint, failoverPoints } from '@/lib/dashboard/dashboard-charts.ts';
 import { carriedClaimsText, formatClockTime, formatLatency } from '@/lib/dashboard/dashboard-format.ts';

@@ -1,7 +1,7 @@
 // The audit entries a node keeps in memory: its own and those its peers replicated to it, in
 // time order, each once. Bounded: past `capacity` the oldest go. Entries carry a cluster-unique
 // `id` (node, process instance, count); one without (read back from an older audit.log) is
-// never a duplicate of anything. Pure: no clock, no I/O (server/console-services/audit-log.ts
+// never a duplicate of anything. Pure: no clock, no I/O (server/audit/audit-log.ts
 // owns the file).
 import type { AuditEntry } from '../ops-api/api-types.ts';
 

@@ -6,7 +6,7 @@
 // it went silent, they are held here until the cluster settles, not sent to a dead node. A node
 // that holds the active role, or is still discovering or promoting, steers its clients
 // elsewhere (its transitions), so this rule leaves them as they are.
-import type { NodePhase } from './cluster-vocabulary.ts';
+import type { NodePhase } from '../ops-api/cluster-vocabulary.ts';
 
 export interface ClientRouteInput<P> {
   phase: NodePhase;

@@ -9,7 +9,7 @@
 // (heartbeats too far apart: a long GC, a loaded host) cannot know that no peer has promoted
 // either (see server/cluster/role-lease.ts): its grants stay shut until its peers confirm it
 // (grant-reconfirm.ts), and it is not treated as frozen.
-import { isActivePhase, type NodePhase } from './cluster-vocabulary.ts';
+import { isActivePhase, type NodePhase } from '../ops-api/cluster-vocabulary.ts';
 
 export interface FreezeInput {
   now: number;

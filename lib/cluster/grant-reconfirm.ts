@@ -10,7 +10,7 @@
 // heartbeat after it goes out within one interval, and the peer answers on its own cadence).
 // A peer that is active or promoting means another node may grant: step out at once. No
 // confirmation within a peer timeout: step out as after a freeze (the peers may be cut off).
-import { isActivePhase, type NodePhase } from './cluster-vocabulary.ts';
+import { isActivePhase, type NodePhase } from '../ops-api/cluster-vocabulary.ts';
 
 /** What the rule reads of one peer. */
 export interface ReconfirmPeer {

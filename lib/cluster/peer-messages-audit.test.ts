@@ -9,7 +9,7 @@ describe('the peer protocol’s audit message', () => {
     const entries = Array.from({ length: MAX_AUDIT_BATCH }, (_, i) => entry(i));
     const decoded = decodePeerMessage(line(entries));
     expect(decoded).toEqual({ ok: true, message: { t: 'audit', entries } });
-    if (decoded.ok) expect(decodePeerMessage(encodePeerMessage(decoded.message).trimEnd())).toEqual(decoded);
+    if (decoded.ok && decoded.message.t === 'audit') expect(decodePeerMessage(encodePeerMessage(decoded.message).trimEnd())).toEqual(decoded);
   });
 
   it('refuses a batch over 200 entries', () => {

@@ -4,8 +4,9 @@
 // are applied; snapshot parts carry thousands of entries, checked by hand here
 // (snapshot-entries.ts). Tokens travel as decimal strings (a u64 does not fit a JSON number).
 import { z } from 'zod';
+import { adminOpFromWire, type WireAdminOp } from '../ops-api/admin-request.ts';
 import { AUDIT_ACTIONS, type FailoverView, type ReplicationLag } from '../ops-api/api-types.ts';
-import { FAILOVER_CAUSES, NODE_PHASES, type NodePhase } from './cluster-vocabulary.ts';
+import { FAILOVER_CAUSES, NODE_PHASES, type NodePhase } from '../ops-api/cluster-vocabulary.ts';
 import { isU64Text } from '../protocol/u64-text.ts';
 import {
   KEY_HASH,
@@ -55,6 +56,13 @@ const auditEntry = z
     id: z.string().min(1).max(256),
   })
   .strict();
+
+/**
+ * The op a standby forwarded, read once here by the contract's peer-edge rule (adminOpFromWire:
+ * the lock name, the token, the claim id checked). An op that does not read is not a broken
+ * link: the message decodes with the refusal, and the active answers it `invalid-input`.
+ */
+const forwardedOp = z.unknown().transform(adminOpFromWire);
 
 const holder = z.custom<SnapshotHolder>(isSnapshotHolder, 'malformed snapshot holder');
 const waiter = z.custom<SnapshotWaiter>(isSnapshotWaiter, 'malformed snapshot waiter');
@@ -135,21 +143,29 @@ const messages = z.discriminatedUnion('t', [
   z.object({ t: z.literal('handoff-refused') }),
   /** After the hello: this node will not link with the dialer (its id is already linked; 'auth' is a failed TLS handshake, never sent). */
   z.object({ t: z.literal('refused'), reason: z.enum(['auth', 'duplicate']) }),
-  z.object({ t: z.literal('admin'), req: z.number(), who: z.string(), op: z.unknown() }),
+  z.object({ t: z.literal('admin'), req: z.number(), who: z.string(), op: forwardedOp }),
   z.object({ t: z.literal('admin-result'), req: z.number(), result: z.unknown() }),
   z.object({ t: z.literal('restore') }),
   /** Admin actions recorded in the cluster (see server/cluster/audit-replication.ts). */
   z.object({ t: z.literal('audit'), entries: z.array(auditEntry).max(MAX_AUDIT_BATCH) }),
 ]);
 
-export type PeerMessage = z.infer<typeof messages>;
+/**
+ * A message as decoded. The same as a sent one (PeerMessage) but for a forwarded admin op, which
+ * arrives read (ReadAdminOp: the op, or why it does not read).
+ */
+export type ReceivedPeerMessage = z.output<typeof messages>;
+/** The admin message as a standby sends it: the op in its wire form (adminOpToWire: tokens as text). */
+export type AdminRequestMessage = { t: 'admin'; req: number; who: string; op: WireAdminOp };
+/** A message as sent. */
+export type PeerMessage = Exclude<ReceivedPeerMessage, { t: 'admin' }> | AdminRequestMessage;
 export type StatusMessage = Extract<PeerMessage, { t: 'status' }>;
 export type SnapshotMessage = Extract<PeerMessage, { t: 'snapshot' }>;
 export type SnapshotPartMessage = Extract<PeerMessage, { t: 'snapshot-part' }>;
 export type SnapshotBeginMessage = Extract<PeerMessage, { t: 'snapshot-begin' }>;
 export type { FailoverView, NodePhase, ReplicationLag };
 
-export type DecodedPeerMessage = { ok: true; message: PeerMessage } | { ok: false; error: string };
+export type DecodedPeerMessage = { ok: true; message: ReceivedPeerMessage } | { ok: false; error: string };
 
 /**
  * One line (without its newline) → a message. `ev` batches skip zod (their events are checked as
@@ -164,7 +180,7 @@ export function decodePeerMessage(line: string): DecodedPeerMessage {
   }
   if (typeof value === 'object' && value !== null && (value as { t?: unknown }).t === 'ev') {
     const ev = value as { seq?: unknown; e?: unknown };
-    if (typeof ev.seq === 'number' && Array.isArray(ev.e)) return { ok: true, message: value as PeerMessage };
+    if (typeof ev.seq === 'number' && Array.isArray(ev.e)) return { ok: true, message: value as ReceivedPeerMessage };
     return { ok: false, error: 'malformed ev batch' };
   }
   if (typeof value === 'object' && value !== null && (value as { t?: unknown }).t === 'snapshot-part') {

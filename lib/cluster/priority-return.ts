@@ -14,7 +14,7 @@
 // statuses further apart than a grant window allows an active (3/4 of a peer timeout: the gap
 // that makes an active hold its grants, freeze-rule.ts). An operator can still hand the role to it
 // earlier (POST /api/v1/cluster/handoff): that is a decision, not a bounce.
-import type { NodePhase } from './cluster-vocabulary.ts';
+import type { NodePhase } from '../ops-api/cluster-vocabulary.ts';
 
 /** The hold-down when none is configured: 10 peer timeouts, and never less than 10 s. */
 export function defaultReturnHoldDownMs(peerTimeoutMs: number): number {

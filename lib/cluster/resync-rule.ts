@@ -7,7 +7,7 @@
 // so by leaving it out of the lags in its status: the standby re-syncs, after twice as long.
 // Never while a snapshot is still arriving (a large one can take longer than the retry), and
 // only over a link that is up.
-import type { NodePhase } from './cluster-vocabulary.ts';
+import type { NodePhase } from '../ops-api/cluster-vocabulary.ts';
 
 export const SYNC_RETRY_MS = 500;
 

@@ -14,7 +14,7 @@
 //   after the discovery wait, the highest-priority candidate promotes.
 //   Candidates prefer nodes synced with the last active (their state is complete), then nodes
 //   that have not yielded.
-import { isActivePhase, type NodePhase } from './cluster-vocabulary.ts';
+import { isActivePhase, type NodePhase } from '../ops-api/cluster-vocabulary.ts';
 import { priorityReturn, type ReturnVerdict } from './priority-return.ts';
 
 /** What the rules read of every node, this one and its peers alike. */

@@ -8,7 +8,7 @@
 // rival stays active; the entry goes on the failover timeline with no gap (an active was there
 // throughout).
 import type { FailoverView } from '../ops-api/api-types.ts';
-import type { NodePhase } from './cluster-vocabulary.ts';
+import type { NodePhase } from '../ops-api/cluster-vocabulary.ts';
 
 export interface SplitBrainInput {
   self: { id: string; priority: number; phase: NodePhase };

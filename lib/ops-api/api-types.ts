@@ -5,7 +5,7 @@
 import type { HandoverCause } from '../engine/claim.ts';
 // The cluster's vocabulary is defined with the cluster's rules (lib/cluster); the shapes below
 // use it, and the types are re-exported for the code that reads these shapes.
-import type { FailoverCause, NodePhase, NodeRole } from '../cluster/cluster-vocabulary.ts';
+import type { FailoverCause, NodePhase, NodeRole } from './cluster-vocabulary.ts';
 
 export type { FailoverCause, NodePhase, NodeRole };
 

@@ -1,7 +1,7 @@
 // Who may change things: the admin token or an admin session from our own pages, nobody else.
 import { describe, expect, it } from 'vitest';
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
-import { ADMIN_TOKEN, apiRequest, asAdmin, asReader, READ_TOKEN, testFacade } from '../console-services/testing/test-facade.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
+import { ADMIN_TOKEN, apiRequest, asAdmin, asReader, READ_TOKEN, testFacade } from '../ops-facade/testing/test-facade.ts';
 import { postHandoff } from './handoff.ts';
 import { forceRelease, kickWaiter } from './lock-actions.ts';
 

@@ -2,9 +2,8 @@
 // audit entry, answer. Actions return an outcome instead of a Response so that no exit path
 // (a bad body, a stale token, success) can skip its audit entry.
 import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
-import type { AdminAudit, AdminResult, DaemonFacade } from '../daemon/daemon-facade.ts';
-import { knownError } from '../console-services/admin-ops.ts';
-import { resultAudits } from '../console-services/client-release.ts';
+import type { AdminAudit, AdminResult, DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
+import { knownError, resultAudits } from '../../lib/ops-api/admin-result.ts';
 import { type Refusal, refusalResponse } from './request-input.ts';
 import { checkAdmin, jsonResponse } from './route-kit.ts';
 

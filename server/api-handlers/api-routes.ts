@@ -2,7 +2,7 @@
 // (server/http/http-server.ts, `--no-console`) serves. The console serves the same handlers from
 // its route files under app/; api-routes.test.ts reads the app directory and fails when a route
 // file has no entry here (or a different set of methods), so the two modes cannot drift.
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { getSession, signIn, signOut } from './auth-session.ts';
 import { MAX_RELEASE_BODY_BYTES, getClientHeld, releaseClient } from './client-actions.ts';
 import { eventsRoute } from './events-route.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
-import { ADMIN_TOKEN, apiRequest, asAdmin, READ_TOKEN, testFacade } from '../console-services/testing/test-facade.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
+import { ADMIN_TOKEN, apiRequest, asAdmin, READ_TOKEN, testFacade } from '../ops-facade/testing/test-facade.ts';
 import { getSession, signIn, signOut } from './auth-session.ts';
 import { CLIENT_ADDRESS_HEADER } from './client-address.ts';
 import { forceRelease } from './lock-actions.ts';

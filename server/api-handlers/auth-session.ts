@@ -2,8 +2,8 @@
 // token never sits in the page's JavaScript. GET tells the page what the caller may do.
 import { z } from 'zod';
 import type { AuthView } from '../../lib/ops-api/api-types.ts';
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
-import { SESSION_COOKIE } from '../console-services/security.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
+import { SESSION_COOKIE } from '../../lib/ops-api/daemon-facade.ts';
 import { clientAddress } from './client-address.ts';
 import { readJsonBody, refusalResponse } from './request-input.ts';
 import { errorResponse, jsonResponse, originVerdict, principalName } from './route-kit.ts';

@@ -2,7 +2,7 @@
 // through their handlers on a test facade (a real engine on a fake clock).
 import { describe, expect, it } from 'vitest';
 import type { ClientHeldView, ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
-import { Owner, apiRequest, asAdmin, asReader, testFacade } from '../console-services/testing/test-facade.ts';
+import { Owner, apiRequest, asAdmin, asReader, testFacade } from '../ops-facade/testing/test-facade.ts';
 import { MAX_RELEASE_BODY_BYTES, getClientHeld, releaseClient } from './client-actions.ts';
 import { forceRelease, kickWaiter } from './lock-actions.ts';
 

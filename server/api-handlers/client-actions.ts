@@ -2,10 +2,10 @@
 // (or ?address=) lists what one client holds, POST /api/v1/clients/force-release releases the
 // listed grants, each still guarded by its token. The client is matched exactly, by the
 // identity it gave (keyed `I`, session `CLIENT`) or by its address, as the request says: never
-// one for the other (issue 26). See server/console-services/client-release.ts.
+// one for the other (issue 26). See server/admin-ops/client-release.ts.
 import { z } from 'zod';
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
-import { type ClientMatch, MAX_RELEASE_TOKENS, clientMatchText, clientMatchTextSchema, lockNameSchema } from '../console-services/admin-request.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
+import { type ClientMatch, MAX_RELEASE_TOKENS, clientMatchText, clientMatchTextSchema, lockNameSchema } from '../../lib/ops-api/admin-request.ts';
 import { type ActionOutcome, adminAction, adminOutcome } from './admin-action.ts';
 import { readJsonBody, readQuery, refusalResponse, tokenSchema } from './request-input.ts';
 import { jsonResponse, refuseRead } from './route-kit.ts';

@@ -1,10 +1,10 @@
-// GET /api/v1/clients/held in pages (server/console-services/client-held-page.ts): a page builds
+// GET /api/v1/clients/held in pages (server/admin-ops/client-held-page.ts): a page builds
 // at most `limit` entries and looks at a bounded stretch of the table, and the pages together
 // list every lock the client holds, once, in name order.
 import { describe, expect, it } from 'vitest';
 import type { ClientHeldView } from '../../lib/ops-api/client-release-types.ts';
-import { HELD_SCAN_NAMES } from '../console-services/client-held-page.ts';
-import { apiRequest, testFacade } from '../console-services/testing/test-facade.ts';
+import { HELD_SCAN_NAMES } from '../admin-ops/client-held-page.ts';
+import { apiRequest, testFacade } from '../ops-facade/testing/test-facade.ts';
 import { getClientHeld } from './client-actions.ts';
 
 const WORKER = 'worker-7@host-3 pid 4121';

@@ -4,10 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
 import type { Claim } from '../../lib/engine/claim.ts';
-import { clientMatchTextSchema } from '../console-services/admin-request.ts';
-import { localLockOps } from '../console-services/admin-ops.ts';
-import { MAX_BULK_AUDIT_LOCKS, RELEASE_SLICE } from '../console-services/client-release.ts';
-import { apiRequest, asAdmin, type TestFacade, testFacade } from '../console-services/testing/test-facade.ts';
+import { clientMatchTextSchema } from '../../lib/ops-api/admin-request.ts';
+import { localLockOps } from '../admin-ops/admin-ops.ts';
+import { MAX_BULK_AUDIT_LOCKS } from '../../lib/ops-api/admin-result.ts';
+import { RELEASE_SLICE } from '../admin-ops/client-release.ts';
+import { apiRequest, asAdmin, type TestFacade, testFacade } from '../ops-facade/testing/test-facade.ts';
 import { releaseClient } from './client-actions.ts';
 
 const WORKER = 'worker-7@host-3 pid 4121';

@@ -2,10 +2,10 @@
 // the admin facade forwards them to the active node (a fake here) and its AdminResult becomes
 // the answer and the audit entry.
 import { describe, expect, it } from 'vitest';
-import type { AdminFacade, AdminOp, AdminResult } from '../daemon/daemon-facade.ts';
-import { adminOpToWire, type WireAdminOp } from '../console-services/admin-request.ts';
-import { SINGLE_NODE_RESTORE_REASON } from '../console-services/single-node-cluster.ts';
-import { apiRequest, asAdmin, asReader, READ_TOKEN, SINGLE_NODE_REASON, testFacade } from '../console-services/testing/test-facade.ts';
+import type { AdminFacade, AdminOp, AdminResult } from '../../lib/ops-api/daemon-facade.ts';
+import { adminOpToWire, type WireAdminOp } from '../../lib/ops-api/admin-request.ts';
+import { SINGLE_NODE_RESTORE_REASON } from '../admin-ops/single-node-cluster.ts';
+import { apiRequest, asAdmin, asReader, READ_TOKEN, SINGLE_NODE_REASON, testFacade } from '../ops-facade/testing/test-facade.ts';
 import { postHandoff } from './handoff.ts';
 import { forceRelease, kickWaiter } from './lock-actions.ts';
 import { postRestore } from './restore.ts';

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { ClaimOwner } from '../../lib/engine/claim.ts';
 import { engineFixture } from '../../lib/engine/testing/engine-fixture.ts';
 import type { ClusterView, SnapshotMessage, StatsView } from '../../lib/ops-api/api-types.ts';
-import type { DaemonFacade, FeedFacade, FeedJoin, FeedSubscriber } from '../daemon/daemon-facade.ts';
-import { EventHub, type TimerHandle } from '../console-services/event-hub.ts';
-import { LOW_WATER_BYTES } from '../console-services/snapshot-pass.ts';
-import { HistoryRecorder } from '../console-services/history-recorder.ts';
+import type { DaemonFacade, FeedFacade, FeedJoin, FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
+import { EventHub, type TimerHandle } from '../live-feed/event-hub.ts';
+import { LOW_WATER_BYTES } from '../../lib/ops-api/feed-limits.ts';
+import { HistoryRecorder } from '../chart-history/history-recorder.ts';
 import { RETRY_FRAME, eventStream, eventsRoute } from './events-route.ts';
 
 /** A feed with only what the route uses: it keeps the subscriber so the test can play the hub. */

@@ -1,12 +1,11 @@
-// GET /api/v1/events: the dashboard's server-sent event stream. The hub (server/console-services/event-hub.ts)
+// GET /api/v1/events: the dashboard's server-sent event stream. The hub (server/live-feed/event-hub.ts)
 // decides what to send; this file turns its frames into bytes on one HTTP response and
 // protects the process from a reader that stops reading: a stream never holds more than
 // `maxBufferedBytes` for its reader, it is dropped instead (the browser's EventSource
 // reconnects and gets a fresh snapshot). The stream's queue tells the hub when its reader has
 // taken what it had (pull, under LOW_WATER_BYTES): only then does it get more of its snapshot.
-import type { DaemonFacade, FeedFacade, FeedJoin, FeedSubscriber } from '../daemon/daemon-facade.ts';
-import { MAX_BUFFERED_BYTES } from '../console-services/event-hub.ts';
-import { LOW_WATER_BYTES } from '../console-services/snapshot-pass.ts';
+import type { DaemonFacade, FeedFacade, FeedJoin, FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
+import { LOW_WATER_BYTES, MAX_BUFFERED_BYTES } from '../../lib/ops-api/feed-limits.ts';
 import { clientAddress } from './client-address.ts';
 import { errorResponse, refuseRead } from './route-kit.ts';
 

@@ -1,9 +1,9 @@
 // POST /api/v1/cluster/handoff: asks the active node to hand the active role to a standby
 // (a standby's API forwards the request to the active node).
 import { z } from 'zod';
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { adminAction, adminOutcome } from './admin-action.ts';
-import { auditTarget } from '../console-services/admin-request.ts';
+import { auditTarget } from '../../lib/ops-api/admin-request.ts';
 import { readJsonBody } from './request-input.ts';
 
 /** No body or `{}` lets the cluster pick the standby (the highest priority alive). Strict: a misspelt "target" must not become "any standby". */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiError, LockHistory, StatsHistory } from '../../lib/ops-api/api-types.ts';
-import { apiRequest, EPOCH_BASE, READ_TOKEN, testFacade } from '../console-services/testing/test-facade.ts';
+import { apiRequest, EPOCH_BASE, READ_TOKEN, testFacade } from '../ops-facade/testing/test-facade.ts';
 import { getLockHistory, getStatsHistory } from './history-read.ts';
 
 describe('GET /api/v1/stats/history', () => {

@@ -1,7 +1,7 @@
 // GET /api/v1/stats/history?range=5m|1h|24h (the charts' longer ranges) and
 // GET /api/v1/locks/{name}/history (one lock's last ended grants). Reads only.
 import { z } from 'zod';
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { checkLockName, readQuery, refusalResponse } from './request-input.ts';
 import { jsonResponse, refuseRead } from './route-kit.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiRequest, asAdmin, Owner, testFacade } from '../console-services/testing/test-facade.ts';
+import { apiRequest, asAdmin, Owner, testFacade } from '../ops-facade/testing/test-facade.ts';
 import { forceRelease, kickWaiter } from './lock-actions.ts';
 
 const post = (path: string, body?: string) => apiRequest(path, { method: 'POST', headers: asAdmin, ...(body === undefined ? {} : { body }) });

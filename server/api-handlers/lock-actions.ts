@@ -1,10 +1,10 @@
 // The admin actions on one lock: force-release its holder, kick a waiter out of its queue.
 // This is the HTTP edge: the path and body are parsed here, once, into the typed AdminOp
-// (server/console-services/admin-request.ts) that goes inward unchanged. The op runs where the
+// (lib/ops-api/admin-request.ts) that goes inward unchanged. The op runs where the
 // cluster says (this node when active, else forwarded to the active node): see
-// server/console-services/admin-ops.ts for what it does.
+// server/admin-ops/admin-ops.ts for what it does.
 import { z } from 'zod';
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { type ActionOutcome, adminAction, adminOutcome } from './admin-action.ts';
 import { checkClaimId, checkLockName, readJsonBody, tokenSchema } from './request-input.ts';
 

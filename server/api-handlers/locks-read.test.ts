@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LockDetail, LocksPage } from '../../lib/ops-api/api-types.ts';
-import { apiRequest, EPOCH_BASE, READ_TOKEN, testFacade } from '../console-services/testing/test-facade.ts';
+import { apiRequest, EPOCH_BASE, READ_TOKEN, testFacade } from '../ops-facade/testing/test-facade.ts';
 import { getLock, listLocks } from './locks-read.ts';
 
 async function page(t: Awaited<ReturnType<typeof testFacade>>, query: string): Promise<LocksPage> {

@@ -1,7 +1,7 @@
 // GET /api/v1/locks (one page of lock summaries) and GET /api/v1/locks/{name} (one lock with
 // one page of its queue). Reads only: nothing here changes the engine.
 import { z } from 'zod';
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { checkLockName, readQuery, refusalResponse } from './request-input.ts';
 import { errorResponse, jsonResponse, refuseRead } from './route-kit.ts';
 

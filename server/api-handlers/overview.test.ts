@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiRequest, READ_TOKEN, SINGLE_NODE_REASON, testFacade } from '../console-services/testing/test-facade.ts';
+import { apiRequest, READ_TOKEN, SINGLE_NODE_REASON, testFacade } from '../ops-facade/testing/test-facade.ts';
 import { getAudit, getCluster, getStats } from './overview.ts';
 
 describe('GET /api/v1/cluster', () => {

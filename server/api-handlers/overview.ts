@@ -1,6 +1,6 @@
 // The node-wide reads of the console: the cluster, the overview numbers and the audit log.
 import { z } from 'zod';
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { readQuery, refusalResponse } from './request-input.ts';
 import { jsonResponse, refuseRead } from './route-kit.ts';
 
@@ -13,7 +13,7 @@ export function getStats(req: Request, daemon: DaemonFacade): Response {
 }
 
 export const DEFAULT_AUDIT_LIMIT = 200;
-/** The audit log keeps this many entries in memory (AUDIT_MEMORY in server/console-services/audit-log.ts). */
+/** The audit log keeps this many entries in memory (AUDIT_MEMORY in server/audit/audit-log.ts). */
 export const MAX_AUDIT_LIMIT = 1000;
 
 const auditQuery = z.object({ limit: z.coerce.number().int().min(1).max(MAX_AUDIT_LIMIT).default(DEFAULT_AUDIT_LIMIT) });

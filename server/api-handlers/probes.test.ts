@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiRequest, asReader, METRICS_TEXT, METRICS_TYPE, READ_TOKEN, testFacade } from '../console-services/testing/test-facade.ts';
+import { apiRequest, asReader, METRICS_TEXT, METRICS_TYPE, READ_TOKEN, testFacade } from '../ops-facade/testing/test-facade.ts';
 import type { ClusterView, NodePhase, NodeRole } from '../../lib/ops-api/api-types.ts';
 import { getHealthz, getMetrics, getReadyz } from './probes.ts';
 

@@ -3,8 +3,8 @@
 // console's route files and the console-less probes server (server/http/http-server.ts) both serve
 // these same handlers.
 import { z } from 'zod';
-import { corsOriginFor, peerConsoleOrigins } from '../../lib/cluster/console-origins.ts';
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
+import { corsOriginFor, peerConsoleOrigins } from '../../lib/ops-api/console-origins.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { readQuery, refusalResponse } from './request-input.ts';
 import { jsonResponse, refuseRead } from './route-kit.ts';
 

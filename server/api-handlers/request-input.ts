@@ -4,7 +4,7 @@
 // naming the field. The Content-Type is not checked: `curl -d` sends JSON as a form.
 import { z } from 'zod';
 import type { ErrorName } from '../../lib/errors.ts';
-import { type LockName, lockNameSchema, readU64Text } from '../console-services/admin-request.ts';
+import { type LockName, lockNameSchema, readU64Text } from '../../lib/ops-api/admin-request.ts';
 import { errorResponse } from './route-kit.ts';
 
 /** Every body of the ops API is a few fields; anything bigger is not ours. */

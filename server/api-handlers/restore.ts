@@ -1,9 +1,9 @@
 // POST /api/v1/cluster/restore: lets a node that gave the active role away by an API handoff
 // take it back by priority again (without a body, every node that yielded).
 import { z } from 'zod';
-import type { DaemonFacade } from '../daemon/daemon-facade.ts';
+import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { adminAction, adminOutcome } from './admin-action.ts';
-import { auditTarget } from '../console-services/admin-request.ts';
+import { auditTarget } from '../../lib/ops-api/admin-request.ts';
 import { readJsonBody } from './request-input.ts';
 
 /** Strict, like handoff: a misspelt "node" must not become "every node". */

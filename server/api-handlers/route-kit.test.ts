@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiRequest } from '../console-services/testing/test-facade.ts';
+import { apiRequest } from '../ops-facade/testing/test-facade.ts';
 import { originVerdict, otherMethods } from './route-kit.ts';
 
 describe('otherMethods', () => {

@@ -1,7 +1,7 @@
 // Glue between Next route handlers and the daemon: every handler reaches the daemon through
 // the facade on globalThis (route code is bundled with its own module copies).
 import { ERRORS, type ErrorName, errorBody } from '../../lib/errors.ts';
-import { type DaemonFacade, getDaemonFacade, type Principal } from '../daemon/daemon-facade.ts';
+import { type DaemonFacade, getDaemonFacade, type Principal } from '../../lib/ops-api/daemon-facade.ts';
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {

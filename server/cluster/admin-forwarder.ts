@@ -1,7 +1,7 @@
 // Admin operations across the peer link: a standby sends the operation to the active node
 // and waits (bounded) for its result; the active runs it and answers on the same link.
-import type { AdminOp, AdminResult } from '../daemon/daemon-facade.ts';
-import { adminOpToWire } from '../console-services/admin-request.ts';
+import type { AdminOp, AdminResult } from '../../lib/ops-api/daemon-facade.ts';
+import { adminOpToWire } from '../../lib/ops-api/admin-request.ts';
 import type { MeshPeer } from './peer-mesh.ts';
 
 const FORWARD_TIMEOUT_MS = 5_000;

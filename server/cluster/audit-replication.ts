@@ -9,7 +9,7 @@ import { AUDIT_FIELD_MAX, MAX_AUDIT_BATCH } from '../../lib/cluster/peer-message
 import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
 import type { MeshPeer, PeerMesh } from './peer-mesh.ts';
 
-/** The node's audit log, as replication uses it (server/console-services/audit-log.ts). */
+/** The node's audit log, as replication uses it (server/audit/audit-log.ts). */
 export interface ReplicatedAudit {
   recent(limit: number): AuditEntry[];
   mergeRemote(entries: readonly AuditEntry[]): unknown;

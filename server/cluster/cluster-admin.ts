@@ -3,8 +3,8 @@
 // straight to the yielded node it names. Results are plain data so they can cross the peer link.
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
-import type { AdminOp, AdminResult } from '../daemon/daemon-facade.ts';
-import { adminOpFromWire } from '../console-services/admin-request.ts';
+import type { AdminOp, AdminResult } from '../../lib/ops-api/daemon-facade.ts';
+import type { ReadAdminOp } from '../../lib/ops-api/admin-request.ts';
 import { AdminForwarder, unavailable } from './admin-forwarder.ts';
 import type { HandoffCause } from './cluster-transitions.ts';
 import type { LocalAdmin } from './node-deps.ts';
@@ -90,9 +90,8 @@ export class ClusterAdmin {
   }
 
   /** An operation forwarded by a standby: run here if this node is still the active one. */
-  async serve(peer: MeshPeer, req: number, who: string, raw: unknown): Promise<void> {
-    // The peer edge: the op is parsed here once (name, token, claim id), as the HTTP edge does.
-    const read = adminOpFromWire(raw);
+  async serve(peer: MeshPeer, req: number, who: string, read: ReadAdminOp): Promise<void> {
+    // The peer edge parsed the op once as the message was decoded (peer-messages.ts: adminOpFromWire), as the HTTP edge does.
     let result: AdminResult;
     if (!read.ok) result = read;
     else if (this.node.state.role() !== 'active') result = unavailable(`${this.node.self.id} is no longer the active node`);

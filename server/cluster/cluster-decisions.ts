@@ -6,7 +6,7 @@
 // (lib/cluster/misconfig-rule.ts) and carries out their answer with the transitions
 // (cluster-transitions.ts). The rules are pure; the carrying out is here.
 import { clientRoute } from '../../lib/cluster/client-route-rule.ts';
-import { isActivePhase } from '../../lib/cluster/cluster-vocabulary.ts';
+import { isActivePhase } from '../../lib/ops-api/cluster-vocabulary.ts';
 import { freezeRule } from '../../lib/cluster/freeze-rule.ts';
 import { lossToAnnounce } from '../../lib/cluster/loss-announce-rule.ts';
 import { type ReconfirmPeer, reconfirmVerdict } from '../../lib/cluster/grant-reconfirm.ts';

@@ -7,15 +7,15 @@
 // context interface, which this class satisfies: none of them imports this file.
 import type { Logger } from 'pino';
 import type { ClusterOptions, PeerConfig } from '../../lib/cluster/cluster-config.ts';
-import type { FailoverCause, NodeRole } from '../../lib/cluster/cluster-vocabulary.ts';
-import type { PeerMessage, StatusMessage } from '../../lib/cluster/peer-messages.ts';
+import type { FailoverCause, NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
+import type { ReceivedPeerMessage, StatusMessage } from '../../lib/cluster/peer-messages.ts';
 import { defaultReturnHoldDownMs } from '../../lib/cluster/priority-return.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { AuditReplication } from './audit-replication.ts';
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
 import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
-import type { ClusterBackend } from '../console-services/cluster-backend.ts';
-import type { AdminOp, AdminResult } from '../daemon/daemon-facade.ts';
+import type { ClusterBackend } from '../admin-ops/cluster-backend.ts';
+import type { AdminOp, AdminResult } from '../../lib/ops-api/daemon-facade.ts';
 import { HOLD, type Route, sameRoute } from '../lines/routing.ts';
 import { type AdminContext, ClusterAdmin } from './cluster-admin.ts';
 import { type DecisionContext, decide, noticeFreeze } from './cluster-decisions.ts';
@@ -251,7 +251,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
     if (st.handoffWaiter?.peer === peer.config.id) st.handoffWaiter.resolve(false);
   }
 
-  private onMessage(peer: MeshPeer, m: PeerMessage): void {
+  private onMessage(peer: MeshPeer, m: ReceivedPeerMessage): void {
     this.wake();
     handlePeerMessage(this, peer, m);
   }

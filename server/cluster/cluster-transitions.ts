@@ -15,7 +15,7 @@
 //   where their claim went (MOVED) and redirect the rest.
 import type { Logger } from 'pino';
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
-import type { FailoverCause } from '../../lib/cluster/cluster-vocabulary.ts';
+import type { FailoverCause } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import type { Clock } from '../../lib/engine/clock.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';

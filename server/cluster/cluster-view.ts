@@ -5,7 +5,7 @@
 import { formatAddress } from '../../lib/protocol/address-text.ts';
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
 import type { ClusterView, FailoverView, NodeView, ReplicationLag } from '../../lib/ops-api/api-types.ts';
-import { isActivePhase } from '../../lib/cluster/cluster-vocabulary.ts';
+import { isActivePhase } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { LoopDelayWatch } from './loop-delay.ts';
 import type { NodeState } from './node-state.ts';
 import type { MeshPeer } from './peer-mesh.ts';

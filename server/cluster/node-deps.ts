@@ -4,7 +4,7 @@
 // use, not the whole set (see the contexts in cluster-transitions.ts and its siblings).
 import type { Route } from '../lines/routing.ts';
 import type { Clock } from '../../lib/engine/clock.ts';
-import type { AdminOp, AdminResult } from '../daemon/daemon-facade.ts';
+import type { AdminOp, AdminResult } from '../../lib/ops-api/daemon-facade.ts';
 
 /** The injected clock: monotonic ms for every decision, and epoch ms for what people read. */
 export interface NodeClock extends Clock {

@@ -3,7 +3,7 @@
 // the decisions and transitions change it through their contexts, and the pure rules of
 // lib/cluster read copies of it.
 import type { StatusMessage } from '../../lib/cluster/peer-messages.ts';
-import { isActivePhase, type NodePhase, type NodeRole } from '../../lib/cluster/cluster-vocabulary.ts';
+import { isActivePhase, type NodePhase, type NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { ReturnVerdict, SteadyRecord } from '../../lib/cluster/priority-return.ts';
 
 export class NodeState {

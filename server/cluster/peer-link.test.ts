@@ -3,7 +3,7 @@
 // much), garbage and a handler that throws end the link, not the process.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
+import type { ReceivedPeerMessage } from '../../lib/cluster/peer-messages.ts';
 import { MAX_PEER_LINE, PeerLink } from './peer-link.ts';
 
 let server: Server | null = null;
@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 /** A PeerLink on the server side of a fresh connection, and the raw client socket. */
-async function pair(onMessage: (m: PeerMessage) => void = () => {}) {
+async function pair(onMessage: (m: ReceivedPeerMessage) => void = () => {}) {
   let closed: (reason: string) => void = () => {};
   const closedWith = new Promise<string>((resolve) => (closed = resolve));
   const linked = new Promise<PeerLink>((resolve) => {
@@ -35,7 +35,7 @@ async function pair(onMessage: (m: PeerMessage) => void = () => {}) {
 
 describe('PeerLink', () => {
   it('delivers lines split across chunks whole and in order', async () => {
-    const got: PeerMessage[] = [];
+    const got: ReceivedPeerMessage[] = [];
     const { client } = await pair((m) => got.push(m));
     client.write('{"t":"ack","se');
     client.write('q":1}\n{"t":"ack","seq":2}\n{"t":"ack",');
@@ -55,7 +55,7 @@ describe('PeerLink', () => {
   });
 
   it('takes long lines once the limit is raised (after the hello)', async () => {
-    const got: PeerMessage[] = [];
+    const got: ReceivedPeerMessage[] = [];
     const { link, client } = await pair((m) => got.push(m));
     link.maxLine = 1024 * 1024;
     const big = JSON.stringify({ t: 'admin-result', req: 1, result: 'y'.repeat(100_000) });

@@ -2,7 +2,7 @@
 // one event-loop turn leaves in one socket write). A peer that sends garbage or a line past
 // MAX_LINE is cut off; the mesh dials again and the two sides start over with hello.
 import type { Socket } from 'node:net';
-import { decodePeerMessage, encodePeerMessage, type PeerMessage } from '../../lib/cluster/peer-messages.ts';
+import { decodePeerMessage, encodePeerMessage, type PeerMessage, type ReceivedPeerMessage } from '../../lib/cluster/peer-messages.ts';
 
 /**
  * The longest line from an authenticated peer. No message comes near it: a snapshot is sent in
@@ -13,7 +13,7 @@ export const MAX_PEER_LINE = 4 * 1024 * 1024;
 const MAX_HELLO_LINE = 4096;
 
 export interface PeerLinkEvents {
-  onMessage(link: PeerLink, message: PeerMessage): void;
+  onMessage(link: PeerLink, message: ReceivedPeerMessage): void;
   onClose(link: PeerLink, reason: string): void;
 }
 

@@ -7,7 +7,7 @@
 import type { Server, TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
-import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
+import type { PeerMessage, ReceivedPeerMessage } from '../../lib/cluster/peer-messages.ts';
 import { MAX_PEER_LINE, PeerLink } from './peer-link.ts';
 import { createPeerTlsServer, dialPeerTls, isKeyMismatch, listenerHandshakeFailure, peerKey } from './peer-tls.ts';
 
@@ -37,7 +37,7 @@ export interface MeshOptions {
   peerTimeoutMs: number;
   now(): number;
   logger: Logger;
-  onMessage(peer: MeshPeer, message: PeerMessage): void;
+  onMessage(peer: MeshPeer, message: ReceivedPeerMessage): void;
   onLinkUp(peer: MeshPeer): void;
   onLinkDown(peer: MeshPeer, reason: string): void;
 }

@@ -4,8 +4,8 @@
 // restore messages start their procedures.
 import type { Logger } from 'pino';
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
-import type { FailoverCause } from '../../lib/cluster/cluster-vocabulary.ts';
-import type { PeerMessage, StatusMessage } from '../../lib/cluster/peer-messages.ts';
+import type { FailoverCause } from '../../lib/ops-api/cluster-vocabulary.ts';
+import type { ReceivedPeerMessage, StatusMessage } from '../../lib/cluster/peer-messages.ts';
 import { splitBrainRule } from '../../lib/cluster/split-brain-rule.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
@@ -45,7 +45,7 @@ export interface MessageContext {
   takeOver(peer: MeshPeer, seq: number, pausedMs: number, cause: FailoverCause): Promise<void>;
 }
 
-export function handlePeerMessage(node: MessageContext, peer: MeshPeer, m: PeerMessage): void {
+export function handlePeerMessage(node: MessageContext, peer: MeshPeer, m: ReceivedPeerMessage): void {
   const id = peer.config.id;
   switch (m.t) {
     case 'status': {

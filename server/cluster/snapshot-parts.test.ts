@@ -7,7 +7,7 @@ import type { ClaimOwner } from '../../lib/engine/claim.ts';
 import { FakeClock } from '../../lib/engine/clock.ts';
 import { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { BlockTokenSource, MAX_TOKEN, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
-import { decodePeerMessage, type PeerMessage, type SnapshotMessage, type SnapshotPartMessage } from '../../lib/cluster/peer-messages.ts';
+import { decodePeerMessage, type ReceivedPeerMessage, type SnapshotMessage, type SnapshotPartMessage } from '../../lib/cluster/peer-messages.ts';
 import { MAX_PEER_LINE } from './peer-link.ts';
 import { MAX_UNSENT_SNAPSHOT_BYTES, ReplicationSource } from './replication-source.ts';
 import { ReplicationSink } from './replication-sink.ts';
@@ -53,7 +53,7 @@ function active(locks: number, buffered: () => number = () => 0) {
 
 const mirror = () => new LockEngine(new FakeClock(), new BlockTokenSource(new MemoryCeilingStore()));
 
-function decode(line: string): PeerMessage {
+function decode(line: string): ReceivedPeerMessage {
   const d = decodePeerMessage(line);
   if (!d.ok) throw new Error(d.error);
   return d.message;

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Daemon, startDaemon } from './daemon.ts';
-import { type DaemonFacade, getDaemonFacade } from './daemon-facade.ts';
+import { type DaemonFacade, getDaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { forceRelease } from '../api-handlers/lock-actions.ts';
 import { LineClient } from '../testing/line-client.ts';
 

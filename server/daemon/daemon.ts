@@ -16,21 +16,21 @@ import { LineListener } from '../lines/line-listener.ts';
 import { createMetrics } from '../http/metrics.ts';
 import { performanceClock } from './performance-clock.ts';
 import { SESSION_REFUSAL, SessionConnection } from '../lines/session-connection.ts';
-import { registerDaemonFacade, unregisterDaemonFacade } from './daemon-facade.ts';
+import { registerDaemonFacade, unregisterDaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { createConsoleServer, type ConsoleServer } from '../http/console-server.ts';
 import { warmUpConsole } from '../http/console-warm-up.ts';
-import { createOpsServices } from '../console-services/ops-services.ts';
+import { createOpsServices } from '../ops-facade/ops-services.ts';
 import type { DaemonState } from '../../lib/ops-api/api-types.ts';
 import { formatAddress } from '../../lib/protocol/address-text.ts';
 import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
-import { localLockOps } from '../console-services/admin-ops.ts';
-import { auditForwardedOp } from '../cluster/forwarded-op-audit.ts';
+import { localLockOps } from '../admin-ops/admin-ops.ts';
+import { auditForwardedOp } from '../admin-ops/forwarded-op-audit.ts';
 import { CeilingFanOut } from '../cluster/ceiling-fan-out.ts';
 import { ClientSteering } from '../lines/client-steering.ts';
 import { GrantRetry } from './grant-retry.ts';
-import { createOpsFacade } from '../console-services/ops-facade.ts';
+import { createOpsFacade } from '../ops-facade/ops-facade.ts';
 import { HOLD } from '../lines/routing.ts';
 import { listenerLimits } from '../lines/open-files.ts';
 import type { ClusterOptions } from '../../lib/cluster/cluster-config.ts';
@@ -266,6 +266,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       instanceId,
       engine,
       clock: viewClock,
+      lockIndex: ops.lockIndex,
       state: () => state,
       role: ops.role,
       stats: ops.stats,

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CorruptCeilingError, type FileCeilingStore } from '../../lib/tokens/file-ceiling-store.ts';
 import { EXIT_DATA_DIR_UNWRITABLE, EXIT_TOKEN_FLOOR_NEEDED } from '../../lib/errors.ts';
-import { AUDIT_FILE } from '../console-services/audit-log.ts';
+import { AUDIT_FILE } from '../audit/audit-log.ts';
 
 /** A start refused for a reason the operator must fix; `baton serve` prints it and exits with `exitCode`. */
 export class StartRefused extends Error {

@@ -2,7 +2,7 @@
 // stderr. Alert on `baton_audit_unwritable == 1` (or pending entries that do not go down): the
 // admin actions of that time are in memory only until the file takes them again.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { AuditHealth } from '../daemon/daemon-facade.ts';
+import type { AuditHealth } from '../../lib/ops-api/daemon-facade.ts';
 
 export function registerAuditMetrics(registry: Registry, health: () => AuditHealth): void {
   new Gauge({

@@ -2,9 +2,9 @@
 // table, over a real socket: bodies, headers, methods and the SSE stream as the console would.
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DaemonFacade, FeedFacade, FeedSubscriber } from '../daemon/daemon-facade.ts';
+import type { DaemonFacade, FeedFacade, FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { createHttpServer, listenHttp } from './http-server.ts';
-import { ADMIN_TOKEN, testFacade } from '../console-services/testing/test-facade.ts';
+import { ADMIN_TOKEN, testFacade } from '../ops-facade/testing/test-facade.ts';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {

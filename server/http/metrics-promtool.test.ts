@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ClaimOwner } from '../../lib/engine/claim.ts';
 import { engineFixture } from '../../lib/engine/testing/engine-fixture.ts';
-import type { NodeRole } from '../../lib/cluster/cluster-vocabulary.ts';
+import type { NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { ClusterView, NodeView } from '../../lib/ops-api/api-types.ts';
 import { createMetrics } from './metrics.ts';
 

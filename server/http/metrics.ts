@@ -6,9 +6,9 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { HandoverCause, Protocol } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
-import { FAILOVER_CAUSES, type FailoverCause, type NodeRole } from '../../lib/cluster/cluster-vocabulary.ts';
+import { FAILOVER_CAUSES, type FailoverCause, type NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
 import { type ClusterView, HANDOVER_CAUSES } from '../../lib/ops-api/api-types.ts';
-import type { AuditHealth } from '../daemon/daemon-facade.ts';
+import type { AuditHealth } from '../../lib/ops-api/daemon-facade.ts';
 import { registerAuditMetrics } from './audit-metrics.ts';
 
 type Tally = Record<Protocol, number>;

@@ -29,7 +29,7 @@ export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'no
  * EventSource).
  */
 export function consoleCsp(nonce: string, dev = false, peerOrigins: readonly string[] = []): string {
-  // The cluster peers' consoles (lib/cluster/console-origins.ts): a page whose node is gone asks
+  // The cluster peers' consoles (lib/ops-api/console-origins.ts): a page whose node is gone asks
   // their /readyz to find the new active. Exactly those origins, never a wildcard.
   const peers = peerOrigins.length === 0 ? '' : ` ${peerOrigins.join(' ')}`;
   return [
