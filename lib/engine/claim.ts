@@ -204,6 +204,10 @@ export class LockState {
     if (n > 0) this.holes.splice(0, n);
   }
 
+  /**
+   * Written out rather than through lib/binary-search.ts: the engine imports nothing outside
+   * itself but the token contract, and this runs on the lock path (no closure per search).
+   */
   private lowerBound(seq: number): number {
     const h = this.holes;
     let lo = 0;

@@ -36,6 +36,7 @@ import type { LockState } from '../../lib/engine/claim.ts';
 import type { LocksChunkMessage } from '../../lib/ops-api/api-types.ts';
 import type { FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { lockSummary, type ViewClock } from '../lock-views/lock-views.ts';
+import { firstIndexWhere } from '../../lib/binary-search.ts';
 
 /** Locks per chunk at most (about 230 KB of JSON with full holders). */
 export const CHUNK_LOCKS = 1_000;
@@ -181,14 +182,11 @@ export class SnapshotPass<M extends PassMember = PassMember> {
       seen++;
       const name = lock.name;
       if (best.length === count && name >= (best[count - 1] as LockState).name) continue;
-      let lo = 0;
-      let hi = best.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if ((best[mid] as LockState).name < name) lo = mid + 1;
-        else hi = mid;
-      }
-      best.splice(lo, 0, lock);
+      best.splice(
+        firstIndexWhere(best.length, (i) => (best[i] as LockState).name >= name),
+        0,
+        lock,
+      );
       if (best.length > count) best.pop();
     }
     this.head = new Set(best.map((l) => l.name));
