@@ -5,7 +5,7 @@ import { Badge } from '../ui/badge.tsx';
 import { buttonClass, inputClass } from '../ui/button.ts';
 import { Card } from '../ui/card.tsx';
 import { cn } from '../ui/cn.ts';
-import { type SignInRequest, useSignInRequest } from './sign-in-request.ts';
+import { type SignInRequest, useSignInRequest } from '../data/sign-in-request.ts';
 
 /**
  * What the viewer has typed so far. It lives in the Dashboard, not in the form: the panel moves

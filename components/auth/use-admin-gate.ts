@@ -1,6 +1,6 @@
 import { useCallback } from 'react';
 import { useAuth } from '../data/queries.ts';
-import { requestSignIn } from './sign-in-request.ts';
+import { requestSignIn } from '../data/sign-in-request.ts';
 
 /**
  * Runs an admin action when the viewer is signed in as admin; otherwise opens the sign-in form

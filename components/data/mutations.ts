@@ -3,7 +3,7 @@
 // lands in one aria-live place.
 import { useMutation, useMutationState, useQueryClient, type Mutation } from '@tanstack/react-query';
 import type { AuthView, Protocol } from '@/lib/ops-api/api-types.ts';
-import { clearSignInRequest } from '../auth/sign-in-request.ts';
+import { clearSignInRequest } from './sign-in-request.ts';
 import { ApiRequestError, opsApi } from './api-client.ts';
 import { useRestartStream } from './ops-stream-provider.tsx';
 import { authQuery } from './query-keys.ts';
