@@ -23,7 +23,7 @@ import { type HandoffCause, handoff, requestSync, takeOver } from './cluster-tra
 import { clusterView, type ViewContext } from './cluster-view.ts';
 import { FailoverTimeline } from './failover-timeline.ts';
 import { LoopDelayWatch } from './loop-delay.ts';
-import type { CeilingStore, ClientRouting, EngineDriver, LocalAdmin, NodeClock } from './node-deps.ts';
+import type { StoredCeilings, ClientRouting, EngineDriver, LocalAdmin, NodeClock } from './node-deps.ts';
 import { NodeState } from './node-state.ts';
 import { handlePeerMessage, type MessageContext } from './peer-message-handler.ts';
 import { type MeshPeer, PeerMesh } from './peer-mesh.ts';
@@ -47,7 +47,7 @@ export interface ClusterNodeDeps {
   driver: EngineDriver;
   clock: NodeClock;
   clients: ClientRouting;
-  ceilingStore: CeilingStore;
+  ceilingStore: StoredCeilings;
   localAdmin: LocalAdmin;
   logger: Logger;
 }
@@ -67,7 +67,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
   readonly driver: EngineDriver;
   readonly clock: NodeClock;
   readonly clients: ClientRouting;
-  readonly ceilingStore: CeilingStore;
+  readonly ceilingStore: StoredCeilings;
   readonly localAdmin: LocalAdmin;
   readonly logger: Logger;
   readonly mesh: PeerMesh;

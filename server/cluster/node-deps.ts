@@ -28,7 +28,7 @@ export interface EngineDriver {
 }
 
 /** The token ceilings stored in this node's data dir. */
-export interface CeilingStore {
+export interface StoredCeilings {
   /** Persists a ceiling a standby is told about (serialized with the token source's own saves). */
   persist(ceiling: bigint): Promise<void>;
   /** The highest ceiling stored. */

@@ -12,7 +12,7 @@ import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
 import type { AuditReplication } from './audit-replication.ts';
 import type { ClusterAdmin } from './cluster-admin.ts';
 import type { FailoverTimeline } from './failover-timeline.ts';
-import type { CeilingStore, NodeClock } from './node-deps.ts';
+import type { StoredCeilings, NodeClock } from './node-deps.ts';
 import type { NodeState } from './node-state.ts';
 import { requestSync } from './cluster-transitions.ts';
 import type { MeshPeer, PeerMesh } from './peer-mesh.ts';
@@ -31,7 +31,7 @@ export interface MessageContext {
   readonly tokens: Pick<BlockTokenSource, 'highWater' | 'raiseFloor'>;
   readonly clock: NodeClock;
   readonly logger: Logger;
-  readonly ceilingStore: Pick<CeilingStore, 'persist'>;
+  readonly ceilingStore: Pick<StoredCeilings, 'persist'>;
   readonly mesh: Pick<PeerMesh, 'send'>;
   readonly source: Pick<ReplicationSource, 'addStandby' | 'onAck' | 'onCeilingAck'>;
   readonly sink: ReplicationSink;

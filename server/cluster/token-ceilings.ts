@@ -5,12 +5,12 @@
 // not reserve. Every ceiling a peer sends passes the guard (ceiling-guard.ts) before it counts.
 import type { Logger } from 'pino';
 import { CeilingGuard } from './ceiling-guard.ts';
-import type { CeilingStore } from './node-deps.ts';
+import type { StoredCeilings } from './node-deps.ts';
 
 export interface TokenCeilingsDeps {
   /** The node's token source: the ceiling of the blocks it reserved. */
   tokens: { readonly reservedCeiling: bigint };
-  store: Pick<CeilingStore, 'stored'>;
+  store: Pick<StoredCeilings, 'stored'>;
   /** The replication sink: the highest token the stream from the active carried. */
   sink: { maxToken: bigint };
   now(): number;
