@@ -181,6 +181,11 @@ export class LockEngine {
     return this.table.subscribe(listener);
   }
 
+  /** How many listeners the engine calls per event (each is a cost on the lock path). */
+  get listenerCount(): number {
+    return this.table.listeners.length;
+  }
+
   nextDeadline(): number {
     return this.table.nextDeadline();
   }
