@@ -65,6 +65,9 @@ test('the queue-wait chart shows the wait of a grant that queued, with titled ax
   await contend(baton.lockPort, 'e2e-queue');
   await page.goto('/');
   const chart = page.getByTestId('chart-queue-wait');
+  // As an operator would: the charts sit below the fold and do not redraw while scrolled far away
+  // (page-cost.spec.ts), so a grant recorded after the first snapshot shows once they are in view.
+  await chart.scrollIntoViewIfNeeded();
   await expect(chart.locator('.recharts-line-dots circle, path.recharts-line-curve').filter({ visible: true }).first()).toBeVisible();
   // The axis has a non-zero duration tick (the old charts' line sat at 0): the ~300 ms wait, or a
   // longer one an earlier test on this shared server left in the same 10 s bucket.
