@@ -4,11 +4,12 @@
 // timed: the frames built and the bytes handed out per turn of a scheduler run by hand.
 import { describe, expect, it } from 'vitest';
 import { engineFixture, Owner } from '../../lib/engine/testing/engine-fixture.ts';
-import { type ClusterView, noHandoversByCause, type StatsView } from '../../lib/ops-api/api-types.ts';
-import type { FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
+import { stats as statsView } from '../../lib/dashboard/dashboard-fixtures.ts';
+import type { ClusterView } from '../../lib/ops-api/api-types.ts';
 import { EventHub, type Scheduler, type TimerHandle } from './event-hub.ts';
 import { HistoryRecorder } from '../chart-history/history-recorder.ts';
 import { BUILDS_PER_TURN } from './snapshot-pass.ts';
+import { TakingSink } from './testing/taking-sink.ts';
 
 const EPOCH = 1_700_000_000_000;
 const SEND_BYTES = 64 * 1024;
@@ -30,41 +31,12 @@ class TurnScheduler implements Scheduler {
   }
 }
 
-/** A stream that never reads, with room to spare: it always wants more of its snapshot. */
-class Hungry implements FeedSubscriber {
-  readonly sent: Uint8Array[] = [];
-  send(frame: Uint8Array): boolean {
-    this.sent.push(frame);
-    return true;
-  }
-  queuedBytes(): number {
-    return 0;
-  }
-  takenBytes(): number {
-    return 0;
-  }
-  close(): void {}
-}
-
 function setup() {
   const f = engineFixture({ blockSize: 1_000_000n });
   const owner = new Owner();
   for (let i = 0; i < 2_000; i++) f.fixed(`lock/${i}`, owner);
   const clock = { now: () => f.clock.now(), wall: (t: number) => EPOCH + t };
-  const stats = (): StatsView => ({
-    asOf: EPOCH,
-    state: 'serving',
-    role: 'active',
-    locks: f.engine.lockCount,
-    held: f.engine.heldCount,
-    waiters: 0,
-    connections: { keyed: 0, session: 0 },
-    tokenHighWater: '0',
-    grants: 'ok',
-    grantsTotal: 0,
-    handover: { count: 0, p50: null, p95: null, p99: null },
-    handoverByCause: noHandoversByCause(),
-  });
+  const stats = () => statsView({ asOf: EPOCH, locks: f.engine.lockCount, held: f.engine.heldCount });
   const scheduler = new TurnScheduler();
   const hub = new EventHub({
     engine: f.engine,
@@ -81,24 +53,24 @@ function setup() {
     sendBytes: SEND_BYTES,
     streamsPerClient: 1_000,
   });
-  const streams: Hungry[] = [];
+  const streams: TakingSink[] = [];
   /** A stream of its own pass: it joins, and its join window ends (its header goes out) before the next one joins. */
-  const join = (address: string): Hungry => {
-    const s = new Hungry();
+  const join = (address: string): TakingSink => {
+    const s = new TakingSink();
     const joined = hub.subscribe(s, address);
     expect(joined.ok).toBe(true);
-    while (s.sent.length === 0) scheduler.turn();
+    while (s.frames.length === 0) scheduler.turn();
     streams.push(s);
     return s;
   };
   /** One turn: the page frames built in it (each built once, shared by its pass) and the bytes handed out. */
   const turn = () => {
-    const before = streams.map((s) => s.sent.length);
+    const before = streams.map((s) => s.frames.length);
     scheduler.turn();
     const frames = new Set<Uint8Array>();
     let bytes = 0;
     streams.forEach((s, i) => {
-      for (const frame of s.sent.slice(before[i])) {
+      for (const frame of s.frames.slice(before[i])) {
         frames.add(frame);
         bytes += frame.byteLength;
       }
@@ -123,10 +95,10 @@ describe('EventHub: streams joining at different times', () => {
   it('serves the passes in turn, so each stream keeps getting its table', () => {
     const t = setup();
     for (let i = 1; i <= 5; i++) t.join(`127.0.0.${i}`);
-    const before = t.streams.map((s) => s.sent.length);
+    const before = t.streams.map((s) => s.frames.length);
     for (let n = 0; n < 10; n++) t.turn();
     t.streams.forEach((s, i) => {
-      expect(s.sent.length, `stream ${i}`).toBeGreaterThan(before[i] as number);
+      expect(s.frames.length, `stream ${i}`).toBeGreaterThan(before[i] as number);
     });
   });
 });

@@ -7,6 +7,7 @@ import type { LocksChunkMessage } from '../../lib/ops-api/api-types.ts';
 import type { FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { lockSummary } from '../lock-views/lock-views.ts';
 import { CHECK_EVERY, encodeFrame, encodeFrameWithLocks, type PassOptions, SnapshotPass } from './snapshot-pass.ts';
+import { TakingSink } from './testing/taking-sink.ts';
 
 const decoder = new TextDecoder();
 
@@ -14,22 +15,6 @@ function parse(frame: Uint8Array): { event: string; data: unknown } {
   const m = /^event: (\w+)\ndata: (.*)\n\n$/s.exec(decoder.decode(frame));
   if (m === null) throw new Error('not an event frame');
   return { event: m[1] as string, data: JSON.parse(m[2] as string) as unknown };
-}
-
-/** A reader that takes everything at once: it always has room. */
-class Sink implements FeedSubscriber {
-  readonly frames: Uint8Array[] = [];
-  send(frame: Uint8Array): boolean {
-    this.frames.push(frame);
-    return true;
-  }
-  queuedBytes(): number {
-    return 0;
-  }
-  takenBytes(): number {
-    return 0;
-  }
-  close(): void {}
 }
 
 /** A pass over a table of `locks` locks, the i-th taken under `name(i)`, with one member that reads everything. */
@@ -48,7 +33,7 @@ function setup(locks: number, opts: Partial<PassOptions>, name = (i: number) => 
     now: () => 0,
     ...opts,
   });
-  const sink = new Sink();
+  const sink = new TakingSink();
   pass.members.add({ sub: sink, position: 1 });
   /** Every page after the header's: pumps until the member has the whole table. */
   const pages = (): LocksChunkMessage[] => {
@@ -105,10 +90,10 @@ describe('SnapshotPass pages', () => {
   it('hands out at most sendBytes per pump (one chunk at least), starting with a different member each time', () => {
     const t = setup(50, { chunkLocks: 10, sendBytes: 1 });
     t.pass.first();
-    const sinks = [new Sink(), new Sink()];
+    const sinks = [new TakingSink(), new TakingSink()];
     for (const sub of sinks) t.pass.members.add({ sub, position: 1 });
     const members = [...t.pass.members];
-    const all = () => members.map((m) => m.sub as Sink);
+    const all = () => members.map((m) => m.sub as TakingSink);
     const sent = () => all().reduce((n, s) => n + s.frames.length, 0);
     const firstTaker: number[] = [];
     let complete = 0;
