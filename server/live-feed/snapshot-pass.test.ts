@@ -4,7 +4,6 @@
 import { describe, expect, it } from 'vitest';
 import { engineFixture, Owner } from '../../lib/engine/testing/engine-fixture.ts';
 import type { LocksChunkMessage } from '../../lib/ops-api/api-types.ts';
-import type { FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { lockSummary } from '../lock-views/lock-views.ts';
 import { CHECK_EVERY, encodeFrame, encodeFrameWithLocks, type PassOptions, SnapshotPass } from './snapshot-pass.ts';
 import { TakingSink } from './testing/taking-sink.ts';
