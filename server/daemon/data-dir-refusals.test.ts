@@ -146,14 +146,20 @@ describe('a data dir that cannot be written', () => {
   });
 });
 
+/** A data dir that has served once and issued token 1 (its ceiling files written), with the node stopped. */
+async function usedDataDir(): Promise<string> {
+  const dir = tempDir();
+  const once = await serving(dir);
+  const c = await keyed(once);
+  c.send('A before 30 0');
+  expect(await c.next()).toBe('A before 1');
+  await stop(once);
+  return dir;
+}
+
 describe('a data dir that lost both ceiling files', () => {
   it('is refused with exit 65 unless --token-floor names the floor, and then tokens go on above it', { timeout: 60_000 }, async () => {
-    const dir = tempDir();
-    const once = await serving(dir);
-    const c = await keyed(once);
-    c.send('A before 30 0');
-    expect(await c.next()).toBe('A before 1');
-    await stop(once);
+    const dir = await usedDataDir();
     for (const f of readdirSync(dir)) if (f.startsWith('token-ceiling')) unlinkSync(join(dir, f));
 
     const refused = spawnBaton(dir);
@@ -182,12 +188,7 @@ describe('a data dir that lost both ceiling files', () => {
   it('is refused with exit 65 and one line naming the file when a ceiling file does not hold a number, and starts again above --token-floor', {
     timeout: 60_000,
   }, async () => {
-    const dir = tempDir();
-    const once = await serving(dir);
-    const c = await keyed(once);
-    c.send('A before 30 0');
-    expect(await c.next()).toBe('A before 1');
-    await stop(once);
+    const dir = await usedDataDir();
     const ceiling = join(dir, 'token-ceiling');
     const ahead = join(dir, 'token-ceiling.ahead');
     // Text, and a number past u64 (as corrupt as text), in either file.
