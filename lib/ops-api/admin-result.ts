@@ -3,6 +3,7 @@
 // another build, so the HTTP handler (server/api-handlers/admin-action.ts) and the daemon's
 // audit of a forwarded op read it through these checks, not as trusted data.
 import { ERRORS, type ErrorName } from '../errors.ts';
+import type { AuditEntry } from './api-types.ts';
 
 /**
  * The outcome of an admin operation, as plain JSON-safe data: it may have been computed on the
@@ -52,4 +53,14 @@ export function resultAudits(result: AdminResult): AdminAudit[] {
     }
   }
   return out;
+}
+
+/**
+ * Writes the per-lock entries of an op's result (a bulk release by client: one force-release
+ * entry per lock it freed, after the op's own entry), under `who`. The one place both the node
+ * that took the request (server/api-handlers/admin-action.ts) and the active that ran a
+ * forwarded op (server/admin-ops/forwarded-op-audit.ts) write them.
+ */
+export function recordResultAudits(audit: { record(entry: Omit<AuditEntry, 'at'>): void }, who: string, result: AdminResult): void {
+  for (const a of resultAudits(result)) audit.record({ who, action: 'force-release', target: a.target, result: 'ok', detail: a.detail });
 }

@@ -3,10 +3,10 @@
 // request names it (auditTarget), then one force-release entry per lock a bulk release by client
 // freed. The node that took the request writes its own entry too (server/api-handlers/admin-action.ts).
 import { auditTarget } from '../../lib/ops-api/admin-request.ts';
-import { resultAudits } from '../../lib/ops-api/admin-result.ts';
+import { recordResultAudits } from '../../lib/ops-api/admin-result.ts';
 import type { AdminOp, AdminResult, AuditFacade } from '../../lib/ops-api/daemon-facade.ts';
 
 export function auditForwardedOp(audit: Pick<AuditFacade, 'record'>, who: string, op: AdminOp, result: AdminResult): void {
   audit.record({ who, action: op.op, target: auditTarget(op), result: result.ok ? 'ok' : result.error, detail: result.detail });
-  for (const a of resultAudits(result)) audit.record({ who, action: 'force-release', target: a.target, result: 'ok', detail: a.detail });
+  recordResultAudits(audit, who, result);
 }

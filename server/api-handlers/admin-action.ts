@@ -3,7 +3,7 @@
 // (a bad body, a stale token, success) can skip its audit entry.
 import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
 import type { AdminAudit, AdminResult, DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
-import { knownError, resultAudits } from '../../lib/ops-api/admin-result.ts';
+import { knownError, recordResultAudits } from '../../lib/ops-api/admin-result.ts';
 import { type Refusal, refusalResponse } from './request-input.ts';
 import { checkAdmin, jsonResponse } from './route-kit.ts';
 
@@ -39,8 +39,7 @@ export async function adminAction(
   }
   record(who, outcome.ok ? 'ok' : outcome.error, outcome.detail);
   // A bulk release by client: one force-release entry per lock it freed, after its summary.
-  for (const a of outcome.ok ? resultAudits(outcome) : [])
-    daemon.audit.record({ who, action: 'force-release', target: a.target, result: 'ok', detail: a.detail });
+  if (outcome.ok) recordResultAudits(daemon.audit, who, outcome);
   return outcome.ok ? jsonResponse(200, outcome.body) : refusalResponse(outcome);
 }
 
