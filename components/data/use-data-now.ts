@@ -1,14 +1,14 @@
 // The local clock that the page's countdowns and ages read. While the stream is lost it stops
 // at the newest data: a lease counting down on a dead node's page would claim a knowledge the
 // page no longer has, so every countdown freezes where the last data left it.
+import { dataNow } from './data-now.ts';
 import { useStreamStatus } from './queries.ts';
 import { useNow } from './use-now.ts';
 
 /** performance.now() every `intervalMs`, held at the last data's arrival while the stream is lost. */
 export function useDataNow(intervalMs: number): number {
   const now = useNow(intervalMs);
-  const { phase, lastData } = useStreamStatus();
-  return phase === 'disconnected' && lastData !== undefined ? Math.min(now, lastData.mono) : now;
+  return dataNow(now, useStreamStatus());
 }
 
 /**
