@@ -32,6 +32,7 @@ var errorSides = map[string]Side{
 	"line-too-long":        ClientSide,
 	"backlog-full":         ClientSide,
 	"session-claim":        ClientSide,
+	"stale-token":          ClientSide,
 	"tokens-exhausted":     ServerSide,
 	"storage-unavailable":  ServerSide,
 	"claim-unknown":        ClientSide,
@@ -106,6 +107,9 @@ var (
 	ErrLineTooLong        = newError("line-too-long", "")
 	ErrBacklogFull        = newError("backlog-full", "")
 	ErrSessionClaim       = newError("session-claim", "")
+	// ErrStale: a release found the token no longer holding the lock (released, expired or
+	// force-released); nothing was changed.
+	ErrStale = newError("stale-token", "")
 	ErrTokensExhausted    = newError("tokens-exhausted", "")
 	ErrStorageUnavailable = newError("storage-unavailable", "")
 	ErrClaimUnknown       = newError("claim-unknown", "")

@@ -27,6 +27,7 @@ ERROR_SIDES: Dict[str, str] = {
     "line-too-long": "client",
     "backlog-full": "client",
     "session-claim": "client",
+    "stale-token": "client",
     "tokens-exhausted": "server",
     "storage-unavailable": "server",
     "claim-unknown": "client",
