@@ -109,7 +109,7 @@ var (
 	ErrSessionClaim       = newError("session-claim", "")
 	// ErrStale: a release found the token no longer holding the lock (released, expired or
 	// force-released); nothing was changed.
-	ErrStale = newError("stale-token", "")
+	ErrStale              = newError("stale-token", "")
 	ErrTokensExhausted    = newError("tokens-exhausted", "")
 	ErrStorageUnavailable = newError("storage-unavailable", "")
 	ErrClaimUnknown       = newError("claim-unknown", "")
