@@ -1,7 +1,8 @@
 // Prints the plain closing line "N passed, N failed, N skipped" from Vitest's JSON report and
 // Playwright's JSON report, counting as failures also what is not a failed test: a test file
 // that did not load, an unhandled error, a spec or fixture that broke before its tests. Usage:
-//   node .ci/test-summary.cjs <vitest.json> <playwright.json> <exit status of npm test>
+//   node .ci/test-summary.cjs <vitest.json> <playwright.json> <clients.json> <exit status of npm test>
+// (clients.json: the Python and Go clients' counts, written by scripts/test-clients.mjs).
 const { existsSync } = require('node:fs');
 const { resolve } = require('node:path');
 let passed = 0;
@@ -30,7 +31,16 @@ if (e2e && existsSync(e2e)) {
 } else if (e2e) {
   missing.push('browser tests');
 }
-const status = Number(process.argv[4] ?? 0);
+const clients = process.argv[4] && resolve(process.argv[4]);
+if (clients && existsSync(clients)) {
+  const r = require(clients);
+  passed += r.passed;
+  failed += r.failed;
+  skipped += r.skipped;
+} else if (clients) {
+  missing.push('client tests (Python, Go)');
+}
+const status = Number(process.argv[5] ?? 0);
 const notes = [];
 if (missing.length > 0) notes.push(`did not run: ${missing.join(', ')}`);
 if (status !== 0) notes.push(`npm test exited ${status}: FAILED`);
