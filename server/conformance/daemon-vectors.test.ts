@@ -24,7 +24,7 @@ const FLAGS: Record<string, (text: string) => Partial<DaemonOptions>> = {
   '--max-park': (text) => ({ maxParkMs: maxParkOption(text) }),
 };
 
-export function daemonOptions(args: readonly string[]): Partial<DaemonOptions> {
+function daemonOptions(args: readonly string[]): Partial<DaemonOptions> {
   let options: Partial<DaemonOptions> = {};
   for (let at = 0; at < args.length; at += 2) {
     const flag = args[at] ?? '';
