@@ -65,10 +65,6 @@ const daemonSchema = z.union([
   z.literal(false),
   z.strictObject({
     args: z.array(z.string()).optional(),
-    ceiling: z
-      .string()
-      .regex(/^\d{1,20}$/)
-      .optional(),
   }),
 ]);
 export type DaemonSetup = z.infer<typeof daemonSchema>;
