@@ -59,7 +59,7 @@ export async function runClientSteps(vector: LoadedVector, addresses: ReadonlyMa
     };
     calls.set(id, call);
   };
-  const valueOf = (id: string): unknown => {
+  const resultOf = (id: string): unknown => {
     const settled = calls.get(id)?.settled;
     return settled?.kind === 'ok' ? settled.value : undefined;
   };
@@ -74,7 +74,7 @@ export async function runClientSteps(vector: LoadedVector, addresses: ReadonlyMa
         if (session === undefined) return 'hold on a keyed vector';
         track(step.id, session.open(step.name, { lease: step.lease_ms, ...(step.wait_ms === 0 ? {} : { wait: step.wait_ms }) }));
       } else {
-        const of = valueOf(step.of);
+        const of = resultOf(step.of);
         if (of instanceof KeyedGrant) track(step.id, of.release());
         else if (isLease(of))
           track(
@@ -95,7 +95,7 @@ export async function runClientSteps(vector: LoadedVector, addresses: ReadonlyMa
       return wanted.some((outcome) => isDeepStrictEqual(outcome, got)) ? undefined : `got ${JSON.stringify(got)}`;
     }
     if ('await_lost' in step) {
-      const lease = valueOf(step.await_lost);
+      const lease = resultOf(step.await_lost);
       if (!isLease(lease)) return 'holds nothing';
       await Promise.race([new Promise((resolve) => lease.signal.addEventListener('abort', resolve, { once: true })), sleep(step.within_ms)]);
       if (!lease.signal.aborted) return `not lost within ${step.within_ms} ms`;
@@ -104,7 +104,7 @@ export async function runClientSteps(vector: LoadedVector, addresses: ReadonlyMa
       return step.code === null || step.code === code ? undefined : `lost with ${code}`;
     }
     if ('not_lost' in step) {
-      const lease = valueOf(step.not_lost);
+      const lease = resultOf(step.not_lost);
       if (!isLease(lease)) return 'holds nothing';
       await sleep(step.for_ms);
       return lease.signal.aborted ? `lost: ${String(lease.signal.reason)}` : undefined;
