@@ -62,7 +62,7 @@ describe('loadVectors', () => {
     expect(refusal({ 'keyed-x.json': { area: 'keyed-x', protocol: 'keyed', vectors: [good, good] } })).toMatch(/id already used/);
     const noNode = { ...good, server: [{ send: 'M {node:n9}', conn: 'c1' }] };
     expect(refusal({ 'keyed-x.json': { area: 'keyed-x', protocol: 'keyed', vectors: [noNode] } })).toMatch(/\{node:n9\} names no node/);
-    const noCall = { ...good, client: { options: {}, steps: [{ await: 'zz', outcome: { timeout: true }, within_ms: 10 }] } };
+    const noCall = { ...good, client: { options: { identity: null }, steps: [{ await: 'zz', outcome: { timeout: true }, within_ms: 10 }] } };
     expect(refusal({ 'keyed-x.json': { area: 'keyed-x', protocol: 'keyed', vectors: [noCall] } })).toMatch(/await of unknown call zz/);
   });
 
