@@ -1,8 +1,9 @@
 // Loading the vectors: every shipped file is good, and a bad one is refused naming its file and
 // the vector, before anything is played.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VectorFileError, loadVectors } from './load-vectors.ts';
 
@@ -42,6 +43,21 @@ describe('loadVectors', () => {
     const vectors = loadVectors();
     expect(vectors.length).toBeGreaterThan(50);
     expect(new Set(vectors.map((vector) => vector.id)).size).toBe(vectors.length);
+  });
+
+  it('points every vector at a section of docs/protocol.md that exists', () => {
+    const headings = readFileSync(fileURLToPath(new URL('../../docs/protocol.md', import.meta.url)), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('#'))
+      .map((line) =>
+        line
+          .replace(/^#+\s*/, '')
+          .toLowerCase()
+          .replace(/[^a-z0-9 -]/g, '')
+          .replace(/ /g, '-'),
+      );
+    const missing = loadVectors().filter((vector) => !headings.includes(vector.doc.replace(/^protocol\.md#/, '')));
+    expect(missing.map((vector) => `${vector.id}: ${vector.doc}`)).toEqual([]);
   });
 
   it('loads a good file with its protocol and file name', () => {
