@@ -44,6 +44,12 @@ def _wait_for(call: Call) -> Any:
     return call.outcome()
 
 
+def _token(token: int) -> int:
+    if isinstance(token, bool) or not isinstance(token, int) or not 0 <= token <= (1 << 64) - 1:
+        raise BatonError("bad-token", f"bad token: {token!r}; an int from 0 to 2^64-1")
+    return token
+
+
 class Grant:
     """A held keyed lock: its fencing ``token`` (an int, exact to 2^64-1) and how to let it go.
 
@@ -139,6 +145,12 @@ class KeyedClient:
             return _wait_for(self._engine.start_acquire(name, lease, None, try_lock=True))
         except LockTimeout:
             return None
+
+    def release(self, name: str, token: int) -> bool:
+        """Releases the keyed grant that ``token`` names on ``name`` (a token kept from another
+        process, say): as ``Grant.release``. A session's token raises BatonError
+        ``session-claim``: only the session's own connection ends its claim."""
+        return bool(_wait_for(self._engine.start_release(None, name, _token(token))))
 
     @contextmanager
     def lock(self, name: str, lease: float, wait: Optional[float] = None) -> Iterator[Grant]:
