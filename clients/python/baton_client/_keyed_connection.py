@@ -71,6 +71,10 @@ class KeyedConnection:
         #: Request lines sent while connecting, written once the socket is up.
         self.outbox: List[bytes] = []
         self.pending: "PendingTable[PendingRequest]" = PendingTable()
+        #: Acquires answered `T` before their wait could have run out: the server let go of them as
+        #: it went away (`T` comes just before `E - - server-going-away`). They are sent again, with
+        #: what is left of their wait, when this connection drops, which the goodbye makes it do.
+        self.let_go: List[PendingAcquire] = []
         self.identities_pending = 0
         #: Whether the socket in use has answered a request yet.
         self.served = False
@@ -122,7 +126,14 @@ class KeyedConnection:
 
     def holds(self, request: PendingRequest) -> bool:
         """Under the engine's lock."""
-        return self.pending.has(request.slot, request)
+        return self.pending.has(request.slot, request) or any(r is request for r in self.let_go)
+
+    def _take_unanswered(self) -> List[PendingRequest]:
+        """Under the lock: every request sent here and not answered (those let go first: they were
+        sent first)."""
+        out: List[PendingRequest] = [*self.let_go, *self.pending.drain()]
+        self.let_go = []
+        return out
 
     def readable(self) -> bool:
         """Whether bytes wait in the socket (a busy reader thread may not have read them yet)."""
@@ -143,7 +154,9 @@ class KeyedConnection:
         socket could no longer be matched. Returns the address, or None when it is not here."""
         with self.lock:
             if not self.pending.remove(request.slot, request):
-                return None
+                if not any(r is request for r in self.let_go):
+                    return None
+                self.let_go = [r for r in self.let_go if r is not request]
             gen = self.gen
             where = self.where()
         self.detach(gen, connection_lost(f"{where}: dropped after {why}"))
@@ -154,7 +167,7 @@ class KeyedConnection:
         with self.lock:
             self.state = CLOSED
             self.gen += 1
-            orphans = self.pending.drain()
+            orphans = self._take_unanswered()
             self.outbox = []
             sock, self.sock = self.sock, None
         self.wake.set()
@@ -168,18 +181,19 @@ class KeyedConnection:
 
     # -- the drop ------------------------------------------------------------------------------------
 
-    def detach(self, gen: int, reason: BatonError, fatal: bool = False) -> None:
+    def detach(self, gen: int, reason: BatonError, unreadable: bool = False) -> None:
         """Gives up the socket of generation ``gen`` (once): the pending requests go back to the
-        engine (re-sent elsewhere, or failed when ``fatal``: a server sending bytes we cannot read is
-        broken, not gone), and the reader reconnects, at once if the socket had served."""
+        engine (re-sent on another connection: the acquire fails once it met the same everywhere),
+        and the reader reconnects, at once if the socket had served. ``unreadable``: the server sent
+        bytes we cannot read, which is the reason given, whatever it said before."""
         with self.lock:
             if gen != self.gen or self.state == CLOSED:
                 return
             self.gen += 1
-            orphans = self.pending.drain()
+            orphans = self._take_unanswered()
             self.outbox = []
             self.identities_pending = 0
-            if not fatal and self.farewell is not None:
+            if not unreadable and self.farewell is not None:
                 reason = self.farewell
             served = self.served
             # A redirect's target that could not be reached (the active a standby named has just
@@ -198,7 +212,7 @@ class KeyedConnection:
             sock, self.sock = self.sock, None
         _shut(sock)
         if orphans:
-            self.engine.orphaned(orphans, reason, self, fatal)
+            self.engine.orphaned(orphans, reason, self)
         if served:
             self.engine.unpark()
 
@@ -279,7 +293,7 @@ class KeyedConnection:
             try:
                 lines = splitter.feed(data)
             except LineTooLong as error:
-                self.detach(gen, protocol_error(f"{where}: {error}"), fatal=True)
+                self.detach(gen, protocol_error(f"{where}: {error}"), unreadable=True)
                 return
             for raw in lines:
                 if not self._receive(gen, raw):
@@ -290,7 +304,6 @@ class KeyedConnection:
         reply = parse_reply(raw)
         engine = self.engine
         answered: Optional[PendingRequest] = None
-        early: Optional[PendingAcquire] = None
         broken: Optional[str] = None
         expired: List[PendingAcquire] = []
         with self.lock:
@@ -332,19 +345,15 @@ class KeyedConnection:
                 if answered is None or (expected is not None and answered.op != expected):
                     broken = f"a reply to nothing: {raw[:200]!r}"
                 elif isinstance(reply, TimedOut) and isinstance(answered, PendingAcquire) and _early(answered):
-                    early = answered
+                    self.let_go.append(answered)
+                    return True
         if broken is not None:
-            self.detach(gen, protocol_error(f"{self.where()}: {broken}"), fatal=True)
+            self.detach(gen, protocol_error(f"{self.where()}: {broken}"), unreadable=True)
             return False
         if isinstance(reply, Redirect):
             for request in expired:
                 engine.timed_out(request)
             return False
-        if early is not None:
-            # Not a timeout: the server let the request go (it is going away). Send it again on
-            # another connection, as after a drop.
-            engine.orphaned([early], BatonError("server-going-away", f"{self.where()} let a waiting request go"), self, False)
-            return True
         assert answered is not None
         if isinstance(reply, Granted):
             engine.granted(answered, self, reply.token)  # type: ignore[arg-type]
@@ -379,7 +388,7 @@ class KeyedConnection:
         sock, self.sock = self.sock, None
         now = time.monotonic()
         expired: List[PendingAcquire] = []
-        for request in self.pending.drain():
+        for request in self._take_unanswered():
             if isinstance(request, PendingAcquire) and not request.shrink_wait(now):
                 expired.append(request)
                 continue
@@ -392,11 +401,12 @@ class KeyedConnection:
 
 
 def _early(request: PendingAcquire) -> bool:
-    """A `T` that cannot be a timeout: the answer to a wait-forever acquire. The server sends it
-    only when it lets waiting requests go (just before `E - - server-going-away`, or a hold that
-    found no active node), and the protocol says to send them again after reconnecting. A `T` to
-    a finite wait is taken as the timeout it says, whenever it comes (no guessing from clocks)."""
-    return request.wait is None
+    """A `T` that cannot be a timeout: before the wait could have run out (the client's measure of
+    the wait always contains the server's), or to a wait-forever acquire. The server sends it only
+    when it lets waiting requests go, just before `E - - server-going-away`; the protocol says to
+    send them again after reconnecting. (If the connection never drops, the acquire's own deadline
+    ends it as a timeout; a wait-forever one waits for the drop.)"""
+    return request.wait is None or time.monotonic() - request.started_at < request.wait
 
 
 def _shut(sock: Optional[socket.socket]) -> None:

@@ -200,15 +200,13 @@ class KeyedEngine:
             cancel(request.park_timer)
         request.call.reject(error)
 
-    def orphaned(self, requests: List[PendingRequest], reason: BaseException, origin: KeyedConnection, fatal: bool) -> None:
+    def orphaned(self, requests: List[PendingRequest], reason: BaseException, origin: KeyedConnection) -> None:
         """Requests from a connection that dropped (none got an answer): acquires move on to the
-        next connection, releases retry later; all fail at once when ``fatal`` (a broken server)."""
+        next connection (and fail after one try per connection), releases retry later."""
         now = time.monotonic()
         for request in requests:
             if self._closed:
                 self.request_failed(request, client_closed())
-            elif fatal:
-                self.request_failed(request, reason)
             elif isinstance(request, PendingRelease):
                 cancel(request.timer)  # that attempt is over: no answer can come
                 request.lost_on = origin
