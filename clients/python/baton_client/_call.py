@@ -8,8 +8,18 @@ interrupted ``acquire``, a cancelled task): a grant that arrives after that is g
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any, Callable, List, Optional
+
+log = logging.getLogger("baton_client")
+
+
+def _guarded(fn: Callable[[Any], Any], arg: Any) -> None:
+    try:
+        fn(arg)
+    except Exception:
+        log.exception("baton_client: a completion callback failed")
 
 
 class Call:
@@ -43,10 +53,12 @@ class Call:
             cancelled = self._cancelled
             callbacks, self._callbacks = self._callbacks, []
         self._event.set()
+        # The settling thread is a connection's reader or the timer thread: a failing callback
+        # must not take it down with it.
         if cancelled and error is None and self.on_abandoned_result is not None:
-            self.on_abandoned_result(result)
+            _guarded(self.on_abandoned_result, result)
         for callback in callbacks:
-            callback(self)
+            _guarded(callback, self)
         return True
 
     # -- waiting (caller side) ---------------------------------------------------------------------
@@ -60,7 +72,7 @@ class Call:
             if not self._done:
                 self._callbacks.append(callback)
                 return
-        callback(self)
+        _guarded(callback, self)
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         return self._event.wait(timeout)

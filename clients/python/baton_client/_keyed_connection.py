@@ -9,6 +9,8 @@ the order its bytes leave), never the other way round. Calls are settled with ne
 
 from __future__ import annotations
 
+import logging
+import select
 import socket
 import threading
 import time
@@ -37,6 +39,8 @@ if TYPE_CHECKING:
     from ._keyed_engine import KeyedEngine
 
 PendingRequest = Union[PendingAcquire, PendingRelease]
+
+log = logging.getLogger("baton_client")
 
 #: Redirects in a row without a real reply before we call it a loop.
 MAX_REDIRECTS = 8
@@ -141,8 +145,6 @@ class KeyedConnection:
         if sock is None:
             return False
         try:
-            import select
-
             ready, _, _ = select.select([sock], [], [], 0)
             return bool(ready)
         except (OSError, ValueError):
@@ -296,7 +298,13 @@ class KeyedConnection:
                 self.detach(gen, protocol_error(f"{where}: {error}"), unreadable=True)
                 return
             for raw in lines:
-                if not self._receive(gen, raw):
+                try:
+                    carry_on = self._receive(gen, raw)
+                except Exception as error:  # a bug here must not leave the connection unread
+                    log.exception("baton_client: handling a keyed reply failed")
+                    self.detach(gen, BatonError("internal", f"{where}: {error!r}"))
+                    return
+                if not carry_on:
                     return
 
     def _receive(self, gen: int, raw: bytes) -> bool:

@@ -43,8 +43,12 @@ class Scheduler:
             if self._stopped:
                 handle.cancelled = True
                 return handle
-            heapq.heappush(self._heap, (time.monotonic() + max(0.0, delay), next(self._seq), handle, fn, args))
-            self._cond.notify()
+            entry = (time.monotonic() + max(0.0, delay), next(self._seq), handle, fn, args)
+            heapq.heappush(self._heap, entry)
+            # Wake the timer thread only when this timer is due before the one it sleeps for: a
+            # release's attempt timer per call would otherwise cost a thread switch per release.
+            if self._heap[0] is entry:
+                self._cond.notify()
         return handle
 
     def stop(self) -> None:

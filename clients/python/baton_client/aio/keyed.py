@@ -39,7 +39,10 @@ async def _settled(call: Call) -> Any:
     future: "asyncio.Future[None]" = loop.create_future()
 
     def wake(_: Call) -> None:
-        loop.call_soon_threadsafe(_set_done, future)
+        try:
+            loop.call_soon_threadsafe(_set_done, future)
+        except RuntimeError:  # the loop is closed: nobody awaits this any more
+            pass
 
     call.add_done_callback(wake)
     try:
