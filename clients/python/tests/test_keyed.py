@@ -122,7 +122,7 @@ def test_try_acquire_returns_none_when_held_and_a_grant_when_free(client: KeyedC
 
 def test_release_after_the_lease_ran_out_is_stale(client: KeyedClient) -> None:
     grant = client.acquire("keyed/stale", lease=0.2)
-    time.sleep(0.6)
+    time.sleep(1.0)
     assert grant.release() is False
 
 
@@ -254,3 +254,17 @@ def test_an_address_that_refuses_fails_the_acquire_with_connection_lost() -> Non
             nowhere.acquire("keyed/nowhere", lease=30)
         assert info.value.code == "connection-lost"
         assert time.monotonic() - started < 10
+
+
+def test_a_down_address_is_left_out_and_the_live_one_serves(baton_server: BatonProcess) -> None:
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    dead = f"127.0.0.1:{probe.getsockname()[1]}"
+    probe.close()
+    with KeyedClient([dead, baton_server.lock_address], reconnect_interval=3) as client:
+        started = time.monotonic()
+        for i in range(20):
+            assert client.acquire(f"keyed/left-out-{i}", lease=30).release() is True
+        assert time.monotonic() - started < 5  # never waited for the dead address
+        states = [c.state for c in client._engine.connections]
+        assert states[0] in ("down", "connecting") and states[1] == "open"
