@@ -14,7 +14,7 @@ import select
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING, Any, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, List, Optional, Union
 
 from ._address import Address, format_address
 from ._keyed_pending import PendingAcquire, PendingRelease, PendingTable

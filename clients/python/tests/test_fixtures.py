@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 
-from conftest import BatonCluster, BatonProcess
+from conftest import BatonProcess
 
 
 def _roundtrip(address: str, line: bytes) -> bytes:
