@@ -1,8 +1,9 @@
 // Loading the vectors: every shipped file is good, and a bad one is refused naming its file and
 // the vector, before anything is played.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VectorFileError, loadVectors } from './load-vectors.ts';
 
@@ -44,6 +45,21 @@ describe('loadVectors', () => {
     expect(new Set(vectors.map((vector) => vector.id)).size).toBe(vectors.length);
   });
 
+  it('points every vector at a section of docs/protocol.md that exists', () => {
+    const headings = readFileSync(fileURLToPath(new URL('../../docs/protocol.md', import.meta.url)), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('#'))
+      .map((line) =>
+        line
+          .replace(/^#+\s*/, '')
+          .toLowerCase()
+          .replace(/[^a-z0-9 -]/g, '')
+          .replace(/ /g, '-'),
+      );
+    const missing = loadVectors().filter((vector) => !headings.includes(vector.doc.replace(/^protocol\.md#/, '')));
+    expect(missing.map((vector) => `${vector.id}: ${vector.doc}`)).toEqual([]);
+  });
+
   it('loads a good file with its protocol and file name', () => {
     const [vector] = loadVectors(dirWith({ 'keyed-x.json': { area: 'keyed-x', protocol: 'keyed', vectors: [good] } }));
     expect(vector).toMatchObject({ id: 'keyed-x/one', protocol: 'keyed', file: 'keyed-x.json' });
@@ -62,7 +78,7 @@ describe('loadVectors', () => {
     expect(refusal({ 'keyed-x.json': { area: 'keyed-x', protocol: 'keyed', vectors: [good, good] } })).toMatch(/id already used/);
     const noNode = { ...good, server: [{ send: 'M {node:n9}', conn: 'c1' }] };
     expect(refusal({ 'keyed-x.json': { area: 'keyed-x', protocol: 'keyed', vectors: [noNode] } })).toMatch(/\{node:n9\} names no node/);
-    const noCall = { ...good, client: { options: {}, steps: [{ await: 'zz', outcome: { timeout: true }, within_ms: 10 }] } };
+    const noCall = { ...good, client: { options: { identity: null }, steps: [{ await: 'zz', outcome: { timeout: true }, within_ms: 10 }] } };
     expect(refusal({ 'keyed-x.json': { area: 'keyed-x', protocol: 'keyed', vectors: [noCall] } })).toMatch(/await of unknown call zz/);
   });
 

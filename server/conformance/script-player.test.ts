@@ -25,7 +25,7 @@ function play(server: ServerStep[], extra: Partial<Vector> = {}): Harness {
       timer = then;
     },
   };
-  const vector: Vector = { id: 'a/b', doc: 'd', about: 'a', client: { options: {}, steps: [] }, server, daemon: false, ...extra };
+  const vector: Vector = { id: 'a/b', doc: 'd', about: 'a', client: { options: { identity: null }, steps: [] }, server, daemon: false, ...extra };
   const addresses = new Map([
     ['n1', '127.0.0.1:1001'],
     ['n2', '127.0.0.1:1002'],

@@ -19,8 +19,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export async function runClientSteps(vector: LoadedVector, addresses: ReadonlyMap<string, string>): Promise<string[]> {
   const options = vector.client.options;
   const resolved = (options.addresses ?? ['n1']).map((node) => addresses.get(node) ?? node);
-  // No identity in the vector: the client's default one.
-  const named = options.identity === undefined ? {} : { clientName: options.identity };
+  const named = { clientName: options.identity };
   const connectTimeout = options.connect_timeout_ms;
   const keyed =
     vector.protocol === 'keyed'
