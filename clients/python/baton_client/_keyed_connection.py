@@ -42,6 +42,10 @@ PendingRequest = Union[PendingAcquire, PendingRelease]
 
 log = logging.getLogger("baton_client")
 
+#: A `T` with more than this left of its wait is the server letting go of the request as it goes
+#: away; within it, a server timer a hair early could look the same, and it is taken as the
+#: timeout it all but is (the TypeScript client's margin).
+LET_GO_MARGIN_S = 0.010
 #: Redirects in a row without a real reply before we call it a loop.
 MAX_REDIRECTS = 8
 #: How soon a connection comes home after the node a redirect named could not be reached.
@@ -409,12 +413,14 @@ class KeyedConnection:
 
 
 def _early(request: PendingAcquire) -> bool:
-    """A `T` that cannot be a timeout: before the wait could have run out (the client's measure of
-    the wait always contains the server's), or to a wait-forever acquire. The server sends it only
-    when it lets waiting requests go, just before `E - - server-going-away`; the protocol says to
-    send them again after reconnecting. (If the connection never drops, the acquire's own deadline
-    ends it as a timeout; a wait-forever one waits for the drop.)"""
-    return request.wait is None or time.monotonic() - request.started_at < request.wait
+    """A `T` that cannot be a timeout: to a wait-forever acquire, or with more than LET_GO_MARGIN_S
+    of the wait left (the client's measure of the wait always contains the server's). The server
+    sends it only when it lets waiting requests go, just before `E - - server-going-away`; the
+    protocol says to send them again after reconnecting. (If the connection never drops, the
+    acquire's own deadline ends it as a timeout; a wait-forever one waits for the drop.)"""
+    if request.wait is None:
+        return True
+    return request.wait - (time.monotonic() - request.started_at) > LET_GO_MARGIN_S
 
 
 def _shut(sock: Optional[socket.socket]) -> None:
