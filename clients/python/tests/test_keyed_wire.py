@@ -360,3 +360,32 @@ def test_a_release_whose_connection_drops_is_retried_on_the_other_connection() -
     releases = [(i, line) for i, line in seen if line.startswith("R ")]
     assert [line for _, line in releases] == ["R x 5", "R x 5"]
     assert releases[0][0] != releases[1][0]  # on another connection
+
+
+def test_a_finite_wait_let_go_by_a_server_going_away_is_re_sent_with_what_is_left() -> None:
+    seen: List[str] = []
+    lock = threading.Lock()
+
+    def going_away(line: str, conn: FakeConn) -> bytes:
+        with lock:
+            seen.append(line)
+            first = len(seen) == 1
+        if first:
+            conn.send(b"T x\nE - - server-going-away shutting down\n")
+            conn.close()
+            return b""
+        return b"A x 78\n"
+
+    with FakeServer(_serve(going_away)) as server, _client(server.address) as client:
+        assert client.acquire("x", lease=30, wait=20).token == 78
+    assert seen[0] == "A x 30 20"
+    assert seen[1].startswith("A x 30 ") and 0 < float(seen[1].split()[3]) < 20
+
+
+def test_an_early_t_on_a_connection_that_stays_open_ends_at_the_clients_deadline() -> None:
+    with FakeServer(_serve(lambda line, conn: b"T x\n")) as server, _client(server.address) as client:
+        started = time.monotonic()
+        with pytest.raises(LockTimeout):
+            client.acquire("x", lease=30, wait=0.3)
+        took = time.monotonic() - started
+        assert 1.0 <= took < 6, took  # wait + 1 s + 10%: 1.33 s
