@@ -1,0 +1,1 @@
+"""Baton's asyncio clients."""
