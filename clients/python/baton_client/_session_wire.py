@@ -228,18 +228,3 @@ def encode_resume(name: str, claim_key: str) -> str:
     """``RESUME <name> <claim_key>``: takes a kept claim up on a new connection."""
     return f"RESUME {name} {claim_key}"
 
-
-#: A lease is whole ms > 0 of at most 15 digits on the wire.
-MAX_LEASE_MS = 10**15 - 1
-
-
-def lease_ms_from_seconds(lease: float) -> int:
-    """The wire's whole milliseconds for a lease in seconds; ``bad-lease`` if it has none."""
-    if isinstance(lease, bool) or not isinstance(lease, (int, float)):
-        raise BatonError("bad-lease", f"bad lease: {lease!r}; a number of seconds > 0")
-    if not lease > 0 or lease != lease or lease == float("inf"):
-        raise BatonError("bad-lease", f"bad lease: {lease!r}; a number of seconds > 0")
-    ms = int(round(lease * 1000))
-    if ms < 1 or ms > MAX_LEASE_MS:
-        raise BatonError("bad-lease", f"bad lease: {lease!r} s; from 0.001 s to {MAX_LEASE_MS // 1000} s")
-    return ms

@@ -42,11 +42,13 @@ from ._session_wire import (
     encode_client,
     encode_resume,
     format_address,
-    lease_ms_from_seconds,
     parse_address,
     parse_reply,
     protocol_error,
 )
+from ._durations import session_lease_ms, wait_seconds
+from ._identity import DEFAULT_IDENTITY, IdentityOption, resolve_identity
+from ._keys import require_valid_key
 from .errors import BatonError, LockLost, LockTimeout
 
 #: Redirects in a row before we call it a loop (acquiring or resuming).
@@ -97,14 +99,6 @@ def new_claim_key() -> str:
     (the fencing token is public and never enough)."""
     return secrets.token_hex(16)
 
-
-def wait_seconds(wait: Optional[float]) -> Optional[float]:
-    """The caller's wait: None or 0 mean forever (as the keyed ``0`` and ``baton run --wait 0``)."""
-    if wait is None or wait == 0:
-        return None
-    if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not wait > 0:
-        raise BatonError("bad-wait", f"bad wait: {wait!r}; a number of seconds >= 0, or None")
-    return None if wait == float("inf") else float(wait)
 
 
 # --- outcomes of one attempt ---
@@ -756,13 +750,6 @@ class _ClaimRunner:
 # --- the public API ---
 
 
-class _Default:
-    def __repr__(self) -> str:
-        return "<default identity>"
-
-
-#: ``identity``'s default: ``<user>@<host> pid <pid>``.
-DEFAULT_IDENTITY: Any = _Default()
 
 
 class Claim:
@@ -832,16 +819,6 @@ class _Hold:
             self._claim.release()
 
 
-def resolve_identity(identity: Any) -> Optional[str]:
-    """The identity to send: the default, None for none, or a checked string."""
-    from ._identity import default_identity, validate_identity
-
-    if identity is DEFAULT_IDENTITY:
-        return default_identity()
-    if identity is None:
-        return None
-    return validate_identity(identity)
-
 
 class SessionClient:
     """Session-protocol claims on one Baton cluster, for threads.
@@ -856,7 +833,7 @@ class SessionClient:
     def __init__(
         self,
         addresses: Union[AddressInput, Sequence[AddressInput], None] = None,
-        identity: Any = DEFAULT_IDENTITY,
+        identity: IdentityOption = DEFAULT_IDENTITY,
         resumable: bool = False,
         max_park: float = DEFAULT_MAX_PARK,
         min_heartbeat_interval: float = DEFAULT_MIN_INTERVAL,
@@ -889,8 +866,8 @@ class SessionClient:
         """Waits until ``name`` is held and returns the claim; ``claim.release()`` releases."""
         if self._closed:
             raise BatonError("client-closed")
-        self._check_name(name)
-        lease_ms = lease_ms_from_seconds(lease)
+        require_valid_key(name)
+        lease_ms = session_lease_ms(lease)
         plan = AcquirePlan(name, self.addresses, self._preferred, wait_seconds(wait), self.reconnect_for, time.monotonic())
         while True:
             if self._closed:
@@ -924,11 +901,6 @@ class SessionClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def _check_name(self, name: str) -> None:
-        from ._keys import validate_key
-
-        validate_key(name)
 
     def _attempt(self, address: Address, name: str, lease_ms: int, give_up_after: Optional[float]) -> _ClaimRunner:
         machine = ClaimMachine(
