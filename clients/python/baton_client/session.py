@@ -546,6 +546,8 @@ class _SocketLink:
         self._lock = threading.Lock()
         self._sock: Optional[socket.socket] = None
         self._dropped = False
+        #: LINGER ran out after the drop: a connect that completes now is closed at once.
+        self._cut_done = False
         self._thread = threading.Thread(
             target=self._run, name=f"baton-session-reader {format_address(address)}", daemon=True
         )
@@ -584,6 +586,7 @@ class _SocketLink:
 
     def _cut(self) -> None:
         with self._lock:
+            self._cut_done = True
             sock = self._sock
         if sock is not None:
             try:
@@ -606,9 +609,10 @@ class _SocketLink:
         with self._lock:
             self._sock = sock
             dropped = self._dropped
+            cut = self._cut_done
         if dropped:  # left while connecting: say goodbye at once
             try:
-                sock.shutdown(socket.SHUT_WR)
+                sock.shutdown(socket.SHUT_RDWR if cut else socket.SHUT_WR)
             except OSError:
                 pass
         else:
