@@ -158,3 +158,46 @@ def test_shutdown_sets_lost_with_server_going_away(start_baton) -> None:  # type
             await client.close()
 
     asyncio.run(main())
+
+
+def test_async_half_line_then_silence_and_a_10_mb_line_end_clearly() -> None:
+    from test_session_broken import LineIn, ScriptedServer
+
+    def half_line(index: int, sock: Any, lines: LineIn) -> None:
+        lines.line()
+        sock.sendall(b"ACQUIRED 5\n")
+        assert lines.line() == "HEARTBEAT"
+        sock.sendall(b"ACQ")
+        time.sleep(30)
+
+    def huge(index: int, sock: Any, lines: LineIn) -> None:
+        lines.line()
+        try:
+            sock.sendall(b"y" * (10 * 1024 * 1024))
+        except OSError:
+            pass
+        time.sleep(30)
+
+    silent, flood = ScriptedServer(half_line), ScriptedServer(huge)
+
+    async def main() -> None:
+        client = SessionClient([silent.address], identity=None)
+        try:
+            claim = await client.acquire("x", lease=1)
+            await asyncio.wait_for(claim.lost.wait(), 0.8 + SLACK)
+            assert claim.reason is not None and claim.reason.code == "lease-expired"
+        finally:
+            await client.close()
+        client = SessionClient([flood.address], identity=None)
+        try:
+            with pytest.raises(BatonError) as caught:
+                await asyncio.wait_for(client.acquire("x", lease=10), SLACK)
+            assert caught.value.code == "protocol-error"
+        finally:
+            await client.close()
+
+    try:
+        asyncio.run(main())
+    finally:
+        silent.close()
+        flood.close()

@@ -110,3 +110,38 @@ def test_a_handoff_through_the_ops_api_moves_the_claim_and_a_new_holder_waits(ba
         assert not kept.lost.is_set(), kept.reason
     finally:
         holder.close()
+
+
+def test_asyncio_resumable_claim_survives_kill_9_of_the_active(baton_cluster) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+
+    from baton_client.aio.session import SessionClient as AsyncSessionClient
+
+    async def main() -> None:
+        client = AsyncSessionClient(baton_cluster.session_addresses(), resumable=True)
+        try:
+            claim = await client.acquire("pys/aio-crash", lease=10)
+            token = claim.token
+            loop = asyncio.get_event_loop()
+            await loop.run_in_executor(None, baton_cluster.wait_replicated, "pys/aio-crash", token, ("b", "c"))
+            await loop.run_in_executor(None, baton_cluster.kill9, "a")
+
+            def resumed() -> bool:
+                node_id = _active(baton_cluster)
+                if node_id is None:
+                    return False
+                holder = baton_cluster.node(node_id).holder("pys/aio-crash")
+                return bool(holder) and int(holder["token"]) == token and not holder.get("reconnecting")
+
+            deadline = time.monotonic() + 15
+            while not (await loop.run_in_executor(None, resumed) and not claim._runner.machine.resuming):  # noqa: SLF001
+                assert not claim.lost.is_set(), claim.reason
+                assert time.monotonic() < deadline, "never resumed"
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(1.0)
+            assert not claim.lost.is_set(), claim.reason
+            assert claim.token == token
+        finally:
+            await client.close()
+
+    asyncio.run(main())
