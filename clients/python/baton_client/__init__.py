@@ -5,10 +5,13 @@ from __future__ import annotations
 from ._identity import DEFAULT_IDENTITY, default_identity, is_valid_identity
 from ._keys import is_valid_key
 from .errors import BatonError, LockLost, LockTimeout
+from .keyed import Grant, KeyedClient
 
 __all__ = [
     "DEFAULT_IDENTITY",
     "BatonError",
+    "Grant",
+    "KeyedClient",
     "LockLost",
     "LockTimeout",
     "default_identity",
