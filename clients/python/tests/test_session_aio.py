@@ -127,11 +127,12 @@ def test_a_force_release_sets_the_async_lost_event(baton_server) -> None:  # typ
     async def main() -> None:
         client = SessionClient([baton_server.session_address])
         try:
-            async with client.hold("pys/aio-force", lease=4) as claim:
-                interval = claim.heartbeat_interval
+            async with client.hold("pys/aio-force", lease=8) as claim:
+                interval = claim.heartbeat_interval  # 2 s
+                # The API call blocks the loop; the ERROR line waits in the socket meanwhile.
                 status, _ = baton_server.api("/api/v1/locks/pys%2Faio-force/force-release", "POST", {})
                 assert status == 200
-                await asyncio.wait_for(claim.lost.wait(), interval + SLACK)
+                await asyncio.wait_for(claim.lost.wait(), interval)
                 assert claim.reason is not None and claim.reason.code == "force-released"
                 with pytest.raises(LockLost):
                     claim.check()
