@@ -22,7 +22,8 @@ const scriptSteps = [
   z.strictObject({ sleep_ms: ms }),
   // Operator actions only the real-daemon check performs (through the ops API); the kit server
   // skips them, since its script sends the resulting lines itself.
-  z.strictObject({ admin: z.enum(['force-release', 'kick']), lock: z.string() }),
+  // shutdown: SIGTERM, as it were (the daemon says goodbye to every connection).
+  z.strictObject({ admin: z.enum(['force-release', 'kick', 'shutdown']), lock: z.string().optional() }),
 ] as const;
 const plainStepSchema = z.union(scriptSteps);
 export type PlainServerStep = z.infer<typeof plainStepSchema>;

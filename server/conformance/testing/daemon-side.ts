@@ -11,6 +11,8 @@ export interface DaemonTarget {
   readonly port: number;
   readonly httpPort: number;
   readonly adminToken: string;
+  /** Starts the daemon's graceful shutdown (not awaited: the script reads its goodbyes). */
+  shutdown(): void;
 }
 
 /** How long a reply may take on a busy machine: generous, since a correct daemon answers in ms. */
@@ -127,7 +129,13 @@ export async function playAgainstDaemon(vector: LoadedVector, target: DaemonTarg
       await new Promise((resolve) => setTimeout(resolve, step.sleep_ms));
       return undefined;
     }
-    if ('admin' in step) return admin(step.admin, step.lock, target);
+    if ('admin' in step) {
+      if (step.admin === 'shutdown') {
+        target.shutdown();
+        return undefined;
+      }
+      return admin(step.admin, step.lock ?? '', target);
+    }
     return 'this step cannot be asked of a real daemon: mark the vector "daemon": false';
   }
 }
