@@ -297,9 +297,10 @@ class KeyedEngine:
     # -- the pool -------------------------------------------------------------------------------------
 
     def _pick(self, preferred: Any, avoid: Any) -> Optional[KeyedConnection]:
-        """Under the lock: ``preferred`` when open, else the first open connection in address order
-        (one that just lost an attempt comes last), else one still connecting (its lines wait for
-        the socket), else None."""
+        """Under the lock: ``preferred`` when open, else the first open connection in address order,
+        else the first one still connecting (its lines wait for the socket); ``avoid`` (the one an
+        attempt was just lost on, which may have come straight back to the same failing server, or
+        is about to close) only when no other connection is open or connecting. None when none is."""
         if not self._started:
             self._started = True
             for connection in self.connections:
@@ -307,16 +308,13 @@ class KeyedEngine:
         for connection in self.connections:
             if connection is preferred and connection is not avoid and connection.state == OPEN:
                 return connection
-        other_open = avoid is not None and any(c is not avoid and c.state == OPEN for c in self.connections)
-        fallback: Optional[KeyedConnection] = None
-        for connection in self.connections:
-            if other_open and connection is avoid:
-                continue
-            if connection.state == OPEN:
-                return connection
-            if connection.state == CONNECTING and fallback is None:
-                fallback = connection
-        return fallback
+        for state in (OPEN, CONNECTING):
+            for connection in self.connections:
+                if connection is not avoid and connection.state == state:
+                    return connection
+        if avoid is not None and avoid.state in (OPEN, CONNECTING):
+            return avoid  # type: ignore[no-any-return]
+        return None
 
     def describe(self) -> List[str]:
         """Each connection's address and state, for repr and debugging."""
