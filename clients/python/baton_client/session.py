@@ -57,6 +57,10 @@ MAX_REDIRECTS = 8
 PASS_PAUSE = 0.2
 #: Pause after a pass over every address found none that would answer a RESUME.
 RESUME_PASS_PAUSE = 0.1
+#: Server-side errors that still end a hold at once rather than queueing anew: a node whose
+#: fencing tokens are exhausted will never grant again, and neither will its cluster (the
+#: conformance vector session-errors/0x07-tokens-exhausted).
+FINAL_ERRORS = frozenset({"tokens-exhausted"})
 #: ``baton serve --max-park``'s default, in seconds.
 DEFAULT_MAX_PARK = 60.0
 #: How long to keep queueing anew while no server answers at all, in seconds.
@@ -339,7 +343,7 @@ class ClaimMachine:
             return self._resume_failed(error)
         if self.phase == "held":
             return self._lose(error)
-        kind = "retry" if error.server_side else "failed"
+        kind = "retry" if error.server_side and error.code not in FINAL_ERRORS else "failed"
         self._finish(Outcome(kind, reason=error, answered=self.answered_any))
 
     def _on_redirect(self, address: Address) -> None:
