@@ -42,10 +42,6 @@ PendingRequest = Union[PendingAcquire, PendingRelease]
 MAX_REDIRECTS = 8
 #: How soon a connection comes home after the node a redirect named could not be reached.
 REDIRECT_RETRY_S = 0.2
-#: A `T` this much before the caller's wait ran out was not a timeout but the server going away
-#: (it answers waiting requests `T` just before `E - - server-going-away`): the request is re-sent.
-#: The margin covers timer slack; the client's measure of the wait always contains the server's.
-EARLY_T_SLACK_S = 0.02
 
 IDLE, CONNECTING, OPEN, DOWN, CLOSED = "idle", "connecting", "open", "down", "closed"
 
@@ -396,11 +392,11 @@ class KeyedConnection:
 
 
 def _early(request: PendingAcquire) -> bool:
-    """A `T` the caller's wait cannot have earned: a forever wait, or well before the wait."""
-    if request.wait is None:
-        return True
-    elapsed = time.monotonic() - request.started_at
-    return elapsed < request.wait * 0.99 - EARLY_T_SLACK_S
+    """A `T` that cannot be a timeout: the answer to a wait-forever acquire. The server sends it
+    only when it lets waiting requests go (just before `E - - server-going-away`, or a hold that
+    found no active node), and the protocol says to send them again after reconnecting. A `T` to
+    a finite wait is taken as the timeout it says, whenever it comes (no guessing from clocks)."""
+    return request.wait is None
 
 
 def _shut(sock: Optional[socket.socket]) -> None:

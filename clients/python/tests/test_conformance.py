@@ -1,0 +1,339 @@
+"""The Python client runs Baton's wire conformance kit (conformance/README.md).
+
+For every vector in conformance/vectors/*.json (one pytest case per vector id) the runner asks
+the kit server (``node bin/baton conformance-server --port 0``) to ``PLAY`` it, drives the client
+through the vector's client steps against the addresses of the ``READY`` line, sends ``DONE`` and
+requires ``PASS`` as well as every step's outcome.
+
+Keyed vectors are driven here. Session-protocol vectors are driven by the session helper's
+``tests/conformance_session.py``, through this interface::
+
+    def run_step(step: dict, context: ConformanceContext) -> Optional[str]
+
+It is called for every client step of a session vector except ``await`` and ``sleep_ms``, which
+this runner does for both protocols: ``call`` (``hold``, ``release``), ``await_lost``,
+``not_lost``, ``close_client``, and any step added later. It returns None when the step did what
+the vector says, else a one-line failure. ``ConformanceContext`` gives it:
+
+- ``context.options``: the vector's client options (a dict; durations in milliseconds).
+- ``context.addresses``: the options' ``addresses`` resolved from ``READY`` (``"host:port"``).
+- ``context.start(call_id, fn)``: runs ``fn()`` on a thread as the call ``call_id``; what it returns
+  or raises is the call's result, which ``await`` steps compare: a value with ``.token`` is
+  ``granted``, True/False is ``released``, LockTimeout is ``timeout``, a BatonError is its code.
+- ``context.result_of(call_id)``: that call's value if it finished without an error, else None.
+- ``context.state``: a dict for the helper's own things (its client, say).
+- ``context.on_close(fn)``: ``fn()`` runs when the vector ends, whatever happened (close the client).
+
+Until that module exists, session vectors fail with "session steps not implemented".
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+import pytest
+
+from baton_client import BatonError, KeyedClient, LockTimeout
+from conftest import REPO_ROOT
+
+try:
+    import conformance_session  # type: ignore[import-not-found]
+except ImportError:  # the session helper's module is not there yet
+    conformance_session = None
+
+VECTOR_DIR = REPO_ROOT / "conformance" / "vectors"
+CONTROL_LINE = re.compile(r"^conformance server control=(?P<host>[^\s:]+):(?P<port>\d+) vectors=(?P<count>\d+)")
+#: How long a step's call may go on after the vector ended before the runner stops waiting.
+JOIN_S = 10.0
+
+
+def _load_vectors() -> List[Tuple[str, str, Dict[str, Any]]]:
+    """(protocol, id, vector) for every vector of every file, in file and vector order."""
+    found = []
+    for path in sorted(glob.glob(str(VECTOR_DIR / "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        for vector in data["vectors"]:
+            found.append((data["protocol"], vector["id"], vector))
+    return found
+
+
+VECTORS = _load_vectors()
+
+
+# -- the kit server ------------------------------------------------------------------------------
+
+
+class KitServer:
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            ["node", str(REPO_ROOT / "bin" / "baton"), "conformance-server", "--port", "0"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=str(REPO_ROOT),
+            start_new_session=True,
+        )
+        self.output: List[str] = []
+        first = threading.Event()
+        self.host, self.port = "", 0
+
+        def drain() -> None:
+            assert self.proc.stdout is not None
+            for raw in self.proc.stdout:
+                line = raw.decode("utf-8", "replace")
+                self.output.append(line)
+                match = CONTROL_LINE.match(line)
+                if match and not first.is_set():
+                    self.host, self.port = match.group("host"), int(match.group("port"))
+                    first.set()
+
+        threading.Thread(target=drain, daemon=True).start()
+        deadline = time.monotonic() + 30
+        while not first.wait(0.05):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError("the kit server did not start:\n" + "".join(self.output[-40:]))
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def kit() -> Iterator[KitServer]:
+    server = KitServer()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+class Control:
+    """One control connection: ``PLAY`` / ``READY``, ``DONE`` / verdict."""
+
+    def __init__(self, kit: KitServer) -> None:
+        self.sock = socket.create_connection((kit.host, kit.port), timeout=10)
+        self.reader = self.sock.makefile("rb")
+
+    def ask(self, line: str, timeout: float = 10.0) -> str:
+        self.sock.settimeout(timeout)
+        self.sock.sendall(line.encode() + b"\n")
+        answer = self.reader.readline()
+        if not answer:
+            raise AssertionError(f"the kit server closed the control connection after {line!r}")
+        return answer.decode().rstrip("\r\n")
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+# -- the steps -----------------------------------------------------------------------------------
+
+
+class CallRecord:
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self.done = threading.Event()
+        self.value: Any = None
+        self.error: Optional[BaseException] = None
+
+        def run() -> None:
+            try:
+                self.value = fn()
+            except BaseException as error:  # noqa: BLE001 - the error is the call's outcome
+                self.error = error
+            finally:
+                self.done.set()
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+
+
+class ConformanceContext:
+    """What a step runner sees of one vector being played (see the module's docstring)."""
+
+    def __init__(self, vector: Dict[str, Any], addresses: List[str]) -> None:
+        self.vector = vector
+        self.options: Dict[str, Any] = vector["client"].get("options", {})
+        self.addresses = addresses
+        self.state: Dict[str, Any] = {}
+        self.calls: Dict[str, CallRecord] = {}
+        self._closers: List[Callable[[], Any]] = []
+
+    def start(self, call_id: str, fn: Callable[[], Any]) -> None:
+        self.calls[call_id] = CallRecord(fn)
+
+    def result_of(self, call_id: str) -> Any:
+        record = self.calls.get(call_id)
+        if record is None or not record.done.is_set() or record.error is not None:
+            return None
+        return record.value
+
+    def on_close(self, fn: Callable[[], Any]) -> None:
+        self._closers.append(fn)
+
+    def close(self) -> None:
+        for fn in reversed(self._closers):
+            try:
+                fn()
+            except Exception:  # noqa: BLE001 - closing must not hide the verdict
+                pass
+        self._closers.clear()
+        for record in self.calls.values():
+            record.thread.join(JOIN_S)
+
+
+def outcome_of(record: CallRecord) -> Optional[Dict[str, Any]]:
+    """The vector's outcome shape for a finished call; None while it runs."""
+    if not record.done.is_set():
+        return None
+    error = record.error
+    if error is not None:
+        if isinstance(error, LockTimeout):
+            return {"timeout": True}
+        if isinstance(error, BatonError):
+            return {"error": error.code}
+        return {"error": f"not a BatonError: {error!r}"}
+    value = record.value
+    if isinstance(value, bool):
+        return {"released": value}
+    token = getattr(value, "token", None)
+    if isinstance(token, int):
+        return {"granted": str(token)}
+    return {"error": f"unexpected result {value!r}"}
+
+
+def _seconds(ms: Any) -> float:
+    return ms / 1000
+
+
+def _keyed_client(context: ConformanceContext) -> KeyedClient:
+    options = context.options
+    tuning: Dict[str, float] = {}
+    for option, keyword in (
+        ("reconnect_interval_ms", "reconnect_interval"),
+        ("release_retry_for_ms", "release_retry_for"),
+        ("release_retry_interval_ms", "release_retry_interval"),
+        ("connect_timeout_ms", "connect_timeout"),
+    ):
+        if option in options:
+            tuning[keyword] = _seconds(options[option])
+    # As the TypeScript runner does: a vector without an identity option sends none.
+    return KeyedClient(context.addresses, identity=options.get("identity"), **tuning)
+
+
+def run_keyed_step(step: Dict[str, Any], context: ConformanceContext) -> Optional[str]:
+    client: KeyedClient = context.state["client"]
+    if "call" in step:
+        call = step["call"]
+        if call == "acquire":
+            wait = None if step["wait_ms"] == 0 else _seconds(step["wait_ms"])
+            name, lease = step["name"], _seconds(step["lease_ms"])
+            context.start(step["id"], lambda: client.acquire(name, lease=lease, wait=wait))
+            return None
+        if call == "try_acquire":
+            name, lease = step["name"], _seconds(step["lease_ms"])
+
+            def try_lock() -> Any:
+                grant = client.try_acquire(name, lease=lease)
+                if grant is None:  # "not free now" is the try-lock's timeout outcome
+                    raise LockTimeout(name, 0.001)
+                return grant
+
+            context.start(step["id"], try_lock)
+            return None
+        if call == "release":
+            grant = context.result_of(step["of"])
+            if grant is None:
+                return f"release of {step['of']}, which holds nothing"
+            context.start(step["id"], grant.release)
+            return None
+        return f"{call} on a keyed vector"
+    if step.get("close_client"):
+        client.close()
+        return None
+    return f"unknown keyed step {json.dumps(step)}"
+
+
+def run_common_step(step: Dict[str, Any], context: ConformanceContext) -> Optional[str]:
+    """``await`` and ``sleep_ms``, the same for both protocols."""
+    if "sleep_ms" in step:
+        time.sleep(_seconds(step["sleep_ms"]))
+        return None
+    record = context.calls.get(step["await"])
+    if record is None:
+        return "no such call"
+    record.done.wait(_seconds(step["within_ms"]))
+    got = outcome_of(record)
+    if got is None:
+        return f"not finished within {step['within_ms']} ms"
+    wanted = step.get("outcome_any") or ([step["outcome"]] if "outcome" in step else [])
+    return None if got in wanted else f"got {json.dumps(got)}"
+
+
+def run_session_step(step: Dict[str, Any], context: ConformanceContext) -> Optional[str]:
+    if conformance_session is None:
+        return "session steps not implemented"
+    return conformance_session.run_step(step, context)
+
+
+def drive(protocol: str, vector: Dict[str, Any], addresses: List[str]) -> List[str]:
+    """Runs every client step; one line per step that failed."""
+    context = ConformanceContext(vector, addresses)
+    failures: List[str] = []
+    try:
+        if protocol == "keyed":
+            client = _keyed_client(context)
+            context.state["client"] = client
+            context.on_close(client.close)
+            run_step: Callable[[Dict[str, Any], ConformanceContext], Optional[str]] = run_keyed_step
+        else:
+            run_step = run_session_step
+        for index, step in enumerate(vector["client"]["steps"], start=1):
+            if "await" in step or "sleep_ms" in step:
+                problem = run_common_step(step, context)
+            else:
+                problem = run_step(step, context)
+            if problem is not None:
+                failures.append(f"client step {index} {json.dumps(step)}: {problem}")
+    finally:
+        context.close()
+    return failures
+
+
+def _ready_addresses(line: str) -> Dict[str, str]:
+    verb, *pairs = line.split(" ")
+    if verb != "READY":
+        raise AssertionError(f"the kit server answered {line!r}")
+    return dict(pair.split("=", 1) for pair in pairs)  # type: ignore[misc]
+
+
+@pytest.mark.skipif(not VECTORS, reason="no conformance vectors in conformance/vectors")
+@pytest.mark.parametrize("protocol,vector_id,vector", VECTORS, ids=[v[1] for v in VECTORS])
+def test_vector(kit: KitServer, protocol: str, vector_id: str, vector: Dict[str, Any]) -> None:
+    control = Control(kit)
+    try:
+        nodes = _ready_addresses(control.ask(f"PLAY {vector_id}"))
+        options = vector["client"].get("options", {})
+        addresses = [nodes.get(node, node) for node in options.get("addresses", ["n1"])]
+        failures = drive(protocol, vector, addresses)
+        verdict = control.ask("DONE")
+    finally:
+        control.close()
+    assert {"failures": failures, "verdict": verdict} == {"failures": [], "verdict": "PASS"}
