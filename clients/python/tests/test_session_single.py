@@ -271,3 +271,33 @@ def test_close_ends_held_claims_and_pending_holds(baton_server) -> None:  # type
     finally:
         holder.close()
         waiter.close()
+
+
+def test_a_waiter_heartbeats_while_queued_so_a_short_lease_outlives_a_long_wait(baton_server) -> None:  # type: ignore[no-untyped-def]
+    """A queued session that stays silent for a lease is ended by the server (0x03): waiting
+    2.5 s with a 0.5 s lease works only if the waiter heartbeats while queued."""
+    name = "pys/queued-heartbeats"
+    holder = SessionClient([baton_server.session_address])
+    waiter = SessionClient([baton_server.session_address])
+    got: List[object] = []
+
+    def wait() -> None:
+        try:
+            with waiter.hold(name, lease=0.5) as claim:
+                got.append(claim.token)
+        except BaseException as error:  # noqa: BLE001
+            got.append(error)
+
+    try:
+        claim = holder.acquire(name, lease=5)
+        thread = threading.Thread(target=wait)
+        thread.start()
+        _wait_queue_length(baton_server, name, 1)
+        time.sleep(2.5)
+        assert got == [], got
+        claim.release()
+        thread.join(5)
+        assert len(got) == 1 and isinstance(got[0], int) and got[0] > claim.token, got
+    finally:
+        holder.close()
+        waiter.close()
