@@ -14,6 +14,7 @@ None (the default), 0 or ``math.inf`` waits forever, as on the wire; ``try_acqui
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Optional, Union
 
@@ -44,6 +45,9 @@ def _wait_for(call: Call) -> Any:
     return call.outcome()
 
 
+_RELEASE_ONCE = threading.Lock()
+
+
 def _token(token: int) -> int:
     if isinstance(token, bool) or not isinstance(token, int) or not 0 <= token <= (1 << 64) - 1:
         raise BatonError("bad-token", f"bad token: {token!r}; an int from 0 to 2^64-1")
@@ -72,9 +76,11 @@ class Grant:
         return self.key
 
     def _start_release(self) -> Call:
-        if self._release_call is None:
-            self._release_call = self._engine.start_release(self._via, self.key, self.token)
-        return self._release_call
+        # One release per grant, even when two threads call release() at once.
+        with _RELEASE_ONCE:
+            if self._release_call is None:
+                self._release_call = self._engine.start_release(self._via, self.key, self.token)
+            return self._release_call
 
     def release(self) -> bool:
         """True when the server released the lock; False when the token no longer held it (its

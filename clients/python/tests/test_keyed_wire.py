@@ -171,7 +171,8 @@ def _serve(reply_to_acquire):
 
 
 def _client(address: str, **tuning) -> KeyedClient:
-    return KeyedClient(address, identity=None, reconnect_interval=0.2, connect_timeout=1, **tuning)
+    options = {"reconnect_interval": 0.2, "connect_timeout": 1.0, **tuning}
+    return KeyedClient(address, identity=None, **options)
 
 
 def _expect_protocol_error(reply: bytes) -> None:
@@ -324,3 +325,38 @@ def test_a_redirect_loop_is_a_protocol_error() -> None:
         with pytest.raises(BatonError) as info:
             client.acquire("x", lease=30, wait=3)
         assert info.value.code == "protocol-error"
+
+
+def test_an_acquire_fails_only_after_one_try_per_connection() -> None:
+    seen: List[str] = []
+
+    def hang_up(line: str, conn: FakeConn) -> bytes:
+        seen.append(line)
+        conn.close()
+        return b""
+
+    with FakeServer(_serve(hang_up)) as server, _client(server.address, reconnect_interval=5) as client:
+        with pytest.raises(BatonError) as info:
+            client.acquire("x", lease=30)
+        assert info.value.code == "connection-lost"
+    assert seen == ["A x 30 0", "A x 30 0"]  # two connections for one address: two tries
+
+
+def test_a_release_whose_connection_drops_is_retried_on_the_other_connection() -> None:
+    seen: List[tuple] = []
+
+    def flaky(line: str, conn: FakeConn) -> bytes:
+        seen.append((conn.index, line))
+        if line.startswith("A "):
+            return b"A x 5\n"
+        if len([s for s in seen if s[1].startswith("R ")]) == 1:
+            conn.close()  # the first attempt's answer is lost
+            return b""
+        return b"R x STALE\n"  # the first attempt did release: the retry finds it gone
+
+    with FakeServer(_serve(flaky)) as server, _client(server.address) as client:
+        grant = client.acquire("x", lease=30)
+        assert grant.release() is False  # "released, or no longer held"
+    releases = [(i, line) for i, line in seen if line.startswith("R ")]
+    assert [line for _, line in releases] == ["R x 5", "R x 5"]
+    assert releases[0][0] != releases[1][0]  # on another connection
