@@ -301,3 +301,18 @@ def test_a_waiter_heartbeats_while_queued_so_a_short_lease_outlives_a_long_wait(
     finally:
         holder.close()
         waiter.close()
+
+
+def test_releasing_a_resumable_claim_frees_the_lock_at_once_and_parks_nothing(baton_server) -> None:  # type: ignore[no-untyped-def]
+    """The release is a FIN, never a reset: a reset would keep the claim parked for its lease."""
+    client = SessionClient([baton_server.session_address], resumable=True)
+    try:
+        with client.hold("pys/resumable-release", lease=30) as claim:
+            time.sleep(0.2)
+            assert int(baton_server.holder("pys/resumable-release")["token"]) == claim.token
+        deadline = time.monotonic() + 3  # far below the 30 s a parked claim would stay
+        while baton_server.holder("pys/resumable-release") is not None:
+            assert time.monotonic() < deadline, baton_server.holder("pys/resumable-release")
+            time.sleep(0.02)
+    finally:
+        client.close()
