@@ -202,3 +202,19 @@ def test_async_half_line_then_silence_and_a_10_mb_line_end_clearly() -> None:
     finally:
         silent.close()
         flood.close()
+
+
+def test_releasing_a_resumable_async_claim_parks_nothing(baton_server) -> None:  # type: ignore[no-untyped-def]
+    name = "pys/aio-resumable-release"
+
+    async def main() -> None:
+        client = SessionClient([baton_server.session_address], resumable=True)
+        try:
+            async with client.hold(name, lease=30) as claim:
+                await asyncio.sleep(0.2)
+                assert int(baton_server.holder(name)["token"]) == claim.token
+            await _until(lambda: baton_server.holder(name) is None, 3, "a released resumable claim stayed parked")
+        finally:
+            await client.close()
+
+    asyncio.run(main())
