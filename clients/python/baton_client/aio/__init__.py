@@ -1,7 +1,8 @@
-"""Baton's asyncio clients: ``from baton_client.aio import KeyedClient``."""
+"""Baton's asyncio clients: ``from baton_client.aio import KeyedClient, SessionClient``."""
 
 from __future__ import annotations
 
 from .keyed import AsyncGrant, KeyedClient
+from .session import Claim, SessionClient
 
-__all__ = ["AsyncGrant", "KeyedClient"]
+__all__ = ["AsyncGrant", "Claim", "KeyedClient", "SessionClient"]
