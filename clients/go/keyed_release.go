@@ -126,3 +126,20 @@ func (c *KeyedClient) retryReleaseLocked(r *keyedRequest, reason error) {
 	})
 	r.retry = timer
 }
+
+// Release releases token on the lock name without a Grant (a token kept elsewhere, another
+// process's): the same outcomes and retries as Grant.Release.
+func (c *KeyedClient) Release(ctx context.Context, name string, token uint64) error {
+	if err := checkKey(name); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	r := c.releaseLocked(name, token, nil)
+	c.mu.Unlock()
+	select {
+	case res := <-r.done:
+		return res.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
