@@ -45,8 +45,12 @@ type keyedLink struct {
 	cancel  context.CancelFunc
 	sock    net.Conn // nil while dialling
 	pending *pendingTable
-	out     []byte        // request bytes not yet handed to the socket
-	wakeup  chan struct{} // tells the writer there are bytes
+	// letGo: acquires answered `T` before their wait could have run out. The server let go of
+	// them as it went away (`T` comes just before `E - - server-going-away`): they are sent
+	// again, with what is left of their wait, when this link drops, which the goodbye makes it.
+	letGo  []*keyedRequest
+	out    []byte        // request bytes not yet handed to the socket
+	wakeup chan struct{} // tells the writer there are bytes
 	// identities: `I` lines sent and not yet answered (an `I OK` for none is a reply to nothing).
 	identities int
 	served     bool   // the server answered a request here (a redirect or goodbye is not service)
@@ -215,9 +219,11 @@ func (l *keyedLink) pushLocked(r *keyedRequest) {
 	l.wake()
 }
 
-// takeAll removes every pending request, in send order.
+// takeAll removes every unanswered request: those let go first (they were sent first), then
+// the pending ones in send order.
 func (l *keyedLink) takeAll() []*keyedRequest {
-	all := l.pending.drain()
+	all := append(l.letGo, l.pending.drain()...)
+	l.letGo = nil
 	for _, r := range all {
 		r.link = nil
 	}
@@ -278,7 +284,7 @@ func (l *keyedLink) reasonFor(err error) error {
 // when r is pending nowhere.
 func (c *KeyedClient) abandonLocked(r *keyedRequest, why string) string {
 	link := r.link
-	if link == nil || !link.pending.remove(r) {
+	if link == nil || (!link.pending.remove(r) && !link.removeLetGo(r)) {
 		return ""
 	}
 	r.link = nil
@@ -293,6 +299,16 @@ func (c *KeyedClient) abandonLocked(r *keyedRequest, why string) string {
 		link.sock.Close()
 	}
 	return link.address
+}
+
+func (l *keyedLink) removeLetGo(r *keyedRequest) bool {
+	for i, x := range l.letGo {
+		if x == r {
+			l.letGo = append(l.letGo[:i:i], l.letGo[i+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 func connectionLost(detail string) *Error { return newError("connection-lost", detail) }

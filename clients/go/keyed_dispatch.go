@@ -32,12 +32,17 @@ func (c *KeyedClient) dispatchLocked(link *keyedLink, reply keyedReply) error {
 	if r == nil {
 		return replyToNothing(link, reply)
 	}
-	r.link = nil
 	// The next A on this key is now the oldest: the server answers it next, and its deadline
 	// gives it a margin from here.
 	if next := link.pending.oldest(reply.slot); next != nil && next.op == 'A' {
 		next.oldestSince = time.Now()
 	}
+	if reply.kind == replyTimeout && (r.wait == 0 || time.Since(r.start) < r.wait) {
+		// Too early to be its wait running out: the server is letting go of it (see letGo).
+		link.letGo = append(link.letGo, r)
+		return nil
+	}
+	r.link = nil
 	switch reply.kind {
 	case replyGranted:
 		g := &Grant{c: c, key: reply.key, token: reply.token, via: link.conn}
