@@ -59,6 +59,9 @@ func (c *KeyedClient) releaseLocked(key string, token uint64, via *keyedConn) *k
 		return r
 	}
 	c.sendReleaseLocked(r, nil)
+	if c.started != nil {
+		c.started()
+	}
 	return r
 }
 
