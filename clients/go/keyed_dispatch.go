@@ -5,6 +5,12 @@ import (
 	"time"
 )
 
+// letGoMargin: a `T` that comes with more than this left of its wait is the server letting go of
+// the request as it goes away, not the wait running out. Within it, a server timer a hair early
+// could look the same: such a T is taken as the timeout, which it all but is. (A TryAcquire's
+// 1 ms wait is always within it.)
+const letGoMargin = 10 * time.Millisecond
+
 // dispatchLocked applies one reply read on link. A non-nil error ends the link: a redirect, or
 // a reply that answers nothing this client sent (after which no later reply could be trusted
 // to match its request).
@@ -37,8 +43,8 @@ func (c *KeyedClient) dispatchLocked(link *keyedLink, reply keyedReply) error {
 	if next := link.pending.oldest(reply.slot); next != nil && next.op == 'A' {
 		next.oldestSince = time.Now()
 	}
-	if reply.kind == replyTimeout && (r.wait == 0 || time.Since(r.start) < r.wait) {
-		// Too early to be its wait running out: the server is letting go of it (see letGo).
+	if reply.kind == replyTimeout && (r.wait == 0 || r.wait-time.Since(r.start) > letGoMargin) {
+		// Well before its wait could run out: the server is letting go of it (see letGo).
 		link.letGo = append(link.letGo, r)
 		return nil
 	}
