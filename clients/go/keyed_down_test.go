@@ -3,6 +3,7 @@ package baton
 import (
 	"errors"
 	"net"
+	"runtime"
 	"testing"
 	"time"
 
@@ -81,5 +82,33 @@ func TestKeyedServerDeathFailsWaitingAcquire(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("the waiting acquire did not end after its server died")
+	}
+}
+
+// Close leaves no goroutine of the client behind (connections, writers), also with requests
+// in flight and an address that is down.
+func TestKeyedCloseLeavesNoGoroutineBehind(t *testing.T) {
+	n := batontest.StartNode(t)
+	before := runtime.NumGoroutine()
+	c, err := NewKeyedClient(Options{Addresses: []string{n.LockAddr, deadAddress(t)}, Identity: "leak-check"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxFor(t, 20*time.Second)
+	g, err := c.Acquire(ctx, "go/leak", AcquireOptions{Lease: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = c.Acquire(ctx, "go/leak", AcquireOptions{Lease: 30 * time.Second}) }()
+	_ = g
+	time.Sleep(100 * time.Millisecond)
+	c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines after Close, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
