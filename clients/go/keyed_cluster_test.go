@@ -53,3 +53,54 @@ func TestKeyedClusterRedirectAndFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A planned handoff (SIGTERM of the active): the active sends `M` to every connection and
+// closes; the waiting acquire is sent again to the new active and granted there when the held
+// grant, still valid, is released there with its token.
+func TestKeyedClusterHandoffMovesWaitersAndKeepsGrants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-node cluster")
+	}
+	cluster := batontest.StartCluster(t, 3)
+	ctx := ctxFor(t, 60*time.Second)
+	c := newTestClient(t, cluster.LockAddrs()...)
+	held, err := c.Acquire(ctx, "go/h", AcquireOptions{Lease: 60 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiter := make(chan error, 1)
+	var next *Grant
+	go func() {
+		g, err := c.Acquire(ctx, "go/h", AcquireOptions{Lease: 60 * time.Second})
+		next = g
+		waiter <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // queued on a
+	if err := cluster.Term("a"); err != nil {
+		t.Fatalf("%v\n%s", err, cluster.Logs())
+	}
+	active := ""
+	deadline := time.Now().Add(30 * time.Second)
+	for active == "" || active == "a" {
+		if time.Now().After(deadline) {
+			t.Fatalf("no new active after the handoff\n%s", cluster.Logs())
+		}
+		time.Sleep(50 * time.Millisecond)
+		active = cluster.Active()
+	}
+	if err := held.Release(ctx); err != nil {
+		t.Fatalf("release of token %d on %s after the handoff: %v\n%s", held.Token(), active, err, cluster.Logs())
+	}
+	select {
+	case err := <-waiter:
+		if err != nil {
+			t.Fatalf("the waiter after the handoff: %v\n%s", err, cluster.Logs())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("the waiter was not granted on %s\n%s", active, cluster.Logs())
+	}
+	if next.Token() <= held.Token() {
+		t.Fatalf("token %d after the handoff is not above %d", next.Token(), held.Token())
+	}
+	_ = next.Release(ctx)
+}
