@@ -41,6 +41,7 @@ var errorSides = map[string]Side{
 	"connection-lost":      ServerSide,
 	"client-closed":        ClientSide,
 	"internal":             ServerSide,
+	"bad-usage":            ClientSide,
 }
 
 // sessionCodes maps the session protocol's ERROR 0x0N to the shared names.
@@ -116,6 +117,9 @@ var (
 	ErrBadIdentity        = newError("bad-identity", "")
 	ErrConnectionLost     = newError("connection-lost", "")
 	ErrClientClosed       = newError("client-closed", "")
+	// ErrBadUsage: a call or an option the client refuses before sending anything (an
+	// unreadable address, say).
+	ErrBadUsage = newError("bad-usage", "")
 )
 
 // lostError is what Claim.Err() returns: errors.Is matches both ErrLost and the reason.
