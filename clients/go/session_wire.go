@@ -134,6 +134,9 @@ func parseHexCode(text string) (int, bool) {
 // isHostPort accepts "host:port" and "[v6]:port" with a port from 1 to 65535 (no bare host:
 // a server always names the port).
 func isHostPort(text string) bool {
+	if strings.ContainsAny(text, " \t") {
+		return false // one field: a server never writes a space into an address
+	}
 	_, _, ok := parseAddress(text, 0)
 	return ok
 }
