@@ -7,6 +7,7 @@ package baton
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // Claim is one held session lock. Stop touching the protected resource the moment Done closes.
@@ -18,6 +19,9 @@ type Claim struct {
 	err  error // set before done closes
 	// releasedByHolder: done closed because of Release or Close, not a loss before it.
 	releasedByHolder bool
+
+	// moves counts the MOVED lines followed (planned handoffs survived), for tests and stats.
+	moves atomic.Int32
 
 	releaseOnce sync.Once
 	releaseReq  chan struct{}

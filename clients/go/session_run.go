@@ -283,6 +283,7 @@ func (r *claimRun) receive(line string) {
 			r.protocolFailure(newError("protocol-error", "MOVED to a session that sent no claim key: "+line))
 			return
 		}
+		r.claim.moves.Add(1)
 		r.resumeAt(reply.address)
 	case replyRedirect:
 		r.onRedirect(reply.address)
