@@ -66,7 +66,9 @@ export const PARTS = [
     part: 'server/daemon',
     may: [...LIB.filter((f) => f !== 'lib/client' && f !== 'lib/dashboard'), 'server/lines', 'server/http', 'server/cluster', ...CONSOLE],
   },
-  { part: 'server/cli', may: [...LIB.filter((f) => f !== 'lib/dashboard'), 'server/daemon'] },
+  // The conformance kit's server plays scripted bytes: it needs only the shared vocabulary.
+  { part: 'server/conformance', may: lib('') },
+  { part: 'server/cli', may: [...LIB.filter((f) => f !== 'lib/dashboard'), 'server/daemon', 'server/conformance'] },
   // The Next app: route files reach server/ only through the handlers (biome.jsonc lists which).
   { part: 'app', nested: true, may: ['server/api-handlers', 'components', 'lib/ops-api', 'lib/dashboard'] },
   { part: 'components', nested: true, may: lib('', 'ops-api', 'dashboard') },

@@ -14,6 +14,7 @@ import {
 } from './cli-options.ts';
 import { serve } from './serve-command.ts';
 import { registerRunCommand } from './run-command.ts';
+import { conformanceServer, DEFAULT_CONTROL_PORT } from '../conformance/conformance-command.ts';
 
 const program = new Command('baton')
   .description('Baton: a lock service with FIFO queues, direct handover, leases and fencing tokens')
@@ -80,6 +81,14 @@ program
   .action(serve);
 
 registerRunCommand(program);
+
+program
+  .command('conformance-server')
+  .description("play the server side of the wire conformance kit's vectors for a client under test (conformance/README.md)")
+  .option('--port <port>', 'control port (0 picks a free one)', portOption, DEFAULT_CONTROL_PORT)
+  .option('--host <host>', "address to bind the control port and every vector's nodes", '127.0.0.1')
+  .option('--vectors <dir>', 'the vector files to load (default: conformance/vectors of this Baton)')
+  .action(conformanceServer);
 
 try {
   await program.parseAsync(process.argv);
