@@ -74,7 +74,7 @@ type claimRun struct {
 func newClaimRun(c *SessionClient, ctx context.Context, name string, leaseMs int64, wait time.Duration, start int) *claimRun {
 	now := c.clock.Now()
 	r := &claimRun{
-		client: c, name: name, leaseMs: leaseMs, lease: time.Duration(leaseMs) * time.Millisecond, ctx: ctx,
+		client: c, name: name, leaseMs: leaseMs, lease: leaseDuration(leaseMs), ctx: ctx,
 		events: make(chan connEvent), quit: make(chan struct{}), ready: make(chan error, 1),
 		claim: newClaim(name), index: start, lastAnswerAt: now,
 	}
@@ -280,3 +280,15 @@ func (r *claimRun) becomeHeld(token uint64) {
 	r.client.holdSucceededAt(r.index)
 	r.ready <- nil
 }
+
+// longestLease is what a time.Duration holds comfortably (the wire's 15 digits of ms reach
+// 31,700 years, past Duration's 292): longer leases keep their wire value and are timed as this.
+const longestLease = 100 * 365 * 24 * time.Hour
+
+func leaseDuration(leaseMs int64) time.Duration {
+	if leaseMs > int64(longestLease/time.Millisecond) {
+		return longestLease
+	}
+	return time.Duration(leaseMs) * time.Millisecond
+}
+

@@ -215,3 +215,12 @@ func TestRandomHostileSessionBytes(t *testing.T) {
 		}()
 	}
 }
+
+func TestHugeLeasesDoNotOverflowDurations(t *testing.T) {
+	if got := leaseDuration(999_999_999_999_999); got != longestLease {
+		t.Fatalf("15-digit lease timed as %v", got)
+	}
+	if got := leaseDuration(1500); got != 1500*time.Millisecond {
+		t.Fatalf("1500 ms timed as %v", got)
+	}
+}
