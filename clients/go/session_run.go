@@ -291,4 +291,3 @@ func leaseDuration(leaseMs int64) time.Duration {
 	}
 	return time.Duration(leaseMs) * time.Millisecond
 }
-
