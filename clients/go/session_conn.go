@@ -34,7 +34,9 @@ type connEvent struct {
 const writeTimeout = 5 * time.Second
 
 // dialAndRead dials address and then reads it until it ends, sending events to events until
-// quit is closed. It is the connection's permanent reader: ACQUIRED may be pushed at any time.
+// quit is closed. It is the connection's permanent reader (ACQUIRED may be pushed at any time),
+// and the only one who closes the connection: a connection the claim leaves is half-closed
+// (leave) and read to its end here, so that no unread byte turns the close into a reset.
 func dialAndRead(gen int, address string, dialTimeout time.Duration, events chan<- connEvent, quit <-chan struct{}) {
 	send := func(ev connEvent) bool {
 		select {
@@ -49,9 +51,9 @@ func dialAndRead(gen int, address string, dialTimeout time.Duration, events chan
 		send(connEvent{gen: gen, kind: eventClosed, err: newError("connection-lost", address+": "+err.Error())})
 		return
 	}
+	defer conn.Close()
 	if !send(connEvent{gen: gen, kind: eventOpened, conn: conn}) {
-		conn.Close()
-		return
+		return // the claim ended while we dialled: nothing was sent on this connection
 	}
 	lines := newLineReader(conn)
 	for {
@@ -61,9 +63,16 @@ func dialAndRead(gen int, address string, dialTimeout time.Duration, events chan
 			return
 		}
 		if !send(connEvent{gen: gen, kind: eventLine, line: line}) {
+			drain(conn)
 			return
 		}
 	}
+}
+
+// drain reads what is left after the claim ended, until the server closes (or leaveDrain).
+func drain(conn net.Conn) {
+	_ = conn.SetReadDeadline(time.Now().Add(leaveDrain))
+	_, _ = io.Copy(io.Discard, io.LimitReader(conn, 1<<20))
 }
 
 // readFailure names why reading ended: the server's close, a reset, or unreadable bytes.
@@ -87,11 +96,15 @@ func writeLine(conn net.Conn, text string) error {
 	return err
 }
 
-// closeGracefully sends FIN first: a close with unread bytes in the socket would be a reset,
-// and a server keeps a resumable claim after a reset (it cannot tell it from a network fault)
-// instead of handing the lock on at once. The reader goroutine drains what still arrives and
-// reports the server's close on the same events channel; the caller may wait for that.
-func closeGracefully(conn net.Conn) {
+// leaveDrain bounds how long a connection the claim left is read for the server's own close.
+const leaveDrain = time.Second
+
+// leave ends the claim's side of a connection: FIN, not a reset. A close with unread bytes in
+// the socket would be a reset, and a server keeps a resumable claim after a reset (it cannot
+// tell it from a network fault) instead of handing the lock on, or dropping the waiter, at once.
+// The reader goroutine reads on until the server closes (or leaveDrain), then closes.
+func leave(conn net.Conn) {
+	_ = conn.SetReadDeadline(time.Now().Add(leaveDrain))
 	if tcp, ok := conn.(*net.TCPConn); ok {
 		_ = tcp.CloseWrite()
 		return

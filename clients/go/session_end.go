@@ -76,22 +76,22 @@ func (r *claimRun) release(reason *Error) {
 		r.dropConn()
 		return
 	}
-	closeGracefully(r.conn)
-	timer := time.NewTimer(releaseDrain)
+	// Wait for the server's close after our FIN (the reader reports it), so that Release
+	// returns once the lock has moved on.
+	gen := r.gen
+	r.dropConn()
+	timer := time.NewTimer(leaveDrain + 100*time.Millisecond)
 	defer timer.Stop()
 	for {
 		select {
 		case ev := <-r.events:
-			if ev.gen == r.gen && ev.kind == eventClosed {
-				r.conn = nil
-				r.dropConn()
+			if ev.gen == gen && ev.kind == eventClosed {
 				return
 			}
-			if ev.gen != r.gen && ev.kind == eventOpened {
-				ev.conn.Close()
+			if ev.kind == eventOpened {
+				ev.conn.Close() // a dial still under way when the claim ended
 			}
 		case <-timer.C:
-			r.dropConn()
 			return
 		}
 	}

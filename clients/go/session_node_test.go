@@ -89,8 +89,17 @@ func TestSessionWaitRunsOutWithNothingQueued(t *testing.T) {
 }
 
 func TestSessionCancelledHoldNeverStrands(t *testing.T) {
+	for _, resumable := range []bool{false, true} {
+		resumable := resumable
+		t.Run("resumable="+strconv.FormatBool(resumable), func(t *testing.T) { cancelledHoldNeverStrands(t, resumable) })
+	}
+}
+
+// cancelledHoldNeverStrands: a resumable waiter's connection must end with FIN, not a reset,
+// or the server would keep its place (and later grant it the lock) for a lease.
+func cancelledHoldNeverStrands(t *testing.T, resumable bool) {
 	node := batontest.StartNode(t)
-	c := newTestSessionClient(t, Options{Addresses: []string{node.SessionAddr}})
+	c := newTestSessionClient(t, Options{Addresses: []string{node.SessionAddr}, Resumable: resumable})
 	holder, err := c.Hold(context.Background(), "cancel", HoldOptions{Lease: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)

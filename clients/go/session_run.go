@@ -29,8 +29,6 @@ const (
 	maxRedirects = 8
 	// passPause after a whole pass over the addresses found no server, so a restart is not hammered.
 	passPause = 200 * time.Millisecond
-	// releaseDrain: how long Release waits for the server to close after our FIN.
-	releaseDrain = time.Second
 )
 
 type claimRun struct {
@@ -228,8 +226,7 @@ func (r *claimRun) connect(address string) {
 func (r *claimRun) dropConn() {
 	r.gen++
 	if r.conn != nil {
-		closeGracefully(r.conn)
-		r.conn.Close()
+		leave(r.conn)
 		r.conn = nil
 	}
 	if r.sched != nil {
