@@ -64,7 +64,7 @@ describe('the real daemon does what every daemon-checked vector says', () => {
     const setup = vector.daemon === false ? {} : vector.daemon;
     const d = await daemon(setup.args ?? []);
     const port = vector.protocol === 'keyed' ? d.lockAddress.port : d.sessionAddress.port;
-    const problem = await playAgainstDaemon(vector, { port, httpPort: d.httpAddress.port, adminToken: d.adminToken });
+    const problem = await playAgainstDaemon(vector, { port, httpPort: d.httpAddress.port, adminToken: d.adminToken, shutdown: () => void d.shutdown() });
     expect(problem).toBeUndefined();
   });
 });

@@ -70,7 +70,7 @@ function checkReferences(vector: Vector, area: string): string | undefined {
   }
   for (const [index, step] of vector.server.entries()) {
     const texts = 'send' in step ? [step.send] : 'send_raw' in step ? [step.send_raw] : 'expect' in step ? [step.expect] : [];
-    if ('accept' in step && step.node !== undefined && !nodes.has(step.node)) return `server step ${index}: no node ${step.node}`;
+    if (('accept' in step || 'expect' in step) && step.node !== undefined && !nodes.has(step.node)) return `server step ${index}: no node ${step.node}`;
     for (const text of texts) {
       for (const match of text.matchAll(/\{node:([a-z0-9]+)\}/g)) {
         if (!nodes.has(match[1] ?? '')) return `server step ${index}: {node:${match[1]}} names no node`;

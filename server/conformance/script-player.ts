@@ -24,6 +24,11 @@ interface Conn {
   /** A step bound or read it: its stray lines count against the client. */
   named: boolean;
   closedByClient: boolean;
+  /**
+   * The script closed or reset it: what the client sent before it noticed is not held against
+   * it, and no label binds to it any more.
+   */
+  dead: boolean;
 }
 
 export class ScriptPlayer {
@@ -39,6 +44,8 @@ export class ScriptPlayer {
   private current: Conn | undefined;
   /** Lines of an expect_any_order still to arrive. */
   private anyOrderLeft: string[] | undefined;
+  /** Claim keys seen so far (`{key:k1}` in an expect), by name. */
+  private readonly keys = new Map<string, string>();
 
   constructor(
     vector: Vector,
@@ -55,13 +62,13 @@ export class ScriptPlayer {
   }
 
   connected(id: number, node: string): void {
-    this.conns.push({ id, node, queue: [], named: false, closedByClient: false });
+    this.conns.push({ id, node, queue: [], named: false, closedByClient: false, dead: false });
     this.advance();
   }
 
   received(id: number, line: string): void {
     const conn = this.conns.find((c) => c.id === id);
-    if (conn === undefined || this.ignore.some((prefix) => line.startsWith(prefix))) return;
+    if (conn === undefined) return;
     conn.queue.push(line);
     this.advance();
   }
@@ -82,8 +89,8 @@ export class ScriptPlayer {
       return `FAIL server step ${this.index + 1} ${JSON.stringify(step)} never completed${left}; ${this.arrived()}`;
     }
     for (const conn of this.conns) {
-      const stray = conn.queue[0];
-      if (conn.named && stray !== undefined) return `FAIL unexpected line from the client on ${this.nameOf(conn)}: ${clip(stray)}`;
+      const stray = conn.queue.find((line) => !this.ignored(line));
+      if (conn.named && !conn.dead && stray !== undefined) return `FAIL unexpected line from the client on ${this.nameOf(conn)}: ${clip(stray)}`;
     }
     return 'PASS';
   }
@@ -99,7 +106,7 @@ export class ScriptPlayer {
   /** Runs one step; false when it must wait for the client. */
   private run(step: ServerStep): boolean {
     if ('accept' in step) return this.accept(step.accept, step.node ?? this.nodes[0] ?? 'n1');
-    if ('expect' in step) return this.expectLines([this.fill(step.expect)], step.conn);
+    if ('expect' in step) return this.expectLines([this.fill(step.expect)], step.conn, step.node);
     if ('expect_any_order' in step) {
       this.anyOrderLeft ??= step.expect_any_order.map((text) => this.fill(text));
       const done = this.expectLines(this.anyOrderLeft, step.conn);
@@ -111,6 +118,7 @@ export class ScriptPlayer {
     if ('send_repeat' in step) return this.write(step.conn, step.send_repeat.text.repeat(step.send_repeat.count));
     if ('close' in step) return this.onBound(step.close, (conn) => this.wire.close(conn.id));
     if ('reset' in step) return this.onBound(step.reset, (conn) => this.wire.reset(conn.id));
+    if ('daemon_only' in step) return true;
     if ('expect_close' in step) {
       const conn = this.labels.get(step.expect_close);
       if (conn === undefined) return this.fail(`expect_close of ${step.expect_close}, which no step has bound`);
@@ -130,7 +138,7 @@ export class ScriptPlayer {
 
   private accept(label: string, node: string): boolean {
     if (this.labels.has(label)) return this.fail(`accept ${label}: that label is already bound`);
-    const conn = this.conns.find((c) => c.node === node && !c.named);
+    const conn = this.conns.find((c) => c.node === node && !c.named && !c.dead);
     if (conn === undefined) return false;
     this.bind(conn, label);
     return true;
@@ -138,17 +146,17 @@ export class ScriptPlayer {
 
   /**
    * Consumes `wanted` (removing each line found) from the heads of the candidate connections:
-   * one connection's lines are read in the order they came, so a line behind a stray one waits.
+   * one connection's lines are read in the order they came, so a line behind a stray one waits
+   * (an `ignore`d line is skipped when it is not wanted).
    */
-  private expectLines(wanted: string[], label: string | undefined): boolean {
+  private expectLines(wanted: string[], label: string | undefined, node?: string): boolean {
     const bound = label === undefined ? undefined : this.labels.get(label);
-    const candidates = bound === undefined ? this.conns : [bound];
+    const candidates = (bound === undefined ? this.conns.filter((conn) => !conn.dead) : [bound]).filter((conn) => node === undefined || conn.node === node);
     let progress = true;
     while (wanted.length > 0 && progress) {
       progress = false;
       for (const conn of candidates) {
-        const head = conn.queue[0];
-        const at = head === undefined ? -1 : wanted.indexOf(head);
+        const at = this.headMatch(conn, wanted);
         if (at < 0) continue;
         conn.queue.shift();
         wanted.splice(at, 1);
@@ -162,6 +170,45 @@ export class ScriptPlayer {
     return wanted.length === 0;
   }
 
+  /** The index in `wanted` of the pattern the connection's next line matches, or -1. */
+  private headMatch(conn: Conn, wanted: readonly string[]): number {
+    for (;;) {
+      const head = conn.queue[0];
+      if (head === undefined) return -1;
+      const at = wanted.findIndex((pattern) => this.matches(pattern, head));
+      if (at >= 0 || !this.ignored(head)) return at;
+      conn.queue.shift();
+    }
+  }
+
+  /**
+   * Whether `line` is `pattern`, where `{key:k}` stands for a claim key (32 to 64 hex digits):
+   * the first match of a name binds it, later ones must be the same key.
+   */
+  private matches(pattern: string, line: string): boolean {
+    if (!pattern.includes('{key:')) return pattern === line;
+    const names: string[] = [];
+    const source = pattern
+      .split(/(\{key:[a-z0-9]+\})/)
+      .map((part) => {
+        const name = /^\{key:([a-z0-9]+)\}$/.exec(part)?.[1];
+        if (name === undefined) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        names.push(name);
+        return '([0-9a-fA-F]{32,64})';
+      })
+      .join('');
+    const found = new RegExp(`^${source}$`).exec(line);
+    if (found === null) return false;
+    const seen = names.map((name, index) => [name, found[index + 1] ?? ''] as const);
+    if (seen.some(([name, key]) => (this.keys.get(name) ?? key) !== key)) return false;
+    for (const [name, key] of seen) this.keys.set(name, key);
+    return true;
+  }
+
+  private ignored(line: string): boolean {
+    return this.ignore.some((prefix) => line.startsWith(prefix));
+  }
+
   private write(label: string | undefined, text: string): boolean {
     const conn = label === undefined ? this.current : this.labels.get(label);
     if (conn === undefined) return this.fail(`a send with no connection to go to (${label ?? 'no conn, no expect or accept before it'})`);
@@ -172,6 +219,7 @@ export class ScriptPlayer {
   private onBound(label: string, action: (conn: Conn) => void): boolean {
     const conn = this.labels.get(label);
     if (conn === undefined) return this.fail(`${label} is not bound to a connection yet`);
+    conn.dead = true;
     action(conn);
     return true;
   }

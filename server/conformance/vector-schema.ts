@@ -7,9 +7,10 @@ const label = z.string().min(1);
 const ms = z.number().int().min(0);
 
 /** One step of the server's script: what the kit server expects and sends. */
-export const serverStepSchema = z.union([
+const scriptSteps = [
   z.strictObject({ accept: label, node: z.string().optional() }),
-  z.strictObject({ expect: z.string(), conn: label.optional() }),
+  // node: the line must come on a connection to that node (after a redirect, say).
+  z.strictObject({ expect: z.string(), conn: label.optional(), node: z.string().optional() }),
   z.strictObject({ expect_any_order: z.array(z.string()).min(1), conn: label.optional() }),
   // exact_text: the daemon check compares the text part of E/ERROR lines too.
   z.strictObject({ send: z.string(), conn: label.optional(), exact_text: z.boolean().optional() }),
@@ -21,8 +22,14 @@ export const serverStepSchema = z.union([
   z.strictObject({ sleep_ms: ms }),
   // Operator actions only the real-daemon check performs (through the ops API); the kit server
   // skips them, since its script sends the resulting lines itself.
-  z.strictObject({ admin: z.enum(['force-release', 'kick']), lock: z.string(), conn: label.optional() }),
-]);
+  // shutdown: SIGTERM, as it were (the daemon says goodbye to every connection).
+  z.strictObject({ admin: z.enum(['force-release', 'kick', 'shutdown']), lock: z.string().optional() }),
+] as const;
+const plainStepSchema = z.union(scriptSteps);
+export type PlainServerStep = z.infer<typeof plainStepSchema>;
+// Steps only the real-daemon check plays: another client's lines (a holder the client under test
+// queues behind), which the kit server has no one to play, so it skips them.
+export const serverStepSchema = z.union([...scriptSteps, z.strictObject({ daemon_only: z.array(plainStepSchema).min(1) })]);
 export type ServerStep = z.infer<typeof serverStepSchema>;
 
 const outcomeSchema = z.union([

@@ -2,14 +2,17 @@
 // a running `baton serve`. The script's `expect` lines are written to the daemon, its `send`
 // lines are what the daemon must answer, byte for byte (codes only for E/ERROR lines unless the
 // step says exact_text). Returns the first mismatch, or undefined when the daemon did it all.
+import { randomBytes } from 'node:crypto';
 import { RawConn } from './raw-conn.ts';
-import type { LoadedVector, ServerStep } from '../vector-schema.ts';
+import type { LoadedVector, PlainServerStep, ServerStep } from '../vector-schema.ts';
 
 export interface DaemonTarget {
   /** The port of the vector's protocol. */
   readonly port: number;
   readonly httpPort: number;
   readonly adminToken: string;
+  /** Starts the daemon's graceful shutdown (not awaited: the script reads its goodbyes). */
+  shutdown(): void;
 }
 
 /** How long a reply may take on a busy machine: generous, since a correct daemon answers in ms. */
@@ -34,6 +37,14 @@ export async function playAgainstDaemon(vector: LoadedVector, target: DaemonTarg
     if (label !== undefined) conns.set(label, conn);
     return conn;
   };
+  /** `{key:k}`: the client's claim key; the check picks one per name, as a client would. */
+  const keys = new Map<string, string>();
+  const withKeys = (line: string): string =>
+    line.replace(/\{key:([a-z0-9]+)\}/g, (_whole, name: string) => {
+      const key = keys.get(name) ?? randomBytes(16).toString('hex');
+      keys.set(name, key);
+      return key;
+    });
   const bound = (label: string): RawConn => {
     const conn = conns.get(label);
     if (conn === undefined) throw new Error(`label ${label} used before a step bound it`);
@@ -55,6 +66,24 @@ export async function playAgainstDaemon(vector: LoadedVector, target: DaemonTarg
   }
 
   async function runStep(step: ServerStep): Promise<string | undefined> {
+    if ('daemon_only' in step) {
+      // Another client's lines: they must not become the client's current connection.
+      const before = current;
+      current = undefined;
+      try {
+        for (const inner of step.daemon_only) {
+          const problem = await runPlain(inner);
+          if (problem !== undefined) return `${JSON.stringify(inner)}: ${problem}`;
+        }
+      } finally {
+        current = before;
+      }
+      return undefined;
+    }
+    return runPlain(step);
+  }
+
+  async function runPlain(step: PlainServerStep): Promise<string | undefined> {
     if ('accept' in step) {
       current = await open();
       conns.set(step.accept, current);
@@ -63,7 +92,7 @@ export async function playAgainstDaemon(vector: LoadedVector, target: DaemonTarg
     if ('expect' in step || 'expect_any_order' in step) {
       current = await connFor(step.conn);
       const lines = 'expect' in step ? [step.expect] : step.expect_any_order;
-      current.write(lines.map((line) => `${line}\n`).join(''));
+      current.write(lines.map((line) => `${withKeys(line)}\n`).join(''));
       return undefined;
     }
     if ('send' in step) {
@@ -87,6 +116,11 @@ export async function playAgainstDaemon(vector: LoadedVector, target: DaemonTarg
       conn.gone = true;
       return (await conn.closedQuietly(REPLY_MS)) ? undefined : `the daemon did not close ${step.close}: ${conn.describe()}`;
     }
+    if ('reset' in step) {
+      // What the daemon sees of a connection reset on the way: an RST.
+      bound(step.reset).reset();
+      return undefined;
+    }
     if ('expect_close' in step) {
       bound(step.expect_close).end();
       return undefined;
@@ -95,7 +129,13 @@ export async function playAgainstDaemon(vector: LoadedVector, target: DaemonTarg
       await new Promise((resolve) => setTimeout(resolve, step.sleep_ms));
       return undefined;
     }
-    if ('admin' in step) return admin(step.admin, step.lock, target);
+    if ('admin' in step) {
+      if (step.admin === 'shutdown') {
+        target.shutdown();
+        return undefined;
+      }
+      return admin(step.admin, step.lock ?? '', target);
+    }
     return 'this step cannot be asked of a real daemon: mark the vector "daemon": false';
   }
 }

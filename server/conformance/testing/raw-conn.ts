@@ -44,6 +44,12 @@ export class RawConn {
     this.socket.end();
   }
 
+  /** RST. */
+  reset(): void {
+    this.gone = true;
+    this.socket.resetAndDestroy();
+  }
+
   destroy(): void {
     this.gone = true;
     this.socket.destroy();
