@@ -141,3 +141,13 @@ func TestSessionRedirectLoopIsBounded(t *testing.T) {
 		t.Fatalf("a redirect loop: %v", err)
 	}
 }
+
+func TestSessionTokensExhaustedFailsTheHoldWithoutRetrying(t *testing.T) {
+	addr := brokenServer(t, func(conn net.Conn, _ string) { conn.Write([]byte("ERROR 0x07 fencing tokens exhausted\n")) })
+	c := newTestSessionClient(t, Options{Addresses: []string{addr}})
+	start := time.Now()
+	_, err := holdWithin(t, c, 10*time.Second)
+	if !errors.Is(err, ErrTokensExhausted) || time.Since(start) > 2*time.Second {
+		t.Fatalf("got %v after %v, want tokens-exhausted at once", err, time.Since(start))
+	}
+}

@@ -88,6 +88,10 @@ func (r *claimRun) onError(err *Error) {
 		}
 	case r.phase == phaseHeld:
 		r.lose(err)
+	case err.Code == "tokens-exhausted":
+		// Server side, but final: the nodes of a cluster share one token sequence, so no node of
+		// this cluster will grant again (docs/protocol.md: try another cluster).
+		r.failHold(err)
 	case err.ServerSide():
 		r.retry(err) // 0x01 while waiting: queue anew at once
 	default:
