@@ -106,6 +106,9 @@ func (c *SessionClient) Hold(ctx context.Context, name string, opts HoldOptions)
 	if opts.Wait < 0 {
 		return nil, newError("bad-wait", "Wait must be >= 0 (0 waits forever)")
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // cancelled already: not even a connection
+	}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
