@@ -60,6 +60,12 @@ export class KeyedClientConnection {
   private reconnectTimer: NodeJS.Timeout | undefined;
   /** Whether the socket in use has answered a request yet. */
   private served = false;
+  /**
+   * Acquires answered `T` before their wait could have run out: the server let go of them as it
+   * went away (`T` comes just before `E - - server-going-away`). They are sent again, with what
+   * is left of their wait, when this connection drops, which the server's goodbye makes it do.
+   */
+  private readonly letGo = new Set<PendingRequest>();
 
   constructor(
     /** The address this connection belongs to; it comes back here after every drop. */
@@ -85,7 +91,7 @@ export class KeyedClientConnection {
 
   /** Whether `request` is sent here and not yet answered. */
   holds(request: PendingRequest): boolean {
-    return this.pending.has(request.slot, request);
+    return this.pending.has(request.slot, request) || this.letGo.has(request);
   }
 
   /**
@@ -95,7 +101,7 @@ export class KeyedClientConnection {
    * address, or undefined when `request` is not pending here.
    */
   abandon(request: PendingRequest, why: string): string | undefined {
-    if (!this.pending.remove(request.slot, request)) return undefined;
+    if (!this.pending.remove(request.slot, request) && !this.letGo.delete(request)) return undefined;
     const where = formatAddress(this.address);
     const link = this.link;
     this.link = undefined; // detach first, so the socket's own close is ignored
@@ -108,7 +114,7 @@ export class KeyedClientConnection {
   async close(reason: Error): Promise<void> {
     this.state = 'closed';
     clearTimeout(this.reconnectTimer);
-    for (const request of this.pending.drain()) request.reject(reason);
+    for (const request of this.takeUnanswered()) request.reject(reason);
     const link = this.link;
     this.link = undefined;
     if (link) await link.end();
@@ -151,17 +157,21 @@ export class KeyedClientConnection {
       case 'granted': {
         const request = this.answered(reply.slot);
         if (request?.op === 'A') request.resolve(new KeyedGrant(this.hooks.releaser, this, reply.key, reply.token));
+        else this.unmatched(line);
         return;
       }
       case 'timed-out': {
         const request = this.answered(reply.slot);
-        if (request?.op === 'A') request.reject(new LockTimeoutError(reply.key, request.waitMs));
+        if (request?.op !== 'A') this.unmatched(line);
+        else if (performance.now() - request.startedAt < request.waitMs) this.letGo.add(request);
+        else request.reject(new LockTimeoutError(reply.key, request.waitMs));
         return;
       }
       case 'released':
       case 'stale': {
         const request = this.answered(reply.slot);
         if (request?.op === 'R') request.resolve(reply.kind === 'released');
+        else this.unmatched(line);
         return;
       }
       case 'request-error': {
@@ -188,6 +198,21 @@ export class KeyedClientConnection {
   }
 
   /**
+   * A reply to no request sent here: the server is not speaking the protocol we think it is, and
+   * no later reply could be matched soundly. Dropping the connection hands the rest back.
+   */
+  private unmatched(line: string): void {
+    this.link?.destroy(errorWithText('protocol-error', `a reply to no request: ${line}`));
+  }
+
+  /** Every request sent here and not answered yet (those let go first: they were sent first). */
+  private takeUnanswered(): PendingRequest[] {
+    const out = [...this.letGo, ...this.pending.drain()];
+    this.letGo.clear();
+    return out;
+  }
+
+  /**
    * Takes the oldest request of `slot`, which this reply answers. The next `A` on that key is
    * now the oldest: the server answers it next, and its deadline gives it a margin from here.
    */
@@ -210,7 +235,7 @@ export class KeyedClientConnection {
     old?.destroy();
     this.connect(target);
     const now = performance.now();
-    for (const request of this.pending.drain()) {
+    for (const request of this.takeUnanswered()) {
       if (request.op === 'A' && !shrinkWait(request, now, waitToWireSeconds)) {
         request.reject(new LockTimeoutError(request.key, request.waitMs));
       } else {
@@ -247,7 +272,7 @@ export class KeyedClientConnection {
       // Reconnecting must not keep a process alive that has nothing else to do.
       this.reconnectTimer.unref();
     }
-    const orphans = this.pending.drain();
+    const orphans = this.takeUnanswered();
     if (orphans.length > 0) this.hooks.orphaned(orphans, reason, this);
   }
 

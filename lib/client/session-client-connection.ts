@@ -298,11 +298,14 @@ export class SessionClientConnection implements SessionLease {
       return this.resumeFailed(error);
     }
     if (this.phase === 'held') return this.lose(error);
-    this.finish(isServerSide(error) ? { kind: 'retry', reason: error, answered: this.answered } : { kind: 'failed', reason: error });
+    this.finish(isWorthRetrying(error) ? { kind: 'retry', reason: error, answered: this.answered } : { kind: 'failed', reason: error });
   }
 
   private closed(error: Error | undefined): void {
     if (this.phase === 'ended') return;
+    // Our link gave up on what the server sent (a line far too long): a broken server, not a
+    // dropped connection, so neither a resume nor a retry.
+    if (error instanceof BatonError && error.code === 'protocol-error') return this.protocolFailure(error.message);
     // A resumable claim outlives a dropped connection on the server for a while (a standby that
     // takes over keeps it): look for it, until the silence deadline says ownership is lost.
     if (this.options.claimKey !== undefined && (this.phase === 'held' || this.phase === 'queued') && this.closing === undefined) {
@@ -447,6 +450,14 @@ export class SessionClientConnection implements SessionLease {
     clearTimeout(this.giveUpTimer);
     this.options.onEnded?.();
   }
+}
+
+/**
+ * Server conditions are worth another try, on this node or the next, except fencing tokens
+ * exhausted: the token sequence is the cluster's, so no node of it will grant again.
+ */
+function isWorthRetrying(error: BatonError): boolean {
+  return isServerSide(error) && error.code !== 'tokens-exhausted';
 }
 
 /**

@@ -18,6 +18,8 @@ export interface KitServer {
   close(): Promise<void>;
 }
 
+/** How long DONE waits for a script still running to end before answering FAIL. */
+const DONE_GRACE_MS = 1_000;
 /** A control line longer than this is no command; the connection is closed. */
 const MAX_CONTROL_LINE = 4096;
 
@@ -95,7 +97,8 @@ class ControlSession {
     if (verb === 'PLAY' && rest.length === 1) return this.start(rest[0] ?? '');
     if (verb === 'DONE' && rest.length === 0) {
       if (this.play === undefined) return this.answer('ERR no vector is being played');
-      const verdict = this.play.verdict();
+      const verdict = await this.play.settledVerdict(DONE_GRACE_MS);
+      if (this.dropped) return;
       this.endPlay();
       return this.answer(verdict);
     }

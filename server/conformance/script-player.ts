@@ -80,6 +80,11 @@ export class ScriptPlayer {
     this.advance();
   }
 
+  /** Whether the script has run to its end (or failed): nothing more can change the verdict but stray lines. */
+  settled(): boolean {
+    return this.failure !== undefined || this.index >= this.steps.length;
+  }
+
   /** `PASS`, or `FAIL <reason>`: the script must have ended and nothing stray have arrived. */
   verdict(): string {
     if (this.failure !== undefined) return `FAIL ${this.failure}`;

@@ -57,6 +57,19 @@ export class VectorPlay {
     return { play, addresses };
   }
 
+  /**
+   * The verdict, once the script has ended or `graceMs` have passed: a runner sends DONE as soon
+   * as its client reached its last outcome, which can be a moment before the kit server reads
+   * the close or the line that the client sent on the way there.
+   */
+  async settledVerdict(graceMs: number): Promise<string> {
+    const deadline = performance.now() + graceMs;
+    while (this.player !== undefined && !this.player.settled() && !this.disposed && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return this.verdict();
+  }
+
   verdict(): string {
     return this.player?.verdict() ?? `FAIL vector ${this.vector.id} never started`;
   }

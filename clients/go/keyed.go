@@ -1,0 +1,363 @@
+package baton
+
+import (
+	"context"
+	"net"
+	"sync"
+	"time"
+)
+
+// KeyedClient takes locks over Baton's keyed protocol (docs/protocol.md, "Keyed protocol"):
+// leases fixed at the grant, released by the fencing token. It keeps one persistent connection
+// per address (two when one address is given, so that requests keep flowing while one
+// reconnects), pipelines every request, and retries as the protocol's design says. Safe for use
+// from many goroutines; Close it when done.
+type KeyedClient struct {
+	mu    sync.Mutex
+	conns []*keyedConn
+	// parked: acquires waiting for a connection to come up; retrying: releases waiting for
+	// their next attempt.
+	parked   map[*keyedRequest]struct{}
+	retrying map[*keyedRequest]struct{}
+	closed   bool
+
+	identity     string
+	sendIdentity bool
+
+	reconnectInterval     time.Duration
+	parkLimit             time.Duration
+	releaseRetryFor       time.Duration
+	releaseRetryInterval  time.Duration
+	releaseAttemptTimeout time.Duration
+
+	dialer net.Dialer
+	ctx    context.Context // cancelled by Close: ends dials, writers and reconnect pauses
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// AcquireOptions say how long a keyed lock is held and how long to queue for it.
+type AcquireOptions struct {
+	// Lease: how long the lock stays held without a release (> 0). The server reclaims it then,
+	// whatever the client does.
+	Lease time.Duration
+	// Wait: how long to queue; 0 waits forever. A finite wait also bounds how long the client
+	// waits for any answer: a server silent for Wait + 1 s + 10% of Wait fails the acquire with
+	// ErrTimeout and that connection is dropped (the server then forgets the request).
+	Wait time.Duration
+}
+
+const noConnection = "no connection to a Baton server is up"
+
+// NewKeyedClient starts the connections (in the background: a server that is not up yet is
+// dialled again every ReconnectInterval) and returns at once. Bad options (an unreadable
+// address, a bad Identity) are refused here, before anything is dialled.
+func NewKeyedClient(o Options) (*KeyedClient, error) {
+	addresses, err := normalizeAddresses(o.Addresses, DefaultKeyedPort)
+	if err != nil {
+		return nil, err
+	}
+	identity, send, err := resolveIdentity(o)
+	if err != nil {
+		return nil, err
+	}
+	c := &KeyedClient{
+		parked:                map[*keyedRequest]struct{}{},
+		retrying:              map[*keyedRequest]struct{}{},
+		identity:              identity,
+		sendIdentity:          send,
+		reconnectInterval:     orDefault(o.ReconnectInterval, 3*time.Second),
+		releaseRetryFor:       orDefault(o.ReleaseRetryFor, 5*time.Second),
+		releaseRetryInterval:  orDefault(o.ReleaseRetryInterval, 200*time.Millisecond),
+		releaseAttemptTimeout: orDefault(o.ReleaseAttemptTimeout, time.Second),
+		dialer:                net.Dialer{Timeout: orDefault(o.DialTimeout, 3*time.Second)},
+	}
+	c.parkLimit = c.reconnectInterval + c.dialer.Timeout
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	// With one address, a second connection keeps requests flowing while the first reconnects.
+	if len(addresses) == 1 {
+		addresses = append(addresses, addresses[0])
+	}
+	c.mu.Lock()
+	for _, a := range addresses {
+		k := &keyedConn{c: c, home: a, state: stateDown} // until its goroutine opens the first link
+		c.conns = append(c.conns, k)
+		c.wg.Add(1)
+		go k.run()
+	}
+	c.mu.Unlock()
+	return c, nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// Acquire queues for the lock name and returns its grant. It fails with ErrTimeout when the
+// wait ran out (nothing is held), with an *Error carrying the server's code for an `E` reply
+// (errors.Is(err, ErrBadLease), ...), with ErrConnectionLost after every connection dropped
+// under it, and with ctx.Err() when ctx ends first: the request then stays queued on the server
+// (taking it out would mean dropping a connection that other requests share), and a grant that
+// comes for it later is released at once, so a cancelled acquire never strands a lock.
+func (c *KeyedClient) Acquire(ctx context.Context, name string, o AcquireOptions) (*Grant, error) {
+	if err := checkKey(name); err != nil {
+		return nil, err
+	}
+	lease, err := keyedLeaseText(o.Lease)
+	if err != nil {
+		return nil, err
+	}
+	wait, err := keyedWaitText(o.Wait)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r := &keyedRequest{op: 'A', slot: "A " + name, key: name, start: time.Now(), lease: lease, wait: o.Wait,
+		waitText: wait, done: make(chan keyedResult, 1)}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, ErrClientClosed
+	}
+	r.triesLeft = len(c.conns)
+	if o.Wait > 0 {
+		// One deadline for the whole acquire, however often it moves to another connection.
+		r.deadline = time.AfterFunc(o.Wait+acquireMargin(o.Wait), func() { c.acquireDue(r) })
+	}
+	c.sendAcquireLocked(r, nil)
+	c.mu.Unlock()
+
+	select {
+	case res := <-r.done:
+		return res.grant, res.err
+	case <-ctx.Done():
+	}
+	c.mu.Lock()
+	if !r.settled {
+		r.settled, r.cancelled = true, true
+		if r.parked != nil {
+			r.parked.Stop()
+			delete(c.parked, r)
+		}
+		c.mu.Unlock()
+		return nil, ctx.Err()
+	}
+	c.mu.Unlock()
+	// Settled as ctx ended: a grant that came is let go, so the caller holds nothing.
+	if res := <-r.done; res.grant != nil {
+		c.mu.Lock()
+		c.releaseLocked(res.grant.key, res.grant.token, res.grant.via)
+		c.mu.Unlock()
+	}
+	return nil, ctx.Err()
+}
+
+// TryAcquire takes the lock only if it is free now. On the wire it is an acquire with a 1 ms
+// wait (`A <name> <lease> 0.001`; the protocol's 0 means forever), so a lock held by someone
+// else fails with ErrTimeout, like a wait that ran out.
+func (c *KeyedClient) TryAcquire(ctx context.Context, name string, lease time.Duration) (*Grant, error) {
+	return c.Acquire(ctx, name, AcquireOptions{Lease: lease, Wait: time.Millisecond})
+}
+
+// Close fails every request in flight with ErrClientClosed, closes the connections and waits
+// for the client's goroutines to end. Grants still held are not released (their leases end
+// them). Safe to call more than once.
+func (c *KeyedClient) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	for r := range c.parked {
+		c.settleLocked(r, nil, ErrClientClosed)
+	}
+	for r := range c.retrying {
+		c.settleLocked(r, nil, ErrClientClosed)
+	}
+	c.parked, c.retrying = map[*keyedRequest]struct{}{}, map[*keyedRequest]struct{}{}
+	for _, k := range c.conns {
+		k.state = stateClosed
+		if link := k.link; link != nil {
+			c.failLocked(link.takeAll(), ErrClientClosed)
+			link.cancel()
+			if link.sock != nil {
+				link.sock.Close()
+			}
+		}
+	}
+	c.mu.Unlock()
+	c.cancel()
+	c.wg.Wait()
+	return nil
+}
+
+// sleep waits d, or until Close; false when closed.
+func (c *KeyedClient) sleep(d time.Duration) bool {
+	if d <= 0 {
+		return c.ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.ctx.Done():
+		return false
+	}
+}
+
+// pick chooses where a request goes: the first open connection in address order, else one
+// still connecting (its link queues the bytes until it is up), else none. preferred wins when
+// open; avoid (where an attempt was just lost) comes last when any other is open.
+//
+// Not round-robin, as in the TypeScript client: requests made together then leave in one write
+// and come back in one read (alternating split a batch of 16 into 8 + 8 and doubled the
+// server's syscalls); the other connections stand by for when the first one drops.
+func (c *KeyedClient) pick(preferred, avoid *keyedConn) *keyedConn {
+	if preferred != nil && preferred != avoid && preferred.state == stateOpen {
+		return preferred
+	}
+	otherOpen := false
+	if avoid != nil {
+		for _, k := range c.conns {
+			if k != avoid && k.state == stateOpen {
+				otherOpen = true
+			}
+		}
+	}
+	var fallback *keyedConn
+	for _, k := range c.conns {
+		if otherOpen && k == avoid {
+			continue
+		}
+		if k.state == stateOpen {
+			return k
+		}
+		if k.state == stateConnecting && fallback == nil {
+			fallback = k
+		}
+	}
+	return fallback
+}
+
+// sendAcquireLocked sends r on the chosen connection; with none up it waits for one (park)
+// while some connection will dial again, else fails with reason.
+func (c *KeyedClient) sendAcquireLocked(r *keyedRequest, reason error) {
+	if reason == nil {
+		reason = connectionLost(noConnection)
+	}
+	if k := c.pick(nil, nil); k != nil {
+		k.link.pushLocked(r)
+		return
+	}
+	for _, k := range c.conns {
+		if k.state == stateDown {
+			c.parkLocked(r, reason)
+			return
+		}
+	}
+	c.settleLocked(r, nil, reason)
+}
+
+// parkLocked: no connection is up, but some will dial again (a failover: the connections on the
+// dead node are coming home). The acquire waits for one, within its own wait and at most one
+// reconnect interval plus a dial timeout, instead of failing at once.
+func (c *KeyedClient) parkLocked(r *keyedRequest, reason error) {
+	limit := c.parkLimit
+	if r.wait > 0 {
+		if left := r.wait - time.Since(r.start); left < limit {
+			limit = left
+		}
+	}
+	if limit < 0 {
+		limit = 0
+	}
+	c.parked[r] = struct{}{}
+	var timer *time.Timer
+	timer = time.AfterFunc(limit, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if r.parked == timer {
+			delete(c.parked, r)
+			r.parked = nil
+			c.settleLocked(r, nil, reason)
+		}
+	})
+	r.parked = timer
+}
+
+// unparkLocked sends the parked acquires now that a connection is dialling or open.
+func (c *KeyedClient) unparkLocked() {
+	if len(c.parked) == 0 {
+		return
+	}
+	now := time.Now()
+	waiting := c.parked
+	c.parked = map[*keyedRequest]struct{}{}
+	for r := range waiting {
+		r.parked.Stop()
+		r.parked = nil
+		if !r.shrinkWait(now) {
+			c.settleLocked(r, nil, timeoutError(r))
+		} else {
+			c.sendAcquireLocked(r, nil)
+		}
+	}
+}
+
+// orphanedLocked takes the requests of a connection that dropped: acquires move to the next
+// connection (and fail after as many tries as there are connections), releases retry later.
+func (c *KeyedClient) orphanedLocked(requests []*keyedRequest, reason error, from *keyedConn) {
+	now := time.Now()
+	for _, r := range requests {
+		if r.op == 'R' {
+			stopTimer(r.attempt) // that attempt is over: no answer can come
+			r.lostOn = from
+		}
+		switch {
+		case r.settled: // a cancelled acquire: nothing to re-send
+		case c.closed:
+			c.settleLocked(r, nil, ErrClientClosed)
+		case r.op == 'R':
+			c.retryReleaseLocked(r, reason)
+		case r.triesLeft <= 1:
+			c.settleLocked(r, nil, reason)
+		case !r.shrinkWait(now):
+			c.settleLocked(r, nil, timeoutError(r))
+		default:
+			r.triesLeft--
+			c.sendAcquireLocked(r, reason)
+		}
+	}
+}
+
+// settleLocked gives r its result, once; timers of r are stopped.
+func (c *KeyedClient) settleLocked(r *keyedRequest, g *Grant, err error) {
+	if r.settled {
+		return
+	}
+	r.settled = true
+	stopTimer(r.deadline)
+	stopTimer(r.attempt)
+	stopTimer(r.retry)
+	stopTimer(r.parked)
+	r.done <- keyedResult{grant: g, err: err}
+}
+
+func (c *KeyedClient) failLocked(requests []*keyedRequest, err error) {
+	for _, r := range requests {
+		c.settleLocked(r, nil, err)
+	}
+}
+
+func stopTimer(t *time.Timer) {
+	if t != nil {
+		t.Stop()
+	}
+}

@@ -1,0 +1,314 @@
+package baton
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+)
+
+// One persistent keyed connection per address (keyedConn), run by its own goroutine: it dials,
+// reads replies, follows `M` redirects, and after a drop hands its unanswered requests back to
+// the client and dials again. Each socket it opens is a keyedLink. All state is guarded by
+// KeyedClient.mu; only reading and writing the socket happen outside it.
+
+type connState int
+
+const (
+	stateConnecting connState = iota // dialling: requests queue in the link's buffer
+	stateOpen
+	stateDown // dropped, waiting to dial again
+	stateClosed
+)
+
+const (
+	// maxRedirects in a row without a real reply before it counts as a loop.
+	maxRedirects = 8
+	// redirectRetry: how soon a connection comes home after the node a redirect named could not
+	// be reached (the active a standby named has just died): the standby will know better.
+	redirectRetry = 200 * time.Millisecond
+)
+
+type keyedConn struct {
+	c     *KeyedClient
+	home  string
+	state connState
+	link  *keyedLink // the socket in use (connecting or open); nil while down
+}
+
+type keyedLink struct {
+	conn    *keyedConn
+	address string
+	ctx     context.Context // cancelled when the link is dropped: ends its dial and writer
+	cancel  context.CancelFunc
+	sock    net.Conn // nil while dialling
+	pending *pendingTable
+	// letGo: acquires answered `T` before their wait could have run out. The server let go of
+	// them as it went away (`T` comes just before `E - - server-going-away`): they are sent
+	// again, with what is left of their wait, when this link drops, which the goodbye makes it.
+	letGo  []*keyedRequest
+	out    []byte        // request bytes not yet handed to the socket
+	wakeup chan struct{} // tells the writer there are bytes
+	// identities: `I` lines sent and not yet answered (an `I OK` for none is a reply to nothing).
+	identities int
+	served     bool   // the server answered a request here (a redirect or goodbye is not service)
+	redirects  int    // redirects in a row, carried over to the link a redirect opens
+	farewell   *Error // `E - - ...`: the best reason for the drop that follows
+	dropped    error  // set when the client drops the link itself (a deadline): the reason
+}
+
+// redirected is what the reader returns on `M host:port`.
+type redirected struct{ to string }
+
+func (r redirected) Error() string { return "redirected to " + r.to }
+
+func (k *keyedConn) run() {
+	c := k.c
+	defer c.wg.Done()
+	target, redirects := k.home, 0
+	var carried []*keyedRequest // requests a redirect moves to the new link
+	for {
+		c.mu.Lock()
+		if c.closed {
+			c.failLocked(carried, ErrClientClosed)
+			c.mu.Unlock()
+			return
+		}
+		link := k.openLocked(target, redirects, carried)
+		carried = nil
+		c.mu.Unlock()
+
+		err := k.serve(link)
+
+		c.mu.Lock()
+		link.cancel()
+		if link.sock != nil {
+			link.sock.Close()
+		}
+		var to redirected
+		if errors.As(err, &to) && link.dropped == nil && !c.closed {
+			if link.redirects+1 <= maxRedirects {
+				carried = link.takeAll()
+				target, redirects = to.to, link.redirects+1
+				c.mu.Unlock()
+				continue
+			}
+			err = newError("protocol-error", fmt.Sprintf("more than %d redirects in a row", maxRedirects))
+		}
+		delay := k.droppedLocked(link, target, err)
+		target, redirects = k.home, 0
+		c.mu.Unlock()
+		if !c.sleep(delay) {
+			c.mu.Lock()
+			k.state = stateClosed
+			c.mu.Unlock()
+		}
+	}
+}
+
+// openLocked starts a link to target: the identity first, then the requests a redirect carried
+// (with what is left of their waits), then whatever the client sends meanwhile.
+func (k *keyedConn) openLocked(target string, redirects int, carried []*keyedRequest) *keyedLink {
+	c := k.c
+	ctx, cancel := context.WithCancel(c.ctx)
+	link := &keyedLink{conn: k, address: target, ctx: ctx, cancel: cancel, pending: newPendingTable(),
+		wakeup: make(chan struct{}, 1), redirects: redirects}
+	k.link, k.state = link, stateConnecting
+	if c.sendIdentity {
+		link.out = append(link.out, identityLine(c.identity)...)
+		link.identities++
+	}
+	now := time.Now()
+	for _, r := range carried {
+		switch {
+		case r.settled: // cancelled by its caller: not sent again
+		case r.op == 'A' && !r.shrinkWait(now):
+			c.settleLocked(r, nil, timeoutError(r))
+		default:
+			link.pushLocked(r)
+		}
+	}
+	c.unparkLocked()
+	return link
+}
+
+// serve dials, then reads replies until the link ends; it returns why it ended.
+func (k *keyedConn) serve(link *keyedLink) error {
+	c := k.c
+	sock, err := c.dialer.DialContext(link.ctx, "tcp", link.address)
+	c.mu.Lock()
+	if err == nil && link.dropped != nil {
+		sock.Close()
+		err = link.dropped
+	}
+	if err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	link.sock = sock
+	k.state = stateOpen
+	c.mu.Unlock()
+	c.wg.Add(1)
+	go link.write(c)
+	link.wake()
+
+	r := bufio.NewReaderSize(sock, maxReplyLine)
+	for {
+		line, err := readReplyLine(r)
+		if err != nil {
+			return err
+		}
+		reply, err := parseKeyedReply(line)
+		if err != nil {
+			return err
+		}
+		c.mu.Lock()
+		err = c.dispatchLocked(link, reply)
+		c.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// write hands queued request bytes to the socket, all that is queued in one write: requests
+// made together leave together and come back together.
+func (l *keyedLink) write(c *KeyedClient) {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-l.wakeup:
+		case <-l.ctx.Done():
+			return
+		}
+		c.mu.Lock()
+		buf := l.out
+		l.out = nil
+		c.mu.Unlock()
+		if len(buf) == 0 {
+			continue
+		}
+		if _, err := l.sock.Write(buf); err != nil {
+			l.sock.Close() // the reader sees it and the link is dropped
+			return
+		}
+	}
+}
+
+func (l *keyedLink) wake() {
+	select {
+	case l.wakeup <- struct{}{}:
+	default:
+	}
+}
+
+// pushLocked sends r on this link (queued until the socket is up).
+func (l *keyedLink) pushLocked(r *keyedRequest) {
+	if r.op == 'A' {
+		if l.pending.oldest(r.slot) == nil {
+			r.oldestSince = time.Now()
+		} else {
+			r.oldestSince = time.Time{}
+		}
+	}
+	l.pending.push(r)
+	r.link = l
+	l.out = append(l.out, r.line()...)
+	l.wake()
+}
+
+// takeAll removes every unanswered request: those let go first (they were sent first), then
+// the pending ones in send order.
+func (l *keyedLink) takeAll() []*keyedRequest {
+	all := append(l.letGo, l.pending.drain()...)
+	l.letGo = nil
+	for _, r := range all {
+		r.link = nil
+	}
+	return all
+}
+
+// droppedLocked ends a link that will not be used again: its requests go back to the client,
+// and it returns how long to wait before dialling home again.
+func (k *keyedConn) droppedLocked(link *keyedLink, target string, err error) time.Duration {
+	c := k.c
+	reason := link.reasonFor(err)
+	served := link.served
+	k.link, k.state = nil, stateDown
+	orphans := link.takeAll()
+	if len(orphans) > 0 {
+		c.orphanedLocked(orphans, reason, k)
+	}
+	switch {
+	case served:
+		// It was serving and dropped (its node died or handed off): in a cluster another node
+		// is taking over, so come home at once. Rate-limited by nature: to be dropped again it
+		// must first be answered again.
+		return 0
+	case target != k.home:
+		// A redirect's target that could not be reached: home again soon.
+		if c.reconnectInterval < redirectRetry {
+			return c.reconnectInterval
+		}
+		return redirectRetry
+	}
+	return c.reconnectInterval
+}
+
+// reasonFor is the error a drop hands to the requests that were pending on the link.
+func (l *keyedLink) reasonFor(err error) error {
+	if l.dropped != nil {
+		return l.dropped
+	}
+	if l.farewell != nil {
+		return l.farewell
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Code == "protocol-error" {
+			return newError(e.Code, l.address+": "+e.Detail)
+		}
+		return e
+	}
+	if err == nil || errors.Is(err, net.ErrClosed) {
+		return connectionLost(l.address + " closed the connection")
+	}
+	return connectionLost(l.address + ": " + err.Error())
+}
+
+// abandonLocked gives up on r, which the server has not answered in time, and drops its link
+// at once: the server then forgets the request, and replies still owed on that socket could no
+// longer be matched. The other requests move on as after any drop. Returns the address, or ""
+// when r is pending nowhere.
+func (c *KeyedClient) abandonLocked(r *keyedRequest, why string) string {
+	link := r.link
+	if link == nil || (!link.pending.remove(r) && !link.removeLetGo(r)) {
+		return ""
+	}
+	r.link = nil
+	if r.op == 'R' {
+		r.lostOn = link.conn
+	}
+	if link.dropped == nil {
+		link.dropped = connectionLost(fmt.Sprintf("%s: dropped after %s", link.address, why))
+	}
+	link.cancel()
+	if link.sock != nil {
+		link.sock.Close()
+	}
+	return link.address
+}
+
+func (l *keyedLink) removeLetGo(r *keyedRequest) bool {
+	for i, x := range l.letGo {
+		if x == r {
+			l.letGo = append(l.letGo[:i:i], l.letGo[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+func connectionLost(detail string) *Error { return newError("connection-lost", detail) }
