@@ -77,13 +77,6 @@ func NewSessionClient(opts Options) (*SessionClient, error) {
 	}, nil
 }
 
-func orDefault(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return d
-}
-
 // Hold waits until name is held and returns the claim; the caller must Release it (or Close
 // the client). ctx and opts.Wait bound only the wait: when either ends it first, Hold returns
 // ctx.Err() or an error matching ErrTimeout, and nothing is held or queued (the connection is

@@ -41,7 +41,7 @@ func (l *lineReader) Next() (string, error) {
 				return "", newError("protocol-error", "a server line longer than 64 KiB")
 			}
 			if !utf8.Valid(raw) {
-				return "", unreadable(string(raw), "a server line that is not UTF-8")
+				return "", unreadableSessionLine(string(raw), "a server line that is not UTF-8")
 			}
 			return string(raw), nil
 		}

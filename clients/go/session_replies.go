@@ -16,20 +16,20 @@ func (r *claimRun) receive(line string) {
 		return
 	}
 	switch reply.kind {
-	case replyAcquired:
+	case sessionAcquired:
 		r.onAcquired(reply.token)
-	case replyWaiting:
+	case sessionWaiting:
 		r.onWaiting()
-	case replyError:
+	case sessionErrorLine:
 		r.onError(reply.err)
-	case replyMoved:
+	case sessionMoved:
 		if r.key == "" {
 			r.protocolFailure(newError("protocol-error", "MOVED to a session that sent no claim key: "+line))
 			return
 		}
 		r.claim.moves.Add(1)
 		r.resumeAt(reply.address)
-	case replyRedirect:
+	case sessionRedirect:
 		r.onRedirect(reply.address)
 	}
 }
@@ -102,8 +102,8 @@ func (r *claimRun) onError(err *Error) {
 func (r *claimRun) onRedirect(address string) {
 	if r.resume.active {
 		r.resume.redirects++
-		if r.resume.redirects > maxRedirects {
-			r.resumeFailed(newError("protocol-error", fmt.Sprintf("more than %d redirects in a row", maxRedirects)))
+		if r.resume.redirects > maxSessionRedirects {
+			r.resumeFailed(newError("protocol-error", fmt.Sprintf("more than %d redirects in a row", maxSessionRedirects)))
 			return
 		}
 		r.resumeAt(address)
@@ -115,8 +115,8 @@ func (r *claimRun) onRedirect(address string) {
 		return
 	}
 	r.redirects++
-	if r.redirects > maxRedirects {
-		r.failHold(newError("protocol-error", fmt.Sprintf("more than %d redirects in a row", maxRedirects)))
+	if r.redirects > maxSessionRedirects {
+		r.failHold(newError("protocol-error", fmt.Sprintf("more than %d redirects in a row", maxSessionRedirects)))
 		return
 	}
 	r.startAttempt(address, time.Time{})

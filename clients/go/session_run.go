@@ -25,8 +25,8 @@ const (
 )
 
 const (
-	// maxRedirects in a row before we call it a loop.
-	maxRedirects = 8
+	// maxSessionRedirects in a row before we call it a loop.
+	maxSessionRedirects = 8
 	// passPause after a whole pass over the addresses found no server, so a restart is not hammered.
 	passPause = 200 * time.Millisecond
 )

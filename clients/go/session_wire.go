@@ -20,22 +20,22 @@ import (
 type sessionReplyKind int
 
 const (
-	replyAcquired sessionReplyKind = iota + 1
-	replyWaiting
-	replyError
-	// replyRedirect: this node is not the active one; the claim (if any) ended.
-	replyRedirect
-	// replyMoved: only to a resumable session; the claim moved with a handoff, RESUME it there.
-	replyMoved
+	sessionAcquired sessionReplyKind = iota + 1
+	sessionWaiting
+	sessionErrorLine
+	// sessionRedirect: this node is not the active one; the claim (if any) ended.
+	sessionRedirect
+	// sessionMoved: only to a resumable session; the claim moved with a handoff, RESUME it there.
+	sessionMoved
 )
 
 // sessionReply is one server line, read.
 type sessionReply struct {
 	kind     sessionReplyKind
-	token    uint64 // replyAcquired
-	position int64  // replyWaiting, 1 = next
-	err      *Error // replyError, already carrying the shared name
-	address  string // replyRedirect, replyMoved: "host:port" as the server wrote it
+	token    uint64 // sessionAcquired
+	position int64  // sessionWaiting, 1 = next
+	err      *Error // sessionErrorLine, already carrying the shared name
+	address  string // sessionRedirect, sessionMoved: "host:port" as the server wrote it
 }
 
 // maxPositionDigits bounds WAITING's number as the server writes it (15 digits).
@@ -52,18 +52,18 @@ func parseSessionLine(line string) (sessionReply, error) {
 	case "ACQUIRED":
 		token, ok := parseU64(rest)
 		if !ok {
-			return sessionReply{}, unreadable(line, "ACQUIRED with a bad token")
+			return sessionReply{}, unreadableSessionLine(line, "ACQUIRED with a bad token")
 		}
-		return sessionReply{kind: replyAcquired, token: token}, nil
+		return sessionReply{kind: sessionAcquired, token: token}, nil
 	case "WAITING":
 		if !allDigits(rest, maxPositionDigits) {
-			return sessionReply{}, unreadable(line, "WAITING with a bad position")
+			return sessionReply{}, unreadableSessionLine(line, "WAITING with a bad position")
 		}
 		position, err := strconv.ParseInt(rest, 10, 64)
 		if err != nil || position <= 0 {
-			return sessionReply{}, unreadable(line, "WAITING with a bad position")
+			return sessionReply{}, unreadableSessionLine(line, "WAITING with a bad position")
 		}
-		return sessionReply{kind: replyWaiting, position: position}, nil
+		return sessionReply{kind: sessionWaiting, position: position}, nil
 	case "ERROR":
 		codeText, text := rest, ""
 		if i := strings.IndexByte(rest, ' '); i >= 0 {
@@ -71,25 +71,25 @@ func parseSessionLine(line string) (sessionReply, error) {
 		}
 		code, ok := parseHexCode(codeText)
 		if !ok {
-			return sessionReply{}, unreadable(line, "ERROR with a bad code")
+			return sessionReply{}, unreadableSessionLine(line, "ERROR with a bad code")
 		}
-		return sessionReply{kind: replyError, err: errorFromSessionCode(code, text)}, nil
+		return sessionReply{kind: sessionErrorLine, err: errorFromSessionCode(code, text)}, nil
 	case "REDIRECT", "MOVED":
 		if !isHostPort(rest) {
-			return sessionReply{}, unreadable(line, word+" to an unreadable address")
+			return sessionReply{}, unreadableSessionLine(line, word+" to an unreadable address")
 		}
-		kind := replyRedirect
+		kind := sessionRedirect
 		if word == "MOVED" {
-			kind = replyMoved
+			kind = sessionMoved
 		}
 		return sessionReply{kind: kind, address: rest}, nil
 	}
-	return sessionReply{}, unreadable(line, "unknown reply")
+	return sessionReply{}, unreadableSessionLine(line, "unknown reply")
 }
 
-// unreadable is the protocol error for a line a client cannot read; the line is quoted short,
+// unreadableSessionLine is the protocol error for a line a client cannot read; the line is quoted short,
 // since a hostile server may send a long one.
-func unreadable(line, why string) *Error {
+func unreadableSessionLine(line, why string) *Error {
 	const show = 80
 	if len(line) > show {
 		line = line[:show] + "..."

@@ -14,14 +14,14 @@ func TestParseSessionLinesABatonServerSends(t *testing.T) {
 		line string
 		want sessionReply
 	}{
-		{"ACQUIRED 7", sessionReply{kind: replyAcquired, token: 7}},
-		{"ACQUIRED 9007199254740993", sessionReply{kind: replyAcquired, token: 9007199254740993}},
-		{"ACQUIRED 18446744073709551615", sessionReply{kind: replyAcquired, token: 18446744073709551615}},
-		{"ACQUIRED 00000000000000000042", sessionReply{kind: replyAcquired, token: 42}},
-		{"WAITING 1", sessionReply{kind: replyWaiting, position: 1}},
-		{"WAITING 999999999999999", sessionReply{kind: replyWaiting, position: 999999999999999}},
-		{"REDIRECT 127.0.0.1:7071", sessionReply{kind: replyRedirect, address: "127.0.0.1:7071"}},
-		{"MOVED [::1]:7171", sessionReply{kind: replyMoved, address: "[::1]:7171"}},
+		{"ACQUIRED 7", sessionReply{kind: sessionAcquired, token: 7}},
+		{"ACQUIRED 9007199254740993", sessionReply{kind: sessionAcquired, token: 9007199254740993}},
+		{"ACQUIRED 18446744073709551615", sessionReply{kind: sessionAcquired, token: 18446744073709551615}},
+		{"ACQUIRED 00000000000000000042", sessionReply{kind: sessionAcquired, token: 42}},
+		{"WAITING 1", sessionReply{kind: sessionWaiting, position: 1}},
+		{"WAITING 999999999999999", sessionReply{kind: sessionWaiting, position: 999999999999999}},
+		{"REDIRECT 127.0.0.1:7071", sessionReply{kind: sessionRedirect, address: "127.0.0.1:7071"}},
+		{"MOVED [::1]:7171", sessionReply{kind: sessionMoved, address: "[::1]:7171"}},
 	}
 	for _, c := range cases {
 		got, err := parseSessionLine(c.line)
@@ -47,7 +47,7 @@ func TestParseSessionErrorsCarryTheSharedNames(t *testing.T) {
 	}
 	for line, want := range cases {
 		got, err := parseSessionLine(line)
-		if err != nil || got.kind != replyError || !errors.Is(got.err, want) {
+		if err != nil || got.kind != sessionErrorLine || !errors.Is(got.err, want) {
 			t.Errorf("%q: got %+v, %v; want %v", line, got, err, want)
 		}
 	}
@@ -164,10 +164,10 @@ func parseNeverPanics(t *testing.T, data []byte) {
 		}
 		return
 	}
-	if reply.kind < replyAcquired || reply.kind > replyMoved {
+	if reply.kind < sessionAcquired || reply.kind > sessionMoved {
 		t.Fatalf("%q: no kind", data)
 	}
-	if reply.kind == replyError && reply.err == nil {
+	if reply.kind == sessionErrorLine && reply.err == nil {
 		t.Fatalf("%q: ERROR without an error", data)
 	}
 	// The same bytes through the line reader: lines or a clear error, never a hang.
