@@ -30,6 +30,10 @@ type KeyedClient struct {
 	releaseRetryInterval  time.Duration
 	releaseAttemptTimeout time.Duration
 
+	// started, when set (tests), is called once a request has been handed to a connection,
+	// parked or settled: the conformance runner plays the next step only after it.
+	started func()
+
 	dialer net.Dialer
 	ctx    context.Context // cancelled by Close: ends dials, writers and reconnect pauses
 	cancel context.CancelFunc
@@ -80,10 +84,13 @@ func NewKeyedClient(o Options) (*KeyedClient, error) {
 	}
 	c.mu.Lock()
 	for _, a := range addresses {
-		k := &keyedConn{c: c, home: a, state: stateDown} // until its goroutine opens the first link
+		k := &keyedConn{c: c, home: a}
 		c.conns = append(c.conns, k)
+		// Its first link exists (dialling) before New returns, so a first request queues on it
+		// at once, its wait untouched, instead of waiting for the goroutine to start.
+		first := k.openLocked(a, 0, nil)
 		c.wg.Add(1)
-		go k.run()
+		go k.run(first)
 	}
 	c.mu.Unlock()
 	return c, nil
@@ -130,6 +137,9 @@ func (c *KeyedClient) Acquire(ctx context.Context, name string, o AcquireOptions
 		r.deadline = time.AfterFunc(o.Wait+acquireMargin(o.Wait), func() { c.acquireDue(r) })
 	}
 	c.sendAcquireLocked(r, nil)
+	if c.started != nil {
+		c.started()
+	}
 	c.mu.Unlock()
 
 	select {

@@ -64,21 +64,24 @@ type redirected struct{ to string }
 
 func (r redirected) Error() string { return "redirected to " + r.to }
 
-func (k *keyedConn) run() {
+// run is the connection's goroutine, from its first link (opened by NewKeyedClient) on.
+func (k *keyedConn) run(link *keyedLink) {
 	c := k.c
 	defer c.wg.Done()
 	target, redirects := k.home, 0
 	var carried []*keyedRequest // requests a redirect moves to the new link
 	for {
-		c.mu.Lock()
-		if c.closed {
-			c.failLocked(carried, ErrClientClosed)
+		if link == nil {
+			c.mu.Lock()
+			if c.closed {
+				c.failLocked(carried, ErrClientClosed)
+				c.mu.Unlock()
+				return
+			}
+			link = k.openLocked(target, redirects, carried)
+			carried = nil
 			c.mu.Unlock()
-			return
 		}
-		link := k.openLocked(target, redirects, carried)
-		carried = nil
-		c.mu.Unlock()
 
 		err := k.serve(link)
 
@@ -91,14 +94,14 @@ func (k *keyedConn) run() {
 		if errors.As(err, &to) && link.dropped == nil && !c.closed {
 			if link.redirects+1 <= maxRedirects {
 				carried = link.takeAll()
-				target, redirects = to.to, link.redirects+1
+				target, redirects, link = to.to, link.redirects+1, nil
 				c.mu.Unlock()
 				continue
 			}
 			err = newError("protocol-error", fmt.Sprintf("more than %d redirects in a row", maxRedirects))
 		}
 		delay := k.droppedLocked(link, target, err)
-		target, redirects = k.home, 0
+		target, redirects, link = k.home, 0, nil
 		c.mu.Unlock()
 		if !c.sleep(delay) {
 			c.mu.Lock()
@@ -139,9 +142,13 @@ func (k *keyedConn) serve(link *keyedLink) error {
 	c := k.c
 	sock, err := c.dialer.DialContext(link.ctx, "tcp", link.address)
 	c.mu.Lock()
-	if err == nil && link.dropped != nil {
+	if err == nil && (link.dropped != nil || c.closed) {
+		// Dropped (a deadline) or closed while dialling: the new socket is not used.
 		sock.Close()
 		err = link.dropped
+		if err == nil {
+			err = ErrClientClosed
+		}
 	}
 	if err != nil {
 		c.mu.Unlock()

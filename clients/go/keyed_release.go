@@ -59,6 +59,9 @@ func (c *KeyedClient) releaseLocked(key string, token uint64, via *keyedConn) *k
 		return r
 	}
 	c.sendReleaseLocked(r, nil)
+	if c.started != nil {
+		c.started()
+	}
 	return r
 }
 
@@ -83,17 +86,17 @@ func (c *KeyedClient) sendReleaseLocked(r *keyedRequest, reason error) {
 	if windowLeft < timeout {
 		timeout = windowLeft
 	}
-	var timer *time.Timer
-	timer = time.AfterFunc(timeout, func() { c.releaseOverdue(r, timer, timeout) })
-	r.attempt = timer
+	r.attempts++
+	n := r.attempts
+	r.attempt = time.AfterFunc(timeout, func() { c.releaseOverdue(r, n, timeout) })
 }
 
 // releaseOverdue: an attempt got no answer in time. It failed (its connection is dropped, so
 // a late answer cannot be matched to a later request), and the retries go on.
-func (c *KeyedClient) releaseOverdue(r *keyedRequest, attempt *time.Timer, timeout time.Duration) {
+func (c *KeyedClient) releaseOverdue(r *keyedRequest, attempt int, timeout time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r.settled || r.attempt != attempt || r.link == nil {
+	if r.settled || r.attempts != attempt || r.link == nil {
 		return
 	}
 	why := fmt.Sprintf("no answer to release %q within %v", r.key, timeout)

@@ -28,11 +28,12 @@ type keyedRequest struct {
 	cancelled bool
 
 	// Release.
-	token   uint64
-	via     *keyedConn // the connection that granted the token, tried first
-	lostOn  *keyedConn // the connection an attempt was lost on: the retry goes elsewhere
-	attempt *time.Timer
-	retry   *time.Timer
+	token    uint64
+	via      *keyedConn // the connection that granted the token, tried first
+	lostOn   *keyedConn // the connection an attempt was lost on: the retry goes elsewhere
+	attempt  *time.Timer
+	attempts int // attempts sent so far: a timer of an earlier attempt finds a newer count
+	retry    *time.Timer
 
 	link    *keyedLink  // where it is pending now; nil when nowhere
 	seq     uint64      // its place in its link's send order

@@ -41,8 +41,9 @@ func startProcess(t testing.TB, name string, env []string, timeout time.Duration
 	cmd := exec.Command("node", append([]string{BatonBin(t)}, args...)...)
 	cmd.Dir = RepoRoot(t)
 	cmd.Env = append(os.Environ(), env...)
-	// Its own group, so a kill reaches whatever node started along with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own group, so a kill reaches whatever node started along with it; and killed by the
+	// kernel if the test binary dies first (a timeout panic skips t.Cleanup).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	p := &Process{cmd: cmd, name: name, exited: make(chan struct{})}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
