@@ -13,9 +13,9 @@ import (
 	"time"
 )
 
-// brokenServer accepts connections and runs script on each (after reading the first request
+// brokenSessionServer accepts connections and runs script on each (after reading the first request
 // line), until the test ends.
-func brokenServer(t *testing.T, script func(conn net.Conn, first string)) string {
+func brokenSessionServer(t *testing.T, script func(conn net.Conn, first string)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -70,7 +70,7 @@ func holdWithin(t *testing.T, c *SessionClient, limit time.Duration) (*Claim, er
 }
 
 func TestSessionHalfLineThenSilenceEndsTheHold(t *testing.T) {
-	addr := brokenServer(t, func(conn net.Conn, _ string) { conn.Write([]byte("ACQUI")) })
+	addr := brokenSessionServer(t, func(conn net.Conn, _ string) { conn.Write([]byte("ACQUI")) })
 	c := newTestSessionClient(t, Options{Addresses: []string{addr}, ReconnectFor: time.Second})
 	_, err := holdWithin(t, c, 10*time.Second)
 	if !errors.Is(err, ErrLeaseExpired) {
@@ -79,7 +79,7 @@ func TestSessionHalfLineThenSilenceEndsTheHold(t *testing.T) {
 }
 
 func TestSessionHalfLineThenSilenceWhileHoldingIsLost(t *testing.T) {
-	addr := brokenServer(t, func(conn net.Conn, _ string) { conn.Write([]byte("ACQUIRED 5\nACQUI")) })
+	addr := brokenSessionServer(t, func(conn net.Conn, _ string) { conn.Write([]byte("ACQUIRED 5\nACQUI")) })
 	c := newTestSessionClient(t, Options{Addresses: []string{addr}})
 	claim, err := holdWithin(t, c, 5*time.Second)
 	if err != nil || claim.Token() != 5 {
@@ -105,7 +105,7 @@ func TestSessionUnreadableRepliesAreProtocolErrors(t *testing.T) {
 	} {
 		reply := reply
 		t.Run(name, func(t *testing.T) {
-			addr := brokenServer(t, func(conn net.Conn, _ string) { conn.Write([]byte(reply)) })
+			addr := brokenSessionServer(t, func(conn net.Conn, _ string) { conn.Write([]byte(reply)) })
 			c := newTestSessionClient(t, Options{Addresses: []string{addr}})
 			_, err := holdWithin(t, c, 10*time.Second)
 			if !errors.Is(err, ErrProtocol) {
@@ -116,7 +116,7 @@ func TestSessionUnreadableRepliesAreProtocolErrors(t *testing.T) {
 }
 
 func TestSessionReplyToNothingWhileHoldingIsLost(t *testing.T) {
-	addr := brokenServer(t, func(conn net.Conn, _ string) { conn.Write([]byte("ACQUIRED 5\nWAITING 3\n")) })
+	addr := brokenSessionServer(t, func(conn net.Conn, _ string) { conn.Write([]byte("ACQUIRED 5\nWAITING 3\n")) })
 	c := newTestSessionClient(t, Options{Addresses: []string{addr}})
 	claim, err := holdWithin(t, c, 5*time.Second)
 	if err != nil {
@@ -134,7 +134,7 @@ func TestSessionReplyToNothingWhileHoldingIsLost(t *testing.T) {
 
 func TestSessionRedirectLoopIsBounded(t *testing.T) {
 	var addr string
-	addr = brokenServer(t, func(conn net.Conn, _ string) { conn.Write([]byte("REDIRECT " + addr + "\n")) })
+	addr = brokenSessionServer(t, func(conn net.Conn, _ string) { conn.Write([]byte("REDIRECT " + addr + "\n")) })
 	c := newTestSessionClient(t, Options{Addresses: []string{addr}})
 	_, err := holdWithin(t, c, 10*time.Second)
 	if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "redirects") {
@@ -143,7 +143,7 @@ func TestSessionRedirectLoopIsBounded(t *testing.T) {
 }
 
 func TestSessionTokensExhaustedFailsTheHoldWithoutRetrying(t *testing.T) {
-	addr := brokenServer(t, func(conn net.Conn, _ string) { conn.Write([]byte("ERROR 0x07 fencing tokens exhausted\n")) })
+	addr := brokenSessionServer(t, func(conn net.Conn, _ string) { conn.Write([]byte("ERROR 0x07 fencing tokens exhausted\n")) })
 	c := newTestSessionClient(t, Options{Addresses: []string{addr}})
 	start := time.Now()
 	_, err := holdWithin(t, c, 10*time.Second)
