@@ -50,8 +50,9 @@ type SessionClient struct {
 	runs      sync.WaitGroup
 }
 
-// NewSessionClient checks the options (a bad identity is ErrBadIdentity) and makes a client.
-// It connects nothing until Hold.
+// NewSessionClient checks the options (a bad identity is ErrBadIdentity, an unreadable address
+// an *Error too) and makes a client; a duration option of 0 or less takes its default, as for
+// the KeyedClient. It connects nothing until Hold.
 func NewSessionClient(opts Options) (*SessionClient, error) {
 	addresses, err := normalizeAddresses(opts.Addresses, DefaultSessionPort)
 	if err != nil {
@@ -60,9 +61,6 @@ func NewSessionClient(opts Options) (*SessionClient, error) {
 	identity, _, err := resolveIdentity(opts)
 	if err != nil {
 		return nil, err
-	}
-	if opts.MaxPark < 0 || opts.MinHeartbeatInterval < 0 || opts.ReconnectFor < 0 || opts.DialTimeout < 0 {
-		return nil, newError("bad-lease", "session durations in Options must not be negative")
 	}
 	return &SessionClient{
 		addresses:            addresses,
