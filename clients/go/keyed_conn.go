@@ -68,18 +68,15 @@ func (r redirected) Error() string { return "redirected to " + r.to }
 func (k *keyedConn) run(link *keyedLink) {
 	c := k.c
 	defer c.wg.Done()
-	target, redirects := k.home, 0
-	var carried []*keyedRequest // requests a redirect moves to the new link
+	target := k.home
 	for {
 		if link == nil {
 			c.mu.Lock()
 			if c.closed {
-				c.failLocked(carried, ErrClientClosed)
 				c.mu.Unlock()
 				return
 			}
-			link = k.openLocked(target, redirects, carried)
-			carried = nil
+			link = k.openLocked(target, 0, nil)
 			c.mu.Unlock()
 		}
 
@@ -93,15 +90,17 @@ func (k *keyedConn) run(link *keyedLink) {
 		var to redirected
 		if errors.As(err, &to) && link.dropped == nil && !c.closed {
 			if link.redirects+1 <= maxRedirects {
-				carried = link.takeAll()
-				target, redirects, link = to.to, link.redirects+1, nil
+				// The new link takes the unanswered requests in the same step, so no request
+				// is ever between links (its deadline looks for it on one).
+				target = to.to
+				link = k.openLocked(target, link.redirects+1, link.takeAll())
 				c.mu.Unlock()
 				continue
 			}
 			err = newError("protocol-error", fmt.Sprintf("more than %d redirects in a row", maxRedirects))
 		}
 		delay := k.droppedLocked(link, target, err)
-		target, redirects, link = k.home, 0, nil
+		target, link = k.home, nil
 		c.mu.Unlock()
 		if !c.sleep(delay) {
 			c.mu.Lock()
@@ -236,86 +235,3 @@ func (l *keyedLink) takeAll() []*keyedRequest {
 	}
 	return all
 }
-
-// droppedLocked ends a link that will not be used again: its requests go back to the client,
-// and it returns how long to wait before dialling home again.
-func (k *keyedConn) droppedLocked(link *keyedLink, target string, err error) time.Duration {
-	c := k.c
-	reason := link.reasonFor(err)
-	served := link.served
-	k.link, k.state = nil, stateDown
-	orphans := link.takeAll()
-	if len(orphans) > 0 {
-		c.orphanedLocked(orphans, reason, k)
-	}
-	switch {
-	case served:
-		// It was serving and dropped (its node died or handed off): in a cluster another node
-		// is taking over, so come home at once. Rate-limited by nature: to be dropped again it
-		// must first be answered again.
-		return 0
-	case target != k.home:
-		// A redirect's target that could not be reached: home again soon.
-		if c.reconnectInterval < redirectRetry {
-			return c.reconnectInterval
-		}
-		return redirectRetry
-	}
-	return c.reconnectInterval
-}
-
-// reasonFor is the error a drop hands to the requests that were pending on the link.
-func (l *keyedLink) reasonFor(err error) error {
-	if l.dropped != nil {
-		return l.dropped
-	}
-	if l.farewell != nil {
-		return l.farewell
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		if e.Code == "protocol-error" {
-			return newError(e.Code, l.address+": "+e.Detail)
-		}
-		return e
-	}
-	if err == nil || errors.Is(err, net.ErrClosed) {
-		return connectionLost(l.address + " closed the connection")
-	}
-	return connectionLost(l.address + ": " + err.Error())
-}
-
-// abandonLocked gives up on r, which the server has not answered in time, and drops its link
-// at once: the server then forgets the request, and replies still owed on that socket could no
-// longer be matched. The other requests move on as after any drop. Returns the address, or ""
-// when r is pending nowhere.
-func (c *KeyedClient) abandonLocked(r *keyedRequest, why string) string {
-	link := r.link
-	if link == nil || (!link.pending.remove(r) && !link.removeLetGo(r)) {
-		return ""
-	}
-	r.link = nil
-	if r.op == 'R' {
-		r.lostOn = link.conn
-	}
-	if link.dropped == nil {
-		link.dropped = connectionLost(fmt.Sprintf("%s: dropped after %s", link.address, why))
-	}
-	link.cancel()
-	if link.sock != nil {
-		link.sock.Close()
-	}
-	return link.address
-}
-
-func (l *keyedLink) removeLetGo(r *keyedRequest) bool {
-	for i, x := range l.letGo {
-		if x == r {
-			l.letGo = append(l.letGo[:i:i], l.letGo[i+1:]...)
-			return true
-		}
-	}
-	return false
-}
-
-func connectionLost(detail string) *Error { return newError("connection-lost", detail) }

@@ -89,12 +89,13 @@ func timeoutError(r *keyedRequest) *Error {
 func (c *KeyedClient) acquireDue(r *keyedRequest) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r.link == nil {
-		// Answered, parked (its park timer bounds it) or being moved: nothing to do here.
-		return
+	if r.settled && r.link == nil {
+		return // answered, failed, or cancelled and off every link
 	}
 	margin := acquireMargin(r.wait)
-	if r.oldestSince.IsZero() {
+	if r.link == nil || r.oldestSince.IsZero() {
+		// Parked (waiting for a connection): not overdue at a server yet. Or behind an older A
+		// on its key: not answered before that one.
 		r.deadline = time.AfterFunc(margin, func() { c.acquireDue(r) })
 		return
 	}
