@@ -18,6 +18,12 @@ import { encodeIdentityRequest } from '../protocol/keyed-codec.ts';
 
 /** Redirects in a row without a real reply before we call it a loop. */
 const MAX_REDIRECTS = 8;
+/**
+ * A `T` that comes with more than this left of its wait is the server letting go of the request
+ * as it goes away, not the wait running out. Within it, a timer a hair early on the server's side
+ * could look the same: such a T is taken as the timeout, which it all but is.
+ */
+const LET_GO_MARGIN_MS = 10;
 /** How soon a connection comes home after the node a redirect named could not be reached. */
 const REDIRECT_RETRY_MS = 200;
 
@@ -61,7 +67,7 @@ export class KeyedClientConnection {
   /** Whether the socket in use has answered a request yet. */
   private served = false;
   /**
-   * Acquires answered `T` before their wait could have run out: the server let go of them as it
+   * Acquires answered `T` well before their wait could have run out: the server let go of them as it
    * went away (`T` comes just before `E - - server-going-away`). They are sent again, with what
    * is left of their wait, when this connection drops, which the server's goodbye makes it do.
    */
@@ -163,7 +169,7 @@ export class KeyedClientConnection {
       case 'timed-out': {
         const request = this.answered(reply.slot);
         if (request?.op !== 'A') this.unmatched(line);
-        else if (performance.now() - request.startedAt < request.waitMs) this.letGo.add(request);
+        else if (request.waitMs - (performance.now() - request.startedAt) > LET_GO_MARGIN_MS) this.letGo.add(request);
         else request.reject(new LockTimeoutError(reply.key, request.waitMs));
         return;
       }

@@ -52,6 +52,23 @@ describe('KeyedClient when the server goes away', () => {
     expect(server.lines).toEqual(['A x 1 0', 'A x 1 0']);
   });
 
+  it('sends again, with what is left of its wait, a finite-wait acquire answered T long before its wait ran out', async () => {
+    let first = true;
+    const server = await fakes.start({
+      onLine: (connection) => {
+        if (!first) return connection.send('A x 9');
+        first = false;
+        connection.send('T x', 'E - - server-going-away server going away');
+        connection.socket.end();
+      },
+    });
+    const grant = await client(server.address).acquire('x', { lease: 1000, wait: 5000 });
+    expect(grant.token).toBe(9n);
+    const [sent, again] = server.lines;
+    expect(sent).toBe('A x 1 5');
+    expect(Number(again?.split(' ')[3])).toBeLessThan(5);
+  });
+
   it('still takes a T that comes after the wait ran out as a timeout', async () => {
     const server = await fakes.start({ onLine: (connection) => setTimeout(() => connection.send('T x'), 80) });
     const error = await client(server.address)

@@ -14,7 +14,7 @@ import {
 } from './cli-options.ts';
 import { serve } from './serve-command.ts';
 import { registerRunCommand } from './run-command.ts';
-import { conformanceServer, DEFAULT_CONTROL_PORT } from '../conformance/conformance-command.ts';
+import type { ConformanceFlags } from '../conformance/conformance-command.ts';
 
 const program = new Command('baton')
   .description('Baton: a lock service with FIFO queues, direct handover, leases and fencing tokens')
@@ -85,10 +85,11 @@ registerRunCommand(program);
 program
   .command('conformance-server')
   .description("play the server side of the wire conformance kit's vectors for a client under test (conformance/README.md)")
-  .option('--port <port>', 'control port (0 picks a free one)', portOption, DEFAULT_CONTROL_PORT)
+  .option('--port <port>', 'control port (0 picks a free one)', portOption, 7700)
   .option('--host <host>', "address to bind the control port and every vector's nodes", '127.0.0.1')
   .option('--vectors <dir>', 'the vector files to load (default: conformance/vectors of this Baton)')
-  .action(conformanceServer);
+  // Loaded only when asked for: the other commands do not pay for the kit's schemas.
+  .action(async (flags: ConformanceFlags) => (await import('../conformance/conformance-command.ts')).conformanceServer(flags));
 
 try {
   await program.parseAsync(process.argv);

@@ -4,8 +4,6 @@ import { EXIT_USAGE } from '../../lib/errors.ts';
 import { startKitServer } from './kit-server.ts';
 import { DEFAULT_VECTOR_DIR, VectorFileError, loadVectors } from './load-vectors.ts';
 
-export const DEFAULT_CONTROL_PORT = 7700;
-
 export interface ConformanceFlags {
   readonly port: number;
   readonly host: string;

@@ -57,7 +57,8 @@ export type ClientStep = z.infer<typeof clientStepSchema>;
 
 const clientOptionsSchema = z.strictObject({
   addresses: z.array(z.string()).min(1).optional(),
-  identity: z.string().nullable().optional(),
+  // Required: a client's default identity differs by language and host, so a vector says which.
+  identity: z.string().nullable(),
   resumable: z.boolean().optional(),
   release_retry_for_ms: ms.optional(),
   release_retry_interval_ms: ms.optional(),

@@ -58,7 +58,7 @@ export async function playAgainstDaemon(vector: LoadedVector, target: DaemonTarg
     }
     await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
     for (const [label, conn] of conns) {
-      if (conn.unread() !== '') return `after the script, the daemon sent more on ${label}: ${conn.describe()}`;
+      if (!conn.wasReset && conn.unread() !== '') return `after the script, the daemon sent more on ${label}: ${conn.describe()}`;
     }
     return undefined;
   } finally {

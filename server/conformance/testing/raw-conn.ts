@@ -10,6 +10,8 @@ export class RawConn {
   private wake: (() => void) | undefined;
   /** The script closed or reset it: an unbound label does not alias it any more. */
   gone = false;
+  /** Reset by the script: what the daemon had sent there is no one's to read. */
+  wasReset = false;
 
   private constructor(private readonly socket: Socket) {
     socket.setEncoding('utf8');
@@ -47,6 +49,7 @@ export class RawConn {
   /** RST. */
   reset(): void {
     this.gone = true;
+    this.wasReset = true;
     this.socket.resetAndDestroy();
   }
 

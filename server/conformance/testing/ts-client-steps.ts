@@ -19,13 +19,13 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export async function runClientSteps(vector: LoadedVector, addresses: ReadonlyMap<string, string>): Promise<string[]> {
   const options = vector.client.options;
   const resolved = (options.addresses ?? ['n1']).map((node) => addresses.get(node) ?? node);
-  const clientName = options.identity ?? null;
+  const named = { clientName: options.identity };
   const connectTimeout = options.connect_timeout_ms;
   const keyed =
     vector.protocol === 'keyed'
       ? new KeyedClient({
           addresses: resolved,
-          clientName,
+          ...named,
           ...(options.reconnect_interval_ms === undefined ? {} : { reconnectInterval: options.reconnect_interval_ms }),
           ...(options.release_retry_for_ms === undefined ? {} : { releaseRetryFor: options.release_retry_for_ms }),
           ...(options.release_retry_interval_ms === undefined ? {} : { releaseRetryInterval: options.release_retry_interval_ms }),
@@ -36,7 +36,7 @@ export async function runClientSteps(vector: LoadedVector, addresses: ReadonlyMa
     vector.protocol === 'session'
       ? new SessionClient({
           addresses: resolved,
-          clientName,
+          ...named,
           resumable: options.resumable ?? false,
           ...(options.min_heartbeat_interval_ms === undefined ? {} : { minHeartbeatInterval: options.min_heartbeat_interval_ms }),
           ...(options.max_park_ms === undefined ? {} : { maxPark: options.max_park_ms }),
