@@ -7,7 +7,8 @@ from typing import List, Optional, Tuple
 import pytest
 
 from baton_client._heartbeat import Confirmation, HeartbeatSchedule
-from baton_client.session import ClaimMachine, Outcome
+from baton_client._session_machine import ClaimMachine
+from baton_client._session_outcome import Outcome
 
 LEASE = 10.0
 

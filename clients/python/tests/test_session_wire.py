@@ -23,7 +23,7 @@ from baton_client._session_wire import (
     parse_reply,
 )
 from baton_client.errors import BatonError
-from baton_client.session import ClaimMachine
+from baton_client._session_machine import ClaimMachine
 
 
 def test_reads_acquired_with_an_exact_u64_token() -> None:

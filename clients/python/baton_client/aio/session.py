@@ -1,7 +1,7 @@
 """The session-protocol client for asyncio: ``async with client.hold(name, lease=...) as claim``.
 
-The protocol itself is baton_client/session.py's ``ClaimMachine`` and ``AcquirePlan``, the
-very same objects the threaded client drives; this module only drives them from the event loop:
+The protocol itself is ``ClaimMachine`` (baton_client/_session_machine.py) and ``AcquirePlan``
+(_session_plan.py), the very same objects the threaded client drives; this module only drives them from the event loop:
 one task per claim (its deadlines and events), one reader task per connection (``ACQUIRED``
 is pushed). ``claim.lost`` is an ``asyncio.Event``.
 
@@ -15,27 +15,25 @@ from __future__ import annotations
 import asyncio
 import collections
 import time
-from typing import Any, Callable, Deque, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Deque, Optional, Sequence, Set, Tuple, Union
 
 from .._durations import session_lease_ms, wait_seconds
 from .._heartbeat import DEFAULT_MIN_INTERVAL
-from .._identity import DEFAULT_IDENTITY, IdentityOption, resolve_identity
+from .._identity import DEFAULT_IDENTITY, IdentityOption
 from .._keys import require_valid_key
+from .._session_claim import HeldClaim
+from .._session_driver import LINGER, ClaimDriver
+from .._session_machine import DEFAULT_MAX_PARK, ClaimMachine
+from .._session_outcome import Outcome
+from .._session_plan import AcquirePlan
+from .._session_settings import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_RECONNECT_FOR,
+    AddressInput,
+    SessionClientSettings,
+)
 from .._session_wire import Address, LineReader, format_address
 from ..errors import BatonError, LockLost
-from ..session import (
-    DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_MAX_PARK,
-    DEFAULT_RECONNECT_FOR,
-    LINGER,
-    AcquirePlan,
-    Action,
-    AddressInput,
-    ClaimMachine,
-    Outcome,
-    new_claim_key,
-    normalize_addresses,
-)
 
 
 class _StreamLink:
@@ -131,7 +129,7 @@ class _StreamLink:
         self._post(("closed", self.generation, error))
 
 
-class _AsyncClaimRunner:
+class _AsyncClaimRunner(ClaimDriver):
     """Drives one ClaimMachine from one task: events from reader tasks and the caller arrive in
     a mailbox, the machine's deadlines are the waits' timeouts."""
 
@@ -205,69 +203,20 @@ class _AsyncClaimRunner:
             self._stopped.set()
             self._on_ended(self)
 
-    def _dispatch(self, event: Tuple[Any, ...], now: float) -> None:
-        kind = event[0]
-        machine = self.machine
-        if kind == "start":
-            machine.start(event[1], now)
-        elif event[1] != machine.generation:
-            return  # a connection we left
-        elif kind == "opened":
-            machine.opened(now)
-        elif kind == "line":
-            machine.line(event[2], now)
-        elif kind == "bad":
-            machine.bad_bytes(event[2], now)
-        elif kind == "closed":
-            machine.closed(event[2], now)
+    def _open_link(self, generation: int, address: Address) -> _StreamLink:
+        return _StreamLink(generation, address, self._post, self._connect_timeout)
 
-    def _carry_out(self, actions: List[Action]) -> None:
-        for action in actions:
-            kind = action[0]
-            if kind == "connect":
-                if self._link is not None:
-                    self._link.drop()
-                self._link = _StreamLink(action[1], action[2], self._post, self._connect_timeout)
-            elif kind == "send":
-                if self._link is not None:
-                    self._link.send(action[1])
-            elif kind == "drop":
-                if self._link is not None:
-                    self._link.drop()
-                    self._link = None
-            elif kind == "settle":
-                if not self.ready.done():
-                    self.ready.set_result(action[1])
-            elif kind == "lose":
-                if not self.lost.is_set():
-                    self.reason = action[1]
-                    self.lost.set()
+    def _settle(self, outcome: Outcome) -> None:
+        if not self.ready.done():
+            self.ready.set_result(outcome)
 
 
-class Claim:
+class Claim(HeldClaim):
     """A held session lock (asyncio). Use the token with every write to the protected resource,
     and stop the moment ``lost`` is set (``await claim.lost.wait()`` in a task beside the work)."""
 
-    def __init__(self, runner: _AsyncClaimRunner) -> None:
-        self._runner = runner
-        self.name = runner.machine.name
-        #: The fencing token, exact (a u64).
-        self.token: int = runner.machine.token
-        #: Set the moment ownership is lost or can no longer be confirmed; ``reason`` says why.
-        self.lost: asyncio.Event = runner.lost
-
-    @property
-    def reason(self) -> Optional[LockLost]:
-        return self._runner.reason
-
-    def check(self) -> None:
-        """Raises ``LockLost`` once ownership is lost or can no longer be confirmed."""
-        if self.lost.is_set():
-            raise self._runner.reason or LockLost("connection-lost", f"lock {self.name!r} lost")
-
-    @property
-    def heartbeat_interval(self) -> float:
-        return self._runner.machine.conf.schedule.interval
+    _runner: _AsyncClaimRunner
+    lost: asyncio.Event
 
     async def release(self) -> None:
         """Releases the lock by closing the connection. Safe to call more than once."""
@@ -278,10 +227,6 @@ class Claim:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.release()
-
-    def __repr__(self) -> str:
-        state = f"lost: {self.reason}" if self.lost.is_set() else "held"
-        return f"<Claim {self.name!r} token={self.token} {state}>"
 
 
 class _Hold:
@@ -305,7 +250,7 @@ class _Hold:
             await self._claim.release()
 
 
-class SessionClient:
+class SessionClient(SessionClientSettings):
     """Session-protocol claims on one Baton cluster, for asyncio; options as
     ``baton_client.session.SessionClient``'s."""
 
@@ -319,15 +264,9 @@ class SessionClient:
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         reconnect_for: float = DEFAULT_RECONNECT_FOR,
     ) -> None:
-        self.addresses = normalize_addresses(addresses)
-        if not (isinstance(max_park, (int, float)) and max_park > 0 and max_park != float("inf")):
-            raise ValueError(f"max_park must be a positive number of seconds, got {max_park!r}")
-        self.identity = resolve_identity(identity)
-        self.resumable = resumable
-        self.max_park = float(max_park)
-        self.min_heartbeat_interval = float(min_heartbeat_interval)
-        self.connect_timeout = float(connect_timeout)
-        self.reconnect_for = float(reconnect_for)
+        super().__init__(
+            addresses, identity, resumable, max_park, min_heartbeat_interval, connect_timeout, reconnect_for
+        )
         self._preferred = 0
         self._closed = False
         self._live: Set[_AsyncClaimRunner] = set()
@@ -373,17 +312,7 @@ class SessionClient:
         await self.close()
 
     def _attempt(self, address: Address, name: str, lease_ms: int, give_up_after: Optional[float]) -> _AsyncClaimRunner:
-        machine = ClaimMachine(
-            name,
-            lease_ms,
-            now=time.monotonic(),
-            min_interval=self.min_heartbeat_interval,
-            give_up_after=give_up_after,
-            identity=self.identity,
-            claim_key=new_claim_key() if self.resumable else None,
-            resume_addresses=self.addresses,
-            max_park=self.max_park,
-        )
+        machine = self.new_machine(name, lease_ms, give_up_after, time.monotonic())
         runner = _AsyncClaimRunner(machine, address, self.connect_timeout, self._live.discard)
         self._live.add(runner)
         return runner
