@@ -99,6 +99,7 @@ class KeyedEngine:
             raise client_closed()
         call = Call()
         request = PendingAcquire(key, lease_wire, wait_s, wait_wire, len(self.connections), call)
+        call.request = request
         # A grant that arrives after the caller gave up is released at once.
         call.on_abandoned_result = self.release_abandoned
         if wait_s is not None:
@@ -181,6 +182,25 @@ class KeyedEngine:
         cancel(request.park_timer)
         request.call.reject(error)
 
+    # -- a sync caller's wait -------------------------------------------------------------------------
+
+    def wait(self, call: Call) -> None:
+        """Blocks until ``call`` settles. While its request is on an open connection, the caller
+        reads that connection's replies itself when nobody else does (KeyedConnection.wait_here);
+        otherwise (connecting, parked, between retries) the reader and timer threads settle it."""
+        request = call.request
+        while not call.done:
+            connection = request.sent_on if request is not None else None
+            wire = None
+            if connection is not None:
+                with self.lock:
+                    if connection.state == OPEN and connection.holds(request):
+                        wire = connection.wire
+            if wire is None:
+                call.wait(0.5)
+            else:
+                connection.wait_here(call, wire)
+
     # -- replies (from the connections' reader threads) -------------------------------------------
 
     def granted(self, request: PendingAcquire, via: KeyedConnection, token: int) -> None:
@@ -230,6 +250,7 @@ class KeyedEngine:
             raise client_closed()
         call = Call()
         request = PendingRelease(key, token, via, call)
+        call.request = request
         self._send_release(request, None)
         return call
 
