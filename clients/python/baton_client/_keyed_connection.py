@@ -367,27 +367,28 @@ class KeyedConnection:
         socket itself when nobody does, else sleeps until its reply is read or it is asked to
         lead. Returns when the call settled or after a while (the caller looks again where its
         request is)."""
-        followers = self.followers
-        with self.followers_lock:
-            followers.append(call)
-        # Following first, then trying to lead: whoever lets go of the socket after our try
-        # finds us among the followers, so we are never left asleep with nobody reading.
-        if self.read_lock.acquire(False):
+        read_lock = self.read_lock
+        if not read_lock.acquire(False):
+            with self.followers_lock:
+                self.followers.append(call)
+            # Tried again once among the followers: whoever let go of the socket between the two
+            # tries found nobody to ask to lead, and whoever lets go after this one finds us.
+            if not read_lock.acquire(False):
+                call.wait(LOOK_AGAIN_S)
+                self._unfollow(call)
+                if call.done and not read_lock.locked():
+                    # The ask to lead may have come to us just as our reply did: pass it on.
+                    self._pass_reading_on()
+                return
             self._unfollow(call)
-            self.leading = True
-            try:
-                self._lead(call, wire)
-            finally:
-                self.leading = False
-                self.led_at = time.monotonic()
-                self.read_lock.release()
-            self._pass_reading_on()
-            return
-        call.wait(LOOK_AGAIN_S)
-        self._unfollow(call)
-        if call.done and not self.read_lock.locked():
-            # The ask to lead may have come to us just as our reply did: pass it on.
-            self._pass_reading_on()
+        self.leading = True
+        try:
+            self._lead(call, wire)
+        finally:
+            self.leading = False
+            self.led_at = time.monotonic()
+            read_lock.release()
+        self._pass_reading_on()
 
     def _lead(self, call: Call, wire: Wire) -> None:
         """Under ``read_lock``: reads until ``call`` settles (with every other reply that comes
