@@ -138,6 +138,9 @@ class KeyedConnection:
         #: Whether a caller reads now, and when one last stopped: the reader thread rests meanwhile.
         self.leading = False
         self.led_at = 0.0
+        #: Rung when the socket is given up, so a resting reader thread reconnects at once.
+        self.reader_bell = _thread.allocate_lock()
+        self.reader_bell.acquire()
 
     # -- called by the engine -----------------------------------------------------------------------
 
@@ -224,6 +227,7 @@ class KeyedConnection:
             self.wire = None
             sock, self.sock = self.sock, None
         self.wake.set()
+        self._ring_reader()
         _shut(sock)
         return orphans
 
@@ -243,6 +247,7 @@ class KeyedConnection:
             if gen != self.gen or self.state == CLOSED:
                 return
             self.gen += 1
+            let_go = self.let_go
             orphans = self._take_unanswered()
             self.outbox = []
             self.identities_pending = 0
@@ -264,9 +269,10 @@ class KeyedConnection:
             self.state = CONNECTING if served else DOWN
             self.wire = None
             sock, self.sock = self.sock, None
+        self._ring_reader()
         _shut(sock)
         if orphans:
-            self.engine.orphaned(orphans, reason, self)
+            self.engine.orphaned(orphans, reason, self, let_go)
         if served:
             self.engine.unpark()
 
@@ -349,7 +355,7 @@ class KeyedConnection:
                 quiet_for = time.monotonic() - self.led_at
                 if not self.leading and quiet_for >= READER_REST_S:
                     break
-                self.wake.wait(READER_REST_S if self.leading else READER_REST_S - quiet_for)
+                self.reader_bell.acquire(True, READER_REST_S if self.leading else READER_REST_S - quiet_for)
             # Watch without holding the socket, so a caller can still take it; a give-up (drop,
             # redirect, close) shuts the socket, which ends this wait too.
             readable.wait(None)
@@ -361,6 +367,12 @@ class KeyedConnection:
             self._pass_reading_on()
             if not carry_on:
                 return
+
+    def _ring_reader(self) -> None:
+        try:
+            self.reader_bell.release()
+        except RuntimeError:  # already rung
+            pass
 
     def wait_here(self, call: Call, wire: Wire) -> None:
         """A sync caller waits for ``call``, whose request went out on ``wire``: it reads the
@@ -553,6 +565,7 @@ class KeyedConnection:
                 request.oldest_since = None if self.pending.oldest(request.slot) is not None else now
             self.pending.push(request.slot, request)
             self.outbox.append(request.line())
+        self._ring_reader()
         _shut(sock)
         return expired
 

@@ -220,9 +220,15 @@ class KeyedEngine:
             cancel(request.park_timer)
         request.call.reject(error)
 
-    def orphaned(self, requests: List[PendingRequest], reason: BaseException, origin: KeyedConnection) -> None:
+    def orphaned(
+        self, requests: List[PendingRequest], reason: BaseException, origin: KeyedConnection, let_go: Sequence[PendingAcquire] = ()
+    ) -> None:
         """Requests from a connection that dropped (none got an answer): acquires move on to the
-        next connection (and fail after one try per connection), releases retry later."""
+        next connection (and fail after one try per connection), releases retry later. An acquire
+        in ``let_go`` (the server let go of it as it went away, and asked for it again) has not
+        failed there: it spends no try. (Otherwise, with two connections told at once that the
+        server goes away, one could hand its acquire to the other just before that one drops
+        too, and the acquire would fail although the server only asked for it again.)"""
         now = time.monotonic()
         for request in requests:
             if self._closed:
@@ -232,7 +238,8 @@ class KeyedEngine:
                 request.lost_on = origin
                 self._retry_release_later(request, reason)
             else:
-                request.tries_left -= 1
+                if not any(request is r for r in let_go):
+                    request.tries_left -= 1
                 if request.tries_left <= 0:
                     self._fail_acquire(request, reason)
                 elif not request.shrink_wait(now):
@@ -319,20 +326,30 @@ class KeyedEngine:
         """Under the lock: ``preferred`` when open, else the first open connection in address order,
         else the first one still connecting (its lines wait for the socket); ``avoid`` (the one an
         attempt was just lost on, which may have come straight back to the same failing server, or
-        is about to close) only when no other connection is open or connecting. None when none is."""
+        is about to close) only when no other connection is open or connecting; one that said
+        goodbye only when nothing else is. None when none is."""
         if not self._started:
             self._started = True
             for connection in self.connections:
                 connection.start()
+        # One that said goodbye (`E - -`: the server closes it after that line) is still open, but
+        # a request sent there would only come back at the drop, one try spent for nothing: it is
+        # the last choice. (Two connections told at once that the server goes away would
+        # otherwise pass their requests to each other.)
         for connection in self.connections:
-            if connection is preferred and connection is not avoid and connection.state == OPEN:
+            if connection is preferred and connection is not avoid and connection.state == OPEN and connection.farewell is None:
                 return connection
-        for state in (OPEN, CONNECTING):
-            for connection in self.connections:
-                if connection is not avoid and connection.state == state:
-                    return connection
-        if avoid is not None and avoid.state in (OPEN, CONNECTING):
+        for connection in self.connections:
+            if connection is not avoid and connection.state == OPEN and connection.farewell is None:
+                return connection
+        for connection in self.connections:
+            if connection is not avoid and connection.state == CONNECTING:
+                return connection
+        if avoid is not None and (avoid.state == CONNECTING or (avoid.state == OPEN and avoid.farewell is None)):
             return avoid  # type: ignore[no-any-return]
+        for connection in self.connections:
+            if connection.state == OPEN:
+                return connection
         return None
 
     def describe(self) -> List[str]:
