@@ -241,14 +241,15 @@ class KeyedConnection:
     def detach(self, gen: int, reason: BatonError, unreadable: bool = False) -> None:
         """Gives up the socket of generation ``gen`` (once): the pending requests go back to the
         engine (re-sent on another connection: the acquire fails once it met the same everywhere),
+        but those the server let go of wait for this connection's reconnect (``_keep_let_go``),
         and the reader reconnects, at once if the socket had served. ``unreadable``: the server sent
         bytes we cannot read, which is the reason given, whatever it said before."""
         with self.lock:
             if gen != self.gen or self.state == CLOSED:
                 return
             self.gen += 1
-            let_go = self.let_go
-            orphans = self._take_unanswered()
+            let_go, self.let_go = self.let_go, []
+            orphans: List[PendingRequest] = self.pending.drain()
             self.outbox = []
             self.identities_pending = 0
             if not unreadable and self.farewell is not None:
@@ -269,12 +270,35 @@ class KeyedConnection:
             self.state = CONNECTING if served else DOWN
             self.wire = None
             sock, self.sock = self.sock, None
+            expired = self._keep_let_go(let_go) if served else []
+            if not served:
+                orphans = [*let_go, *orphans]
         self._ring_reader()
         _shut(sock)
+        for request in expired:
+            self.engine.timed_out(request)
         if orphans:
-            self.engine.orphaned(orphans, reason, self, let_go)
+            self.engine.orphaned(orphans, reason, self)
         if served:
             self.engine.unpark()
+
+    def _keep_let_go(self, let_go: List[PendingAcquire]) -> List[PendingAcquire]:
+        """Under the lock, at a drop after which this connection reconnects at once: the acquires
+        the server let go of as it went away wait for that reconnect, to be sent first on the new
+        socket (with what is left of their wait), as the protocol asks; they have not failed, and
+        spend no try. Moved to another connection instead, one could reach a socket the same
+        server is about to close too (it lets go of every connection's waits at once), and fail
+        there. Returns those whose wait ran out meanwhile."""
+        now = time.monotonic()
+        expired: List[PendingAcquire] = []
+        for request in let_go:
+            if not request.shrink_wait(now):
+                expired.append(request)
+                continue
+            request.oldest_since = None if self.pending.oldest(request.slot) is not None else now
+            self.pending.push(request.slot, request)
+            self.outbox.append(request.line())
+        return expired
 
     # -- the reader thread ---------------------------------------------------------------------------
 

@@ -220,15 +220,9 @@ class KeyedEngine:
             cancel(request.park_timer)
         request.call.reject(error)
 
-    def orphaned(
-        self, requests: List[PendingRequest], reason: BaseException, origin: KeyedConnection, let_go: Sequence[PendingAcquire] = ()
-    ) -> None:
+    def orphaned(self, requests: List[PendingRequest], reason: BaseException, origin: KeyedConnection) -> None:
         """Requests from a connection that dropped (none got an answer): acquires move on to the
-        next connection (and fail after one try per connection), releases retry later. An acquire
-        in ``let_go`` (the server let go of it as it went away, and asked for it again) has not
-        failed there: it spends no try. (Otherwise, with two connections told at once that the
-        server goes away, one could hand its acquire to the other just before that one drops
-        too, and the acquire would fail although the server only asked for it again.)"""
+        next connection (and fail after one try per connection), releases retry later."""
         now = time.monotonic()
         for request in requests:
             if self._closed:
@@ -238,8 +232,7 @@ class KeyedEngine:
                 request.lost_on = origin
                 self._retry_release_later(request, reason)
             else:
-                if not any(request is r for r in let_go):
-                    request.tries_left -= 1
+                request.tries_left -= 1
                 if request.tries_left <= 0:
                     self._fail_acquire(request, reason)
                 elif not request.shrink_wait(now):
