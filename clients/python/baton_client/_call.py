@@ -4,11 +4,17 @@ The engine settles it from a reader or timer thread; the sync API blocks on it, 
 API hands it to its event loop with a done callback. A call can be cancelled by its caller (an
 interrupted ``acquire``, a cancelled task): a grant that arrives after that is given to the
 ``on_abandoned_result`` hook, which releases it, so no lock is left held by nobody.
+
+A sync caller sleeps on a bare ``_thread`` lock (``_bell``), not an Event: an Event is a Condition
+over two locks, and its wake-up costs several times more, on the path of every reply. The bell
+also rings without settling the call (``ring``): a caller waiting for its reply is then asked to
+take over reading the socket (see KeyedConnection.wait_here).
 """
 
 from __future__ import annotations
 
 import logging
+import _thread
 import threading
 from typing import Any, Callable, List, Optional
 
@@ -23,11 +29,14 @@ def _guarded(fn: Callable[[Any], Any], arg: Any) -> None:
 
 
 class Call:
-    __slots__ = ("_lock", "_event", "_result", "_error", "_done", "_cancelled", "_callbacks", "on_abandoned_result")
+    __slots__ = ("_lock", "_bell", "_result", "_error", "_done", "_cancelled", "_callbacks", "on_abandoned_result", "request")
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._event = threading.Event()
+        self._lock = _thread.allocate_lock()
+        #: Held while nothing has happened; released (rung) when the call settles or its waiter
+        #: is asked to read for itself.
+        self._bell = _thread.allocate_lock()
+        self._bell.acquire()
         self._result: Any = None
         self._error: Optional[BaseException] = None
         self._done = False
@@ -35,6 +44,9 @@ class Call:
         self._callbacks: List[Callable[["Call"], None]] = []
         #: Called with a result that arrived after cancel() (a grant nobody will use).
         self.on_abandoned_result: Optional[Callable[[Any], None]] = None
+        #: What the engine sent for it (a PendingAcquire or PendingRelease): a waiting caller
+        #: looks up the connection it is on, to read its reply itself.
+        self.request: Any = None
 
     # -- settling (engine side) -------------------------------------------------------------------
 
@@ -52,7 +64,7 @@ class Call:
             self._result, self._error = result, error
             cancelled = self._cancelled
             callbacks, self._callbacks = self._callbacks, []
-        self._event.set()
+        self.ring()
         # The settling thread is a connection's reader or the timer thread: a failing callback
         # must not take it down with it.
         if cancelled and error is None and self.on_abandoned_result is not None:
@@ -74,8 +86,26 @@ class Call:
                 return
         _guarded(callback, self)
 
+    def ring(self) -> None:
+        """Wakes the caller waiting in ``wait`` (if any); a ring nobody waits for is kept until the
+        next ``wait``, which then returns at once."""
+        try:
+            self._bell.release()
+        except RuntimeError:  # already rung
+            pass
+
     def wait(self, timeout: Optional[float] = None) -> bool:
-        return self._event.wait(timeout)
+        """Sleeps until the call settles, the bell rings, or ``timeout``; whether it is done."""
+        if self._done:
+            return True
+        if timeout is None:
+            self._bell.acquire()
+        elif timeout > 0:
+            self._bell.acquire(True, timeout)
+        if self._done:
+            self.ring()  # done stays done: leave the bell rung for any later wait
+            return True
+        return False
 
     def outcome(self) -> Any:
         """The result, or raises the error; only once done."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from numbers import Real
-from typing import Optional
+from typing import Dict, Optional, Tuple
 
 from .errors import BatonError
 
@@ -58,12 +58,29 @@ def _to_wire(value: Decimal, code: str, what: str) -> str:
     return SMALLEST_WIRE_SECONDS if text in ("0", "") else text
 
 
+#: Lease texts already worked out, by (type, value): a program passes the same few leases over
+#: and over, and the exact Decimal conversion costs more than the rest of building a request.
+#: Only ints and floats (the type is in the key, so True never finds 1's text); bounded.
+_LEASE_TEXTS: Dict[Tuple[type, object], str] = {}
+_LEASE_TEXTS_MAX = 256
+
+
 def lease_to_wire(seconds: object) -> str:
     """Keyed lease: seconds > 0 -> decimal seconds, e.g. 0.25 -> "0.25", 30 -> "30"."""
+    kind = type(seconds)
+    if kind is int or kind is float:
+        known = _LEASE_TEXTS.get((kind, seconds))
+        if known is not None:
+            return known
     value = _exact(seconds, "bad-lease", "lease")
     if value <= 0:
         raise BatonError("bad-lease", f"bad lease: {seconds!r}; seconds > 0")
-    return _to_wire(value, "bad-lease", "lease")
+    text = _to_wire(value, "bad-lease", "lease")
+    if kind is int or kind is float:
+        if len(_LEASE_TEXTS) >= _LEASE_TEXTS_MAX:
+            _LEASE_TEXTS.clear()
+        _LEASE_TEXTS[(kind, seconds)] = text
+    return text
 
 
 def is_forever(wait: object) -> bool:

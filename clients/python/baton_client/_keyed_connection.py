@@ -5,18 +5,30 @@ drop hands its unanswered requests back to the engine and reconnects on its own 
 Locks: the engine's ``lock`` guards every table and state; ``write_lock`` orders writes on the
 socket. A sender takes ``write_lock`` and then ``lock`` (so a request enters the pending table in
 the order its bytes leave), never the other way round. Calls are settled with neither held.
+
+Who reads (leader/follower): handing each reply from the reader thread to the thread that waits
+for it costs two thread wake-ups per acquire+release, more than the round trips themselves. So a
+sync caller waiting for its reply reads the socket itself while nobody else does (it leads: it
+holds ``read_lock`` and settles every reply it reads, others' too), and one that finds the socket
+being read sleeps until its reply is settled or it is asked to lead (it follows). Whoever stops
+reading asks the oldest follower to lead. The reader thread rests while callers lead, and takes
+over once none has read for ``READER_REST_S``, so drops, ``M`` and ``E - -`` are still seen on an
+idle connection (and the asyncio client, whose callers never lead, is served by it alone).
 """
 
 from __future__ import annotations
 
+import _thread
 import logging
 import select
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING, List, Optional, Union
+from collections import deque
+from typing import TYPE_CHECKING, Deque, List, Optional, Union
 
 from ._address import Address, format_address
+from ._call import Call
 from ._keyed_pending import PendingAcquire, PendingRelease, PendingTable
 from ._keyed_wire import (
     ConnectionError_,
@@ -33,6 +45,7 @@ from ._keyed_wire import (
     identity_line,
     parse_reply,
 )
+from ._readable import Readable
 from .errors import BatonError, error_from_wire_name
 
 if TYPE_CHECKING:
@@ -51,7 +64,29 @@ MAX_REDIRECTS = 8
 #: How soon a connection comes home after the node a redirect named could not be reached.
 REDIRECT_RETRY_S = 0.2
 
+#: How long the reader thread leaves the socket to the callers after one last read it: long
+#: enough that a caller's next request (a release after its acquire) finds it still theirs, short
+#: enough that a drop or a redirect on a connection gone idle is acted on at once for a person.
+READER_REST_S = 0.02
+#: A leader or follower looks up again at least this often (its request may have moved).
+LOOK_AGAIN_S = 0.5
+
 IDLE, CONNECTING, OPEN, DOWN, CLOSED = "idle", "connecting", "open", "down", "closed"
+
+
+class Wire:
+    """One socket as it is read: the line splitter that goes with its bytes, and the generation
+    it belongs to (a leader holding an old one finds out and lets go)."""
+
+    __slots__ = ("sock", "gen", "splitter", "where", "for_callers")
+
+    def __init__(self, sock: socket.socket, gen: int, where: str) -> None:
+        self.sock = sock
+        self.gen = gen
+        self.splitter = LineSplitter()
+        self.where = where
+        #: The leaders' own wait (used only under ``read_lock``); the reader thread has another.
+        self.for_callers = Readable(sock)
 
 
 def connection_lost(text: str) -> BatonError:
@@ -93,6 +128,19 @@ class KeyedConnection:
         self.pause = 0.0
         self.wake = threading.Event()
         self.thread: Optional[threading.Thread] = None
+        #: The socket in use as it is read (None while not open).
+        self.wire: Optional[Wire] = None
+        #: Held by whoever reads the socket: the reader thread or a leading caller.
+        self.read_lock = _thread.allocate_lock()
+        #: Callers sleeping until their reply is read by someone else (oldest first).
+        self.followers: Deque[Call] = deque()
+        self.followers_lock = _thread.allocate_lock()
+        #: Whether a caller reads now, and when one last stopped: the reader thread rests meanwhile.
+        self.leading = False
+        self.led_at = 0.0
+        #: Rung when the socket is given up, so a resting reader thread reconnects at once.
+        self.reader_bell = _thread.allocate_lock()
+        self.reader_bell.acquire()
 
     # -- called by the engine -----------------------------------------------------------------------
 
@@ -119,6 +167,7 @@ class KeyedConnection:
                 if isinstance(request, PendingAcquire):
                     request.oldest_since = None if self.pending.oldest(request.slot) is not None else time.monotonic()
                 self.pending.push(request.slot, request)
+                request.sent_on = self
                 gen = self.gen
                 sock = self.sock if self.state == OPEN else None
                 if sock is None:
@@ -175,8 +224,10 @@ class KeyedConnection:
             self.gen += 1
             orphans = self._take_unanswered()
             self.outbox = []
+            self.wire = None
             sock, self.sock = self.sock, None
         self.wake.set()
+        self._ring_reader()
         _shut(sock)
         return orphans
 
@@ -190,13 +241,15 @@ class KeyedConnection:
     def detach(self, gen: int, reason: BatonError, unreadable: bool = False) -> None:
         """Gives up the socket of generation ``gen`` (once): the pending requests go back to the
         engine (re-sent on another connection: the acquire fails once it met the same everywhere),
+        but those the server let go of wait for this connection's reconnect (``_keep_let_go``),
         and the reader reconnects, at once if the socket had served. ``unreadable``: the server sent
         bytes we cannot read, which is the reason given, whatever it said before."""
         with self.lock:
             if gen != self.gen or self.state == CLOSED:
                 return
             self.gen += 1
-            orphans = self._take_unanswered()
+            let_go, self.let_go = self.let_go, []
+            orphans: List[PendingRequest] = self.pending.drain()
             self.outbox = []
             self.identities_pending = 0
             if not unreadable and self.farewell is not None:
@@ -215,12 +268,37 @@ class KeyedConnection:
             interval = self.engine.reconnect_interval
             self.pause = 0.0 if served else (min(REDIRECT_RETRY_S, interval) if redirect_failed else interval)
             self.state = CONNECTING if served else DOWN
+            self.wire = None
             sock, self.sock = self.sock, None
+            expired = self._keep_let_go(let_go) if served else []
+            if not served:
+                orphans = [*let_go, *orphans]
+        self._ring_reader()
         _shut(sock)
+        for request in expired:
+            self.engine.timed_out(request)
         if orphans:
             self.engine.orphaned(orphans, reason, self)
         if served:
             self.engine.unpark()
+
+    def _keep_let_go(self, let_go: List[PendingAcquire]) -> List[PendingAcquire]:
+        """Under the lock, at a drop after which this connection reconnects at once: the acquires
+        the server let go of as it went away wait for that reconnect, to be sent first on the new
+        socket (with what is left of their wait), as the protocol asks; they have not failed, and
+        spend no try. Moved to another connection instead, one could reach a socket the same
+        server is about to close too (it lets go of every connection's waits at once), and fail
+        there. Returns those whose wait ran out meanwhile."""
+        now = time.monotonic()
+        expired: List[PendingAcquire] = []
+        for request in let_go:
+            if not request.shrink_wait(now):
+                expired.append(request)
+                continue
+            request.oldest_since = None if self.pending.oldest(request.slot) is not None else now
+            self.pending.push(request.slot, request)
+            self.outbox.append(request.line())
+        return expired
 
     # -- the reader thread ---------------------------------------------------------------------------
 
@@ -245,20 +323,26 @@ class KeyedConnection:
                 sock.settimeout(None)
             except OSError:
                 pass
-            if self._go_live(sock, gen):
-                self._read(sock, gen)
+            wire = self._go_live(sock, gen)
+            if wire is not None:
+                self._serve(wire)
             _shut(sock)
-            sock.close()
+            # Closed only while nobody reads it: a leader must never poll a descriptor number that
+            # a new socket may already have.
+            with self.read_lock:
+                sock.close()
             self._pause()
 
-    def _go_live(self, sock: socket.socket, gen: int) -> bool:
+    def _go_live(self, sock: socket.socket, gen: int) -> Optional[Wire]:
         """Makes ``sock`` the connection's socket and writes the identity and the queued lines."""
         identity = self.engine.identity
         with self.write_lock:
             with self.lock:
                 if gen != self.gen or self.state != CONNECTING:
-                    return False
+                    return None
                 self.sock = sock
+                wire = self.wire = Wire(sock, gen, format_address(self.address))
+                self.led_at = 0.0
                 self.state = OPEN
                 queued, self.outbox = self.outbox, []
                 if identity is not None:
@@ -273,8 +357,8 @@ class KeyedConnection:
                 failed = None
         if failed is not None:
             self.detach(gen, connection_lost(f"{format_address(self.address)}: {failed}"))
-            return False
-        return True
+            return None
+        return wire
 
     def _pause(self) -> None:
         with self.lock:
@@ -283,33 +367,129 @@ class KeyedConnection:
         if pause > 0:
             self.wake.wait(pause)
 
-    def _read(self, sock: socket.socket, gen: int) -> None:
-        splitter = LineSplitter()
-        where = format_address(self.address)
+    def _serve(self, wire: Wire) -> None:
+        """The reader thread's share of the reading: whatever no caller reads."""
+        readable = Readable(wire.sock)
         while True:
-            try:
-                data = sock.recv(65536)
-            except OSError as error:
-                self.detach(gen, connection_lost(f"{where}: {error}"))
-                return
-            if not data:
-                closed_mid_line = splitter.pending_bytes > 0
-                self.detach(gen, connection_lost(f"{where} closed the connection" + (" in the middle of a line" if closed_mid_line else "")))
-                return
-            try:
-                lines = splitter.feed(data)
-            except LineTooLong as error:
-                self.detach(gen, protocol_error(f"{where}: {error}"), unreadable=True)
-                return
-            for raw in lines:
-                try:
-                    carry_on = self._receive(gen, raw)
-                except Exception as error:  # a bug here must not leave the connection unread
-                    log.exception("baton_client: handling a keyed reply failed")
-                    self.detach(gen, BatonError("internal", f"{where}: {error!r}"))
+            # Rest while callers read for themselves (checking now and then that the socket is
+            # still this one: a drop a leader saw is the reader thread's to reconnect).
+            while True:
+                if self.gen != wire.gen:
                     return
-                if not carry_on:
+                quiet_for = time.monotonic() - self.led_at
+                if not self.leading and quiet_for >= READER_REST_S:
+                    break
+                self.reader_bell.acquire(True, READER_REST_S if self.leading else READER_REST_S - quiet_for)
+            # Watch without holding the socket, so a caller can still take it; a give-up (drop,
+            # redirect, close) shuts the socket, which ends this wait too.
+            readable.wait(None)
+            with self.read_lock:
+                if self.gen != wire.gen:
                     return
+                # A caller may have read those bytes first: then nothing waits now.
+                carry_on = not readable.wait(0) or self._read_once(wire)
+            self._pass_reading_on()
+            if not carry_on:
+                return
+
+    def _ring_reader(self) -> None:
+        try:
+            self.reader_bell.release()
+        except RuntimeError:  # already rung
+            pass
+
+    def wait_here(self, call: Call, wire: Wire) -> None:
+        """A sync caller waits for ``call``, whose request went out on ``wire``: it reads the
+        socket itself when nobody does, else sleeps until its reply is read or it is asked to
+        lead. Returns when the call settled or after a while (the caller looks again where its
+        request is)."""
+        read_lock = self.read_lock
+        if not read_lock.acquire(False):
+            with self.followers_lock:
+                self.followers.append(call)
+            # Tried again once among the followers: whoever let go of the socket between the two
+            # tries found nobody to ask to lead, and whoever lets go after this one finds us.
+            if not read_lock.acquire(False):
+                call.wait(LOOK_AGAIN_S)
+                self._unfollow(call)
+                if call.done and not read_lock.locked():
+                    # The ask to lead may have come to us just as our reply did: pass it on.
+                    self._pass_reading_on()
+                return
+            self._unfollow(call)
+        self.leading = True
+        try:
+            self._lead(call, wire)
+        finally:
+            self.leading = False
+            self.led_at = time.monotonic()
+            read_lock.release()
+        self._pass_reading_on()
+
+    def _lead(self, call: Call, wire: Wire) -> None:
+        """Under ``read_lock``: reads until ``call`` settles (with every other reply that comes
+        first) or the socket is given up."""
+        readable = wire.for_callers
+        while not call.done and self.gen == wire.gen:
+            if not readable.wait(LOOK_AGAIN_S):
+                return
+            try:
+                if not self._read_once(wire):
+                    return
+            except BaseException:
+                # Interrupted (KeyboardInterrupt in the main thread) with bytes read but perhaps
+                # not all handled: replies may be lost, so the socket can no longer be matched
+                # to its requests. Dropped, as a dead link would be: its requests go elsewhere.
+                self.detach(wire.gen, connection_lost(f"{wire.where}: dropped after a caller reading it was interrupted"))
+                raise
+
+    def _unfollow(self, call: Call) -> None:
+        with self.followers_lock:
+            try:
+                self.followers.remove(call)
+            except ValueError:  # already asked to lead
+                pass
+
+    def _pass_reading_on(self) -> None:
+        """After letting go of ``read_lock``: the oldest follower still waiting is asked to lead."""
+        followers = self.followers
+        if not followers:
+            return
+        with self.followers_lock:
+            while followers:
+                call = followers.popleft()
+                if not call.done:
+                    call.ring()
+                    return
+
+    def _read_once(self, wire: Wire) -> bool:
+        """Under ``read_lock``: one read of the socket, every whole line in it handled. False when
+        the socket is done with (dropped, broken or redirected)."""
+        gen, where = wire.gen, wire.where
+        try:
+            data = wire.sock.recv(65536)
+        except OSError as error:
+            self.detach(gen, connection_lost(f"{where}: {error}"))
+            return False
+        if not data:
+            closed_mid_line = wire.splitter.pending_bytes > 0
+            self.detach(gen, connection_lost(f"{where} closed the connection" + (" in the middle of a line" if closed_mid_line else "")))
+            return False
+        try:
+            lines = wire.splitter.feed(data)
+        except LineTooLong as error:
+            self.detach(gen, protocol_error(f"{where}: {error}"), unreadable=True)
+            return False
+        for raw in lines:
+            try:
+                carry_on = self._receive(gen, raw)
+            except Exception as error:  # a bug here must not leave the connection unread
+                log.exception("baton_client: handling a keyed reply failed")
+                self.detach(gen, BatonError("internal", f"{where}: {error!r}"))
+                return False
+            if not carry_on:
+                return False
+        return True
 
     def _receive(self, gen: int, raw: bytes) -> bool:
         """Handles one reply line; False when this socket is done with (dropped or redirected)."""
@@ -397,6 +577,7 @@ class KeyedConnection:
         self.state = CONNECTING
         self.pause = 0.0
         self.identities_pending = 0
+        self.wire = None
         sock, self.sock = self.sock, None
         now = time.monotonic()
         expired: List[PendingAcquire] = []
@@ -408,6 +589,7 @@ class KeyedConnection:
                 request.oldest_since = None if self.pending.oldest(request.slot) is not None else now
             self.pending.push(request.slot, request)
             self.outbox.append(request.line())
+        self._ring_reader()
         _shut(sock)
         return expired
 

@@ -99,6 +99,7 @@ class KeyedEngine:
             raise client_closed()
         call = Call()
         request = PendingAcquire(key, lease_wire, wait_s, wait_wire, len(self.connections), call)
+        call.request = request
         # A grant that arrives after the caller gave up is released at once.
         call.on_abandoned_result = self.release_abandoned
         if wait_s is not None:
@@ -181,6 +182,25 @@ class KeyedEngine:
         cancel(request.park_timer)
         request.call.reject(error)
 
+    # -- a sync caller's wait -------------------------------------------------------------------------
+
+    def wait(self, call: Call) -> None:
+        """Blocks until ``call`` settles. While its request is on an open connection, the caller
+        reads that connection's replies itself when nobody else does (KeyedConnection.wait_here);
+        otherwise (connecting, parked, between retries) the reader and timer threads settle it."""
+        request = call.request
+        while not call.done:
+            connection = request.sent_on if request is not None else None
+            wire = None
+            if connection is not None:
+                with self.lock:
+                    if connection.state == OPEN and connection.holds(request):
+                        wire = connection.wire
+            if wire is None:
+                call.wait(0.5)
+            else:
+                connection.wait_here(call, wire)
+
     # -- replies (from the connections' reader threads) -------------------------------------------
 
     def granted(self, request: PendingAcquire, via: KeyedConnection, token: int) -> None:
@@ -230,6 +250,7 @@ class KeyedEngine:
             raise client_closed()
         call = Call()
         request = PendingRelease(key, token, via, call)
+        call.request = request
         self._send_release(request, None)
         return call
 
@@ -298,20 +319,30 @@ class KeyedEngine:
         """Under the lock: ``preferred`` when open, else the first open connection in address order,
         else the first one still connecting (its lines wait for the socket); ``avoid`` (the one an
         attempt was just lost on, which may have come straight back to the same failing server, or
-        is about to close) only when no other connection is open or connecting. None when none is."""
+        is about to close) only when no other connection is open or connecting; one that said
+        goodbye only when nothing else is. None when none is."""
         if not self._started:
             self._started = True
             for connection in self.connections:
                 connection.start()
+        # One that said goodbye (`E - -`: the server closes it after that line) is still open, but
+        # a request sent there would only come back at the drop, one try spent for nothing: it is
+        # the last choice. (Two connections told at once that the server goes away would
+        # otherwise pass their requests to each other.)
         for connection in self.connections:
-            if connection is preferred and connection is not avoid and connection.state == OPEN:
+            if connection is preferred and connection is not avoid and connection.state == OPEN and connection.farewell is None:
                 return connection
-        for state in (OPEN, CONNECTING):
-            for connection in self.connections:
-                if connection is not avoid and connection.state == state:
-                    return connection
-        if avoid is not None and avoid.state in (OPEN, CONNECTING):
+        for connection in self.connections:
+            if connection is not avoid and connection.state == OPEN and connection.farewell is None:
+                return connection
+        for connection in self.connections:
+            if connection is not avoid and connection.state == CONNECTING:
+                return connection
+        if avoid is not None and (avoid.state == CONNECTING or (avoid.state == OPEN and avoid.farewell is None)):
             return avoid  # type: ignore[no-any-return]
+        for connection in self.connections:
+            if connection.state == OPEN:
+                return connection
         return None
 
     def describe(self) -> List[str]:

@@ -19,7 +19,7 @@ T = TypeVar("T")
 
 class PendingAcquire:
     op = "A"
-    __slots__ = ("slot", "key", "lease_wire", "wait", "started_at", "wait_wire", "tries_left", "oldest_since", "timer", "park_timer", "call")
+    __slots__ = ("slot", "key", "lease_wire", "wait", "started_at", "wait_wire", "tries_left", "oldest_since", "timer", "park_timer", "call", "sent_on")
 
     def __init__(self, key: str, lease_wire: str, wait: Optional[float], wait_wire: str, tries: int, call: Call) -> None:
         self.slot = "A " + key
@@ -40,6 +40,8 @@ class PendingAcquire:
         #: While no connection can take it: the timer that gives up.
         self.park_timer: Optional[TimerHandle] = None
         self.call = call
+        #: The connection it was last sent on (its caller reads the reply there when it can).
+        self.sent_on: Any = None
 
     def line(self) -> bytes:
         return acquire_line(self.key, self.lease_wire, self.wait_wire)
@@ -58,7 +60,7 @@ class PendingAcquire:
 
 class PendingRelease:
     op = "R"
-    __slots__ = ("slot", "key", "token", "started_at", "via", "lost_on", "timer", "call")
+    __slots__ = ("slot", "key", "token", "started_at", "via", "lost_on", "timer", "call", "sent_on")
 
     def __init__(self, key: str, token: int, via: Any, call: Call) -> None:
         self.slot = "R " + key
@@ -72,6 +74,8 @@ class PendingRelease:
         #: The deadline of the attempt in flight, or the pause before the next attempt.
         self.timer: Optional[TimerHandle] = None
         self.call = call
+        #: The connection it was last sent on (its caller reads the reply there when it can).
+        self.sent_on: Any = None
 
     def line(self) -> bytes:
         return release_line(self.key, self.token)

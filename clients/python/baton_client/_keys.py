@@ -7,10 +7,15 @@ request, so every name is checked with the server's rule before it is sent.
 
 from __future__ import annotations
 
+import re
+
 from ._charclass import is_control_or_format, is_js_whitespace, utf8_or_none
 from .errors import BatonError
 
 MAX_KEY_BYTES = 250
+#: An ASCII space or control byte, searched in C: a loop over the bytes in Python was a visible
+#: share of the cost of every request.
+_SPACE_OR_CONTROL_BYTE = re.compile(rb"[\x00-\x20\x7f]")
 
 
 def is_valid_key(name: object) -> bool:
@@ -22,13 +27,9 @@ def is_valid_key(name: object) -> bool:
     data = utf8_or_none(name)
     if data is None or len(data) > MAX_KEY_BYTES:
         return False
-    ascii_only = True
-    for b in data:
-        if b <= 0x20 or b == 0x7F:
-            return False
-        if b >= 0x80:
-            ascii_only = False
-    if ascii_only:
+    if _SPACE_OR_CONTROL_BYTE.search(data) is not None:
+        return False
+    if data.isascii():
         return True
     return not any(is_js_whitespace(ch) or is_control_or_format(ch) for ch in name)
 

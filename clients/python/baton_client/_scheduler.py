@@ -65,8 +65,14 @@ class Scheduler:
                 while True:
                     if self._stopped:
                         return
-                    if self._heap:
-                        delay = self._heap[0][0] - time.monotonic()
+                    heap = self._heap
+                    # Cancelled timers leave at once, not when due: every release arms an attempt
+                    # timer that its answer cancels a moment later, and waking for each of those
+                    # would cost this thread a wake-up per release.
+                    while heap and heap[0][2].cancelled:
+                        heapq.heappop(heap)
+                    if heap:
+                        delay = heap[0][0] - time.monotonic()
                         if delay <= 0:
                             _, _, handle, fn, args = heapq.heappop(self._heap)
                             break

@@ -27,13 +27,13 @@ from .errors import BatonError, LockTimeout
 __all__ = ["KeyedClient", "Grant"]
 
 
-def _wait_for(call: Call) -> Any:
-    """Blocks until the call settles. Interrupted (KeyboardInterrupt, a signal handler raising),
-    the call is cancelled: a grant already in hand is released, and one that arrives later is
-    released as it comes, so an interrupted acquire never strands a lock."""
+def _wait_for(engine: KeyedEngine, call: Call) -> Any:
+    """Blocks until the call settles (reading its reply itself when it can: KeyedEngine.wait).
+    Interrupted (KeyboardInterrupt, a signal handler raising), the call is cancelled: a grant
+    already in hand is released, and one that arrives later is released as it comes, so an
+    interrupted acquire never strands a lock."""
     try:
-        while not call.wait(0.5):
-            pass
+        engine.wait(call)
     except BaseException:
         leftover = call.cancel()
         if isinstance(leftover, Grant):
@@ -88,7 +88,7 @@ class Grant:
         it). Retried on another connection for 5 s when the connection drops. Raises BatonError
         (``session-claim``, ``connection-lost``, ...) when it could not be done. Calling it again
         returns the first call's outcome."""
-        return bool(_wait_for(self._start_release()))
+        return bool(_wait_for(self._engine, self._start_release()))
 
     def __repr__(self) -> str:
         return f"Grant(key={self.key!r}, token={self.token})"
@@ -143,12 +143,12 @@ class KeyedClient:
         Raises LockTimeout when the wait ran out (nothing is held) or a finite wait's server went
         silent past wait + 1 s + 10%; BatonError for an error reply (``bad-key`` before sending,
         ``tokens-exhausted``, ``kicked``, ...) or after every connection dropped under it."""
-        return _wait_for(self._engine.start_acquire(name, lease, wait))
+        return _wait_for(self._engine, self._engine.start_acquire(name, lease, wait))
 
     def try_acquire(self, name: str, lease: float) -> Optional[Grant]:
         """The grant when ``name`` is free now, else None (on the wire a 1 ms wait)."""
         try:
-            return _wait_for(self._engine.start_acquire(name, lease, None, try_lock=True))
+            return _wait_for(self._engine, self._engine.start_acquire(name, lease, None, try_lock=True))
         except LockTimeout:
             return None
 
@@ -156,7 +156,7 @@ class KeyedClient:
         """Releases the keyed grant that ``token`` names on ``name`` (a token kept from another
         process, say): as ``Grant.release``. A session's token raises BatonError
         ``session-claim``: only the session's own connection ends its claim."""
-        return bool(_wait_for(self._engine.start_release(None, name, _token(token))))
+        return bool(_wait_for(self._engine, self._engine.start_release(None, name, _token(token))))
 
     @contextmanager
     def lock(self, name: str, lease: float, wait: Optional[float] = None) -> Iterator[Grant]:
