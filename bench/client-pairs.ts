@@ -71,6 +71,7 @@ const clients: ClientUnderTest[] = [
   },
   { label: 'Go KeyedClient', server: 'baton', command: (a, n) => [goBin, a, String(seconds), String(n)] },
   { label: 'Python KeyedClient (sync, threads)', server: 'baton', command: (a, n) => [python, pyScript, 'baton', a, String(seconds), String(n)] },
+  { label: 'Python KeyedClient (asyncio, tasks)', server: 'baton', command: (a, n) => [python, pyScript, 'baton-aio', a, String(seconds), String(n)] },
   { label: 'Python redis-py Lock (threads), on Redis', server: 'redis', command: (a, n) => [python, pyScript, 'redis-py', a, String(seconds), String(n)] },
 ];
 

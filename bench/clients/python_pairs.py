@@ -1,8 +1,9 @@
 """Acquire+release pairs/s through one Python client process, for `npm run bench:clients`.
 
-Usage: python3 python_pairs.py <baton|redis-py> <host:port> <seconds> <in-flight>
+Usage: python3 python_pairs.py <baton|baton-aio|redis-py> <host:port> <seconds> <in-flight>
 Prints one JSON line: {"pairs": N, "seconds": S}. `in-flight` threads share one client (one
-KeyedClient, or one redis-py connection pool), each taking and releasing its own key in a loop.
+KeyedClient, or one redis-py connection pool), each taking and releasing its own key in a loop;
+for `baton-aio`, `in-flight` asyncio tasks share one baton_client.aio.KeyedClient.
 """
 
 from __future__ import annotations
@@ -46,8 +47,42 @@ def redis_worker(address: str):
     return pair, r.close
 
 
+async def run_aio(address: str, seconds: float, in_flight: int) -> dict:
+    import asyncio
+
+    from baton_client.aio import KeyedClient
+
+    async with KeyedClient([address], identity=None) as client:
+
+        async def pair(key: str) -> None:
+            grant = await client.acquire(key, lease=LEASE_S)
+            await grant.release()
+
+        keys = [f"bench/py-aio/{os.getpid()}/{i}" for i in range(in_flight)]
+        await asyncio.gather(*(pair(k) for k in keys))
+        counts = [0] * in_flight
+        stop = False
+
+        async def loop(i: int) -> None:
+            while not stop:
+                await pair(keys[i])
+                counts[i] += 1
+
+        began = time.monotonic()
+        tasks = [asyncio.ensure_future(loop(i)) for i in range(in_flight)]
+        await asyncio.sleep(seconds)
+        stop = True
+        await asyncio.gather(*tasks)
+        return {"pairs": sum(counts), "seconds": time.monotonic() - began}
+
+
 def main() -> None:
     kind, address, seconds, in_flight = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+    if kind == "baton-aio":
+        import asyncio
+
+        print(json.dumps(asyncio.run(run_aio(address, seconds, in_flight))))
+        return
     pair, close = (baton_worker if kind == "baton" else redis_worker)(address)
     counts = [0] * in_flight
     stop = threading.Event()
