@@ -40,7 +40,8 @@ def parse_address(text: str, default_port: Optional[int] = None) -> Optional[Add
             host, port_text = text[:colon], text[colon + 1 :]
         else:
             host = text
-    if not host:
+    # A host with whitespace in it is no host name a resolver takes, whatever sent it.
+    if not host or any(c.isspace() for c in host):
         return None
     if port_text is None:
         return None if default_port is None else (host, default_port)
@@ -66,7 +67,7 @@ def normalize_addresses(addresses: Union[AddressInput, Iterable[AddressInput], N
         if isinstance(item, str):
             parsed = parse_address(item, default_port)
         elif isinstance(item, Sequence) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], int):
-            parsed = (item[0], item[1]) if 1 <= item[1] <= 65535 else None
+            parsed = (item[0], item[1]) if item[0] and 1 <= item[1] <= 65535 else None
         else:
             parsed = None
         if parsed is None:

@@ -4,45 +4,17 @@ options, checked once, and the machine of each new claim made from them."""
 from __future__ import annotations
 
 import secrets
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Optional, Sequence, Union
 
 from ._heartbeat import DEFAULT_MIN_INTERVAL
 from ._identity import DEFAULT_IDENTITY, IdentityOption, resolve_identity
 from ._session_machine import DEFAULT_MAX_PARK, ClaimMachine
-from ._session_wire import DEFAULT_SESSION_PORT, Address, parse_address
+from ._address import DEFAULT_SESSION_PORT, AddressInput, normalize_addresses
 
 #: How long to keep queueing anew while no server answers at all, in seconds.
 DEFAULT_RECONNECT_FOR = 5.0
 #: How long a connect may take, in seconds.
 DEFAULT_CONNECT_TIMEOUT = 3.0
-
-AddressInput = Union[str, Tuple[str, int]]
-
-
-def normalize_addresses(addresses: Union[AddressInput, Sequence[AddressInput], None]) -> List[Address]:
-    """``"host:port"`` strings (a bare host takes 7071) or ``(host, port)`` pairs; a single one
-    may be given on its own. ``ValueError`` for an empty list or an unreadable entry."""
-    if addresses is None:
-        addresses = [f"127.0.0.1:{DEFAULT_SESSION_PORT}"]
-    if isinstance(addresses, str) or (
-        isinstance(addresses, tuple) and len(addresses) == 2 and isinstance(addresses[1], int)
-    ):
-        addresses = [addresses]  # type: ignore[list-item]
-    result: List[Address] = []
-    for entry in addresses:  # type: ignore[union-attr]
-        if isinstance(entry, str):
-            parsed = parse_address(entry, DEFAULT_SESSION_PORT)
-        elif isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], str) and isinstance(entry[1], int):
-            parsed = entry if entry[0] and 1 <= entry[1] <= 65535 else None
-        else:
-            parsed = None
-        if parsed is None:
-            raise ValueError(f"not a server address: {entry!r}")
-        result.append(parsed)
-    if not result:
-        raise ValueError("at least one server address is needed")
-    return result
-
 
 def new_claim_key() -> str:
     """128 random bits, hex: only this client knows it, so only it can take its claim up again
@@ -64,7 +36,7 @@ class SessionClientSettings:
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         reconnect_for: float = DEFAULT_RECONNECT_FOR,
     ) -> None:
-        self.addresses = normalize_addresses(addresses)
+        self.addresses = normalize_addresses(addresses, DEFAULT_SESSION_PORT)
         if not (isinstance(max_park, (int, float)) and max_park > 0 and max_park != float("inf")):
             raise ValueError(f"max_park must be a positive number of seconds, got {max_park!r}")
         self.identity = resolve_identity(identity)

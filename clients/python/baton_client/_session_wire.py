@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import List, Optional, Tuple, Union
+from typing import List, Optional, Union
 
+from ._address import Address, format_address, parse_address
 from .errors import BatonError, error_from_session_code
 
 #: Server lines are short (an error text at most a few hundred bytes); a longer run without a
@@ -23,7 +24,6 @@ MAX_LINE_BYTES = 64 * 1024
 #: The largest fencing token: tokens are u64 and stay exact as Python ints.
 U64_MAX = (1 << 64) - 1
 #: The session protocol's default port (`baton serve --session-port`).
-DEFAULT_SESSION_PORT = 7071
 #: The sign of life; it takes no fields.
 HEARTBEAT_LINE = "HEARTBEAT"
 
@@ -31,7 +31,6 @@ HEARTBEAT_LINE = "HEARTBEAT"
 _DIGITS = re.compile(r"[0-9]+\Z")
 _HEX = re.compile(r"[0-9a-fA-F]+\Z")
 
-Address = Tuple[str, int]
 
 
 @dataclass(frozen=True)
@@ -103,41 +102,6 @@ def _parse_error_code(text: str) -> Optional[int]:
         return None
     digits = text[2:]
     return int(digits, 16) if _HEX.match(digits) else None
-
-
-def parse_address(text: str, default_port: Optional[int] = None) -> Optional[Address]:
-    """``host:port``, ``[v6]:port`` or (with a default port) a bare host; None if unreadable."""
-    port_text: Optional[str] = None
-    if text.startswith("["):
-        close = text.find("]")
-        if close < 0:
-            return None
-        host = text[1:close]
-        rest = text[close + 1 :]
-        if rest:
-            if not rest.startswith(":"):
-                return None
-            port_text = rest[1:]
-    else:
-        colon = text.rfind(":")
-        # More than one colon without brackets is a bare IPv6 address, not host:port.
-        if colon >= 0 and text.find(":") == colon:
-            host, port_text = text[:colon], text[colon + 1 :]
-        else:
-            host = text
-    if not host or any(c.isspace() for c in host):
-        return None
-    if port_text is None:
-        return None if default_port is None else (host, default_port)
-    if not 0 < len(port_text) <= 5 or not _DIGITS.match(port_text):
-        return None
-    port = int(port_text)
-    return (host, port) if 1 <= port <= 65535 else None
-
-
-def format_address(address: Address) -> str:
-    host, port = address
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def parse_reply(line: str) -> SessionReply:
