@@ -25,6 +25,10 @@ the vector says, else a one-line failure. ``ConformanceContext`` gives it:
 - ``context.on_close(fn)``: ``fn()`` runs when the vector ends, whatever happened (close the client).
 
 Until that module exists, session vectors fail with "session steps not implemented".
+
+The asyncio clients' runners (test_session_aio_conformance.py, test_keyed_aio_conformance.py)
+play the same vectors on this module's ``KitServer`` and ``Control``; the keyed one also uses
+``play``, ``keyed_client_arguments``, ``outcome_from`` and ``judge_await``.
 """
 
 from __future__ import annotations
@@ -228,14 +232,18 @@ def outcome_of(record: CallRecord) -> Optional[Dict[str, Any]]:
     """The vector's outcome shape for a finished call; None while it runs."""
     if not record.done.is_set():
         return None
-    error = record.error
+    return outcome_from(record.value, record.error)
+
+
+def outcome_from(value: Any, error: Optional[BaseException]) -> Dict[str, Any]:
+    """The vector's outcome shape for what a finished call returned or raised (shared with the
+    asyncio runners)."""
     if error is not None:
         if isinstance(error, LockTimeout):
             return {"timeout": True}
         if isinstance(error, BatonError):
             return {"error": error.code}
         return {"error": f"not a BatonError: {error!r}"}
-    value = record.value
     if isinstance(value, bool):
         return {"released": value}
     token = getattr(value, "token", None)
@@ -248,9 +256,12 @@ def _seconds(ms: Any) -> float:
     return ms / 1000
 
 
-def _keyed_client(context: ConformanceContext) -> KeyedClient:
-    options = context.options
-    tuning: Dict[str, float] = {}
+def keyed_client_arguments(options: Dict[str, Any]) -> Dict[str, Any]:
+    """A keyed vector's client options as the keyword arguments of ``KeyedClient`` (the threaded
+    one and ``baton_client.aio.KeyedClient`` take the same): milliseconds become seconds, an
+    option the vector does not give stays the client's default."""
+    # As the TypeScript runner does: a vector without an identity option sends none.
+    arguments: Dict[str, Any] = {"identity": options.get("identity")}
     for option, keyword in (
         ("reconnect_interval_ms", "reconnect_interval"),
         ("release_retry_for_ms", "release_retry_for"),
@@ -258,9 +269,12 @@ def _keyed_client(context: ConformanceContext) -> KeyedClient:
         ("connect_timeout_ms", "connect_timeout"),
     ):
         if option in options:
-            tuning[keyword] = _seconds(options[option])
-    # As the TypeScript runner does: a vector without an identity option sends none.
-    return KeyedClient(context.addresses, identity=options.get("identity"), **tuning)
+            arguments[keyword] = _seconds(options[option])
+    return arguments
+
+
+def _keyed_client(context: ConformanceContext) -> KeyedClient:
+    return KeyedClient(context.addresses, **keyed_client_arguments(context.options))
 
 
 def run_keyed_step(step: Dict[str, Any], context: ConformanceContext) -> Optional[str]:
@@ -313,7 +327,11 @@ def run_common_step(step: Dict[str, Any], context: ConformanceContext) -> Option
     if record is None:
         return "no such call"
     record.done.wait(_seconds(step["within_ms"]))
-    got = outcome_of(record)
+    return judge_await(step, outcome_of(record))
+
+
+def judge_await(step: Dict[str, Any], got: Optional[Dict[str, Any]]) -> Optional[str]:
+    """An ``await`` step's verdict on the awaited call's outcome (None: it had not finished)."""
     if got is None:
         return f"not finished within {step['within_ms']} ms"
     wanted = step.get("outcome_any") or ([step["outcome"]] if "outcome" in step else [])
@@ -357,14 +375,20 @@ def _ready_addresses(line: str) -> Dict[str, str]:
     return dict(pair.split("=", 1) for pair in pairs)  # type: ignore[misc]
 
 
+def play(control: Control, vector_id: str, vector: Dict[str, Any]) -> List[str]:
+    """``PLAY``s the vector; the addresses of its client's ``addresses`` option (default
+    ``["n1"]``), resolved from ``READY``."""
+    nodes = _ready_addresses(control.ask(f"PLAY {vector_id}"))
+    options = vector["client"].get("options", {})
+    return [nodes.get(node, node) for node in options.get("addresses", ["n1"])]
+
+
 @pytest.mark.skipif(not VECTORS, reason="no conformance vectors in conformance/vectors")
 @pytest.mark.parametrize("protocol,vector_id,vector", VECTORS, ids=[v[1] for v in VECTORS])
 def test_vector(kit: KitServer, protocol: str, vector_id: str, vector: Dict[str, Any]) -> None:
     control = Control(kit)
     try:
-        nodes = _ready_addresses(control.ask(f"PLAY {vector_id}"))
-        options = vector["client"].get("options", {})
-        addresses = [nodes.get(node, node) for node in options.get("addresses", ["n1"])]
+        addresses = play(control, vector_id, vector)
         failures = drive(protocol, vector, addresses)
         verdict = control.ask("DONE")
     finally:
