@@ -116,6 +116,9 @@ class KitServer:
             except ProcessLookupError:
                 pass
             self.proc.wait(timeout=30)
+        # Its stdout pipe too: an unclosed pipe is a ResourceWarning at exit.
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
 
 
 @pytest.fixture(scope="module")
