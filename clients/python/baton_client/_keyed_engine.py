@@ -119,7 +119,9 @@ class KeyedEngine:
                         self._park(request, reason or connection_lost(NO_CONNECTION))
                         return
                     break
-            if connection.send(request):
+            # Sent again after a drop (``reason``): a socket the server has closed too is given up
+            # instead (KeyedConnection.send), and the next one is picked.
+            if connection.send(request, probe=reason is not None):
                 return
         self._fail_acquire(request, client_closed() if self._closed else (reason or connection_lost(NO_CONNECTION)))
 

@@ -94,6 +94,11 @@ class FakeServer:
     def close(self) -> None:
         self._closed = True
         try:
+            # Shut first: a close alone leaves a listener blocked in accept() taking connections.
+            self._listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        try:
             self._listener.close()
         except OSError:
             pass

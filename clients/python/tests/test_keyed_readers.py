@@ -7,7 +7,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from typing import List
+from typing import Any, Callable, List, Optional
 
 import pytest
 
@@ -77,3 +77,85 @@ def test_a_drop_on_an_idle_connection_is_seen_without_a_caller() -> None:
         wait_for(lambda: first.gen != gen, 5, "the reader thread to see the drop")
         # The idle connection came home again on its own.
         wait_for(lambda: len(server.conns) >= 3, 5, "a reconnect")
+
+
+def test_an_acquire_moved_off_a_dead_active_skips_sockets_it_already_closed() -> None:
+    """A kill -9 of the active closes every connection to it at once (those of standbys'
+    addresses too: they were redirected there), but each reader sees its close in its own time. An
+    acquire moved off the first one must not land on another already closed, spending a try at
+    each: it waits for a reconnect, and the new active grants it. Here the readers of the other
+    two connections are kept from seeing their close (their read_lock is held) until the acquire
+    has moved on. (They come home after 0.2 s, the first one, home at the dead node, after the
+    reconnect interval, as in the cluster test.)"""
+    promoted = threading.Event()
+    granted_lines: List[str] = []
+
+    def dead_active(conn: FakeConn) -> None:
+        while conn.readline(timeout=30) is not None:
+            pass  # the acquire waits: the lock is held by someone else
+
+    with FakeServer(dead_active) as a:
+
+        def standby(conn: FakeConn, new_active: Optional[str]) -> None:
+            if not promoted.is_set():
+                conn.send(f"M {a.address}\n".encode())
+                while conn.readline(timeout=30) is not None:
+                    conn.send(f"M {a.address}\n".encode())
+                return
+            if new_active is not None:
+                conn.send(f"M {new_active}\n".encode())
+            while True:
+                line = conn.readline(timeout=30)
+                if line is None:
+                    return
+                if new_active is None and line.startswith("A "):
+                    granted_lines.append(line)
+                    conn.send(f"A {line.split()[1]} 9\n".encode())
+
+        with FakeServer(lambda conn: standby(conn, None)) as b, FakeServer(lambda conn: standby(conn, b.address)) as c:
+            with KeyedClient([a.address, b.address, c.address], identity=None, reconnect_interval=1.0, connect_timeout=1.0) as client:
+                engine = client._engine
+                with engine.lock:
+                    engine._pick(None, None)  # connect now, as the first request would
+                conns = engine.connections
+                a_addr = conns[0].home
+                wait_for(
+                    lambda: all(c.state == "open" and c.address == a_addr for c in conns) and len(a.conns) == 3,
+                    5,
+                    "all three connections on the active a",
+                )
+                box: List[Any] = []
+
+                def waiter() -> None:
+                    box.append(_outcome(lambda: client.acquire("readers/failover", lease=30, wait=10)))
+
+                thread = threading.Thread(target=waiter, daemon=True)
+                thread.start()
+                sent = lambda: any(line.startswith("A readers/failover") for conn in a.conns for line in conn.received)  # noqa: E731
+                wait_for(sent, 5, "the acquire on a")
+                # The readers of the connections that came to a by redirect are late to see it die.
+                slow = [conns[1].read_lock, conns[2].read_lock]
+                for lock in slow:
+                    lock.acquire()
+                try:
+                    promoted.set()
+                    a.close()  # every connection to a closes at once; its port refuses from now on
+                    wait_for(lambda: conns[0].state != "open", 5, "the first connection's drop")
+                    time.sleep(0.1)  # the acquire moves on meanwhile
+                finally:
+                    for lock in slow:
+                        lock.release()
+                        time.sleep(0.1)  # one late reader after the other
+                thread.join(15)
+                assert box, "the acquire never settled"
+                grant = box[0]
+                assert not isinstance(grant, BaseException), grant
+                assert grant.token == 9
+                assert len(granted_lines) == 1 and 0 < float(granted_lines[0].split()[3]) < 10
+
+
+def _outcome(fn: Callable[[], Any]) -> Any:
+    try:
+        return fn()
+    except BaseException as error:  # noqa: BLE001 - handed to the test thread
+        return error
