@@ -271,6 +271,8 @@ class KeyedConnection:
             if not unreadable and self.farewell is not None:
                 reason = self.farewell
             served = self.served
+            #: Where the socket talked (before the connection goes home below).
+            lost_at = self.address
             # A redirect's target that could not be reached (the active a standby named has just
             # died): home again soon, where the standby will know better.
             redirect_failed = not served and self.address != self.home
@@ -294,7 +296,7 @@ class KeyedConnection:
         for request in expired:
             self.engine.timed_out(request)
         if orphans:
-            self.engine.orphaned(orphans, reason, self)
+            self.engine.orphaned(orphans, reason, self, lost_at)
         if served:
             self.engine.unpark()
 

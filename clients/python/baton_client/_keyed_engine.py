@@ -108,14 +108,18 @@ class KeyedEngine:
         self._send_acquire(request, None, None)
         return call
 
-    def _send_acquire(self, request: PendingAcquire, reason: Optional[BaseException], avoid: Optional[KeyedConnection]) -> None:
+    def _send_acquire(
+        self, request: PendingAcquire, reason: Optional[BaseException], avoid: Optional[KeyedConnection], lost_at: Optional[Address] = None
+    ) -> None:
         for _ in range(len(self.connections) + 1):
             with self.lock:
                 if self._closed:
                     break
-                connection = self._pick(None, avoid)
+                connection = self._pick(None, avoid, lost_at)
                 if connection is None:
-                    if any(c.state == DOWN for c in self.connections):
+                    # Connections that are down, or that a redirect led to the node just lost, come
+                    # back (home) by themselves: wait for one rather than fail.
+                    if any(c.state == DOWN or (lost_at is not None and c.address == lost_at and c.home != lost_at) for c in self.connections):
                         self._park(request, reason or connection_lost(NO_CONNECTION))
                         return
                     break
@@ -222,7 +226,7 @@ class KeyedEngine:
             cancel(request.park_timer)
         request.call.reject(error)
 
-    def orphaned(self, requests: List[PendingRequest], reason: BaseException, origin: KeyedConnection) -> None:
+    def orphaned(self, requests: List[PendingRequest], reason: BaseException, origin: KeyedConnection, lost_at: Optional[Address] = None) -> None:
         """Requests from a connection that dropped (none got an answer): acquires move on to the
         next connection (and fail after one try per connection), releases retry later."""
         now = time.monotonic()
@@ -240,7 +244,7 @@ class KeyedEngine:
                 elif not request.shrink_wait(now):
                     self._fail_acquire(request, LockTimeout(request.key, request.wait))
                 else:
-                    self._send_acquire(request, reason, origin)
+                    self._send_acquire(request, reason, origin, lost_at)
 
     # -- release -------------------------------------------------------------------------------------
 
@@ -317,7 +321,7 @@ class KeyedEngine:
 
     # -- the pool -------------------------------------------------------------------------------------
 
-    def _pick(self, preferred: Any, avoid: Any) -> Optional[KeyedConnection]:
+    def _pick(self, preferred: Any, avoid: Any, lost_at: Optional[Address] = None) -> Optional[KeyedConnection]:
         """Under the lock: ``preferred`` when open, else the first open connection in address order,
         else the first one still connecting (its lines wait for the socket); ``avoid`` (the one an
         attempt was just lost on, which may have come straight back to the same failing server, or
@@ -331,19 +335,27 @@ class KeyedEngine:
         # a request sent there would only come back at the drop, one try spent for nothing: it is
         # the last choice. (Two connections told at once that the server goes away would
         # otherwise pass their requests to each other.)
+        # After a drop at `lost_at`, a connection that reached that node only through a standby's
+        # `M` (its own node is another) is no place to re-send: when that node died, every
+        # connection a redirect had led there dies with it, and moving the acquire along them
+        # spent all its tries on one death in a millisecond (seen with kill -9 of an active that
+        # all three connections had been sent to). Such a connection comes home once it drops.
+        def redirected_to_lost(connection: KeyedConnection) -> bool:
+            return lost_at is not None and connection.address == lost_at and connection.home != lost_at
+
         for connection in self.connections:
             if connection is preferred and connection is not avoid and connection.state == OPEN and connection.farewell is None:
                 return connection
         for connection in self.connections:
-            if connection is not avoid and connection.state == OPEN and connection.farewell is None:
+            if connection is not avoid and connection.state == OPEN and connection.farewell is None and not redirected_to_lost(connection):
                 return connection
         for connection in self.connections:
-            if connection is not avoid and connection.state == CONNECTING:
+            if connection is not avoid and connection.state == CONNECTING and not redirected_to_lost(connection):
                 return connection
         if avoid is not None and (avoid.state == CONNECTING or (avoid.state == OPEN and avoid.farewell is None)):
             return avoid  # type: ignore[no-any-return]
         for connection in self.connections:
-            if connection.state == OPEN:
+            if connection.state == OPEN and not redirected_to_lost(connection):
                 return connection
         return None
 

@@ -159,3 +159,65 @@ def _outcome(fn: Callable[[], Any]) -> Any:
         return fn()
     except BaseException as error:  # noqa: BLE001 - handed to the test thread
         return error
+
+
+def test_an_acquire_moved_off_a_dead_active_is_not_sent_along_connections_redirected_there() -> None:
+    """As above, but the dead active's other sockets close a moment later than the first, after the
+    acquire could have moved onto them (a process dying closes its sockets one by one): they look
+    alive when it moves. Those connections reached a only through a standby's `M`; the acquire
+    waits for one to come home instead of spending a try on each, and the new active grants it."""
+    promoted = threading.Event()
+    granted_lines: List[str] = []
+
+    def dead_active(conn: FakeConn) -> None:
+        while conn.readline(timeout=30) is not None:
+            pass
+
+    with FakeServer(dead_active) as a:
+
+        def standby(conn: FakeConn, new_active: Optional[str]) -> None:
+            if not promoted.is_set():
+                conn.send(f"M {a.address}\n".encode())
+                while conn.readline(timeout=30) is not None:
+                    conn.send(f"M {a.address}\n".encode())
+                return
+            if new_active is not None:
+                conn.send(f"M {new_active}\n".encode())
+            while True:
+                line = conn.readline(timeout=30)
+                if line is None:
+                    return
+                if new_active is None and line.startswith("A "):
+                    granted_lines.append(line)
+                    conn.send(f"A {line.split()[1]} 9\n".encode())
+
+        with FakeServer(lambda conn: standby(conn, None)) as b, FakeServer(lambda conn: standby(conn, b.address)) as c:
+            with KeyedClient([a.address, b.address, c.address], identity=None, reconnect_interval=1.0, connect_timeout=1.0) as client:
+                engine = client._engine
+                with engine.lock:
+                    engine._pick(None, None)
+                conns = engine.connections
+                a_addr = conns[0].home
+                wait_for(
+                    lambda: all(c.state == "open" and c.address == a_addr for c in conns) and len(a.conns) == 3,
+                    5,
+                    "all three connections on the active a",
+                )
+                box: List[Any] = []
+                thread = threading.Thread(target=lambda: box.append(_outcome(lambda: client.acquire("readers/later", lease=30, wait=10))), daemon=True)
+                thread.start()
+                carrying = lambda: [conn for conn in a.conns if any(line.startswith("A readers/later") for line in conn.received)]  # noqa: E731
+                wait_for(lambda: len(carrying()) == 1, 5, "the acquire on a")
+                first = carrying()[0]
+                promoted.set()
+                first.close()  # the socket carrying the acquire closes first ...
+                time.sleep(0.3)  # ... the others only once the acquire could have moved onto them
+                a.close()
+                thread.join(15)
+                assert box, "the acquire never settled"
+                grant = box[0]
+                assert not isinstance(grant, BaseException), grant
+                assert grant.token == 9
+                assert len(granted_lines) == 1
+                # It never went back to a node it had reached only through a redirect.
+                assert len(carrying()) == 1, [conn.received for conn in a.conns]
