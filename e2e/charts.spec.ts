@@ -65,9 +65,11 @@ test('the queue-wait chart shows the wait of a grant that queued, with titled ax
   await contend(baton.lockPort, 'e2e-queue');
   await page.goto('/');
   const chart = page.getByTestId('chart-queue-wait');
-  // As an operator would: the charts sit below the fold and do not redraw while scrolled far away
+  // As an operator would: the charts sit below the fold and do not draw while scrolled far away
   // (page-cost.spec.ts), so a grant recorded after the first snapshot shows once they are in view.
-  await chart.scrollIntoViewIfNeeded();
+  // Scroll to the section's heading, which is always there: until the section has been near the
+  // screen its charts may not exist yet to be scrolled to (the wait for one timed out in CI).
+  await page.locator('#charts-heading').scrollIntoViewIfNeeded();
   await expect(chart.locator('.recharts-line-dots circle, path.recharts-line-curve').filter({ visible: true }).first()).toBeVisible();
   // The axis has a non-zero duration tick (the old charts' line sat at 0): the ~300 ms wait, or a
   // longer one an earlier test on this shared server left in the same 10 s bucket.
@@ -95,6 +97,8 @@ test('the range picker shows the last hour and the last 24 hours, fetched from t
   await page.goto('/');
   // The first snapshot may take a while on a loaded machine: wait for the stream, then the charts.
   await expect(page.getByTestId('live-status')).toHaveText('live', { timeout: 30_000 });
+  // The charts are drawn once their section nears the screen: scroll to it, as an operator would.
+  await page.locator('#charts-heading').scrollIntoViewIfNeeded();
   await expect(page.getByTestId('charts-grid')).toHaveAttribute('data-range', '5m');
   // Keyboard: the radios of one group move with the arrow keys.
   const hourAsked = page.waitForResponse((r) => r.url().includes('/api/v1/stats/history?range=1h') && r.status() === 200);

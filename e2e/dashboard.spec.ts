@@ -119,6 +119,8 @@ test('the charts render with data, and handoff and restore are disabled with the
     await new Promise((r) => setTimeout(r, 20));
   }
   await page.goto('/');
+  // The charts are drawn once their section nears the screen: scroll to it, as an operator would.
+  await page.locator('#charts-heading').scrollIntoViewIfNeeded();
   for (const id of ['chart-latency', 'chart-by-cause', 'chart-grants']) {
     await expect(page.getByTestId(id).locator('.recharts-surface').first()).toBeVisible();
   }
