@@ -12,7 +12,6 @@ import pytest
 
 import test_conformance as kit_runner
 from baton_client.aio.session import Claim, SessionClient
-from baton_client.errors import BatonError, LockTimeout
 
 SESSION_VECTORS = [(vector_id, vector) for protocol, vector_id, vector in kit_runner.VECTORS if protocol == "session"]
 
@@ -27,21 +26,11 @@ def kit() -> Iterator[Any]:
 
 
 def _outcome(task: "asyncio.Task[Any]") -> Optional[Dict[str, Any]]:
+    """The vector's outcome shape once the task finished; None while it runs."""
     if not task.done():
         return None
     error = task.exception()
-    if error is not None:
-        if isinstance(error, LockTimeout):
-            return {"timeout": True}
-        if isinstance(error, BatonError):
-            return {"error": error.code}
-        return {"error": f"not a BatonError: {error!r}"}
-    value = task.result()
-    if isinstance(value, Claim):
-        return {"granted": str(value.token)}
-    if isinstance(value, bool):
-        return {"released": value}
-    return {"error": f"unexpected result {value!r}"}
+    return kit_runner.outcome_from(None if error is not None else task.result(), error)
 
 
 async def _drive(vector: Dict[str, Any], addresses: List[str]) -> List[str]:
@@ -81,11 +70,7 @@ async def _drive(vector: Dict[str, Any], addresses: List[str]) -> List[str]:
             if task is None:
                 return "no such call"
             await asyncio.wait([task], timeout=step["within_ms"] / 1000)
-            got = _outcome(task)
-            if got is None:
-                return f"not finished within {step['within_ms']} ms"
-            wanted = step.get("outcome_any") or ([step["outcome"]] if "outcome" in step else [])
-            return None if got in wanted else f"got {json.dumps(got)}"
+            return kit_runner.judge_await(step, _outcome(task))
         if "await_lost" in step or "not_lost" in step:
             claim = claim_of(step.get("await_lost") or step["not_lost"])
             if claim is None:
@@ -124,11 +109,7 @@ async def _drive(vector: Dict[str, Any], addresses: List[str]) -> List[str]:
 def test_aio_session_vector(kit: Any, vector_id: str, vector: Dict[str, Any]) -> None:
     control = kit_runner.Control(kit)
     try:
-        ready = control.ask(f"PLAY {vector_id}")
-        assert ready.startswith("READY "), ready
-        nodes = dict(pair.split("=", 1) for pair in ready.split(" ")[1:])
-        options = vector["client"].get("options", {})
-        addresses = [nodes.get(node, node) for node in options.get("addresses", ["n1"])]
+        addresses = kit_runner.play(control, vector_id, vector)
         failures = asyncio.run(_drive(vector, addresses))
         verdict = control.ask("DONE")
     finally:
