@@ -7,6 +7,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from contextlib import ExitStack
 from typing import Any, Callable, List, Optional
 
 import pytest
@@ -79,25 +80,26 @@ def test_a_drop_on_an_idle_connection_is_seen_without_a_caller() -> None:
         wait_for(lambda: len(server.conns) >= 3, 5, "a reconnect")
 
 
-def test_an_acquire_moved_off_a_dead_active_skips_sockets_it_already_closed() -> None:
-    """A kill -9 of the active closes every connection to it at once (those of standbys'
-    addresses too: they were redirected there), but each reader sees its close in its own time. An
-    acquire moved off the first one must not land on another already closed, spending a try at
-    each: it waits for a reconnect, and the new active grants it. Here the readers of the other
-    two connections are kept from seeing their close (their read_lock is held) until the acquire
-    has moved on. (They come home after 0.2 s, the first one, home at the dead node, after the
-    reconnect interval, as in the cluster test.)"""
-    promoted = threading.Event()
-    granted_lines: List[str] = []
+class DeadActiveCluster:
+    """A fake three-node cluster: `a` the active (it never answers: the lock is someone else's),
+    `b` and `c` standbys that send every connection to `a` with `M` until `promoted` is set; then
+    `b` grants every `A` with token 9 and `c` points at `b`. The client under test has its three
+    connections on `a` (two by redirect) when the context is entered."""
 
-    def dead_active(conn: FakeConn) -> None:
-        while conn.readline(timeout=30) is not None:
-            pass  # the acquire waits: the lock is held by someone else
+    def __init__(self) -> None:
+        self.promoted = threading.Event()
+        self.granted_lines: List[str] = []
+        self._stack = ExitStack()
 
-    with FakeServer(dead_active) as a:
+    def __enter__(self) -> "DeadActiveCluster":
+        def dead_active(conn: FakeConn) -> None:
+            while conn.readline(timeout=30) is not None:
+                pass  # the acquire waits: the lock is held by someone else
+
+        self.a = a = self._stack.enter_context(FakeServer(dead_active))
 
         def standby(conn: FakeConn, new_active: Optional[str]) -> None:
-            if not promoted.is_set():
+            if not self.promoted.is_set():
                 conn.send(f"M {a.address}\n".encode())
                 while conn.readline(timeout=30) is not None:
                     conn.send(f"M {a.address}\n".encode())
@@ -109,49 +111,68 @@ def test_an_acquire_moved_off_a_dead_active_skips_sockets_it_already_closed() ->
                 if line is None:
                     return
                 if new_active is None and line.startswith("A "):
-                    granted_lines.append(line)
+                    self.granted_lines.append(line)
                     conn.send(f"A {line.split()[1]} 9\n".encode())
 
-        with FakeServer(lambda conn: standby(conn, None)) as b, FakeServer(lambda conn: standby(conn, b.address)) as c:
-            with KeyedClient([a.address, b.address, c.address], identity=None, reconnect_interval=1.0, connect_timeout=1.0) as client:
-                engine = client._engine
-                with engine.lock:
-                    engine._pick(None, None)  # connect now, as the first request would
-                conns = engine.connections
-                a_addr = conns[0].home
-                wait_for(
-                    lambda: all(c.state == "open" and c.address == a_addr for c in conns) and len(a.conns) == 3,
-                    5,
-                    "all three connections on the active a",
-                )
-                box: List[Any] = []
+        self.b = b = self._stack.enter_context(FakeServer(lambda conn: standby(conn, None)))
+        self.c = self._stack.enter_context(FakeServer(lambda conn: standby(conn, b.address)))
+        self.client = self._stack.enter_context(
+            KeyedClient([a.address, b.address, self.c.address], identity=None, reconnect_interval=1.0, connect_timeout=1.0)
+        )
+        engine = self.client._engine
+        with engine.lock:
+            engine._pick(None, None)  # connect now, as the first request would
+        self.conns = conns = engine.connections
+        a_addr = conns[0].home
+        wait_for(
+            lambda: all(c.state == "open" and c.address == a_addr for c in conns) and len(a.conns) == 3,
+            5,
+            "all three connections on the active a",
+        )
+        return self
 
-                def waiter() -> None:
-                    box.append(_outcome(lambda: client.acquire("readers/failover", lease=30, wait=10)))
+    def __exit__(self, *exc: Any) -> None:
+        self._stack.close()
 
-                thread = threading.Thread(target=waiter, daemon=True)
-                thread.start()
-                sent = lambda: any(line.startswith("A readers/failover") for conn in a.conns for line in conn.received)  # noqa: E731
-                wait_for(sent, 5, "the acquire on a")
-                # The readers of the connections that came to a by redirect are late to see it die.
-                slow = [conns[1].read_lock, conns[2].read_lock]
-                for lock in slow:
-                    lock.acquire()
-                try:
-                    promoted.set()
-                    a.close()  # every connection to a closes at once; its port refuses from now on
-                    wait_for(lambda: conns[0].state != "open", 5, "the first connection's drop")
-                    time.sleep(0.1)  # the acquire moves on meanwhile
-                finally:
-                    for lock in slow:
-                        lock.release()
-                        time.sleep(0.1)  # one late reader after the other
-                thread.join(15)
-                assert box, "the acquire never settled"
-                grant = box[0]
-                assert not isinstance(grant, BaseException), grant
-                assert grant.token == 9
-                assert len(granted_lines) == 1 and 0 < float(granted_lines[0].split()[3]) < 10
+
+def test_an_acquire_moved_off_a_dead_active_skips_sockets_it_already_closed() -> None:
+    """A kill -9 of the active closes every connection to it at once (those of standbys'
+    addresses too: they were redirected there), but each reader sees its close in its own time. An
+    acquire moved off the first one must not land on another already closed, spending a try at
+    each: it waits for a reconnect, and the new active grants it. Here the readers of the other
+    two connections are kept from seeing their close (their read_lock is held) until the acquire
+    has moved on. (They come home after 0.2 s, the first one, home at the dead node, after the
+    reconnect interval, as in the cluster test.)"""
+    with DeadActiveCluster() as cluster:
+        client, conns, a = cluster.client, cluster.conns, cluster.a
+        box: List[Any] = []
+
+        def waiter() -> None:
+            box.append(_outcome(lambda: client.acquire("readers/failover", lease=30, wait=10)))
+
+        thread = threading.Thread(target=waiter, daemon=True)
+        thread.start()
+        sent = lambda: any(line.startswith("A readers/failover") for conn in a.conns for line in conn.received)  # noqa: E731
+        wait_for(sent, 5, "the acquire on a")
+        # The readers of the connections that came to a by redirect are late to see it die.
+        slow = [conns[1].read_lock, conns[2].read_lock]
+        for lock in slow:
+            lock.acquire()
+        try:
+            cluster.promoted.set()
+            a.close()  # every connection to a closes at once; its port refuses from now on
+            wait_for(lambda: conns[0].state != "open", 5, "the first connection's drop")
+            time.sleep(0.1)  # the acquire moves on meanwhile
+        finally:
+            for lock in slow:
+                lock.release()
+                time.sleep(0.1)  # one late reader after the other
+        thread.join(15)
+        assert box, "the acquire never settled"
+        grant = box[0]
+        assert not isinstance(grant, BaseException), grant
+        assert grant.token == 9
+        assert len(cluster.granted_lines) == 1 and 0 < float(cluster.granted_lines[0].split()[3]) < 10
 
 
 def _outcome(fn: Callable[[], Any]) -> Any:
@@ -166,58 +187,23 @@ def test_an_acquire_moved_off_a_dead_active_is_not_sent_along_connections_redire
     acquire could have moved onto them (a process dying closes its sockets one by one): they look
     alive when it moves. Those connections reached a only through a standby's `M`; the acquire
     waits for one to come home instead of spending a try on each, and the new active grants it."""
-    promoted = threading.Event()
-    granted_lines: List[str] = []
-
-    def dead_active(conn: FakeConn) -> None:
-        while conn.readline(timeout=30) is not None:
-            pass
-
-    with FakeServer(dead_active) as a:
-
-        def standby(conn: FakeConn, new_active: Optional[str]) -> None:
-            if not promoted.is_set():
-                conn.send(f"M {a.address}\n".encode())
-                while conn.readline(timeout=30) is not None:
-                    conn.send(f"M {a.address}\n".encode())
-                return
-            if new_active is not None:
-                conn.send(f"M {new_active}\n".encode())
-            while True:
-                line = conn.readline(timeout=30)
-                if line is None:
-                    return
-                if new_active is None and line.startswith("A "):
-                    granted_lines.append(line)
-                    conn.send(f"A {line.split()[1]} 9\n".encode())
-
-        with FakeServer(lambda conn: standby(conn, None)) as b, FakeServer(lambda conn: standby(conn, b.address)) as c:
-            with KeyedClient([a.address, b.address, c.address], identity=None, reconnect_interval=1.0, connect_timeout=1.0) as client:
-                engine = client._engine
-                with engine.lock:
-                    engine._pick(None, None)
-                conns = engine.connections
-                a_addr = conns[0].home
-                wait_for(
-                    lambda: all(c.state == "open" and c.address == a_addr for c in conns) and len(a.conns) == 3,
-                    5,
-                    "all three connections on the active a",
-                )
-                box: List[Any] = []
-                thread = threading.Thread(target=lambda: box.append(_outcome(lambda: client.acquire("readers/later", lease=30, wait=10))), daemon=True)
-                thread.start()
-                carrying = lambda: [conn for conn in a.conns if any(line.startswith("A readers/later") for line in conn.received)]  # noqa: E731
-                wait_for(lambda: len(carrying()) == 1, 5, "the acquire on a")
-                first = carrying()[0]
-                promoted.set()
-                first.close()  # the socket carrying the acquire closes first ...
-                time.sleep(0.3)  # ... the others only once the acquire could have moved onto them
-                a.close()
-                thread.join(15)
-                assert box, "the acquire never settled"
-                grant = box[0]
-                assert not isinstance(grant, BaseException), grant
-                assert grant.token == 9
-                assert len(granted_lines) == 1
-                # It never went back to a node it had reached only through a redirect.
-                assert len(carrying()) == 1, [conn.received for conn in a.conns]
+    with DeadActiveCluster() as cluster:
+        client, a = cluster.client, cluster.a
+        box: List[Any] = []
+        thread = threading.Thread(target=lambda: box.append(_outcome(lambda: client.acquire("readers/later", lease=30, wait=10))), daemon=True)
+        thread.start()
+        carrying = lambda: [conn for conn in a.conns if any(line.startswith("A readers/later") for line in conn.received)]  # noqa: E731
+        wait_for(lambda: len(carrying()) == 1, 5, "the acquire on a")
+        first = carrying()[0]
+        cluster.promoted.set()
+        first.close()  # the socket carrying the acquire closes first ...
+        time.sleep(0.3)  # ... the others only once the acquire could have moved onto them
+        a.close()
+        thread.join(15)
+        assert box, "the acquire never settled"
+        grant = box[0]
+        assert not isinstance(grant, BaseException), grant
+        assert grant.token == 9
+        assert len(cluster.granted_lines) == 1
+        # It never went back to a node it had reached only through a redirect.
+        assert len(carrying()) == 1, [conn.received for conn in a.conns]
