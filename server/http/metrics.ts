@@ -15,8 +15,6 @@ import { ClaimTiming } from './claim-timing.ts';
 import { type ClusterNodeSources, registerClusterMetrics } from './cluster-metrics.ts';
 import { registerGuardMetrics } from './guard-metrics.ts';
 
-export { HANDOVER_BOUNDS } from './claim-timing.ts';
-
 type Tally = Record<Protocol, number>;
 const tally = (): Tally => ({ keyed: 0, session: 0 });
 const PROTOCOLS: readonly Protocol[] = ['keyed', 'session'];
