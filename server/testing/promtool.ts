@@ -1,19 +1,27 @@
 // promtool for tests: `check metrics` on a /metrics text (server/http/*), `check rules` and
-// `test rules` on the alert rules (ops/prometheus/). promtool comes from PATH or from
-// node_modules/.cache/promtool (scripts/ensure-promtool.sh puts it there); without it the tests
-// fail rather than skip, so a regression cannot pass unnoticed.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+// `test rules` on the alert rules (ops/prometheus/). scripts/ensure-promtool.sh finds it on PATH
+// or unpacks it from Debian's prometheus package into node_modules/.cache/promtool/ (as `npm test`
+// does before Vitest) and prints its path; when it cannot, the tests fail rather than skip, so a
+// regression cannot pass unnoticed.
+import { execFileSync, spawn } from 'node:child_process';
+import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const CACHED = fileURLToPath(new URL('../../node_modules/.cache/promtool/promtool', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+let found: string | null = null;
 
 export function findPromtool(): string {
-  if (spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0) return 'promtool';
-  if (existsSync(CACHED)) return CACHED;
-  throw new Error(
-    "promtool is missing: run scripts/ensure-promtool.sh (it unpacks promtool from Debian's prometheus package into node_modules/.cache/promtool/)",
-  );
+  if (found !== null) return found;
+  let out: string;
+  try {
+    out = execFileSync('sh', ['scripts/ensure-promtool.sh'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error) {
+    throw new Error(`promtool is missing and scripts/ensure-promtool.sh could not unpack it: ${String(error)}`);
+  }
+  const path = out.trim().split('\n').pop() ?? '';
+  // A bare name (found on PATH) stays as it is; the cached copy is relative to the repository.
+  found = path.includes('/') && !isAbsolute(path) ? resolve(ROOT, path) : path;
+  return found;
 }
 
 export interface PromtoolResult {
