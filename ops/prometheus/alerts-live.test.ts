@@ -52,6 +52,7 @@ describe('the alert rules on a real Prometheus scraping a real cluster', () => {
       if (context.task.result?.state === 'fail') console.error(`prometheus log:\n${prometheus.log()}`);
     });
     await prometheus.waitForTargetsUp();
+    timeline.mark('prometheus has scraped every node once');
     timeline.start();
     // Before the first scrapes, "no series" reads as no active node: wait for the first clean evaluation.
     await timeline.waitFor('BatonNoActiveNode', 'cleared', 10_000);
