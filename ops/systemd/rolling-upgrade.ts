@@ -146,7 +146,7 @@ export async function rollingUpgrade(cluster: Cluster, held: HeldClaims, order: 
     parts.push('started');
     // The highest-priority node takes the role back after the return hold-down.
     const settledOn = node.priority === 0 ? id : serving;
-    await waitSettled(cluster, settledOn, 20_000);
+    await waitSettled(cluster, settledOn, 30_000);
     parts.push(`settled with ${settledOn} active`);
     steps.push({ node: id, wasActive, log: parts.join(', '), missing: await claimsMissing(cluster.node(settledOn), held) });
   }
