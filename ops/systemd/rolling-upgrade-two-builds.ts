@@ -38,7 +38,7 @@ if (deps(oldDir) !== deps(ROOT)) console.log('note: the old build names other de
 const cluster = await startCluster({ start: [] });
 let verdict = 'OK: no claim lost, tokens only increased';
 try {
-  for (const node of cluster.nodes) node.useBin(oldBin);
+  for (const node of cluster.nodes) node.switchBuild(oldBin);
   const [first, ...rest] = cluster.nodes;
   await first?.start();
   await Promise.all(rest.map((n) => n.start()));
@@ -46,7 +46,7 @@ try {
   const held = await holdClaims(cluster);
   const load = churn(cluster);
   const startedAt = performance.now();
-  const steps = await rollingUpgrade(cluster, held, ['c', 'b', 'a'], (node) => node.useBin(BATON_BIN));
+  const steps = await rollingUpgrade(cluster, held, ['c', 'b', 'a'], (node) => node.switchBuild(BATON_BIN));
   await new Promise((resolve) => setTimeout(resolve, 500));
   await load.stop();
   for (const s of steps)

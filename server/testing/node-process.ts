@@ -66,7 +66,7 @@ export class NodeProcess {
   /** Output of earlier runs of this node, so a restart does not hide what came before. */
   private earlier = '';
   private runs = 0;
-  /** The bin/baton the next start() runs: this checkout's unless useBin() named another build. */
+  /** The bin/baton the next start() runs: this checkout's unless switchBuild() named another build. */
   private bin = BATON;
 
   constructor(private readonly spec: NodeSpec) {
@@ -86,7 +86,7 @@ export class NodeProcess {
   }
 
   /** Runs another build of baton from the next start() on (a rolling upgrade between two builds). */
-  useBin(bin: string): void {
+  switchBuild(bin: string): void {
     this.bin = bin;
   }
 
