@@ -7,7 +7,8 @@
 // cluster starts on the old build; each node in turn (standbys first, the active after a
 // handoff) is stopped and started on this checkout's bin/baton, while clients hold claims and
 // churn. Not in `npm test`: CI's checkout need not carry the git history to archive from. Prints
-// the steps and the figures, and exits 1 when a claim was lost or a token did not increase.
+// the steps and the figures, and exits 1 when a claim was lost, a token did not increase or the run
+// could not complete. Results so far: docs/operations.md, "Upgrading one node at a time".
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -31,7 +31,32 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
+/** ExecStart's argv as systemd builds it from `env`, with the state directory put at `stateDir`. */
+function argvFor(env: Map<string, string>, stateDir: string): string[] {
+  const unit = readUnit();
+  const exec = (directive(unit, 'Service.ExecStart') ?? '').replace(`/var/lib/${directive(unit, 'Service.StateDirectory')}`, stateDir);
+  return execArgv(exec, env);
+}
+
 describe('baton serve as baton.service runs it', () => {
+  it('refuses to start with exit 2, one the unit does not restart, while baton.env has no admin token', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'baton-unit-start-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const env = envValues(readEnv());
+    expect(env.get('BATON_ADMIN_TOKEN')).toBe('');
+    const [, ...args] = argvFor(env, join(dir, 'state'));
+    const child: ChildProcess = spawn(process.execPath, [BATON_BIN, ...args], {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, ...Object.fromEntries(env) },
+    });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+    expect(await exited(child)).toEqual({ code: 2, signal: null });
+    expect(stderr).toMatch(/--config needs the shared admin token/);
+    expect((directive(readUnit(), 'Service.RestartPreventExitStatus') ?? '').split(' ')).toContain('2');
+  });
+
   it('serves /healthz and a lock, then stops with exit 0 on SIGTERM within TimeoutStopSec', { timeout: 60_000 }, async () => {
     const unit = readUnit();
     const dir = await mkdtemp(join(tmpdir(), 'baton-unit-start-'));
@@ -45,8 +70,7 @@ describe('baton serve as baton.service runs it', () => {
     env.set('BATON_NODE', 'a');
     env.set('BATON_EXTRA_FLAGS', `${env.get('BATON_EXTRA_FLAGS') ?? ''} --no-console`);
     const stateDir = join(dir, 'state');
-    const exec = (directive(unit, 'Service.ExecStart') ?? '').replace(`/var/lib/${directive(unit, 'Service.StateDirectory')}`, stateDir);
-    const [bin, ...args] = execArgv(exec, env);
+    const [bin, ...args] = argvFor(env, stateDir);
     expect(bin).toBe('/opt/baton/bin/baton');
     expect(args.slice(0, 5)).toEqual(['serve', '--config', config, '--node', 'a']);
 
