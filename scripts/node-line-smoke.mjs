@@ -1,8 +1,9 @@
 // One Node.js line's smoke of `baton serve`, what a new user on that line does first: start it on
 // a fresh data dir with every port on 0, take a lock over the keyed protocol and one over the
 // session protocol, load the console page, read /metrics, then SIGTERM it and expect a clean exit
-// (code 0). Every step is checked; the first that fails ends the smoke with what it saw. The
-// daemon and everything it started run on the given `node` (its folder is first on PATH too).
+// (code 0) without a runtime warning on stderr. Every step is checked; the first that fails ends
+// the smoke with what it saw. The daemon and everything it started run on the given `node` (its
+// folder is first on PATH too).
 // Used by test-node-lines.mjs; needs the console build (`node scripts/ensure-console-build.mjs`).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,7 +16,7 @@ const BATON = fileURLToPath(new URL('../bin/baton', import.meta.url));
 const START_MS = 60_000;
 const STEP_MS = 15_000;
 /** A runtime warning on stderr (`(node:123) [DEP0040] DeprecationWarning: ...`): what differs between lines. */
-const RUNTIME_WARNING = /\b[A-Z]\w*Warning: .*/g;
+const RUNTIME_WARNING = /(\[\w+\] )?\b[A-Z]\w*Warning: .*/g;
 
 function withTimeout(promise, ms, what) {
   let timer;
@@ -158,7 +159,11 @@ export async function smokeNodeLine(node) {
     const exit = await withTimeout(exited, STEP_MS, 'exit after SIGTERM');
     result.stopMs = Math.round(performance.now() - stopping);
     if (exit.code !== 0) throw new Error(`exited with ${exit.code ?? exit.signal} after SIGTERM, not 0`);
+    // A warning of the runtime is what a new line (or a new pin) changed under Baton: it fails
+    // the smoke so that it is read, not scrolled past.
+    step = 'runtime warnings';
     result.warnings = [...new Set(stderr.match(RUNTIME_WARNING) ?? [])];
+    if (result.warnings.length > 0) throw new Error(`the runtime warned:\n${result.warnings.join('\n')}`);
     result.ok = true;
   } catch (err) {
     result.error = `${step}: ${err instanceof Error ? err.message : String(err)}${stderr ? `\ndaemon stderr:\n${stderr}` : ''}`;
