@@ -10,6 +10,7 @@
 // Exits non-zero when anything failed.
 //   node scripts/test-node-lines.mjs               the whole step, as `npm test` runs it
 //   node scripts/test-node-lines.mjs --smoke-only  only the smokes (about 10 s a line)
+//   node scripts/test-node-lines.mjs -- <filters>  Vitest on Node 24 with only the files the filters name
 // It builds the console first when there is no up-to-date build (ensure-console-build.mjs), so
 // it does not depend on its place in `npm test`.
 import { spawnSync } from 'node:child_process';
@@ -26,6 +27,8 @@ const cache = join(root, 'node_modules', '.cache');
 const vitestReport = join(cache, 'baton-test-report-node24.json');
 const report = join(cache, 'baton-node-lines-report.json');
 const smokeOnly = process.argv.includes('--smoke-only');
+const dashes = process.argv.indexOf('--');
+const filters = dashes < 0 ? [] : process.argv.slice(dashes + 1);
 
 mkdirSync(cache, { recursive: true });
 rmSync(report, { force: true });
@@ -57,7 +60,7 @@ if (!smokeOnly) {
   if (node !== undefined) {
     process.stdout.write(`\n--- the full Vitest suite on Node ${FULL_SUITE_LINE} (${node})\n`);
     const started = performance.now();
-    const vitest = spawnSync(node, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', `--outputFile.json=${vitestReport}`], {
+    const vitest = spawnSync(node, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', `--outputFile.json=${vitestReport}`, ...filters], {
       cwd: root,
       stdio: 'inherit',
       env: onLine(node),
