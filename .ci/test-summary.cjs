@@ -55,7 +55,7 @@ if (e2e && existsSync(e2e)) {
 countPlain(clientsPath, 'client tests (Python, Go)');
 countVitest(vitest24Path, 'unit tests on Node 24');
 countPlain(nodeLinesPath, 'Node.js line smokes');
-const status = Number(process.argv.at(-1) ?? 0);
+const status = process.argv.length > 2 ? Number(process.argv.at(-1)) : 0;
 const notes = [];
 if (missing.length > 0) notes.push(`did not run: ${missing.join(', ')}`);
 if (status !== 0) notes.push(`npm test exited ${status}: FAILED`);
