@@ -1,0 +1,146 @@
+// ops/grafana/baton-dashboard.json: importable by Grafana (the structure, checked here on the file
+// and on broken copies of it, so the check is shown to catch what it claims), and every panel's
+// every query answered with data by a real Prometheus scraping a real three-node cluster under
+// load (dashboard-live.test.ts).
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { dashboardProblems } from './dashboard-check.ts';
+
+const DASHBOARD: unknown = JSON.parse(readFileSync(new URL('./baton-dashboard.json', import.meta.url), 'utf8'));
+
+interface RawTarget {
+  refId: string;
+  expr?: string;
+  datasource: { type: string; uid: string };
+}
+interface RawPanel {
+  id: number;
+  type: string;
+  title: string;
+  gridPos: { x: number; y: number; w: number; h: number };
+  datasource?: { type: string; uid: string };
+  targets?: RawTarget[];
+  fieldConfig?: { defaults: { unit?: string } };
+}
+interface RawDashboard {
+  __inputs?: Array<{ name: string }>;
+  uid?: string;
+  schemaVersion: number;
+  panels: RawPanel[];
+  templating: { list: Array<{ name: string; query?: unknown; current?: unknown }> };
+}
+
+/** A copy of the dashboard with `mutate` applied, and the problems the check finds in it. */
+function problemsOfCopy(mutate: (d: RawDashboard) => void): string[] {
+  const copy = structuredClone(DASHBOARD) as RawDashboard;
+  mutate(copy);
+  return dashboardProblems(copy);
+}
+
+function panel(d: RawDashboard, title: string): RawPanel {
+  const found = d.panels.find((p) => p.title === title);
+  if (found === undefined) throw new Error(`no panel "${title}" in the dashboard`);
+  return found;
+}
+
+function firstTarget(p: RawPanel): RawTarget {
+  const target = p.targets?.[0];
+  if (target === undefined) throw new Error(`panel "${p.title}" has no target`);
+  return target;
+}
+
+describe('the Grafana dashboard JSON', () => {
+  it('has everything Grafana needs to import it, and keeps the dashboard rules', () => {
+    expect(dashboardProblems(DASHBOARD)).toEqual([]);
+  });
+
+  it('has the panels the issue asks for (a renamed or dropped one fails here)', () => {
+    const titles = (DASHBOARD as RawDashboard).panels.map((p) => p.title);
+    for (const title of [
+      'Active nodes',
+      'Role per node',
+      'Priority per node',
+      'Grants/s',
+      'Queue wait (grants that queued)',
+      'Hold time',
+      'Handover latency by cause',
+      'Expiries vs releases',
+      'Replication lag (seconds)',
+      'Event loop lag p99',
+      'Memory',
+      'Fencing tokens',
+      'Node alive as the others see it',
+      'Client connections',
+      'Held locks and waiters',
+      'Grants refused',
+    ]) {
+      expect(titles).toContain(title);
+    }
+  });
+
+  // Each broken copy must be caught, with the problem naming the panel: proof that the check above can fail.
+  it.each<[string, (d: RawDashboard) => void, RegExp]>([
+    ['two panels with one id', (d) => (panel(d, 'Hold time').id = panel(d, 'Grants/s').id), /panel \d+ "Hold time": id \d+ is also panel \d+ "Grants\/s"'s/],
+    ['a panel past the 24 columns', (d) => (panel(d, 'Grants/s').gridPos.w = 30), /panel \d+ "Grants\/s" gridPos.w: Too big/],
+    [
+      'a panel that ends past column 24',
+      (d) => (panel(d, 'Memory').gridPos.x = 20),
+      /panel \d+ "Memory": gridPos x 20 \+ w 6 = 26 is past the 24 grid columns/,
+    ],
+    [
+      'two panels on one spot',
+      (d) => (panel(d, 'Hold time').gridPos = { ...panel(d, 'Grants/s').gridPos }),
+      /"Hold time": gridPos overlaps panel \d+ "Grants\/s"/,
+    ],
+    ['a panel without gridPos', (d) => delete (panel(d, 'CPU') as Partial<RawPanel>).gridPos, /panel \d+ "CPU" gridPos: /],
+    ['a target without expr', (d) => delete firstTarget(panel(d, 'Memory')).expr, /panel \d+ "Memory" targets\.0\.expr: /],
+    ['a target with an empty expr', (d) => (firstTarget(panel(d, 'Memory')).expr = ' '), /panel \d+ "Memory" targets\.0\.expr: /],
+    [
+      'a target on a fixed datasource instead of the variable',
+      (d) => (firstTarget(panel(d, 'CPU')).datasource = { type: 'prometheus', uid: 'P1809F7CD0C75ACF3' }),
+      /panel \d+ "CPU" targets\.0\.datasource\.uid: /,
+    ],
+    ['a panel without datasource', (d) => delete panel(d, 'CPU').datasource, /panel \d+ "CPU" datasource: /],
+    [
+      'a misspelt unit',
+      (d) => ((panel(d, 'CPU').fieldConfig as { defaults: { unit?: string } }).defaults.unit = 'sec'),
+      /panel \d+ "CPU" fieldConfig\.defaults\.unit: /,
+    ],
+    [
+      'a variable that is not defined',
+      (d) => (firstTarget(panel(d, 'CPU')).expr = firstTarget(panel(d, 'CPU')).expr?.replace('$node', '$nodes')),
+      /panel \d+ "CPU": uses \$nodes, which is not a dashboard variable/,
+    ],
+    [
+      'a variable used above its definition',
+      (d) => d.templating.list.reverse(),
+      /variable job uses \$datasource, which is not defined above it|variable node uses \$job, which is not defined above it/,
+    ],
+    [
+      'a query that does not filter on the cluster',
+      (d) => (firstTarget(panel(d, 'Active nodes')).expr = 'sum(baton_node_role{role="active"})'),
+      /"Active nodes" A: the query does not filter on \$job/,
+    ],
+    [
+      'a fixed range instead of $__rate_interval',
+      (d) => (firstTarget(panel(d, 'CPU')).expr = firstTarget(panel(d, 'CPU')).expr?.replace('[$__rate_interval]', '[5m]')),
+      /"CPU" A: range \[5m\] is not \[\$__rate_interval\]/,
+    ],
+    ['no import input', (d) => delete d.__inputs, /__inputs: /],
+    [
+      'an input nobody uses',
+      (d) => d.__inputs?.push({ name: 'DS_OTHER', ...{ type: 'datasource', pluginId: 'prometheus', label: 'Other' } }),
+      /__inputs DS_OTHER is never used/,
+    ],
+    ['no uid', (d) => delete d.uid, /^uid: /],
+    ['a uid Grafana refuses', (d) => (d.uid = 'baton dashboard with a uid far longer than forty characters'), /^uid: a uid is 1 to 40/],
+    ['a schema older than Grafana 9', (d) => (d.schemaVersion = 27), /^schemaVersion: /],
+    ['no datasource variable', (d) => (d.templating.list = d.templating.list.filter((v) => v.name !== 'datasource')), /uses \$datasource, which is not/],
+  ])('catches %s', (_what, mutate, expected) => {
+    const problems = problemsOfCopy(mutate);
+    expect(
+      problems.some((p) => expected.test(p)),
+      `problems found:\n${problems.join('\n')}`,
+    ).toBe(true);
+  });
+});
