@@ -261,6 +261,10 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       eventStreams: () => ops.hub.subscriberCount,
       cluster: () => ops.cluster.view(),
       audit: () => ops.audit.health(),
+      engineNow: () => clock.now(),
+      tokensRemaining: () => tokens.remaining,
+      signInsThrottled: () => ops.security.throttledSignIns,
+      ...(clusterNode === null ? {} : { peerAuthRefusals: () => clusterNode.mesh.authRefusals }),
     });
     const facade = createOpsFacade({
       instanceId,
