@@ -1,7 +1,7 @@
 // The cluster series the alert rules read (ops/prometheus/baton-alerts.yml), on real `baton serve`
 // processes: each node's priority, the active's view of which standby is in sync, the tokens
-// left in each node's slot, and peer links refused for authentication; every node's /metrics
-// promtool-clean with them.
+// left in each node's slot, the failovers each node recorded, and peer links refused for
+// authentication; every node's /metrics promtool-clean with them.
 import { describe, expect, it } from 'vitest';
 import { MAX_TOKEN } from '../../lib/tokens/token-source.ts';
 import { TOKEN_SLOTS } from '../../lib/tokens/token-slots.ts';
@@ -51,6 +51,15 @@ describe('cluster series on /metrics', () => {
       what: 'a to see c out of sync',
     });
     expect(sample(await scrape(a), 'baton_peer_in_sync{node="b"}')).toBe(1);
+
+    // The active dies: b takes over and records the failover (nobody recorded the start-up).
+    for (const text of texts) expect(sample(text, 'baton_failovers_recorded_total{cause="crash"}')).toBe(0);
+    await a.kill9();
+    await waitFor(async () => sample(await scrape(b), 'baton_failovers_recorded_total{cause="crash"}') === 1, {
+      timeoutMs: cluster.peerTimeoutMs + 3_000,
+      what: 'b to record the failover',
+    });
+    expect(sample(await scrape(b), 'baton_failovers_recorded_total{cause="api-handoff"}')).toBe(0);
   });
 
   it('count peer connections refused for authentication on both sides', { timeout: 60_000 }, async () => {

@@ -264,7 +264,9 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       engineNow: () => clock.now(),
       tokensRemaining: () => tokens.remaining,
       signInsThrottled: () => ops.security.throttledSignIns,
-      ...(clusterNode === null ? {} : { peerAuthRefusals: () => clusterNode.mesh.authRefusals }),
+      ...(clusterNode === null
+        ? {}
+        : { clusterNode: { peerAuthRefusals: () => clusterNode.mesh.authRefusals, failoversRecorded: () => clusterNode.timeline.recorded } }),
     });
     const facade = createOpsFacade({
       instanceId,

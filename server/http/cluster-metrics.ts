@@ -6,31 +6,42 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { FAILOVER_CAUSES, type FailoverCause } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
 
-export interface ClusterSources {
-  view: () => ClusterView;
-  /**
-   * Peer connections refused because a side failed authentication (peer-mesh.ts). Given by a
-   * cluster node only: with it, the series that only a cluster node has are exported (a
-   * label-less gauge cannot be left out at a scrape: it would read 0, a priority it does not have).
-   */
-  peerAuthRefusals?: (() => number) | undefined;
+/**
+ * What only a cluster node has, beside its view. Given by a cluster node only: with it the
+ * series that only a cluster node has are exported (a label-less gauge cannot be left out at a
+ * scrape: it would read 0, a priority the node does not have).
+ */
+export interface ClusterNodeSources {
+  /** Peer connections refused because a side failed authentication (PeerMesh.authRefusals). */
+  peerAuthRefusals(): number;
+  /** Failovers this node recorded since it started, by cause (FailoverTimeline.recorded). */
+  failoversRecorded(): Readonly<Record<FailoverCause, number>>;
 }
 
-export function registerClusterMetrics(registry: Registry, sources: ClusterSources): void {
-  clusterGauges(registry, sources.view);
-  const refusals = sources.peerAuthRefusals;
-  if (refusals !== undefined) {
-    standbyGauges(registry, sources.view);
-    new Counter({
-      name: 'baton_peer_auth_refused_total',
-      help: 'Peer connections refused because they failed authentication, either way (this node refused a peer, or a peer refused this node): the admin tokens differ',
-      registers: [registry],
-      collect() {
-        this.reset();
-        this.inc(refusals());
-      },
-    });
-  }
+export function registerClusterMetrics(registry: Registry, view: () => ClusterView, node?: ClusterNodeSources): void {
+  clusterGauges(registry, view);
+  if (node === undefined) return;
+  standbyGauges(registry, view);
+  new Counter({
+    name: 'baton_peer_auth_refused_total',
+    help: 'Peer connections refused because they failed authentication, either way (this node refused a peer, or a peer refused this node): the admin tokens differ',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(node.peerAuthRefusals());
+    },
+  });
+  new Counter({
+    name: 'baton_failovers_recorded_total',
+    help: 'Failovers this node recorded since it started, by cause: the node that took over records each (the one that stayed active, a split brain); sum over the nodes for the cluster',
+    labelNames: ['cause'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const recorded = node.failoversRecorded();
+      for (const cause of FAILOVER_CAUSES) this.inc({ cause }, recorded[cause]);
+    },
+  });
 }
 
 /**

@@ -163,7 +163,10 @@ describe('/metrics', () => {
       nodeId: 'a',
       instanceId: 'i',
       cluster: () => view,
-      peerAuthRefusals: () => 4,
+      clusterNode: {
+        peerAuthRefusals: () => 4,
+        failoversRecorded: () => ({ crash: 2, signal: 0, 'api-handoff': 1, 'priority-return': 0, 'split-brain': 0 }),
+      },
     });
     const text = await registry.metrics();
     const { code, output } = await promtoolCheck(text);
@@ -185,6 +188,9 @@ describe('/metrics', () => {
     expect(sample(text, 'baton_peer_in_sync{node="a"}')).toBeUndefined();
     expect(sample(text, 'baton_node_priority')).toBe(0);
     expect(sample(text, 'baton_peer_auth_refused_total')).toBe(4);
+    expect(sample(text, 'baton_failovers_recorded_total{cause="crash"}')).toBe(2);
+    expect(sample(text, 'baton_failovers_recorded_total{cause="api-handoff"}')).toBe(1);
+    expect(sample(text, 'baton_failovers_recorded_total{cause="split-brain"}')).toBe(0);
     // b was promoted and its lag series goes away; a node that left the view goes too.
     view = { ...view, nodes: [peer('a', 0, { replicationLag: { events: 0, ms: 0 } }), peer('b', 1, { role: 'active' })] };
     const after = await registry.metrics();

@@ -12,7 +12,7 @@ import type { ClusterView } from '../../lib/ops-api/api-types.ts';
 import type { AuditHealth } from '../../lib/ops-api/daemon-facade.ts';
 import { registerAuditMetrics } from './audit-metrics.ts';
 import { ClaimTiming } from './claim-timing.ts';
-import { registerClusterMetrics } from './cluster-metrics.ts';
+import { type ClusterNodeSources, registerClusterMetrics } from './cluster-metrics.ts';
 import { registerGuardMetrics } from './guard-metrics.ts';
 
 export { HANDOVER_BOUNDS } from './claim-timing.ts';
@@ -36,8 +36,8 @@ export interface NodeIdentity {
   engineNow?: () => number;
   /** Tokens this node can still issue (BlockTokenSource.remaining); without it baton_tokens_remaining is not exported. */
   tokensRemaining?: () => bigint;
-  /** Peer connections refused for authentication (PeerMesh.authRefusals); cluster nodes only. */
-  peerAuthRefusals?: () => number;
+  /** What only a cluster node has (not its view: `cluster` above); with it the cluster-node series are exported. */
+  clusterNode?: ClusterNodeSources;
   /** Console sign-ins answered 429 (Security.throttledSignIns); without it that counter is not exported. */
   signInsThrottled?: () => number;
 }
@@ -262,7 +262,7 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
     tokensRemaining: node.tokensRemaining,
     signInsThrottled: node.signInsThrottled,
   });
-  if (node.cluster !== undefined) registerClusterMetrics(registry, { view: node.cluster, peerAuthRefusals: node.peerAuthRefusals });
+  if (node.cluster !== undefined) registerClusterMetrics(registry, node.cluster, node.clusterNode);
   const info = new Gauge({
     name: 'baton_node_info',
     help: "This node's id and this process's instance id (always 1)",
