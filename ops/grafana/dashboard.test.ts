@@ -22,6 +22,7 @@ interface RawPanel {
   id: number;
   type: string;
   title: string;
+  description?: string;
   gridPos: { x: number; y: number; w: number; h: number };
   datasource?: { type: string; uid: string };
   targets?: RawTarget[];
@@ -81,6 +82,27 @@ describe('the Grafana dashboard JSON', () => {
     ]) {
       expect(titles).toContain(title);
     }
+  });
+
+  it('names each alert of the rules (their names are fixed by the issue 31 contract) in the description of a panel that shows its series, and no other', () => {
+    const alerts = [
+      'BatonNoActiveNode',
+      'BatonSplitBrain',
+      'BatonStandbyOutOfSync',
+      'BatonStandbyLagging',
+      'BatonFrequentFailovers',
+      'BatonLockHeldTooLong',
+      'BatonQueueWaitHigh',
+      'BatonExpiriesOutnumberReleases',
+      'BatonTokensNearExhaustion',
+      'BatonGrantsRefused',
+      'BatonEventLoopBlocked',
+      'BatonPeerAuthRefused',
+      'BatonSignInThrottled',
+      'BatonAuditUnwritable',
+    ];
+    const named = (DASHBOARD as RawDashboard).panels.flatMap((p) => [...(p.description ?? '').matchAll(/\bBaton[A-Z]\w+/g)].map((m) => m[0]));
+    expect([...new Set(named)].sort()).toEqual([...alerts].sort());
   });
 
   // Each broken copy must be caught, with the problem naming the panel: proof that the check above can fail.
