@@ -67,3 +67,25 @@ export function slotRangeAbove(after: bigint, size: bigint, slots: TokenSlots): 
   const top = (block + 1n) * size;
   return { start, end: top > MAX_TOKEN ? MAX_TOKEN : top };
 }
+
+/**
+ * How many tokens above `after` the blocks of `slots` still hold, up to `top` (u64's top; a
+ * test passes a small one to count by hand): what a node can still issue before its slot is used
+ * up. O(1): whole blocks of the slot are counted by division, then the used part of the first
+ * one and the part of the last one above `top` are taken off.
+ */
+export function slotTokensAbove(after: bigint, size: bigint, slots: TokenSlots, top: bigint = MAX_TOKEN): bigint {
+  if (after >= top) return 0n;
+  const count = BigInt(slots.count);
+  const slot = BigInt(slots.slot);
+  const blockOf = (token: bigint) => (token - 1n) / size;
+  const owned = (block: bigint) => block % count === slot;
+  /** The slot's blocks among 0..block. */
+  const upTo = (block: bigint) => (block < slot ? 0n : (block - slot) / count + 1n);
+  const first = blockOf(after + 1n);
+  const last = blockOf(top);
+  let n = (upTo(last) - (first === 0n ? 0n : upTo(first - 1n))) * size;
+  if (owned(first)) n -= after - first * size;
+  if (owned(last)) n -= (last + 1n) * size - top;
+  return n;
+}

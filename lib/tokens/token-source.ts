@@ -6,7 +6,7 @@
 // store holds a ceiling at or above every token ever issued, and a restart continues above it.
 
 import { MAX_TOKEN, TokensUnavailable } from './token-contract.ts';
-import { type BlockRange, checkSlots, SINGLE_SLOT, slotRangeAbove, type TokenSlots } from './token-slots.ts';
+import { type BlockRange, checkSlots, SINGLE_SLOT, slotRangeAbove, slotTokensAbove, type TokenSlots } from './token-slots.ts';
 
 // The u64 top and the error a source throws live in token-contract.ts, the one file of this
 // folder the engine imports values from; every other module takes them from here.
@@ -100,6 +100,11 @@ export class BlockTokenSource implements TokenSource {
 
   get highWater(): bigint {
     return this.current;
+  }
+
+  /** Tokens this source can still issue: those of its slot's blocks above the last one issued (or the floor). */
+  get remaining(): bigint {
+    return slotTokensAbove(this.current, this.blockSize, this.slots);
   }
 
   /** The highest ceiling this source reserved (durable), or the floor when that is higher. */

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { CarriedClaims } from '../../lib/engine/carried-claims.ts';
 import type { FailoverView } from '../../lib/ops-api/api-types.ts';
+import type { FailoverCause } from '../../lib/ops-api/cluster-vocabulary.ts';
 
 const MAX_FAILOVERS = 100;
 
@@ -18,6 +19,12 @@ export class FailoverTimeline {
   private readonly list: FailoverView[] = [];
   /** The resumable claims this node kept at its last promotion, and the timeline entry that reports them. */
   private carried: { entry: FailoverView; tally: CarriedClaims } | null = null;
+  /**
+   * Failovers this node recorded since it started, by cause (baton_failovers_recorded_total): one
+   * node records each failover (the one that took over, or that stayed active in a split brain),
+   * so the sum over the nodes counts the cluster's, and it never stops at the list's 100 entries.
+   */
+  readonly recorded: Record<FailoverCause, number> = { crash: 0, signal: 0, 'api-handoff': 0, 'priority-return': 0, 'split-brain': 0 };
 
   constructor(private readonly d: TimelineDeps) {}
 
@@ -29,6 +36,7 @@ export class FailoverTimeline {
 
   /** A failover this node made (or saw): kept, sent to the standbys and logged. */
   record(f: FailoverView): void {
+    this.recorded[f.cause]++;
     this.add(f);
     this.d.broadcast(f);
     this.d.logger.info(f, `failover: ${f.from ?? '(none)'} -> ${f.to} (${f.cause}), ${f.gapMs.toFixed(1)} ms without an active node`);

@@ -130,10 +130,17 @@ export class PeerMesh {
     return r !== null && this.o.now() - r.at <= withinMs ? r : null;
   }
   private readonly refusalLoggedAt = new Map<string, number>();
+  /**
+   * Peer connections refused for authentication either way (a node of this cluster with another
+   * admin token), since start: every one, where the log says it at most every 10 s
+   * (baton_peer_auth_refused_total).
+   */
+  authRefusals = 0;
 
   private noteRefusal(peer: string, reason: 'auth' | 'duplicate', direction: 'refused' | 'refused by', from: string | undefined): void {
     const now = this.o.now();
     this.refusal = { peer, reason, at: now };
+    if (reason === 'auth') this.authRefusals++;
     const key = `${direction} ${peer} ${reason}`;
     if (now - (this.refusalLoggedAt.get(key) ?? Number.NEGATIVE_INFINITY) < 10_000) return;
     this.refusalLoggedAt.set(key, now);

@@ -105,8 +105,13 @@ export class Security implements SecurityFacade {
     return { cookieValue: value, role, publicId, maxAgeSeconds: SESSION_MAX_AGE_SECONDS };
   }
 
+  /** Sign-ins answered 429 since start (baton_console_sign_ins_throttled_total). */
+  throttledSignIns = 0;
+
   admitSignIn(client: string): number | null {
-    return this.limiter.admit(client);
+    const retryAfter = this.limiter.admit(client);
+    if (retryAfter !== null) this.throttledSignIns++;
+    return retryAfter;
   }
 
   noteFailedSignIn(): boolean {

@@ -266,6 +266,12 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       eventStreams: () => ops.hub.subscriberCount,
       cluster: () => ops.cluster.view(),
       audit: () => ops.audit.health(),
+      engineNow: () => clock.now(),
+      tokensRemaining: () => tokens.remaining,
+      signInsThrottled: () => ops.security.throttledSignIns,
+      ...(clusterNode === null
+        ? {}
+        : { clusterNode: { peerAuthRefusals: () => clusterNode.mesh.authRefusals, failoversRecorded: () => clusterNode.timeline.recorded } }),
     });
     const facade = createOpsFacade({
       instanceId,

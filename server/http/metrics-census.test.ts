@@ -22,7 +22,8 @@ describe('claimCensus', () => {
   it('counts holders and waiters by protocol across slices', async () => {
     const f = table(10);
     const census = await claimCensus(f.engine, 3);
-    expect(census).toEqual({ held: { keyed: 6, session: 4 }, waiting: { keyed: 3, session: 0 } });
+    // Every holder was granted at the fixture clock's start, 1,000 ms.
+    expect(census).toEqual({ held: { keyed: 6, session: 4 }, waiting: { keyed: 3, session: 0 }, oldestGrantedAt: 1_000 });
   });
 
   it('lets the event loop run between slices, and not when the table fits in one', async () => {
@@ -39,12 +40,28 @@ describe('claimCensus', () => {
     }
   });
 
-  it('is walked once per scrape for the three gauges that read it', async () => {
+  it('says when nothing is held', async () => {
+    const f = engineFixture();
+    expect(await claimCensus(f.engine)).toEqual({
+      held: { keyed: 0, session: 0 },
+      waiting: { keyed: 0, session: 0 },
+      oldestGrantedAt: Number.POSITIVE_INFINITY,
+    });
+  });
+
+  it('is walked once per scrape for the four gauges that read it', async () => {
     const f = table(10);
-    const registry = createMetrics(f.engine, () => ({ keyed: 0, session: 0 }), { role: () => 'active', nodeId: 'n', instanceId: 'i' });
+    const registry = createMetrics(f.engine, () => ({ keyed: 0, session: 0 }), {
+      role: () => 'active',
+      nodeId: 'n',
+      instanceId: 'i',
+      engineNow: () => f.clock.now(),
+    });
+    f.clock.advance(2_500);
     const walks = vi.spyOn(f.engine, 'allLocks');
     const text = await registry.metrics();
     expect(walks).toHaveBeenCalledTimes(1);
+    expect(text).toContain('baton_oldest_hold_seconds 2.5');
     expect(text).toContain('baton_locks_held{protocol="keyed"} 6');
     expect(text).toContain('baton_waiters{protocol="keyed"} 3');
     expect(text).toContain('baton_sessions{protocol="keyed"} 9');

@@ -1,38 +1,12 @@
-// /metrics as Prometheus sees it: the real registry over a real engine, linted by promtool.
-// promtool comes from PATH or from node_modules/.cache/promtool (scripts/ensure-promtool.sh
-// puts it there); without it these tests fail rather than skip, so a lint regression cannot
-// pass unnoticed.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// /metrics as Prometheus sees it: the real registry over a real engine, linted by promtool
+// (server/testing/promtool.ts finds it; without it these tests fail rather than skip).
 import { describe, expect, it } from 'vitest';
 import type { ClaimOwner } from '../../lib/engine/claim.ts';
 import { engineFixture } from '../../lib/engine/testing/engine-fixture.ts';
 import type { NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { ClusterView, NodeView } from '../../lib/ops-api/api-types.ts';
+import { promtoolCheckMetrics as promtoolCheck } from '../testing/promtool.ts';
 import { createMetrics } from './metrics.ts';
-
-const CACHED = fileURLToPath(new URL('../../node_modules/.cache/promtool/promtool', import.meta.url));
-
-function findPromtool(): string {
-  if (spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0) return 'promtool';
-  if (existsSync(CACHED)) return CACHED;
-  throw new Error(
-    "promtool is missing: run scripts/ensure-promtool.sh (it unpacks promtool from Debian's prometheus package into node_modules/.cache/promtool/)",
-  );
-}
-
-function promtoolCheck(text: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn(findPromtool(), ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  child.stdin.end(text);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
 
 const live: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
 
@@ -46,6 +20,9 @@ function busyEngine() {
     instanceId: 'inst-1',
     eventStreams: () => 4,
     audit: () => ({ file: 'unwritable', pending: 3, dropped: 1, error: 'ENOSPC' }),
+    engineNow: () => f.clock.now(),
+    tokensRemaining: () => 123_456_789_012_345_678n,
+    signInsThrottled: () => 2,
   });
   const keyed = (name: string, leaseMs = 10_000) =>
     f.engine.acquire({ name, owner: live, protocol: 'keyed', client: '10.0.0.1:1', leaseMs, waitMs: 0, sliding: false });
@@ -181,7 +158,16 @@ describe('/metrics', () => {
         { at: 3, from: 'b', to: 'a', gapMs: 30, cause: 'api-handoff' },
       ],
     };
-    const registry = createMetrics(f.engine, () => ({ keyed: 0, session: 0 }), { role: () => 'active', nodeId: 'a', instanceId: 'i', cluster: () => view });
+    const registry = createMetrics(f.engine, () => ({ keyed: 0, session: 0 }), {
+      role: () => 'active',
+      nodeId: 'a',
+      instanceId: 'i',
+      cluster: () => view,
+      clusterNode: {
+        peerAuthRefusals: () => 4,
+        failoversRecorded: () => ({ crash: 2, signal: 0, 'api-handoff': 1, 'priority-return': 0, 'split-brain': 0 }),
+      },
+    });
     const text = await registry.metrics();
     const { code, output } = await promtoolCheck(text);
     expect(output).toBe('');
@@ -196,12 +182,24 @@ describe('/metrics', () => {
     expect(sample(text, 'baton_failovers{cause="api-handoff"}')).toBe(2);
     expect(sample(text, 'baton_failovers{cause="split-brain"}')).toBe(0);
     expect(sample(text, 'baton_failovers{cause="priority-return"}')).toBe(0);
+    // The active's view of its standbys: b in sync, c dead; itself not listed. Its own priority.
+    expect(sample(text, 'baton_peer_in_sync{node="b"}')).toBe(1);
+    expect(sample(text, 'baton_peer_in_sync{node="c"}')).toBe(0);
+    expect(sample(text, 'baton_peer_in_sync{node="a"}')).toBeUndefined();
+    expect(sample(text, 'baton_node_priority')).toBe(0);
+    expect(sample(text, 'baton_peer_auth_refused_total')).toBe(4);
+    expect(sample(text, 'baton_failovers_recorded_total{cause="crash"}')).toBe(2);
+    expect(sample(text, 'baton_failovers_recorded_total{cause="api-handoff"}')).toBe(1);
+    expect(sample(text, 'baton_failovers_recorded_total{cause="split-brain"}')).toBe(0);
     // b was promoted and its lag series goes away; a node that left the view goes too.
     view = { ...view, nodes: [peer('a', 0, { replicationLag: { events: 0, ms: 0 } }), peer('b', 1, { role: 'active' })] };
     const after = await registry.metrics();
     expect(sample(after, 'baton_replication_lag_events{node="b"}')).toBeUndefined();
     expect(sample(after, 'baton_replication_lag_events{node="a"}')).toBe(0);
     expect(sample(after, 'baton_peer_up{node="c"}')).toBeUndefined();
+    // A standby exports no in-sync series (only the active knows who is in sync with it).
+    view = { ...view, phase: 'standby', active: 'b' };
+    expect(await registry.metrics()).not.toMatch(/^baton_peer_in_sync/m);
   });
 
   it('exports no cluster series without a cluster function', async () => {

@@ -1,15 +1,21 @@
-// Prometheus metrics (/metrics). The engine listener only bumps plain numbers (the hot path
-// must stay cheap and allocation-free); everything else is read at scrape time: per-protocol
-// holders and waiters by walking the engine's locks, connections, role and identity through
-// callbacks. The output passes `promtool check metrics` (see server/http/metrics-promtool.test.ts).
+// Prometheus metrics (/metrics). The engine listener only bumps plain numbers and typed-array
+// histograms (claim-timing.ts: the hot path must stay cheap and allocation-free); everything
+// else is read at scrape time: per-protocol holders and waiters and the oldest hold by walking
+// the engine's locks, connections, role, identity, the cluster (cluster-metrics.ts) and the
+// alert inputs (guard-metrics.ts) through callbacks. The output passes `promtool check metrics` (see server/http/metrics-promtool.test.ts).
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { HandoverCause, Protocol } from '../../lib/engine/claim.ts';
+import type { Protocol } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
-import { FAILOVER_CAUSES, type FailoverCause, type NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
-import { type ClusterView, HANDOVER_CAUSES } from '../../lib/ops-api/api-types.ts';
+import type { NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
+import type { ClusterView } from '../../lib/ops-api/api-types.ts';
 import type { AuditHealth } from '../../lib/ops-api/daemon-facade.ts';
 import { registerAuditMetrics } from './audit-metrics.ts';
+import { ClaimTiming } from './claim-timing.ts';
+import { type ClusterNodeSources, registerClusterMetrics } from './cluster-metrics.ts';
+import { registerGuardMetrics } from './guard-metrics.ts';
+
+export { HANDOVER_BOUNDS } from './claim-timing.ts';
 
 type Tally = Record<Protocol, number>;
 const tally = (): Tally => ({ keyed: 0, session: 0 });
@@ -26,61 +32,25 @@ export interface NodeIdentity {
   cluster?: () => ClusterView;
   /** The audit log's health (audit-metrics.ts); without it no audit series are exported. */
   audit?: () => AuditHealth;
+  /** The engine's clock (ms), for the age of the oldest hold; without it baton_oldest_hold_seconds is not exported. */
+  engineNow?: () => number;
+  /** Tokens this node can still issue (BlockTokenSource.remaining); without it baton_tokens_remaining is not exported. */
+  tokensRemaining?: () => bigint;
+  /** What only a cluster node has (not its view: `cluster` above); with it the cluster-node series are exported. */
+  clusterNode?: ClusterNodeSources;
+  /** Console sign-ins answered 429 (Security.throttledSignIns); without it that counter is not exported. */
+  signInsThrottled?: () => number;
 }
 
 /** prom-client defaults that promtool rejects: gauges named *_total. Their per-type siblings stay (sum them). */
 const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
-/** Upper bounds (seconds): handovers are sub-millisecond when a release hands over, up to timer lateness for expiries. */
-export const HANDOVER_BOUNDS = [0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1];
-const CAUSE_INDEX: Record<HandoverCause, number> = { release: 0, disconnect: 1, expiry: 2, 'force-release': 3 };
-
-/**
- * The handover histogram, counted in typed arrays: prom-client's Histogram.observe builds a
- * label object and a hash string per call, too much for 60k grants a second. Exposed by hand
- * in the text format (every cause from the start, zeros included).
- */
-class HandoverHistogram {
-  /** Per cause: non-cumulative counts, one slot per bound plus one for +Inf. */
-  private readonly counts = HANDOVER_CAUSES.map(() => new Float64Array(HANDOVER_BOUNDS.length + 1));
-  private readonly sums = new Float64Array(HANDOVER_CAUSES.length);
-
-  observe(cause: HandoverCause, seconds: number): void {
-    const c = CAUSE_INDEX[cause];
-    const counts = this.counts[c];
-    if (counts === undefined) return; // one array per cause, made from HANDOVER_CAUSES: never
-    let i = 0;
-    while (i < HANDOVER_BOUNDS.length && seconds > (HANDOVER_BOUNDS[i] as number)) i++;
-    counts[i] = (counts[i] ?? 0) + 1;
-    this.sums[c] = (this.sums[c] ?? 0) + seconds;
-  }
-
-  exposition(): string {
-    const name = 'baton_handover_latency_seconds';
-    const lines = [`# HELP ${name} Time from the previous holder ending to the next grant, by what ended it`, `# TYPE ${name} histogram`];
-    HANDOVER_CAUSES.forEach((cause, c) => {
-      const counts = this.counts[c];
-      if (counts === undefined) return; // one array per cause, made from HANDOVER_CAUSES: never
-      let cumulative = 0;
-      HANDOVER_BOUNDS.forEach((bound, i) => {
-        cumulative += counts[i] ?? 0;
-        lines.push(`${name}_bucket{le="${bound}",cause="${cause}"} ${cumulative}`);
-      });
-      cumulative += counts[HANDOVER_BOUNDS.length] ?? 0;
-      lines.push(`${name}_bucket{le="+Inf",cause="${cause}"} ${cumulative}`);
-      lines.push(`${name}_sum{cause="${cause}"} ${this.sums[c] ?? 0}`);
-      lines.push(`${name}_count{cause="${cause}"} ${cumulative}`);
-    });
-    return `${lines.join('\n')}\n`;
-  }
-}
-
-/** Adds the handover histogram to what prom-client renders; one claim census per scrape. */
+/** Adds the typed-array histograms to what prom-client renders; one claim census per scrape. */
 class BatonRegistry extends Registry {
   private census: ReturnType<typeof claimCensus> | null = null;
 
   constructor(
-    private readonly handover: HandoverHistogram,
+    private readonly timing: ClaimTiming,
     private readonly engine: Pick<LockEngine, 'allLocks'>,
   ) {
     super();
@@ -95,7 +65,7 @@ class BatonRegistry extends Registry {
   override async metrics(): Promise<string> {
     this.census = null;
     try {
-      return `${await super.metrics()}\n${this.handover.exposition()}`;
+      return `${await super.metrics()}\n${this.timing.exposition()}`;
     } finally {
       this.census = null;
     }
@@ -111,24 +81,32 @@ export const CENSUS_SLICE = 4_096;
  * walk at 100k locks held the lock path for about 70 ms). A Map iterator stays valid while the
  * table changes under it, so the figures are a sample of a moving table, as any gauge is.
  */
-export async function claimCensus(engine: Pick<LockEngine, 'allLocks'>, slice = CENSUS_SLICE): Promise<{ held: Tally; waiting: Tally }> {
+export async function claimCensus(
+  engine: Pick<LockEngine, 'allLocks'>,
+  slice = CENSUS_SLICE,
+): Promise<{ held: Tally; waiting: Tally; oldestGrantedAt: number }> {
   const held = tally();
   const waiting = tally();
+  // The grant time (engine ms) of the longest current hold; +Infinity when nothing is held.
+  let oldestGrantedAt = Number.POSITIVE_INFINITY;
   let inSlice = 0;
   for (const lock of engine.allLocks()) {
-    if (lock.holder !== null) held[lock.holder.protocol]++;
+    if (lock.holder !== null) {
+      held[lock.holder.protocol]++;
+      if (lock.holder.grantedAt < oldestGrantedAt) oldestGrantedAt = lock.holder.grantedAt;
+    }
     for (let c = lock.head; c !== null; c = c.next) waiting[c.protocol]++;
     if (++inSlice === slice) {
       inSlice = 0;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
-  return { held, waiting };
+  return { held, waiting, oldestGrantedAt };
 }
 
 export function createMetrics(engine: LockEngine, connections: () => Record<Protocol, number>, node: NodeIdentity): Registry {
-  const handover = new HandoverHistogram();
-  const registry = new BatonRegistry(handover, engine);
+  const timing = new ClaimTiming();
+  const registry = new BatonRegistry(timing, engine);
   // The standard process_* and nodejs_* names, unprefixed, as dashboards for Node services expect.
   collectDefaultMetrics({ register: registry });
   for (const name of LINT_FAILING_DEFAULTS) registry.removeSingleMetric(name);
@@ -143,16 +121,19 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
     switch (e.type) {
       case 'grant':
         grants[e.protocol]++;
-        if (e.handoverCause !== null) handover.observe(e.handoverCause, (e.handoverMs ?? 0) / 1000);
+        timing.granted(e);
         return;
       case 'release':
         releases[e.protocol]++;
+        timing.ended(e);
         return;
       case 'expire':
         expiries[e.protocol]++;
+        timing.ended(e);
         return;
       case 'force-release':
         forced[e.protocol]++;
+        timing.ended(e);
         return;
       case 'kick':
         kicks[e.protocol]++;
@@ -160,10 +141,12 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
       case 'leave-queue':
         if (e.reason === 'timeout') timeouts[e.protocol]++;
         return;
+      case 'reset':
+        timing.reset(e);
+        return;
       case 'enqueue':
       case 'detach':
       case 'resume':
-      case 'reset':
         return;
     }
   });
@@ -267,7 +250,19 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
       this.set({ role: 'standby' }, role === 'standby' ? 1 : 0);
     },
   });
-  if (node.cluster !== undefined) clusterGauges(registry, node.cluster);
+  const now = node.engineNow;
+  registerGuardMetrics(registry, {
+    oldestHoldSeconds:
+      now === undefined
+        ? undefined
+        : async () => {
+            const { oldestGrantedAt } = await registry.currentCensus();
+            return oldestGrantedAt === Number.POSITIVE_INFINITY ? 0 : Math.max(0, now() - oldestGrantedAt) / 1000;
+          },
+    tokensRemaining: node.tokensRemaining,
+    signInsThrottled: node.signInsThrottled,
+  });
+  if (node.cluster !== undefined) registerClusterMetrics(registry, node.cluster, node.clusterNode);
   const info = new Gauge({
     name: 'baton_node_info',
     help: "This node's id and this process's instance id (always 1)",
@@ -276,47 +271,4 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
   });
   info.set({ node: node.nodeId, instance_id: node.instanceId }, 1);
   return registry;
-}
-
-/**
- * Peers, replication lag and failovers from the cluster view. Gauges reset at each scrape: a
- * node's lag series exists only while it is a standby with a known lag.
- */
-function clusterGauges(registry: Registry, cluster: () => ClusterView): void {
-  new Gauge({
-    name: 'baton_peer_up',
-    help: 'Whether this node sees the node alive (1) or not (0), for every node of the cluster, itself included',
-    labelNames: ['node'] as const,
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const n of cluster().nodes) this.set({ node: n.id }, n.alive ? 1 : 0);
-    },
-  });
-  const lag = (name: string, help: string, read: (l: { events: number; ms: number }) => number): void => {
-    new Gauge({
-      name,
-      help,
-      labelNames: ['node'] as const,
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const n of cluster().nodes) if (n.replicationLag !== null) this.set({ node: n.id }, read(n.replicationLag));
-      },
-    });
-  };
-  lag('baton_replication_lag_events', 'Engine events the standby has not acknowledged yet, for standbys with a known lag', (l) => l.events);
-  lag('baton_replication_lag_seconds', 'Age of the oldest event the standby has not acknowledged, for standbys with a known lag', (l) => l.ms / 1000);
-  new Gauge({
-    name: 'baton_failovers',
-    help: "Failovers in the cluster view's retained list, by cause (a gauge: old entries leave the list, so it can go down)",
-    labelNames: ['cause'] as const,
-    registers: [registry],
-    collect() {
-      // Every cause, so each series exists (at 0) from the first scrape.
-      const counts = new Map<FailoverCause, number>(FAILOVER_CAUSES.map((c) => [c, 0]));
-      for (const f of cluster().failovers) counts.set(f.cause, (counts.get(f.cause) ?? 0) + 1);
-      for (const [cause, n] of counts) this.set({ cause }, n);
-    },
-  });
 }
