@@ -35,6 +35,8 @@ import { TokenCeilings } from './token-ceilings.ts';
 import { TokenSlotCheck } from './token-slot-check.ts';
 
 export const DECIDE_EVERY_MS = 25;
+/** At a stop, how long a promotion or handoff already under way may take before the stop decides (the service unit's stop timeout counts it). */
+export const SHUTDOWN_TRANSITION_WAIT_MS = 5_000;
 
 /** What a cluster node needs from its daemon, grouped by concern (node-deps.ts). */
 export interface ClusterNodeDeps {
@@ -200,7 +202,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
     st.leaving = true;
     this.sendStatus();
     // A promotion or a handoff under way finishes first (each is bounded), then it is decided.
-    for (let waited = 0; (st.phase === 'promoting' || st.phase === 'handing-off') && waited < 5_000; waited += 10) {
+    for (let waited = 0; (st.phase === 'promoting' || st.phase === 'handing-off') && waited < SHUTDOWN_TRANSITION_WAIT_MS; waited += 10) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     if (st.phase === 'active') {

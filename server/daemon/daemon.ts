@@ -88,6 +88,11 @@ export interface DaemonOptions {
   logger?: Logger;
 }
 
+/** At a stop, how long a background token ceiling save may hold the exit (a dead disk must not hold it forever). */
+export const STOP_CEILING_SAVE_WAIT_MS = 2_000;
+/** At a stop, how long open HTTP connections (event streams) get before they are closed. */
+export const STOP_HTTP_GRACE_MS = 1_000;
+
 export const DEFAULT_OPTIONS: DaemonOptions = {
   host: '127.0.0.1',
   lockPort: 7070,
@@ -352,7 +357,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       grantRetry.stop();
       driver.stop();
       // A background ceiling save stuck on a dead disk must not hold the exit forever.
-      await Promise.race([tokens.settled(), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+      await Promise.race([tokens.settled(), new Promise((resolve) => setTimeout(resolve, STOP_CEILING_SAVE_WAIT_MS).unref())]);
       // The hub ends its event streams first: an open stream would hold the HTTP server open.
       await ops.close();
       await clusterNode?.stop();
@@ -382,7 +387,7 @@ async function closeHttp(http: Server | null, consoleServer: ConsoleServer | nul
   if (http?.listening) {
     closed = new Promise<void>((resolve) => http.close(() => resolve()));
     http.closeIdleConnections();
-    force = setTimeout(() => http.closeAllConnections(), 1_000);
+    force = setTimeout(() => http.closeAllConnections(), STOP_HTTP_GRACE_MS);
   }
   if (consoleServer !== null) {
     await consoleServer.closeNext();

@@ -66,6 +66,8 @@ export class NodeProcess {
   /** Output of earlier runs of this node, so a restart does not hide what came before. */
   private earlier = '';
   private runs = 0;
+  /** The bin/baton the next start() runs: this checkout's unless switchBuild() named another build. */
+  private bin = BATON;
 
   constructor(private readonly spec: NodeSpec) {
     this.id = spec.id;
@@ -83,6 +85,11 @@ export class NodeProcess {
     return this.run !== undefined && this.run.exit === undefined;
   }
 
+  /** Runs another build of baton from the next start() on (a rolling upgrade between two builds). */
+  switchBuild(bin: string): void {
+    this.bin = bin;
+  }
+
   get pid(): number | undefined {
     return this.run?.child.pid;
   }
@@ -93,7 +100,7 @@ export class NodeProcess {
     if (this.run) this.earlier += this.describeRun(this.run);
     this.runs++;
     this.paused = false;
-    const child = spawn(process.execPath, [BATON, ...this.spec.args], {
+    const child = spawn(process.execPath, [this.bin, ...this.spec.args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so teardown can kill whatever it started along with it.
       detached: true,
