@@ -1,7 +1,8 @@
-// The cluster's series on /metrics, all read from the cluster view (server/cluster/cluster-view.ts)
-// at scrape time, labelled by node id (the nodes of cluster.json: a bounded set), plus the peer
-// links refused for authentication. Gauges reset at each scrape, so a node that left the view,
-// or a standby that was promoted, loses its series.
+// The cluster's series on /metrics, read at scrape time from the cluster view
+// (server/cluster/cluster-view.ts), labelled by node id (the nodes of cluster.json: a bounded
+// set), plus two counters a cluster node keeps: peer links refused for authentication, and the
+// failovers it recorded. Gauges reset at each scrape, so a node that left the view, or a standby
+// that was promoted, loses its series.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { FAILOVER_CAUSES, type FailoverCause } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
