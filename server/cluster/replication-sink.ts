@@ -7,6 +7,7 @@
 import type { HandoverCause, Protocol } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { isValidClientName } from '../../lib/protocol/client-name.ts';
+import { StreamClaims } from './stream-claims.ts';
 import { KEY_HASH, type SnapshotBeginMessage, type SnapshotHolder, type SnapshotMessage, type SnapshotWaiter } from '../../lib/cluster/peer-messages.ts';
 
 interface IncomingSnapshot {
@@ -29,8 +30,12 @@ export class ReplicationSink {
   maxToken = 0n;
   /** The snapshot this node asked for; null when it is not waiting for one. */
   private incoming: IncomingSnapshot | null = null;
+  /** The locks given a waiter or a session holder, for a promotion (stream-claims.ts). */
+  readonly claims: StreamClaims;
 
-  constructor(private readonly engine: LockEngine) {}
+  constructor(private readonly engine: LockEngine) {
+    this.claims = new StreamClaims(engine);
+  }
 
   /** This node asked `from` for a snapshot: the next one it begins is taken (a new request starts over). */
   expectSnapshot(from: string): void {
@@ -58,6 +63,7 @@ export class ReplicationSink {
     s.begun = true;
     s.parts = 0;
     this.engine.reset();
+    this.claims.reset();
     const high = BigInt(m.highWater);
     if (high > this.maxToken) this.maxToken = high;
     this.appliedSeq = m.seq;
@@ -97,6 +103,7 @@ export class ReplicationSink {
     for (const [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs, keyHash, clientName] of m.holders) {
       const t = BigInt(token);
       if (t > this.maxToken) this.maxToken = t;
+      if (protocol === 'session') this.claims.note(lock);
       this.engine.replicaGrant(
         {
           lock,
@@ -118,6 +125,7 @@ export class ReplicationSink {
     }
     for (const [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash, clientName] of m.waiters) {
       const name = clientName ?? null;
+      this.claims.note(lock);
       this.engine.replicaEnqueue(
         { lock, claimId, protocol, client, clientName: name, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash: sessionKey(protocol, keyHash) },
         false,
@@ -154,6 +162,7 @@ export class ReplicationSink {
         if (token > maxToken) throw new Error(`replicated grant with token ${token} above the bound ${maxToken}`);
         if (token > this.maxToken) this.maxToken = token;
         const leaseMs = num(e[6]);
+        if (e[4] === 'session') this.claims.note(lock);
         this.engine.replicaGrant({
           lock,
           claimId,
@@ -173,16 +182,20 @@ export class ReplicationSink {
       }
       case 'r':
         this.engine.replicaEndHolder(lock, claimId, e[3] === 'disconnect' ? 'disconnect' : 'release');
+        this.claims.settle(lock);
         return;
       case 'x':
         this.engine.replicaEndHolder(lock, claimId, 'expire');
+        this.claims.settle(lock);
         return;
       case 'f':
         this.engine.replicaEndHolder(lock, claimId, 'force-release');
+        this.claims.settle(lock);
         return;
       case 'q': {
         // A resumable session's enqueue carries its lease and key hash; others have neither.
         const keyHash = e[3] === 'session' ? optionalHash(e[7]) : null;
+        this.claims.note(lock);
         this.engine.replicaEnqueue({
           lock,
           claimId,
@@ -200,10 +213,12 @@ export class ReplicationSink {
       case 'l': {
         const reason = e[3] === 'timeout' || e[3] === 'expired' ? e[3] : 'disconnect';
         this.engine.replicaLeaveQueue(lock, claimId, reason);
+        this.claims.settle(lock);
         return;
       }
       case 'k':
         this.engine.replicaLeaveQueue(lock, claimId, 'kick');
+        this.claims.settle(lock);
         return;
       default:
         throw new Error(`unknown replicated event ${JSON.stringify(e[0])}`);
