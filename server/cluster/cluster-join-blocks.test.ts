@@ -18,7 +18,8 @@
 //     of parts handled in one turn after the standby had waited for a core). What can still pass
 //     it: a standby starved past a peer timeout and cut off mid-join starts over from an empty
 //     table, and the engine's reset walks every claim it had in one turn (448 ms once, at a load
-//     of 15, before the unsent snapshot was capped at 1 MiB).
+//     of 15, before the unsent snapshot was capped at 1 MiB; most likely that, as the same
+//     conditions cut a standby off in another run).
 import { describe, expect, it } from 'vitest';
 import { startCluster, waitFor } from '../testing/cluster-harness.ts';
 import { fillLocks, startChurn } from '../testing/lock-load.ts';
