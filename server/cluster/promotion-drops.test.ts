@@ -7,6 +7,7 @@ import { FakeClock } from '../../lib/engine/clock.ts';
 import { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { BlockTokenSource, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
 import { dropUnreplicable } from './promotion-drops.ts';
+import { StreamClaims } from './stream-claims.ts';
 
 const owner: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
 
@@ -42,5 +43,24 @@ describe('the claims a promotion ends', () => {
       expect(engine.waiterCount).toBe(0);
       expect(engine.lock('hidden')?.holder ?? null).toBeNull();
     }
+  });
+});
+
+describe('the locks the stream noted', () => {
+  it('count only once the table has started over from the stream, and once per promotion', () => {
+    const engine = table();
+    const claims = new StreamClaims(engine);
+    // A node that came up and served on its own: the stream never saw its table.
+    claims.note('w');
+    expect(claims.take(), 'no start-over yet: walk everything').toBeNull();
+    claims.reset();
+    claims.note('w');
+    claims.note('s');
+    expect([...(claims.take() ?? [])].sort()).toEqual(['s', 'w']);
+    expect(claims.take(), 'after a promotion the table is this node’s own').toBeNull();
+    claims.reset();
+    claims.note('k/1');
+    claims.settle('k/1');
+    expect(claims.size, 'a lock with neither a waiter nor a session holder is forgotten').toBe(0);
   });
 });

@@ -10,8 +10,12 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 
 export class StreamClaims {
   private readonly locks = new Set<string>();
-  /** The table has changed only through the stream since it last started over (see take()). */
-  private fromStream = true;
+  /**
+   * The table has changed only through the stream since it last started over (see take()).
+   * Not before the first start-over: a node that came up and served on its own has a table the
+   * stream never saw.
+   */
+  private fromStream = false;
 
   constructor(private readonly engine: LockEngine) {}
 
