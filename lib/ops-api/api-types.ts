@@ -162,6 +162,13 @@ export interface ClusterView {
   loopDelayMs?: number[];
   /** The longest garbage-collection pause (ms) in each of the same seconds. */
   gcPauseMs?: number[];
+  /**
+   * The longest block (ms) in each of the same seconds counting only the CPU time the process
+   * spent in it (its work and garbage collection, not the wait for a core on a busy host).
+   */
+  loopBusyMs?: number[];
+  /** The same blocks less the garbage-collection pauses in them: the node's own work in one go (ms). */
+  loopWorkMs?: number[];
 }
 
 export interface LatencySummary {

@@ -19,8 +19,8 @@ import type { FailoverCause } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import type { Clock } from '../../lib/engine/clock.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
-import type { Claim } from '../../lib/engine/claim.ts';
 import { CarriedClaims } from '../../lib/engine/carried-claims.ts';
+import { dropUnreplicable } from './promotion-drops.ts';
 import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
 import { HOLD, type Route, SERVE } from '../lines/routing.ts';
 import type { FailoverTimeline } from './failover-timeline.ts';
@@ -52,7 +52,7 @@ export interface TransitionContext {
   readonly logger: Logger;
   readonly mesh: { readonly peers: ReadonlyMap<string, MeshPeer>; send(peer: MeshPeer, m: PeerMessage): void };
   readonly source: Pick<ReplicationSource, 'start' | 'stop' | 'streaming' | 'flush' | 'flushRenewals' | 'lastSeq'>;
-  readonly sink: Pick<ReplicationSink, 'appliedSeq' | 'expectSnapshot'>;
+  readonly sink: Pick<ReplicationSink, 'appliedSeq' | 'expectSnapshot' | 'claims'>;
   readonly ceilings: Pick<TokenCeilings, 'fold' | 'promotionFloor'>;
   readonly timeline: Pick<FailoverTimeline, 'record' | 'withCarried'>;
   /** Applies a listener route when it differs from the one in force. */
@@ -87,6 +87,7 @@ export function follow(node: TransitionContext, id: string): void {
     node.setRoute(HOLD);
   }
   node.engine.reset();
+  node.sink.claims.reset();
   node.engine.releaseHandovers();
   // Everything this node knew of (its own blocks too, if it was active) may have been issued by
   // someone other than the new active: it reports that in its heartbeat from now on.
@@ -103,25 +104,6 @@ export function follow(node: TransitionContext, id: string): void {
   node.sendStatus();
 }
 
-/**
- * Waiters and session claims end with the node that had them: their clients re-send or
- * reconnect. Resumable session claims (holders and waiters that sent a claim key) stay, owned by
- * `carried`, for their clients to RESUME within their lease. The caller holds handovers: a lock
- * freed here goes to its next waiter only once this node has its token floor.
- */
-export function dropUnreplicable(engine: LockEngine, carried: CarriedClaims | null = null): { waiters: number; sessions: number } {
-  const waiters: Claim[] = [];
-  const sessions: Claim[] = [];
-  if (carried !== null) carried.carried = engine.keepDetached(carried);
-  for (const lock of engine.allLocks()) {
-    for (let w = lock.head; w !== null; w = w.next) if (w.owner !== carried) waiters.push(w);
-    if (lock.holder !== null && lock.holder.protocol === 'session' && lock.holder.owner !== carried) sessions.push(lock.holder);
-  }
-  for (const w of waiters) engine.end(w);
-  for (const h of sessions) engine.end(h);
-  return { waiters: waiters.length, sessions: sessions.length };
-}
-
 async function promote(node: TransitionContext): Promise<CarriedClaims | null> {
   // Taking the role back with its own live state (after a freeze nobody used): its waiters and
   // sessions are still connected here, so they stay.
@@ -132,7 +114,9 @@ async function promote(node: TransitionContext): Promise<CarriedClaims | null> {
   // waiter is a kept resumable claim waits for releaseHandovers.
   node.engine.holdHandovers();
   const carried = ownState ? null : new CarriedClaims();
-  const dropped = ownState ? { waiters: 0, sessions: 0 } : dropUnreplicable(node.engine, carried);
+  // The locks the stream gave a waiter or a session holder, rather than a walk of the whole table.
+  const candidates = node.sink.claims.take();
+  const dropped = ownState ? { waiters: 0, sessions: 0 } : dropUnreplicable(node.engine, carried, candidates);
   node.tokens.raiseFloor(node.ceilings.promotionFloor());
   // No grant from an unstored block (it could repeat tokens), and no node stuck promoting (it
   // would hold up the whole cluster): a block that cannot be stored in time ends the promotion.
@@ -165,7 +149,8 @@ async function promote(node: TransitionContext): Promise<CarriedClaims | null> {
   node.setRoute(SERVE);
   // A lock left free with a queue (freed during the old active's handoff, by the drops above, or
   // while the block was stored) goes to the head of its queue at releaseHandovers: one scan, here.
-  node.engine.fileFreeQueues();
+  // With no waiter left anywhere no lock can be free with a queue: no walk of the table then.
+  if (node.engine.waiterCount > 0) node.engine.fileFreeQueues();
   node.engine.releaseHandovers();
   node.driver.resume();
   node.sendStatus();

@@ -53,7 +53,7 @@ function standbyB(o: { linkUp: boolean; silentMs: number; peerTimeoutMs?: number
     mesh: { peers },
     source: { lags: () => ({}) },
     timeline: { entries: () => [] },
-    loopDelay: { perSecondMaxMs: () => [], perSecondGcMs: () => [] },
+    loopDelay: { perSecondMaxMs: () => [], perSecondGcMs: () => [], perSecondBusyMs: () => [], perSecondWorkMs: () => [] },
   };
 }
 

@@ -23,7 +23,7 @@ export interface ViewContext {
   /** The active's measure of its standbys' lag (ReplicationSource.lags). */
   readonly source: { lags(): Record<string, ReplicationLag> };
   readonly timeline: { entries(): readonly FailoverView[] };
-  readonly loopDelay: Pick<LoopDelayWatch, 'perSecondMaxMs' | 'perSecondGcMs'>;
+  readonly loopDelay: Pick<LoopDelayWatch, 'perSecondMaxMs' | 'perSecondGcMs' | 'perSecondBusyMs' | 'perSecondWorkMs'>;
 }
 
 /**
@@ -108,5 +108,7 @@ export function clusterView(node: ViewContext, now: number, wallNow: number): Cl
     failovers: [...node.timeline.entries()],
     loopDelayMs: node.loopDelay.perSecondMaxMs(),
     gcPauseMs: node.loopDelay.perSecondGcMs(),
+    loopBusyMs: node.loopDelay.perSecondBusyMs(),
+    loopWorkMs: node.loopDelay.perSecondWorkMs(),
   };
 }

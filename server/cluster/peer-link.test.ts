@@ -4,7 +4,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReceivedPeerMessage } from '../../lib/cluster/peer-messages.ts';
-import { MAX_PEER_LINE, PeerLink } from './peer-link.ts';
+import { INBOUND_TURN_MS, MAX_PEER_LINE, PeerLink } from './peer-link.ts';
 
 let server: Server | null = null;
 const sockets: Socket[] = [];
@@ -46,6 +46,38 @@ describe('PeerLink', () => {
       { t: 'ack', seq: 2 },
       { t: 'ack', seq: 3 },
     ]);
+  });
+
+  it(`handles received lines for about ${INBOUND_TURN_MS} ms a turn, the rest in later turns, in order, with the socket paused meanwhile`, async () => {
+    const got: number[] = [];
+    // Each message takes 1 ms to handle: 200 of them are far more than one turn's budget.
+    const { link, client } = await pair((m) => {
+      if (m.t !== 'ack') return;
+      const until = performance.now() + 1;
+      while (performance.now() < until);
+      got.push(m.seq);
+    });
+    let turns = 0;
+    let counting = true;
+    const count = (): void => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    let sawPaused = false;
+    const lines = Array.from({ length: 200 }, (_, i) => `{"t":"ack","seq":${i}}\n`).join('');
+    client.write(lines);
+    await expect
+      .poll(() => {
+        if (link.socket.isPaused()) sawPaused = true;
+        return got.length;
+      })
+      .toBe(200);
+    counting = false;
+    expect(got).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect(turns, 'the lines took many turns, not one').toBeGreaterThan(20);
+    expect(sawPaused, 'the socket was paused while lines waited').toBe(true);
+    await expect.poll(() => link.socket.isPaused(), { message: 'the socket reads again once everything was handled' }).toBe(false);
   });
 
   it('refuses a long line before the hello without waiting for its end', async () => {

@@ -12,6 +12,14 @@ import { decodePeerMessage, encodePeerMessage, type PeerMessage, type ReceivedPe
 export const MAX_PEER_LINE = 4 * 1024 * 1024;
 const MAX_HELLO_LINE = 4096;
 
+/**
+ * How long one event-loop turn may spend handling received lines before the rest wait for the
+ * next turn (the socket paused meanwhile, so the sender feels it). A joining standby gets its
+ * snapshot as fast as the active can encode it, and handling every line of a read in one turn
+ * held its loop for hundreds of ms at a million locks (its own heartbeats, clients, timers waited).
+ */
+export const INBOUND_TURN_MS = 2;
+
 export interface PeerLinkEvents {
   onMessage(link: PeerLink, message: ReceivedPeerMessage): void;
   onClose(link: PeerLink, reason: string): void;
@@ -26,6 +34,16 @@ export class PeerLink {
   /** The unfinished line, in pieces (joined once, when its newline comes). */
   private partial: string[] = [];
   private partialLength = 0;
+  /** Whole lines received and not handled yet, in order (from `inboxHead` on). */
+  private inbox: string[] = [];
+  private inboxHead = 0;
+  private inboxScheduled = false;
+  /** This link paused its socket (and so resumes it); nothing else here pauses it. */
+  private inboxPaused = false;
+  private readonly drainInbox = (): void => {
+    this.inboxScheduled = false;
+    this.handleInbox();
+  };
   private out: string[] = [];
   private scheduled = false;
   private closed = false;
@@ -72,7 +90,7 @@ export class PeerLink {
 
   /** Part of a line, or part of a snapshot, has arrived and the rest has not (a large snapshot on its way). */
   get receiving(): boolean {
-    return this.partialLength > 0 || this.assembling;
+    return this.partialLength > 0 || this.assembling || this.inboxHead < this.inbox.length;
   }
 
   bufferedBytes(): number {
@@ -112,20 +130,45 @@ export class PeerLink {
         return;
       }
       const piece = chunk.slice(start, nl);
-      const line = this.partialLength > 0 ? this.partial.join('') + piece : piece;
+      this.inbox.push(this.partialLength > 0 ? this.partial.join('') + piece : piece);
       this.partial = [];
       this.partialLength = 0;
-      this.deliver(line);
       start = nl + 1;
       nl = chunk.indexOf('\n', start);
     }
-    if (this.closed || start >= chunk.length) return;
-    this.partialLength += chunk.length - start;
-    if (this.partialLength > this.maxLine) {
-      this.close('line too long');
-      return;
+    if (!this.closed && start < chunk.length) {
+      this.partialLength += chunk.length - start;
+      if (this.partialLength > this.maxLine) {
+        this.close('line too long');
+        return;
+      }
+      this.partial.push(start === 0 ? chunk : chunk.slice(start));
     }
-    this.partial.push(start === 0 ? chunk : chunk.slice(start));
+    // Lines still waiting from an earlier read go first: the next turn takes them, in order.
+    if (!this.inboxScheduled) this.handleInbox();
+  }
+
+  /** Handles received lines for at most INBOUND_TURN_MS; what is left waits for the next turn, with the socket paused. */
+  private handleInbox(): void {
+    const start = performance.now();
+    while (this.inboxHead < this.inbox.length && !this.closed) {
+      const line = this.inbox[this.inboxHead] ?? '';
+      this.inbox[this.inboxHead++] = '';
+      this.deliver(line);
+      if (this.inboxHead < this.inbox.length && performance.now() - start >= INBOUND_TURN_MS) {
+        this.socket.pause();
+        this.inboxPaused = true;
+        this.inboxScheduled = true;
+        setImmediate(this.drainInbox);
+        return;
+      }
+    }
+    this.inbox = [];
+    this.inboxHead = 0;
+    if (this.inboxPaused && !this.closed) {
+      this.inboxPaused = false;
+      this.socket.resume();
+    }
   }
 
   private deliver(line: string): void {

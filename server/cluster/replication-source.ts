@@ -26,9 +26,12 @@ export interface StandbyLink {
 
 /**
  * Unsent snapshot a slow standby may have queued on the active: the walk waits for the link to
- * drain before it reads more of the table (what is queued is the memory the join costs).
+ * drain before it reads more of the table (what is queued is the memory the join costs). Kept
+ * small because everything else for that standby waits behind it, a `ceil` it must acknowledge
+ * within a peer timeout too: 4 MiB took a standby applying on a busy host over a second, and the
+ * active cut it off mid-join (then it started over, from an empty table).
  */
-export const MAX_UNSENT_SNAPSHOT_BYTES = 4 * 1024 * 1024;
+export const MAX_UNSENT_SNAPSHOT_BYTES = 1024 * 1024;
 
 /**
  * How often the renewals of resumable sessions go to the standbys, in one coalesced line (a

@@ -13,7 +13,7 @@ import { ReplicationSource } from './replication-source.ts';
 import { ReplicationSink } from './replication-sink.ts';
 import { deliver, HeldSlices, recordingLink } from '../testing/replication-wire.ts';
 import { applyClientOp, type ClientOp } from '../testing/engine-workload.ts';
-import { dropUnreplicable } from './cluster-transitions.ts';
+import { dropUnreplicable } from './promotion-drops.ts';
 
 type Op = ClientOp | { kind: 'tick'; ms: number } | { kind: 'join' };
 
@@ -110,7 +110,14 @@ it('a standby fed through the wire encoding mirrors the active, and serves on af
       if (!joined) return;
       // Promotion (as cluster-transitions.ts does it): waiters and session holders go, the token
       // floor rises above everything replicated; keyed holders stay and can be released.
-      dropUnreplicable(b);
+      // Only the locks the sink noted are visited (stream-claims.ts): they must cover every
+      // waiter and session holder, which the checks below see on the whole table.
+      const noted = sink.claims.take();
+      expect(noted).not.toBeNull();
+      let waiters = 0;
+      for (const name of noted ?? []) for (let w = b.lock(name)?.head ?? null; w !== null; w = w.next) waiters++;
+      expect(waiters, 'the noted locks hold every waiter').toBe(b.waiterCount);
+      dropUnreplicable(b, null, noted);
       bTokens.raiseFloor(sink.maxToken);
       for (const lock of b.allLocks()) {
         expect(lock.head).toBeNull();
