@@ -96,14 +96,14 @@ const nameBytes = (afterNames - beforeNames) / count - 8; // minus the array's s
 const hashes = Array.from({ length: count }, (_, i) => createHash('sha256').update(`key-${i}`).digest('hex'));
 const hashBytes = (heapUsed() - afterNames) / count - 8;
 
-const keyedRequest = { name: '', owner, protocol: 'keyed' as const, client: '127.0.0.1:5000', leaseMs: 600_000, waitMs: 0, sliding: false, tag: 0 };
+// As the daemon asks: its connections give no tag (AcquireRequest.tag).
+const keyedRequest = { name: '', owner, protocol: 'keyed' as const, client: '127.0.0.1:5000', leaseMs: 600_000, waitMs: 0, sliding: false };
 
 const held = perClaim(
   () => {},
   (e) => {
     for (let i = 0; i < count; i++) {
       keyedRequest.name = names[i] as string;
-      keyedRequest.tag = i;
       e.acquire(keyedRequest);
     }
   },
@@ -122,7 +122,7 @@ const waiters = perClaim(
     const req = { ...keyedRequest, waitMs: 60_000 };
     for (let i = 0; i < count; i++) {
       req.name = names[i % lockCount] as string;
-      req.tag = i;
+
       e.acquire(req);
     }
   },

@@ -1,8 +1,11 @@
 // A claim is one request for a lock: first a waiter in the lock's FIFO queue, then its holder,
 // then ended. One object per request; the engine links it into its lock's queue and into the
-// deadline heap directly (intrusive links), so queue moves and removals allocate nothing.
-// A claim and its lock point at each other, so both live in this one module (no import cycle).
+// deadline heap directly (intrusive links), so queue moves and removals allocate nothing but a
+// claim's WaitLinks at its first wait. Its lock (lock-state.ts) is exported from here too, as
+// the rest of the tree has always imported both from this module.
 import type { HeapItem } from './deadline-heap.ts';
+import { WaitLinks } from './lock-queue.ts';
+import type { LockState } from './lock-state.ts';
 
 export type Protocol = 'keyed' | 'session';
 export type ClaimState = 'waiting' | 'holding' | 'ended';
@@ -60,163 +63,168 @@ export interface AcquireRequest {
   readonly keyHash?: string | null;
 }
 
+/** Rare fields of a claim, in one object made only for the claims that have one. */
+class ClaimExtra {
+  keyHash: string | null = null;
+  clientName: string | null = null;
+  tag = 0;
+}
+
+// Claim.bits: the state, the protocol and the yes/no fields in one small integer (one field of
+// 8 bytes instead of four).
+const STATE_MASK = 3;
+const WAITING = 0;
+const HOLDING = 1;
+const ENDED = 2;
+const SESSION = 4;
+const SLIDING = 8;
+const RENEW_QUEUED = 16;
+const GRANTED = 32;
+const STATE_NAMES: readonly ClaimState[] = ['waiting', 'holding', 'ended'];
+
+/**
+ * Only fields that every claim needs are fields of its own (issue 29: every tagged field is 8
+ * bytes and every time a 16-byte box on Node 20): the queue's fields are in WaitLinks, made
+ * when the claim first waits; the rare ones (claim-key hash, client name, tag) in ClaimExtra.
+ * The rest of the tree reads them as before, through accessors V8 inlines.
+ */
 export class Claim implements HeapItem {
   due = Number.POSITIVE_INFINITY;
   heapIndex = -1;
-  state: ClaimState = 'waiting';
   token = 0n;
-  /** Enqueue order within the lock, for queue positions. */
-  seq = 0;
-  prev: Claim | null = null;
-  next: Claim | null = null;
-  grantedAt = 0;
   /** Lease end: grant + lease (fixed), or last sign of life + lease (sliding). */
   expiresAt = Number.POSITIVE_INFINITY;
-  /** Absolute wait deadline while queued; +Infinity waits forever. */
-  waitDeadline = Number.POSITIVE_INFINITY;
-  /**
-   * SHA-256 (hex) of the claim key of a session that opted in to resuming, else null. Only the
-   * hash is kept: the key is the client's credential and is never stored, logged or shown.
-   */
-  keyHash: string | null = null;
-  /** Already in the engine's list of renewals to replicate (see LockEngine.takeRenewals). */
-  renewQueued = false;
-  /** The name the client gave itself ("worker-7@host-3 pid 4121"), or null; set once, at acquire. */
-  clientName: string | null = null;
+  /** When it asked until it is granted, then when it was granted (the ask time is in `links` if they differ). */
+  private at: number;
+  private bits: number;
+  /** The queue's fields (lock-queue.ts), from the claim's first wait on; null for a claim granted at once. Engine-internal. */
+  links: WaitLinks | null = null;
+  private extra: ClaimExtra | null = null;
 
   constructor(
     readonly id: number,
     readonly lock: LockState,
     /** Changes only for a resumable claim: detached from its connection, or taken up by another. */
     public owner: ClaimOwner,
-    readonly protocol: Protocol,
+    protocol: Protocol,
     /** Peer address, for operators ("127.0.0.1:53122"). */
     readonly client: string,
     readonly leaseMs: number,
-    readonly sliding: boolean,
-    readonly enqueuedAt: number,
+    sliding: boolean,
+    enqueuedAt: number,
     /** Owner-defined number (e.g. the request's sequence on its connection). */
-    readonly tag: number,
-  ) {}
+    tag: number,
+  ) {
+    this.at = enqueuedAt;
+    this.bits = (protocol === 'session' ? SESSION : 0) | (sliding ? SLIDING : 0);
+    if (tag !== 0) this.extraFields().tag = tag;
+  }
 
   get name(): string {
     return this.lock.name;
   }
-}
 
-// One named lock: its holder and its FIFO queue of waiters (an intrusive doubly linked list,
-// O(1) at both ends and for removal from the middle). Queue positions are answered in
-// O(log k) without walking the queue: position = seq distance from the head minus the
-// "holes" (waiters that left from the middle) in between, kept as a sorted array.
-export type HandoverCause = 'release' | 'disconnect' | 'expiry' | 'force-release';
-
-export class LockState {
-  holder: Claim | null = null;
-  head: Claim | null = null;
-  tail: Claim | null = null;
-  waiting = 0;
-  private nextSeq = 0;
-  private holes: number[] = [];
-  /** When and why the last holder ended, for the handover latency of the next grant. */
-  endedAt = 0;
-  endCause: HandoverCause = 'release';
-  /** In the engine's table under its name (lock-table.ts); false once dropped or replaced. */
-  filed = false;
-  /** Idle and kept in the table for its next claim (lock-table.ts: parked locks), with its place in their list. */
-  parked = false;
-  parkedPrev: LockState | null = null;
-  parkedNext: LockState | null = null;
-
-  constructor(readonly name: string) {}
-
-  get idle(): boolean {
-    return this.holder === null && this.head === null;
+  get state(): ClaimState {
+    return STATE_NAMES[this.bits & STATE_MASK] as ClaimState;
   }
 
-  enqueue(claim: Claim): void {
-    claim.seq = this.nextSeq++;
-    claim.prev = this.tail;
-    claim.next = null;
-    if (this.tail) this.tail.next = claim;
-    else this.head = claim;
-    this.tail = claim;
-    this.waiting++;
+  set state(state: ClaimState) {
+    this.bits = (this.bits & ~STATE_MASK) | (state === 'waiting' ? WAITING : state === 'holding' ? HOLDING : ENDED);
   }
 
-  /** Unlinks a waiter from anywhere in the queue. */
-  unlink(claim: Claim): void {
-    const wasHead = claim === this.head;
-    if (claim.prev) claim.prev.next = claim.next;
-    else this.head = claim.next;
-    if (claim.next) claim.next.prev = claim.prev;
-    else this.tail = claim.prev;
-    claim.prev = null;
-    claim.next = null;
-    this.waiting--;
-    if (this.head === null) {
-      this.holes.length = 0;
-      this.nextSeq = 0;
-    } else if (wasHead) {
-      this.dropHolesBefore(this.head.seq);
-    } else if (claim.seq === this.nextSeq - 1) {
-      // The tail left: nobody stands behind it, so its number is free again and leaves no hole.
-      this.nextSeq = claim.seq;
-      this.dropHolesFrom(claim.seq);
-    } else {
-      this.holes.splice(this.lowerBound(claim.seq), 0, claim.seq);
-      // Churn behind a head that stays must not grow the holes without bound: renumber the
-      // queue once they outnumber the waiters (O(waiting), so amortized O(1) per removal).
-      if (this.holes.length > this.waiting + 64) this.renumber();
-    }
+  get protocol(): Protocol {
+    return (this.bits & SESSION) !== 0 ? 'session' : 'keyed';
   }
 
-  private renumber(): void {
-    let seq = 0;
-    for (let c = this.head; c !== null; c = c.next) c.seq = seq++;
-    this.nextSeq = seq;
-    this.holes.length = 0;
+  get sliding(): boolean {
+    return (this.bits & SLIDING) !== 0;
   }
 
-  private dropHolesFrom(seq: number): void {
-    this.holes.length = this.lowerBound(seq);
+  /** Already in the engine's list of renewals to replicate (see LockEngine.takeRenewals). */
+  get renewQueued(): boolean {
+    return (this.bits & RENEW_QUEUED) !== 0;
   }
 
-  /** Bookkeeping size for the position index (bounded by the number of waiters plus a constant). */
-  get holeCount(): number {
-    return this.holes.length;
+  set renewQueued(on: boolean) {
+    this.bits = on ? this.bits | RENEW_QUEUED : this.bits & ~RENEW_QUEUED;
   }
 
-  /** 1 = next in line. */
-  positionOf(claim: Claim): number {
-    if (!this.head) return 0;
-    return claim.seq - this.head.seq + 1 - this.lowerBound(claim.seq);
+  /** When it was granted; 0 until then. */
+  get grantedAt(): number {
+    return (this.bits & GRANTED) !== 0 ? this.at : 0;
   }
 
-  /** Waiters in FIFO order (for operators; O(n)). */
-  queue(): Claim[] {
-    const out: Claim[] = [];
-    for (let c = this.head; c; c = c.next) out.push(c);
-    return out;
+  set grantedAt(at: number) {
+    // The ask time moves to the links if it differs (a claim granted at once asked when granted).
+    if (this.links === null && (this.bits & GRANTED) === 0 && at !== this.at) this.links = new WaitLinks(this.at);
+    this.at = at;
+    this.bits |= GRANTED;
   }
 
-  private dropHolesBefore(seq: number): void {
-    const n = this.lowerBound(seq);
-    if (n > 0) this.holes.splice(0, n);
+  get enqueuedAt(): number {
+    return this.links === null ? this.at : this.links.enqueuedAt;
+  }
+
+  /** Absolute wait deadline while queued; +Infinity waits forever. */
+  get waitDeadline(): number {
+    return this.links === null ? Number.POSITIVE_INFINITY : this.links.waitDeadline;
+  }
+
+  set waitDeadline(at: number) {
+    this.waitLinks().waitDeadline = at;
+  }
+
+  /** Enqueue order within the lock, for queue positions. */
+  get seq(): number {
+    return this.links === null ? 0 : this.links.seq;
+  }
+
+  /** The waiter ahead in the queue, and the one behind; null when none (or not waiting). */
+  get prev(): Claim | null {
+    return this.links === null ? null : this.links.prev;
+  }
+
+  get next(): Claim | null {
+    return this.links === null ? null : this.links.next;
   }
 
   /**
-   * Written out rather than through lib/binary-search.ts: the engine imports nothing outside
-   * itself but the token contract, and this runs on the lock path (no closure per search).
+   * SHA-256 (hex) of the claim key of a session that opted in to resuming, else null. Only the
+   * hash is kept: the key is the client's credential and is never stored, logged or shown.
    */
-  private lowerBound(seq: number): number {
-    const h = this.holes;
-    let lo = 0;
-    let hi = h.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((h[mid] as number) < seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+  get keyHash(): string | null {
+    return this.extra === null ? null : this.extra.keyHash;
+  }
+
+  set keyHash(hash: string | null) {
+    if (hash !== null || this.extra !== null) this.extraFields().keyHash = hash;
+  }
+
+  /** The name the client gave itself ("worker-7@host-3 pid 4121"), or null; set once, at acquire. */
+  get clientName(): string | null {
+    return this.extra === null ? null : this.extra.clientName;
+  }
+
+  set clientName(name: string | null) {
+    if (name !== null || this.extra !== null) this.extraFields().clientName = name;
+  }
+
+  /** Owner-defined number (e.g. the request's sequence on its connection); 0 if not given. */
+  get tag(): number {
+    return this.extra === null ? 0 : this.extra.tag;
+  }
+
+  /** The claim's queue fields, made on first use (engine-internal). */
+  waitLinks(): WaitLinks {
+    if (this.links === null) this.links = new WaitLinks(this.at);
+    return this.links;
+  }
+
+  private extraFields(): ClaimExtra {
+    if (this.extra === null) this.extra = new ClaimExtra();
+    return this.extra;
   }
 }
+
+export { LockState } from './lock-state.ts';
+export type HandoverCause = 'release' | 'disconnect' | 'expiry' | 'force-release';

@@ -85,7 +85,11 @@ export class Handovers {
   }
 
   /** `token` is taken by the caller before it changes anything (see TokenSource.next: it may throw). */
-  grant(lock: LockState, claim: Claim, now: number, cause: HandoverCause | null, token: bigint): void {
+  /**
+   * `cause` and `endedAt`: what ended the last holder and when, for a handover (null for a free
+   * lock); passed in, since the grant may empty the queue that kept them (lock-state.ts).
+   */
+  grant(lock: LockState, claim: Claim, now: number, cause: HandoverCause | null, token: bigint, endedAt = 0): void {
     claim.token = token;
     claim.state = 'holding';
     claim.grantedAt = now;
@@ -118,7 +122,7 @@ export class Handovers {
         leaseMs: claim.leaseMs,
         sliding: claim.sliding,
         waitedMs: now - claim.enqueuedAt,
-        handoverMs: cause === null ? null : Math.max(0, now - lock.endedAt),
+        handoverMs: cause === null ? null : Math.max(0, now - endedAt),
         handoverCause: cause,
       });
     }
@@ -160,12 +164,11 @@ export class Handovers {
         return;
       }
       this.table.leaveQueue(next, false);
-      this.grant(lock, next, now, endCause, token);
+      this.grant(lock, next, now, endCause, token, endedAt);
       // Delivered, or the owner ended the claim inside onGranted (which already handed the lock on).
       if (next.owner.onGranted(next) || next.state !== 'holding') return;
       this.dropHolder(lock, next, now, 'disconnect');
-      lock.endedAt = endedAt;
-      lock.endCause = endCause;
+      lock.noteEnd(endedAt, endCause);
     }
     this.table.dropIfIdle(lock);
   }

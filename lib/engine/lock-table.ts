@@ -189,7 +189,7 @@ export class LockTable {
     if (++this.parkedCount > MAX_PARKED && this.parkedHead !== null) this.unfile(this.parkedHead);
   }
 
-  /** A parked lock gets a claim again: it starts as a new lock would, with no last end. */
+  /** A parked lock gets a claim again: it starts as a new lock would (no queue, so no last end). */
   unpark(lock: LockState): void {
     const prev = lock.parkedPrev;
     const next = lock.parkedNext;
@@ -201,8 +201,6 @@ export class LockTable {
     lock.parkedNext = null;
     lock.parked = false;
     this.parkedCount--;
-    lock.endedAt = 0;
-    lock.endCause = 'release';
   }
 
   /** Takes `lock` out of the table (parked or not): it is no longer the lock of its name. */
@@ -270,8 +268,7 @@ export class LockTable {
     holder.state = 'ended';
     this.heap.remove(holder);
     lock.holder = null;
-    lock.endedAt = endedAt;
-    lock.endCause = cause;
+    lock.noteEnd(endedAt, cause);
     this.held--;
   }
 
