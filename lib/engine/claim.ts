@@ -1,17 +1,14 @@
 // A claim is one request for a lock: first a waiter in the lock's FIFO queue, then its holder,
 // then ended. One object per request; the engine links it into its lock's queue and into the
 // deadline heap directly (intrusive links), so queue moves and removals allocate nothing but a
-// claim's WaitLinks at its first wait. Its lock (lock-state.ts) is exported from here too, as
-// the rest of the tree has always imported both from this module.
+// claim's WaitLinks at its first wait. A claim and its lock point at each other, so both live in
+// this one module (no import cycle); the parts kept apart are in claim-parts.ts and lock-queue.ts.
 import type { HeapItem } from './deadline-heap.ts';
-import { WaitLinks } from './lock-queue.ts';
-import type { LockState } from './lock-state.ts';
+import type { ClaimState, EndReason, HandoverCause, Protocol } from './claim-parts.ts';
+import { ClaimExtra, GRANTED, RENEW_QUEUED, SESSION, SLIDING, STATE_MASK, STATE_NAMES, WaitLinks } from './claim-parts.ts';
+import { LockQueue } from './lock-queue.ts';
 
-export type Protocol = 'keyed' | 'session';
-export type ClaimState = 'waiting' | 'holding' | 'ended';
-
-/** Why the engine (not the owner) ended a claim. */
-export type EndReason = 'wait-timeout' | 'expired' | 'force-released' | 'kicked';
+export type { ClaimState, EndReason, HandoverCause, Protocol } from './claim-parts.ts';
 
 /**
  * The connection (or in-process caller) a claim belongs to. One object per connection, not a
@@ -63,43 +60,19 @@ export interface AcquireRequest {
   readonly keyHash?: string | null;
 }
 
-/** Rare fields of a claim, in one object made only for the claims that have one. */
-class ClaimExtra {
-  keyHash: string | null = null;
-  clientName: string | null = null;
-  tag = 0;
-}
-
-// Claim.bits: the state, the protocol and the yes/no fields in one small integer (one field of
-// 8 bytes instead of four).
-const STATE_MASK = 3;
-const WAITING = 0;
-const HOLDING = 1;
-const ENDED = 2;
-const SESSION = 4;
-const SLIDING = 8;
-const RENEW_QUEUED = 16;
-const GRANTED = 32;
-const STATE_NAMES: readonly ClaimState[] = ['waiting', 'holding', 'ended'];
-
-/**
- * Only fields that every claim needs are fields of its own (issue 29: every tagged field is 8
- * bytes and every time a 16-byte box on Node 20): the queue's fields are in WaitLinks, made
- * when the claim first waits; the rare ones (claim-key hash, client name, tag) in ClaimExtra.
- * The rest of the tree reads them as before, through accessors V8 inlines.
- */
+/** Its queue's fields and rare ones live apart (claim-parts.ts); all are read as before, through accessors V8 inlines. */
 export class Claim implements HeapItem {
   due = Number.POSITIVE_INFINITY;
   heapIndex = -1;
   token = 0n;
-  /** Lease end: grant + lease (fixed), or last sign of life + lease (sliding). */
-  expiresAt = Number.POSITIVE_INFINITY;
   /** When it asked until it is granted, then when it was granted (the ask time is in `links` if they differ). */
   private at: number;
   private bits: number;
   /** The queue's fields (lock-queue.ts), from the claim's first wait on; null for a claim granted at once. Engine-internal. */
-  links: WaitLinks | null = null;
+  links: WaitLinks<Claim> | null = null;
   private extra: ClaimExtra | null = null;
+  /** The lease end if not grant + lease (sliding, replicated, cut short), else null: tagged, so a fixed lease has no box. */
+  expiresAt = Number.POSITIVE_INFINITY;
 
   constructor(
     readonly id: number,
@@ -129,7 +102,7 @@ export class Claim implements HeapItem {
   }
 
   set state(state: ClaimState) {
-    this.bits = (this.bits & ~STATE_MASK) | (state === 'waiting' ? WAITING : state === 'holding' ? HOLDING : ENDED);
+    this.bits = (this.bits & ~STATE_MASK) | (state === 'waiting' ? 0 : state === 'holding' ? 1 : 2);
   }
 
   get protocol(): Protocol {
@@ -174,16 +147,7 @@ export class Claim implements HeapItem {
     this.waitLinks().waitDeadline = at;
   }
 
-  /** Enqueue order within the lock, for queue positions. */
-  get seq(): number {
-    return this.links === null ? 0 : this.links.seq;
-  }
-
-  /** The waiter ahead in the queue, and the one behind; null when none (or not waiting). */
-  get prev(): Claim | null {
-    return this.links === null ? null : this.links.prev;
-  }
-
+  /** The waiter behind this one in the queue; null when none (or not waiting). */
   get next(): Claim | null {
     return this.links === null ? null : this.links.next;
   }
@@ -215,7 +179,7 @@ export class Claim implements HeapItem {
   }
 
   /** The claim's queue fields, made on first use (engine-internal). */
-  waitLinks(): WaitLinks {
+  waitLinks(): WaitLinks<Claim> {
     if (this.links === null) this.links = new WaitLinks(this.at);
     return this.links;
   }
@@ -226,5 +190,99 @@ export class Claim implements HeapItem {
   }
 }
 
-export { LockState } from './lock-state.ts';
-export type HandoverCause = 'release' | 'disconnect' | 'expiry' | 'force-release';
+// One named lock: its holder and, while anyone waits, its FIFO queue (lock-queue.ts). A lock held
+// with nobody waiting is this object alone: name, holder, and one small integer for whether it is
+// filed and where it is parked (parked-locks.ts).
+const FILED = 1;
+
+export class LockState {
+  holder: Claim | null = null;
+  /** The waiters, while there are any; null otherwise (most held locks). */
+  private q: LockQueue<Claim> | null = null;
+  /** FILED, and the parked slot + 1 above it (0: not parked). */
+  private bits = 0;
+
+  constructor(readonly name: string) {}
+
+  get idle(): boolean {
+    return this.holder === null && this.q === null;
+  }
+
+  /** The first waiter, next in line; null when nobody waits. */
+  get head(): Claim | null {
+    return this.q === null ? null : this.q.head;
+  }
+
+  get tail(): Claim | null {
+    return this.q === null ? null : this.q.tail;
+  }
+
+  get waiting(): number {
+    return this.q === null ? 0 : this.q.waiting;
+  }
+
+  /** In the engine's table under its name (lock-table.ts); false once dropped or replaced. */
+  get filed(): boolean {
+    return (this.bits & FILED) !== 0;
+  }
+
+  set filed(on: boolean) {
+    this.bits = on ? this.bits | FILED : this.bits & ~FILED;
+  }
+
+  /** Idle and kept in the table for its next claim (lock-table.ts: parked locks). */
+  get parked(): boolean {
+    return this.bits > FILED;
+  }
+
+  /** Its slot among the parked locks, -1 when not parked (parked-locks.ts). Engine-internal. */
+  get parkSlot(): number {
+    return (this.bits >> 1) - 1;
+  }
+
+  set parkSlot(slot: number) {
+    this.bits = (this.bits & FILED) | ((slot + 1) << 1);
+  }
+  /** When the last holder ended, for the handover latency of the next grant (0: none since it was last idle). */
+  get endedAt(): number {
+    return this.q === null ? 0 : this.q.endedAt;
+  }
+
+  get endCause(): HandoverCause {
+    return this.q === null ? 'release' : this.q.endCause;
+  }
+
+  /** The holder ended: kept only while someone waits (only a waiter's grant is a handover; an idle lock is parked afresh). */
+  noteEnd(at: number, cause: HandoverCause): void {
+    if (this.q === null) return;
+    this.q.endedAt = at;
+    this.q.endCause = cause;
+  }
+
+  enqueue(claim: Claim): void {
+    if (this.q === null) this.q = new LockQueue();
+    this.q.enqueue(claim, claim.waitLinks());
+  }
+
+  /** Unlinks a waiter from anywhere in the queue. */
+  unlink(claim: Claim): void {
+    if (this.q !== null && claim.links !== null && this.q.unlink(claim, claim.links)) this.q = null;
+  }
+
+  /** Bookkeeping size for the position index (bounded by the number of waiters plus a constant). */
+  get holeCount(): number {
+    return this.q === null ? 0 : this.q.holeCount;
+  }
+
+  /** 1 = next in line. */
+  positionOf(claim: Claim): number {
+    return this.q === null || claim.links === null ? 0 : this.q.positionOf(claim.links);
+  }
+
+  /** Waiters in FIFO order (for operators; O(n)). */
+  queue(): Claim[] {
+    const out: Claim[] = [];
+    for (let c = this.head; c !== null; c = c.next) out.push(c);
+    return out;
+  }
+}

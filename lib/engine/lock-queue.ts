@@ -1,30 +1,17 @@
-// The parts of a claim and of a lock that only a queue needs, kept out of the two objects every
-// held lock has (claim.ts): a lock held with nobody waiting, the common case, carries none of
-// this (issue 29: memory per held lock). A claim's WaitLinks are made when it first waits (and
-// kept once granted, for its enqueue time); a lock's LockQueue is made with its first waiter and
-// dropped when its last one leaves.
+// A lock's queue, kept out of the lock itself (claim.ts): a lock held with nobody waiting, the
+// common case, carries none of it (issue 29: memory per held lock). A lock's LockQueue is made
+// with its first waiter and dropped when its last one leaves; the waiters' own queue fields are
+// their WaitLinks (claim-parts.ts).
 //
 // The queue is an intrusive doubly linked list through the waiters' WaitLinks, O(1) at both ends
 // and for removal from the middle. Queue positions are answered in O(log k) without walking it:
 // position = seq distance from the head minus the "holes" (waiters that left from the middle)
 // in between, kept as a sorted array made only when a waiter first leaves from the middle.
-import type { Claim, HandoverCause } from './claim.ts';
+//
+// Generic over the claim type, so that this module imports nothing of claim.ts (which imports it).
+import type { HandoverCause, Queued, WaitLinks } from './claim-parts.ts';
 
-const NEVER = Number.POSITIVE_INFINITY;
-
-/** A claim's place in its lock's queue, and when it asked (made at its first wait). */
-export class WaitLinks {
-  /** Enqueue order within the lock, for queue positions. */
-  seq = 0;
-  prev: Claim | null = null;
-  next: Claim | null = null;
-  /** Absolute wait deadline while queued; +Infinity waits forever. */
-  waitDeadline = NEVER;
-
-  constructor(readonly enqueuedAt: number) {}
-}
-
-export class LockQueue {
+export class LockQueue<Claim extends Queued<Claim>> {
   head: Claim | null = null;
   tail: Claim | null = null;
   waiting = 0;
@@ -39,30 +26,30 @@ export class LockQueue {
   endCause: HandoverCause = 'release';
 
   /** `links` is the claim's (claim.ts makes them): the queue only threads them. */
-  enqueue(claim: Claim, links: WaitLinks): void {
+  enqueue(claim: Claim, links: WaitLinks<Claim>): void {
     links.seq = this.nextSeq++;
     links.prev = this.tail;
     links.next = null;
-    if (this.tail !== null) (this.tail.links as WaitLinks).next = claim;
+    if (this.tail !== null) (this.tail.links as WaitLinks<Claim>).next = claim;
     else this.head = claim;
     this.tail = claim;
     this.waiting++;
   }
 
   /** Unlinks a waiter from anywhere in the queue; true when the queue is now empty. */
-  unlink(claim: Claim, links: WaitLinks): boolean {
+  unlink(claim: Claim, links: WaitLinks<Claim>): boolean {
     const wasHead = claim === this.head;
     const { prev, next } = links;
-    if (prev !== null) (prev.links as WaitLinks).next = next;
+    if (prev !== null) (prev.links as WaitLinks<Claim>).next = next;
     else this.head = next;
-    if (next !== null) (next.links as WaitLinks).prev = prev;
+    if (next !== null) (next.links as WaitLinks<Claim>).prev = prev;
     else this.tail = prev;
     links.prev = null;
     links.next = null;
     this.waiting--;
     if (this.head === null) return true;
     if (wasHead) {
-      this.dropHolesBefore((this.head.links as WaitLinks).seq);
+      this.dropHolesBefore((this.head.links as WaitLinks<Claim>).seq);
     } else if (links.seq === this.nextSeq - 1) {
       // The tail left: nobody stands behind it, so its number is free again and leaves no hole.
       this.nextSeq = links.seq;
@@ -80,7 +67,7 @@ export class LockQueue {
 
   private renumber(): void {
     let seq = 0;
-    for (let c = this.head; c !== null; c = (c.links as WaitLinks).next) (c.links as WaitLinks).seq = seq++;
+    for (let c = this.head; c !== null; c = (c.links as WaitLinks<Claim>).next) (c.links as WaitLinks<Claim>).seq = seq++;
     this.nextSeq = seq;
     this.holes = null;
   }
@@ -90,9 +77,9 @@ export class LockQueue {
   }
 
   /** 1 = next in line; 0 when `links` are not in this queue's numbering (no head). */
-  positionOf(links: WaitLinks): number {
+  positionOf(links: WaitLinks<Claim>): number {
     if (this.head === null) return 0;
-    return links.seq - (this.head.links as WaitLinks).seq + 1 - this.lowerBound(links.seq);
+    return links.seq - (this.head.links as WaitLinks<Claim>).seq + 1 - this.lowerBound(links.seq);
   }
 
   private dropHolesBefore(seq: number): void {
