@@ -62,7 +62,6 @@ export interface AcquireRequest {
 
 /** Its queue's fields and rare ones live apart (claim-parts.ts); all are read as before, through accessors V8 inlines. */
 export class Claim implements HeapItem {
-  due = Number.POSITIVE_INFINITY;
   heapIndex = -1;
   token = 0n;
   /** When it asked until it is granted, then when it was granted (the ask time is in `links` if they differ). */

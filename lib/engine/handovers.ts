@@ -32,14 +32,14 @@ export class Handovers {
     this.advancing = true;
     try {
       const now = this.clock.now();
-      for (let top = this.table.heap.peek(); top !== undefined && top.due <= now; top = this.table.heap.peek()) {
+      const heap = this.table.heap;
+      for (let top = heap.peek(); top !== undefined && heap.peekDue() <= now; top = heap.peek()) {
         const real = top.state === 'holding' ? top.expiresAt : this.queueDeadline(top);
         if (real > now) {
-          top.due = real; // a sliding lease was extended since it was filed
-          this.table.heap.update(top);
+          heap.update(top, real); // a sliding lease was extended since it was filed
           continue;
         }
-        this.table.heap.remove(top);
+        heap.remove(top);
         if (top.state === 'holding') this.expire(top, now);
         else this.timeOut(top, now);
       }
@@ -78,8 +78,7 @@ export class Handovers {
    */
   catchUp(): number {
     const now = this.clock.now();
-    const top = this.table.heap.peek();
-    if (top === undefined || top.due > now) return now;
+    if (this.table.heap.peekDue() > now) return now;
     this.advance();
     return this.clock.now();
   }
@@ -107,8 +106,7 @@ export class Handovers {
     this.table.held++;
     // A waiter between connections that reaches the lock still waits for its client (leaveQueue uncounted it).
     if (claim.owner.awaitingResume === true) this.table.detachedNow++;
-    claim.due = claim.expiresAt;
-    this.table.heap.update(claim);
+    this.table.heap.update(claim, claim.expiresAt);
     if (this.table.listeners.length > 0) {
       this.table.emit({
         type: 'grant',

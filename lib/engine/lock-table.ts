@@ -72,7 +72,7 @@ export class LockTable {
 
   /** The engine clock time at which `advance()` has work next; +Infinity when none. */
   nextDeadline(): number {
-    return this.heap.peek()?.due ?? NEVER;
+    return this.heap.peekDue();
   }
 
   /** Locks with a holder or waiters. */
@@ -235,10 +235,7 @@ export class LockTable {
     const until = now + this.detachLimits.maxMs;
     if (!(claim.expiresAt > until)) return;
     claim.expiresAt = until;
-    if (claim.heapIndex >= 0 && claim.due > until) {
-      claim.due = until;
-      this.heap.update(claim);
-    }
+    if (this.heap.has(claim) && this.heap.dueOf(claim) > until) this.heap.update(claim, until);
     // The standbys learn the shorter lease with the next renewals, and keep no more of it at a crash.
     this.noteRenewal(claim);
   }
