@@ -71,8 +71,7 @@ export class Claim implements HeapItem {
   links: WaitLinks<Claim> | null = null;
   private extra: ClaimExtra | null = null;
   /** The lease end if not grant + lease (sliding, replicated, cut short), else null: tagged, so a fixed lease has no box. */
-  private exp: number | null = null;
-  /** The lease end if not grant + lease (sliding, replicated, cut short), else null: tagged, so a fixed lease has no box. */
+  expiresAt = Number.POSITIVE_INFINITY;
 
   constructor(
     readonly id: number,
@@ -95,16 +94,6 @@ export class Claim implements HeapItem {
 
   get name(): string {
     return this.lock.name;
-  }
-
-  /** Lease end: grant + lease (fixed), or last sign of life + lease (sliding); +Infinity before a grant. */
-  get expiresAt(): number {
-    if (this.exp !== null) return this.exp;
-    return (this.bits & GRANTED) !== 0 ? this.at + this.leaseMs : Number.POSITIVE_INFINITY;
-  }
-
-  set expiresAt(at: number) {
-    this.exp = (this.bits & (GRANTED | SLIDING)) === GRANTED && at === this.at + this.leaseMs ? null : at;
   }
 
   get state(): ClaimState {
