@@ -1,14 +1,14 @@
 // A claim is one request for a lock: first a waiter in the lock's FIFO queue, then its holder,
 // then ended. One object per request; the engine links it into its lock's queue and into the
-// deadline heap directly (intrusive links), so queue moves and removals allocate nothing.
-// A claim and its lock point at each other, so both live in this one module (no import cycle).
+// deadline heap directly (intrusive links), so queue moves and removals allocate nothing but a
+// claim's WaitLinks at its first wait. A claim and its lock point at each other, so both live in
+// this one module (no import cycle); the parts kept apart are in claim-parts.ts and lock-queue.ts.
 import type { HeapItem } from './deadline-heap.ts';
+import type { ClaimState, EndReason, HandoverCause, Protocol } from './claim-parts.ts';
+import { ClaimExtra, GRANTED, RENEW_QUEUED, SESSION, SLIDING, STATE_MASK, STATE_NAMES, WaitLinks } from './claim-parts.ts';
+import { LockQueue } from './lock-queue.ts';
 
-export type Protocol = 'keyed' | 'session';
-export type ClaimState = 'waiting' | 'holding' | 'ended';
-
-/** Why the engine (not the owner) ended a claim. */
-export type EndReason = 'wait-timeout' | 'expired' | 'force-released' | 'kicked';
+export type { ClaimState, EndReason, HandoverCause, Protocol } from './claim-parts.ts';
 
 /**
  * The connection (or in-process caller) a claim belongs to. One object per connection, not a
@@ -60,163 +60,228 @@ export interface AcquireRequest {
   readonly keyHash?: string | null;
 }
 
+/** Its queue's fields and rare ones live apart (claim-parts.ts); all are read as before, through accessors V8 inlines. */
 export class Claim implements HeapItem {
-  due = Number.POSITIVE_INFINITY;
   heapIndex = -1;
-  state: ClaimState = 'waiting';
   token = 0n;
-  /** Enqueue order within the lock, for queue positions. */
-  seq = 0;
-  prev: Claim | null = null;
-  next: Claim | null = null;
-  grantedAt = 0;
-  /** Lease end: grant + lease (fixed), or last sign of life + lease (sliding). */
+  /** When it asked until it is granted, then when it was granted (the ask time is in `links` if they differ). */
+  private at: number;
+  private bits: number;
+  /** The queue's fields (lock-queue.ts), from the claim's first wait on; null for a claim granted at once. Engine-internal. */
+  links: WaitLinks<Claim> | null = null;
+  private extra: ClaimExtra | null = null;
+  /** The lease end if not grant + lease (sliding, replicated, cut short), else null: tagged, so a fixed lease has no box. */
   expiresAt = Number.POSITIVE_INFINITY;
-  /** Absolute wait deadline while queued; +Infinity waits forever. */
-  waitDeadline = Number.POSITIVE_INFINITY;
-  /**
-   * SHA-256 (hex) of the claim key of a session that opted in to resuming, else null. Only the
-   * hash is kept: the key is the client's credential and is never stored, logged or shown.
-   */
-  keyHash: string | null = null;
-  /** Already in the engine's list of renewals to replicate (see LockEngine.takeRenewals). */
-  renewQueued = false;
-  /** The name the client gave itself ("worker-7@host-3 pid 4121"), or null; set once, at acquire. */
-  clientName: string | null = null;
 
   constructor(
     readonly id: number,
     readonly lock: LockState,
     /** Changes only for a resumable claim: detached from its connection, or taken up by another. */
     public owner: ClaimOwner,
-    readonly protocol: Protocol,
+    protocol: Protocol,
     /** Peer address, for operators ("127.0.0.1:53122"). */
     readonly client: string,
     readonly leaseMs: number,
-    readonly sliding: boolean,
-    readonly enqueuedAt: number,
+    sliding: boolean,
+    enqueuedAt: number,
     /** Owner-defined number (e.g. the request's sequence on its connection). */
-    readonly tag: number,
-  ) {}
+    tag: number,
+  ) {
+    this.at = enqueuedAt;
+    this.bits = (protocol === 'session' ? SESSION : 0) | (sliding ? SLIDING : 0);
+    if (tag !== 0) this.extraFields().tag = tag;
+  }
 
   get name(): string {
     return this.lock.name;
   }
+
+  get state(): ClaimState {
+    return STATE_NAMES[this.bits & STATE_MASK] as ClaimState;
+  }
+
+  set state(state: ClaimState) {
+    this.bits = (this.bits & ~STATE_MASK) | (state === 'waiting' ? 0 : state === 'holding' ? 1 : 2);
+  }
+
+  get protocol(): Protocol {
+    return (this.bits & SESSION) !== 0 ? 'session' : 'keyed';
+  }
+
+  get sliding(): boolean {
+    return (this.bits & SLIDING) !== 0;
+  }
+
+  /** Already in the engine's list of renewals to replicate (see LockEngine.takeRenewals). */
+  get renewQueued(): boolean {
+    return (this.bits & RENEW_QUEUED) !== 0;
+  }
+
+  set renewQueued(on: boolean) {
+    this.bits = on ? this.bits | RENEW_QUEUED : this.bits & ~RENEW_QUEUED;
+  }
+
+  /** When it was granted; 0 until then. */
+  get grantedAt(): number {
+    return (this.bits & GRANTED) !== 0 ? this.at : 0;
+  }
+
+  set grantedAt(at: number) {
+    // The ask time moves to the links if it differs (a claim granted at once asked when granted).
+    if (this.links === null && (this.bits & GRANTED) === 0 && at !== this.at) this.links = new WaitLinks(this.at);
+    this.at = at;
+    this.bits |= GRANTED;
+  }
+
+  get enqueuedAt(): number {
+    return this.links === null ? this.at : this.links.enqueuedAt;
+  }
+
+  /** Absolute wait deadline while queued; +Infinity waits forever. */
+  get waitDeadline(): number {
+    return this.links === null ? Number.POSITIVE_INFINITY : this.links.waitDeadline;
+  }
+
+  set waitDeadline(at: number) {
+    this.waitLinks().waitDeadline = at;
+  }
+
+  /** The waiter behind this one in the queue; null when none (or not waiting). */
+  get next(): Claim | null {
+    return this.links === null ? null : this.links.next;
+  }
+
+  /**
+   * SHA-256 (hex) of the claim key of a session that opted in to resuming, else null. Only the
+   * hash is kept: the key is the client's credential and is never stored, logged or shown.
+   */
+  get keyHash(): string | null {
+    return this.extra === null ? null : this.extra.keyHash;
+  }
+
+  set keyHash(hash: string | null) {
+    if (hash !== null || this.extra !== null) this.extraFields().keyHash = hash;
+  }
+
+  /** The name the client gave itself ("worker-7@host-3 pid 4121"), or null; set once, at acquire. */
+  get clientName(): string | null {
+    return this.extra === null ? null : this.extra.clientName;
+  }
+
+  set clientName(name: string | null) {
+    if (name !== null || this.extra !== null) this.extraFields().clientName = name;
+  }
+
+  /** Owner-defined number (e.g. the request's sequence on its connection); 0 if not given. */
+  get tag(): number {
+    return this.extra === null ? 0 : this.extra.tag;
+  }
+
+  /** The claim's queue fields, made on first use (engine-internal). */
+  waitLinks(): WaitLinks<Claim> {
+    if (this.links === null) this.links = new WaitLinks(this.at);
+    return this.links;
+  }
+
+  private extraFields(): ClaimExtra {
+    if (this.extra === null) this.extra = new ClaimExtra();
+    return this.extra;
+  }
 }
 
-// One named lock: its holder and its FIFO queue of waiters (an intrusive doubly linked list,
-// O(1) at both ends and for removal from the middle). Queue positions are answered in
-// O(log k) without walking the queue: position = seq distance from the head minus the
-// "holes" (waiters that left from the middle) in between, kept as a sorted array.
-export type HandoverCause = 'release' | 'disconnect' | 'expiry' | 'force-release';
+// One named lock: its holder and, while anyone waits, its FIFO queue (lock-queue.ts). A lock held
+// with nobody waiting is this object alone: name, holder, and one small integer for whether it is
+// filed and where it is parked (parked-locks.ts).
+const FILED = 1;
 
 export class LockState {
   holder: Claim | null = null;
-  head: Claim | null = null;
-  tail: Claim | null = null;
-  waiting = 0;
-  private nextSeq = 0;
-  private holes: number[] = [];
-  /** When and why the last holder ended, for the handover latency of the next grant. */
-  endedAt = 0;
-  endCause: HandoverCause = 'release';
-  /** In the engine's table under its name (lock-table.ts); false once dropped or replaced. */
-  filed = false;
-  /** Idle and kept in the table for its next claim (lock-table.ts: parked locks), with its place in their list. */
-  parked = false;
-  parkedPrev: LockState | null = null;
-  parkedNext: LockState | null = null;
+  /** The waiters, while there are any; null otherwise (most held locks). */
+  private q: LockQueue<Claim> | null = null;
+  /** FILED, and the parked slot + 1 above it (0: not parked). */
+  private bits = 0;
 
   constructor(readonly name: string) {}
 
   get idle(): boolean {
-    return this.holder === null && this.head === null;
+    return this.holder === null && this.q === null;
+  }
+
+  /** The first waiter, next in line; null when nobody waits. */
+  get head(): Claim | null {
+    return this.q === null ? null : this.q.head;
+  }
+
+  get tail(): Claim | null {
+    return this.q === null ? null : this.q.tail;
+  }
+
+  get waiting(): number {
+    return this.q === null ? 0 : this.q.waiting;
+  }
+
+  /** In the engine's table under its name (lock-table.ts); false once dropped or replaced. */
+  get filed(): boolean {
+    return (this.bits & FILED) !== 0;
+  }
+
+  set filed(on: boolean) {
+    this.bits = on ? this.bits | FILED : this.bits & ~FILED;
+  }
+
+  /** Idle and kept in the table for its next claim (lock-table.ts: parked locks). */
+  get parked(): boolean {
+    return this.bits > FILED;
+  }
+
+  /** Its slot among the parked locks, -1 when not parked (parked-locks.ts). Engine-internal. */
+  get parkSlot(): number {
+    return (this.bits >> 1) - 1;
+  }
+
+  set parkSlot(slot: number) {
+    this.bits = (this.bits & FILED) | ((slot + 1) << 1);
+  }
+  /** When the last holder ended, for the handover latency of the next grant (0: none since it was last idle). */
+  get endedAt(): number {
+    return this.q === null ? 0 : this.q.endedAt;
+  }
+
+  get endCause(): HandoverCause {
+    return this.q === null ? 'release' : this.q.endCause;
+  }
+
+  /** The holder ended: kept only while someone waits (only a waiter's grant is a handover; an idle lock is parked afresh). */
+  noteEnd(at: number, cause: HandoverCause): void {
+    if (this.q === null) return;
+    this.q.endedAt = at;
+    this.q.endCause = cause;
   }
 
   enqueue(claim: Claim): void {
-    claim.seq = this.nextSeq++;
-    claim.prev = this.tail;
-    claim.next = null;
-    if (this.tail) this.tail.next = claim;
-    else this.head = claim;
-    this.tail = claim;
-    this.waiting++;
+    if (this.q === null) this.q = new LockQueue();
+    this.q.enqueue(claim, claim.waitLinks());
   }
 
   /** Unlinks a waiter from anywhere in the queue. */
   unlink(claim: Claim): void {
-    const wasHead = claim === this.head;
-    if (claim.prev) claim.prev.next = claim.next;
-    else this.head = claim.next;
-    if (claim.next) claim.next.prev = claim.prev;
-    else this.tail = claim.prev;
-    claim.prev = null;
-    claim.next = null;
-    this.waiting--;
-    if (this.head === null) {
-      this.holes.length = 0;
-      this.nextSeq = 0;
-    } else if (wasHead) {
-      this.dropHolesBefore(this.head.seq);
-    } else if (claim.seq === this.nextSeq - 1) {
-      // The tail left: nobody stands behind it, so its number is free again and leaves no hole.
-      this.nextSeq = claim.seq;
-      this.dropHolesFrom(claim.seq);
-    } else {
-      this.holes.splice(this.lowerBound(claim.seq), 0, claim.seq);
-      // Churn behind a head that stays must not grow the holes without bound: renumber the
-      // queue once they outnumber the waiters (O(waiting), so amortized O(1) per removal).
-      if (this.holes.length > this.waiting + 64) this.renumber();
-    }
-  }
-
-  private renumber(): void {
-    let seq = 0;
-    for (let c = this.head; c !== null; c = c.next) c.seq = seq++;
-    this.nextSeq = seq;
-    this.holes.length = 0;
-  }
-
-  private dropHolesFrom(seq: number): void {
-    this.holes.length = this.lowerBound(seq);
+    if (this.q !== null && claim.links !== null && this.q.unlink(claim, claim.links)) this.q = null;
   }
 
   /** Bookkeeping size for the position index (bounded by the number of waiters plus a constant). */
   get holeCount(): number {
-    return this.holes.length;
+    return this.q === null ? 0 : this.q.holeCount;
   }
 
   /** 1 = next in line. */
   positionOf(claim: Claim): number {
-    if (!this.head) return 0;
-    return claim.seq - this.head.seq + 1 - this.lowerBound(claim.seq);
+    return this.q === null || claim.links === null ? 0 : this.q.positionOf(claim.links);
   }
 
   /** Waiters in FIFO order (for operators; O(n)). */
   queue(): Claim[] {
     const out: Claim[] = [];
-    for (let c = this.head; c; c = c.next) out.push(c);
+    for (let c = this.head; c !== null; c = c.next) out.push(c);
     return out;
-  }
-
-  private dropHolesBefore(seq: number): void {
-    const n = this.lowerBound(seq);
-    if (n > 0) this.holes.splice(0, n);
-  }
-
-  /**
-   * Written out rather than through lib/binary-search.ts: the engine imports nothing outside
-   * itself but the token contract, and this runs on the lock path (no closure per search).
-   */
-  private lowerBound(seq: number): number {
-    const h = this.holes;
-    let lo = 0;
-    let hi = h.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((h[mid] as number) < seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 }

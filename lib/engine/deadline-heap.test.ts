@@ -2,8 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DeadlineHeap, type HeapItem, parentSlot } from './deadline-heap.ts';
 
+/** A test item remembers the deadline it was last filed under, to check the heap's own column against. */
 interface Item extends HeapItem {
   id: number;
+  due: number;
 }
 
 const item = (id: number, due: number): Item => ({ id, due, heapIndex: -1 });
@@ -20,7 +22,8 @@ function expectHeapShape(model: Item[]): void {
 function drain(heap: DeadlineHeap<Item>): number[] {
   const out: number[] = [];
   for (let top = heap.peek(); top !== undefined; top = heap.peek()) {
-    out.push(top.due);
+    expect(heap.peekDue()).toBe(top.due);
+    out.push(heap.dueOf(top));
     heap.remove(top);
   }
   return out;
@@ -30,17 +33,18 @@ describe('DeadlineHeap', () => {
   it('peeks the earliest deadline and is empty after removing everything', () => {
     const heap = new DeadlineHeap<Item>();
     const items = [item(1, 30), item(2, 10), item(3, 20)];
-    for (const i of items) heap.push(i);
+    for (const i of items) heap.push(i, i.due);
     expect(heap.peek()?.id).toBe(2);
     expect(drain(heap)).toEqual([10, 20, 30]);
     expect(heap.size).toBe(0);
     expect(items.map((i) => i.heapIndex)).toEqual([-1, -1, -1]);
+    expect([heap.peekDue(), heap.dueOf(items[0] as Item)]).toEqual([Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY]);
   });
 
   it('ignores removal of an item that is not in the heap', () => {
     const heap = new DeadlineHeap<Item>();
     const inside = item(1, 5);
-    heap.push(inside);
+    heap.push(inside, inside.due);
     heap.remove(item(2, 1));
     heap.remove(inside);
     heap.remove(inside);
@@ -51,13 +55,13 @@ describe('DeadlineHeap', () => {
     const heap = new DeadlineHeap<Item>();
     const a = item(1, 10);
     const b = item(2, 20);
-    heap.push(a);
-    heap.push(b);
-    a.due = 30;
-    heap.update(a);
+    heap.push(a, a.due);
+    heap.push(b, b.due);
+    heap.update(a, 30);
     expect(heap.peek()).toBe(b);
+    expect(heap.dueOf(a)).toBe(30);
     const c = item(3, 1);
-    heap.update(c);
+    heap.update(c, c.due);
     expect(heap.peek()).toBe(c);
     expect(heap.has(c)).toBe(true);
   });
@@ -77,7 +81,7 @@ describe('DeadlineHeap', () => {
         for (const o of ops) {
           if (o.kind === 'push') {
             const it = item(nextId++, o.due);
-            heap.push(it);
+            heap.push(it, it.due);
             model.push(it);
           } else if (o.kind === 'pop') {
             const top = heap.peek();
@@ -96,7 +100,7 @@ describe('DeadlineHeap', () => {
               expect(heap.has(target)).toBe(false);
             } else {
               target.due = o.due;
-              heap.update(target);
+              heap.update(target, o.due);
             }
           }
           expect(heap.size).toBe(model.length);
@@ -104,6 +108,8 @@ describe('DeadlineHeap', () => {
           expectHeapShape(model);
           const min = model.length === 0 ? undefined : Math.min(...model.map((m) => m.due));
           expect(heap.peek()?.due).toBe(min);
+          expect(heap.peekDue()).toBe(min ?? Number.POSITIVE_INFINITY);
+          expect(model.every((m) => heap.dueOf(m) === m.due)).toBe(true);
         }
         expect(drain(heap)).toEqual(model.map((m) => m.due).sort((x, y) => x - y));
       }),

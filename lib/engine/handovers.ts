@@ -32,14 +32,14 @@ export class Handovers {
     this.advancing = true;
     try {
       const now = this.clock.now();
-      for (let top = this.table.heap.peek(); top !== undefined && top.due <= now; top = this.table.heap.peek()) {
+      const heap = this.table.heap;
+      for (let top = heap.peek(); top !== undefined && heap.peekDue() <= now; top = heap.peek()) {
         const real = top.state === 'holding' ? top.expiresAt : this.queueDeadline(top);
         if (real > now) {
-          top.due = real; // a sliding lease was extended since it was filed
-          this.table.heap.update(top);
+          heap.update(top, real); // a sliding lease was extended since it was filed
           continue;
         }
-        this.table.heap.remove(top);
+        heap.remove(top);
         if (top.state === 'holding') this.expire(top, now);
         else this.timeOut(top, now);
       }
@@ -78,14 +78,17 @@ export class Handovers {
    */
   catchUp(): number {
     const now = this.clock.now();
-    const top = this.table.heap.peek();
-    if (top === undefined || top.due > now) return now;
+    if (this.table.heap.peekDue() > now) return now;
     this.advance();
     return this.clock.now();
   }
 
   /** `token` is taken by the caller before it changes anything (see TokenSource.next: it may throw). */
-  grant(lock: LockState, claim: Claim, now: number, cause: HandoverCause | null, token: bigint): void {
+  /**
+   * `cause` and `endedAt`: what ended the last holder and when, for a handover (null for a free
+   * lock); passed in, since the grant may empty the queue that kept them (lock-state.ts).
+   */
+  grant(lock: LockState, claim: Claim, now: number, cause: HandoverCause | null, token: bigint, endedAt = 0): void {
     claim.token = token;
     claim.state = 'holding';
     claim.grantedAt = now;
@@ -103,8 +106,7 @@ export class Handovers {
     this.table.held++;
     // A waiter between connections that reaches the lock still waits for its client (leaveQueue uncounted it).
     if (claim.owner.awaitingResume === true) this.table.detachedNow++;
-    claim.due = claim.expiresAt;
-    this.table.heap.update(claim);
+    this.table.heap.update(claim, claim.expiresAt);
     if (this.table.listeners.length > 0) {
       this.table.emit({
         type: 'grant',
@@ -118,7 +120,7 @@ export class Handovers {
         leaseMs: claim.leaseMs,
         sliding: claim.sliding,
         waitedMs: now - claim.enqueuedAt,
-        handoverMs: cause === null ? null : Math.max(0, now - lock.endedAt),
+        handoverMs: cause === null ? null : Math.max(0, now - endedAt),
         handoverCause: cause,
       });
     }
@@ -160,12 +162,11 @@ export class Handovers {
         return;
       }
       this.table.leaveQueue(next, false);
-      this.grant(lock, next, now, endCause, token);
+      this.grant(lock, next, now, endCause, token, endedAt);
       // Delivered, or the owner ended the claim inside onGranted (which already handed the lock on).
       if (next.owner.onGranted(next) || next.state !== 'holding') return;
       this.dropHolder(lock, next, now, 'disconnect');
-      lock.endedAt = endedAt;
-      lock.endCause = endCause;
+      lock.noteEnd(endedAt, endCause);
     }
     this.table.dropIfIdle(lock);
   }

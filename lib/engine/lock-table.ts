@@ -6,6 +6,7 @@
 // the engine's parts see it: the rest of the tree reads it through LockEngine.
 import { type Claim, type HandoverCause, LockState } from './claim.ts';
 import { DeadlineHeap } from './deadline-heap.ts';
+import { ParkedLocks } from './parked-locks.ts';
 import type { LockEvent, LockEventListener } from './events.ts';
 
 export const NEVER = Number.POSITIVE_INFINITY;
@@ -38,10 +39,8 @@ export const DEFAULT_DETACH_LIMITS: DetachLimits = Object.freeze({ maxMs: 60_000
 export class LockTable {
   /** Every lock with a holder or waiters, and up to MAX_PARKED idle ones (parked: `lock.parked`). */
   readonly locks = new Map<string, LockState>();
-  /** The parked locks, oldest first (intrusive list through parkedPrev/parkedNext). */
-  private parkedHead: LockState | null = null;
-  private parkedTail: LockState | null = null;
-  private parkedCount = 0;
+  /** The parked locks, oldest first. */
+  private readonly parkedLocks = new ParkedLocks<LockState>(MAX_PARKED);
   readonly heap = new DeadlineHeap<Claim>();
   readonly listeners: LockEventListener[] = [];
   /** Claim ids are never reused, not even across a promotion (see ReplicaOps). */
@@ -73,17 +72,17 @@ export class LockTable {
 
   /** The engine clock time at which `advance()` has work next; +Infinity when none. */
   nextDeadline(): number {
-    return this.heap.peek()?.due ?? NEVER;
+    return this.heap.peekDue();
   }
 
   /** Locks with a holder or waiters. */
   get lockCount(): number {
-    return this.locks.size - this.parkedCount;
+    return this.locks.size - this.parkedLocks.count;
   }
 
   /** Idle locks kept for their next claim (at most MAX_PARKED): memory, not state. */
   get parkedLockCount(): number {
-    return this.parkedCount;
+    return this.parkedLocks.count;
   }
 
   get heldCount(): number {
@@ -180,29 +179,13 @@ export class LockTable {
   /** A lock nobody holds or waits for any more is parked: kept for its next claim, the oldest pushed out past MAX_PARKED. */
   dropIfIdle(lock: LockState): void {
     if (!lock.idle || !lock.filed || lock.parked) return;
-    lock.parked = true;
-    lock.parkedPrev = this.parkedTail;
-    lock.parkedNext = null;
-    if (this.parkedTail !== null) this.parkedTail.parkedNext = lock;
-    else this.parkedHead = lock;
-    this.parkedTail = lock;
-    if (++this.parkedCount > MAX_PARKED && this.parkedHead !== null) this.unfile(this.parkedHead);
+    const pushedOut = this.parkedLocks.park(lock);
+    if (pushedOut !== null) this.unfile(pushedOut);
   }
 
-  /** A parked lock gets a claim again: it starts as a new lock would, with no last end. */
+  /** A parked lock gets a claim again: it starts as a new lock would (no queue, so no last end). */
   unpark(lock: LockState): void {
-    const prev = lock.parkedPrev;
-    const next = lock.parkedNext;
-    if (prev !== null) prev.parkedNext = next;
-    else this.parkedHead = next;
-    if (next !== null) next.parkedPrev = prev;
-    else this.parkedTail = prev;
-    lock.parkedPrev = null;
-    lock.parkedNext = null;
-    lock.parked = false;
-    this.parkedCount--;
-    lock.endedAt = 0;
-    lock.endCause = 'release';
+    this.parkedLocks.take(lock);
   }
 
   /** Takes `lock` out of the table (parked or not): it is no longer the lock of its name. */
@@ -217,14 +200,10 @@ export class LockTable {
   unfileAll(): void {
     for (const lock of this.locks.values()) {
       lock.filed = false;
-      lock.parked = false;
-      lock.parkedPrev = null;
-      lock.parkedNext = null;
+      lock.parkSlot = -1;
     }
     this.locks.clear();
-    this.parkedHead = null;
-    this.parkedTail = null;
-    this.parkedCount = 0;
+    this.parkedLocks.clear();
   }
 
   /** Files a claim that sent a claim key (it must have its keyHash already). */
@@ -256,10 +235,7 @@ export class LockTable {
     const until = now + this.detachLimits.maxMs;
     if (!(claim.expiresAt > until)) return;
     claim.expiresAt = until;
-    if (claim.heapIndex >= 0 && claim.due > until) {
-      claim.due = until;
-      this.heap.update(claim);
-    }
+    if (this.heap.has(claim) && this.heap.dueOf(claim) > until) this.heap.update(claim, until);
     // The standbys learn the shorter lease with the next renewals, and keep no more of it at a crash.
     this.noteRenewal(claim);
   }
@@ -270,8 +246,7 @@ export class LockTable {
     holder.state = 'ended';
     this.heap.remove(holder);
     lock.holder = null;
-    lock.endedAt = endedAt;
-    lock.endCause = cause;
+    lock.noteEnd(endedAt, cause);
     this.held--;
   }
 

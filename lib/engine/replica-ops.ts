@@ -89,14 +89,13 @@ export class ReplicaOps {
     claim.state = 'holding';
     claim.grantedAt = grantedAt;
     claim.expiresAt = now + g.remainingMs;
-    claim.due = claim.expiresAt;
     if (g.keyHash) {
       claim.keyHash = g.keyHash;
       this.table.addResumable(claim);
     }
     lock.holder = claim;
     this.table.held++;
-    this.table.heap.push(claim);
+    this.table.heap.push(claim, claim.expiresAt);
     if (emit && this.table.listeners.length > 0) {
       this.table.emit({
         type: 'grant',
@@ -195,10 +194,7 @@ export class ReplicaOps {
     claim.expiresAt = this.clock.now() + remainingMs;
     // Waiters are not in a standby's heap; a holder's later deadline is filed lazily (advance()
     // re-files a stale one), an earlier one must be filed now.
-    if (claim.state === 'holding' && claim.expiresAt < claim.due) {
-      claim.due = claim.expiresAt;
-      this.table.heap.update(claim);
-    }
+    if (claim.state === 'holding' && claim.expiresAt < this.table.heap.dueOf(claim)) this.table.heap.update(claim, claim.expiresAt);
   }
 
   /** replicaRenew for a resumable claim (holder or waiter) named by its id alone (the coalesced renewals). */
@@ -226,9 +222,7 @@ export class ReplicaOps {
       kept++;
       if (owner.awaitingResume === true) this.table.fileDetached(claim, now);
       if (claim.state === 'waiting') {
-        claim.due = Math.min(claim.waitDeadline, claim.expiresAt);
-        if (claim.heapIndex < 0) this.table.heap.push(claim);
-        else this.table.heap.update(claim);
+        this.table.heap.update(claim, Math.min(claim.waitDeadline, claim.expiresAt));
       }
       // Readers (the dashboard) show it as waiting for its client from now on.
       if (this.table.listeners.length > 0)

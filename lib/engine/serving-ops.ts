@@ -63,8 +63,8 @@ export class ServingOps {
     if (lock.holder === null && lock.head === null) this.gate.fileHeld(lock);
     lock.enqueue(claim);
     this.table.queued++;
-    claim.due = Math.min(claim.waitDeadline, sliding ? claim.expiresAt : NEVER);
-    if (claim.due !== NEVER) this.table.heap.push(claim);
+    const due = Math.min(claim.waitDeadline, sliding ? claim.expiresAt : NEVER);
+    if (due !== NEVER) this.table.heap.push(claim, due);
     if (this.table.listeners.length > 0) {
       this.table.emit({
         type: 'enqueue',
