@@ -30,6 +30,21 @@ function drain(heap: DeadlineHeap<Item>): number[] {
 }
 
 describe('DeadlineHeap', () => {
+  it('clear() takes every item out at once, and the heap works as new afterwards', () => {
+    const heap = new DeadlineHeap<Item>();
+    const items = Array.from({ length: 200 }, (_, i) => item(i, (i * 7919) % 1000));
+    for (const i of items) heap.push(i, i.due);
+    heap.clear();
+    expect(heap.size).toBe(0);
+    expect(heap.peek()).toBeUndefined();
+    expect(heap.peekDue()).toBe(Number.POSITIVE_INFINITY);
+    expect(items.filter((i) => i.heapIndex !== -1 || heap.has(i))).toEqual([]);
+    // Filed again, an item cleared out is a new entry, not a stale slot of the old heap.
+    const again = [items[5], items[150], items[42]] as Item[];
+    for (const i of again) heap.push(i, i.due);
+    expect(drain(heap)).toEqual(again.map((i) => i.due).sort((a, b) => a - b));
+  });
+
   it('peeks the earliest deadline and is empty after removing everything', () => {
     const heap = new DeadlineHeap<Item>();
     const items = [item(1, 30), item(2, 10), item(3, 20)];
