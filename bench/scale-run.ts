@@ -1,0 +1,44 @@
+// The scale section as `npm run bench` runs it: its flags, and its files. Writes
+// bench/results/scale-latest.json and .md (every run of the section, whatever parts it ran) and,
+// when the held part ran, the curves as docs/scale-memory.svg and docs/scale-cpu.svg.
+//   --scale-sizes 10000,100000,1000000[,5000000]   table sizes (held locks; join/failover from 1M)
+//   --scale-only held,waiters,sessions,join,failover
+//   --scale-max-waiters 1000000   waiter counts: the sizes up to this
+//   --scale-sessions 10000,100000 --scale-lease-ms 5000
+//   --scale-cluster-from 1000000   join and failover: the sizes from this up
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { intFlag, intListFlag, listFlag } from './flags.ts';
+import { hostMachine } from './report.ts';
+import { scaleCharts, scaleMarkdown } from './scale-report.ts';
+import { SCALE_PARTS, scaleSection } from './sections/scale-section.ts';
+import { ensureDebianServers } from './servers/server-process.ts';
+
+/** Runs the section with the command line's flags; returns its markdown. */
+export async function runScale(seconds: number, repeats: number, say: (text: string) => void): Promise<string> {
+  const options = {
+    parts: listFlag('--scale-only', SCALE_PARTS),
+    sizes: intListFlag('--scale-sizes', [10_000, 100_000, 1_000_000], 20_000_000),
+    maxWaiters: intFlag('--scale-max-waiters', 1_000_000, 20_000_000),
+    sessions: intListFlag('--scale-sessions', [10_000, 100_000], 1_000_000),
+    sessionLeaseMs: intFlag('--scale-lease-ms', 5_000, 600_000),
+    minClusterSize: intFlag('--scale-cluster-from', 1_000_000, 20_000_000),
+    seconds,
+    repeats,
+  };
+  if (options.parts.includes('held')) ensureDebianServers();
+  const result = await scaleSection(options, say);
+  const text = scaleMarkdown(result);
+  const results = new URL('./results/', import.meta.url).pathname;
+  mkdirSync(results, { recursive: true });
+  const redis = options.parts.includes('held') ? execFileSync('redis-server', ['--version'], { encoding: 'utf8' }).trim() : '-';
+  const json = { machine: { ...hostMachine(), redis }, date: new Date().toISOString(), ...result };
+  writeFileSync(
+    `${results}scale-latest.json`,
+    `${JSON.stringify(json, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 2)}\n`,
+  );
+  writeFileSync(`${results}scale-latest.md`, `${text}\n`);
+  for (const [name, svg] of Object.entries(scaleCharts(result))) writeFileSync(new URL(`../docs/${name}`, import.meta.url), svg);
+  say('scale: wrote bench/results/scale-latest.json and .md (and docs/scale-*.svg when the held part ran)');
+  return text;
+}
