@@ -19,7 +19,16 @@ const REFERENCE_LOCKS = 1_000;
 const LEASE_S = 600;
 const SETTLE_MS = 2_000;
 
-export interface HeldRow {
+export interface CpuComparison {
+  /** Server CPU per pair (us) on the filled daemon, and on the one holding 1,000: medians of the repeats. */
+  cpuUsPerPair: number;
+  referenceCpuUsPerPair: number;
+  /** Median of per-repeat ratios (filled / 1,000 locks). */
+  cpuVsReference: number;
+  pairsPerSec: number;
+}
+
+export interface HeldRow extends CpuComparison {
   locks: number;
   batonRssMiB: number;
   batonPeakMiB: number;
@@ -29,18 +38,14 @@ export interface HeldRow {
   batonVsRedis: number;
   batonFillSeconds: number;
   redisFillSeconds: number;
-  /** Server CPU per pair (us) with `locks` held, and with 1,000 held: medians of the repeats. */
-  cpuUsPerPair: number;
-  referenceCpuUsPerPair: number;
-  /** Median of per-repeat ratios (this size / 1,000 locks). */
-  cpuVsReference: number;
-  pairsPerSec: number;
 }
 
 export interface HeldResult {
   baseRssMiB: { baton: number; redis: number };
   /** Seconds from the first fill to the last measurement: under the 600 s lease, or locks expired. */
   spanSeconds: number;
+  /** The comparison before the fill: the empty daemon against the 1,000-lock one (the noise floor). */
+  emptyVsReference: CpuComparison;
   rows: HeldRow[];
 }
 
@@ -59,26 +64,8 @@ export async function heldSection(sizes: number[], seconds: number, repeats: num
       const r = await rawKeyedLoad(port, 50, 16, seconds * 1_000);
       return { us: ((cpuMs() - cpu0) * 1_000) / r.pairs, pairsPerSec: (r.pairs / r.elapsedMs) * 1_000 };
     };
-    await fillLocks(ref.lockPort, REFERENCE_LOCKS, 'scale/ref');
-    await usPerPair(big.lockPort, big.cpuMs);
-    await usPerPair(ref.lockPort, ref.cpuMs);
-    await sleep(SETTLE_MS);
-    const bigPid = big.child.pid as number;
-    const base = { baton: memKiB(bigPid).rss, redis: memKiB(redis.pid).rss };
-    const rows: HeldRow[] = [];
-    const first = performance.now();
-    let filled = 0;
-    for (const [step, size] of sizes.entries()) {
-      say(`scale: filling to ${size} held locks (Baton, then Redis)`);
-      const t0 = performance.now();
-      await fillLocks(big.lockPort, size - filled, `scale/held/${step}`);
-      const t1 = performance.now();
-      await fillRedisLocks(redis.port, size - filled, `scale/held/${step}`);
-      const t2 = performance.now();
-      filled = size;
-      await sleep(SETTLE_MS);
-      const baton = memKiB(bigPid);
-      const redisRss = memKiB(redis.pid).rss;
+    /** Grant CPU per pair on `big` against `ref`, alternating which goes first, medians of `repeats`. */
+    const compare = async (): Promise<CpuComparison> => {
       const cpu: number[] = [];
       const refCpu: number[] = [];
       const ratios: number[] = [];
@@ -95,6 +82,37 @@ export async function heldSection(sizes: number[], seconds: number, repeats: num
         ratios.push(b.us / f.us);
         rates.push(b.pairsPerSec);
       }
+      return {
+        cpuUsPerPair: round(median(cpu)),
+        referenceCpuUsPerPair: round(median(refCpu)),
+        cpuVsReference: round(median(ratios)),
+        pairsPerSec: Math.round(median(rates)),
+      };
+    };
+    await fillLocks(ref.lockPort, REFERENCE_LOCKS, 'scale/ref');
+    await usPerPair(big.lockPort, big.cpuMs);
+    await usPerPair(ref.lockPort, ref.cpuMs);
+    await sleep(SETTLE_MS);
+    const bigPid = big.child.pid as number;
+    const base = { baton: memKiB(bigPid).rss, redis: memKiB(redis.pid).rss };
+    // The same comparison before the fill (0 against 1,000 locks): what two like daemons differ
+    // by on this machine, the noise floor the per-size ratios are read against.
+    const emptyVsReference = await compare();
+    const rows: HeldRow[] = [];
+    const first = performance.now();
+    let filled = 0;
+    for (const [step, size] of sizes.entries()) {
+      say(`scale: filling to ${size} held locks (Baton, then Redis)`);
+      const t0 = performance.now();
+      await fillLocks(big.lockPort, size - filled, `scale/held/${step}`);
+      const t1 = performance.now();
+      await fillRedisLocks(redis.port, size - filled, `scale/held/${step}`);
+      const t2 = performance.now();
+      filled = size;
+      await sleep(SETTLE_MS);
+      const baton = memKiB(bigPid);
+      const redisRss = memKiB(redis.pid).rss;
+      const cmp = await compare();
       const row: HeldRow = {
         locks: size,
         batonRssMiB: mib(baton.rss),
@@ -105,10 +123,7 @@ export async function heldSection(sizes: number[], seconds: number, repeats: num
         batonVsRedis: round((baton.rss - base.baton) / (redisRss - base.redis)),
         batonFillSeconds: round((t1 - t0) / 1_000, 1),
         redisFillSeconds: round((t2 - t1) / 1_000, 1),
-        cpuUsPerPair: round(median(cpu)),
-        referenceCpuUsPerPair: round(median(refCpu)),
-        cpuVsReference: round(median(ratios)),
-        pairsPerSec: Math.round(median(rates)),
+        ...cmp,
       };
       say(
         `scale: ${size} held: Baton ${row.batonBytesPerLock} B/lock, Redis ${row.redisBytesPerLock} B/lock, CPU/pair ${row.cpuVsReference}x the 1,000-lock daemon`,
@@ -117,7 +132,7 @@ export async function heldSection(sizes: number[], seconds: number, repeats: num
     }
     const spanSeconds = Math.round((performance.now() - first) / 1_000);
     if (spanSeconds >= LEASE_S) say(`scale: WARNING: the held-lock run took ${spanSeconds} s, longer than the ${LEASE_S} s lease: the last sizes lost locks`);
-    return { baseRssMiB: { baton: mib(base.baton), redis: mib(base.redis) }, spanSeconds, rows };
+    return { baseRssMiB: { baton: mib(base.baton), redis: mib(base.redis) }, spanSeconds, emptyVsReference, rows };
   } finally {
     await Promise.allSettled([big.stop(), ref.stop(), redis.stop()]);
   }

@@ -1,5 +1,6 @@
 // The scale section's markdown tables and its two charts (docs/scale-memory.svg,
 // docs/scale-cpu.svg), from a ScaleResult.
+import type { CpuComparison } from './scale-held.ts';
 import type { ScaleResult } from './sections/scale-section.ts';
 import { lineChartSvg } from './scale-svg.ts';
 
@@ -42,6 +43,12 @@ export function scaleMarkdown(r: ScaleResult): string {
         ]),
       ),
     );
+    // Older result files (before the check was added) have no emptyVsReference.
+    const e: CpuComparison | undefined = r.held.emptyVsReference;
+    if (e !== undefined)
+      out.push(
+        `\nThe same comparison before the fill (the daemon empty against the 1,000-lock one, the noise floor of two like daemons on this machine): ${e.cpuUsPerPair} us against ${e.referenceCpuUsPerPair} us, ${e.cpuVsReference}x.`,
+      );
   }
   if (r.waiters) {
     out.push('\nWaiting requests, one per held lock, 5,000 per connection (a fresh daemon per size):\n');
