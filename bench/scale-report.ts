@@ -65,11 +65,20 @@ export function scaleMarkdown(r: ScaleResult): string {
     );
     out.push(
       table(
-        ['sessions', 'claims', 'RSS per session', 'server RSS', 'CPU per heartbeat', 'heartbeats/s', 'server CPU', 'handover p99 during (before)'],
+        [
+          'sessions granted (open at the end)',
+          'claims',
+          'RSS per open session',
+          'server RSS',
+          'CPU per heartbeat',
+          'heartbeats/s',
+          'server CPU',
+          'handover p99 during (before)',
+        ],
         r.sessions.map((s) => [
-          `${n(s.sessions)}${s.sessions < s.requested ? ` of ${n(s.requested)}` : ''}`,
+          `${n(s.sessions)}${s.sessions < s.requested ? ` of ${n(s.requested)}` : ''} (${n(s.liveAtEnd ?? s.sessions)})`,
           s.mode,
-          `${s.rssPerSessionKiB} KiB`,
+          `${s.rssPerLiveSessionKiB ?? s.rssPerSessionKiB} KiB`,
           `${s.rssBeforeMiB} → ${s.rssWithSessionsMiB} MiB`,
           `${s.cpuUsPerHeartbeat} us`,
           n(s.heartbeatsPerSec),

@@ -36,6 +36,13 @@ export interface SessionRow extends SessionsResult {
   mode: 'seed' | 'resumable';
   /** Server CPU per heartbeat answered (us): its CPU share over the heartbeats per second. */
   cpuUsPerHeartbeat: number;
+  /**
+   * Sessions still open when the holders stopped: granted ones can still lose their lease (a
+   * heartbeat late on a loaded machine) and be closed by the server. Memory per session is
+   * counted over these, not over the grants.
+   */
+  liveAtEnd: number;
+  rssPerLiveSessionKiB: number;
 }
 
 export interface ScaleResult {
@@ -78,7 +85,10 @@ export async function scaleSection(options: ScaleOptions, say: (text: string) =>
         say(`scale: ${count} ${mode} sessions, ${options.sessionLeaseMs} ms lease`);
         const r = await sessionsSection(count, options.sessionLeaseMs, options.seconds, options.repeats, mode === 'resumable');
         const cpuUsPerHeartbeat = r.heartbeatsPerSec > 0 ? round((r.serverCpuPercentHeartbeating * 10_000) / r.heartbeatsPerSec) : Number.NaN;
-        result.sessions.push({ ...r, mode, cpuUsPerHeartbeat });
+        const liveAtEnd = r.requested - (r.holderCounts.closedEarly ?? 0);
+        const rssPerLiveSessionKiB = round(((r.rssWithSessionsMiB - r.rssBeforeMiB) * 1024) / liveAtEnd, 2);
+        if (liveAtEnd < r.sessions) say(`scale: ${r.sessions - liveAtEnd} of ${r.sessions} sessions lost their lease before the end (late heartbeats)`);
+        result.sessions.push({ ...r, mode, cpuUsPerHeartbeat, liveAtEnd, rssPerLiveSessionKiB });
       }
     }
   }
