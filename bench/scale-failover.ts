@@ -29,7 +29,7 @@ export async function tableFailover(locks: number): Promise<TableFailover> {
     const fillSeconds = round((performance.now() - fill0) / 1_000, 1);
     const join0 = performance.now();
     await b.start();
-    await waitFor(async () => (await a.cluster()).nodes.find((n) => n.id === 'b')?.inSync === true, { timeoutMs: 600_000, intervalMs: 50, what: 'b in sync' });
+    await waitFor(async () => (await a.cluster()).nodes.find((n) => n.id === 'b')?.inSync === true, { timeoutMs: 300_000, intervalMs: 50, what: 'b in sync' });
     const joinSeconds = round((performance.now() - join0) / 1_000, 1);
     // Let the join's garbage settle on both sides: the kill should meet a standby at rest.
     await new Promise((r) => setTimeout(r, 3_000));

@@ -1,7 +1,7 @@
 // The scale section's markdown tables and its two charts (docs/scale-memory.svg,
 // docs/scale-cpu.svg), from a ScaleResult.
 import type { CpuComparison } from './scale-held.ts';
-import type { ScaleResult } from './sections/scale-section.ts';
+import { failed, type ScaleResult } from './sections/scale-section.ts';
 import { lineChartSvg } from './scale-svg.ts';
 
 const table = (head: string[], rows: (string | number)[][]) =>
@@ -102,33 +102,42 @@ export function scaleMarkdown(r: ScaleResult): string {
           'failovers',
           'RSS active / standby (peak)',
         ],
-        r.join.map((j) => [
-          n(j.locks),
-          `${(j.inSyncMs / 1000).toFixed(1)} s (${j.parts} parts)`,
-          `${j.activeMaxLoopDelayMs} ms (${Math.max(...j.activeGcPauseMs)} ms)`,
-          `${Math.max(...j.standbyLoopDelayMs)} ms (${Math.max(...j.standbyGcPauseMs)} ms)`,
-          `${j.handoverP50Ms} / ${j.handoverP99Ms} / ${j.handoverMaxMs} ms`,
-          `${j.baseline.maxLoopDelayMs} ms; ${j.baseline.handoverP99Ms} ms`,
-          j.failovers,
-          `${j.rssMiB.active} / ${j.rssMiB.standby} MiB (${j.rssMiB.activePeak} / ${j.rssMiB.standbyPeak})`,
-        ]),
+        r.join.map((j) =>
+          failed(j)
+            ? [n(j.locks), `did not finish: ${j.error}`, '-', '-', '-', '-', '-', '-']
+            : [
+                n(j.locks),
+                `${(j.inSyncMs / 1000).toFixed(1)} s (${j.parts} parts)`,
+                `${j.activeMaxLoopDelayMs} ms (${Math.max(...j.activeGcPauseMs)} ms)`,
+                `${Math.max(...j.standbyLoopDelayMs)} ms (${Math.max(...j.standbyGcPauseMs)} ms)`,
+                `${j.handoverP50Ms} / ${j.handoverP99Ms} / ${j.handoverMaxMs} ms`,
+                `${j.baseline.maxLoopDelayMs} ms; ${j.baseline.handoverP99Ms} ms`,
+                j.failovers,
+                `${j.rssMiB.active} / ${j.rssMiB.standby} MiB (${j.rssMiB.activePeak} / ${j.rssMiB.standbyPeak})`,
+              ],
+        ),
       ),
     );
-    for (const j of r.join) out.push(`\n${n(j.locks)}: active per-second maxima ${list(j.activeLoopDelayMs)} ms; standby ${list(j.standbyLoopDelayMs)} ms.`);
+    for (const j of r.join)
+      if (!failed(j)) out.push(`\n${n(j.locks)}: active per-second maxima ${list(j.activeLoopDelayMs)} ms; standby ${list(j.standbyLoopDelayMs)} ms.`);
   }
   if (r.failover) {
     out.push('\nkill -9 of the active holding the table (2 nodes, peer-timeout 1 s, the standby synced and at rest):\n');
     out.push(
       table(
         ['locks', 'kill → standby active', 'gap it records', 'goal (peer-timeout + 200 ms)', 'locks kept', 'join before it'],
-        r.failover.map((f) => [
-          n(f.locks),
-          `${f.killPromotionMs} ms`,
-          `${f.killGapMs} ms`,
-          f.killPromotionMs <= f.peerTimeoutMs + 200 ? 'met' : 'missed',
-          `${n(f.locksKept)} of ${n(f.locks)}`,
-          `${f.joinSeconds} s`,
-        ]),
+        r.failover.map((f) =>
+          failed(f)
+            ? [n(f.locks), `did not finish: ${f.error}`, '-', '-', '-', '-']
+            : [
+                n(f.locks),
+                `${f.killPromotionMs} ms`,
+                `${f.killGapMs} ms`,
+                f.killPromotionMs <= f.peerTimeoutMs + 200 ? 'met' : 'missed',
+                `${n(f.locksKept)} of ${n(f.locks)}`,
+                `${f.joinSeconds} s`,
+              ],
+        ),
       ),
     );
   }

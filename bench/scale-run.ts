@@ -27,31 +27,31 @@ export async function runScale(seconds: number, repeats: number, say: (text: str
     repeats,
   };
   if (options.parts.includes('held')) ensureDebianServers();
-  const fresh = await scaleSection(options, say);
   const results = new URL('./results/', import.meta.url).pathname;
+  const latest = `${results}scale-latest.json`;
   // A run of some parts (--scale-only) keeps the other parts of the last run's file, so one part
   // can be re-run without the rest (the charts and tables are then drawn from both).
-  const latest = `${results}scale-latest.json`;
   type Saved = ScaleResult & { date: string; partDates?: Record<string, string>; machine: { redis: string } };
   const earlier = options.parts.length < SCALE_PARTS.length && existsSync(latest) ? (JSON.parse(readFileSync(latest, 'utf8')) as Saved) : undefined;
   const date = new Date().toISOString();
-  const result: ScaleResult = { ...fresh };
-  const partDates: Record<string, string> = Object.fromEntries(options.parts.map((p) => [p, date]));
-  for (const part of SCALE_PARTS) {
-    if (options.parts.includes(part) || earlier?.[part] === undefined) continue;
-    Object.assign(result, { [part]: earlier[part] });
-    partDates[part] = earlier.partDates?.[part] ?? earlier.date;
-  }
-  const text = scaleMarkdown(result);
-  mkdirSync(results, { recursive: true });
   const redis = options.parts.includes('held') ? execFileSync('redis-server', ['--version'], { encoding: 'utf8' }).trim() : (earlier?.machine.redis ?? '-');
-  const json = { machine: { ...hostMachine(), redis }, date, partDates, ...result };
-  writeFileSync(
-    `${results}scale-latest.json`,
-    `${JSON.stringify(json, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 2)}\n`,
-  );
-  writeFileSync(`${results}scale-latest.md`, `${text}\n`);
-  for (const [name, svg] of Object.entries(scaleCharts(result))) writeFileSync(new URL(`../docs/${name}`, import.meta.url), svg);
+  let text = '';
+  const save = (fresh: ScaleResult) => {
+    const result: ScaleResult = { ...fresh };
+    const partDates: Record<string, string> = Object.fromEntries(options.parts.map((p) => [p, date]));
+    for (const part of SCALE_PARTS) {
+      if (options.parts.includes(part) || earlier?.[part] === undefined) continue;
+      Object.assign(result, { [part]: earlier[part] });
+      partDates[part] = earlier.partDates?.[part] ?? earlier.date;
+    }
+    text = scaleMarkdown(result);
+    mkdirSync(results, { recursive: true });
+    const json = { machine: { ...hostMachine(), redis }, date, partDates, ...result };
+    writeFileSync(latest, `${JSON.stringify(json, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v), 2)}\n`);
+    writeFileSync(`${results}scale-latest.md`, `${text}\n`);
+    for (const [name, svg] of Object.entries(scaleCharts(result))) writeFileSync(new URL(`../docs/${name}`, import.meta.url), svg);
+  };
+  save(await scaleSection(options, say, save));
   say('scale: wrote bench/results/scale-latest.json and .md (and docs/scale-*.svg when the held part ran)');
   return text;
 }

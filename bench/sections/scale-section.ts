@@ -52,8 +52,26 @@ export interface ScaleResult {
   held?: HeldResult;
   waiters?: WaiterRow[];
   sessions?: SessionRow[];
-  join?: JoinResult[];
-  failover?: TableFailover[];
+  join?: Array<JoinResult | PartFailed>;
+  failover?: Array<TableFailover | PartFailed>;
+}
+
+/** A join or failover run that did not finish (the standby never got in sync, ...): kept as a figure. */
+export interface PartFailed {
+  locks: number;
+  error: string;
+}
+
+export const failed = (x: object): x is PartFailed => 'error' in x;
+
+async function orFailed<T>(locks: number, run: () => Promise<T>, say: (text: string) => void): Promise<T | PartFailed> {
+  try {
+    return await run();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    say(`scale: the run at ${locks} locks failed: ${message}`);
+    return { locks, error: message };
+  }
 }
 
 export function openFileLimit(): { soft: number; hard: number } {
@@ -64,7 +82,8 @@ export function openFileLimit(): { soft: number; hard: number } {
 /** File descriptors the bench keeps beside the sessions (the handover clients, the daemon's own files). */
 const FD_HEADROOM = 1_500;
 
-export async function scaleSection(options: ScaleOptions, say: (text: string) => void): Promise<ScaleResult> {
+/** `saved`: called with the result so far after each part (a long run keeps what it measured). */
+export async function scaleSection(options: ScaleOptions, say: (text: string) => void, saved: (r: ScaleResult) => void): Promise<ScaleResult> {
   const limit = openFileLimit();
   const result: ScaleResult = { options, openFileLimit: limit };
   const has = (p: ScalePart) => options.parts.includes(p);
@@ -89,22 +108,23 @@ export async function scaleSection(options: ScaleOptions, say: (text: string) =>
         const rssPerLiveSessionKiB = round(((r.rssWithSessionsMiB - r.rssBeforeMiB) * 1024) / liveAtEnd, 2);
         if (liveAtEnd < r.sessions) say(`scale: ${r.sessions - liveAtEnd} of ${r.sessions} sessions lost their lease before the end (late heartbeats)`);
         result.sessions.push({ ...r, mode, cpuUsPerHeartbeat, liveAtEnd, rssPerLiveSessionKiB });
+        saved(result);
       }
     }
   }
-  const big = options.sizes.filter((s) => s >= options.minClusterSize);
-  if (has('join')) {
-    result.join = [];
-    for (const size of big) {
+  // Per size, the join and then the kill -9, so the smaller table's figures are in before the larger one's run.
+  if (has('join')) result.join = [];
+  if (has('failover')) result.failover = [];
+  for (const size of options.sizes.filter((s) => s >= options.minClusterSize)) {
+    if (result.join) {
       say(`scale: a standby joins ${size} locks under 2,000 pairs/s`);
-      result.join.push(await joinSection(size, 2_000));
+      result.join.push(await orFailed(size, () => joinSection(size, 2_000), say));
+      saved(result);
     }
-  }
-  if (has('failover')) {
-    result.failover = [];
-    for (const size of big) {
+    if (result.failover) {
       say(`scale: kill -9 of an active holding ${size} locks`);
-      result.failover.push(await tableFailover(size));
+      result.failover.push(await orFailed(size, () => tableFailover(size), say));
+      saved(result);
     }
   }
   return result;
