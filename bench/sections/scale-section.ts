@@ -87,12 +87,17 @@ export async function scaleSection(options: ScaleOptions, say: (text: string) =>
   const limit = openFileLimit();
   const result: ScaleResult = { options, openFileLimit: limit };
   const has = (p: ScalePart) => options.parts.includes(p);
-  if (has('held')) result.held = await heldSection(options.sizes, options.seconds, options.repeats, say);
-  if (has('waiters'))
+  if (has('held')) {
+    result.held = await heldSection(options.sizes, options.seconds, options.repeats, say);
+    saved(result);
+  }
+  if (has('waiters')) {
     result.waiters = await waitersSection(
       options.sizes.filter((s) => s <= options.maxWaiters),
       say,
     );
+    saved(result);
+  }
   if (has('sessions')) {
     // Each session is one open file in the daemon and one in the holder process (children of
     // this one, with its limit): a count past the limit is measured at what fits, and said so.
