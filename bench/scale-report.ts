@@ -145,18 +145,19 @@ export function scaleMarkdown(r: ScaleResult): string {
 }
 
 /**
- * Per-item bytes that can be drawn: a growth at or below zero (at 10,000 locks the table is about
- * 5 MiB, inside the few MiB a Node heap resizes by between two readings) is left off the chart,
- * and the table says so.
+ * Per-item bytes that can be drawn: from 100,000 items up. Below that the growth (about 5 MiB for
+ * 10,000 locks) is inside the few MiB a Node heap resizes by between two readings (it even reads
+ * negative); the table keeps those rows and says so.
  */
-const drawable = (points: Array<[number, number]>) => points.filter(([, y]) => y > 0);
+const CHART_FROM = 100_000;
+const drawable = (points: Array<[number, number]>) => points.filter(([x, y]) => x >= CHART_FROM && y > 0);
 
 /** The charts, by file name under docs/ (none when the held part did not run). */
 export function scaleCharts(r: ScaleResult): Record<string, string> {
   if (!r.held) return {};
   const rows = r.held.rows;
   const memory = lineChartSvg({
-    title: 'Memory per held lock as the table grows (RSS growth / locks)',
+    title: 'Bytes per held lock and per waiter as the table grows (RSS growth)',
     xLabel: 'locks held (log scale)',
     yLabel: 'bytes',
     series: [
