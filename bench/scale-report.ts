@@ -35,7 +35,7 @@ export function scaleMarkdown(r: ScaleResult): string {
           h.batonBytesPerLock > 0 ? h.batonBytesPerLock : `${h.batonBytesPerLock} (inside the heap's resizing noise)`,
           `${h.redisRssMiB} MiB`,
           h.redisBytesPerLock,
-          `${h.batonVsRedis}x`,
+          h.batonBytesPerLock > 0 ? `${h.batonVsRedis}x` : '-',
           `${h.cpuUsPerPair} us (${h.referenceCpuUsPerPair} us)`,
           `${h.cpuVsReference}x`,
           n(h.pairsPerSec),
