@@ -33,3 +33,15 @@ export function stringFlag(name: string): string | undefined {
   }
   return value;
 }
+
+/** `--name 10000,100000`: whole numbers from 1 to `max`, ascending; `fallback` when absent. */
+export function intListFlag(name: string, fallback: number[], max: number): number[] {
+  const i = process.argv.indexOf(name);
+  if (i < 0) return fallback;
+  const values = (process.argv[i + 1] ?? '').split(',').map(Number);
+  if (values.length === 0 || values.some((v) => !(Number.isInteger(v) && v >= 1 && v <= max))) {
+    console.error(`bench: ${name} takes a comma-separated list of whole numbers from 1 to ${max}`);
+    process.exit(2);
+  }
+  return [...new Set(values)].sort((a, b) => a - b);
+}

@@ -9,9 +9,12 @@
 //   console   handover p99 with five dashboards open against none (needs `npm run build`), and
 //             the console's read side at 100,000 locks (50 never-reading event streams, four
 //             pollers of GET /api/v1/locks?limit=1) against a canary (also alone: console-load)
+//   scale     cost as the table grows: memory per held lock (Redis beside it), per waiter, per
+//             session; grant CPU per pair; join and kill -9 of the 1M+ tables (bench/scale-run.ts
+//             has its flags; `npm run bench:scale` runs it alone)
 // Prints markdown tables (progress goes to stderr) and writes bench/results/bench-latest.json
 // and bench-latest.md (bench-partial.* for a run with --only).
-// Usage: npm run bench [-- --only pairs,handover,sessions,failover,console,console-load] [--seconds 5]
+// Usage: npm run bench [-- --only pairs,handover,sessions,failover,console,console-load,scale] [--seconds 5]
 //        [--repeats 3] [--sessions 10000] [--cpu-prof <dir>: profile every baton child]
 //        [--baseline <other checkout>/bin/baton: that build too, side by side in pairs and handover]
 import { execFileSync } from 'node:child_process';
@@ -25,6 +28,7 @@ import { failoverSection } from './sections/failover-section.ts';
 import { handoverSection } from './sections/handover-section.ts';
 import { pairsSection } from './sections/pairs-section.ts';
 import { sessionsSection } from './sections/sessions-section.ts';
+import { runScale } from './scale-run.ts';
 import { startEtcd } from './servers/etcd-server.ts';
 import { startFloor } from './servers/floor-server.ts';
 import { REDIS_ARGS, startRedis } from './servers/redis-server.ts';
@@ -35,7 +39,7 @@ import { etcdElection, etcdLock } from './systems/etcd-systems.ts';
 import { floorKeyed, floorSession } from './systems/floor-systems.ts';
 import { redisSetNx, redlockDefault } from './systems/redis-systems.ts';
 
-const SECTIONS = ['pairs', 'handover', 'sessions', 'failover', 'console', 'console-load'] as const;
+const SECTIONS = ['pairs', 'handover', 'sessions', 'failover', 'console', 'console-load', 'scale'] as const;
 const only = listFlag('--only', SECTIONS);
 const seconds = intFlag('--seconds', 5, 120);
 const repeats = intFlag('--repeats', 3, 20);
@@ -148,7 +152,11 @@ if (only.includes('console') || only.includes('console-load')) {
   results.consoleLoad = await consoleLoadSection(seconds, repeats);
 }
 
-const text = markdown(results);
+let text = markdown(results);
+if (only.includes('scale')) {
+  say('section 6: scale');
+  text += `\n${await runScale(seconds, repeats, say)}`;
+}
 console.log(text);
 const dir = new URL('./results/', import.meta.url).pathname;
 mkdirSync(dir, { recursive: true });

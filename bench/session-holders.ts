@@ -16,6 +16,8 @@ const live = new Set<Socket>();
 let acquired = 0;
 let heartbeatReplies = 0;
 let errors = 0;
+/** ERROR lines by their first word after ERROR (the code: 0x03 is a lease that expired), for the counts. */
+const errorCodes: Record<string, number> = {};
 let closedEarly = 0;
 let stopping = false;
 
@@ -42,7 +44,11 @@ function open(i: number): Promise<void> {
             granted = true;
             acquired++;
           }
-        } else if (line.startsWith('ERROR')) errors++;
+        } else if (line.startsWith('ERROR')) {
+          errors++;
+          const code = `ERROR ${line.split(' ')[1] ?? '?'}`;
+          errorCodes[code] = (errorCodes[code] ?? 0) + 1;
+        }
       }
     });
     s.on('close', () => {
@@ -79,7 +85,7 @@ process.stdin.on('data', (text: string) => {
   if (!text.includes('stop')) return;
   stopping = true;
   clearInterval(timer);
-  process.stdout.write(`${JSON.stringify({ acquired, heartbeatReplies, errors, closedEarly })}\n`);
+  process.stdout.write(`${JSON.stringify({ acquired, heartbeatReplies, errors, closedEarly, ...errorCodes })}\n`);
   for (const s of sockets) s.destroy();
   process.exit(0);
 });

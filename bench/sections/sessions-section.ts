@@ -32,7 +32,8 @@ export interface SessionsResult {
   holderCounts: Record<string, number>;
 }
 
-export async function sessionsSection(count: number, leaseMs: number, seconds: number, repeats: number): Promise<SessionsResult> {
+/** `resumable`: each session's ACQUIRE carries a claim key (the scale section's resumable rows). */
+export async function sessionsSection(count: number, leaseMs: number, seconds: number, repeats: number, resumable = false): Promise<SessionsResult> {
   const baton = await startBaton(['--max-connections', String(count + 1_000)]);
   track(baton.child);
   const pid = baton.child.pid as number;
@@ -46,9 +47,13 @@ export async function sessionsSection(count: number, leaseMs: number, seconds: n
     const before = rssKiB(pid);
     process.stderr.write(`bench: sessions: opening ${count} sessions\n`);
     const script = new URL('../session-holders.ts', import.meta.url).pathname;
-    holders = spawn(process.execPath, ['--import', 'tsx', script, String(baton.sessionPort), String(count), String(leaseMs)], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+    holders = spawn(
+      process.execPath,
+      ['--import', 'tsx', script, String(baton.sessionPort), String(count), String(leaseMs), ...(resumable ? ['resumable'] : [])],
+      {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
     track(holders);
     const lines = createInterface({ input: holders.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
     const ready = JSON.parse(String((await lines.next()).value)) as { ready: number; refused: number };
