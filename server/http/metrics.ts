@@ -1,7 +1,7 @@
 // Prometheus metrics (/metrics). The engine listener only bumps plain numbers and typed-array
 // histograms (claim-timing.ts: the hot path must stay cheap and allocation-free); everything
-// else is read at scrape time: per-protocol holders and waiters and the oldest hold by walking
-// the engine's locks, connections, role, identity, the cluster (cluster-metrics.ts) and the
+// else is read at scrape time: per-protocol holders and waiters and the oldest hold from the
+// claim census (claim-census.ts: a big table is walked in the background, never by a scrape), connections, role, identity, the cluster (cluster-metrics.ts) and the
 // alert inputs (guard-metrics.ts) through callbacks. The output passes `promtool check metrics` (see server/http/metrics-promtool.test.ts).
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Protocol } from '../../lib/engine/claim.ts';
@@ -11,11 +11,11 @@ import type { NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
 import type { AuditHealth } from '../../lib/ops-api/daemon-facade.ts';
 import { registerAuditMetrics } from './audit-metrics.ts';
+import { type Census, ClaimCensus, type Tally } from './claim-census.ts';
 import { ClaimTiming } from './claim-timing.ts';
 import { type ClusterNodeSources, registerClusterMetrics } from './cluster-metrics.ts';
 import { registerGuardMetrics } from './guard-metrics.ts';
 
-type Tally = Record<Protocol, number>;
 const tally = (): Tally => ({ keyed: 0, session: 0 });
 const PROTOCOLS: readonly Protocol[] = ['keyed', 'session'];
 
@@ -43,20 +43,20 @@ export interface NodeIdentity {
 /** prom-client defaults that promtool rejects: gauges named *_total. Their per-type siblings stay (sum them). */
 const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
-/** Adds the typed-array histograms to what prom-client renders; one claim census per scrape. */
+/** Adds the typed-array histograms to what prom-client renders; one claim census read per scrape. */
 class BatonRegistry extends Registry {
-  private census: ReturnType<typeof claimCensus> | null = null;
+  private census: Census | Promise<Census> | null = null;
 
   constructor(
     private readonly timing: ClaimTiming,
-    private readonly engine: Pick<LockEngine, 'allLocks'>,
+    readonly claims: ClaimCensus,
   ) {
     super();
   }
 
-  /** The census of the scrape under way, walked once for all the gauges that read it. */
-  currentCensus(): ReturnType<typeof claimCensus> {
-    this.census ??= claimCensus(this.engine);
+  /** The census of the scrape under way, read once for all the gauges that read it. */
+  currentCensus(): Census | Promise<Census> {
+    this.census ??= this.claims.read();
     return this.census;
   }
 
@@ -70,41 +70,14 @@ class BatonRegistry extends Registry {
   }
 }
 
-/** Locks walked per event-loop turn by a scrape's census: about a millisecond of work. */
-export const CENSUS_SLICE = 4_096;
-
-/**
- * Holders and waiters per protocol, by walking every lock and queue: O(locks + waiters), at
- * scrape time only, and in slices of CENSUS_SLICE locks with the loop let go between them (one
- * walk at 100k locks held the lock path for about 70 ms). A Map iterator stays valid while the
- * table changes under it, so the figures are a sample of a moving table, as any gauge is.
- */
-export async function claimCensus(
-  engine: Pick<LockEngine, 'allLocks'>,
-  slice = CENSUS_SLICE,
-): Promise<{ held: Tally; waiting: Tally; oldestGrantedAt: number }> {
-  const held = tally();
-  const waiting = tally();
-  // The grant time (engine ms) of the longest current hold; +Infinity when nothing is held.
-  let oldestGrantedAt = Number.POSITIVE_INFINITY;
-  let inSlice = 0;
-  for (const lock of engine.allLocks()) {
-    if (lock.holder !== null) {
-      held[lock.holder.protocol]++;
-      if (lock.holder.grantedAt < oldestGrantedAt) oldestGrantedAt = lock.holder.grantedAt;
-    }
-    for (let c = lock.head; c !== null; c = c.next) waiting[c.protocol]++;
-    if (++inSlice === slice) {
-      inSlice = 0;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-  }
-  return { held, waiting, oldestGrantedAt };
+/** The registry of createMetrics: stopCensus() ends the census's background walks (at shutdown). */
+export interface BatonMetrics extends Registry {
+  stopCensus(): void;
 }
 
-export function createMetrics(engine: LockEngine, connections: () => Record<Protocol, number>, node: NodeIdentity): Registry {
+export function createMetrics(engine: LockEngine, connections: () => Record<Protocol, number>, node: NodeIdentity): BatonMetrics {
   const timing = new ClaimTiming();
-  const registry = new BatonRegistry(timing, engine);
+  const registry = new BatonRegistry(timing, new ClaimCensus(engine));
   // The standard process_* and nodejs_* names, unprefixed, as dashboards for Node services expect.
   collectDefaultMetrics({ register: registry });
   for (const name of LINT_FAILING_DEFAULTS) registry.removeSingleMetric(name);
@@ -268,5 +241,5 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
     registers: [registry],
   });
   info.set({ node: node.nodeId, instance_id: node.instanceId }, 1);
-  return registry;
+  return Object.assign(registry, { stopCensus: () => registry.claims.stop() });
 }
