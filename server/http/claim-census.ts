@@ -73,10 +73,9 @@ export class ClaimCensus {
       this.walks++;
       return this.walkAll();
     }
-    if (this.last !== null && this.lastGeneration === this.generation) {
-      this.keepFresh();
-      return this.last;
-    }
+    // The last walk is served while the walks go on (one under way or the next scheduled): they
+    // stop after idleMs without a scrape, and a walk from before that is not served.
+    if (this.last !== null && this.lastGeneration === this.generation && (this.walking !== null || this.timer !== null)) return this.last;
     return this.walk();
   }
 
@@ -85,11 +84,6 @@ export class ClaimCensus {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     this.lastScrapeAt = Number.NEGATIVE_INFINITY;
-  }
-
-  /** A walk is scheduled or under way, unless scrapes stopped coming. */
-  private keepFresh(): void {
-    if (this.walking === null && this.timer === null) this.schedule();
   }
 
   private schedule(): void {

@@ -80,6 +80,22 @@ describe('ClaimCensus of a table bigger than a slice', () => {
     census.stop();
   });
 
+  it('stops walking without scrapes, and then does not serve the old walk', async () => {
+    const f = table(40);
+    const census = new ClaimCensus(f.engine, { slice: 8, refreshMs: 5, idleMs: 30 });
+    await census.read();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const walks = census.walks;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // No walk in the last 50 ms: the background walks stopped 30 ms after the scrape.
+    expect(census.walks).toBe(walks);
+    f.engine.acquire(keyed('late'));
+    const read = census.read();
+    expect(read).toBeInstanceOf(Promise);
+    expect((await read).held.keyed).toBe(27);
+    census.stop();
+  });
+
   it('does not serve a walk from before a reset', async () => {
     const f = table(40);
     const census = new ClaimCensus(f.engine, { slice: 8, refreshMs: 60_000 });
