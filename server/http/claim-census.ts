@@ -79,7 +79,7 @@ export class ClaimCensus {
     return this.walk();
   }
 
-  /** Stops the background walks (the daemon's shutdown); a walk under way ends at its next turn. */
+  /** Stops the background walks (the daemon's shutdown); a walk under way runs to its end and schedules none. */
   stop(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
@@ -87,7 +87,8 @@ export class ClaimCensus {
   }
 
   private schedule(): void {
-    if (performance.now() - this.lastScrapeAt > this.idleMs) return;
+    // A walk a scrape started (after a reset) while the next was scheduled: one timer, not two.
+    if (this.timer !== null || performance.now() - this.lastScrapeAt > this.idleMs) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.walk();
