@@ -257,6 +257,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   const shutdown = () => (shutdownPromise ??= drainAndClose());
   let consoleServer: ConsoleServer | null = null;
   let http: Server | null = null;
+  // The metrics' background claim census (server/http/claim-census.ts) ends with the daemon.
+  let stopCensus = (): void => {};
 
   try {
     const registry = createMetrics(engine, connections, {
@@ -273,6 +275,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
         ? {}
         : { clusterNode: { peerAuthRefusals: () => clusterNode.mesh.authRefusals, failoversRecorded: () => clusterNode.timeline.recorded } }),
     });
+    stopCensus = () => registry.stopCensus();
     const facade = createOpsFacade({
       instanceId,
       engine,
@@ -328,6 +331,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     keyed.destroyAll();
     sessions.destroyAll();
     driver.stop();
+    stopCensus();
     await Promise.allSettled([keyed.stopAccepting(), sessions.stopAccepting(), closeHttp(http, consoleServer, log), ops.close(), clusterNode?.stop()]);
     unregisterDaemonFacade(instanceId);
     throw err;
@@ -365,6 +369,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       // Whatever failed above (an audit log on a dying disk), the port, Next and the data dir
       // are still given back.
       await closeHttp(http, consoleServer, log);
+      stopCensus();
       unregisterDaemonFacade(instanceId);
       await dirLock?.release();
       log.info('baton stopped');
