@@ -1,17 +1,18 @@
 // Prints the plain closing line "N passed, N failed, N skipped" from Vitest's JSON reports and
 // Playwright's JSON report, counting as failures also what is not a failed test: a test file
 // that did not load, an unhandled error, a spec or fixture that broke before its tests. Usage:
-//   node .ci/test-summary.cjs <vitest.json> <playwright.json> <clients.json> <vitest-node24.json> <node-lines.json> <exit status of npm test>
-// (clients.json: the Python and Go clients' counts, written by scripts/test-clients.mjs;
-// vitest-node24.json and node-lines.json: the Vitest suite again on Node 24 and the smoke of
-// each Node.js line, written by scripts/test-node-lines.mjs; each smoke counts as one test).
+//   node .ci/test-summary.cjs <vitest.json> <playwright.json> <clients.json> <node-lines.json> <exit status of npm test>
+// (vitest.json: the Vitest suite, which npm test runs on Node 24 through scripts/test-node-lines.mjs;
+// clients.json: the Python and Go clients' counts, written by scripts/test-clients.mjs;
+// node-lines.json: the smoke of each Node.js line, written by scripts/test-node-lines.mjs; each
+// smoke counts as one test).
 const { existsSync } = require('node:fs');
 const { resolve } = require('node:path');
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 const missing = [];
-const [vitestPath, e2ePath, clientsPath, vitest24Path, nodeLinesPath] = process.argv.slice(2, -1);
+const [vitestPath, e2ePath, clientsPath, nodeLinesPath] = process.argv.slice(2, -1);
 
 function countVitest(path, name) {
   const file = path && resolve(path);
@@ -42,7 +43,7 @@ function countPlain(path, name) {
   skipped += r.skipped;
 }
 
-countVitest(vitestPath, 'unit tests');
+countVitest(vitestPath, 'unit tests (Vitest on Node 24)');
 const e2e = e2ePath && resolve(e2ePath);
 if (e2e && existsSync(e2e)) {
   const r = require(e2e);
@@ -53,7 +54,6 @@ if (e2e && existsSync(e2e)) {
   missing.push('browser tests');
 }
 countPlain(clientsPath, 'client tests (Python, Go)');
-countVitest(vitest24Path, 'unit tests on Node 24');
 countPlain(nodeLinesPath, 'Node.js line smokes');
 const status = process.argv.length > 2 ? Number(process.argv.at(-1)) : 0;
 const notes = [];

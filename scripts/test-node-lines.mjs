@@ -1,18 +1,20 @@
 #!/usr/bin/env node
-// `npm test`'s part for the Node.js lines Baton supports (package.json `engines`): the full Vitest
-// suite again on Node 24, then the smoke of node-line-smoke.mjs (start, a keyed and a session
-// lock, the console page, /metrics, SIGTERM and exit 0) on every line: 20, 22 and 24. Node 22
-// and 24 come from the npm registry through ensure-node-line.mjs; the line this script runs on
-// uses this very binary. Each line's binary is first on PATH for its run, so whatever the tests
-// spawn (`baton serve` through process.execPath, tsx, a `node` by name) runs on that line too.
-// Prints a table per line and writes the counts to node_modules/.cache/baton-node-lines-report.json
-// (the Node 24 Vitest report beside it: baton-test-report-node24.json) for .ci/test-summary.cjs.
+// `npm test`'s parts for the Node.js lines Baton supports (package.json `engines`): the full Vitest
+// suite on Node 24 (the newest LTS line; the browser tests and the client suites run on the
+// machine's Node 20), and the smoke of node-line-smoke.mjs (start, a keyed and a session lock,
+// the console page, /metrics, SIGTERM and exit 0) on every line: 20, 22 and 24. Node 22 and 24
+// come from the npm registry through ensure-node-line.mjs; the line this script runs on uses this
+// very binary. Each line's binary is first on PATH for its run, so whatever the tests spawn
+// (`baton serve` through process.execPath, tsx, a `node` by name) runs on that line too.
+// The Vitest report goes where vitest.config.ts puts it (baton-test-report.json); the smokes'
+// counts to node_modules/.cache/baton-node-lines-report.json, both for .ci/test-summary.cjs.
 // Exits non-zero when anything failed.
-//   node scripts/test-node-lines.mjs               the whole step, as `npm test` runs it
-//   node scripts/test-node-lines.mjs --smoke-only  only the smokes (about 10 s a line)
-//   node scripts/test-node-lines.mjs -- <filters>  Vitest on Node 24 with only the files the filters name
-// It builds the console first when there is no up-to-date build (ensure-console-build.mjs), so
-// it does not depend on its place in `npm test`.
+//   node scripts/test-node-lines.mjs --unit        the Vitest suite on Node 24 (npm test's unit step)
+//   node scripts/test-node-lines.mjs --smoke-only  only the smokes (about 10 s a line; npm test's last step)
+//   node scripts/test-node-lines.mjs               both
+//   node scripts/test-node-lines.mjs --unit -- <filters>  Vitest on Node 24 with only the files the filters name
+// The smokes build the console first when there is no up-to-date build (ensure-console-build.mjs),
+// so they do not depend on their place in `npm test`.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -24,14 +26,16 @@ import { smokeNodeLine } from './node-line-smoke.mjs';
 const FULL_SUITE_LINE = 24;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cache = join(root, 'node_modules', '.cache');
-const vitestReport = join(cache, 'baton-test-report-node24.json');
+// Where vitest.config.ts writes its JSON report: the suite runs once, on Node 24.
+const vitestReport = join(cache, 'baton-test-report.json');
 const report = join(cache, 'baton-node-lines-report.json');
 const smokeOnly = process.argv.includes('--smoke-only');
+const unitOnly = process.argv.includes('--unit');
 const dashes = process.argv.indexOf('--');
 const filters = dashes < 0 ? [] : process.argv.slice(dashes + 1);
 
 mkdirSync(cache, { recursive: true });
-rmSync(report, { force: true });
+if (!unitOnly) rmSync(report, { force: true });
 if (!smokeOnly) rmSync(vitestReport, { force: true });
 
 const counts = { passed: 0, failed: 0, skipped: 0, vitest: null, lines: [] };
@@ -47,8 +51,8 @@ function onLine(node) {
   return { ...process.env, PATH: `${dirname(node)}:${process.env.PATH ?? ''}` };
 }
 
-const build = spawnSync(process.execPath, [join(root, 'scripts', 'ensure-console-build.mjs')], { cwd: root, stdio: 'inherit' });
-if (build.status !== 0) problems.push(`the console build failed (${build.status ?? build.signal}): the smokes load the console page`);
+const build = unitOnly ? null : spawnSync(process.execPath, [join(root, 'scripts', 'ensure-console-build.mjs')], { cwd: root, stdio: 'inherit' });
+if (build !== null && build.status !== 0) problems.push(`the console build failed (${build.status ?? build.signal}): the smokes load the console page`);
 
 if (!smokeOnly) {
   let node;
@@ -70,7 +74,7 @@ if (!smokeOnly) {
   }
 }
 
-if (build.status === 0) {
+if (build !== null && build.status === 0) {
   for (const line of Object.keys(NODE_LINES).map(Number)) {
     let result;
     try {
@@ -89,7 +93,7 @@ if (build.status === 0) {
       problems.push(`Node ${line} smoke failed at ${result.error}`);
     }
   }
-} else {
+} else if (build !== null) {
   counts.failed += Object.keys(NODE_LINES).length;
 }
 
@@ -108,8 +112,10 @@ for (const r of counts.lines) {
   ]);
 }
 const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-process.stdout.write('\nNode.js lines: smoke of baton serve\n');
-for (const row of rows) process.stdout.write(`${row.map((c, i) => c.padEnd(widths[i])).join('  ')}\n`);
+if (!unitOnly) {
+  process.stdout.write('\nNode.js lines: smoke of baton serve\n');
+  for (const row of rows) process.stdout.write(`${row.map((c, i) => c.padEnd(widths[i])).join('  ')}\n`);
+}
 for (const r of counts.lines) for (const w of r.warnings) process.stdout.write(`  Node ${r.line} warned: ${w}\n`);
 if (counts.vitest !== null) {
   const v = counts.vitest;
@@ -117,5 +123,6 @@ if (counts.vitest !== null) {
 }
 for (const p of problems) process.stderr.write(`FAILED: ${p}\n`);
 
-writeFileSync(report, JSON.stringify(counts, null, 2));
+// The unit step writes no smoke counts: Vitest's own report counts its tests.
+if (!unitOnly) writeFileSync(report, JSON.stringify(counts, null, 2));
 process.exit(problems.length === 0 ? 0 : 1);
