@@ -84,23 +84,12 @@ describe('the Grafana dashboard JSON', () => {
     }
   });
 
-  it('names each alert of the rules (their names are fixed by the issue 31 contract) in the description of a panel that shows its series, and no other', () => {
-    const alerts = [
-      'BatonNoActiveNode',
-      'BatonSplitBrain',
-      'BatonStandbyOutOfSync',
-      'BatonStandbyLagging',
-      'BatonFrequentFailovers',
-      'BatonLockHeldTooLong',
-      'BatonQueueWaitHigh',
-      'BatonExpiriesOutnumberReleases',
-      'BatonTokensNearExhaustion',
-      'BatonGrantsRefused',
-      'BatonEventLoopBlocked',
-      'BatonPeerAuthRefused',
-      'BatonSignInThrottled',
-      'BatonAuditUnwritable',
-    ];
+  it('names each alert of the shipped rules in the description of a panel that shows its series, and no other', () => {
+    // The rules file is the one list of alert names (ops/prometheus/alert-rules.test.ts holds it to
+    // issue 31's): a renamed or added alert the dashboard does not name fails here.
+    const rules = readFileSync(new URL('../prometheus/baton-alerts.yml', import.meta.url), 'utf8');
+    const alerts = [...rules.matchAll(/^\s*-\s*alert:\s*(\w+)\s*$/gm)].map((m) => m[1] as string);
+    expect(alerts.length).toBeGreaterThan(0);
     const named = (DASHBOARD as RawDashboard).panels.flatMap((p) => [...(p.description ?? '').matchAll(/\bBaton[A-Z]\w+/g)].map((m) => m[0]));
     expect([...new Set(named)].sort()).toEqual([...alerts].sort());
   });
