@@ -22,7 +22,7 @@ import type { SortedNames } from './sorted-names.ts';
 
 export const MAX_PENDING = 50_000;
 /** Names one loop turn handles at most while building or settling (a few ms of loop time). */
-export const SLICE_NAMES = 16_384;
+export const SLICE_NAMES = 4_096;
 
 type IndexedEngine = Pick<LockEngine, 'subscribe' | 'allLocks' | 'lock' | 'lockCount'>;
 
