@@ -180,7 +180,7 @@ describe('the lock index built over loop turns', () => {
     expect(counts.scans).toBe(2);
   });
 
-  it('fails a request waiting for a build when the index is closed, and lets go of the engine', async () => {
+  it('fails a request waiting for a build when the index is closed, lets go of the engine, and builds afresh for the next', async () => {
     const f = engineFixture({ blockSize: 100_000n });
     const owner = new Owner();
     for (let i = 0; i < 1_000; i++) f.fixed(`lock/${i}`, owner);
@@ -189,5 +189,12 @@ describe('the lock index built over loop turns', () => {
     index.close();
     await expect(waiting).rejects.toThrow(/closed while it was being built/);
     expect(f.engine.listenerCount).toBe(0);
+    // A request after the close builds afresh.
+    const again = index.current();
+    index.close();
+    const fresh = index.current();
+    await expect(again).rejects.toThrow(/closed while it was being built/);
+    expect((await fresh).size).toBe(1_000);
+    expect(f.engine.listenerCount).toBe(1);
   });
 });

@@ -101,6 +101,9 @@ export class LockIndex {
     this.sub = null;
     this.names = null;
     this.pending.clear();
+    // The next request builds afresh instead of waiting for one that will fail.
+    this.building = null;
+    this.catchingUp = null;
   }
 
   /** Settles up to `max` pending names against the engine. */
