@@ -120,8 +120,8 @@ export interface DaemonFacade {
   grants(): GrantsView;
   stats(): StatsView;
   cluster(): ClusterView;
-  /** One page of lock summaries in name order (see lock-views.ts locksPage). */
-  locksPage(query: LocksQuery): LocksPage;
+  /** One page of lock summaries in name order (see lock-views.ts locksPage); the first page waits for the name index's build. */
+  locksPage(query: LocksQuery): Promise<LocksPage>;
   /**
    * One lock with one page of its queue; undefined when nobody holds or waits for it (the engine
    * has forgotten it), 'no-such-waiter' when the page's `after` is no longer in the queue.
@@ -132,7 +132,7 @@ export interface DaemonFacade {
   /** The lock's last ended grants, newest first; empty when this node has none for it (never seen, or pushed out). */
   lockHistory(name: LockName): LockHistory;
   /** One page of the locks held by one client, by the identity it gave or its address (client-held-page.ts). */
-  clientHeld(client: ClientMatch, page: HeldPage): ClientHeldView;
+  clientHeld(client: ClientMatch, page: HeldPage): Promise<ClientHeldView>;
   /** Mutations (force-release, kick, handoff, restore), forwarded to the active node by a standby. */
   readonly admin: AdminFacade;
   metrics(): Promise<{ contentType: string; body: string }>;

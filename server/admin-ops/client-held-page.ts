@@ -19,20 +19,21 @@ import type { ViewClock } from '../lock-views/lock-views.ts';
 /** Names one page looks at, at most (about 1 ms of loop time at 100,000 locks). */
 export const HELD_SCAN_NAMES = 10_000;
 
-export function clientHeldPage(
+export async function clientHeldPage(
   engine: Pick<LockEngine, 'lock'>,
   index: LockIndex,
   clock: ViewClock,
   match: ClientMatch,
   page: HeldPage,
   scanNames = HELD_SCAN_NAMES,
-): ClientHeldView {
+): Promise<ClientHeldView> {
+  const names = await index.current();
   const now = clock.now();
   const held: ClientHeldLock[] = [];
   let last: string | null = null;
   let scanned = 0;
   let ended = true;
-  for (const name of index.current().walk(page.after, '', scanNames + 1)) {
+  for (const name of names.walk(page.after, '', scanNames + 1)) {
     if (held.length === page.limit || scanned === scanNames) {
       ended = false;
       break;

@@ -42,7 +42,7 @@ describe('GET /api/v1/clients/held', () => {
     const t = await testFacade();
     const queries = ['', '?identity=', `?identity=${'x'.repeat(129)}`, '?address=a%09b', '?identity=a&extra=1', '?identity=a&address=b'];
     for (const query of queries) {
-      const res = getClientHeld(apiRequest(`/api/v1/clients/held${query}`), t.daemon);
+      const res = await getClientHeld(apiRequest(`/api/v1/clients/held${query}`), t.daemon);
       expect([query, res.status]).toEqual([query, 422]);
       expect(await res.json()).toMatchObject({ error: { code: 'invalid-input' } });
     }
@@ -51,7 +51,7 @@ describe('GET /api/v1/clients/held', () => {
   it('refuses the old ?client=, which matched an identity or an address alike, saying what to send instead', async () => {
     const t = await testFacade();
     t.holdAs('a', '127.0.0.1:6001', WORKER);
-    const res = getClientHeld(apiRequest(`/api/v1/clients/held?client=${encodeURIComponent(WORKER)}`), t.daemon);
+    const res = await getClientHeld(apiRequest(`/api/v1/clients/held?client=${encodeURIComponent(WORKER)}`), t.daemon);
     expect(res.status).toBe(422);
     expect(await res.json()).toMatchObject({
       error: { code: 'invalid-input', message: expect.stringMatching(/client: no longer taken .*`identity` or by `address`/) },

@@ -57,12 +57,12 @@ const releaseBody = z
   .strictObject({ ...clientFields, tokens: z.array(tokenSchema).min(1).max(MAX_RELEASE_TOKENS) })
   .transform((v, ctx) => ({ client: toMatch(v, ctx), tokens: v.tokens }));
 
-export function getClientHeld(req: Request, daemon: DaemonFacade): Response {
+export async function getClientHeld(req: Request, daemon: DaemonFacade): Promise<Response> {
   const refused = refuseRead(req, daemon);
   if (refused !== null) return refused;
   const query = readQuery(req, heldQuery);
   if (!query.ok) return refusalResponse(query);
-  return jsonResponse(200, daemon.clientHeld(query.value.match, query.value.page));
+  return jsonResponse(200, await daemon.clientHeld(query.value.match, query.value.page));
 }
 
 export function releaseClient(req: Request, daemon: DaemonFacade): Promise<Response> {

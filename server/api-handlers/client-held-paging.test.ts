@@ -11,7 +11,7 @@ const WORKER = 'worker-7@host-3 pid 4121';
 type Facade = Awaited<ReturnType<typeof testFacade>>;
 
 async function page(t: Facade, query: string): Promise<ClientHeldView> {
-  const res = getClientHeld(apiRequest(`/api/v1/clients/held?identity=${encodeURIComponent(WORKER)}${query}`), t.daemon);
+  const res = await getClientHeld(apiRequest(`/api/v1/clients/held?identity=${encodeURIComponent(WORKER)}${query}`), t.daemon);
   expect(res.status).toBe(200);
   return (await res.json()) as ClientHeldView;
 }
@@ -38,7 +38,7 @@ describe('GET /api/v1/clients/held: pages', () => {
   it('answers the first 100 of 20,000 held locks by default, with a cursor', async () => {
     const t = await testFacade();
     for (let i = 0; i < 20_000; i++) t.holdAs(lockName(i), '127.0.0.1:6001', WORKER);
-    const res = getClientHeld(apiRequest(`/api/v1/clients/held?identity=${encodeURIComponent(WORKER)}`), t.daemon);
+    const res = await getClientHeld(apiRequest(`/api/v1/clients/held?identity=${encodeURIComponent(WORKER)}`), t.daemon);
     // The whole list was 10,000 entries (1.5 MB) per read: a page of 100 is about 20 KB.
     expect((await res.clone().text()).length).toBeLessThan(40_000);
     const first = (await res.json()) as ClientHeldView;
@@ -88,7 +88,7 @@ describe('GET /api/v1/clients/held: pages', () => {
       ['&cursor=a', 'query'],
     ];
     for (const [query, field] of cases) {
-      const res = getClientHeld(apiRequest(`/api/v1/clients/held?identity=${encodeURIComponent(WORKER)}${query}`), t.daemon);
+      const res = await getClientHeld(apiRequest(`/api/v1/clients/held?identity=${encodeURIComponent(WORKER)}${query}`), t.daemon);
       expect(res.status, query).toBe(422);
       expect(await res.json(), query).toMatchObject({ error: { code: 'invalid-input', message: expect.stringContaining(field) } });
     }

@@ -4,7 +4,7 @@ import { apiRequest, EPOCH_BASE, READ_TOKEN, testFacade } from '../ops-facade/te
 import { getLock, listLocks } from './locks-read.ts';
 
 async function page(t: Awaited<ReturnType<typeof testFacade>>, query: string): Promise<LocksPage> {
-  const res = listLocks(apiRequest(`/api/v1/locks${query}`), t.daemon);
+  const res = await listLocks(apiRequest(`/api/v1/locks${query}`), t.daemon);
   expect(res.status).toBe(200);
   return (await res.json()) as LocksPage;
 }
@@ -52,19 +52,19 @@ describe('GET /api/v1/locks', () => {
 
   it('refuses a limit of 0 with 422 naming the field', async () => {
     const { daemon } = await testFacade();
-    const res = listLocks(apiRequest('/api/v1/locks?limit=0'), daemon);
+    const res = await listLocks(apiRequest('/api/v1/locks?limit=0'), daemon);
     expect(res.status).toBe(422);
     expect(await res.json()).toMatchObject({ error: { code: 'invalid-input', message: expect.stringMatching(/^invalid input: limit: /) } });
   });
 
   it('refuses a limit that is not a whole number', async () => {
     const { daemon } = await testFacade();
-    for (const limit of ['abc', '1.5', '1001', '']) expect(listLocks(apiRequest(`/api/v1/locks?limit=${limit}`), daemon).status).toBe(422);
+    for (const limit of ['abc', '1.5', '1001', '']) expect((await listLocks(apiRequest(`/api/v1/locks?limit=${limit}`), daemon)).status).toBe(422);
   });
 
   it('needs a token when reads are closed', async () => {
     const { daemon } = await testFacade({ readToken: READ_TOKEN });
-    expect(listLocks(apiRequest('/api/v1/locks'), daemon).status).toBe(401);
+    expect((await listLocks(apiRequest('/api/v1/locks'), daemon)).status).toBe(401);
   });
 });
 

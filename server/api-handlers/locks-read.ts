@@ -18,12 +18,12 @@ const locksQuery = z.object({
     .transform((c) => (c === undefined || c === '' ? null : c)),
 });
 
-export function listLocks(req: Request, daemon: DaemonFacade): Response {
+export async function listLocks(req: Request, daemon: DaemonFacade): Promise<Response> {
   const refused = refuseRead(req, daemon);
   if (refused !== null) return refused;
   const query = readQuery(req, locksQuery);
   if (!query.ok) return refusalResponse(query);
-  return jsonResponse(200, daemon.locksPage(query.value));
+  return jsonResponse(200, await daemon.locksPage(query.value));
 }
 
 /** Waiters per page of a lock's queue unless `limit` says otherwise, and at most. */

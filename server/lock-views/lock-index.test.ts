@@ -23,7 +23,10 @@ function naivePage(engine: LockEngine, clock: { now(): number; wall(t: number): 
 /** Counts full scans of the table: what a page must not need once the index is warm. */
 function counting(engine: LockEngine) {
   const counts = { scans: 0 };
-  const wrapped: Pick<LockEngine, 'subscribe' | 'allLocks' | 'lock'> = {
+  const wrapped: Pick<LockEngine, 'subscribe' | 'allLocks' | 'lock' | 'lockCount'> = {
+    get lockCount() {
+      return engine.lockCount;
+    },
     subscribe: (l) => engine.subscribe(l),
     lock: (n) => engine.lock(n),
     allLocks: () => {
@@ -59,9 +62,9 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 );
 
 describe('GET /api/v1/locks from the sorted index', () => {
-  it('answers every page exactly as sorting every name would, under any interleaving of grants, releases, queues and resets', () => {
-    fc.assert(
-      fc.property(fc.array(stepArb, { maxLength: 200 }), (steps) => {
+  it('answers every page exactly as sorting every name would, under any interleaving of grants, releases, queues and resets', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArb, { maxLength: 200 }), async (steps) => {
         const f = engineFixture({ blockSize: 1_000n });
         const clock = { now: () => f.clock.now(), wall: (t: number) => EPOCH + t };
         const owner = new Owner();
@@ -78,7 +81,7 @@ describe('GET /api/v1/locks from the sorted index', () => {
             claims.length = 0;
           } else {
             const query = { prefix: step.prefix, cursor: step.cursor, limit: step.limit };
-            expect(locksPage(f.engine, index, clock, query)).toEqual(naivePage(f.engine, clock, step.prefix, step.cursor, step.limit));
+            expect(await locksPage(f.engine, index, clock, query)).toEqual(naivePage(f.engine, clock, step.prefix, step.cursor, step.limit));
           }
         }
       }),
@@ -86,7 +89,7 @@ describe('GET /api/v1/locks from the sorted index', () => {
     );
   });
 
-  it('walks every lock once in pages while locks come and go, and never reads the whole table again once built', () => {
+  it('walks every lock once in pages while locks come and go, and never reads the whole table again once built', async () => {
     const f = engineFixture({ blockSize: 100_000n });
     const clock = { now: () => f.clock.now(), wall: (t: number) => EPOCH + t };
     const owner = new Owner();
@@ -96,7 +99,7 @@ describe('GET /api/v1/locks from the sorted index', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let page = 0; ; page++) {
-      const res = locksPage(wrapped, index, clock, { prefix: 'lock/', cursor, limit: 1 });
+      const res = await locksPage(wrapped, index, clock, { prefix: 'lock/', cursor, limit: 1 });
       seen.push(...res.locks.map((l) => l.name));
       // Churn between pages on names outside the prefix: the index settles them, no rescan.
       const extra = f.fixed(`other/${page}`, owner);
@@ -116,14 +119,14 @@ describe('GET /api/v1/locks from the sorted index', () => {
     f.fixed('first', owner);
     const { wrapped, counts } = counting(f.engine);
     const index = new LockIndex(wrapped);
-    expect(index.current().toArray()).toEqual(['first']);
+    expect((await index.current()).toArray()).toEqual(['first']);
     for (let i = 0; i <= MAX_PENDING; i++) f.fixed(`burst/${i}`, owner);
     expect(index.warm).toBe(false);
     await Promise.resolve(); // the listener goes after the engine's event (a microtask)
     expect(f.engine.listenerCount).toBe(0);
-    expect(index.current().size).toBe(MAX_PENDING + 2);
+    expect((await index.current()).size).toBe(MAX_PENDING + 2);
     expect(counts.scans).toBe(2);
-    expect(locksPage(f.engine, new LockIndex(f.engine), clock, { prefix: 'burst/', cursor: null, limit: 2 }).locks.map((l) => l.name)).toEqual([
+    expect((await locksPage(f.engine, new LockIndex(f.engine), clock, { prefix: 'burst/', cursor: null, limit: 2 })).locks.map((l) => l.name)).toEqual([
       'burst/0',
       'burst/1',
     ]);

@@ -84,14 +84,17 @@ export function lockDetail(lock: LockState, clock: ViewClock, page: QueuePage): 
 /**
  * One page of locks in name order (code-unit order, stable across pages). Locks come and go
  * between pages; a cursor is a name, so a page never repeats or skips a lock that stayed.
- * The names come from the engine's sorted index (`index`, lock-index.ts): O(log n + limit), no sort.
+ * The names come from the engine's sorted index (`index`, lock-index.ts): O(log n + limit), no sort;
+ * the first page after the index went cold waits for its build, spread over loop turns.
  */
-export function locksPage(engine: Pick<LockEngine, 'lock'>, index: LockIndex, clock: ViewClock, query: LocksQuery): LocksPage {
+export async function locksPage(engine: Pick<LockEngine, 'lock'>, index: LockIndex, clock: ViewClock, query: LocksQuery): Promise<LocksPage> {
+  // Awaited first, then read in one turn: the names are exact for the table in this turn.
+  const names = await index.current();
   const locks: LockSummary[] = [];
   let last: string | null = null;
   let more = false;
   // One name past the page tells whether there is a next page.
-  for (const name of index.current().walk(query.cursor, query.prefix, query.limit + 1)) {
+  for (const name of names.walk(query.cursor, query.prefix, query.limit + 1)) {
     if (!name.startsWith(query.prefix)) break;
     if (locks.length === query.limit) {
       more = true;

@@ -40,6 +40,14 @@ export class SortedNames {
     return out;
   }
 
+  /** Takes blocks already in order, non-empty, at most MAX_BLOCK each, no name twice (sliced-sort.ts builds them). */
+  static fromSortedBlocks(blocks: string[][], count: number): SortedNames {
+    const out = new SortedNames();
+    out.blocks = blocks;
+    out.count = count;
+    return out;
+  }
+
   get size(): number {
     return this.count;
   }

@@ -15,9 +15,9 @@ describe('the daemon facade', () => {
     const holder = t.hold('b');
     const waiter = t.hold('b');
     t.hold('a');
-    const page = t.daemon.locksPage({ prefix: '', limit: 1, cursor: null });
+    const page = await t.daemon.locksPage({ prefix: '', limit: 1, cursor: null });
     expect(page).toMatchObject({ asOf: EPOCH_BASE + t.clock.now(), locks: [{ name: 'a' }], nextCursor: 'a' });
-    expect(t.daemon.locksPage({ prefix: '', limit: 1, cursor: 'a' })).toMatchObject({ locks: [{ name: 'b', queueLength: 1 }], nextCursor: null });
+    expect(await t.daemon.locksPage({ prefix: '', limit: 1, cursor: 'a' })).toMatchObject({ locks: [{ name: 'b', queueLength: 1 }], nextCursor: null });
     expect(t.daemon.lockDetail(lockNameSchema.parse('b'), { limit: 100, after: null })).toMatchObject({
       name: 'b',
       holder: { token: holder.token.toString() },
