@@ -42,7 +42,7 @@ import socket
 import subprocess
 import threading
 import time
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Awaitable, Callable, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -347,6 +347,21 @@ def run_session_step(step: Dict[str, Any], context: ConformanceContext) -> Optio
     return conformance_session.run_step(step, context)
 
 
+def step_failure(index: int, step: Dict[str, Any], problem: str) -> str:
+    """The line a failed client step gets, in every runner (sync and asyncio alike)."""
+    return f"client step {index} {json.dumps(step)}: {problem}"
+
+
+async def drive_async(vector: Dict[str, Any], run: Callable[[Dict[str, Any]], Awaitable[Optional[str]]]) -> List[str]:
+    """The asyncio runners' step loop: each client step through ``run``; one line per step that failed."""
+    failures: List[str] = []
+    for index, step in enumerate(vector["client"]["steps"], start=1):
+        problem = await run(step)
+        if problem is not None:
+            failures.append(step_failure(index, step, problem))
+    return failures
+
+
 def drive(protocol: str, vector: Dict[str, Any], addresses: List[str]) -> List[str]:
     """Runs every client step; one line per step that failed."""
     context = ConformanceContext(vector, addresses)
@@ -365,7 +380,7 @@ def drive(protocol: str, vector: Dict[str, Any], addresses: List[str]) -> List[s
             else:
                 problem = run_step(step, context)
             if problem is not None:
-                failures.append(f"client step {index} {json.dumps(step)}: {problem}")
+                failures.append(step_failure(index, step, problem))
     finally:
         context.close()
     return failures

@@ -81,7 +81,6 @@ async def _release(grant: AsyncGrant) -> bool:
 async def _drive(vector: Dict[str, Any], addresses: List[str]) -> List[str]:
     client = KeyedClient(addresses, **kit_runner.keyed_client_arguments(vector["client"].get("options", {})))
     calls: Dict[str, AioCall] = {}
-    failures: List[str] = []
 
     async def start(call_id: str, coroutine: Any, try_lock: bool = False) -> Optional[str]:
         task = asyncio.ensure_future(coroutine)
@@ -118,10 +117,7 @@ async def _drive(vector: Dict[str, Any], addresses: List[str]) -> List[str]:
         return f"unknown keyed step {json.dumps(step)}"
 
     try:
-        for index, step in enumerate(vector["client"]["steps"], start=1):
-            problem = await run(step)
-            if problem is not None:
-                failures.append(f"client step {index} {json.dumps(step)}: {problem}")
+        failures = await kit_runner.drive_async(vector, run)
     finally:
         await client.close()
         tasks = [call.task for call in calls.values()]

@@ -41,7 +41,6 @@ async def _drive(vector: Dict[str, Any], addresses: List[str]) -> List[str]:
             kwargs[keyword] = options[option] / 1000
     client = SessionClient(addresses, **kwargs)
     calls: Dict[str, "asyncio.Task[Any]"] = {}
-    failures: List[str] = []
 
     def claim_of(call_id: str) -> Optional[Claim]:
         task = calls.get(call_id)
@@ -93,14 +92,11 @@ async def _drive(vector: Dict[str, Any], addresses: List[str]) -> List[str]:
         return f"unknown step {json.dumps(step)}"
 
     try:
-        for index, step in enumerate(vector["client"]["steps"], start=1):
-            problem = await run(step)
-            if problem is not None:
-                failures.append(f"client step {index} {json.dumps(step)}: {problem}")
+        failures = await kit_runner.drive_async(vector, run)
     finally:
         await client.close()
         if calls:
-            await asyncio.wait(list(calls.values()), timeout=10)
+            await asyncio.wait(list(calls.values()), timeout=kit_runner.JOIN_S)
     return failures
 
 
