@@ -4,6 +4,7 @@
 // reads from /proc.
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { fillPipelined } from '../server/testing/lock-load.ts';
 
 /** Requests in flight while filling: fillLocks's window, under Baton's per-connection backlog (10,000). */
 const WINDOW = 5_000;
@@ -20,43 +21,15 @@ const lockValue = (i: number) => (i * 2_654_435_761).toString(16).padStart(16, '
 
 /**
  * Takes `count` Redis locks named `<prefix>/<i>` with `SET key value NX PX 600000`, inline
- * commands pipelined on one connection, at most WINDOW unanswered; resolves when all are `+OK`.
+ * commands pipelined on one connection as fillLocks does (fillPipelined's window); resolves when
+ * all are `+OK`.
  */
 export function fillRedisLocks(port: number, count: number, prefix: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    let sent = 0;
-    let ok = 0;
-    let buffered = '';
-    const sendMore = () => {
-      let out = '';
-      const upTo = Math.min(count, ok + WINDOW);
-      for (; sent < upTo; sent++) out += `SET ${prefix}/${sent} ${lockValue(sent)} NX PX 600000\r\n`;
-      if (out !== '') socket.write(out);
-    };
-    socket.setEncoding('latin1');
-    socket.on('connect', sendMore);
-    socket.on('data', (text: string) => {
-      buffered += text;
-      let start = 0;
-      let nl = buffered.indexOf('\r\n', start);
-      while (nl >= 0) {
-        if (buffered.slice(start, nl) !== '+OK') {
-          socket.destroy();
-          reject(new Error(`redis answered ${buffered.slice(start, nl)}`));
-          return;
-        }
-        ok++;
-        start = nl + 2;
-        nl = buffered.indexOf('\r\n', start);
-      }
-      buffered = buffered.slice(start);
-      if (ok === count) {
-        socket.destroy();
-        resolve();
-      } else if (sent - ok < WINDOW / 2) sendMore();
-    });
-    socket.on('error', reject);
+  return fillPipelined(port, count, {
+    request: (i) => `SET ${prefix}/${i} ${lockValue(i)} NX PX 600000\r\n`,
+    lineEnd: '\r\n',
+    ok: (reply, start, end) => end - start === 3 && reply.startsWith('+OK', start),
+    what: 'redis answered',
   });
 }
 

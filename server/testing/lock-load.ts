@@ -8,15 +8,45 @@ const FILL_WINDOW = 5_000;
 
 /** Takes `count` locks named `<prefix>/<i>` on one pipelined connection (600 s leases); resolves when all are granted. */
 export function fillLocks(port: number, count: number, prefix = 'join/fill'): Promise<void> {
+  // Keyed grants outlive their connection (fixed leases): the table stays when it closes.
+  return fillPipelined(port, count, {
+    request: (i) => `A ${prefix}/${i} 600 0\n`,
+    lineEnd: '\n',
+    // Every answer is a grant (`A <key> <token>`): code 65 is `A`.
+    ok: (reply, start) => reply.charCodeAt(start) === 65,
+    what: 'unexpected reply',
+  });
+}
+
+/** What one pipelined fill sends and accepts (fillPipelined). */
+export interface PipelinedFill {
+  /** The request line of the i-th item, line end included. */
+  request(i: number): string;
+  /** How the server ends a reply line. */
+  lineEnd: string;
+  /** Whether the reply starting at `start` of `buffered` is a success. */
+  ok(buffered: string, start: number, end: number): boolean;
+  /** How a failed reply is named in the error. */
+  what: string;
+}
+
+/**
+ * Sends `count` requests on one connection to `port`, at most FILL_WINDOW unanswered (under
+ * Baton's per-connection backlog, --max-backlog 10,000), each answered by one line; resolves when
+ * every answer was a success, rejects at the first that is not. Baton's fill and the scale
+ * bench's Redis fill are this loop with their own lines.
+ */
+export function fillPipelined(port: number, count: number, fill: PipelinedFill): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: '127.0.0.1', port });
+    const step = fill.lineEnd.length;
     let sent = 0;
-    let granted = 0;
+    let answered = 0;
     let buffered = '';
     const sendMore = () => {
       let out = '';
-      const upTo = Math.min(count, granted + FILL_WINDOW);
-      for (; sent < upTo; sent++) out += `A ${prefix}/${sent} 600 0\n`;
+      const upTo = Math.min(count, answered + FILL_WINDOW);
+      for (; sent < upTo; sent++) out += fill.request(sent);
       if (out !== '') socket.write(out);
     };
     socket.setEncoding('latin1');
@@ -24,23 +54,22 @@ export function fillLocks(port: number, count: number, prefix = 'join/fill'): Pr
     socket.on('data', (text: string) => {
       buffered += text;
       let start = 0;
-      let nl = buffered.indexOf('\n', start);
+      let nl = buffered.indexOf(fill.lineEnd, start);
       while (nl >= 0) {
-        if (buffered.charCodeAt(start) !== 65) {
+        if (!fill.ok(buffered, start, nl)) {
           socket.destroy();
-          reject(new Error(`unexpected reply ${buffered.slice(start, nl)}`));
+          reject(new Error(`${fill.what} ${buffered.slice(start, nl)}`));
           return;
         }
-        granted++;
-        start = nl + 1;
-        nl = buffered.indexOf('\n', start);
+        answered++;
+        start = nl + step;
+        nl = buffered.indexOf(fill.lineEnd, start);
       }
       buffered = buffered.slice(start);
-      if (granted === count) {
-        // Keyed grants outlive their connection (fixed leases): the table stays.
+      if (answered === count) {
         socket.destroy();
         resolve();
-      } else if (sent - granted < FILL_WINDOW / 2) sendMore();
+      } else if (sent - answered < FILL_WINDOW / 2) sendMore();
     });
     socket.on('error', reject);
   });
