@@ -7,16 +7,12 @@ import { MAX_TOKEN } from '../../lib/tokens/token-source.ts';
 import { TOKEN_SLOTS } from '../../lib/tokens/token-slots.ts';
 import { type NodeProcess, startCluster, waitFor, waitSettled } from '../testing/cluster-harness.ts';
 import { promtoolCheckMetrics } from '../testing/promtool.ts';
+import { sample } from '../testing/metrics-text.ts';
 
 async function scrape(node: NodeProcess): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${node.ports.http}/metrics`);
   if (res.status !== 200) throw new Error(`node ${node.id}: /metrics answered ${res.status}`);
   return res.text();
-}
-
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 describe('cluster series on /metrics', () => {

@@ -7,6 +7,7 @@ import { type Daemon, startDaemon } from '../daemon/daemon.ts';
 import { waitFor } from '../testing/cluster-harness.ts';
 import { LineClient } from '../testing/line-client.ts';
 import { promtoolCheckMetrics } from '../testing/promtool.ts';
+import { sample } from '../testing/metrics-text.ts';
 
 const teardown: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -29,11 +30,6 @@ async function scrape(d: Daemon): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${d.httpAddress.port}/metrics`);
   expect(res.status).toBe(200);
   return res.text();
-}
-
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

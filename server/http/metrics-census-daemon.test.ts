@@ -7,16 +7,12 @@ import { startDaemon } from '../daemon/daemon.ts';
 import { waitFor } from '../testing/cluster-harness.ts';
 import { LineClient } from '../testing/line-client.ts';
 import { CENSUS_REFRESH_MS, CENSUS_SLICE } from './claim-census.ts';
+import { sample } from '../testing/metrics-text.ts';
 
 const teardown: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const fn of teardown.splice(0).reverse()) await fn();
 });
-
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
 
 describe('the claim census of a big table on a real daemon', () => {
   it('is exact at the first scrape and catches up with changes within the refresh', async () => {

@@ -7,6 +7,7 @@ import type { NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { ClusterView, NodeView } from '../../lib/ops-api/api-types.ts';
 import { promtoolCheckMetrics as promtoolCheck } from '../testing/promtool.ts';
 import { createMetrics } from './metrics.ts';
+import { sample } from '../testing/metrics-text.ts';
 
 const live: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
 
@@ -44,11 +45,6 @@ function busyEngine() {
   session('waited-for');
   keyed('waited-for');
   return { ...f, registry, setRole: (r: NodeRole) => (role = r) };
-}
-
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 describe('/metrics', () => {
