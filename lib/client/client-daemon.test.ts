@@ -4,32 +4,24 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startDaemon } from '../../server/daemon/daemon.ts';
+import { describe, expect, it } from 'vitest';
 import type { Daemon } from '../../server/daemon/daemon.ts';
 import { KeyedClient, LockTimeoutError, SessionClient } from './index.ts';
 import type { KeyedClientOptions, KeyedGrant, SessionClientOptions } from './index.ts';
+import { daemonKit } from '../../server/testing/daemon-kit.ts';
 
-const teardown: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const step of teardown.splice(0).reverse()) await step();
-});
-
-async function daemon(): Promise<Daemon> {
-  const d = await startDaemon({ host: '127.0.0.1', lockPort: 0, sessionPort: 0, httpPort: 0, dataDir: null, drainMs: 0 });
-  teardown.push(() => d.shutdown());
-  return d;
-}
+const kit = daemonKit();
+const { daemon } = kit;
 
 function keyedClient(port: number, options: KeyedClientOptions = {}): KeyedClient {
   const client = new KeyedClient({ addresses: [`127.0.0.1:${port}`], ...options });
-  teardown.push(() => client.close());
+  kit.defer(() => client.close());
   return client;
 }
 
 function sessionClient(d: Daemon, options: SessionClientOptions = {}): SessionClient {
   const client = new SessionClient({ addresses: [`127.0.0.1:${d.sessionAddress.port}`], ...options });
-  teardown.push(() => client.close());
+  kit.defer(() => client.close());
   return client;
 }
 
@@ -72,7 +64,7 @@ async function relay(port: number): Promise<{ port: number; swallow: boolean; sw
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.port = (server.address() as AddressInfo).port;
-  teardown.push(() => {
+  kit.defer(() => {
     state.cut();
     return new Promise((resolve) => server.close(resolve));
   });

@@ -1,30 +1,16 @@
 // The series the alert rules read (ops/prometheus/baton-alerts.yml), on a real daemon's /metrics
 // over real sockets: queue wait and hold histograms, the oldest hold, tokens left, throttled
 // sign-ins; and the whole page stays promtool-clean with them.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_TOKEN } from '../../lib/tokens/token-source.ts';
-import { type Daemon, startDaemon } from '../daemon/daemon.ts';
+import type { Daemon } from '../daemon/daemon.ts';
 import { waitFor } from '../testing/cluster-harness.ts';
-import { LineClient } from '../testing/line-client.ts';
 import { promtoolCheckMetrics } from '../testing/promtool.ts';
 import { sample } from '../testing/metrics-text.ts';
+import { daemonKit } from '../testing/daemon-kit.ts';
 
-const teardown: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const fn of teardown.splice(0).reverse()) await fn();
-});
-
-async function daemon(): Promise<Daemon> {
-  const d = await startDaemon({ host: '127.0.0.1', lockPort: 0, sessionPort: 0, httpPort: 0, dataDir: null, drainMs: 0 });
-  teardown.push(() => d.shutdown());
-  return d;
-}
-
-async function client(port: number): Promise<LineClient> {
-  const c = await LineClient.open(port);
-  teardown.push(() => c.close());
-  return c;
-}
+const kit = daemonKit();
+const { daemon, client } = kit;
 
 async function scrape(d: Daemon): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${d.httpAddress.port}/metrics`);

@@ -2,28 +2,21 @@
 // `I <identity>`, session `CLIENT <identity>`, what the ops API then shows, the errors for a bad
 // one, and that a client that never sends one sees exactly the seed protocol's bytes.
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startDaemon, type Daemon } from '../daemon/daemon.ts';
+import { describe, expect, it } from 'vitest';
+import type { Daemon } from '../daemon/daemon.ts';
 import { ERRORS } from '../../lib/errors.ts';
 import { BAD_IDENTITY, CLIENT_TOO_LATE } from '../../lib/protocol/session-codec.ts';
 import type { LockDetail } from '../../lib/ops-api/api-types.ts';
 import type { ClientHeldView, ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
 import { LineClient, eventually } from '../testing/line-client.ts';
+import { daemonKit } from '../testing/daemon-kit.ts';
 
-const teardown: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const step of teardown.splice(0).reverse()) await step();
-});
-
-async function daemon(): Promise<Daemon> {
-  const d = await startDaemon({ host: '127.0.0.1', lockPort: 0, sessionPort: 0, httpPort: 0, dataDir: null, drainMs: 0 });
-  teardown.push(() => d.shutdown());
-  return d;
-}
+const kit = daemonKit();
+const { daemon } = kit;
 
 async function open(port: number): Promise<LineClient> {
   const c = await LineClient.open(port);
-  teardown.push(() => c.socket.destroy());
+  kit.defer(() => c.socket.destroy());
   return c;
 }
 

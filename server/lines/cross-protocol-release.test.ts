@@ -1,28 +1,13 @@
 // One claim, one owner, across the two protocols on one daemon (real sockets on 127.0.0.1): a
 // session's claim is owned by its connection, so a keyed `R` that names its token is refused and
 // changes nothing; a keyed grant is owned by its token, on any keyed connection.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KeyedClient } from '../../lib/client/keyed-client.ts';
 import { BatonError, ERRORS } from '../../lib/errors.ts';
-import { type Daemon, startDaemon } from '../daemon/daemon.ts';
-import { LineClient } from '../testing/line-client.ts';
+import { daemonKit } from '../testing/daemon-kit.ts';
 
-const teardown: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const fn of teardown.splice(0).reverse()) await fn();
-});
-
-async function daemon(): Promise<Daemon> {
-  const d = await startDaemon({ host: '127.0.0.1', lockPort: 0, sessionPort: 0, httpPort: 0, dataDir: null, drainMs: 0 });
-  teardown.push(() => d.shutdown());
-  return d;
-}
-
-async function client(port: number): Promise<LineClient> {
-  const c = await LineClient.open(port);
-  teardown.push(() => c.close());
-  return c;
-}
+const kit = daemonKit();
+const { daemon, client } = kit;
 
 describe('a keyed R for a session claim', () => {
   it('is refused with E R <key> session-claim; the session still holds and is answered, its waiter still waits', async () => {
@@ -78,7 +63,7 @@ describe('the keyed client library', () => {
     a.send('ACQUIRE lib 60000');
     const acquired = await a.next();
     const keyed = new KeyedClient({ addresses: [`127.0.0.1:${d.lockAddress.port}`] });
-    teardown.push(() => keyed.close());
+    kit.defer(() => keyed.close());
     const outcome = await keyed.release('lib', BigInt(acquired.slice('ACQUIRED '.length))).then(
       (released) => ({ released }),
       (error: unknown) => ({ error }),
