@@ -126,6 +126,9 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
     lastFlushAt = at;
     queryClient.setQueryData(dashboardQuery.queryKey, applySnapshot(msg, at));
     invalidateDetails(queryClient, 'all');
+    // Admin actions recorded while this page had no stream (a reconnect, a slow snapshot) came
+    // as deltas it never applied: the audit is read again rather than left short.
+    void queryClient.invalidateQueries({ queryKey: AUDIT_PREFIX });
     retryMs = RETRY_MIN_MS;
     setStatus(() => ({ phase: 'live', needsSignIn: false }));
   };
