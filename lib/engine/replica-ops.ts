@@ -83,7 +83,10 @@ export class ReplicaOps {
     if (waiter !== null) this.table.leaveQueue(waiter, false);
     if (lock.holder !== null) this.table.endHolder(lock, lock.holder, now, 'release');
     const grantedAt = now - g.heldForMs;
-    const claim = new Claim(g.claimId, lock, DETACHED_OWNER, g.protocol, g.client, g.leaseMs, g.sliding, grantedAt, 0);
+    // A replicated waiter arrived here when the active queued it: its wait is what the grant
+    // event says (a 0 made a new active's charts count a standby's grants as never queued).
+    const enqueuedAt = waiter === null ? grantedAt : Math.min(waiter.enqueuedAt, grantedAt);
+    const claim = new Claim(g.claimId, lock, DETACHED_OWNER, g.protocol, g.client, g.leaseMs, g.sliding, enqueuedAt, 0);
     claim.token = g.token;
     claim.clientName = g.clientName ?? null;
     claim.state = 'holding';
@@ -108,7 +111,7 @@ export class ReplicaOps {
         clientName: claim.clientName,
         leaseMs: g.leaseMs,
         sliding: g.sliding,
-        waitedMs: 0,
+        waitedMs: grantedAt - enqueuedAt,
         handoverMs: g.handoverMs,
         handoverCause: g.handoverCause,
       });
@@ -129,8 +132,12 @@ export class ReplicaOps {
     this.table.dropIfIdle(lock);
     if (emit && this.table.listeners.length > 0) {
       if (how === 'release' || how === 'disconnect') this.table.emit(releaseEvent(holder, now, how));
-      else if (how === 'expire') this.table.emit(expireEvent(holder, now));
-      else this.table.emit(forceReleaseEvent(holder, now));
+      else if (how === 'expire') {
+        // The active expired it now, a lease after its last sign of life; a sliding lease's
+        // heartbeats are not replicated, so the lease end this node has may be stale.
+        if (holder.expiresAt < now) holder.expiresAt = now;
+        this.table.emit(expireEvent(holder, now));
+      } else this.table.emit(forceReleaseEvent(holder, now));
     }
     return true;
   }
