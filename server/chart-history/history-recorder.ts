@@ -14,6 +14,7 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { EndedHolder, LockEvent } from '../../lib/engine/events.ts';
 import type { HandoverCause, HistoryBucket, HistoryRange, LatencySummary, LockHistory, StatsHistory } from '../../lib/ops-api/api-types.ts';
 import { GrantLog } from './grant-log.ts';
+import type { SavedHistory } from './history-file.ts';
 import { binOf } from './log-histogram.ts';
 import { MeasureRing } from './measure-ring.ts';
 import type { ViewClock } from '../lock-views/lock-views.ts';
@@ -161,6 +162,26 @@ export class HistoryRecorder implements HistoryFacade, HistorySource {
     const { ring, buckets } = RANGES[range];
     const source = ring === 'fine' ? this.fine : this.coarse;
     return { range, asOf, bucketMs: source.bucketMs, buckets: source.buckets(asOf, buckets), summary: source.summary(asOf, buckets) };
+  }
+
+  /** The rings kept in the data dir (history-store.ts), finest first: what `saved()` and `restore()` carry. */
+  get ringShapes(): Array<{ bucketMs: number; bucketCount: number }> {
+    return [this.fine, this.coarse].map((r) => ({ bucketMs: r.bucketMs, bucketCount: r.bucketCount }));
+  }
+
+  /** Both rings' buckets as of now, for the data dir. */
+  saved(): SavedHistory {
+    return {
+      savedAt: this.wallNow(),
+      rings: [this.fine, this.coarse].map((r) => ({ bucketMs: r.bucketMs, bucketCount: r.bucketCount, buckets: r.saved() })),
+    };
+  }
+
+  /** Puts a saved history back (at start): the coarse ring first, then the fine one (whose buckets past its hour go to the coarse). */
+  restore(history: SavedHistory): number {
+    const now = this.wallNow();
+    const [fine, coarse] = history.rings;
+    return (coarse === undefined ? 0 : this.coarse.restore(coarse.buckets, now)) + (fine === undefined ? 0 : this.fine.restore(fine.buckets, now));
   }
 
   /** One lock's last ended grants (GET /api/v1/locks/{name}/history). */

@@ -20,7 +20,7 @@ import { BINS, addInto, newHistogram, percentile } from './log-histogram.ts';
 const WAIT = 4;
 const HOLD = 5;
 const BLOCKED_EXPIRY = 6;
-const MEASURES = 7;
+export const MEASURES = 7;
 export const CAUSE_INDEX: Record<HandoverCause, number> = { release: 0, disconnect: 1, expiry: 2, 'force-release': 3 };
 
 class Slot {
@@ -73,6 +73,15 @@ function waitFigures(merged: ArrayLike<number>, count: number): QueueWaitFigures
     waitedP50: waited === 0 ? null : percentile(merged, 0.5, 1),
     waitedP99: waited === 0 ? null : percentile(merged, 0.99, 1),
   };
+}
+
+/** One bucket as the data dir keeps it (history-file.ts): its counts and histograms (BINS long). */
+export interface SavedBucket {
+  start: number;
+  grants: number;
+  /** Samples per measure (MEASURES long). */
+  counts: readonly number[];
+  hists: ReadonlyArray<Uint32Array | null>;
 }
 
 export interface RangeFigures {
@@ -298,6 +307,45 @@ export class MeasureRing {
     if (this.rollup !== null && slot.start !== Number.NEGATIVE_INFINITY) this.rollup.absorbSlot(slot);
     slot.reset(start);
     return slot;
+  }
+
+  /** The ring's buckets that hold anything, for the data dir; the arrays are the ring's own (copy before keeping). */
+  saved(): SavedBucket[] {
+    const out: SavedBucket[] = [];
+    for (const slot of this.slots) {
+      if (slot.start === Number.NEGATIVE_INFINITY) continue;
+      out.push({ start: slot.start, grants: slot.grants, counts: Array.from(slot.counts), hists: slot.hists });
+    }
+    return out.sort((a, b) => a.start - b.start);
+  }
+
+  /**
+   * Adds saved buckets back (at start). A bucket not on this ring's boundaries or after `nowMs` is
+   * skipped; one older than the ring's span goes to the coarser ring it rolls up into, if any,
+   * as its own slot would have when recycled. Returns how many buckets were taken.
+   */
+  restore(buckets: readonly SavedBucket[], nowMs: number): number {
+    const oldest = this.bucketStart(nowMs) - (this.bucketCount - 1) * this.bucketMs;
+    const scratch = new Slot();
+    let taken = 0;
+    for (const b of buckets) {
+      if (b.start % this.bucketMs !== 0 || b.start > nowMs) continue;
+      scratch.reset(b.start);
+      scratch.grants = b.grants;
+      for (let m = 0; m < MEASURES; m++) {
+        const h = b.hists[m];
+        scratch.counts[m] = b.counts[m] ?? 0;
+        if (h !== null && h !== undefined) (scratch.hists[m] ??= newHistogram()).set(h);
+      }
+      const into = b.start >= oldest ? this : this.rollup;
+      if (into === null) continue;
+      into.absorbSlot(scratch);
+      taken++;
+    }
+    this.hotSlot = null;
+    this.hotFrom = Number.POSITIVE_INFINITY;
+    this.hotTo = Number.NEGATIVE_INFINITY;
+    return taken;
   }
 
   /** Takes a finer ring's bucket that is leaving it. */

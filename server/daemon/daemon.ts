@@ -250,6 +250,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     state: () => state,
     connections,
     addresses: () => addresses,
+    logger: log,
   });
   // The cluster-wide audit (server/cluster/audit-replication.ts): peers get this node's entries, it gets theirs.
   clusterNode?.auditReplication.attach(ops.audit);

@@ -5,6 +5,7 @@ import type { DaemonState, NodeRole, Protocol, StatsView } from '../../lib/ops-a
 import { AUDIT_ROTATE_BYTES, AuditLog } from '../audit/audit-log.ts';
 import { EventHub } from '../live-feed/event-hub.ts';
 import { HistoryRecorder } from '../chart-history/history-recorder.ts';
+import { type HistoryLog, HistoryStore } from '../chart-history/history-store.ts';
 import { LockIndex } from '../lock-views/lock-index.ts';
 import type { ViewClock } from '../lock-views/lock-views.ts';
 import { Security } from '../console-auth/security.ts';
@@ -29,6 +30,8 @@ export interface OpsServicesOptions {
   addresses(): NodeAddresses;
   /** Force-release and kick on this node's engine, for the cluster of one (the peer runtime has its own way to them). */
   lockOps: LocalLockOps;
+  /** Where the chart history says what it restored or refused (the daemon's logger). */
+  logger?: HistoryLog;
 }
 
 export interface OpsServices {
@@ -47,16 +50,23 @@ export interface OpsServices {
 export async function createOpsServices(o: OpsServicesOptions): Promise<OpsServices> {
   const security = new Security({ adminToken: o.adminToken, readToken: o.readToken, host: o.host });
   const audit = await AuditLog.open(o.dataDir, AUDIT_ROTATE_BYTES, { node: o.nodeId, instance: o.instanceId });
+  // The charts' history, read back from the data dir (chart-history/history-store.ts).
+  const history = new HistoryRecorder(o.engine, o.clock);
+  let historyStore: HistoryStore | null = null;
   try {
-    return assemble(o, security, audit);
+    if (o.dataDir !== null) historyStore = await HistoryStore.open(o.dataDir, history, o.logger ?? SILENT);
+    return assemble(o, security, audit, history, historyStore);
   } catch (err) {
+    await historyStore?.close();
+    history.close();
     await audit.close();
     throw err;
   }
 }
 
-function assemble(o: OpsServicesOptions, security: Security, audit: AuditLog): OpsServices {
-  const history = new HistoryRecorder(o.engine, o.clock);
+const SILENT: HistoryLog = { info: () => {}, warn: () => {} };
+
+function assemble(o: OpsServicesOptions, security: Security, audit: AuditLog, history: HistoryRecorder, historyStore: HistoryStore | null): OpsServices {
   const cluster: ClusterBackend =
     o.cluster ?? new SingleNodeCluster({ nodeId: o.nodeId, instanceId: o.instanceId, addresses: o.addresses, lockOps: o.lockOps });
   const role = (): NodeRole => o.cluster?.role() ?? 'active';
@@ -76,6 +86,7 @@ function assemble(o: OpsServicesOptions, security: Security, audit: AuditLog): O
     async close() {
       hub.close();
       lockIndex.close();
+      await historyStore?.close();
       history.close();
       await audit.close();
     },
