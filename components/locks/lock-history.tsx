@@ -1,5 +1,5 @@
 import { END_LABEL, lockHistoryCsv, lockHistoryJson } from '@/lib/dashboard/lock-history-export.ts';
-import { formatClockTime, formatDuration, formatLatency } from '@/lib/dashboard/dashboard-format.ts';
+import { formatClockTime, formatSpan } from '@/lib/dashboard/dashboard-format.ts';
 import type { LockHistory } from '@/lib/ops-api/api-types.ts';
 import { useLockHistory } from '../data/queries.ts';
 import { buttonClass } from '../ui/button.ts';
@@ -8,7 +8,7 @@ import { saveExport } from '../ui/download.ts';
 function Percentiles({ label, p }: { label: string; p: { p50: number | null; p99: number | null } }) {
   return (
     <span>
-      {label} p50 <span className="tabular-nums">{formatLatency(p.p50)}</span>, p99 <span className="tabular-nums">{formatLatency(p.p99)}</span>
+      {label} p50 <span className="tabular-nums">{formatSpan(p.p50)}</span>, p99 <span className="tabular-nums">{formatSpan(p.p99)}</span>
     </span>
   );
 }
@@ -19,8 +19,7 @@ function exportHistory(history: LockHistory, kind: 'csv' | 'json'): void {
 
 /** "none" for a grant that did not queue; ms below a second, then "1.5 s", "2 m 05 s". */
 function formatWait(ms: number): string {
-  if (ms === 0) return 'none';
-  return ms < 1_000 ? formatLatency(ms) : formatDuration(ms);
+  return ms === 0 ? 'none' : formatSpan(ms);
 }
 
 const TH = 'px-2 py-1';
@@ -68,7 +67,7 @@ export function LockHistoryTable({ name }: { name: string }) {
         <>
           <p className="flex flex-wrap gap-x-4 text-xs text-slate-600 dark:text-slate-300" data-testid="lock-history-summary">
             <Percentiles label="Queue wait" p={history.queueWait} />
-            <Percentiles label="Held" p={history.hold} />
+            <Percentiles label="Held (ended grants)" p={history.hold} />
           </p>
           {/* Focusable, so a keyboard can scroll it when it overflows (axe: scrollable-region-focusable). */}
           <div
@@ -113,7 +112,7 @@ export function LockHistoryTable({ name }: { name: string }) {
                     </td>
                     <td className={`${TD} font-mono break-all`}>{g.token ?? '—'}</td>
                     <td className={`${TD} tabular-nums`}>{formatWait(g.queueWaitMs)}</td>
-                    <td className={`${TD} tabular-nums`}>{g.heldMs === null ? '—' : formatDuration(g.heldMs)}</td>
+                    <td className={`${TD} tabular-nums`}>{g.heldMs === null ? '—' : formatSpan(g.heldMs)}</td>
                     <td className={TD}>{END_LABEL[g.end]}</td>
                   </tr>
                 ))}

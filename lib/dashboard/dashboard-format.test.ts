@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { formatAgo, formatCountdown, formatDuration, formatLatency, formatLeaseLeft, groupDigits } from './dashboard-format.ts';
+import { formatAgo, formatCountdown, formatDuration, formatLatency, formatLeaseLeft, formatSpan, groupDigits } from './dashboard-format.ts';
 
 describe('formatting', () => {
+  it('writes a hold or wait span as a latency below a second and a human duration above (issue 30: not raw ms)', () => {
+    expect(formatSpan(null)).toBe('—');
+    expect(formatSpan(0.25)).toBe('250 µs');
+    expect(formatSpan(512.3)).toBe('512 ms');
+    expect(formatSpan(12_345)).toBe('12.3 s');
+    expect(formatSpan(83_000)).toBe('1 m 23 s');
+    expect(formatSpan(7_380_000)).toBe('2 h 3 m');
+  });
+
   it('writes a countdown like a duration, rounded down', () => {
     expect(formatCountdown(12_345)).toBe('12.3 s');
     expect(formatCountdown(99)).toBe('99 ms');

@@ -108,3 +108,9 @@ export function carriedClaimsText(f: { claimsCarried?: number; claimsResumed?: n
   const rest = waiting > 0 ? `, ${waiting} still reconnecting` : '';
   return `${f.claimsCarried} session ${noun} carried over: ${resumed} resumed, ${expired} expired${byAdmin}${rest}`;
 }
+
+/** A span that may be µs or hours (a hold time, a wait): latency precision below a second, then "12.3 s", "2 m 05 s". */
+export function formatSpan(ms: number | null): string {
+  if (ms === null || ms < 1_000) return formatLatency(ms);
+  return formatDuration(ms);
+}

@@ -85,6 +85,44 @@ describe('GrantLog', () => {
     expect(grants[3]).toMatchObject({ protocol: 'session', clientName: 'worker-7', heldMs: 20, queueWaitMs: 10 });
   });
 
+  it('lists a grant still held as one row whatever the failovers, replaced by its real end, and leaves it out of the percentiles', () => {
+    const log = new GrantLog();
+    grantAndRelease(log, 'a', 1, 0, 40, 5);
+    // Token 2 is granted at 100 and carried across four failovers (each reset lists it again).
+    for (let f = 1; f <= 4; f++) log.failover([holder('a', 2, 100, 100 + f * 1_000, { waitedMs: 7 })], 100 + f * 1_000, (ms) => ms);
+    log.failover([holder('a', 3, 200, 4_100)], 4_100, (ms) => ms);
+    let h = log.history('a', 0);
+    expect(h.grants.map((g) => [g.token, g.end])).toEqual([
+      ['3', 'failover'],
+      ['2', 'failover'],
+      ['1', 'release'],
+    ]);
+    expect(h.grants[1]).toMatchObject({ endedAt: 4_100, heldMs: 4_000 });
+    expect(h.hold).toEqual({ p50: 40, p99: 40 });
+    // Its real end, replicated here after the last failover: the one row becomes that end.
+    log.ended(holder('a', 2, 100, 9_100, { waitedMs: 7 }), 9_100, 100, 'release');
+    h = log.history('a', 0);
+    expect(h.grants.map((g) => [g.token, g.end])).toEqual([
+      ['2', 'release'],
+      ['3', 'failover'],
+      ['1', 'release'],
+    ]);
+    expect(h.hold).toEqual({ p50: 40, p99: 9_000 });
+  });
+
+  it('keeps its count of failover rows right when the ring overwrites them', () => {
+    const log = new GrantLog();
+    for (let i = 1; i <= RING_SIZE; i++) log.failover([holder('a', i, i, i + 1)], i + 1, (ms) => ms);
+    for (let i = 101; i <= 100 + RING_SIZE; i++) grantAndRelease(log, 'a', i, i * 10);
+    log.failover([holder('a', 500, 5_000, 5_001)], 5_001, (ms) => ms);
+    grantAndRelease(log, 'a', 1, 6_000); // token 1's failover row is gone already: nothing to replace
+    log.ended(holder('a', 500, 5_000, 7_000), 7_000, 5_000, 'expiry', 5_000);
+    const ends = log.history('a', 0).grants;
+    expect(ends).toHaveLength(RING_SIZE);
+    expect(ends.filter((g) => g.end === 'failover')).toEqual([]);
+    expect(ends.slice(0, 2).map((g) => g.token)).toEqual(['500', '1']);
+  });
+
   it('lists a kicked waiter also on a lock with no ended grant yet', () => {
     const log = new GrantLog();
     log.kicked('a', 9, 'keyed', 'k', 10, 1);

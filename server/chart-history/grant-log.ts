@@ -47,6 +47,8 @@ const SIZE = 1;
 const EXPIRED_ALIVE = 2;
 const FILED_AT = 3;
 const USED_AT = 4;
+/** Failover entries in the ring: an end of the same token replaces one (see fileJournal). */
+const FAILOVERS = 5;
 const META = 8;
 /** Ends journaled before they are filed into their rings (one 256 KiB block of numbers). */
 const JOURNAL = 4_096;
@@ -128,7 +130,9 @@ export class GrantLog {
       const size = this.meta[slot * META + SIZE] ?? 0;
       for (let k = 0; k < size; k++) grants.push(this.record(slot, k));
     }
-    const held = grants.filter((g) => g.end !== 'kick');
+    // Percentiles of grants that ended: not a kicked waiter, nor a grant a failover took from
+    // this node (it was still held, elsewhere; its real end replaces the row when it comes).
+    const held = grants.filter((g) => g.end !== 'kick' && g.end !== 'failover');
     return {
       name,
       asOf,
@@ -194,10 +198,15 @@ export class GrantLog {
       const code = jn[from + CODE] ?? 0;
       // A kick says nothing of the last holder; any other end replaces what an expiry left.
       if ((code & 7) !== END_CODE.kick) meta[m + EXPIRED_ALIVE] = (code & 7) === END_CODE.expiry ? (jn[from + LAST_ALIVE] ?? Number.NaN) : Number.NaN;
+      // A grant a failover ended here may end again (another failover, or its real end once the
+      // node that kept it says so): one row per grant, the latest, not one per failover.
+      if ((meta[m + FAILOVERS] ?? 0) > 0 && (code & 7) !== END_CODE.kick) this.dropFailoverOf(slot, jt[from + TOKEN] ?? 0n);
       const i = meta[m + NEXT] ?? 0;
       meta[m + NEXT] = i + 1 === RING_SIZE ? 0 : i + 1;
-      if ((meta[m + SIZE] ?? 0) < RING_SIZE) meta[m + SIZE] = (meta[m + SIZE] ?? 0) + 1;
       const to = slot * SLOT + i * ENTRY;
+      if ((meta[m + SIZE] ?? 0) < RING_SIZE) meta[m + SIZE] = (meta[m + SIZE] ?? 0) + 1;
+      else if (((this.nums[to + CODE] ?? 0) & 7) === END_CODE.failover) meta[m + FAILOVERS] = (meta[m + FAILOVERS] ?? 0) - 1;
+      if ((code & 7) === END_CODE.failover) meta[m + FAILOVERS] = (meta[m + FAILOVERS] ?? 0) + 1;
       const nums = this.nums;
       for (let k = 0; k < TOKEN; k++) nums[to + k] = jn[from + k] ?? 0;
       this.tokens[to + TOKEN] = jt[from + TOKEN] ?? 0n;
@@ -208,6 +217,34 @@ export class GrantLog {
       jr[j * 3 + 1] = null;
       jr[j * 3 + 2] = null;
     }
+  }
+
+  /** Takes out the failover entry of `token` in `slot`'s ring, if any: the newer entries move back one place. */
+  private dropFailoverOf(slot: number, token: bigint): void {
+    const m = slot * META;
+    const size = this.meta[m + SIZE] ?? 0;
+    const next = this.meta[m + NEXT] ?? 0;
+    const at = (k: number) => (next - size + k + 2 * RING_SIZE) % RING_SIZE;
+    let found = -1;
+    for (let k = size - 1; k >= 0 && found < 0; k--) {
+      const e = slot * SLOT + at(k) * ENTRY;
+      if (((this.nums[e + CODE] ?? 0) & 7) === END_CODE.failover && this.tokens[e + TOKEN] === token) found = k;
+    }
+    if (found < 0) return;
+    for (let k = found; k < size - 1; k++) {
+      const to = slot * SLOT + at(k) * ENTRY;
+      const from = slot * SLOT + at(k + 1) * ENTRY;
+      // The token through its own view: a double copy could change a NaN-shaped token's bits.
+      for (let n = 0; n < TOKEN; n++) this.nums[to + n] = this.nums[from + n] ?? 0;
+      this.tokens[to + TOKEN] = this.tokens[from + TOKEN] ?? 0n;
+      const rTo = (slot * RING_SIZE + at(k)) * 2;
+      const rFrom = (slot * RING_SIZE + at(k + 1)) * 2;
+      this.refs[rTo] = this.refs[rFrom] ?? null;
+      this.refs[rTo + 1] = this.refs[rFrom + 1] ?? null;
+    }
+    this.meta[m + NEXT] = (next - 1 + RING_SIZE) % RING_SIZE;
+    this.meta[m + SIZE] = size - 1;
+    this.meta[m + FAILOVERS] = (this.meta[m + FAILOVERS] ?? 0) - 1;
   }
 
   /** Entry `k` of `slot` counted back from the newest (0 = newest). */
@@ -283,6 +320,7 @@ export class GrantLog {
     this.meta[m + NEXT] = 0;
     this.meta[m + SIZE] = 0;
     this.meta[m + EXPIRED_ALIVE] = Number.NaN;
+    this.meta[m + FAILOVERS] = 0;
     this.refs.fill(null, slot * RING_SIZE * 2, (slot + 1) * RING_SIZE * 2);
   }
 
