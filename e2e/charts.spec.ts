@@ -153,7 +153,9 @@ test("a lock's detail lists its last grants with how each ended, and exports the
   const forced = await take(c, name);
   const res = await page.request.post(`/api/v1/locks/${name}/force-release`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, data: { token: forced } });
   expect(res.status()).toBe(200);
-  await take(c, name); // held again, so the table has its row to open
+  // Held again, so the table has its row to open: with a lease that outlives the test (a 30 s one
+  // ran out on a loaded machine before the export and added a fourth, expired, row).
+  await take(c, name, '600');
 
   await page.goto('/');
   await page
@@ -194,4 +196,92 @@ test("a lock's detail lists its last grants with how each ended, and exports the
   ]);
   // The expired grant was held for its whole 200 ms lease (and a little timer lateness).
   expect(json.grants[1]?.heldMs ?? 0).toBeGreaterThanOrEqual(200);
+});
+
+/** The y-axis tick labels of one chart. */
+function yTicks(page: Page, testId: string) {
+  // The y axis sits on the left: its tick labels are the ones anchored at their end.
+  return page.getByTestId(testId).locator('text.recharts-cartesian-axis-tick-value[text-anchor="end"]').allTextContents();
+}
+
+/** Scrolls a chart into view and waits until it has drawn (it marks its box data-drawn). */
+async function drawn(page: Page, testId: string): Promise<void> {
+  await expect(page.getByTestId('charts-grid')).toBeAttached();
+  await page.getByTestId(testId).scrollIntoViewIfNeeded();
+  await expect(page.getByTestId(testId)).toHaveAttribute('data-drawn', 'true');
+}
+
+test('the duration charts read at a glance: a log axis by default, ticks in whole units, the bucket in progress marked, a crosshair with the figures', async ({
+  page,
+  baton,
+}) => {
+  await contend(baton.lockPort, 'e2e-readable');
+  await page.goto('/');
+  await expect(page.getByTestId('live-status')).toHaveText('live');
+  await page.locator('#charts-heading').scrollIntoViewIfNeeded();
+  await drawn(page, 'chart-queue-wait');
+  const chart = page.getByTestId('chart-queue-wait');
+  await expect(chart).toHaveAttribute('data-scale', 'log');
+  // Decades in the units people say: the ~300 ms waits sit between "100 ms" and "1 s".
+  await expect.poll(() => yTicks(page, 'chart-queue-wait')).toEqual(expect.arrayContaining(['100 ms', '1 s']));
+  for (const t of await yTicks(page, 'chart-queue-wait')) expect(t).toMatch(/^\d+ (µs|ms|s|min|h)$/);
+  // The bucket still being filled is shaded and labelled, on the duration and the grants charts.
+  await expect(chart.locator('svg text', { hasText: /^partial$/ })).toHaveCount(1);
+  await drawn(page, 'chart-grants');
+  await expect(page.getByTestId('chart-grants').locator('svg text', { hasText: /^partial$/ })).toHaveCount(1);
+
+  // The crosshair over the bucket the wait was recorded in: its tooltip gives the figures as measured.
+  const history = (await (await page.request.get('/api/v1/stats/history?range=5m')).json()) as StatsHistory;
+  const waited = history.buckets.filter((b) => b.queueWait.waitedP50 !== null).at(-1);
+  expect(waited).toBeDefined();
+  await chart.scrollIntoViewIfNeeded();
+  const to = Number(await chart.getAttribute('data-partial-start'));
+  const grid = await chart.locator('.recharts-cartesian-grid').boundingBox();
+  if (grid === null || waited === undefined) throw new Error('no plot area or no queued grant');
+  const from = to - 29 * 10_000;
+  const x = grid.x + grid.width * ((waited.start - from) / 300_000);
+  await page.mouse.move(x, grid.y + grid.height / 2);
+  const tooltip = chart.getByTestId('chart-tooltip');
+  await expect(tooltip).toBeVisible();
+  await expect(tooltip).toContainText(/p50 \d+(\.\d)? ms/);
+  await expect(tooltip).toContainText(/p99 \d+(\.\d)? ms/);
+  // Over the bucket in progress, the tooltip says how much of it has passed.
+  await page.mouse.move(grid.x + grid.width * (29.5 / 30), grid.y + grid.height / 2);
+  await expect(tooltip).toContainText(/in progress: \d+(\.\d)? s of 10 s/);
+
+  // Linear on request: from 0, every tick a whole number of one unit (never "1.7 min").
+  await page.getByTestId('scale-picker').getByText('Linear', { exact: true }).click();
+  await expect(chart).toHaveAttribute('data-scale', 'linear');
+  await expect.poll(async () => (await yTicks(page, 'chart-queue-wait'))[0]).toBe('0');
+  for (const t of await yTicks(page, 'chart-queue-wait')) expect(t).toMatch(/^(0|\d+ (µs|ms|s|min|h)|\d+\.\d (ms|s))$/);
+});
+
+test('the chart range is in the URL: a reload and a pasted link keep it, Back undoes it', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByTestId('live-status')).toHaveText('live');
+  await page.locator('#charts-heading').scrollIntoViewIfNeeded();
+  await page.getByTestId('range-picker').getByText('1 h', { exact: true }).click();
+  await expect(page).toHaveURL(/[?&]range=1h(&|$)/);
+  await expect(page.getByTestId('charts-grid')).toHaveAttribute('data-range', '1h');
+
+  const hourAsked = page.waitForResponse((r) => r.url().includes('/api/v1/stats/history?range=1h') && r.status() === 200);
+  await page.reload();
+  await hourAsked;
+  await page.locator('#charts-heading').scrollIntoViewIfNeeded();
+  await expect(page.getByRole('radio', { name: '1 h' })).toBeChecked();
+  await expect(page.getByTestId('charts-grid')).toHaveAttribute('data-range', '1h');
+  await drawn(page, 'chart-queue-wait');
+
+  await page.goto('/?range=24h');
+  await page.locator('#charts-heading').scrollIntoViewIfNeeded();
+  await expect(page.getByTestId('charts-grid')).toHaveAttribute('data-range', '24h');
+  await page.getByTestId('range-picker').getByText('5 min', { exact: true }).click();
+  await expect(page).not.toHaveURL(/range=/);
+  await page.goBack();
+  await expect(page).toHaveURL(/[?&]range=24h(&|$)/);
+  await expect(page.getByTestId('charts-grid')).toHaveAttribute('data-range', '24h');
+  // A range the page does not know is the default, not an error.
+  await page.goto('/?range=7d');
+  await page.locator('#charts-heading').scrollIntoViewIfNeeded();
+  await expect(page.getByTestId('charts-grid')).toHaveAttribute('data-range', '5m');
 });

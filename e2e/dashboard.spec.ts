@@ -119,10 +119,17 @@ test('the charts render with data, and handoff and restore are disabled with the
     await new Promise((r) => setTimeout(r, 20));
   }
   await page.goto('/');
-  // The charts are drawn once their section nears the screen: scroll to it, as an operator would.
+  // What the page promises, in order, rather than a time: the stream is live; the charts' code
+  // and first figures arrive after the page (the grid shows once they have); a chart draws once
+  // it is on screen (they pause far off it) and then marks its box data-drawn. Each chart is
+  // scrolled to as an operator would, after the grid exists, so rows arriving above it cannot
+  // have pushed it back off screen before it drew.
+  await expect(page.getByTestId('live-status')).toHaveText('live');
   await page.locator('#charts-heading').scrollIntoViewIfNeeded();
+  await expect(page.getByTestId('charts-grid')).toBeAttached();
   for (const id of ['chart-latency', 'chart-by-cause', 'chart-grants']) {
-    await expect(page.getByTestId(id).locator('.recharts-surface').first()).toBeVisible();
+    await page.getByTestId(id).scrollIntoViewIfNeeded();
+    await expect(page.getByTestId(id)).toHaveAttribute('data-drawn', 'true');
   }
   // Data points drawn: dots on the latency lines, bars for the expiry cause, grants per second.
   // Dots while fewer than 4 buckets have data, a line after that: earlier tests on this shared

@@ -1,6 +1,7 @@
 import { memo } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
-import { causeLatency, durationTick, RANGE_SPECS } from '@/lib/dashboard/dashboard-charts.ts';
+import { durationAxis } from '@/lib/dashboard/chart-scale.ts';
+import { causeLatency, RANGE_SPECS } from '@/lib/dashboard/dashboard-charts.ts';
 import type { CauseLatency, HandoverCause, HistoryRange } from '@/lib/ops-api/api-types.ts';
 import { CHART_MARGIN, xTitle, Y_AXIS_WIDTH, yTitle } from './axis-titles.ts';
 import { ChartFrame } from './chart-frame.tsx';
@@ -18,6 +19,8 @@ export const BlockedChart = memo(function BlockedChart({ blocked, range }: { blo
   // The count under each cause: a release's bar is 0 (it blocks nobody), which must not read as "no data".
   const points = (blocked === undefined ? [] : causeLatency(blocked)).map((c) => ({ ...c, label: `${c.cause} (${c.count})` }));
   const hasHandovers = points.some((c) => c.count > 0);
+  // Bars stand on 0, so a linear axis, with ticks in whole steps of one unit ("0, 30 s, 60 s").
+  const axis = durationAxis('linear', null, Math.max(0, ...points.map((c) => c.p99 ?? c.p50 ?? 0)));
   return (
     <ChartFrame
       title="Blocked time by cause"
@@ -28,7 +31,15 @@ export const BlockedChart = memo(function BlockedChart({ blocked, range }: { blo
       <BarChart data={points} responsive style={{ width: '100%', height: '100%' }} margin={CHART_MARGIN}>
         <CartesianGrid stroke={p.grid} strokeDasharray="3 3" vertical={false} />
         <XAxis dataKey="label" stroke={p.axis} tick={{ fontSize: 11 }} interval={0} label={xTitle(p, 'previous holder ended by (handovers)')} />
-        <YAxis stroke={p.axis} tick={{ fontSize: 11 }} width={Y_AXIS_WIDTH} tickFormatter={durationTick} label={yTitle(p, 'blocked')} />
+        <YAxis
+          stroke={p.axis}
+          tick={{ fontSize: 11 }}
+          width={Y_AXIS_WIDTH}
+          domain={axis.domain}
+          ticks={axis.ticks}
+          tickFormatter={axis.format}
+          label={yTitle(p, 'blocked')}
+        />
         <Tooltip {...tooltipStyle(p)} formatter={formatMs} cursor={{ fill: p.grid, opacity: 0.4 }} />
         <Legend wrapperStyle={{ fontSize: 12 }} verticalAlign="top" height={20} />
         <Bar dataKey="p50" name="p50" fill={p.p50} isAnimationActive={false} />

@@ -1,14 +1,17 @@
-import { useMemo, useRef, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
+import { type DurationScale, parseRangeParam, rangeParam } from '@/lib/dashboard/chart-scale.ts';
 import { holdSeries, latencySeries, queueWaitSeries, RANGE_SPECS } from '@/lib/dashboard/dashboard-charts.ts';
 import { formatCount } from '@/lib/dashboard/dashboard-format.ts';
 import type { HistoryRange } from '@/lib/ops-api/api-types.ts';
 import { useCluster, useHistory, useStatsHistory, type HistoryView } from '../data/queries.ts';
 import { useThrottled } from '../data/use-throttled.ts';
+import { useQueryParam } from '../data/use-view-params.ts';
 import { BlockedChart } from './blocked-chart.tsx';
 import { FailoverChart } from './failover-chart.tsx';
 import { GrantsChart } from './grants-chart.tsx';
 import { PercentileChart } from './percentile-chart.tsx';
 import { RangePicker } from './range-picker.tsx';
+import { ScalePicker } from './scale-picker.tsx';
 import { BELOW_THE_FOLD } from '../ui/below-the-fold.ts';
 import { cn } from '../ui/cn.ts';
 import { useNearViewport } from '../ui/use-near-viewport.ts';
@@ -20,10 +23,14 @@ function waitedShare(count: number, waited: number): string {
 /**
  * The charts, two by two on wide screens, stacked on phones, over the picked range. The 5-minute
  * range draws from the event stream (live); 1 h and 24 h, and every range's merged by-cause
- * figures, come from GET /api/v1/stats/history, asked again once per bucket.
+ * figures, come from GET /api/v1/stats/history, asked again once per bucket. The range is in the
+ * URL (`range=1h`), so a reload or a pasted link keeps it; the duration axis is log by default.
  */
 export function ChartsSection() {
-  const [range, setRange] = useState<HistoryRange>('5m');
+  const [rangeText, setRangeText] = useQueryParam('range');
+  const range = parseRangeParam(rangeText);
+  const setRange = useCallback((next: HistoryRange) => setRangeText(rangeParam(next), 'push'), [setRangeText]);
+  const [scale, setScale] = useState<DurationScale>('log');
   // Redraw at most once a second, and not at all while scrolled far away; the first snapshot
   // shows at once.
   const sectionRef = useRef<HTMLElement>(null);
@@ -55,7 +62,10 @@ export function ChartsSection() {
         <h2 id="charts-heading" className="text-lg font-semibold">
           Trends
         </h2>
-        <RangePicker value={range} onChange={setRange} />
+        <div className="flex flex-wrap items-center gap-3">
+          <ScalePicker value={scale} onChange={setScale} />
+          <RangePicker value={range} onChange={setRange} />
+        </div>
       </div>
       {view === undefined || series === undefined || cluster === undefined ? (
         <p className="text-sm text-slate-500 dark:text-slate-400">{range === '5m' ? 'Waiting for the first snapshot…' : 'Loading the history…'}</p>
@@ -70,6 +80,7 @@ export function ChartsSection() {
             points={series.wait}
             asOf={view.asOf}
             range={range}
+            scale={scale}
           />
           <BlockedChart blocked={summary?.blocked} range={range} />
           <PercentileChart
@@ -81,6 +92,7 @@ export function ChartsSection() {
             points={series.hold}
             asOf={view.asOf}
             range={range}
+            scale={scale}
           />
           <PercentileChart
             title="In-daemon handover (free → next grant)"
@@ -91,6 +103,7 @@ export function ChartsSection() {
             points={series.latency}
             asOf={view.asOf}
             range={range}
+            scale={scale}
           />
           <GrantsChart view={view} range={range} />
           <FailoverChart failovers={cluster.failovers} asOf={view.asOf} range={range} />

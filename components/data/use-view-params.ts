@@ -50,3 +50,27 @@ export function useViewParams(): ViewParamsHandle {
   }, []);
   return { view, update };
 }
+
+/**
+ * One query parameter outside the lock view (the charts' `range`), read and written through the
+ * same listeners, so a reload or a pasted link keeps it and Back undoes it. `null` removes it.
+ */
+export function useQueryParam(key: string): [string | null, (value: string | null, mode: HistoryMode) => void] {
+  const search = useSyncExternalStore(subscribe, readSearch, serverSearch);
+  const value = useMemo(() => new URLSearchParams(search).get(key), [search, key]);
+  const set = useCallback(
+    (next: string | null, mode: HistoryMode) => {
+      const p = new URLSearchParams(window.location.search);
+      if (p.get(key) === next) return;
+      if (next === null) p.delete(key);
+      else p.set(key, next);
+      const text = p.toString();
+      const url = `${window.location.pathname}${text === '' ? '' : `?${text}`}${window.location.hash}`;
+      if (mode === 'push') window.history.pushState(window.history.state, '', url);
+      else window.history.replaceState(window.history.state, '', url);
+      for (const listener of listeners) listener();
+    },
+    [key],
+  );
+  return [value, set];
+}
