@@ -7,6 +7,7 @@ import {
   durationTick,
   failoverDomain,
   failoverPoints,
+  grantsPlot,
   grantsSeries,
   hasLatency,
   holdSeries,
@@ -93,5 +94,22 @@ describe('chart series', () => {
     ];
     expect(failoverPoints(failovers).map((f) => f.label)).toEqual(['(none) → n1', 'n1 → n2']);
     expect(failoverDomain(failovers, T0)[0]).toBe(T0 - 3_600_000);
+  });
+});
+
+describe('grantsPlot', () => {
+  it('draws the bucket in progress over the part that has passed, apart from the finished ones, not as a drop', () => {
+    const history = [bucket(T0 - 10_000, { grants: 100 }), bucket(T0, { grants: 20 })];
+    const rows = grantsPlot(history, T0 + 2_000, '5m');
+    const [finished, current, end] = rows.slice(-3);
+    expect(finished).toMatchObject({ start: T0 - 10_000, perSecond: 10, partial: null, value: 10 });
+    // 20 grants in the 2 s that passed: 10/s, not 2/s; the step of the last finished bucket closes at T0.
+    expect(current).toMatchObject({ start: T0, perSecond: 10, partial: 10, value: 10, partialMs: 2_000 });
+    expect(end).toMatchObject({ start: T0 + 10_000, perSecond: null, partial: 10, value: null });
+  });
+
+  it('counts at least a second of the bucket in progress', () => {
+    const rows = grantsPlot([bucket(T0, { grants: 3 })], T0 + 100, '5m');
+    expect(rows.at(-2)).toMatchObject({ partial: 3, partialMs: 100 });
   });
 });

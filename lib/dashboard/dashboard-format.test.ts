@@ -5,6 +5,7 @@ import { formatAgo, formatCountdown, formatDuration, formatLatency, formatLeaseL
 describe('formatting', () => {
   it('writes a hold or wait span as a latency below a second and a human duration above (issue 30: not raw ms)', () => {
     expect(formatSpan(null)).toBe('—');
+    expect(formatSpan(0)).toBe('< 1 µs');
     expect(formatSpan(0.25)).toBe('250 µs');
     expect(formatSpan(512.3)).toBe('512 ms');
     expect(formatSpan(12_345)).toBe('12.3 s');
