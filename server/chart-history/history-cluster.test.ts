@@ -3,8 +3,8 @@
 // active shows the same past; every node keeps its history in its data dir, so a restarted node
 // shows it again.
 import { describe, expect, it } from 'vitest';
-import type { ClusterView, HistoryBucket, StatsHistory } from '../../lib/ops-api/api-types.ts';
-import { type Cluster, type NodeProcess, startCluster, waitFor, waitSettled } from '../testing/cluster-harness.ts';
+import type { ClusterView, HistoryBucket, LockHistory, StatsHistory } from '../../lib/ops-api/api-types.ts';
+import { type Cluster, type NodeProcess, startCluster, waitFor, waitReplicated, waitSettled } from '../testing/cluster-harness.ts';
 
 const HOLD_MS = 300;
 const LOCKS = 4;
@@ -115,5 +115,39 @@ describe('chart history across a role change and a restart', () => {
     await b.kill9();
     await activeView(cluster, 'a');
     expect(past(await history(a, '1h'))).toEqual(past(before.h1));
+  });
+
+  it('a grant held across two handoffs and two restores is one row in each node’s lock history, then its release', { timeout: 90_000 }, async () => {
+    const cluster = await startCluster({ nodes: 2, extraArgs: ['--return-hold-down', '1000ms'] });
+    await waitSettled(cluster, 'a');
+    const [a, b] = [cluster.node('a'), cluster.node('b')];
+    const keyed = cluster.keyedClient(['a', 'b']);
+    const held = await keyed.acquire('chart-carried', { lease: 60_000 });
+    await waitReplicated(cluster, 'chart-carried', held.token, ['b']);
+    const rows = async (node: NodeProcess) => {
+      const reply = await node.api<LockHistory>('/api/v1/locks/chart-carried/history');
+      return reply.body.grants.map((g) => [g.token, g.end]);
+    };
+    for (let round = 0; round < 2; round++) {
+      expect((await a.post('/api/v1/cluster/handoff', { target: 'b' })).status).toBe(200);
+      await activeView(cluster, 'b');
+      await waitSettled(cluster, 'b');
+      await waitReplicated(cluster, 'chart-carried', held.token, ['a']);
+      expect((await b.post('/api/v1/cluster/restore', {})).status).toBe(200);
+      await activeView(cluster, 'a');
+      await waitSettled(cluster, 'a');
+      await waitReplicated(cluster, 'chart-carried', held.token, ['b']);
+    }
+    // a stopped serving it twice, b once or twice: one failover row each, not one per step-down.
+    expect(await rows(a)).toEqual([[held.token.toString(), 'failover']]);
+    expect(await rows(b)).toEqual([[held.token.toString(), 'failover']]);
+    expect(await keyed.release('chart-carried', held.token)).toBe(true);
+    for (const node of [a, b]) {
+      await waitFor(async () => ((await rows(node)).length === 1 && (await rows(node))[0]?.[1] === 'release' ? true : undefined), {
+        timeoutMs: 5_000,
+        what: `${node.id} to list the release in place of the failover row`,
+      });
+      expect(await rows(node)).toEqual([[held.token.toString(), 'release']]);
+    }
   });
 });
