@@ -234,20 +234,26 @@ test('the duration charts read at a glance: a log axis by default, ticks in whol
   const history = (await (await page.request.get('/api/v1/stats/history?range=5m')).json()) as StatsHistory;
   const waited = history.buckets.filter((b) => b.queueWait.waitedP50 !== null).at(-1);
   expect(waited).toBeDefined();
-  await chart.scrollIntoViewIfNeeded();
-  const to = Number(await chart.getAttribute('data-partial-start'));
+  // Points are placed relative to the chart's box (the page may move under a fixed mouse position
+  // as rows arrive above it) and the window's place is read again at each try (it moves a bucket
+  // every 10 s): the pointer is moved until the tooltip shows what is asked.
+  const box = await chart.boundingBox();
   const grid = await chart.locator('.recharts-cartesian-grid').boundingBox();
-  if (grid === null || waited === undefined) throw new Error('no plot area or no queued grant');
-  const from = to - 29 * 10_000;
-  const x = grid.x + grid.width * ((waited.start - from) / 300_000);
-  await page.mouse.move(x, grid.y + grid.height / 2);
+  if (box === null || grid === null || waited === undefined) throw new Error('no plot area or no queued grant');
   const tooltip = chart.getByTestId('chart-tooltip');
-  await expect(tooltip).toBeVisible();
-  await expect(tooltip).toContainText(/p50 \d+(\.\d)? ms/);
-  await expect(tooltip).toContainText(/p99 \d+(\.\d)? ms/);
+  /** Points at the bucket starting at `start` (ms), or the one in progress when null. */
+  const pointAt = async (start: number | null, text: RegExp) => {
+    await expect(async () => {
+      const to = Number(await chart.getAttribute('data-partial-start'));
+      const fraction = start === null ? 29.5 / 30 : (start - (to - 29 * 10_000)) / 300_000;
+      await chart.hover({ position: { x: grid.x - box.x + grid.width * fraction, y: grid.y - box.y + grid.height / 2 }, force: true });
+      await expect(tooltip).toContainText(text, { timeout: 1_000 });
+    }).toPass();
+  };
+  await pointAt(waited.start, /p50 \d+(\.\d)? m?s/);
+  await expect(tooltip).toContainText(/p99 \d+(\.\d)? m?s/);
   // Over the bucket in progress, the tooltip says how much of it has passed.
-  await page.mouse.move(grid.x + grid.width * (29.5 / 30), grid.y + grid.height / 2);
-  await expect(tooltip).toContainText(/in progress: \d+(\.\d)? s of 10 s/);
+  await pointAt(null, /in progress: \d+(\.\d)? s of 10 s/);
 
   // Linear on request: from 0, every tick a whole number of one unit (never "1.7 min").
   await page.getByTestId('scale-picker').getByText('Linear', { exact: true }).click();

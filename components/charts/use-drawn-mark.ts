@@ -12,8 +12,9 @@ export function useDrawnMark(ref: RefObject<HTMLElement | null>): void {
     const mark = () => {
       const svg = el.querySelector('svg.recharts-surface');
       const drawn = svg !== null && svg.getBoundingClientRect().width > 0;
-      if (drawn) el.dataset.drawn = 'true';
-      else delete el.dataset.drawn;
+      // Written only when it changes: an attribute write is a DOM change of its own.
+      if (drawn && el.dataset.drawn !== 'true') el.dataset.drawn = 'true';
+      else if (!drawn && el.dataset.drawn !== undefined) delete el.dataset.drawn;
     };
     mark();
     if (typeof MutationObserver === 'undefined') return;
