@@ -7,9 +7,9 @@ import { createMetrics } from './metrics.ts';
 
 const live: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
 
-function fixture() {
+function fixture(role: 'active' | 'standby' = 'active') {
   const f = engineFixture({ blockSize: 100n });
-  const registry = createMetrics(f.engine, () => ({ keyed: 0, session: 0 }), { role: () => 'active', nodeId: 'n', instanceId: 'i' });
+  const registry = createMetrics(f.engine, () => ({ keyed: 0, session: 0 }), { role: () => role, nodeId: 'n', instanceId: 'i' });
   const keyed = (name: string, leaseMs = 60_000) => f.engine.acquire({ name, owner: live, protocol: 'keyed', client: 'k', leaseMs, waitMs: 0, sliding: false });
   const session = (name: string) => f.engine.acquire({ name, owner: live, protocol: 'session', client: 's', leaseMs: 60_000, waitMs: 0, sliding: true });
   const read = async (series: string) => {
@@ -50,6 +50,34 @@ describe('baton_queue_wait_seconds', () => {
       heldForMs: 0,
     });
     expect(await f.read('baton_grants_total{protocol="keyed"}')).toBe(1);
+    expect(await f.read('baton_queue_wait_seconds_count{protocol="keyed"}')).toBe(0);
+  });
+
+  it('does not count a mirrored grant of a replicated waiter on a standby, though the grant event carries its wait', async () => {
+    const f = fixture('standby');
+    const grant = (claimId: number) =>
+      f.engine.replicaGrant({
+        lock: 'w',
+        claimId,
+        token: BigInt(claimId),
+        protocol: 'keyed',
+        client: 'k',
+        leaseMs: 10_000,
+        sliding: false,
+        handoverMs: claimId === 1 ? null : 0,
+        handoverCause: claimId === 1 ? null : 'release',
+        remainingMs: 10_000,
+        heldForMs: 0,
+      });
+    const waits: number[] = [];
+    f.engine.subscribe((e) => (e.type === 'grant' ? waits.push(e.waitedMs) : undefined));
+    grant(1);
+    f.engine.replicaEnqueue({ lock: 'w', claimId: 2, protocol: 'keyed', client: 'k', leaseMs: 0, sliding: false, waitingForMs: 0, waitRemainingMs: null });
+    f.clock.advance(700);
+    f.engine.replicaEndHolder('w', 1, 'release');
+    grant(2);
+    expect(waits).toEqual([0, 700]);
+    expect(await f.read('baton_grants_total{protocol="keyed"}')).toBe(2);
     expect(await f.read('baton_queue_wait_seconds_count{protocol="keyed"}')).toBe(0);
   });
 });

@@ -41,12 +41,12 @@ export class ClaimTiming {
     bounds: HOLD_BOUNDS,
   });
 
-  granted(e: GrantEvent): void {
+  /** `countWait` false: a standby's mirrored grant, whose wait the active counted. */
+  granted(e: GrantEvent, countWait = true): void {
     if (e.handoverCause !== null) this.handover.observe(CAUSE_INDEX[e.handoverCause], (e.handoverMs ?? 0) / 1000);
     // An immediate grant waited exactly 0 (enqueuedAt is the grant's own clock read); one from
-    // the queue was granted by a later operation, which read the clock again. A standby's
-    // mirrored grant carries 0 too: the active counted that wait.
-    if (e.waitedMs > 0) this.waits.observe(PROTOCOL_INDEX[e.protocol], e.waitedMs / 1000);
+    // the queue was granted by a later operation, which read the clock again.
+    if (countWait && e.waitedMs > 0) this.waits.observe(PROTOCOL_INDEX[e.protocol], e.waitedMs / 1000);
   }
 
   ended(h: EndedHolder): void {

@@ -92,7 +92,9 @@ export function createMetrics(engine: LockEngine, connections: () => Record<Prot
     switch (e.type) {
       case 'grant':
         grants[e.protocol]++;
-        timing.granted(e);
+        // A standby's mirrored grants carry their wait now (the charts count it, so a new active
+        // shows the past right); the metric leaves it to the active, which counted it.
+        timing.granted(e, node.role() === 'active');
         return;
       case 'release':
         releases[e.protocol]++;
