@@ -245,15 +245,18 @@ test('the duration charts read at a glance: a log axis by default, ticks in whol
   const pointAt = async (start: number | null, text: RegExp) => {
     await expect(async () => {
       const to = Number(await chart.getAttribute('data-partial-start'));
-      const fraction = start === null ? 29.5 / 30 : (start - (to - 29 * 10_000)) / 300_000;
+      // 2 s into the bucket: nearest its point, and inside the plot for the window's first one.
+      const fraction = start === null ? 29.5 / 30 : (start + 2_000 - (to - 29 * 10_000)) / 300_000;
       await chart.hover({ position: { x: grid.x - box.x + grid.width * fraction, y: grid.y - box.y + grid.height / 2 }, force: true });
       await expect(tooltip).toContainText(text, { timeout: 1_000 });
     }).toPass();
   };
   await pointAt(waited.start, /p50 \d+(\.\d)? m?s/);
   await expect(tooltip).toContainText(/p99 \d+(\.\d)? m?s/);
-  // Over the bucket in progress, the tooltip says how much of it has passed.
+  // Over the bucket in progress, the tooltip says how much of it has passed; over a bucket with
+  // no sample (the window's first: this file's server is younger than 5 min), that it has none.
   await pointAt(null, /in progress: \d+(\.\d)? s of 10 s/);
+  await pointAt(Number(await chart.getAttribute('data-partial-start')) - 29 * 10_000, /no samples/);
 
   // Linear on request: from 0, every tick a whole number of one unit (never "1.7 min").
   await page.getByTestId('scale-picker').getByText('Linear', { exact: true }).click();

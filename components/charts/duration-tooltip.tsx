@@ -15,6 +15,8 @@ export interface TooltipRow {
 /**
  * The crosshair's tooltip: the bucket's time, each figure as measured (not as plotted: a log
  * axis puts "< 1 µs" on its floor), and for the bucket in progress how much of it has passed.
+ * The chart's Tooltip needs `filterNull={false}`: a bucket with no samples has only nulls, and
+ * Recharts would otherwise hide the tooltip there (it said nothing over an empty bucket in progress).
  */
 export function ChartTooltip({
   active,

@@ -45,7 +45,7 @@ export const GrantsChart = memo(function GrantsChart({ view, range }: { view: Hi
           label={{ value: 'partial', position: 'insideTop', fontSize: 10, fill: p.axis }}
           className="chart-partial"
         />
-        <Tooltip content={<ChartTooltip palette={p} range={range} row={tooltipRow} />} cursor={{ stroke: p.axis, strokeDasharray: '3 3' }} />
+        <Tooltip filterNull={false} content={<ChartTooltip palette={p} range={range} row={tooltipRow} />} cursor={{ stroke: p.axis, strokeDasharray: '3 3' }} />
         <Area type="stepAfter" dataKey="perSecond" name="grants" stroke={p.grants} fill={p.grants} fillOpacity={0.25} isAnimationActive={false} />
         <Area
           type="stepAfter"

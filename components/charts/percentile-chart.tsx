@@ -87,7 +87,7 @@ export const PercentileChart = memo(function PercentileChart({
           label={{ value: 'partial', position: 'insideTop', fontSize: 10, fill: p.axis }}
           className="chart-partial"
         />
-        <Tooltip content={<ChartTooltip palette={p} range={range} row={tooltipRow} />} cursor={{ stroke: p.axis, strokeDasharray: '3 3' }} />
+        <Tooltip filterNull={false} content={<ChartTooltip palette={p} range={range} row={tooltipRow} />} cursor={{ stroke: p.axis, strokeDasharray: '3 3' }} />
         <Legend wrapperStyle={{ fontSize: 12 }} verticalAlign="top" height={20} />
         <Line type="linear" dataKey="p50" name="p50" stroke={p.p50} strokeWidth={2} dot={dot} connectNulls isAnimationActive={false} />
         <Line type="linear" dataKey="p99" name="p99" stroke={p.p99} strokeWidth={2} dot={dot} connectNulls isAnimationActive={false} />
