@@ -3,7 +3,7 @@
 // the others stand by for when it drops. It owns the retry rules; each KeyedClientConnection owns
 // its socket, its pending table and its redirects.
 import { DEFAULT_KEYED_PORT, normalizeAddresses } from './address.ts';
-import type { AddressInput } from './address.ts';
+import type { Address, AddressInput } from './address.ts';
 import { KeyedClientConnection } from './keyed-client-connection.ts';
 import type { KeyedGrant } from './keyed-grant.ts';
 import type { Releaser } from './keyed-grant.ts';
@@ -77,7 +77,7 @@ export class KeyedClient implements Releaser {
     const homes = addresses.length === 1 ? [...addresses, ...addresses] : addresses;
     const hooks = {
       releaser: this,
-      orphaned: (requests: PendingRequest[], reason: Error, from: KeyedClientConnection) => this.orphaned(requests, reason, from),
+      orphaned: (requests: PendingRequest[], reason: Error, from: KeyedClientConnection, lostAt: Address) => this.orphaned(requests, reason, from, lostAt),
       usable: () => this.unpark(),
     };
     const connectionOptions = {
@@ -220,12 +220,18 @@ export class KeyedClient implements Releaser {
     await Promise.all(this.connections.map((connection) => connection.close(reason)));
   }
 
-  /** `reason`: why the request is being re-sent, if it is; built only when it fails (an Error's stack costs more than the send). */
-  private sendAcquire(request: PendingAcquire, reason: Error | undefined): void {
-    const connection = this.pick(undefined);
+  /**
+   * `reason`: why the request is being re-sent, if it is; built only when it fails (an Error's
+   * stack costs more than the send). `lostAt`: the node it was just lost on, when it was.
+   */
+  private sendAcquire(request: PendingAcquire, reason: Error | undefined, lostAt?: Address): void {
+    const connection = lostAt === undefined ? this.pick(undefined) : this.pickAwayFrom(lostAt);
     if (connection) connection.send(request);
-    else if (this.connections.some((c) => c.state === 'down')) this.park(request, reason ?? connectionLost(NO_CONNECTION));
-    else request.reject(reason ?? connectionLost(NO_CONNECTION));
+    // Connections that are down, or that a redirect led to the node just lost, come back (home)
+    // by themselves: wait for one rather than fail.
+    else if (this.connections.some((c) => c.state === 'down' || (lostAt !== undefined && c.reachedOnlyByRedirect(lostAt)))) {
+      this.park(request, reason ?? connectionLost(NO_CONNECTION));
+    } else request.reject(reason ?? connectionLost(NO_CONNECTION));
   }
 
   /**
@@ -311,7 +317,7 @@ export class KeyedClient implements Releaser {
   }
 
   /** Requests from a connection that dropped: acquires move on, releases retry later. */
-  private orphaned(requests: PendingRequest[], reason: Error, from: KeyedClientConnection): void {
+  private orphaned(requests: PendingRequest[], reason: Error, from: KeyedClientConnection, lostAt: Address): void {
     const now = performance.now();
     for (const request of requests) {
       if (request.op === 'R') {
@@ -322,7 +328,7 @@ export class KeyedClient implements Releaser {
       else if (request.op === 'R') this.retryReleaseLater(request, reason);
       else if (--request.triesLeft <= 0) request.reject(reason);
       else if (!shrinkWait(request, now, waitToWireSeconds)) request.reject(new LockTimeoutError(request.key, request.waitMs));
-      else this.sendAcquire(request, reason);
+      else this.sendAcquire(request, reason, lostAt);
     }
   }
 
@@ -366,5 +372,22 @@ export class KeyedClient implements Releaser {
       if (state === 'connecting' && fallback < 0) fallback = index;
     }
     return fallback < 0 ? undefined : this.connections[fallback];
+  }
+
+  /**
+   * pick, for an acquire just lost on node `lostAt`: a connection that reached that node only
+   * through a standby's `M` is left out. When the node died (kill -9), every connection a
+   * redirect had led there dies with it, each a moment later, and moving the acquire along them
+   * spent all its tries on one death within a millisecond; it waits for one to come home instead.
+   * Kept apart from pick so that the pick of every other request stays as it was.
+   */
+  private pickAwayFrom(lostAt: Address): KeyedClientConnection | undefined {
+    let fallback: KeyedClientConnection | undefined;
+    for (const connection of this.connections) {
+      if (connection.reachedOnlyByRedirect(lostAt)) continue;
+      if (connection.state === 'open') return connection;
+      if (connection.state === 'connecting') fallback ??= connection;
+    }
+    return fallback;
   }
 }
