@@ -136,7 +136,7 @@ func (c *KeyedClient) Acquire(ctx context.Context, name string, o AcquireOptions
 		// One deadline for the whole acquire, however often it moves to another connection.
 		r.deadline = time.AfterFunc(o.Wait+acquireMargin(o.Wait), func() { c.acquireDue(r) })
 	}
-	c.sendAcquireLocked(r, nil)
+	c.sendAcquireLocked(r, nil, "")
 	if c.started != nil {
 		c.started()
 	}

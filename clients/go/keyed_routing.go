@@ -39,18 +39,55 @@ func (c *KeyedClient) pick(preferred, avoid *keyedConn) *keyedConn {
 	return fallback
 }
 
+// pickAwayFrom is pick for an acquire just lost on node lostAt: a connection that reached that
+// node only through a standby's `M` is left out. When the node died (kill -9), every connection
+// a redirect had led there dies with it, each a moment later (a dying process closes its
+// sockets one by one), and moving the acquire along them spent all its tries on one death
+// within a millisecond; it waits for one to come home instead. Kept apart from pick so that the
+// pick of every other request stays as it was.
+func (c *KeyedClient) pickAwayFrom(lostAt string) *keyedConn {
+	var fallback *keyedConn
+	for _, k := range c.conns {
+		if k.reachedOnlyByRedirect(lostAt) {
+			continue
+		}
+		if k.state == stateOpen {
+			return k
+		}
+		if k.state == stateConnecting && fallback == nil {
+			fallback = k
+		}
+	}
+	return fallback
+}
+
+// reachedOnlyByRedirect: k talks to node only because a standby's `M` led it there (its home is
+// another node). It comes home by itself once it drops.
+func (k *keyedConn) reachedOnlyByRedirect(node string) bool {
+	return k.link != nil && k.link.address == node && k.home != node
+}
+
 // sendAcquireLocked sends r on the chosen connection; with none up it waits for one (park)
-// while some connection will dial again, else fails with reason.
-func (c *KeyedClient) sendAcquireLocked(r *keyedRequest, reason error) {
+// while some connection will dial again, else fails with reason. lostAt: the node r was just
+// lost on, "" when it was not.
+func (c *KeyedClient) sendAcquireLocked(r *keyedRequest, reason error, lostAt string) {
 	if reason == nil {
 		reason = connectionLost(noConnection)
 	}
-	if k := c.pick(nil, nil); k != nil {
+	var k *keyedConn
+	if lostAt == "" {
+		k = c.pick(nil, nil)
+	} else {
+		k = c.pickAwayFrom(lostAt)
+	}
+	if k != nil {
 		k.link.pushLocked(r)
 		return
 	}
+	// Connections that are down, or that a redirect led to the node just lost, come back (home)
+	// by themselves: wait for one rather than fail.
 	for _, k := range c.conns {
-		if k.state == stateDown {
+		if k.state == stateDown || (lostAt != "" && k.reachedOnlyByRedirect(lostAt)) {
 			c.parkLocked(r, reason)
 			return
 		}
@@ -99,14 +136,15 @@ func (c *KeyedClient) unparkLocked() {
 		if !r.shrinkWait(now) {
 			c.settleLocked(r, nil, timeoutError(r))
 		} else {
-			c.sendAcquireLocked(r, nil)
+			c.sendAcquireLocked(r, nil, "")
 		}
 	}
 }
 
-// orphanedLocked takes the requests of a connection that dropped: acquires move to the next
-// connection (and fail after as many tries as there are connections), releases retry later.
-func (c *KeyedClient) orphanedLocked(requests []*keyedRequest, reason error, from *keyedConn) {
+// orphanedLocked takes the requests of a connection that dropped at node lostAt: acquires move to
+// the next connection (and fail after as many tries as there are connections), releases retry
+// later.
+func (c *KeyedClient) orphanedLocked(requests []*keyedRequest, reason error, from *keyedConn, lostAt string) {
 	now := time.Now()
 	for _, r := range requests {
 		if r.op == 'R' {
@@ -125,7 +163,7 @@ func (c *KeyedClient) orphanedLocked(requests []*keyedRequest, reason error, fro
 			c.settleLocked(r, nil, timeoutError(r))
 		default:
 			r.triesLeft--
-			c.sendAcquireLocked(r, reason)
+			c.sendAcquireLocked(r, reason, lostAt)
 		}
 	}
 }
