@@ -50,4 +50,42 @@ describe('KeyedClient when the active node dies', () => {
     // It never went back to the node it had reached only through a redirect.
     expect(a.lines).toEqual(['A readers/later 30 10']);
   });
+
+  it('does not send a parked acquire to the dead node when a connection comes home while another one there is still open', async () => {
+    let promoted = false;
+    const granted: string[] = [];
+    // a: the active; it never answers (the lock is someone else's).
+    const a = await fakes.start({});
+    // b: the one address the client has, a standby that sends every connection to a until the
+    // failover; then it grants every acquire with token 9.
+    const b = await fakes.start({
+      onConnect: (connection) => {
+        if (!promoted) connection.send(`M ${a.address}`);
+      },
+      onLine: (connection, line) => {
+        if (!promoted) return connection.send(`M ${a.address}`);
+        if (!line.startsWith('A ')) return;
+        granted.push(line);
+        connection.send(`A ${line.split(' ')[1]} 9`);
+      },
+    });
+    // One address: two connections, both led to a by b's M.
+    const keyed = fakes.track(new KeyedClient({ addresses: [b.address], clientName: null, reconnectInterval: 1000, connectTimeout: 1000 }));
+    const pending = keyed.acquire('readers/later', { lease: 30_000, wait: 10_000 });
+    const acquires = (): string[] => a.lines.filter((line) => line.startsWith('A readers/later '));
+    await a.until(() => a.connections.length === 2 && acquires().length === 1);
+    const first = a.connections.find((connection) => connection.lines.length > 0);
+    promoted = true;
+    // The socket carrying the acquire closes; the other one stays open (a dying process that is
+    // slow to close its sockets, or a loaded machine) until the connection that lost the acquire
+    // has come home to b and the acquire has gone somewhere again: to b, or back to a.
+    first?.socket.destroy();
+    await Promise.race([b.until(() => granted.length > 0), a.until(() => acquires().length > 1)]);
+    await a.close();
+    const grant = await pending;
+    expect(grant.token).toBe(9n);
+    expect(granted).toHaveLength(1);
+    // It went to a once (led there by b's M, with what was left of its wait), never again.
+    expect(acquires()).toHaveLength(1);
+  });
 });

@@ -54,6 +54,12 @@ export interface AcquireOptions {
 }
 
 const NO_CONNECTION = 'no connection to a Baton server is up';
+
+/** A parked acquire: the timer that gives up on it, and the node it was lost on, when it was. */
+interface Parked {
+  readonly timer: NodeJS.Timeout;
+  readonly lostAt: Address | undefined;
+}
 /** setTimeout fires at once (with a warning) for anything longer. */
 const MAX_TIMER_MS = 0x7fffffff;
 
@@ -61,8 +67,8 @@ export class KeyedClient implements Releaser {
   private readonly connections: KeyedClientConnection[];
   private started = false;
   private closing: Promise<void> | undefined;
-  /** Acquires waiting for a connection to come up, with the timer that gives up on them. */
-  private readonly parked = new Map<PendingAcquire, NodeJS.Timeout>();
+  /** Acquires waiting for a connection to come up (only after a drop, so never on the hot path). */
+  private readonly parked = new Map<PendingAcquire, Parked>();
   private readonly parkLimitMs: number;
   /** Releases waiting for their next try, with the timer that will send them. */
   private readonly retrying = new Map<PendingRelease, NodeJS.Timeout>();
@@ -212,7 +218,7 @@ export class KeyedClient implements Releaser {
       request.reject(reason);
     }
     this.retrying.clear();
-    for (const [request, timer] of this.parked) {
+    for (const [request, { timer }] of this.parked) {
       clearTimeout(timer);
       request.reject(reason);
     }
@@ -230,7 +236,7 @@ export class KeyedClient implements Releaser {
     // Connections that are down, or that a redirect led to the node just lost, come back (home)
     // by themselves: wait for one rather than fail.
     else if (this.connections.some((c) => c.state === 'down' || (lostAt !== undefined && c.reachedOnlyByRedirect(lostAt)))) {
-      this.park(request, reason ?? connectionLost(NO_CONNECTION));
+      this.park(request, reason ?? connectionLost(NO_CONNECTION), lostAt);
     } else request.reject(reason ?? connectionLost(NO_CONNECTION));
   }
 
@@ -238,27 +244,39 @@ export class KeyedClient implements Releaser {
    * No connection is up, but some will reconnect (a failover: the connections that were on the
    * dead node are coming home, or asking a standby again): the acquire waits for one, within its
    * own wait and at most one reconnect interval plus a connect timeout, instead of failing at once.
+   * `lostAt`: the node it was just lost on, which unpark keeps it away from too.
    */
-  private park(request: PendingAcquire, reason: Error): void {
+  private park(request: PendingAcquire, reason: Error, lostAt: Address | undefined): void {
     const waitLeft = request.waitMs - (performance.now() - request.startedAt);
     const ms = Math.max(0, Math.min(this.parkLimitMs, waitLeft));
-    this.parked.set(
-      request,
-      setTimeout(() => {
-        this.parked.delete(request);
-        request.reject(reason);
-      }, ms),
-    );
+    const timer = setTimeout(() => {
+      this.parked.delete(request);
+      request.reject(reason);
+    }, ms);
+    this.parked.set(request, { timer, lostAt });
   }
 
+  /**
+   * A connection is connecting again. An acquire lost with a node still keeps away from the
+   * connections a redirect had led to that node: one comes home while another is still open
+   * there (the dying process has not closed that socket yet), and the acquire sent on the open
+   * one would spend a try (with two connections, its last) on the dead node. With only such
+   * connections, or down ones, it stays parked, under the timer it was parked with.
+   */
   private unpark(): void {
     if (this.parked.size === 0) return;
     const now = performance.now();
     const waiting = [...this.parked];
     this.parked.clear();
-    for (const [request, timer] of waiting) {
-      clearTimeout(timer);
+    for (const [request, parked] of waiting) {
+      const away = parked.lostAt === undefined ? undefined : this.pickAwayFrom(parked.lostAt);
+      if (parked.lostAt !== undefined && away === undefined) {
+        this.parked.set(request, parked);
+        continue;
+      }
+      clearTimeout(parked.timer);
       if (!shrinkWait(request, now, waitToWireSeconds)) request.reject(new LockTimeoutError(request.key, request.waitMs));
+      else if (away !== undefined) away.send(request);
       else this.sendAcquire(request, undefined);
     }
   }
