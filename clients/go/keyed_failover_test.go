@@ -210,3 +210,90 @@ func TestKeyedAcquireLostWithTheActiveIsNotSentAlongConnectionsRedirectedThere(t
 		t.Fatalf("a received the acquire %d times, want once: %q", len(got), got)
 	}
 }
+
+// The same death, but the dead active's other socket is slow to close (a loaded machine, a
+// process that closes its sockets one by one): the connection that lost the acquire comes home
+// while the other is still open on a. The parked acquire goes home with it, not onto that
+// socket, which would spend its last try (two connections, two tries) on the dead node.
+func TestKeyedParkedAcquireComesHomePastARedirectedConnectionStillOpen(t *testing.T) {
+	var promoted atomic.Bool
+	// a: the active; it never answers (the lock is someone else's).
+	a := startFakeNode(t, nil, nil)
+	// b: the client's one address, a standby that sends every connection to a until the
+	// failover; then it grants every acquire with token 9.
+	var granted atomic.Int32
+	b := startFakeNode(t,
+		func(conn *fakeNodeConn) {
+			if !promoted.Load() {
+				conn.send("M " + a.addr)
+			}
+		},
+		func(conn *fakeNodeConn, line string) {
+			switch {
+			case !promoted.Load():
+				conn.send("M " + a.addr)
+			case strings.HasPrefix(line, "A "):
+				granted.Add(1)
+				conn.send("A " + strings.Fields(line)[1] + " 9")
+			}
+		})
+	client, err := NewKeyedClient(Options{Addresses: []string{b.addr}, NoIdentity: true,
+		ReconnectInterval: time.Second, DialTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	onA := func() bool {
+		client.mu.Lock()
+		defer client.mu.Unlock()
+		for _, k := range client.conns {
+			if k.state != stateOpen || k.link.address != a.addr {
+				return false
+			}
+		}
+		return true
+	}
+	if !eventually(5*time.Second, onA) {
+		t.Fatal("the two connections never were both open on a")
+	}
+
+	type result struct {
+		grant *Grant
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		g, err := client.Acquire(ctxFor(t, 20*time.Second), "readers/later", AcquireOptions{Lease: 30 * time.Second, Wait: 10 * time.Second})
+		done <- result{g, err}
+	}()
+	const sent = "A readers/later "
+	if !eventually(5*time.Second, func() bool { return len(a.carrying(sent)) == 1 }) {
+		t.Fatal("the acquire never reached a")
+	}
+	promoted.Store(true)
+	a.carrying(sent)[0].Close() // the socket carrying the acquire closes ...
+	// ... and the other one only once the connection that lost the acquire has come home and
+	// the acquire has gone somewhere again: to b, or back to a.
+	if !eventually(5*time.Second, func() bool { return granted.Load() > 0 || len(a.linesStarting(sent)) > 1 }) {
+		t.Fatal("the acquire went nowhere after its connection dropped")
+	}
+	a.kill()
+
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatalf("the acquire failed: %v (a received %q)", r.err, a.linesStarting(sent))
+		}
+		if r.grant.Token() != 9 {
+			t.Fatalf("token %d, want 9 from b", r.grant.Token())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the acquire never settled")
+	}
+	if n := granted.Load(); n != 1 {
+		t.Fatalf("b granted %d acquires, want 1", n)
+	}
+	if got := a.linesStarting(sent); len(got) != 1 {
+		t.Fatalf("a received the acquire %d times, want once: %q", len(got), got)
+	}
+}

@@ -88,7 +88,7 @@ func (c *KeyedClient) sendAcquireLocked(r *keyedRequest, reason error, lostAt st
 	// by themselves: wait for one rather than fail.
 	for _, k := range c.conns {
 		if k.state == stateDown || (lostAt != "" && k.reachedOnlyByRedirect(lostAt)) {
-			c.parkLocked(r, reason)
+			c.parkLocked(r, reason, lostAt)
 			return
 		}
 	}
@@ -97,8 +97,9 @@ func (c *KeyedClient) sendAcquireLocked(r *keyedRequest, reason error, lostAt st
 
 // parkLocked: no connection is up, but some will dial again (a failover: the connections on the
 // dead node are coming home). The acquire waits for one, within its own wait and at most one
-// reconnect interval plus a dial timeout, instead of failing at once.
-func (c *KeyedClient) parkLocked(r *keyedRequest, reason error) {
+// reconnect interval plus a dial timeout, instead of failing at once. lostAt: the node r was just
+// lost on ("" when none), which unparkLocked keeps it away from too.
+func (c *KeyedClient) parkLocked(r *keyedRequest, reason error, lostAt string) {
 	limit := c.parkLimit
 	if r.wait > 0 {
 		if left := r.wait - time.Since(r.start); left < limit {
@@ -108,7 +109,7 @@ func (c *KeyedClient) parkLocked(r *keyedRequest, reason error) {
 	if limit < 0 {
 		limit = 0
 	}
-	c.parked[r] = struct{}{}
+	c.parked[r] = lostAt
 	var timer *time.Timer
 	timer = time.AfterFunc(limit, func() {
 		c.mu.Lock()
@@ -122,20 +123,35 @@ func (c *KeyedClient) parkLocked(r *keyedRequest, reason error) {
 	r.parked = timer
 }
 
-// unparkLocked sends the parked acquires now that a connection is dialling or open.
+// unparkLocked sends the parked acquires now that a connection is dialling or open. One lost
+// with a node still keeps away from the connections a redirect had led to that node: one comes
+// home while another is still open there (the dying process has not closed that socket yet),
+// and the acquire sent on the open one would spend a try (with two connections, its last) on
+// the dead node. With only such connections, or down ones, it stays parked, under the timer it
+// was parked with.
 func (c *KeyedClient) unparkLocked() {
 	if len(c.parked) == 0 {
 		return
 	}
 	now := time.Now()
 	waiting := c.parked
-	c.parked = map[*keyedRequest]struct{}{}
-	for r := range waiting {
+	c.parked = map[*keyedRequest]string{}
+	for r, lostAt := range waiting {
+		var away *keyedConn
+		if lostAt != "" {
+			if away = c.pickAwayFrom(lostAt); away == nil {
+				c.parked[r] = lostAt
+				continue
+			}
+		}
 		r.parked.Stop()
 		r.parked = nil
-		if !r.shrinkWait(now) {
+		switch {
+		case !r.shrinkWait(now):
 			c.settleLocked(r, nil, timeoutError(r))
-		} else {
+		case away != nil:
+			away.link.pushLocked(r)
+		default:
 			c.sendAcquireLocked(r, nil, "")
 		}
 	}
