@@ -54,14 +54,14 @@ export interface AcquireOptions {
 }
 
 const NO_CONNECTION = 'no connection to a Baton server is up';
+/** setTimeout fires at once (with a warning) for anything longer. */
+const MAX_TIMER_MS = 0x7fffffff;
 
 /** A parked acquire: the timer that gives up on it, and the node it was lost on, when it was. */
 interface Parked {
   readonly timer: NodeJS.Timeout;
   readonly lostAt: Address | undefined;
 }
-/** setTimeout fires at once (with a warning) for anything longer. */
-const MAX_TIMER_MS = 0x7fffffff;
 
 export class KeyedClient implements Releaser {
   private readonly connections: KeyedClientConnection[];
