@@ -203,7 +203,7 @@ export async function sessionClaim(
   };
   const onClose = () => {
     // A MOVED or REDIRECT already moved it on (wire is null then); a break without a line is a crash.
-    if (!ended && !resumed && wire !== null && wire.closed) resumeAt(options.fallback);
+    if (!ended && !resumed && wire?.closed === true) resumeAt(options.fallback);
   };
   wire = await Wire.open(first, onLine, onClose);
   wire.send(`ACQUIRE ${name} ${leaseMs} ${key}`);
