@@ -4,8 +4,8 @@
 // follows the successor's timeline entry (named in the answer) until it is finished, and ends
 // with the figures.
 import type { FailoverView } from '@/lib/ops-api/api-types.ts';
-import { formatStall, handoffStatusText } from '@/lib/dashboard/transition-format.ts';
-import { opsApi } from './api-client.ts';
+import { formatStall, handoffStatusText } from '../../lib/dashboard/transition-format.ts';
+import { ApiRequestError, opsApi } from './api-client.ts';
 
 /** Who took over and the id of the timeline entry for it (null from a node that does not name it). */
 export interface HandoffTaken {
@@ -34,6 +34,15 @@ export function handoffTaken(answer: unknown, wanted: string): HandoffTaken {
     failover: typeof failover === 'string' ? failover : null,
     gapMs: typeof gapMs === 'number' ? gapMs : null,
   };
+}
+
+/**
+ * A refused handoff as the status says it: "Graceful handoff to b failed: <the server's reason>".
+ * The status code and error code stay (a 401 still sends the operator to sign in).
+ */
+export function handoffFailed(err: unknown, wanted: string): unknown {
+  if (!(err instanceof ApiRequestError)) return err;
+  return new ApiRequestError(err.status, err.code, `Graceful handoff to ${wanted} failed: ${err.message}`);
 }
 
 /** The entry `id` in this node's timeline, or undefined (not there yet, or the node did not answer). */

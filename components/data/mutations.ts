@@ -7,7 +7,7 @@ import { clearSignInRequest } from './sign-in-request.ts';
 import { ApiRequestError, opsApi } from './api-client.ts';
 import { useRestartStream } from './ops-stream-provider.tsx';
 import { authQuery } from './query-keys.ts';
-import { type HandoffTaken, handoffTaken, waitHandoffFinished } from './handoff-progress.ts';
+import { type HandoffTaken, handoffFailed, handoffTaken, waitHandoffFinished } from './handoff-progress.ts';
 
 export const ACTION_KEY = ['ops', 'action'] as const;
 
@@ -84,9 +84,7 @@ export function useHandoff() {
       try {
         answer = await opsApi.handoff(v.target);
       } catch (err) {
-        // Failed: the status says so with the server's reason (the status code stays, for the sign-in flow).
-        if (err instanceof ApiRequestError) throw new ApiRequestError(err.status, err.code, `Graceful handoff to ${wanted} failed: ${err.message}`);
-        throw err;
+        throw handoffFailed(err, wanted);
       }
       const taken = handoffTaken(answer, wanted);
       v.onTakenOver?.(taken);
