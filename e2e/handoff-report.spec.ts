@@ -77,4 +77,7 @@ test('the handoff status ends finished with its figures, and the old node counts
   await expect(page.getByTestId('action-status')).toContainText('Graceful handoff to b finished');
   await expect(item.getByTestId('failover-stall')).toContainText(/longest client stall [\d.]+ s/);
   await expect(item.getByTestId('failover-gap')).toContainText(/no active node for [\d.,]+ (ms|µs)/);
+  await expect(item.getByTestId('failover-fates')).toContainText(
+    /1 claim moved, 1 expired, 0 lost, 1 keyed request re-sent \(1 granted again\) \(finished \d\d:\d\d:\d\d\)/,
+  );
 });

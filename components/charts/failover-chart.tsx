@@ -66,6 +66,7 @@ function RecentFailovers({ recent }: { recent: readonly FailoverPoint[] }) {
           {f.clients !== undefined && (
             <span className="text-slate-500 dark:text-slate-400" data-testid="failover-fates">
               {claimFatesText(f.clients)}
+              {f.clients.finishedAt === null ? ' (settling…)' : ` (finished ${formatClockTime(f.clients.finishedAt)})`}
             </span>
           )}
           {carriedClaimsText(f) !== null && (
