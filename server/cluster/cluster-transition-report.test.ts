@@ -106,6 +106,9 @@ describe('handoff and failover as the clients saw them', () => {
     const longestClient = Math.max(...measured.map(stallMs));
     const longest = entry.clients?.longestStallMs ?? 0;
     // The keyed waiters waited for the claim nobody resumed: seconds, where the daemon's gap is milliseconds.
+    console.log(
+      `API handoff: longest client stall ${longestClient.toFixed(1)} ms by the clients, ${longest} ms reported; gap ${entry.gapMs} ms; ${measured.map((m) => `${m.who} ${stallMs(m).toFixed(1)}`).join(', ')}`,
+    );
     expect(longestClient).toBeGreaterThan(1_000);
     expect(longest).toBeGreaterThanOrEqual(longestClient);
     expect(longest).toBeLessThanOrEqual(longestClient + entry.gapMs + NOTICE_MS);
@@ -157,6 +160,9 @@ describe('handoff and failover as the clients saw them', () => {
     expect(entry.clients).toMatchObject({ moved: 2, expired: 1, lost: 1, reconnecting: 0, requeued: 1, regranted: 1, stalls: 2 });
     const longestClient = Math.max(...measured.map(stallMs));
     const longest = entry.clients?.longestStallMs ?? 0;
+    console.log(
+      `kill -9: longest client stall ${longestClient.toFixed(1)} ms by the clients, ${longest} ms reported; gap ${entry.gapMs} ms; ${measured.map((m) => `${m.who} ${stallMs(m).toFixed(1)}`).join(', ')}`,
+    );
     expect(longest).toBeGreaterThanOrEqual(longestClient);
     expect(longest).toBeLessThanOrEqual(longestClient + entry.gapMs + NOTICE_MS);
     expect(sample(await metricsOf(cluster, active), 'baton_failover_client_stall_seconds_count{cause="crash"}')).toBe(2);
