@@ -30,7 +30,7 @@ import type { MeshPeer } from './peer-mesh.ts';
 import type { ReplicationSink } from './replication-sink.ts';
 import type { ReplicationSource } from './replication-source.ts';
 import type { TokenCeilings } from './token-ceilings.ts';
-import { TransitionClaims, type TransitionStart } from './transition-report.ts';
+import { countSessionEnds, TransitionClaims, type TransitionStart } from './transition-report.ts';
 
 /** What a handoff may be for: the causes its `handoff` message can carry. */
 export type HandoffCause = Extract<PeerMessage, { t: 'handoff' }>['cause'];
@@ -272,20 +272,6 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   if (moved > 0) node.logger.info({ to, moved }, 'resumable sessions moved to the successor');
   node.logger.info({ to, cause, gapMs }, `handed off to ${to} (${cause}): ${gapMs} ms without an active node`);
   return { gapMs, failover: answer.failover };
-}
-
-/** Session claims (held or queued) that `run` ends: those a handoff cannot move, lost to it. */
-function countSessionEnds(engine: LockEngine, run: () => void): number {
-  let ended = 0;
-  const off = engine.subscribe((ev) => {
-    if ((ev.type === 'release' || ev.type === 'leave-queue') && ev.protocol === 'session') ended++;
-  });
-  try {
-    run();
-  } finally {
-    off();
-  }
-  return ended;
 }
 
 /**

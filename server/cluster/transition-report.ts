@@ -8,6 +8,7 @@
 import type { Claim, EndReason } from '../../lib/engine/claim.ts';
 import { CarriedClaims } from '../../lib/engine/carried-claims.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
+import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { FailoverView, TransitionClients } from '../../lib/ops-api/api-types.ts';
 
 /** How long after a promotion the re-sent requests of dropped keyed waiters are watched for their grant. */
@@ -176,4 +177,18 @@ export class TransitionReport {
     this.stall(this.d.now() - this.start.claims.startedAt);
     if (this.keyedLeft.size === 0) this.refresh();
   }
+}
+
+/** Session claims (held or queued) that `run` ends: at a handoff, those that cannot move (lost to it). */
+export function countSessionEnds(engine: Pick<LockEngine, 'subscribe'>, run: () => void): number {
+  let ended = 0;
+  const off = engine.subscribe((ev) => {
+    if ((ev.type === 'release' || ev.type === 'leave-queue') && ev.protocol === 'session') ended++;
+  });
+  try {
+    run();
+  } finally {
+    off();
+  }
+  return ended;
 }
