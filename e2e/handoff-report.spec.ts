@@ -26,7 +26,7 @@ async function client(port: number): Promise<LineClient> {
   return c;
 }
 
-test('the handoff status ends finished with its figures, and the old node counts the claim that expired', async ({ page, cluster }) => {
+test('the handoff status ends finished with its figures, and the old node counts the claim that expired', async ({ page, cluster }, testInfo) => {
   const { a, b } = cluster.nodes;
   await page.goto(a.baseURL);
   await expect(page.getByTestId('live-status')).toHaveText('live');
@@ -80,4 +80,5 @@ test('the handoff status ends finished with its figures, and the old node counts
   await expect(item.getByTestId('failover-fates')).toContainText(
     /1 claim moved, 1 expired, 0 lost, 1 keyed request re-sent \(1 granted again\) \(finished \d\d:\d\d:\d\d\)/,
   );
+  await testInfo.attach('handoff-finished', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
 });

@@ -7,7 +7,8 @@ import { useCluster } from '../data/queries.ts';
 /**
  * The handoff control's status: under way, then what the clients went through, live from the
  * successor's timeline entry (the page's node has it replicated, also once it is a standby),
- * until it is finished or failed. `data-state` is pending, settling, finished or failed.
+ * until it is finished or failed. `data-state` is pending, settling, finished or failed. Not a
+ * live region itself: the header's action status announces the same outcome (one aria-live place).
  */
 export function HandoffStatus({ taken, mutation }: { taken: HandoffTaken | null; mutation: UseMutationResult<string, Error, HandoffVariables> }) {
   const cluster = useCluster();
@@ -31,7 +32,7 @@ export function HandoffStatus({ taken, mutation }: { taken: HandoffTaken | null;
     text = live.text;
   }
   return (
-    <p data-testid="handoff-status" data-state={state} role="status" className="text-sm text-slate-600 dark:text-slate-300">
+    <p data-testid="handoff-status" data-state={state} className="text-sm text-slate-600 dark:text-slate-300">
       {text}
     </p>
   );
