@@ -1,8 +1,8 @@
 // The failover timeline a node shows (ClusterView.failovers): the active records entries and
 // streams them to its standbys, a standby keeps what it is sent (and what its snapshot said).
 // The node that took over also follows what became of the claims the transition touched
-// (transition-report.ts) and sends the entry again, with the same id, each time its figures
-// change (at most once per heartbeat, and at once when it finishes), so every node shows the same
+// (transition-report.ts) and sends the entry again, with the same id, when its figures have
+// changed (checked at each heartbeat, so at most once per heartbeat), so every node shows the same
 // counts: a standby used to keep the counts of its last snapshot ("2 still reconnecting" long
 // after the new active said one had expired).
 import type { Logger } from 'pino';
