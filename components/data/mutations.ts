@@ -7,6 +7,7 @@ import { clearSignInRequest } from './sign-in-request.ts';
 import { ApiRequestError, opsApi } from './api-client.ts';
 import { useRestartStream } from './ops-stream-provider.tsx';
 import { authQuery } from './query-keys.ts';
+import { type HandoffTaken, handoffFailed, handoffTaken, waitHandoffFinished } from './handoff-progress.ts';
 
 export const ACTION_KEY = ['ops', 'action'] as const;
 
@@ -32,6 +33,8 @@ export interface KickVariables extends ActionVariables {
 export interface HandoffVariables extends ActionVariables {
   /** null: any standby (the active node picks). */
   target: string | null;
+  /** Told as soon as the API answers: the standby that took over and its timeline entry (the control's status follows it). */
+  onTakenOver?: (taken: HandoffTaken) => void;
 }
 
 /** A 401 means the session ended: the auth view is stale. */
@@ -76,18 +79,20 @@ export function useHandoff() {
   return useMutation({
     mutationKey: [...ACTION_KEY, 'handoff'],
     mutationFn: async (v: HandoffVariables): Promise<string> => {
-      const answer = await opsApi.handoff(v.target);
-      return `Graceful handoff to ${handoffTarget(answer) ?? v.target ?? 'a standby'} started.`;
+      const wanted = v.target ?? 'a standby';
+      let answer: unknown;
+      try {
+        answer = await opsApi.handoff(v.target);
+      } catch (err) {
+        throw handoffFailed(err, wanted);
+      }
+      const taken = handoffTaken(answer, wanted);
+      v.onTakenOver?.(taken);
+      // The role moved; the handoff is finished once every claim it touched has its fate (handoff-progress.ts).
+      return waitHandoffFinished(taken);
     },
     onError,
   });
-}
-
-/** The standby the active node chose, from `{handoff: {target}}`. */
-function handoffTarget(answer: unknown): string | null {
-  if (typeof answer !== 'object' || answer === null || !('handoff' in answer)) return null;
-  const h: unknown = answer.handoff;
-  return typeof h === 'object' && h !== null && 'target' in h && typeof h.target === 'string' ? h.target : null;
 }
 
 export function useRestore() {
