@@ -28,7 +28,8 @@ export function getAudit(req: Request, daemon: DaemonFacade): Response {
     const body: AuditPage = { entries: got.entries, older: null, latest: got.latest, more: got.more };
     return jsonResponse(200, body);
   }
-  // Read before the page: an entry kept in between is then asked for again with `after`, not missed.
+  // `latest` with the page: the console asks `after=latest` for what arrives next, so nothing
+  // kept after this answer is missed, whatever its time.
   const latest = daemon.audit.latest;
   const got = daemon.audit.page(filter, q.before ?? null, q.limit);
   const body: AuditPage = { entries: got.entries, older: got.older, latest, more: false };
