@@ -174,9 +174,7 @@ export class AuditRing {
   }
 
   private inTimeOrder(slots: Slot[]): AuditRow[] {
-    return slots
-      .sort((x, y) => x.entry.at - y.entry.at || x.seq - y.seq)
-      .map(row);
+    return slots.sort((x, y) => x.entry.at - y.entry.at || x.seq - y.seq).map(row);
   }
 
   /** Drops the oldest past either bound; returns the slots dropped. */

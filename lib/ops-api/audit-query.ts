@@ -16,9 +16,9 @@ export interface AuditFilter {
   actions?: readonly AuditAction[];
   /** `who` contains this (case-insensitive): "bearer:admin", "session:3f2a…". */
   who?: string;
-  /** A force-release or kick whose lock name contains this (exact case). */
+  /** A force-release or kick whose lock name contains this (case-insensitive, like the events feed's lock filter). */
   lock?: string;
-  /** A client identity or address: the target of a release-client, or named in a force-release or kick's detail (exact case). */
+  /** A client identity or address: in the target of a release-client, or named in a force-release or kick's detail (case-insensitive). */
   client?: string;
   /** Recorded on this node (exact). */
   node?: string;
@@ -114,15 +114,19 @@ export function targetIsLock(action: AuditAction): boolean {
   return action === 'force-release' || action === 'kick';
 }
 
+function contains(text: string, part: string): boolean {
+  return text.toLowerCase().includes(part.toLowerCase());
+}
+
 export function matchesAudit(e: AuditEntry, f: AuditFilter): boolean {
   if (f.actions !== undefined && !f.actions.includes(e.action)) return false;
   if (f.node !== undefined && e.node !== f.node) return false;
   if (f.from !== undefined && !(e.at >= f.from)) return false;
   if (f.to !== undefined && !(e.at < f.to)) return false;
   if (f.who !== undefined && !e.who.toLowerCase().includes(f.who.toLowerCase())) return false;
-  if (f.lock !== undefined && !(targetIsLock(e.action) && e.target.includes(f.lock))) return false;
+  if (f.lock !== undefined && !(targetIsLock(e.action) && contains(e.target, f.lock))) return false;
   if (f.client !== undefined) {
-    const named = e.action === 'release-client' ? e.target.includes(f.client) : targetIsLock(e.action) && (e.detail ?? '').includes(f.client);
+    const named = e.action === 'release-client' ? contains(e.target, f.client) : targetIsLock(e.action) && contains(e.detail ?? '', f.client);
     if (!named) return false;
   }
   return true;

@@ -38,7 +38,12 @@ async function setup() {
     },
   });
   const frames: string[] = [];
-  const sub: FeedSubscriber = { send: (b) => frames.push(new TextDecoder().decode(b)) > 0, queuedBytes: () => 0, takenBytes: () => frames.length, close: () => {} };
+  const sub: FeedSubscriber = {
+    send: (b) => frames.push(new TextDecoder().decode(b)) > 0,
+    queuedBytes: () => 0,
+    takenBytes: () => frames.length,
+    close: () => {},
+  };
   const joined = hub.subscribe(sub, '10.0.0.1');
   if (!joined.ok) throw new Error(joined.detail);
   while (deferred.length > 0) (deferred.shift() as () => void)();
@@ -50,7 +55,10 @@ async function setup() {
       .map((fr) => /^event: (\w+)\ndata: (.*)\n\n$/s.exec(fr))
       .filter((m) => m !== null)
       .map((m) => ({ event: m[1] as string, data: JSON.parse(m[2] as string) as unknown }));
-  const deltas = () => messages().filter((m) => m.event === 'delta').map((m) => m.data as DeltaMessage);
+  const deltas = () =>
+    messages()
+      .filter((m) => m.event === 'delta')
+      .map((m) => m.data as DeltaMessage);
   const hold = (name: string) => f.fixed(name, { onGranted: () => true, onEnded: () => {} });
   return { audit, hub, flush, messages, deltas, hold, engine: f.engine };
 }
