@@ -3,7 +3,7 @@
 import type { ApiError, AuthView, HistoryRange, LockDetail, LockHistory, StatsHistory } from '@/lib/ops-api/api-types.ts';
 import { type ClientMatchView, clientHeldQuery } from '../../lib/dashboard/client-match.ts';
 import type { ClientHeldView, ClientReleaseResult } from '@/lib/ops-api/client-release-types.ts';
-import type { AuditPage } from '@/lib/ops-api/audit-query.ts';
+import type { AuditPage } from '@/lib/ops-api/audit-filter.ts';
 
 export class ApiRequestError extends Error {
   constructor(
@@ -84,7 +84,7 @@ export const opsApi = {
   handoff: (target: string | null) => request<unknown>('POST', '/api/v1/cluster/handoff', target === null ? {} : { target }),
   /** Every node that yielded the active role may take it back by priority again. */
   restore: () => request<unknown>('POST', '/api/v1/cluster/restore', {}),
-  /** One page of the audit; `search` from auditSearch (lib/ops-api/audit-query.ts). */
+  /** One page of the audit; `search` from auditSearch (lib/ops-api/audit-filter.ts). */
   audit: (search: string) => request<AuditPage>('GET', `/api/v1/audit?${search}`),
   /**
    * One page of the locks one client holds, by its identity or by its address (exact; never one

@@ -1,7 +1,7 @@
 // Read-only hooks over the query cache. Each picks a slice with `select`, so a component
 // re-renders only when its slice changes identity (the reducer keeps unchanged slices).
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import type { AuditFilter } from '@/lib/ops-api/audit-query.ts';
+import type { AuditFilter } from '@/lib/ops-api/audit-filter.ts';
 import type { ClusterView, FeedItem, HistoryBucket, HistoryRange, StatsView } from '@/lib/ops-api/api-types.ts';
 import type { DashboardState, LockRow } from '@/lib/dashboard/dashboard-state.ts';
 import type { TablePaging } from '@/lib/dashboard/lock-table-query.ts';

@@ -1,7 +1,7 @@
 // Every query the console reads. The live ones are written only by the event stream
 // (ops-stream.ts) with setQueryData; `skipToken` makes sure nothing ever fetches them.
 import { infiniteQueryOptions, queryOptions, skipToken } from '@tanstack/react-query';
-import { type AuditFilter, auditSearch } from '@/lib/ops-api/audit-query.ts';
+import { type AuditFilter, auditSearch } from '@/lib/ops-api/audit-filter.ts';
 import type { DashboardState } from '@/lib/dashboard/dashboard-state.ts';
 import type { HistoryRange } from '@/lib/ops-api/api-types.ts';
 import { RANGE_SPECS } from '@/lib/dashboard/dashboard-charts.ts';

@@ -3,7 +3,7 @@
 // of the range from the server, then saves the file, named for the time of the export.
 import { useState } from 'react';
 import type { AuditEntry } from '@/lib/ops-api/api-types.ts';
-import { type AuditFilter, auditSearch, MAX_AUDIT_LIMIT } from '@/lib/ops-api/audit-query.ts';
+import { type AuditFilter, auditSearch, MAX_AUDIT_LIMIT } from '@/lib/ops-api/audit-filter.ts';
 import { auditCsv, auditJson } from '@/lib/dashboard/audit-export.ts';
 import { opsApi } from '../data/api-client.ts';
 import { buttonClass } from '../ui/button.ts';

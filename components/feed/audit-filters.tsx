@@ -2,7 +2,7 @@
 // after a short pause in typing (each change asks the server for a new first page).
 import { useEffect, useId, useState } from 'react';
 import { AUDIT_ACTIONS, type AuditAction } from '@/lib/ops-api/api-types.ts';
-import type { AuditFilter } from '@/lib/ops-api/audit-query.ts';
+import type { AuditFilter } from '@/lib/ops-api/audit-filter.ts';
 import { useCluster } from '../data/queries.ts';
 import { buttonClass, inputClass } from '../ui/button.ts';
 import { cn } from '../ui/cn.ts';

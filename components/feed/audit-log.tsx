@@ -1,6 +1,6 @@
 import { useCallback, useMemo, useState } from 'react';
 import { formatClockTime, formatCount } from '@/lib/dashboard/dashboard-format.ts';
-import type { AuditRow } from '@/lib/ops-api/audit-query.ts';
+import type { AuditRow } from '@/lib/ops-api/audit-filter.ts';
 import { ApiRequestError } from '../data/api-client.ts';
 import { useAuditPages } from '../data/queries.ts';
 import { Badge } from '../ui/badge.tsx';

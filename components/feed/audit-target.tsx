@@ -2,7 +2,7 @@
 // which marks invisible and look-alike characters; a client identity or address (release-client),
 // a node ("b", "any standby", "every yielded node") or a session as plain text, spaces and all.
 import type { AuditAction } from '@/lib/ops-api/api-types.ts';
-import { targetIsLock } from '@/lib/ops-api/audit-query.ts';
+import { targetIsLock } from '@/lib/ops-api/audit-filter.ts';
 import { LockName } from '../locks/lock-name.tsx';
 
 const KIND: Record<AuditAction, string> = {

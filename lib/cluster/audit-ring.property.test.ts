@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AUDIT_ACTIONS, type AuditEntry } from '../ops-api/api-types.ts';
-import { type AuditFilter, type AuditRow, auditQuerySchema, matchesAudit } from '../ops-api/audit-query.ts';
+import { type AuditFilter, type AuditRow, matchesAudit } from '../ops-api/audit-filter.ts';
+import { auditQuerySchema } from '../ops-api/audit-query.ts';
 import { AuditRing } from './audit-ring.ts';
 
 let ids = 0;

@@ -11,7 +11,7 @@
 // Pure: no clock, no I/O (server/audit/audit-log.ts owns the file).
 import type { AuditEntry } from '../ops-api/api-types.ts';
 import { AUDIT_FIELD_MAX } from './peer-messages.ts';
-import { type AuditCursor, type AuditFilter, type AuditRow, encodeAuditCursor, matchesAudit } from '../ops-api/audit-query.ts';
+import { type AuditCursor, type AuditFilter, type AuditRow, encodeAuditCursor, matchesAudit } from '../ops-api/audit-filter.ts';
 
 interface Slot {
   entry: AuditEntry;

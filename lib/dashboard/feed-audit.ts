@@ -3,7 +3,7 @@
 // so an admin filter went empty a second after a force-release, and a new page showed no past
 // admin action. Engine events still come from the live feed. Pure: the feed component merges.
 import type { AuditEntry, FeedItem, FeedKind } from '../ops-api/api-types.ts';
-import { type AuditFilter, targetIsLock } from '../ops-api/audit-query.ts';
+import { type AuditFilter, targetIsLock } from '../ops-api/audit-filter.ts';
 import type { FeedFilter } from './feed-filter.ts';
 
 /** One line of the feed: an engine event from the live feed, or an admin action from the audit. */

@@ -7,7 +7,7 @@ import type { AuditEntry, ClusterView, DaemonState, HistoryRange, LockDetail, Lo
 import type { ClientHeldView } from './client-release-types.ts';
 import type { AdminOp, ClientMatch, LockName } from './admin-request.ts';
 import type { AdminAudit, AdminResult } from './admin-result.ts';
-import type { AuditCursor, AuditFilter, AuditRow } from './audit-query.ts';
+import type { AuditCursor, AuditFilter, AuditRow } from './audit-filter.ts';
 import type { HeldPage, LocksQuery, QueuePage } from './page-queries.ts';
 
 /** What a request is allowed to do, as decided by the security policy. */

@@ -3,7 +3,7 @@
 // arrived since; a query of the wrong shape is refused with the shared error body.
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
-import type { AuditPage } from '../../lib/ops-api/audit-query.ts';
+import type { AuditPage } from '../../lib/ops-api/audit-filter.ts';
 import { apiRequest, testFacade } from '../ops-facade/testing/test-facade.ts';
 import { getAudit } from './overview.ts';
 

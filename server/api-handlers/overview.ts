@@ -1,5 +1,6 @@
 // The node-wide reads of the console: the cluster, the overview numbers and the audit log.
-import { type AuditPage, auditFilterOf, auditQuerySchema } from '../../lib/ops-api/audit-query.ts';
+import type { AuditPage } from '../../lib/ops-api/audit-filter.ts';
+import { auditFilterOf, auditQuerySchema } from '../../lib/ops-api/audit-query.ts';
 import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { readQuery, refusalResponse } from './request-input.ts';
 import { jsonResponse, refuseRead } from './route-kit.ts';

@@ -18,7 +18,7 @@ import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AuditRing } from '../../lib/cluster/audit-ring.ts';
 import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
-import type { AuditCursor, AuditFilter, AuditRow } from '../../lib/ops-api/audit-query.ts';
+import type { AuditCursor, AuditFilter, AuditRow } from '../../lib/ops-api/audit-filter.ts';
 import type { AuditFacade, AuditHealth } from '../../lib/ops-api/daemon-facade.ts';
 import { readTail } from './audit-tail.ts';
 

@@ -4,15 +4,15 @@
 // those its peers replicated to it); a node that was down gets everything the cluster recorded
 // meanwhile once its links come up (replication: a catch-up of all that is kept, not 200).
 import { describe, expect, it } from 'vitest';
-import type { AuditPage } from '../../lib/ops-api/audit-query.ts';
-import { type NodeProcess, startCluster, waitFor, waitSettled } from '../testing/cluster-harness.ts';
+import type { AuditPage } from '../../lib/ops-api/audit-filter.ts';
+import { type ApiReply, type NodeProcess, startCluster, waitFor, waitSettled } from '../testing/cluster-harness.ts';
 
 /** Every entry matching `query` on `node`, oldest first, read page by page. */
 async function walk(node: NodeProcess, query = ''): Promise<AuditPage['entries']> {
   const all: AuditPage['entries'] = [];
   let before: string | null = null;
   for (;;) {
-    const reply = await node.api<AuditPage>(`/api/v1/audit?limit=100${query}${before === null ? '' : `&before=${before}`}`);
+    const reply: ApiReply<AuditPage> = await node.api<AuditPage>(`/api/v1/audit?limit=100${query}${before === null ? '' : `&before=${before}`}`);
     if (reply.status !== 200) throw new Error(`audit of ${node.id}: ${reply.status} ${JSON.stringify(reply.body)}`);
     all.unshift(...reply.body.entries);
     if (reply.body.older === null) return all;
