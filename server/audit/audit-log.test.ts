@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -107,6 +107,25 @@ describe('AuditLog on disk', () => {
     // Only the last two files are kept; what is in them is the newest entries, in order.
     const kept = [...rotated, ...current].map((e) => e.target);
     expect(kept).toEqual(Array.from({ length: 25 }, (_, i) => `lock-${i}`).slice(25 - kept.length));
+  });
+
+  it('keeps at most two files on disk, each at most the rotation size plus one write, however much is recorded', async () => {
+    const dir = await tempDir();
+    const log = await AuditLog.open(dir, 4_000);
+    logs.push(log);
+    for (let i = 0; i < 2_000; i++) {
+      log.record(entry(i));
+      if (i % 100 === 99) await new Promise((r) => setTimeout(r, 0));
+    }
+    await log.close();
+    const files = (await readdir(dir)).sort();
+    expect(files).toEqual([AUDIT_FILE, `${AUDIT_FILE}.1`]);
+    for (const f of files) expect((await stat(join(dir, f))).size).toBeLessThanOrEqual(4_000 + 64 * 1024);
+    // And what they hold is the newest entries, in order, read back at the next start.
+    const again = await openLog(dir);
+    const back = again.recent(AUDIT_MEMORY).map((e) => e.target);
+    expect(back.at(-1)).toBe('lock-1999');
+    expect(back).toEqual(Array.from({ length: back.length }, (_, i) => `lock-${2_000 - back.length + i}`));
   });
 
   it('appends one JSON line per entry, in order', async () => {
