@@ -70,10 +70,14 @@ describe('AuditReplication', () => {
 
   it('gives a peer whose link comes up everything kept, in messages within the protocol’s count and byte bounds', () => {
     const { mesh, sent } = fakeMesh();
-    const replication = new AuditReplication('a', mesh);
+    const later: Array<() => void> = [];
+    const replication = new AuditReplication('a', mesh, (fn) => later.push(fn));
     const kept = Array.from({ length: 1_234 }, (_, i) => ({ ...entry(i, 'a'), detail: 'é'.repeat(i % 7 === 0 ? 2_048 : 10) }));
     replication.attach(fakeAudit(kept));
     replication.linkUp(peerB);
+    // One message a loop turn: the first now, the rest on later turns (the lock path runs between).
+    expect(sent).toHaveLength(1);
+    while (later.length > 0) (later.shift() as () => void)();
     const messages = sent.map((s) => s.m);
     const got: AuditEntry[] = [];
     for (const m of messages) {
