@@ -67,7 +67,7 @@ test('an admin action on one node shows up live in another node’s audit, with 
 });
 
 test('a node that hands off under load shows its own handoff live, in its audit and in its events feed', async ({ page, cluster }) => {
-  const { a, b } = cluster.nodes;
+  const { a } = cluster.nodes;
   // A table of 10,000 held locks: when a turns standby it replays all of them right after it
   // recorded the handoff, far more than the 200 events its live feed keeps.
   await page.goto(a.baseURL);
