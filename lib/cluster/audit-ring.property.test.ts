@@ -143,3 +143,26 @@ describe('the audit query', () => {
     expect(JSON.stringify(r.error?.issues)).toContain(field);
   });
 });
+
+describe('the retention of typical entries', () => {
+  it('keeps 10,000 force-releases with a detail whole, in about 6 MB counted at their most', () => {
+    const ring = new AuditRing(10_000, [], 16 * 1024 * 1024);
+    for (let i = 0; i < 10_000; i++) {
+      ring.merge([
+        {
+          at: 1_764_900_000_000 + i,
+          who: 'session:3fa2c1d0',
+          action: 'force-release',
+          target: `jobs/nightly-${i}`,
+          result: 'ok',
+          detail: `token ${i} held by worker-${i % 50}@host-3 pid 4121`,
+          node: 'a',
+          id: `a/1bbe8882-9522-414f-b702-9a4c5c34e7a9/${i}`,
+        },
+      ]);
+    }
+    expect(ring.size).toBe(10_000);
+    expect(ring.byteSize).toBeGreaterThan(5_500_000);
+    expect(ring.byteSize).toBeLessThan(6_500_000);
+  });
+});
