@@ -59,8 +59,14 @@ export { KEY_HASH };
  * comes up): bounded in count and in every field, since an entry is shown and stored as it came.
  */
 export const MAX_AUDIT_BATCH = 200;
+/**
+ * A sender also keeps one message's entries under this many bytes of JSON (a catch-up pages the
+ * whole retained audit in such messages), well under the peer line limit (4 MiB): 200 entries
+ * of the longest fields, escaped, could pass it.
+ */
+export const MAX_AUDIT_BATCH_BYTES = 1024 * 1024;
 /** The longest text of each field; a sender cuts its entries to these (audit-replication.ts). */
-export const AUDIT_FIELD_MAX = { who: 256, target: 1024, result: 64, detail: 2048 } as const;
+export const AUDIT_FIELD_MAX = { who: 256, target: 1024, result: 64, detail: 2048, node: 64, id: 256 } as const;
 const auditEntry = z
   .object({
     at: z.number().finite(),
@@ -69,8 +75,8 @@ const auditEntry = z
     target: z.string().max(AUDIT_FIELD_MAX.target),
     result: z.string().max(AUDIT_FIELD_MAX.result),
     detail: z.string().max(AUDIT_FIELD_MAX.detail).nullable(),
-    node: z.string().min(1).max(64),
-    id: z.string().min(1).max(256),
+    node: z.string().min(1).max(AUDIT_FIELD_MAX.node),
+    id: z.string().min(1).max(AUDIT_FIELD_MAX.id),
   })
   .strict();
 

@@ -414,6 +414,8 @@ export interface SnapshotMessage {
   firstByName?: boolean;
   history: HistoryBucket[];
   feed: FeedItem[];
+  /** The node's newest audit position (GET /api/v1/audit `latest`) when the snapshot was taken. */
+  audit?: number;
 }
 
 /**
@@ -439,6 +441,8 @@ export interface DeltaMessage {
   feed: FeedItem[];
   /** Present when the cluster view changed. */
   cluster: ClusterView | null;
+  /** Present when the node kept a new audit entry: its newest audit position (GET /api/v1/audit `latest`); the page reads its audit again. */
+  audit?: number;
 }
 
 export interface ApiError {

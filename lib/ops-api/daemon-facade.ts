@@ -7,6 +7,7 @@ import type { AuditEntry, ClusterView, DaemonState, HistoryRange, LockDetail, Lo
 import type { ClientHeldView } from './client-release-types.ts';
 import type { AdminOp, ClientMatch, LockName } from './admin-request.ts';
 import type { AdminAudit, AdminResult } from './admin-result.ts';
+import type { AuditCursor, AuditFilter, AuditRow } from './audit-filter.ts';
 import type { HeldPage, LocksQuery, QueuePage } from './page-queries.ts';
 
 /** What a request is allowed to do, as decided by the security policy. */
@@ -57,6 +58,12 @@ export interface AuditFacade {
   health(): AuditHealth;
   /** Newest last. */
   recent(limit: number): AuditEntry[];
+  /** One page of GET /api/v1/audit: the newest `limit` matching entries before `cursor`, newest last. */
+  page(filter: AuditFilter, cursor: AuditCursor | null, limit: number): { entries: AuditRow[]; older: string | null };
+  /** The matching entries that arrived after position `after` (GET /api/v1/audit?after=). */
+  since(filter: AuditFilter, after: number, limit: number): { entries: AuditRow[]; latest: number; more: boolean };
+  /** The newest arrival position: it changes whenever an entry is kept (the live feed tells pages so). */
+  readonly latest: number;
   /** Called for each entry as it is recorded (the SSE feed shows admin actions). */
   subscribe(listener: (entry: AuditEntry) => void): () => void;
 }
