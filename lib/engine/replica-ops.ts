@@ -121,7 +121,7 @@ export class ReplicaOps {
    */
   replicaEndHolder(name: string, claimId: number, how: ReplicaHolderEnd, emit = true): boolean {
     this.claimIdSeen(claimId);
-    const lock = this.table.locks.get(name);
+    const lock = this.table.objectLock(name);
     const holder = lock?.holder;
     if (lock === undefined || !holder || holder.id !== claimId) return false;
     const now = this.clock.now();
@@ -169,7 +169,8 @@ export class ReplicaOps {
   replicaLeaveQueue(name: string, claimId: number, reason: ReplicaQueueLeave, emit = true): boolean {
     this.claimIdSeen(claimId);
     const lock = this.table.locks.get(name);
-    const waiter = lock === undefined ? null : findWaiter(lock, claimId);
+    // A compact lock has nobody waiting.
+    const waiter = lock === undefined || typeof lock === 'number' ? null : findWaiter(lock, claimId);
     if (waiter === null) return false;
     const now = this.clock.now();
     this.table.leaveQueue(waiter);
@@ -187,7 +188,7 @@ export class ReplicaOps {
    */
   replicaRenew(name: string, claimId: number, remainingMs: number): void {
     this.claimIdSeen(claimId);
-    const lock = this.table.locks.get(name);
+    const lock = this.table.objectLock(name);
     const holder = lock?.holder;
     const claim = holder && holder.id === claimId ? holder : this.table.resumable.get(claimId);
     if (claim === undefined || claim.state === 'ended' || claim.lock !== lock) return;
@@ -240,7 +241,13 @@ export class ReplicaOps {
     const ended: EndedHolder[] = [];
     const now = this.clock.now();
     const listening = this.table.listeners.length > 0;
+    const compact = this.table.compact;
     for (const lock of this.table.locks.values()) {
+      if (typeof lock === 'number') {
+        // Ended by the columns' clear below (a HeldView reads its state from them).
+        if (listening && compact.ids[lock] !== 0) ended.push(compact.endedHolder(lock, now));
+        continue;
+      }
       if (lock.holder !== null) {
         if (listening) ended.push(endedHolder(lock.holder, now));
         lock.holder.state = 'ended';
@@ -264,7 +271,13 @@ export class ReplicaOps {
    * active's whole state of that lock (the events seen before it may have left part of it).
    */
   replicaClearLock(name: string): void {
-    const lock = this.table.locks.get(name);
+    const entry = this.table.locks.get(name);
+    if (typeof entry === 'number') {
+      // A compact lock: its row goes, held or parked, silently.
+      this.table.unfileCompact(entry);
+      return;
+    }
+    const lock = entry;
     if (lock === undefined) return;
     if (lock.holder !== null) this.table.endHolder(lock, lock.holder, this.clock.now(), 'release');
     while (lock.head !== null) this.table.leaveQueue(lock.head, false);
