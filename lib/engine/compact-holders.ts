@@ -15,6 +15,7 @@
 // written sees when it ended; the values it was made with are its own, so a slot reused by
 // another lock changes nothing it reports.
 import { Claim, type ClaimOwner, type ClaimState, LockState } from './claim.ts';
+import { ClaimOrigins } from './claim-origins.ts';
 import type { EndedHolder, GrantEvent, ReleaseEvent } from './events.ts';
 import { grownFloat, grownInt, SlotHeap } from './slot-heap.ts';
 
@@ -29,9 +30,9 @@ export class CompactHolders {
   tokens = new BigUint64Array(64);
   grantedAt = new Float64Array(64);
   leaseMs = new Float64Array(64);
-  owners: (ClaimOwner | null)[] = [];
-  clients: (string | null)[] = [];
-  clientNames: (string | null)[] = [];
+  /** The holder's owner, address and client name, as an entry of `origins` (claim-origins.ts). */
+  origin = new Int32Array(64);
+  readonly origins = new ClaimOrigins();
   /** Where the slot is among the parked locks (parked-locks.ts), -1 when not parked. */
   parkPos = new Int32Array(64).fill(-1);
   heap = new SlotHeap();
@@ -55,9 +56,7 @@ export class CompactHolders {
     this.tokens[slot] = token;
     this.grantedAt[slot] = at;
     this.leaseMs[slot] = leaseMs;
-    this.owners[slot] = owner;
-    this.clients[slot] = client;
-    this.clientNames[slot] = clientName;
+    this.origin[slot] = this.origins.take(owner, client, clientName);
     // As Handovers.grant computes a fixed lease's end, so both forms agree to the bit.
     this.heap.push(slot, at + leaseMs);
   }
@@ -70,9 +69,7 @@ export class CompactHolders {
   /** The holder is gone; the name stays (the caller parks the slot or frees it). */
   unhold(slot: number): void {
     this.ids[slot] = 0;
-    this.owners[slot] = null;
-    this.clients[slot] = null;
-    this.clientNames[slot] = null;
+    this.origins.drop(this.origin[slot] as number);
     this.heap.remove(slot);
   }
 
@@ -86,9 +83,7 @@ export class CompactHolders {
   /** Forgets every slot at once: new columns, no pass over the old ones (a reset). */
   clear(): void {
     this.names = [];
-    this.owners = [];
-    this.clients = [];
-    this.clientNames = [];
+    this.origins.clear();
     this.free = [];
     this.top = 0;
     this.grow(64, true);
@@ -99,20 +94,11 @@ export class CompactHolders {
   view(slot: number): HeldView {
     const leaseMs = this.leaseMs[slot] as number;
     const at = this.grantedAt[slot] as number;
-    const v = new HeldView(
-      this,
-      slot,
-      this.ids[slot] as number,
-      this.names[slot] as string,
-      this.owners[slot] as ClaimOwner,
-      this.clients[slot] as string,
-      leaseMs,
-      at,
-    );
+    const v = new HeldView(this, slot, this.ids[slot] as number, this.names[slot] as string, this.ownerOf(slot), this.clientOf(slot), leaseMs, at);
     v.token = this.tokens[slot] as bigint;
     v.grantedAt = at;
     v.expiresAt = at + leaseMs;
-    v.clientName = this.clientNames[slot] as string | null;
+    v.clientName = this.clientNameOf(slot);
     return v;
   }
 
@@ -139,8 +125,8 @@ export class CompactHolders {
       claimId: this.ids[slot] as number,
       token: this.tokens[slot] as bigint,
       protocol: 'keyed',
-      client: this.clients[slot] as string,
-      clientName: this.clientNames[slot] as string | null,
+      client: this.clientOf(slot),
+      clientName: this.clientNameOf(slot),
       leaseMs: this.leaseMs[slot] as number,
       sliding: false,
       waitedMs: 0,
@@ -157,8 +143,8 @@ export class CompactHolders {
       claimId: this.ids[slot] as number,
       token: this.tokens[slot] as bigint,
       protocol: 'keyed',
-      client: this.clients[slot] as string,
-      clientName: this.clientNames[slot] as string | null,
+      client: this.clientOf(slot),
+      clientName: this.clientNameOf(slot),
       grantedAt: this.grantedAt[slot] as number,
       waitedMs: 0,
     };
@@ -173,12 +159,24 @@ export class CompactHolders {
       claimId: this.ids[slot] as number,
       token: this.tokens[slot] as bigint,
       protocol: 'keyed',
-      client: this.clients[slot] as string,
-      clientName: this.clientNames[slot] as string | null,
+      client: this.clientOf(slot),
+      clientName: this.clientNameOf(slot),
       grantedAt: this.grantedAt[slot] as number,
       waitedMs: 0,
       cause,
     };
+  }
+
+  clientOf(slot: number): string {
+    return this.origins.clients[this.origin[slot] as number] as string;
+  }
+
+  clientNameOf(slot: number): string | null {
+    return this.origins.clientNames[this.origin[slot] as number] as string | null;
+  }
+
+  ownerOf(slot: number): ClaimOwner {
+    return this.origins.owners[this.origin[slot] as number] as ClaimOwner;
   }
 
   private grow(size: number, fresh = false): void {
@@ -187,6 +185,7 @@ export class CompactHolders {
     this.grantedAt = keep ? grownFloat(this.grantedAt, size) : new Float64Array(size);
     this.leaseMs = keep ? grownFloat(this.leaseMs, size) : new Float64Array(size);
     this.parkPos = keep ? grownInt(this.parkPos, size, -1) : new Int32Array(size).fill(-1);
+    this.origin = keep ? grownInt(this.origin, size, 0) : new Int32Array(size);
     const tokens = new BigUint64Array(size);
     if (keep) tokens.set(this.tokens);
     this.tokens = tokens;

@@ -202,9 +202,9 @@ export class LockTable {
     if (id !== 0) {
       const at = c.grantedAt[slot] as number;
       const leaseMs = c.leaseMs[slot] as number;
-      const claim = new Claim(id, lock, c.owners[slot] as NonNullable<(typeof c.owners)[number]>, 'keyed', c.clients[slot] as string, leaseMs, false, at, 0);
+      const claim = new Claim(id, lock, c.ownerOf(slot), 'keyed', c.clientOf(slot), leaseMs, false, at, 0);
       claim.token = c.tokens[slot] as bigint;
-      claim.clientName = c.clientNames[slot] as string | null;
+      claim.clientName = c.clientNameOf(slot);
       claim.state = 'holding';
       claim.grantedAt = at;
       claim.expiresAt = at + leaseMs;
