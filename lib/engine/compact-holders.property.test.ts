@@ -26,6 +26,9 @@ type Op =
   | { kind: 'release' | 'stale-release' | 'end' | 'touch' | 'heartbeat' | 'kick' | 'force-token'; pick: number }
   | { kind: 'force' | 'clear'; key: number }
   | { kind: 'clock'; ms: number }
+  | { kind: 'replica-grant'; key: number; session: boolean; leaseMs: number; heldForMs: number; remainingMs: number }
+  | { kind: 'replica-end'; pick: number; how: 'release' | 'disconnect' | 'expire' | 'force-release' }
+  | { kind: 'replica-enqueue'; key: number }
   | { kind: 'advance' | 'reset' | 'hold' | 'unhold' };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -51,6 +54,26 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('force' as const, 'clear' as const), key: fc.nat(KEYS.length - 1) }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('clock' as const), ms: fc.constantFrom(0, 5, 40, 120, 300) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('replica-grant' as const),
+      key: fc.nat(KEYS.length - 1),
+      session: fc.boolean(),
+      leaseMs: fc.constantFrom(30, 100, 250),
+      heldForMs: fc.constantFrom(0, 10),
+      remainingMs: fc.constantFrom(20, 90, 240),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('replica-end' as const),
+      pick: fc.nat(),
+      how: fc.constantFrom('release' as const, 'disconnect' as const, 'expire' as const, 'force-release' as const),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('replica-enqueue' as const), key: fc.nat(KEYS.length - 1) }) },
   { weight: 1, arbitrary: fc.constantFrom({ kind: 'advance' as const }, { kind: 'reset' as const }, { kind: 'hold' as const }, { kind: 'unhold' as const }) },
 );
 
@@ -89,7 +112,7 @@ function side(compactHolders: boolean) {
   const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore(), 5n), { compactHolders });
   const events: LockEvent[] = [];
   engine.subscribe((e) => events.push(e));
-  return { clock, engine, events, log: [] as string[], claims: [] as Claim[] };
+  return { clock, engine, events, log: [] as string[], claims: [] as Claim[], replicated: [] as Array<{ name: string; id: number }> };
 }
 
 type Side = ReturnType<typeof side>;
@@ -188,6 +211,42 @@ function step(s: Side, op: Op, n: number): unknown {
       return null;
     case 'clock':
       clock.advance(op.ms);
+      return null;
+    case 'replica-grant': {
+      const name = KEYS[op.key] as string;
+      const id = 100_000 + n;
+      engine.replicaGrant({
+        lock: name,
+        claimId: id,
+        token: 1_000n + BigInt(n),
+        protocol: op.session ? 'session' : 'keyed',
+        client: 'r',
+        clientName: n % 2 === 0 ? 'rep' : null,
+        leaseMs: op.leaseMs,
+        sliding: op.session,
+        handoverMs: null,
+        handoverCause: null,
+        remainingMs: op.remainingMs + n * 2 ** -24,
+        heldForMs: op.heldForMs,
+      });
+      s.replicated.push({ name, id });
+      return null;
+    }
+    case 'replica-end': {
+      const r = s.replicated.length === 0 ? undefined : s.replicated[op.pick % s.replicated.length];
+      return r === undefined ? null : engine.replicaEndHolder(r.name, r.id, op.how);
+    }
+    case 'replica-enqueue':
+      engine.replicaEnqueue({
+        lock: KEYS[op.key] as string,
+        claimId: 200_000 + n,
+        protocol: 'keyed',
+        client: 'w',
+        leaseMs: 100,
+        sliding: false,
+        waitingForMs: 3,
+        waitRemainingMs: null,
+      });
       return null;
     case 'advance':
       engine.advance();

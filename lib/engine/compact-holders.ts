@@ -50,20 +50,33 @@ export class CompactHolders {
     return slot;
   }
 
-  /** The slot holds from now on: the holder's fields, and its lease end in the heap. */
-  hold(slot: number, id: number, token: bigint, at: number, leaseMs: number, owner: ClaimOwner, client: string, clientName: string | null): void {
+  /**
+   * The slot holds from now on: the holder's fields, and its lease end in the heap (grant +
+   * lease, as Handovers.grant computes a fixed lease's end, so both forms agree to the bit; a
+   * replicated grant gives the end the active reported).
+   */
+  hold(
+    slot: number,
+    id: number,
+    token: bigint,
+    at: number,
+    leaseMs: number,
+    owner: ClaimOwner,
+    client: string,
+    clientName: string | null,
+    expiresAt = at + leaseMs,
+  ): void {
     this.ids[slot] = id;
     this.tokens[slot] = token;
     this.grantedAt[slot] = at;
     this.leaseMs[slot] = leaseMs;
     this.origin[slot] = this.origins.take(owner, client, clientName);
-    // As Handovers.grant computes a fixed lease's end, so both forms agree to the bit.
-    this.heap.push(slot, at + leaseMs);
+    this.heap.push(slot, expiresAt);
   }
 
-  /** The lease end of a held slot (grant + lease: a compact holder's lease never moves). */
+  /** The lease end of a held slot: its deadline in the heap (a compact holder's lease never moves). */
   expiresAt(slot: number): number {
-    return (this.grantedAt[slot] as number) + (this.leaseMs[slot] as number);
+    return this.heap.dueOf(slot);
   }
 
   /** The holder is gone; the name stays (the caller parks the slot or frees it). */
@@ -97,7 +110,7 @@ export class CompactHolders {
     const v = new HeldView(this, slot, this.ids[slot] as number, this.names[slot] as string, this.ownerOf(slot), this.clientOf(slot), leaseMs, at);
     v.token = this.tokens[slot] as bigint;
     v.grantedAt = at;
-    v.expiresAt = at + leaseMs;
+    v.expiresAt = this.expiresAt(slot);
     v.clientName = this.clientNameOf(slot);
     return v;
   }

@@ -207,7 +207,7 @@ export class LockTable {
       claim.clientName = c.clientNameOf(slot);
       claim.state = 'holding';
       claim.grantedAt = at;
-      claim.expiresAt = at + leaseMs;
+      claim.expiresAt = c.expiresAt(slot);
       lock.holder = claim;
       this.heap.push(claim, claim.expiresAt);
     }

@@ -23,6 +23,12 @@ export class SlotHeap {
     return this.size === 0 ? -1 : (this.items[0] as number);
   }
 
+  /** The deadline `slot` is filed under; +Infinity when it is not in the heap. */
+  dueOf(slot: number): number {
+    const i = slot < this.pos.length ? (this.pos[slot] as number) : -1;
+    return i < 0 ? NEVER : (this.dues[i] as number);
+  }
+
   has(slot: number): boolean {
     return slot < this.pos.length && (this.pos[slot] as number) >= 0;
   }
