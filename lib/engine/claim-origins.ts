@@ -23,11 +23,16 @@ export class ClaimOrigins {
   private free: number[] = [];
   private inUse = 0;
   private live = 0;
+  /** The last entry taken: a connection's pipelined requests come in a row (one socket read). */
+  private lastOwner: ClaimOwner | null = null;
+  private lastId = -1;
 
   /** The entry for this owner, address and name (made if none), counted as used once more. */
   take(owner: ClaimOwner, client: string, clientName: string | null): number {
-    let id = this.byOwner.get(owner);
+    let id = owner === this.lastOwner ? this.lastId : this.byOwner.get(owner);
     if (id === undefined || this.clients[id] !== client || this.clientNames[id] !== clientName) id = this.add(owner, client, clientName);
+    this.lastOwner = owner;
+    this.lastId = id;
     const refs = this.refs;
     if ((refs[id] as number) === 0) this.live++;
     refs[id] = (refs[id] as number) + 1;
@@ -48,6 +53,8 @@ export class ClaimOrigins {
     this.clientNames = [];
     this.refs = new Int32Array(16);
     this.byOwner.clear();
+    this.lastOwner = null;
+    this.lastId = -1;
     this.free = [];
     this.inUse = 0;
     this.live = 0;
@@ -81,6 +88,7 @@ export class ClaimOrigins {
       const owner = this.owners[id];
       if (owner === null || owner === undefined || this.refs[id] !== 0) continue;
       if (this.byOwner.get(owner) === id) this.byOwner.delete(owner);
+      if (this.lastId === id) this.lastOwner = null;
       this.owners[id] = null;
       this.clients[id] = null;
       this.clientNames[id] = null;

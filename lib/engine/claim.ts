@@ -137,6 +137,11 @@ export class Claim implements HeapItem {
     this.bits = on ? this.bits | RENEW_QUEUED : this.bits & ~RENEW_QUEUED;
   }
 
+  /** Granted when it asked (no wait): the grant time is the ask time it was made with. */
+  protected grantedAsAsked(): void {
+    this.bits |= GRANTED;
+  }
+
   /** When it was granted; 0 until then. */
   get grantedAt(): number {
     return (this.bits & GRANTED) !== 0 ? this.at : 0;

@@ -16,7 +16,7 @@
 // another lock changes nothing it reports.
 import { Claim, type ClaimOwner, type ClaimState, LockState } from './claim.ts';
 import { ClaimOrigins } from './claim-origins.ts';
-import type { EndedHolder, GrantEvent, ReleaseEvent } from './events.ts';
+import type { EndedHolder, ReleaseEvent } from './events.ts';
 import { grownFloat, grownInt, SlotHeap } from './slot-heap.ts';
 
 /** What the table maps a name to: the object form, or a compact slot. */
@@ -103,16 +103,23 @@ export class CompactHolders {
     this.heap.clear();
   }
 
-  /** The held slot's holder as a Claim (a fresh object each call). */
-  view(slot: number): HeldView {
-    const leaseMs = this.leaseMs[slot] as number;
-    const at = this.grantedAt[slot] as number;
-    const v = new HeldView(this, slot, this.ids[slot] as number, this.names[slot] as string, this.ownerOf(slot), this.clientOf(slot), leaseMs, at);
-    v.token = this.tokens[slot] as bigint;
-    v.grantedAt = at;
-    v.expiresAt = this.expiresAt(slot);
-    v.clientName = this.clientNameOf(slot);
-    return v;
+  /** The held slot's holder as a Claim (a fresh object each call); `token`: its token, if the caller has it. */
+  view(slot: number, token = this.tokens[slot] as bigint): HeldView {
+    const o = this.origin[slot] as number;
+    const origins = this.origins;
+    return new HeldView(
+      this,
+      slot,
+      this.ids[slot] as number,
+      this.names[slot] as string,
+      origins.owners[o] as ClaimOwner,
+      origins.clients[o] as string,
+      origins.clientNames[o] as string | null,
+      this.leaseMs[slot] as number,
+      this.grantedAt[slot] as number,
+      this.expiresAt(slot),
+      token,
+    );
   }
 
   /** The lock of a slot as readers see it: a LockState with the holder's view (or none between its holders). */
@@ -127,25 +134,6 @@ export class CompactHolders {
     const entry = this.locks.get(v.name);
     if (entry === undefined || typeof entry === 'number') return 'ended';
     return entry.holder !== null && entry.holder.id === v.id ? entry.holder.state : 'ended';
-  }
-
-  /** The grant event of a compact grant (the same fields, in the same order, as Handovers.grant's). */
-  grantEvent(slot: number, at: number): GrantEvent {
-    return {
-      type: 'grant',
-      at,
-      lock: this.names[slot] as string,
-      claimId: this.ids[slot] as number,
-      token: this.tokens[slot] as bigint,
-      protocol: 'keyed',
-      client: this.clientOf(slot),
-      clientName: this.clientNameOf(slot),
-      leaseMs: this.leaseMs[slot] as number,
-      sliding: false,
-      waitedMs: 0,
-      handoverMs: null,
-      handoverCause: null,
-    };
   }
 
   /** What an end event says of a held slot's holder (end-events.ts: endedHolder). */
@@ -163,14 +151,14 @@ export class CompactHolders {
     };
   }
 
-  /** The release event of a held slot (as end-events.ts builds it from a Claim). */
-  releaseEvent(slot: number, at: number, cause: ReleaseEvent['cause']): ReleaseEvent {
+  /** The release event of a held slot (as end-events.ts builds it from a Claim); `token` is the slot's. */
+  releaseEvent(slot: number, at: number, cause: ReleaseEvent['cause'], token: bigint): ReleaseEvent {
     return {
       type: 'release',
       at,
       lock: this.names[slot] as string,
       claimId: this.ids[slot] as number,
-      token: this.tokens[slot] as bigint,
+      token,
       protocol: 'keyed',
       client: this.clientOf(slot),
       clientName: this.clientNameOf(slot),
@@ -219,11 +207,18 @@ export class HeldView extends Claim {
     name: string,
     owner: ClaimOwner,
     client: string,
+    clientName: string | null,
     leaseMs: number,
     at: number,
+    expiresAt: number,
+    token: bigint,
   ) {
     super(id, null, owner, 'keyed', client, leaseMs, false, at, 0);
     this.lockName = name;
+    this.token = token;
+    this.grantedAsAsked();
+    this.expiresAt = expiresAt;
+    if (clientName !== null) this.clientName = clientName;
   }
 
   override get name(): string {

@@ -189,10 +189,10 @@ export class Handovers {
   }
 
   /** A compact holder released (by token) or undeliverable: ended, its event, and its slot parked. */
-  endCompact(slot: number, now: number, cause: 'release' | 'disconnect'): void {
+  endCompact(slot: number, now: number, cause: 'release' | 'disconnect', token: bigint): void {
     const table = this.table;
     const compact = table.compact;
-    const event = table.listeners.length > 0 ? compact.releaseEvent(slot, now, cause) : null;
+    const event = table.listeners.length > 0 ? compact.releaseEvent(slot, now, cause, token) : null;
     compact.unhold(slot);
     table.held--;
     if (event !== null) table.emit(event);

@@ -8,6 +8,7 @@
 // constructor, and no call makes a closure or an object but the Claim acquire returns and, with
 // listeners, the events.
 import { type AcquireRequest, Claim, type ClaimOwner, type ClaimState } from './claim.ts';
+import { HeldView } from './compact-holders.ts';
 import type { Clock } from './clock.ts';
 import { forceReleaseEvent } from './end-events.ts';
 import type { GrantGate } from './grant-gate.ts';
@@ -100,14 +101,34 @@ export class ServingOps {
       slot = entry;
       if ((compact.parkPos[slot] as number) >= 0) table.unparkCompact(slot);
     }
-    const owner = request.owner;
+    const { owner, client, leaseMs } = request;
+    // The name the table keeps (a parked slot's, the same string each time: readers key on it).
+    const name = compact.names[slot] as string;
+    const clientName = request.clientName ?? null;
     const id = table.nextClaimId++;
-    compact.hold(slot, id, token, now, request.leaseMs, owner, request.client, request.clientName ?? null);
+    compact.hold(slot, id, token, now, leaseMs, owner, client, clientName);
     table.held++;
-    if (table.listeners.length > 0) table.emit(compact.grantEvent(slot, now));
-    const view = compact.view(slot);
+    if (table.listeners.length > 0) {
+      // The same fields, in the same order, as Handovers.grant's event.
+      table.emit({
+        type: 'grant',
+        at: now,
+        lock: name,
+        claimId: id,
+        token,
+        protocol: 'keyed',
+        client,
+        clientName,
+        leaseMs,
+        sliding: false,
+        waitedMs: 0,
+        handoverMs: null,
+        handoverCause: null,
+      });
+    }
+    const view = new HeldView(compact, slot, id, name, owner, client, clientName, leaseMs, now, now + leaseMs, token);
     // Undeliverable: released at once (unless the owner ended it inside onGranted already).
-    if (!owner.onGranted(view) && compact.ids[slot] === id) this.handovers.endCompact(slot, now, 'disconnect');
+    if (!owner.onGranted(view) && compact.ids[slot] === id) this.handovers.endCompact(slot, now, 'disconnect', token);
     return view;
   }
 
@@ -123,7 +144,7 @@ export class ServingOps {
     if (typeof lock === 'number') {
       const compact = this.table.compact;
       if (compact.ids[lock] === 0 || compact.tokens[lock] !== token) return 'stale';
-      this.handovers.endCompact(lock, now, 'release');
+      this.handovers.endCompact(lock, now, 'release', token);
       return 'ok';
     }
     const holder = lock?.holder;
@@ -155,7 +176,7 @@ export class ServingOps {
   private resolve(view: Claim): Claim | null {
     const entry = this.table.locks.get(view.name);
     if (typeof entry === 'number') {
-      if (this.table.compact.ids[entry] === view.id) this.handovers.endCompact(entry, this.clock.now(), 'disconnect');
+      if (this.table.compact.ids[entry] === view.id) this.handovers.endCompact(entry, this.clock.now(), 'disconnect', view.token);
       return null;
     }
     return entry !== undefined && entry.holder !== null && entry.holder.id === view.id ? entry.holder : null;
