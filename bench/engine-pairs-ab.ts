@@ -54,7 +54,9 @@ for (const background of [0, 100_000]) {
   const engines = makers.map((make) => make(background));
   for (const e of engines) run(e);
   const samples = engines.map(() => [] as number[]);
-  for (let r = 0; r < runs; r++) engines.forEach((e, i) => samples[i]?.push(run(e)));
+  for (let r = 0; r < runs; r++) {
+    for (let i = 0; i < engines.length; i++) samples[i]?.push(run(engines[i] as LockEngine));
+  }
   const line = roots.map((root, i) => `${root}: ${median(samples[i] ?? []).toFixed(0)} ns/pair`).join(' | ');
   console.log(`${background.toLocaleString('en-US')} other locks held: ${line}`);
 }
