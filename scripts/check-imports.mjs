@@ -45,7 +45,7 @@ export const PARTS = [
   { part: 'lib/ops-api', may: lib('', 'protocol'), typesOnly: lib('engine') },
   { part: 'lib/cluster', may: lib('', 'protocol', 'tokens', 'ops-api') },
   // The partition-safe mode's pure rules (issue 32): the grant permission and token-block compare-and-swap.
-  { part: 'lib/coordination', may: lib('') },
+  { part: 'lib/coordination', may: lib('', 'tokens') },
   { part: 'lib/client', may: lib('', 'protocol') },
   { part: 'lib/dashboard', may: lib('', 'ops-api') },
   // server/: engine <- protocol <- lines <- daemon; the console's folders below the facade's assembly.
