@@ -121,6 +121,20 @@ export class EtcdCluster {
     this.spawnMember(m);
   }
 
+  /** The index of the member that is etcd's raft leader now, as the running members report it. */
+  async leaderIndex(): Promise<number> {
+    for (const [i, m] of this.members.entries()) {
+      if (!this.isRunning(i)) continue;
+      try {
+        const status = await this.client([m.clientUrl]).maintenance.status({ deadline: Date.now() + 1_000 });
+        if (status.leader !== '0' && status.leader === status.header.member_id) return i;
+      } catch {
+        // Down or unsure: ask the next one.
+      }
+    }
+    throw new Error('no etcd member says it is the leader');
+  }
+
   /** An etcd3 client closed at teardown. No retries and no circuit breaker: the caller sees every failure. */
   client(endpoints: string[] = this.endpoints): Etcd3 {
     const client = etcdClient(endpoints);
