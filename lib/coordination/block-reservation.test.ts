@@ -109,7 +109,7 @@ function run(actions: { who: number; what: number }[], reservers: number, size: 
   return { won: rs.flatMap((r) => r.won), perReserver: rs.map((r) => r.won), applied };
 }
 
-const actions = fc.array(fc.record({ who: fc.nat(7), what: fc.nat(1_000) }), { maxLength: 200 });
+const actions = fc.array(fc.record({ who: fc.nat(7), what: fc.nat(1_000) }), { maxLength: 200, size: 'large' });
 
 /** No token in two blocks won, every reserver's blocks rising, and the applied ones rising in etcd's order. */
 function safe(result: ReturnType<typeof run>): boolean {

@@ -117,7 +117,7 @@ describe('the permission never outlasts the lease (property)', () => {
 
   it('whatever the delays, losses, reply order and clock drift within the margin', () => {
     fc.assert(
-      fc.property(fc.array(round, { maxLength: 30 }), rates, (rounds, rate) => {
+      fc.property(fc.array(round, { maxLength: 30, size: 'large' }), rates, (rounds, rate) => {
         return neverPastTheEnd(rounds, rate, (sentAt, ttl) => permittedUntil(sentAt, ttl), DEFAULT_MARGINS);
       }),
       { numRuns: 2_000 },
@@ -126,7 +126,7 @@ describe('the permission never outlasts the lease (property)', () => {
 
   it('is wrong when measured from the reply (the check can fail)', () => {
     const fromReply = fc.check(
-      fc.property(fc.array(round, { maxLength: 30 }), rates, (rounds, rate) =>
+      fc.property(fc.array(round, { maxLength: 30, size: 'large' }), rates, (rounds, rate) =>
         neverPastTheEnd(rounds, rate, (_sentAt, ttl, arrivedAt) => permittedUntil(arrivedAt, ttl)),
       ),
       { numRuns: 2_000 },
@@ -136,7 +136,7 @@ describe('the permission never outlasts the lease (property)', () => {
 
   it('is wrong without the drift margin when etcd’s clock runs fast (the check can fail)', () => {
     const noMargin = fc.check(
-      fc.property(fc.array(round, { minLength: 1, maxLength: 30 }), fc.double({ min: 0.9, max: 0.99, noNaN: true }), (rounds, rate) =>
+      fc.property(fc.array(round, { minLength: 1, maxLength: 30, size: 'large' }), fc.double({ min: 0.9, max: 0.99, noNaN: true }), (rounds, rate) =>
         neverPastTheEnd(rounds, rate, (sentAt, ttl) => permittedUntil(sentAt, ttl, { driftRate: 0, fixedMs: 0 })),
       ),
       { numRuns: 2_000 },
