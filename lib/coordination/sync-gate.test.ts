@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { electable, SyncGate } from './sync-gate.ts';
+import { electable, encodeInSync, parseInSync, SyncGate } from './sync-gate.ts';
 
 describe('the in-sync gate', () => {
   it('answers a turn once every in-sync standby has applied its events, one ack for many turns', () => {
@@ -38,6 +38,18 @@ describe('the in-sync gate', () => {
     g.hold(2n, 'y');
     expect(g.ack('b', 2n)).toEqual([]);
     expect(g.ack('c', 2n)).toEqual(['y']);
+  });
+
+  it('makes only members electable, or anyone before any set was stored', () => {
+    expect(electable('c', new Set(['b']))).toBe(false);
+    expect(electable('b', new Set(['b']))).toBe(true);
+    expect(electable('c', null)).toBe(true);
+  });
+
+  it('stores the set as a sorted JSON array of node ids, and refuses anything else', () => {
+    expect(encodeInSync(['c', 'b', 'c'])).toBe('["b","c"]');
+    expect([...parseInSync('["b","c"]')]).toEqual(['b', 'c']);
+    for (const bad of ['', '{}', '[1]', '[""]', 'b']) expect(() => parseInSync(bad)).toThrow(/in-sync set/);
   });
 
   it('refuses a stream position that goes back', () => {

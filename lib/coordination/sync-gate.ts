@@ -116,7 +116,29 @@ export class SyncGate<R> {
   }
 }
 
-/** Whether a node may campaign for the role: only a member of the in-sync set etcd stores. */
-export function electable(node: string, storedInSync: ReadonlySet<string>): boolean {
-  return storedInSync.has(node);
+/**
+ * Whether a node may campaign for the role: a member of the in-sync set etcd stores, or anyone when
+ * no set was ever stored (`null`: no active has ever answered anything). A new active stores its
+ * set (empty: nobody has synced from it yet) before it answers anything, so from then on only
+ * the standbys it admits are electable.
+ */
+export function electable(node: string, storedInSync: ReadonlySet<string> | null): boolean {
+  return storedInSync === null || storedInSync.has(node);
+}
+
+/** The in-sync set's text in etcd: a JSON array of node ids, sorted, nothing else. */
+export function encodeInSync(members: Iterable<string>): string {
+  return JSON.stringify([...new Set(members)].sort());
+}
+
+export function parseInSync(text: string): ReadonlySet<string> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`etcd in-sync set is not JSON: ${JSON.stringify(text.slice(0, 40))}`);
+  }
+  if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string' && v.length > 0 && v.length <= 64))
+    throw new Error(`etcd in-sync set is not an array of node ids: ${JSON.stringify(text.slice(0, 40))}`);
+  return new Set(value);
 }

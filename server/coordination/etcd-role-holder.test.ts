@@ -10,9 +10,17 @@ import { EtcdRoleHolder } from './etcd-role-holder.ts';
 
 const now = () => performance.now();
 
-function holder(client: Etcd3, nodeId: string, ttlSeconds: number): { holder: EtcdRoleHolder; log: HoldLog } {
+function holder(client: Etcd3, nodeId: string, ttlSeconds: number, inSyncKey?: string): { holder: EtcdRoleHolder; log: HoldLog } {
   const log = new HoldLog(nodeId);
-  const h = new EtcdRoleHolder({ client, key: 'baton/test/active', nodeId, ttlSeconds, now, onEvent: log.onEvent });
+  const h = new EtcdRoleHolder({
+    client,
+    key: 'baton/test/active',
+    nodeId,
+    ttlSeconds,
+    now,
+    onEvent: log.onEvent,
+    ...(inSyncKey === undefined ? {} : { inSyncKey }),
+  });
   // Stopped when the test ends, pass or fail, without a word to etcd (the cluster goes next).
   onTestFinished(() => h.halt());
   return { holder: h, log };
@@ -111,5 +119,36 @@ describe('the etcd role holder', () => {
     cluster.restart(1);
     await vi.waitFor(() => expect(a.holder.mayGrant() || b.holder.mayGrant()).toBe(true), { timeout: 20_000, interval: 20 });
     expect(overlaps([a.log, b.log])).toEqual([]);
+  });
+
+  it('with an in-sync set: only its members win, and a new active stores an empty set before it holds', async () => {
+    const cluster = await EtcdCluster.start();
+    const IN_SYNC = 'baton/test/in-sync';
+    const etcd = cluster.client();
+    const a = holder(cluster.client(), 'a', 2, IN_SYNC);
+    a.holder.start();
+    // No set ever stored: anyone may win; the winner stores [] first.
+    await vi.waitFor(() => expect(a.holder.mayGrant()).toBe(true), { timeout: 10_000, interval: 10 });
+    expect(await etcd.get(IN_SYNC).string()).toBe('[]');
+    expect(await a.holder.storeInSync(['b'])).toBe(true);
+
+    const c = holder(cluster.client(), 'c', 2, IN_SYNC);
+    c.holder.start();
+    await vi.waitFor(() => expect(c.holder.electable).toBe(false), { timeout: 5_000, interval: 10 });
+    // A node that does not hold the role cannot change the set.
+    expect(await c.holder.storeInSync(['c'])).toBe(false);
+
+    // The role is free and c alone campaigns for a while: it never wins.
+    await a.holder.resign();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(c.holder.holding).toBe(false);
+    expect(c.log.windows).toEqual([]);
+    expect(await etcd.get('baton/test/active').string()).toBeNull();
+
+    const b = holder(cluster.client(), 'b', 2, IN_SYNC);
+    b.holder.start();
+    await vi.waitFor(() => expect(b.holder.mayGrant()).toBe(true), { timeout: 5_000, interval: 10 });
+    expect(await etcd.get(IN_SYNC).string()).toBe('[]');
+    expect(overlaps([a.log, b.log, c.log])).toEqual([]);
   });
 });

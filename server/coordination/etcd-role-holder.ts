@@ -14,8 +14,9 @@
 // keep-alive answered with a TTL proves the lease never expired, so the key is still this node's
 // and nobody else can have held the role: permission comes back with it. A reply of 0 means the
 // lease is gone (and the key with it): this node starts over with a new lease and campaigns.
-import type { Etcd3 } from 'etcd3';
+import type { Etcd3, ICompare } from 'etcd3';
 import { DEFAULT_MARGINS, GrantPermission, nextKeepAliveAt, type PermissionMargins } from '../../lib/coordination/grant-permission.ts';
+import { electable, encodeInSync, parseInSync } from '../../lib/coordination/sync-gate.ts';
 import { keepAliveOnce } from './etcd-keep-alive.ts';
 
 export interface RoleHolderOptions {
@@ -32,6 +33,12 @@ export interface RoleHolderOptions {
   callTimeoutMs?: number;
   /** How often a node that does not hold tries the role again; 200 ms if not given. */
   campaignEveryMs?: number;
+  /**
+   * The in-sync set's key (lib/coordination/sync-gate.ts): when given, this node campaigns only
+   * while it is electable by the set etcd stores (the campaign compares the set's revision as read),
+   * and a node that wins stores an empty set, guarded by its lease, before it counts as holding.
+   */
+  inSyncKey?: string;
   /** Every change of what this node may do (tests rebuild the grant windows from these). */
   onEvent?: (event: HolderEvent) => void;
 }
@@ -57,6 +64,8 @@ export class EtcdRoleHolder {
   lastError: Error | null = null;
   /** Who holds the key as this node last read it (null: nobody, or not read yet). */
   seenHolder: string | null = null;
+  /** Whether the in-sync set etcd stores let this node campaign, as last read (true without an in-sync key). */
+  electable = true;
 
   constructor(private readonly o: RoleHolderOptions) {
     this.ttlMs = o.ttlSeconds * 1_000;
@@ -199,16 +208,21 @@ export class EtcdRoleHolder {
     if (this.owner && until > before) this.emit({ kind: 'until', at: this.o.now(), until });
   }
 
-  /** Creates the role key under this node's lease if nobody holds it; reads it back otherwise. */
+  /** Creates the role key under this node's lease if nobody holds it (and it is electable); reads it back otherwise. */
   private async campaign(): Promise<void> {
     const lease = this.lease as string;
     const key = Buffer.from(this.o.key);
+    const compare: ICompare[] = [{ key, target: 'Create', result: 'Equal', create_revision: 0 }];
+    const inSync = await this.readInSync();
+    if (inSync !== null) {
+      this.electable = electable(this.o.nodeId, inSync.members);
+      // Not electable: it may still find its own key (a campaign whose answer was lost), never a free one.
+      if (!this.electable) compare.push({ key, target: 'Lease', result: 'Equal', lease });
+      // The set must still be the one read when the key is created (0: still absent).
+      compare.push({ key: Buffer.from(this.o.inSyncKey as string), target: 'Mod', result: 'Equal', mod_revision: inSync.modRevision });
+    }
     const res = await this.o.client.kv.txn(
-      {
-        compare: [{ key, target: 'Create', result: 'Equal', create_revision: 0 }],
-        success: [{ request_put: { key, value: Buffer.from(this.o.nodeId), lease } }],
-        failure: [{ request_range: { key } }],
-      },
+      { compare, success: [{ request_put: { key, value: Buffer.from(this.o.nodeId), lease } }], failure: [{ request_range: { key } }] },
       { deadline: Date.now() + this.callTimeoutMs() },
     );
     if (!this.running || this.lease !== lease) return;
@@ -216,10 +230,38 @@ export class EtcdRoleHolder {
     this.seenHolder = res.succeeded ? this.o.nodeId : (kv?.value.toString() ?? null);
     // Our own key from before (its reply was lost, or a lapse): still ours while our lease lives.
     if (!res.succeeded && kv?.lease !== lease) return;
+    // A new active stores its in-sync set (nobody has synced from it yet) before it answers anything.
+    if (this.o.inSyncKey !== undefined && !(await this.storeInSync([]))) return;
     this.owner = true;
     const at = this.o.now();
     this.emit({ kind: 'owner', at });
     if (this.permission.mayGrant(at)) this.emit({ kind: 'until', at, until: this.permission.permittedUntil });
+  }
+
+  /** The in-sync set etcd stores and its revision ('0': never stored, anyone electable); null without an in-sync key. */
+  private async readInSync(): Promise<{ members: ReadonlySet<string> | null; modRevision: string } | null> {
+    if (this.o.inSyncKey === undefined) return null;
+    const res = await this.o.client.kv.range({ key: Buffer.from(this.o.inSyncKey) }, { deadline: Date.now() + this.callTimeoutMs() });
+    const kv = res.kvs[0];
+    return kv === undefined ? { members: null, modRevision: '0' } : { members: parseInSync(kv.value.toString()), modRevision: kv.mod_revision };
+  }
+
+  /**
+   * Stores the in-sync set, only while the role key is under this node's lease (a transaction);
+   * false when it is not (this node is not the active). The gate counts a change only once this
+   * has resolved true.
+   */
+  async storeInSync(members: Iterable<string>): Promise<boolean> {
+    const lease = this.lease;
+    if (this.o.inSyncKey === undefined || lease === null) return false;
+    const res = await this.o.client.kv.txn(
+      {
+        compare: [{ key: Buffer.from(this.o.key), target: 'Lease', result: 'Equal', lease }],
+        success: [{ request_put: { key: Buffer.from(this.o.inSyncKey), value: Buffer.from(encodeInSync(members)) } }],
+      },
+      { deadline: Date.now() + this.callTimeoutMs() },
+    );
+    return res.succeeded;
   }
 
   private emit(event: HolderEvent): void {
