@@ -34,9 +34,9 @@ export interface ContendedOver {
  * `GET /api/v1/contention?range=1h|24h&limit=`: the locks with the longest queues now (by queue
  * length, then by the first waiter's wait), and the locks whose waiters waited longest in total
  * over the range, each at most `limit`. The range is kept in 5-minute buckets, each keeping its
- * CONTENTION_BUCKET_LOCKS most waited-for locks (server/lock-views/contention-tracker.ts):
- * `over` counts a lock that fell out of a bucket from when it came back, so its figures are a
- * lower bound then, and the top locks are exact.
+ * 64 most waited-for locks (server/lock-views/contention-tracker.ts): a lock that waited more
+ * than a 64th of a bucket's waiting is always kept; one that fell out of a bucket and came back
+ * counts from its return, so its figures are a lower bound then.
  */
 export interface ContentionView {
   asOf: number;

@@ -3,7 +3,8 @@
 // and for the same reason: a page builds at most `limit` entries and looks at most at
 // WAITING_SCAN_NAMES names and WAITING_SCAN_WAITERS waiters, so it may be short, even empty,
 // and still have a nextCursor. A page ends at a lock's boundary (its cursor is a name), so one
-// lock's queue is walked whole: a walk of links, no allocation but the matches.
+// lock's queue is walked whole: a walk of links, no allocation but the matches (a client waiting
+// twice for one lock can make a page longer than `limit` by that).
 import type { Claim } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { ClientMatch } from '../../lib/ops-api/admin-request.ts';

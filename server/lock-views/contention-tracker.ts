@@ -11,8 +11,8 @@
 // with their queued grants, longest and total wait, and longest queue joined. When a bucket is
 // full, a new lock takes the place of the one with the least waiting (score) and starts from that
 // score (the space-saving rule): a lock that waited more than 1/BUCKET_LOCKS of a bucket's
-// waiting is always kept, so the top of the list is exact; a lock that came back after being
-// pushed out shows what it waited since. Memory is bounded whatever the table's size: 288 x 64
+// waiting is always kept; a lock that came back after being pushed out shows what it waited
+// since (a lower bound). Memory is bounded whatever the table's size: 288 x 64
 // tallies of six fields. An event allocates only when its lock is new to the bucket.
 import type { LockState } from '../../lib/engine/claim.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
