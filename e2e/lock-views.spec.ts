@@ -75,6 +75,7 @@ test('search finds a lock by the identity of one of its waiters', async ({ page,
   (await client(baton.lockPort, 'Needle-Waiter pid 42')).send('A sw/one 600 0');
   (await client(baton.lockPort, 'someone-else')).send('A sw/two 600 0');
   await page.goto('/');
+  await expect(page.getByTestId('live-status')).toHaveText('live');
   await page.getByLabel('Search locks').fill('needle-waiter');
   await expect.poll(() => shownLocks(page)).toEqual(['sw/one']);
 });
@@ -93,6 +94,7 @@ test('the client view lists what a client holds and waits for, and its bulk rele
 
   // Reached from the identity in the table.
   await page.goto('/?q=cv%2F');
+  await expect(page.getByTestId('live-status')).toHaveText('live');
   await page.locator('[data-testid="lock-row"][data-lock="cv/h1"]').getByTestId('client-link').click();
   const view = page.getByTestId('client-view');
   await expect(view).toHaveAttribute('data-client', CLIENT);
@@ -134,6 +136,7 @@ test('"lease ends within 10 s" lists a keyed lease about to end, not a session t
   await keyed.waitFor(/^A le\/keyed-later \d+$/);
 
   await page.goto('/?q=le%2F');
+  await expect(page.getByTestId('live-status')).toHaveText('live');
   await expect.poll(async () => (await shownLocks(page)).sort()).toEqual(['le/keyed-later', 'le/session']);
   // Taken only now, so it has not run out by the check on a loaded machine.
   keyed.send('A le/keyed-soon 9 0');

@@ -6,7 +6,7 @@ import { ClientName } from '../locks/client-name.tsx';
 import { LockName } from '../locks/lock-name.tsx';
 import { buttonClass } from '../ui/button.ts';
 import { ClientLink } from '../locks/client-link.tsx';
-import { useClientHeld, useClientWaiting } from './client-queries.ts';
+import { useClientHeld, useClientWaiting, useRefreshAfterActions } from './client-queries.ts';
 
 /** Rows each list shows; the count says how many there are. */
 const SHOWN = 200;
@@ -55,6 +55,7 @@ function LockButton({ name, onSelect }: { name: string; onSelect: (name: string)
 export function ClientViewPanel({ match, onClose, onSelectLock }: { match: ClientMatchView; onClose: () => void; onSelectLock: (name: string) => void }) {
   const held = useClientHeld(match);
   const waiting = useClientWaiting(match);
+  useRefreshAfterActions();
   const heldList = held.data?.held ?? [];
   const waitList = waiting.data?.waiting ?? [];
   return (
