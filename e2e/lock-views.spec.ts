@@ -1,6 +1,7 @@
 // The views an on-call operator asks for next (issue 30): the contended locks on top (not buried
 // under 200 stuck ones), search by a waiter's identity, the client view with its bulk release,
 // the sort in the URL, and "lease ends within 10 s" listing only claims at risk.
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { ADMIN_TOKEN, expect, test } from './fixtures/baton-server.ts';
 import { connectClient, type LineClient, sessionClaim } from './fixtures/wire-client.ts';
@@ -29,6 +30,12 @@ function params(page: Page): URLSearchParams {
   return new URL(page.url()).searchParams;
 }
 
+/** WCAG 2.1 AA violations axe finds on the page as it is. */
+async function violations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
 const shownLocks = (page: Page) => page.getByTestId('lock-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-lock')));
 
 test('200 stuck locks and a few contended ones: the contended are on top, one click sorts the table by queue, and the sort survives a reload and Back', async ({
@@ -51,6 +58,7 @@ test('200 stuck locks and a few contended ones: the contended are on top, one cl
   const now = page.getByTestId('contended-now-row');
   await expect.poll(() => now.evaluateAll((els) => els.map((e) => e.getAttribute('data-lock')))).toEqual(['zz-hot/a', 'zz-hot/b', 'zz-hot/c']);
   await expect(now.first().getByTestId('contended-queue')).toHaveText('5');
+  expect(await violations(page)).toEqual([]);
   // The table sorted by name shows the stuck client's locks first...
   await expect.poll(async () => (await shownLocks(page))[0]).toBe('aa-stuck/000');
   // ...one click on Queue puts the contended on top, and the URL says so.
@@ -66,6 +74,12 @@ test('200 stuck locks and a few contended ones: the contended are on top, one cl
   // A lock in the view opens its detail.
   await now.first().getByRole('button', { name: 'Details for zz-hot/a' }).click();
   await expect(page.getByTestId('lock-detail')).toContainText('zz-hot/a');
+  // A waiter's identity in the detail opens its client view: queued-0 waits for all three.
+  await page.getByTestId('lock-detail').getByTestId('waiter-row').first().getByTestId('client-link').click();
+  await expect(page.getByTestId('client-view')).toHaveAttribute('data-client', 'queued-0');
+  await expect(page.getByTestId('client-waiting-row')).toHaveCount(3);
+  await expect(page.getByTestId('client-held-count')).toHaveText('0');
+  expect(await violations(page)).toEqual([]);
 });
 
 test('search finds a lock by the identity of one of its waiters', async ({ page, baton }) => {

@@ -27,7 +27,7 @@ export function ClientLink({ match, children, className }: { match: ClientMatchV
         openClientView(match);
       }}
       className={cn(
-        'max-w-full truncate rounded text-left underline decoration-slate-300 decoration-dotted underline-offset-2 hover:text-sky-800 hover:decoration-solid focus-visible:outline-2 focus-visible:outline-sky-500 dark:decoration-slate-600 dark:hover:text-sky-300',
+        'max-w-full rounded text-left underline decoration-slate-300 decoration-dotted underline-offset-2 hover:text-sky-800 hover:decoration-solid focus-visible:outline-2 focus-visible:outline-sky-500 dark:decoration-slate-600 dark:hover:text-sky-300',
         className,
       )}
     >

@@ -5,6 +5,7 @@ import { useActionBlock, useDataNow } from '../data/use-data-now.ts';
 import { PAGE_BEAT_MS } from '../data/use-now.ts';
 import { buttonClass } from '../ui/button.ts';
 import { QUEUE_PAGE_SHOWN } from '../data/api-client.ts';
+import { ClientLink } from './client-link.tsx';
 import { ClientName } from './client-name.tsx';
 
 function WaitCells({ waiter, asOf, receivedAt }: { waiter: WaiterView; asOf: number; receivedAt: number }) {
@@ -86,7 +87,9 @@ export function WaiterTable({
               <td className="px-2 py-1.5 font-mono break-all">
                 {w.clientName !== null && (
                   <>
-                    <ClientName name={w.clientName} />{' '}
+                    <ClientLink match={{ by: 'identity', value: w.clientName }}>
+                      <ClientName name={w.clientName} />
+                    </ClientLink>{' '}
                   </>
                 )}
                 <span className={w.clientName === null ? undefined : 'text-slate-600 dark:text-slate-400'}>{w.client}</span>
