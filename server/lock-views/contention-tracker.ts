@@ -47,6 +47,9 @@ type TrackedEngine = Pick<LockEngine, 'subscribe' | 'lock' | 'allLocks'>;
 export class ContentionTracker {
   private readonly buckets: (Bucket | null)[] = new Array<Bucket | null>(BUCKETS).fill(null);
   private readonly queued = new Set<string>();
+  /** The bucket the last event went to, and the engine time its five minutes end: most events land there (no division). */
+  private current: Bucket | null = null;
+  private currentEnd = 0;
   /** The table's locks to look at for queues that were there before this tracker heard of them. */
   private seed: Iterator<LockState> | null;
   private readonly unsubscribe: () => void;
@@ -85,6 +88,14 @@ export class ContentionTracker {
   }
 
   private tally(at: number, name: string): Tally {
+    const current = this.current;
+    const bucket = current !== null && at < this.currentEnd && at >= this.currentEnd - BUCKET_MS ? current : this.bucketAt(at);
+    const known = bucket.tallies.get(name);
+    if (known !== undefined) return known;
+    return this.admit(bucket, name);
+  }
+
+  private bucketAt(at: number): Bucket {
     const no = Math.floor(at / BUCKET_MS);
     const slot = no % BUCKETS;
     let bucket = this.buckets[slot] ?? null;
@@ -95,8 +106,13 @@ export class ContentionTracker {
       bucket.no = no;
       bucket.tallies.clear();
     }
-    const known = bucket.tallies.get(name);
-    if (known !== undefined) return known;
+    this.current = bucket;
+    this.currentEnd = (no + 1) * BUCKET_MS;
+    return bucket;
+  }
+
+  /** A lock new to the bucket: a place of its own, or, in a full bucket, the least one's (space-saving). */
+  private admit(bucket: Bucket, name: string): Tally {
     let score = 0;
     if (bucket.tallies.size >= this.bucketLocks) {
       let least: Tally | null = null;
