@@ -56,7 +56,7 @@ test('200 stuck locks and a few contended ones: the contended are on top, one cl
   await page.goto('/');
   await expect(page.getByTestId('live-status')).toHaveText('live');
   const now = page.getByTestId('contended-now-row');
-  await expect.poll(() => now.evaluateAll((els) => els.map((e) => e.getAttribute('data-lock')))).toEqual(['zz-hot/a', 'zz-hot/b', 'zz-hot/c']);
+  await expect.poll(() => now.evaluateAll((els) => els.map((e) => e.getAttribute('data-name')))).toEqual(['zz-hot/a', 'zz-hot/b', 'zz-hot/c']);
   await expect(now.first().getByTestId('contended-queue')).toHaveText('5');
   expect(await violations(page)).toEqual([]);
   // The table sorted by name shows the stuck client's locks first...
@@ -114,7 +114,7 @@ test('the client view lists what a client holds and waits for, and its bulk rele
   await expect(view).toHaveAttribute('data-client', CLIENT);
   expect(params(page).get('client')).toBe(CLIENT);
   await expect
-    .poll(() => view.getByTestId('client-held-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-lock'))))
+    .poll(() => view.getByTestId('client-held-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-name'))))
     .toEqual(['cv/h1', 'cv/h2', 'cv/h3']);
   await expect(view.getByTestId('client-waiting-row')).toHaveCount(1);
   await expect(view.getByTestId('client-waiting-row')).toContainText('cv-holder');

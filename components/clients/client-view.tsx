@@ -105,7 +105,7 @@ export function ClientViewPanel({ match, onClose, onSelectLock }: { match: Clien
               </thead>
               <tbody>
                 {heldList.slice(0, SHOWN).map((h) => (
-                  <tr key={h.name} data-testid="client-held-row" data-lock={h.name} className="border-t border-slate-100 dark:border-slate-800">
+                  <tr key={h.name} data-testid="client-held-row" data-name={h.name} className="border-t border-slate-100 dark:border-slate-800">
                     <td className={td}>
                       <LockButton name={h.name} onSelect={onSelectLock} />
                     </td>
@@ -145,7 +145,7 @@ export function ClientViewPanel({ match, onClose, onSelectLock }: { match: Clien
               </thead>
               <tbody>
                 {waitList.slice(0, SHOWN).map((w) => (
-                  <tr key={`${w.name}/${w.id}`} data-testid="client-waiting-row" data-lock={w.name} className="border-t border-slate-100 dark:border-slate-800">
+                  <tr key={`${w.name}/${w.id}`} data-testid="client-waiting-row" data-name={w.name} className="border-t border-slate-100 dark:border-slate-800">
                     <td className={td}>
                       <LockButton name={w.name} onSelect={onSelectLock} />
                     </td>

@@ -72,7 +72,7 @@ export function TopContended({ onSelect }: { onSelect: (name: string) => void })
         </h3>
         <ol className={listClass} data-testid="contended-now">
           {view.now.map((l) => (
-            <li key={l.name} className={rowClass} data-testid="contended-now-row" data-lock={l.name}>
+            <li key={l.name} className={rowClass} data-testid="contended-now-row" data-name={l.name}>
               <span className="flex min-w-0 flex-col">
                 <LockButton name={l.name} onSelect={onSelect} />
                 {l.holder !== null && (
@@ -117,7 +117,7 @@ export function TopContended({ onSelect }: { onSelect: (name: string) => void })
         </div>
         <ol className={listClass} data-testid="contended-over">
           {view.over.map((l) => (
-            <li key={l.name} className={rowClass} data-testid="contended-over-row" data-lock={l.name}>
+            <li key={l.name} className={rowClass} data-testid="contended-over-row" data-name={l.name}>
               <LockButton name={l.name} onSelect={onSelect} />
               <span className="shrink-0 text-right tabular-nums">
                 {formatCount(l.queuedGrants)} queued grants, longest wait {formatDuration(l.maxWaitMs)}, queue up to {l.maxQueue}
