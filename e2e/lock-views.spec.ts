@@ -119,6 +119,14 @@ test('the client view lists what a client holds and waits for, and its bulk rele
   await expect(view.getByTestId('client-waiting-row')).toHaveCount(1);
   await expect(view.getByTestId('client-waiting-row')).toContainText('cv-holder');
 
+  // A lock in it opens its detail in the view's place; Back returns to the client.
+  await view.getByRole('button', { name: 'Details for cv/h2' }).click();
+  await expect(page.getByTestId('lock-detail')).toContainText('cv/h2');
+  expect([params(page).get('lock'), params(page).get('client')]).toEqual(['cv/h2', null]);
+  await page.goBack();
+  await expect(view).toHaveAttribute('data-client', CLIENT);
+  await expect(page.getByTestId('lock-detail')).toHaveCount(0);
+
   // A deep link opens the same view in a fresh page.
   const fresh = await page.context().newPage();
   await fresh.goto(`/?client=${encodeURIComponent(CLIENT)}`);
