@@ -2,6 +2,7 @@
 // ApiRequestError carrying the server's `{error:{code,message}}`, so the UI shows its message.
 import type { ApiError, AuthView, ClusterView, HistoryRange, LockDetail, LockHistory, StatsHistory } from '@/lib/ops-api/api-types.ts';
 import { type ClientMatchView, clientHeldQuery } from '../../lib/dashboard/client-match.ts';
+import type { ClientWaitingView, ContentionRange, ContentionView, WaiterSearchView } from '@/lib/ops-api/lock-views-types.ts';
 import type { ClientHeldView, ClientReleaseResult } from '@/lib/ops-api/client-release-types.ts';
 import type { AuditPage } from '@/lib/ops-api/audit-filter.ts';
 
@@ -94,6 +95,13 @@ export const opsApi = {
    */
   clientHeld: (match: ClientMatchView, after: string | null, limit: number) =>
     request<ClientHeldView>('GET', `/api/v1/clients/held?${clientHeldQuery(match)}&limit=${limit}&after=${encodeURIComponent(after ?? '')}`),
+  /** One page of what one client waits for, across locks (the client view). */
+  clientWaiting: (match: ClientMatchView, after: string | null, limit: number) =>
+    request<ClientWaitingView>('GET', `/api/v1/clients/waiting?${clientHeldQuery(match)}&limit=${limit}&after=${encodeURIComponent(after ?? '')}`),
+  /** The most contended locks now and over the range (the top-contended view). */
+  contention: (range: ContentionRange, limit: number) => request<ContentionView>('GET', `/api/v1/contention?range=${range}&limit=${limit}`),
+  /** The locks whose waiters' identity or address contains `q` (the table's search). */
+  searchWaiters: (q: string) => request<WaiterSearchView>('GET', `/api/v1/waiters/search?q=${encodeURIComponent(q)}`),
   /** Releases those of `tokens` the client still holds; the rest come back as stale. */
   releaseClient: (match: ClientMatchView, tokens: string[]) =>
     request<ClientReleaseResult>('POST', '/api/v1/clients/force-release', { [match.by]: match.value, tokens }),

@@ -12,6 +12,7 @@ import { ForceReleaseDialog } from './force-release-dialog.tsx';
 import { WaiterTable } from './waiter-table.tsx';
 import { LockName } from './lock-name.tsx';
 import { LockHistoryTable } from './lock-history.tsx';
+import { ClientLink } from './client-link.tsx';
 import { ClientName } from './client-name.tsx';
 import { ReleaseClientAction } from './client-release.tsx';
 import { KickDialog } from './kick-dialog.tsx';
@@ -48,7 +49,9 @@ function HolderFacts({ holder, receivedAt }: { holder: HolderView; receivedAt: n
         <>
           <dt className="text-slate-500 dark:text-slate-400">Client</dt>
           <dd className={WORD_WRAPPED} data-testid="detail-holder-name" title={holder.clientName}>
-            <ClientName name={holder.clientName} />
+            <ClientLink match={{ by: 'identity', value: holder.clientName }}>
+              <ClientName name={holder.clientName} />
+            </ClientLink>
           </dd>
         </>
       )}

@@ -6,6 +6,7 @@ import { PAGE_BEAT_MS } from '../data/use-now.ts';
 import { buttonClass } from '../ui/button.ts';
 import { cn } from '../ui/cn.ts';
 import { QUEUE_PAGE_SHOWN } from '../data/api-client.ts';
+import { ClientLink } from './client-link.tsx';
 import { ClientName } from './client-name.tsx';
 
 function WaitCells({ waiter, asOf, receivedAt }: { waiter: WaiterView; asOf: number; receivedAt: number }) {
@@ -37,7 +38,9 @@ function ClientLine({ waiter }: { waiter: WaiterView }) {
       <span className="sr-only">Client: </span>
       {waiter.clientName !== null && (
         <span className="block truncate">
-          <ClientName name={waiter.clientName} />
+          <ClientLink match={{ by: 'identity', value: waiter.clientName }}>
+            <ClientName name={waiter.clientName} />
+          </ClientLink>
         </span>
       )}
       <span data-testid="client-address" className={cn('block truncate', waiter.clientName !== null && 'text-slate-600 dark:text-slate-400')}>

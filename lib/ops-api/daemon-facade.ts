@@ -3,6 +3,7 @@
 // registers it at start; nothing creates a daemon by importing this file. Route code must use
 // only what is here: plain data and methods, never `instanceof` on daemon classes (a bundled
 // copy of a class is a different class).
+import type { ClientWaitingView, ContentionRange, ContentionView, WaiterSearchView } from './lock-views-types.ts';
 import type { AuditEntry, ClusterView, DaemonState, HistoryRange, LockDetail, LockHistory, LocksPage, NodeRole, StatsHistory, StatsView } from './api-types.ts';
 import type { ClientHeldView } from './client-release-types.ts';
 import type { AdminOp, ClientMatch, LockName } from './admin-request.ts';
@@ -140,6 +141,12 @@ export interface DaemonFacade {
   lockHistory(name: LockName): LockHistory;
   /** One page of the locks held by one client, by the identity it gave or its address (client-held-page.ts). */
   clientHeld(client: ClientMatch, page: HeldPage): Promise<ClientHeldView>;
+  /** One page of the waiters of one client across locks (server/lock-views/client-waiting-page.ts). */
+  clientWaiting(client: ClientMatch, page: HeldPage): Promise<ClientWaitingView>;
+  /** The most contended locks now and over the range (server/lock-views/contention-tracker.ts). */
+  contention(range: ContentionRange, limit: number): ContentionView;
+  /** The locks one of whose waiters' address or identity contains `q` (server/lock-views/waiter-search.ts). */
+  searchWaiters(q: string, limit: number): WaiterSearchView;
   /** Mutations (force-release, kick, handoff, restore), forwarded to the active node by a standby. */
   readonly admin: AdminFacade;
   metrics(): Promise<{ contentType: string; body: string }>;

@@ -288,6 +288,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       engine,
       clock: viewClock,
       lockIndex: ops.lockIndex,
+      contention: ops.contention,
       state: () => state,
       role: ops.role,
       stats: ops.stats,

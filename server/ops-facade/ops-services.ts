@@ -5,6 +5,7 @@ import type { DaemonState, NodeRole, Protocol, StatsView } from '../../lib/ops-a
 import { AUDIT_ROTATE_BYTES, AuditLog } from '../audit/audit-log.ts';
 import { EventHub } from '../live-feed/event-hub.ts';
 import { HistoryRecorder } from '../chart-history/history-recorder.ts';
+import { ContentionTracker } from '../lock-views/contention-tracker.ts';
 import { LockIndex } from '../lock-views/lock-index.ts';
 import type { ViewClock } from '../lock-views/lock-views.ts';
 import { Security } from '../console-auth/security.ts';
@@ -38,6 +39,8 @@ export interface OpsServices {
   hub: EventHub;
   /** The engine's sorted names for the lock and held pages (the facade's views walk it). */
   lockIndex: LockIndex;
+  /** The contended locks now and over the last day (contention-tracker.ts). */
+  contention: ContentionTracker;
   cluster: ClusterBackend;
   role(): NodeRole;
   stats(): StatsView;
@@ -63,6 +66,7 @@ function assemble(o: OpsServicesOptions, security: Security, audit: AuditLog): O
   const stats = (): StatsView =>
     statsView({ engine: o.engine, state: o.state, role, connections: o.connections, grantsTotal: () => history.grantsTotal, history });
   const lockIndex = new LockIndex(o.engine);
+  const contention = new ContentionTracker(o.engine, o.clock);
   const hub = new EventHub({ engine: o.engine, clock: o.clock, instanceId: o.instanceId, stats, cluster: () => cluster.view(), history, audit });
   return {
     security,
@@ -70,12 +74,14 @@ function assemble(o: OpsServicesOptions, security: Security, audit: AuditLog): O
     history,
     hub,
     lockIndex,
+    contention,
     cluster,
     role,
     stats,
     async close() {
       hub.close();
       lockIndex.close();
+      contention.close();
       history.close();
       await audit.close();
     },
