@@ -19,7 +19,7 @@ const CHECK_EVERY = 64;
 
 export class TableClear {
   /** What to do once the table is empty; null when no clear is under way. */
-  private then: (() => void) | null = null;
+  private onEmpty: (() => void) | null = null;
   private iterator: Iterator<{ readonly name: string }> | null = null;
   /** Turns the clear under way has taken so far (for the log). */
   slices = 0;
@@ -31,7 +31,7 @@ export class TableClear {
   ) {}
 
   get clearing(): boolean {
-    return this.then !== null;
+    return this.onEmpty !== null;
   }
 
   /**
@@ -40,8 +40,8 @@ export class TableClear {
    * latest `then` only.
    */
   clearThen(then: () => void): void {
-    if (this.then !== null) {
-      this.then = then;
+    if (this.onEmpty !== null) {
+      this.onEmpty = then;
       return;
     }
     if (this.engine.lockCount <= RESET_AT_ONCE_MAX) {
@@ -49,7 +49,7 @@ export class TableClear {
       then();
       return;
     }
-    this.then = then;
+    this.onEmpty = then;
     this.slices = 0;
     this.iterator = this.engine.allLocks();
     this.schedule(this.step);
@@ -57,13 +57,13 @@ export class TableClear {
 
   /** Stops a clear under way (the node takes the role with the table as it is); `then` is not called. */
   cancel(): void {
-    this.then = null;
+    this.onEmpty = null;
     this.iterator = null;
   }
 
   private readonly step = (): void => {
     const iterator = this.iterator;
-    if (this.then === null || iterator === null) return;
+    if (this.onEmpty === null || iterator === null) return;
     this.slices++;
     const started = this.now();
     for (let n = 1; ; n++) {
@@ -78,8 +78,8 @@ export class TableClear {
     }
     // Whatever the stream filed behind the iterator meanwhile goes too (a small table now).
     this.engine.reset();
-    const then = this.then;
-    this.then = null;
+    const then = this.onEmpty;
+    this.onEmpty = null;
     this.iterator = null;
     then();
   };
