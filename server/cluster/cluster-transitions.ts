@@ -64,6 +64,7 @@ export interface TransitionContext {
 export interface SyncContext {
   readonly state: Pick<NodeState, 'phase' | 'syncRequestedAt' | 'syncedWith'>;
   readonly clock: Clock;
+  readonly logger: Pick<Logger, 'info'>;
   readonly mesh: { send(peer: MeshPeer, m: PeerMessage): void };
   readonly sink: Pick<ReplicationSink, 'expectSnapshot' | 'clearThen'>;
 }
@@ -80,7 +81,13 @@ export function requestSync(node: SyncContext, peer: MeshPeer): void {
   // follow) is emptied first, a large one a slice per turn (table-clear.ts), and the snapshot
   // asked for only then: the table starts over without holding the loop for seconds.
   if (st.syncedWith !== null) node.mesh.send(peer, { t: 'sync' });
-  else node.sink.clearThen(() => node.mesh.send(peer, { t: 'sync' }));
+  else {
+    const since = node.clock.now();
+    node.sink.clearThen((slices) => {
+      if (slices > 0) node.logger.info({ slices, ms: Math.round(node.clock.now() - since) }, 'mirror emptied a slice per turn before a new sync');
+      node.mesh.send(peer, { t: 'sync' });
+    });
+  }
 }
 
 export function follow(node: TransitionContext, id: string): void {

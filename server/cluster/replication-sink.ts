@@ -56,11 +56,11 @@ export class ReplicationSink {
    * Empties this node's mirror, then calls `then` (which asks for the snapshot): a large table a
    * slice per turn (table-clear.ts), so that starting over never holds the loop for seconds.
    */
-  clearThen(then: () => void): void {
-    this.clear.clearThen(() => {
+  clearThen(then: (slices: number) => void): void {
+    this.clear.clearThen((slices) => {
       this.claims.reset();
       this.touched.clear();
-      then();
+      then(slices);
     });
   }
 

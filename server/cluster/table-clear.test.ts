@@ -53,7 +53,11 @@ describe('TableClear', () => {
     const n = 40_000;
     const { locks, calls, clear, turn } = fakeEngine(n, 0.01);
     let done = 0;
-    clear.clearThen(() => done++);
+    let reported = -1;
+    clear.clearThen((slices) => {
+      done++;
+      reported = slices;
+    });
     expect(clear.clearing).toBe(true);
     expect(locks.size, 'nothing cleared before the first turn').toBe(n);
     let turns = 0;
@@ -67,6 +71,7 @@ describe('TableClear', () => {
     }
     expect(turns).toBeGreaterThan(n / 300);
     expect(done).toBe(1);
+    expect(reported, 'the callback is told how many turns it took').toBe(turns);
     expect(locks.size).toBe(0);
     expect(calls.resetSizes, 'the one reset finds the table empty').toEqual([0]);
     expect(clear.clearing).toBe(false);

@@ -19,7 +19,7 @@ const CHECK_EVERY = 64;
 
 export class TableClear {
   /** What to do once the table is empty; null when no clear is under way. */
-  private onEmpty: (() => void) | null = null;
+  private onEmpty: ((slices: number) => void) | null = null;
   private iterator: Iterator<{ readonly name: string }> | null = null;
   /** Turns the clear under way has taken so far (for the log). */
   slices = 0;
@@ -35,18 +35,18 @@ export class TableClear {
   }
 
   /**
-   * Empties the table (ending with reset(), on what is left), then calls `then`: at once for a
-   * small table, else after the slices. A clear already under way keeps going and calls the
+   * Empties the table (ending with reset(), on what is left), then calls `then` with the turns it
+   * took: at once (0) for a small table, else after the slices. A clear already under way keeps going and calls the
    * latest `then` only.
    */
-  clearThen(then: () => void): void {
+  clearThen(then: (slices: number) => void): void {
     if (this.onEmpty !== null) {
       this.onEmpty = then;
       return;
     }
     if (this.engine.lockCount <= RESET_AT_ONCE_MAX) {
       this.engine.reset();
-      then();
+      then(0);
       return;
     }
     this.onEmpty = then;
@@ -81,6 +81,6 @@ export class TableClear {
     const then = this.onEmpty;
     this.onEmpty = null;
     this.iterator = null;
-    then();
+    then(this.slices);
   };
 }
