@@ -1,6 +1,6 @@
 // Calls to the ops API (same origin; the session cookie rides along). Every failure becomes an
 // ApiRequestError carrying the server's `{error:{code,message}}`, so the UI shows its message.
-import type { ApiError, AuditEntry, AuthView, HistoryRange, LockDetail, LockHistory, StatsHistory } from '@/lib/ops-api/api-types.ts';
+import type { ApiError, AuditEntry, AuthView, ClusterView, HistoryRange, LockDetail, LockHistory, StatsHistory } from '@/lib/ops-api/api-types.ts';
 import { type ClientMatchView, clientHeldQuery } from '../../lib/dashboard/client-match.ts';
 import type { ClientHeldView, ClientReleaseResult } from '@/lib/ops-api/client-release-types.ts';
 
@@ -83,6 +83,8 @@ export const opsApi = {
   handoff: (target: string | null) => request<unknown>('POST', '/api/v1/cluster/handoff', target === null ? {} : { target }),
   /** Every node that yielded the active role may take it back by priority again. */
   restore: () => request<unknown>('POST', '/api/v1/cluster/restore', {}),
+  /** The cluster view as this node has it (a handoff's status follows its timeline entry there). */
+  cluster: () => request<ClusterView>('GET', '/api/v1/cluster'),
   audit: (limit: number) => request<{ entries: AuditEntry[] }>('GET', `/api/v1/audit?limit=${limit}`),
   /**
    * One page of the locks one client holds, by its identity or by its address (exact; never one

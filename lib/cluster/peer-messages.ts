@@ -21,6 +21,7 @@ import {
 const phase = z.enum(NODE_PHASES);
 /** A u64 in decimal (tokens, ceilings), by the one rule of lib/protocol/u64-text.ts. */
 const decimal = z.string().refine(isU64Text, 'not a u64 in decimal');
+const count = z.number().int().min(0);
 const failover = z.object({
   at: z.number(),
   from: z.string().nullable(),
@@ -32,6 +33,22 @@ const failover = z.object({
   claimsResumed: z.number().int().min(0).optional(),
   claimsExpired: z.number().int().min(0).optional(),
   claimsEnded: z.number().int().min(0).optional(),
+  // The entry's id, and the transition as the clients saw it (api-types.ts: TransitionClients).
+  id: z.string().max(256).optional(),
+  clients: z
+    .object({
+      moved: count,
+      expired: count,
+      lost: count,
+      ended: count,
+      reconnecting: count,
+      requeued: count,
+      regranted: count,
+      longestStallMs: z.number().min(0).nullable(),
+      stalls: count,
+      finishedAt: z.number().nullable(),
+    })
+    .optional(),
 });
 
 export type { SnapshotHolder, SnapshotWaiter };
@@ -140,8 +157,16 @@ const messages = z.discriminatedUnion('t', [
   z.object({ t: z.literal('ceil'), ceiling: decimal }),
   z.object({ t: z.literal('ceil-ack'), ceiling: decimal }),
   z.object({ t: z.literal('failover'), f: failover }),
-  z.object({ t: z.literal('handoff'), seq: z.number(), pausedMs: z.number(), cause: z.enum(['signal', 'api-handoff', 'priority-return']) }),
-  z.object({ t: z.literal('promoted'), instance: z.string() }),
+  // lost: the session claims without a claim key the old active ended (REDIRECT) for this handoff.
+  z.object({
+    t: z.literal('handoff'),
+    seq: z.number(),
+    pausedMs: z.number(),
+    cause: z.enum(['signal', 'api-handoff', 'priority-return']),
+    lost: z.number().int().min(0).optional(),
+  }),
+  // failover: the id of the timeline entry the successor recorded for it.
+  z.object({ t: z.literal('promoted'), instance: z.string(), failover: z.string().max(256).optional() }),
   z.object({ t: z.literal('handoff-refused') }),
   /** After the hello: this node will not link with the dialer (its id is already linked; 'auth' is a failed TLS handshake, never sent). */
   z.object({ t: z.literal('refused'), reason: z.enum(['auth', 'duplicate']) }),

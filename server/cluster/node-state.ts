@@ -52,7 +52,7 @@ export class NodeState {
   /** Monotonic time of the last sync request. */
   syncRequestedAt = Number.NEGATIVE_INFINITY;
   /** Set while a handoff waits for its successor's `promoted`. */
-  handoffWaiter: { peer: string; resolve(ok: boolean): void } | null = null;
+  handoffWaiter: { peer: string; resolve(ok: boolean, failover?: string | null): void } | null = null;
   /** Set when the node stops: no timer or message does anything after. */
   stopped = false;
 
