@@ -107,6 +107,8 @@ const messages = z.discriminatedUnion('t', [
     leaving: z.boolean().optional(),
     /** Active with state of its own making only (see role-decider.ts). */
     fresh: z.boolean().optional(),
+    /** Holds only part of an active's table (a join cut short): no candidate for the role (role-decider.ts holdsPartialTable). */
+    partial: z.boolean().optional(),
     /**
      * For an active, the highest ceiling it knows of; for a standby, the highest ceiling of ranges
      * other nodes than its active may have issued from (see TokenCeilings.foreign, server/cluster/token-ceilings.ts).

@@ -200,6 +200,13 @@ export interface ClusterView {
    * when no such node is waiting, and on a standby. Absent on a single node.
    */
   priorityReturn?: { node: string; inMs: number; reason: string } | null;
+  /**
+   * Set while this node holds only part of the table of the active it followed (a join cut
+   * short), that active is not heard, and so it does not take the active role (docs/cluster.md,
+   * "A join cut short"): `from` that active's id, `locks` what this node holds, `reason` in words.
+   * Null otherwise; absent on a single node.
+   */
+  partialTable?: { from: string | null; locks: number; reason: string } | null;
   failovers: FailoverView[];
   /**
    * Cluster nodes: the longest event-loop delay this node saw in each of its last 60 seconds

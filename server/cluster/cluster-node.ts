@@ -280,6 +280,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
       yielded: st.yielded,
       leaving: st.leaving,
       fresh: active && st.fresh,
+      partial: st.partialHold !== null,
       ceiling: (active ? known : this.ceilings.foreign).toString(),
       known: known.toString(),
       slot: this.priority,

@@ -52,7 +52,7 @@ export interface TransitionContext {
   readonly logger: Logger;
   readonly mesh: { readonly peers: ReadonlyMap<string, MeshPeer>; send(peer: MeshPeer, m: PeerMessage): void };
   readonly source: Pick<ReplicationSource, 'start' | 'stop' | 'streaming' | 'flush' | 'flushRenewals' | 'lastSeq'>;
-  readonly sink: Pick<ReplicationSink, 'appliedSeq' | 'expectSnapshot' | 'claims'>;
+  readonly sink: Pick<ReplicationSink, 'appliedSeq' | 'expectSnapshot' | 'claims' | 'clearThen' | 'cancelClear'>;
   readonly ceilings: Pick<TokenCeilings, 'fold' | 'promotionFloor'>;
   readonly timeline: Pick<FailoverTimeline, 'recordTransition' | 'closeLive'>;
   /** Applies a listener route when it differs from the one in force. */
@@ -62,10 +62,11 @@ export interface TransitionContext {
 
 /** What a sync request uses. */
 export interface SyncContext {
-  readonly state: Pick<NodeState, 'phase' | 'syncRequestedAt'>;
+  readonly state: Pick<NodeState, 'phase' | 'syncRequestedAt' | 'syncedWith'>;
   readonly clock: Clock;
+  readonly logger: Pick<Logger, 'info'>;
   readonly mesh: { send(peer: MeshPeer, m: PeerMessage): void };
-  readonly sink: Pick<ReplicationSink, 'expectSnapshot'>;
+  readonly sink: Pick<ReplicationSink, 'expectSnapshot' | 'clearThen'>;
 }
 
 /** Asks `peer` (the active this node follows) for a snapshot: a standby re-syncs. */
@@ -75,12 +76,28 @@ export function requestSync(node: SyncContext, peer: MeshPeer): void {
   if (st.phase === 'standby') st.phase = 'syncing';
   // Only the snapshot asked for now is buffered, and only from this peer (replication-sink.ts).
   node.sink.expectSnapshot(peer.config.id);
-  node.mesh.send(peer, { t: 'sync' });
+  // A table in sync with the active stays whole until the new snapshot begins: it is still the
+  // one to promote with if the active dies first. Any other (a join cut short, a new active to
+  // follow) is emptied first, a large one a slice per turn (table-clear.ts), and the snapshot
+  // asked for only then: the table starts over without holding the loop for seconds.
+  if (st.syncedWith !== null) node.mesh.send(peer, { t: 'sync' });
+  else {
+    const since = node.clock.now();
+    node.sink.clearThen((slices) => {
+      if (slices > 0) node.logger.info({ slices, ms: Math.round(node.clock.now() - since) }, 'mirror emptied a slice per turn before a new sync');
+      node.mesh.send(peer, { t: 'sync' });
+    });
+  }
 }
 
 export function follow(node: TransitionContext, id: string): void {
   const peer = node.mesh.peers.get(id);
   if (peer === undefined) return;
+  const st = node.state;
+  // A mirror of another node's table is emptied by requestSync below, a slice per turn. A table
+  // of this node's own (active, or stepped out of the role after a freeze) has clients' claims:
+  // those end at once, in one reset, before the open connections are redirected.
+  const ownTable = st.role() === 'active' || st.syncedWith === node.instanceId || st.lastActiveInstance === node.instanceId;
   if (node.state.role() === 'active') {
     // The entries this node still follows end here, sent while the stream is up.
     node.timeline.closeLive();
@@ -88,8 +105,10 @@ export function follow(node: TransitionContext, id: string): void {
     node.driver.pause();
     node.setRoute(HOLD);
   }
-  node.engine.reset();
-  node.sink.claims.reset();
+  if (ownTable) {
+    node.engine.reset();
+    node.sink.claims.reset();
+  }
   node.engine.releaseHandovers();
   // Everything this node knew of (its own blocks too, if it was active) may have been issued by
   // someone other than the new active: it reports that in its heartbeat from now on.
@@ -115,6 +134,8 @@ async function promote(node: TransitionContext, startedAt: number): Promise<Tran
   // Taking the role back with its own live state (after a freeze nobody used): its waiters and
   // sessions are still connected here, so they stay.
   const ownState = node.state.syncedWith === node.instanceId;
+  // Its table is what it serves from now on: a clear for a sync it asked for stops here.
+  node.sink.cancelClear();
   node.state.phase = 'promoting';
   node.sendStatus();
   // No handover before the token floor is raised below: a lock freed by a drop whose next

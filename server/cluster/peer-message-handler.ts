@@ -80,6 +80,9 @@ export function handlePeerMessage(node: MessageContext, peer: MeshPeer, m: Recei
     case 'snapshot-begin':
       // Taken only when this node asked this peer for it (a new request starts over).
       if (node.state.following !== id || !node.sink.beginSnapshot(id, m)) return;
+      // The table starts over here (a re-sync of a standby that was in sync too): until the end
+      // of this snapshot it is not the active's, and this node no candidate to replace it.
+      node.state.syncedWith = null;
       if (peer.link !== null) peer.link.assembling = true;
       // The active's history becomes this node's: what the stream sends later is judged against it.
       node.ceilings.guard.adopt(maxOf(BigInt(m.ceiling), BigInt(m.highWater)));
