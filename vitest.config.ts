@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The console's `@/` imports (tsconfig.app.json's paths), so its pure modules can be tested too.
+  resolve: { alias: [{ find: /^@\//, replacement: fileURLToPath(new URL('./', import.meta.url)) }] },
   test: {
     globals: false,
     // A stray it.only must fail the run, not quietly narrow it.

@@ -157,6 +157,9 @@ if (join !== null) {
     `| standby's longest event-loop block; GC pause (per second, same seconds) | ${join.standbyLoopDelayMs.join(', ')}; GC ${join.standbyGcPauseMs.join(', ')} |`,
   );
   console.log(
+    `| longest block in CPU time of the loop's thread (loopBusyMs; less GC: loopWorkMs), per second | active ${Math.max(...join.activeBusyMs)} ms (${join.activeBusyMs.join(', ')}; work ${join.activeWorkMs.join(', ')}); standby ${Math.max(...join.standbyBusyMs)} ms (${join.standbyBusyMs.join(', ')}; work ${join.standbyWorkMs.join(', ')}) |`,
+  );
+  console.log(
     `| active's longest snapshot slice (walk + encode + send, its log) | ${join.longestSliceMs} ms (${join.drainWaits} waits for the link to drain) |`,
   );
   console.log(
@@ -165,6 +168,7 @@ if (join !== null) {
   console.log(
     `| handover during the join, client-side (release sent → queued grant) | p50 ${join.handoverP50Ms} ms, p99 ${join.handoverP99Ms} ms, max ${join.handoverMaxMs} ms (${join.handovers} handovers) |`,
   );
+  console.log(`| the standby's peer link went down during the join (a cut-off standby starts over) | ${join.standbyLinkDowns} times |`);
   console.log(`| churn during the join | ${join.churnPairsDuringJoin} pairs, ${join.unexpectedReplies} unexpected replies |`);
   console.log(`| failovers during the join; active's phases seen | ${join.failovers}; ${join.activePhases.join(', ')} |`);
   console.log(

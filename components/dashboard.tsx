@@ -11,6 +11,7 @@ import { DashboardHeader } from './dashboard-header.tsx';
 import { useStreamStatus } from './data/queries.ts';
 import { AuditLog } from './feed/audit-log.tsx';
 import { EventsFeed } from './feed/events-feed.tsx';
+import { ClientViewPanel } from './clients/client-view.tsx';
 import { LocksSection } from './locks/locks-section.tsx';
 import { NodeCard } from './overview/node-card.tsx';
 import { NodeStrip } from './overview/node-strip.tsx';
@@ -46,7 +47,7 @@ export function Dashboard() {
         <StandbyBanner />
         {needsSignIn && <AuthPanel draft={draft} />}
         <NodeStrip />
-        <LocksSection />
+        <LocksSection clientPanel={ClientViewPanel} />
         <section aria-labelledby="overview-heading" className={cn('flex min-w-0 flex-col gap-3 pt-3', BELOW_THE_FOLD)}>
           <h2 id="overview-heading" className="text-lg font-semibold">
             Overview

@@ -44,6 +44,8 @@ test('kill -9 of the page’s node: within 2 s a banner, frozen countdowns and d
     .click();
   const forceRelease = page.getByTestId('lock-detail').getByRole('button', { name: 'Force release' });
   await expect(forceRelease).toBeEnabled();
+  const releaseClient = page.getByTestId('lock-detail').getByRole('button', { name: 'Release all held by this client' });
+  await expect(releaseClient).toBeEnabled();
   const kick = page.getByTestId('waiter-row').getByRole('button', { name: /^Kick waiter / });
   await expect(kick).toBeEnabled();
   await expect(page.getByTestId('handoff-button')).toBeEnabled();
@@ -59,6 +61,7 @@ test('kill -9 of the page’s node: within 2 s a banner, frozen countdowns and d
   await expect(page.getByRole('alert').filter({ hasText: 'Lost contact with node a' })).toBeVisible();
   await expect(page.locator('main[data-stale]')).toHaveCount(1);
   await expect(forceRelease).toBeDisabled();
+  await expect(releaseClient).toBeDisabled();
   await expect(kick).toBeDisabled();
   await expect(page.getByTestId('action-blocked')).toContainText('No contact with this node');
   await expect(page.getByTestId('handoff-button')).toBeDisabled();

@@ -6,6 +6,7 @@ import type { Page } from '@playwright/test';
 import type { AuditEntry } from '../lib/ops-api/api-types.ts';
 import { CLUSTER_TOKEN, type ConsoleNode, expect, test } from './fixtures/baton-cluster.ts';
 import { guardCsp } from './fixtures/csp-guard.ts';
+import { connectClient, holdKeyed } from './fixtures/wire-client.ts';
 
 test.beforeEach(() => test.setTimeout(90_000));
 
@@ -63,4 +64,30 @@ test('an admin action on one node shows up live in another node’s audit, with 
   expect(json.entries.find((e) => e.target === 'e2e-audit-on-a')).toMatchObject({ node: 'a', action: 'force-release', result: 'not-found' });
   expect(json.entries.find((e) => e.target === 'e2e-audit-on-b')).toMatchObject({ node: 'b' });
   expect(csp.violations()).toEqual([]);
+});
+
+test('a node that hands off with a large table shows its own handoff live, in its audit and in its events feed', async ({ page, cluster }) => {
+  const { a } = cluster.nodes;
+  // A table of 3,000 held locks: when a turns standby it replays all of them around the time it
+  // records the handoff, far more than the 200 events its live feed keeps.
+  await page.goto(a.baseURL);
+  await expect(page.getByTestId('live-status')).toHaveText('live');
+  const holder = await connectClient(a.lockPort);
+  await holdKeyed(
+    holder,
+    Array.from({ length: 3_000 }, (_, i) => `e2e-load-${i}`),
+    300,
+  );
+  await expect(page.getByTestId('live-status')).toHaveText('live');
+  expect(await post(a, '/api/v1/cluster/handoff', { target: 'b' })).toBe(200);
+  await cluster.waitActive('b', 15_000);
+  await expect(page.getByTestId('standby-banner')).toContainText('active node b');
+  const handoff = page.locator('[data-testid="audit-entry"][data-action="handoff"]');
+  await expect(handoff).toHaveCount(1, { timeout: 10_000 });
+  await expect(handoff.getByTestId('audit-node')).toHaveText('on a');
+  await expect(handoff.getByTestId('audit-target')).toHaveText('b');
+  const feed = page.locator('#events');
+  await feed.getByLabel('Kind').selectOption('admin');
+  await expect(feed.locator('[data-testid="feed-item"][data-kind="admin"]').filter({ hasText: 'handoff of b' })).toHaveCount(1);
+  holder.close();
 });

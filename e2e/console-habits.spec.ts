@@ -16,13 +16,18 @@ async function signIn(page: Page): Promise<void> {
   await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
 }
 
-test('an admin button pressed while signed out opens the sign-in form, and no 401 stays after signing in', async ({ page, baton, context }) => {
+test('an admin button pressed while signed out opens the sign-in form, sends nothing, and opens its confirm after the sign-in; a 401 does the same', async ({
+  page,
+  baton,
+  context,
+}) => {
   const holder = await sessionClaim(baton.sessionPort, 'hb-sign-in');
   clients.push(holder);
   const acquired = await holder.waitFor(/^ACQUIRED \d+$/);
   const posts: string[] = [];
   page.on('request', (r) => {
-    if (r.method() === 'POST' && r.url().includes('/force-release')) posts.push(r.url());
+    // Every admin request (a sign-in is not one).
+    if (r.method() !== 'GET' && !r.url().includes('/auth/session')) posts.push(r.url());
   });
   await page.goto('/?lock=hb-sign-in');
   await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
@@ -42,20 +47,34 @@ test('an admin button pressed while signed out opens the sign-in form, and no 40
     .getByTestId('waiter-row')
     .getByRole('button', { name: /^Kick waiter/ })
     .click();
-  await expect(page.getByTestId('sign-in-reason')).toHaveText('Sign in as admin to kick waiters from hb-sign-in.');
+  const waiterId = await page.getByTestId('waiter-row').getAttribute('data-waiter-id');
+  await expect(page.getByTestId('sign-in-reason')).toHaveText(`Sign in as admin to kick waiter ${waiterId} from hb-sign-in.`);
   await expect(page.getByLabel('Admin token')).toBeFocused();
   expect(waiter.lines).toEqual(['WAITING 1']);
+  expect(posts).toEqual([]);
+  // Signing in resumes the action pressed last: the kick's confirm opens, for the same waiter.
   await signIn(page);
   await expect(page.getByTestId('sign-in-reason')).toHaveCount(0);
+  const kickDialog = page.getByTestId('kick-dialog');
+  await expect(kickDialog).toContainText(`Kick waiter ${waiterId} from hb-sign-in?`);
+  await kickDialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(kickDialog).toHaveCount(0);
 
-  // The session ends behind the page's back (cookie gone): the action is refused with 401...
+  // The session ends behind the page's back (cookie gone): the action is refused with 401, and
+  // the page says what to do instead of the server's bare "missing or bad credentials"...
   await context.clearCookies();
   await page.getByTestId('lock-detail').getByRole('button', { name: 'Force release' }).click();
   await page.getByRole('button', { name: 'Confirm force release' }).click();
-  await expect(page.getByTestId('action-status')).toContainText(/credentials|sign in|unauthori/i);
-  // ...the page notices it is signed out; signing in again clears the 401 from the header.
+  await expect(page.getByTestId('action-status')).toHaveText(
+    'Refused: this page is no longer signed in as admin (the session ended). Sign in, and the action opens again.',
+  );
+  await expect(page.getByTestId('sign-in-reason')).toHaveText('Your admin session ended: sign in as admin to force-release hb-sign-in.');
+  // ...and signing in again clears that message and opens the same force release again.
   await signIn(page);
   await expect(page.getByTestId('action-status')).not.toContainText(/credentials|sign in|unauthori/i);
+  const dialog = page.getByTestId('force-release-dialog');
+  await expect(dialog.getByTestId('dialog-holder-token')).toHaveText(acquired.split(' ')[1] as string);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
   expect(holder.lines).toEqual([acquired]);
   expect(waiter.lines).toEqual(['WAITING 1']);
 });

@@ -16,7 +16,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const LIB = ['lib', 'lib/protocol', 'lib/engine', 'lib/tokens', 'lib/ops-api', 'lib/cluster', 'lib/client', 'lib/dashboard'];
+const LIB = ['lib', 'lib/protocol', 'lib/engine', 'lib/tokens', 'lib/ops-api', 'lib/cluster', 'lib/coordination', 'lib/client', 'lib/dashboard'];
 /** The server folders behind the ops API, bottom first. */
 const CONSOLE = [
   'server/lock-views',
@@ -44,6 +44,8 @@ export const PARTS = [
   { part: 'lib/tokens', may: lib('', 'protocol') },
   { part: 'lib/ops-api', may: lib('', 'protocol'), typesOnly: lib('engine') },
   { part: 'lib/cluster', may: lib('', 'protocol', 'tokens', 'ops-api') },
+  // The partition-safe mode's pure rules (issue 32): the grant permission and token-block compare-and-swap.
+  { part: 'lib/coordination', may: lib('', 'tokens') },
   { part: 'lib/client', may: lib('', 'protocol') },
   { part: 'lib/dashboard', may: lib('', 'ops-api') },
   // server/: engine <- protocol <- lines <- daemon; the console's folders below the facade's assembly.
@@ -61,6 +63,8 @@ export const PARTS = [
     part: 'server/http',
     may: [...LIB.filter((f) => f !== 'lib/client' && f !== 'lib/dashboard'), 'server/api-handlers', 'server/console-auth', 'server/lines'],
   },
+  // etcd-backed role lease and token-block reserver over the etcd3 client (not wired into the daemon yet).
+  { part: 'server/coordination', may: lib('', 'coordination') },
   { part: 'server/cluster', may: [...LIB.filter((f) => f !== 'lib/client' && f !== 'lib/dashboard'), 'server/lines', 'server/admin-ops'] },
   {
     part: 'server/daemon',

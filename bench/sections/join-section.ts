@@ -38,6 +38,17 @@ export interface JoinResult {
   /** The standby's own per-second figures over the same seconds (its loop does the applying). */
   standbyLoopDelayMs: number[];
   standbyGcPauseMs: number[];
+  /**
+   * Per second of the join, each side's longest block in CPU time of its loop's thread (loopBusyMs:
+   * work and GC pauses, not the wait for a core) and the same less GC (loopWorkMs): on a loaded
+   * machine the wall-clock delay above is mostly waiting for a core.
+   */
+  activeBusyMs: number[];
+  activeWorkMs: number[];
+  standbyBusyMs: number[];
+  standbyWorkMs: number[];
+  /** b's "peer link down" log lines during the join: 0 when it went through at the first try (a cut-off standby starts over). */
+  standbyLinkDowns: number;
   baseline: { maxLoopDelayMs: number; loopDelayMs: number[]; gcPauseMs: number[]; handoverP99Ms: number; handovers: number };
   handovers: number;
   handoverP50Ms: number;
@@ -135,6 +146,11 @@ export async function joinSection(locks: number, rate: number): Promise<JoinResu
       activeGcPauseMs,
       standbyLoopDelayMs: (viewB.loopDelayMs ?? []).slice(-seconds),
       standbyGcPauseMs: (viewB.gcPauseMs ?? []).slice(-seconds),
+      activeBusyMs: (viewA.loopBusyMs ?? []).slice(-seconds),
+      activeWorkMs: (viewA.loopWorkMs ?? []).slice(-seconds),
+      standbyBusyMs: (viewB.loopBusyMs ?? []).slice(-seconds),
+      standbyWorkMs: (viewB.loopWorkMs ?? []).slice(-seconds),
+      standbyLinkDowns: b.logEntries().filter((x) => x.msg === 'peer link down' && Number(x.time) >= since).length,
       longestSliceMs: Number(streamed?.longestSliceMs ?? Number.NaN),
       drainWaits: Number(streamed?.drainWaits ?? Number.NaN),
       baseline,

@@ -15,9 +15,9 @@ import (
 type KeyedClient struct {
 	mu    sync.Mutex
 	conns []*keyedConn
-	// parked: acquires waiting for a connection to come up; retrying: releases waiting for
-	// their next attempt.
-	parked   map[*keyedRequest]struct{}
+	// parked: acquires waiting for a connection to come up, each with the node it was lost on
+	// ("" when none); retrying: releases waiting for their next attempt.
+	parked   map[*keyedRequest]string
 	retrying map[*keyedRequest]struct{}
 	closed   bool
 
@@ -66,7 +66,7 @@ func NewKeyedClient(o Options) (*KeyedClient, error) {
 		return nil, err
 	}
 	c := &KeyedClient{
-		parked:                map[*keyedRequest]struct{}{},
+		parked:                map[*keyedRequest]string{},
 		retrying:              map[*keyedRequest]struct{}{},
 		identity:              identity,
 		sendIdentity:          send,
@@ -136,7 +136,7 @@ func (c *KeyedClient) Acquire(ctx context.Context, name string, o AcquireOptions
 		// One deadline for the whole acquire, however often it moves to another connection.
 		r.deadline = time.AfterFunc(o.Wait+acquireMargin(o.Wait), func() { c.acquireDue(r) })
 	}
-	c.sendAcquireLocked(r, nil)
+	c.sendAcquireLocked(r, nil, "")
 	if c.started != nil {
 		c.started()
 	}
@@ -190,7 +190,7 @@ func (c *KeyedClient) Close() error {
 	for r := range c.retrying {
 		c.settleLocked(r, nil, ErrClientClosed)
 	}
-	c.parked, c.retrying = map[*keyedRequest]struct{}{}, map[*keyedRequest]struct{}{}
+	c.parked, c.retrying = map[*keyedRequest]string{}, map[*keyedRequest]struct{}{}
 	for _, k := range c.conns {
 		k.state = stateClosed
 		if link := k.link; link != nil {

@@ -19,7 +19,7 @@ func (k *keyedConn) droppedLocked(link *keyedLink, target string, err error) tim
 	k.link, k.state = nil, stateDown
 	orphans := link.takeAll()
 	if len(orphans) > 0 {
-		c.orphanedLocked(orphans, reason, k)
+		c.orphanedLocked(orphans, reason, k, link.address)
 	}
 	switch {
 	case served:

@@ -39,19 +39,56 @@ func (c *KeyedClient) pick(preferred, avoid *keyedConn) *keyedConn {
 	return fallback
 }
 
+// pickAwayFrom is pick for an acquire just lost on node lostAt: a connection that reached that
+// node only through a standby's `M` is left out. When the node died (kill -9), every connection
+// a redirect had led there dies with it, each a moment later (a dying process closes its
+// sockets one by one), and moving the acquire along them spent all its tries on one death
+// within a millisecond; it waits for one to come home instead. Kept apart from pick so that the
+// pick of every other request stays as it was.
+func (c *KeyedClient) pickAwayFrom(lostAt string) *keyedConn {
+	var fallback *keyedConn
+	for _, k := range c.conns {
+		if k.reachedOnlyByRedirect(lostAt) {
+			continue
+		}
+		if k.state == stateOpen {
+			return k
+		}
+		if k.state == stateConnecting && fallback == nil {
+			fallback = k
+		}
+	}
+	return fallback
+}
+
+// reachedOnlyByRedirect: k talks to node only because a standby's `M` led it there (its home is
+// another node). It comes home by itself once it drops.
+func (k *keyedConn) reachedOnlyByRedirect(node string) bool {
+	return k.link != nil && k.link.address == node && k.home != node
+}
+
 // sendAcquireLocked sends r on the chosen connection; with none up it waits for one (park)
-// while some connection will dial again, else fails with reason.
-func (c *KeyedClient) sendAcquireLocked(r *keyedRequest, reason error) {
+// while some connection will dial again, else fails with reason. lostAt: the node r was just
+// lost on, "" when it was not.
+func (c *KeyedClient) sendAcquireLocked(r *keyedRequest, reason error, lostAt string) {
 	if reason == nil {
 		reason = connectionLost(noConnection)
 	}
-	if k := c.pick(nil, nil); k != nil {
+	var k *keyedConn
+	if lostAt == "" {
+		k = c.pick(nil, nil)
+	} else {
+		k = c.pickAwayFrom(lostAt)
+	}
+	if k != nil {
 		k.link.pushLocked(r)
 		return
 	}
+	// Connections that are down, or that a redirect led to the node just lost, come back (home)
+	// by themselves: wait for one rather than fail.
 	for _, k := range c.conns {
-		if k.state == stateDown {
-			c.parkLocked(r, reason)
+		if k.state == stateDown || (lostAt != "" && k.reachedOnlyByRedirect(lostAt)) {
+			c.parkLocked(r, reason, lostAt)
 			return
 		}
 	}
@@ -60,8 +97,9 @@ func (c *KeyedClient) sendAcquireLocked(r *keyedRequest, reason error) {
 
 // parkLocked: no connection is up, but some will dial again (a failover: the connections on the
 // dead node are coming home). The acquire waits for one, within its own wait and at most one
-// reconnect interval plus a dial timeout, instead of failing at once.
-func (c *KeyedClient) parkLocked(r *keyedRequest, reason error) {
+// reconnect interval plus a dial timeout, instead of failing at once. lostAt: the node r was just
+// lost on ("" when none), which unparkLocked keeps it away from too.
+func (c *KeyedClient) parkLocked(r *keyedRequest, reason error, lostAt string) {
 	limit := c.parkLimit
 	if r.wait > 0 {
 		if left := r.wait - time.Since(r.start); left < limit {
@@ -71,7 +109,7 @@ func (c *KeyedClient) parkLocked(r *keyedRequest, reason error) {
 	if limit < 0 {
 		limit = 0
 	}
-	c.parked[r] = struct{}{}
+	c.parked[r] = lostAt
 	var timer *time.Timer
 	timer = time.AfterFunc(limit, func() {
 		c.mu.Lock()
@@ -85,28 +123,44 @@ func (c *KeyedClient) parkLocked(r *keyedRequest, reason error) {
 	r.parked = timer
 }
 
-// unparkLocked sends the parked acquires now that a connection is dialling or open.
+// unparkLocked sends the parked acquires now that a connection is dialling or open. One lost
+// with a node still keeps away from the connections a redirect had led to that node: one comes
+// home while another is still open there (the dying process has not closed that socket yet),
+// and the acquire sent on the open one would spend a try (with two connections, its last) on
+// the dead node. With only such connections, or down ones, it stays parked, under the timer it
+// was parked with.
 func (c *KeyedClient) unparkLocked() {
 	if len(c.parked) == 0 {
 		return
 	}
 	now := time.Now()
 	waiting := c.parked
-	c.parked = map[*keyedRequest]struct{}{}
-	for r := range waiting {
+	c.parked = map[*keyedRequest]string{}
+	for r, lostAt := range waiting {
+		var away *keyedConn
+		if lostAt != "" {
+			if away = c.pickAwayFrom(lostAt); away == nil {
+				c.parked[r] = lostAt
+				continue
+			}
+		}
 		r.parked.Stop()
 		r.parked = nil
-		if !r.shrinkWait(now) {
+		switch {
+		case !r.shrinkWait(now):
 			c.settleLocked(r, nil, timeoutError(r))
-		} else {
-			c.sendAcquireLocked(r, nil)
+		case away != nil:
+			away.link.pushLocked(r)
+		default:
+			c.sendAcquireLocked(r, nil, "")
 		}
 	}
 }
 
-// orphanedLocked takes the requests of a connection that dropped: acquires move to the next
-// connection (and fail after as many tries as there are connections), releases retry later.
-func (c *KeyedClient) orphanedLocked(requests []*keyedRequest, reason error, from *keyedConn) {
+// orphanedLocked takes the requests of a connection that dropped at node lostAt: acquires move to
+// the next connection (and fail after as many tries as there are connections), releases retry
+// later.
+func (c *KeyedClient) orphanedLocked(requests []*keyedRequest, reason error, from *keyedConn, lostAt string) {
 	now := time.Now()
 	for _, r := range requests {
 		if r.op == 'R' {
@@ -125,7 +179,7 @@ func (c *KeyedClient) orphanedLocked(requests []*keyedRequest, reason error, fro
 			c.settleLocked(r, nil, timeoutError(r))
 		default:
 			r.triesLeft--
-			c.sendAcquireLocked(r, reason)
+			c.sendAcquireLocked(r, reason, lostAt)
 		}
 	}
 }

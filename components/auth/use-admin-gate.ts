@@ -1,18 +1,27 @@
 import { useCallback } from 'react';
 import { useAuth } from '../data/queries.ts';
-import { requestSignIn } from '../data/sign-in-request.ts';
+import { noteActionOpened, requestSignIn } from '../data/sign-in-request.ts';
 
 /**
- * Runs an admin action when the viewer is signed in as admin; otherwise opens the sign-in form
- * with a line saying what needs it. While the session is still unknown (or could not be read)
- * the action runs and the server decides, as before.
+ * `gate(what, open)`: `open` shows an admin action's confirm dialog (with its target: the holder
+ * and token, the waiter, the client, the handoff target). Signed in as admin, it opens now.
+ * Signed out or with the read token, nothing is sent: the sign-in form opens with a line saying
+ * what needs it, and a sign-in as admin opens the same confirm. While the session is still
+ * unknown (or could not be read) the confirm opens and the server decides; a 401 then asks for
+ * the sign-in the same way (mutations.ts, useOnActionError).
  */
-export function useAdminGate(): (what: string, run: () => void) => void {
+export type AdminGate = (what: string, open: () => void) => void;
+
+export function useAdminGate(): AdminGate {
   const role = useAuth().data?.role;
   return useCallback(
-    (what: string, run: () => void) => {
-      if (role === undefined || role === 'admin') run();
-      else requestSignIn(`Sign in as admin to ${what}.`);
+    (what: string, open: () => void) => {
+      const opened = () => {
+        noteActionOpened(what, open);
+        open();
+      };
+      if (role === undefined || role === 'admin') opened();
+      else requestSignIn(`Sign in as admin to ${what}.`, opened);
     },
     [role],
   );

@@ -3,7 +3,8 @@ import { CartesianGrid, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'rec
 import type { FailoverCause } from '@/lib/ops-api/cluster-vocabulary.ts';
 import type { FailoverView, HistoryRange } from '@/lib/ops-api/api-types.ts';
 import { durationTick, failoverDomain, type FailoverPoint, failoverPoints } from '@/lib/dashboard/dashboard-charts.ts';
-import { carriedClaimsText, formatClockTime, formatLatency } from '@/lib/dashboard/dashboard-format.ts';
+import { carriedClaimsText, formatClockTime } from '@/lib/dashboard/dashboard-format.ts';
+import { claimFatesText, gapText, stallText } from '@/lib/dashboard/transition-format.ts';
 import { CHART_MARGIN, Y_AXIS_WIDTH, yTitle } from './axis-titles.ts';
 import { ChartFrame } from './chart-frame.tsx';
 import { useChartPalette, type ChartPalette } from './palette.ts';
@@ -31,7 +32,8 @@ function FailoverTooltip({ active, payload, palette }: { active?: boolean; paylo
       <div className="font-semibold">{formatClockTime(point.at)}</div>
       <div>{point.label}</div>
       <div>
-        {CAUSE_LABEL[point.cause]}, no active node for {formatLatency(point.gapMs)}
+        {CAUSE_LABEL[point.cause]}, {point.clients === undefined ? '' : `${stallText(point.clients)}, `}
+        {gapText(point)}
       </div>
     </div>
   );
@@ -52,7 +54,21 @@ function RecentFailovers({ recent }: { recent: readonly FailoverPoint[] }) {
           <span className="tabular-nums text-slate-500 dark:text-slate-400">{formatClockTime(f.at)}</span>
           <span className="font-mono">{f.label}</span>
           <span>{CAUSE_LABEL[f.cause]}</span>
-          <span className="text-slate-500 dark:text-slate-400">gap {formatLatency(f.gapMs)}</span>
+          {/* What clients felt first; the daemon's gap named as what it is (it used to read "gap 6.3 ms" alone). */}
+          {f.clients !== undefined && (
+            <span className="font-semibold" data-testid="failover-stall">
+              {stallText(f.clients)}
+            </span>
+          )}
+          <span className="text-slate-500 dark:text-slate-400" data-testid="failover-gap">
+            {gapText(f)}
+          </span>
+          {f.clients !== undefined && (
+            <span className="text-slate-500 dark:text-slate-400" data-testid="failover-fates">
+              {claimFatesText(f.clients)}
+              {f.clients.finishedAt === null ? ' (settling…)' : ` (finished ${formatClockTime(f.clients.finishedAt)})`}
+            </span>
+          )}
           {carriedClaimsText(f) !== null && (
             <span className="text-slate-500 dark:text-slate-400" data-testid="failover-claims">
               {carriedClaimsText(f)}
@@ -75,13 +91,14 @@ export const FailoverChart = memo(function FailoverChart({
   range: HistoryRange;
 }) {
   const p = useChartPalette();
-  const points = failoverPoints(failovers);
+  // Height: the longest client stall where it was measured, else the gap (older entries, a split brain).
+  const points = failoverPoints(failovers).map((f) => ({ ...f, stallMs: f.clients?.longestStallMs ?? f.gapMs }));
   const [from, to] = failoverDomain(failovers, asOf, range);
   const recent = points.slice(-LIST_LIMIT).reverse();
   return (
     <ChartFrame
       title="Failovers"
-      description="When the active node changed, and the gap with no active node."
+      description="When the active node changed, and the longest stall its clients had (the gap with no active node is only its start)."
       testId="chart-failovers"
       empty={points.length === 0 ? 'No failovers yet' : null}
       after={recent.length > 0 && <RecentFailovers recent={recent} />}
@@ -91,14 +108,14 @@ export const FailoverChart = memo(function FailoverChart({
         <XAxis dataKey="at" name="time" {...timeAxis(p, from, to)} />
         {/* Ticks like "1.2 s" rather than "1,234 ms", on a wider axis: the old ones were clipped. */}
         <YAxis
-          dataKey="gapMs"
+          dataKey="stallMs"
           type="number"
           stroke={p.axis}
           tick={{ fontSize: 11 }}
           width={Y_AXIS_WIDTH}
-          name="gap"
+          name="client stall"
           tickFormatter={durationTick}
-          label={yTitle(p, 'no active node')}
+          label={yTitle(p, 'client stall')}
         />
         <Tooltip content={(props) => <FailoverTooltip active={props.active} payload={props.payload} palette={p} />} />
         <Scatter

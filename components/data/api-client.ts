@@ -1,8 +1,10 @@
 // Calls to the ops API (same origin; the session cookie rides along). Every failure becomes an
 // ApiRequestError carrying the server's `{error:{code,message}}`, so the UI shows its message.
-import type { ApiError, AuditEntry, AuthView, HistoryRange, LockDetail, LockHistory, StatsHistory } from '@/lib/ops-api/api-types.ts';
+import type { ApiError, AuthView, ClusterView, HistoryRange, LockDetail, LockHistory, StatsHistory } from '@/lib/ops-api/api-types.ts';
 import { type ClientMatchView, clientHeldQuery } from '../../lib/dashboard/client-match.ts';
+import type { ClientWaitingView, ContentionRange, ContentionView, WaiterSearchView } from '@/lib/ops-api/lock-views-types.ts';
 import type { ClientHeldView, ClientReleaseResult } from '@/lib/ops-api/client-release-types.ts';
+import type { AuditPage } from '@/lib/ops-api/audit-filter.ts';
 
 export class ApiRequestError extends Error {
   constructor(
@@ -83,13 +85,23 @@ export const opsApi = {
   handoff: (target: string | null) => request<unknown>('POST', '/api/v1/cluster/handoff', target === null ? {} : { target }),
   /** Every node that yielded the active role may take it back by priority again. */
   restore: () => request<unknown>('POST', '/api/v1/cluster/restore', {}),
-  audit: (limit: number) => request<{ entries: AuditEntry[] }>('GET', `/api/v1/audit?limit=${limit}`),
+  /** The cluster view as this node has it (a handoff's status follows its timeline entry there). */
+  cluster: () => request<ClusterView>('GET', '/api/v1/cluster'),
+  /** One page of the audit; `search` from auditSearch (lib/ops-api/audit-filter.ts). */
+  audit: (search: string) => request<AuditPage>('GET', `/api/v1/audit?${search}`),
   /**
    * One page of the locks one client holds, by its identity or by its address (exact; never one
    * for the other); lib/dashboard/client-held-list.ts reads them all.
    */
   clientHeld: (match: ClientMatchView, after: string | null, limit: number) =>
     request<ClientHeldView>('GET', `/api/v1/clients/held?${clientHeldQuery(match)}&limit=${limit}&after=${encodeURIComponent(after ?? '')}`),
+  /** One page of what one client waits for, across locks (the client view). */
+  clientWaiting: (match: ClientMatchView, after: string | null, limit: number) =>
+    request<ClientWaitingView>('GET', `/api/v1/clients/waiting?${clientHeldQuery(match)}&limit=${limit}&after=${encodeURIComponent(after ?? '')}`),
+  /** The most contended locks now and over the range (the top-contended view). */
+  contention: (range: ContentionRange, limit: number) => request<ContentionView>('GET', `/api/v1/contention?range=${range}&limit=${limit}`),
+  /** The locks whose waiters' identity or address contains `q` (the table's search). */
+  searchWaiters: (q: string) => request<WaiterSearchView>('GET', `/api/v1/waiters/search?q=${encodeURIComponent(q)}`),
   /** Releases those of `tokens` the client still holds; the rest come back as stale. */
   releaseClient: (match: ClientMatchView, tokens: string[]) =>
     request<ClientReleaseResult>('POST', '/api/v1/clients/force-release', { [match.by]: match.value, tokens }),

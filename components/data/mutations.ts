@@ -3,10 +3,11 @@
 // lands in one aria-live place.
 import { useMutation, useMutationState, useQueryClient, type Mutation } from '@tanstack/react-query';
 import type { AuthView, Protocol } from '@/lib/ops-api/api-types.ts';
-import { clearSignInRequest } from './sign-in-request.ts';
+import { requestSignInAgain, resumeSignInRequest } from './sign-in-request.ts';
 import { ApiRequestError, opsApi } from './api-client.ts';
 import { useRestartStream } from './ops-stream-provider.tsx';
 import { authQuery } from './query-keys.ts';
+import { type HandoffTaken, handoffFailed, handoffTaken, waitHandoffFinished } from './handoff-progress.ts';
 
 export const ACTION_KEY = ['ops', 'action'] as const;
 
@@ -32,13 +33,17 @@ export interface KickVariables extends ActionVariables {
 export interface HandoffVariables extends ActionVariables {
   /** null: any standby (the active node picks). */
   target: string | null;
+  /** Told as soon as the API answers: the standby that took over and its timeline entry (the control's status follows it). */
+  onTakenOver?: (taken: HandoffTaken) => void;
 }
 
-/** A 401 means the session ended: the auth view is stale. */
+/** A 401 means the session ended: the auth view is stale, and the sign-in form asks for the action again. */
 export function useOnActionError() {
   const queryClient = useQueryClient();
   return (error: Error) => {
-    if (error instanceof ApiRequestError && error.status === 401) void queryClient.invalidateQueries({ queryKey: authQuery.queryKey });
+    if (!(error instanceof ApiRequestError) || error.status !== 401) return;
+    void queryClient.invalidateQueries({ queryKey: authQuery.queryKey });
+    requestSignInAgain();
   };
 }
 
@@ -76,18 +81,20 @@ export function useHandoff() {
   return useMutation({
     mutationKey: [...ACTION_KEY, 'handoff'],
     mutationFn: async (v: HandoffVariables): Promise<string> => {
-      const answer = await opsApi.handoff(v.target);
-      return `Graceful handoff to ${handoffTarget(answer) ?? v.target ?? 'a standby'} started.`;
+      const wanted = v.target ?? 'a standby';
+      let answer: unknown;
+      try {
+        answer = await opsApi.handoff(v.target);
+      } catch (err) {
+        throw handoffFailed(err, wanted);
+      }
+      const taken = handoffTaken(answer, wanted);
+      v.onTakenOver?.(taken);
+      // The role moved; the handoff is finished once every claim it touched has its fate (handoff-progress.ts).
+      return waitHandoffFinished(taken);
     },
     onError,
   });
-}
-
-/** The standby the active node chose, from `{handoff: {target}}`. */
-function handoffTarget(answer: unknown): string | null {
-  if (typeof answer !== 'object' || answer === null || !('handoff' in answer)) return null;
-  const h: unknown = answer.handoff;
-  return typeof h === 'object' && h !== null && 'target' in h && typeof h.target === 'string' ? h.target : null;
 }
 
 export function useRestore() {
@@ -112,8 +119,16 @@ function outcomeOf(mutation: Mutation<unknown, Error, unknown, unknown>): Action
   const { status, data, error, variables } = mutation.state;
   if (status === 'pending') return { kind: 'pending', text: hasPendingText(variables) ? variables.pendingText : 'Working…' };
   if (status === 'success') return { kind: 'success', text: typeof data === 'string' ? data : 'Done.' };
-  if (status === 'error') return { kind: 'error', text: error?.message ?? 'The action failed.' };
+  if (status === 'error') return { kind: 'error', text: errorText(error) };
   return null;
+}
+
+/** A refusal for want of an admin session says what to do, not the server's bare "missing or bad credentials". */
+export const SESSION_ENDED_TEXT = 'Refused: this page is no longer signed in as admin (the session ended). Sign in, and the action opens again.';
+
+function errorText(error: Error | null): string {
+  if (error instanceof ApiRequestError && error.status === 401) return SESSION_ENDED_TEXT;
+  return error?.message ?? 'The action failed.';
 }
 
 /** The newest admin action's state: pending text, its result, or its error message. */
@@ -137,7 +152,8 @@ export function useSignIn() {
         const error = m.state.error;
         if (error instanceof ApiRequestError && (error.status === 401 || error.status === 403)) cache.remove(m);
       }
-      if (view.role === 'admin') clearSignInRequest();
+      // The action that asked for this sign-in opens its confirm again, with the same target.
+      if (view.role === 'admin') resumeSignInRequest();
       restartStream();
     },
   });

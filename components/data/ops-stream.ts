@@ -171,7 +171,9 @@ export function connectOpsStream(queryClient: QueryClient): OpsStream {
       if (item.kind !== 'delta') continue;
       const { msg } = item;
       for (const name of touchedLocks(msg)) touched.add(name);
-      admin ||= msg.feed.some((f) => f.kind === 'admin');
+      // The delta's `audit` says the node kept an entry (an admin item in the 200-item feed may
+      // have been pushed out before any delta took it: a role change replays the whole table).
+      admin ||= msg.audit !== undefined || msg.feed.some((f) => f.kind === 'admin');
     }
     if (touched.size > 0) invalidateDetails(queryClient, touched);
     // An admin action was just recorded: the audit log (if anyone shows it) is one entry short.

@@ -1,11 +1,13 @@
 // Read-only hooks over the query cache. Each picks a slice with `select`, so a component
 // re-renders only when its slice changes identity (the reducer keeps unchanged slices).
-import { useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import type { AuditFilter } from '@/lib/ops-api/audit-filter.ts';
 import type { ClusterView, FeedItem, HistoryBucket, HistoryRange, StatsView } from '@/lib/ops-api/api-types.ts';
 import type { DashboardState, LockRow } from '@/lib/dashboard/dashboard-state.ts';
 import type { TablePaging } from '@/lib/dashboard/lock-table-query.ts';
 import {
-  auditQuery,
+  auditFeedQuery,
+  auditPagesQuery,
   authQuery,
   dashboardQuery,
   lockDetailQuery,
@@ -96,9 +98,16 @@ export function useStatsHistory(range: HistoryRange) {
   return useQuery(statsHistoryQuery(range));
 }
 
-/** The audit trail, asked for once the session is known (so the answer matches the role shown). */
-export function useAudit(limit: number) {
+/** The audit trail's pages for a filter, asked for once the session is known (so the answer matches the role shown). */
+export function useAuditPages(filter: AuditFilter) {
   const auth = useAuth();
   const role = auth.data?.role ?? null;
-  return useQuery({ ...auditQuery(limit, role), enabled: auth.data !== undefined });
+  return useInfiniteQuery({ ...auditPagesQuery(filter, role), enabled: auth.data !== undefined });
+}
+
+/** The newest admin actions for the events feed; `filter` null asks for none (a kind no admin action has). */
+export function useAuditFeed(filter: AuditFilter | null) {
+  const auth = useAuth();
+  const role = auth.data?.role ?? null;
+  return useQuery({ ...auditFeedQuery(filter ?? {}, role), enabled: auth.data !== undefined && filter !== null });
 }

@@ -1,6 +1,7 @@
 // Every query the console reads. The live ones are written only by the event stream
 // (ops-stream.ts) with setQueryData; `skipToken` makes sure nothing ever fetches them.
-import { queryOptions, skipToken } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions, skipToken } from '@tanstack/react-query';
+import { type AuditFilter, auditSearch } from '@/lib/ops-api/audit-filter.ts';
 import type { DashboardState } from '@/lib/dashboard/dashboard-state.ts';
 import type { HistoryRange } from '@/lib/ops-api/api-types.ts';
 import { RANGE_SPECS } from '@/lib/dashboard/dashboard-charts.ts';
@@ -85,8 +86,28 @@ export function statsHistoryQuery(range: HistoryRange) {
 
 export const AUDIT_PREFIX = ['ops', 'audit'] as const;
 
-/** Fetched when shown; the stream invalidates it when the feed reports an admin action. */
-export function auditQuery(limit: number, role: string | null) {
+/** Entries a page of the audit card asks for; older pages come one such page at a time. */
+export const AUDIT_PAGE_SIZE = 200;
+
+/**
+ * The audit card's pages, newest first, each back in time from the one before (`older`). The
+ * stream invalidates every audit query when the node keeps an entry (its `audit` position
+ * moved), and TanStack then reads every loaded page again from the newest: the pages stay one
+ * consistent walk, with what arrived (also a peer's older entries) at its place.
+ */
+export function auditPagesQuery(filter: AuditFilter, role: string | null) {
   // The role is part of the key: signing in or out asks again instead of showing the old answer.
-  return queryOptions({ queryKey: [...AUDIT_PREFIX, limit, role ?? 'anonymous'], queryFn: () => opsApi.audit(limit), staleTime: Infinity });
+  return infiniteQueryOptions({
+    queryKey: [...AUDIT_PREFIX, 'pages', auditSearch(filter, { limit: AUDIT_PAGE_SIZE }), role ?? 'anonymous'],
+    queryFn: ({ pageParam }) => opsApi.audit(auditSearch(filter, { limit: AUDIT_PAGE_SIZE, before: pageParam })),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.older,
+    staleTime: Infinity,
+  });
+}
+
+/** The newest admin actions the events feed shows (filtered server-side), whatever the engine's churn. */
+export function auditFeedQuery(filter: AuditFilter, role: string | null) {
+  const search = auditSearch(filter, { limit: AUDIT_PAGE_SIZE });
+  return queryOptions({ queryKey: [...AUDIT_PREFIX, 'feed', search, role ?? 'anonymous'], queryFn: () => opsApi.audit(search), staleTime: Infinity });
 }

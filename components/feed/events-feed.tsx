@@ -2,7 +2,8 @@ import { memo, useId, useMemo, useState } from 'react';
 import type { FeedItem, FeedKind } from '@/lib/ops-api/api-types.ts';
 import { formatClockTime, formatCount } from '@/lib/dashboard/dashboard-format.ts';
 import { ALL_FEED, FEED_KINDS, type FeedFilter, isFeedKind, newSince, visibleFeed } from '@/lib/dashboard/feed-filter.ts';
-import { useFeed } from '../data/queries.ts';
+import { feedAuditFilter, mergeFeed } from '@/lib/dashboard/feed-audit.ts';
+import { useAuditFeed, useFeed } from '../data/queries.ts';
 import { useThrottled } from '../data/use-throttled.ts';
 import { Badge, type BadgeTone } from '../ui/badge.tsx';
 import { buttonClass, inputClass } from '../ui/button.ts';
@@ -52,9 +53,11 @@ const FeedEntry = memo(function FeedEntry({ item }: { item: FeedItem }) {
 });
 
 /**
- * The newest events, newest first; admin actions stand out (colour and a bar, not colour alone)
- * and are kept past the churn (see FEED_ADMIN_LIMIT). Filter by lock and kind; Pause freezes the
- * list so it can be read under churn, and says how many items came since.
+ * The newest events, newest first; admin actions stand out (colour and a bar, not colour alone).
+ * Engine events come from the live feed (its last 200); admin actions come from the audit,
+ * filtered server-side (lib/dashboard/feed-audit.ts), so an admin filter shows them whatever
+ * the churn, and a new page shows past ones. Filter by lock and kind; Pause freezes the list so
+ * it can be read under churn, and says how many items came since.
  */
 export function EventsFeed() {
   // At most one redraw a second: under churn every delta (ten a second) brings new items and
@@ -65,17 +68,25 @@ export function EventsFeed() {
   const lockId = useId();
   const kindId = useId();
   const [filter, setFilter] = useState<FeedFilter>(ALL_FEED);
-  const [frozen, setFrozen] = useState<readonly FeedItem[] | null>(null);
-  const shown = frozen ?? feed ?? [];
-  const items = useMemo(() => visibleFeed(shown, filter), [shown, filter]);
-  const waiting = frozen !== null && feed !== undefined ? newSince(feed, frozen) : 0;
+  const [frozen, setFrozen] = useState<{ items: readonly FeedItem[]; at: number } | null>(null);
+  const shown = frozen?.items ?? feed ?? [];
+  const auditFilter = useMemo(() => feedAuditFilter(filter), [filter]);
+  const admin = useAuditFeed(auditFilter);
+  const adminEntries = auditFilter === null ? [] : admin.data?.entries;
+  const items = useMemo(() => {
+    const events = visibleFeed(shown, filter);
+    // Until the audit answers (or when it cannot be read), the live feed's own admin items stand in.
+    if (adminEntries === undefined) return events.map((item) => ({ key: `event:${item.seq}`, item }));
+    return mergeFeed(events, adminEntries, frozen?.at ?? null);
+  }, [shown, filter, adminEntries, frozen]);
+  const waiting = frozen !== null && feed !== undefined ? newSince(feed, frozen.items) : 0;
   const pauseButton = (
     <button
       type="button"
       data-testid="feed-pause"
       aria-pressed={frozen !== null}
       className={buttonClass(frozen === null ? 'secondary' : 'primary', 'py-1')}
-      onClick={() => setFrozen(frozen === null ? (feed ?? []) : null)}
+      onClick={() => setFrozen(frozen === null ? { items: feed ?? [], at: Date.now() } : null)}
       disabled={feed === undefined}
     >
       {frozen === null ? 'Pause' : `Resume (${formatCount(waiting)} new)`}
@@ -124,12 +135,16 @@ export function EventsFeed() {
       </div>
       {items.length === 0 ? (
         <p className="text-sm text-slate-500 dark:text-slate-400">
-          {feed === undefined ? 'Waiting for the first snapshot…' : shown.length === 0 ? 'Nothing has happened yet.' : 'No event matches the filter.'}
+          {feed === undefined
+            ? 'Waiting for the first snapshot…'
+            : shown.length === 0 && (adminEntries?.length ?? 0) === 0
+              ? 'Nothing has happened yet.'
+              : 'No event matches the filter.'}
         </p>
       ) : (
         <ol tabIndex={0} className="max-h-96 overflow-y-auto rounded-md border border-slate-200 dark:border-slate-800" aria-label="Events, newest first">
-          {items.map((item) => (
-            <FeedEntry key={item.seq} item={item} />
+          {items.map((line) => (
+            <FeedEntry key={line.key} item={line.item} />
           ))}
         </ol>
       )}

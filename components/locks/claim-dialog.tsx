@@ -1,7 +1,9 @@
 import type { ReactNode } from 'react';
+import { useActionBlock } from '../data/use-data-now.ts';
 import { ConfirmDialog } from '../ui/confirm-dialog.tsx';
 import { ClientName } from './client-name.tsx';
 import { LockName } from './lock-name.tsx';
+import { WORD_WRAPPED } from './unbroken.ts';
 
 /**
  * Confirms a danger action on one claim of a lock (a force release of its holder, a kick of a
@@ -32,6 +34,7 @@ export function ClaimDialog({
   /** The claim's facts: ClaimFact and ClaimClientName rows. */
   children: ReactNode;
 }) {
+  const blocked = useActionBlock();
   return (
     <ConfirmDialog
       title={
@@ -46,22 +49,36 @@ export function ClaimDialog({
       confirmLabel={confirmLabel}
       tone="danger"
       testId={testId}
+      blocked={blocked}
       onConfirm={onConfirm}
       onCancel={onCancel}
     >
       <p>{effect}</p>
-      <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">{children}</dl>
+      <dl className="mt-3 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1">{children}</dl>
       {note !== undefined && <p className="mt-3 text-slate-600 dark:text-slate-300">{note}</p>}
     </ConfirmDialog>
   );
 }
 
 /** One fact of the claim: its label and its value (`valueClass` for mono or tabular figures). */
-export function ClaimFact({ label, valueClass, testId, children }: { label: string; valueClass?: string; testId?: string; children: ReactNode }) {
+export function ClaimFact({
+  label,
+  valueClass,
+  testId,
+  title,
+  children,
+}: {
+  label: string;
+  valueClass?: string;
+  testId?: string;
+  /** The whole value, when valueClass may cut it short (ONE_LINE, WORD_WRAPPED). */
+  title?: string;
+  children: ReactNode;
+}) {
   return (
     <>
       <dt className="text-slate-500 dark:text-slate-400">{label}</dt>
-      <dd className={valueClass} data-testid={testId}>
+      <dd className={valueClass} data-testid={testId} title={title}>
         {children}
       </dd>
     </>
@@ -72,7 +89,7 @@ export function ClaimFact({ label, valueClass, testId, children }: { label: stri
 export function ClaimClientName({ name, testId }: { name: string | null; testId: string }) {
   if (name === null) return null;
   return (
-    <ClaimFact label="Client" valueClass="font-mono break-all" testId={testId}>
+    <ClaimFact label="Client" valueClass={WORD_WRAPPED} testId={testId} title={name}>
       <ClientName name={name} />
     </ClaimFact>
   );

@@ -2,18 +2,23 @@ import { useRef, useState } from 'react';
 import { clientMatchKindText, clientMatchText, holderMatch } from '@/lib/dashboard/client-match.ts';
 import type { HolderView } from '@/lib/ops-api/api-types.ts';
 import { type ClientHeldList, listClientHeld } from '@/lib/dashboard/client-held-list.ts';
+import { useAdminGate } from '../auth/use-admin-gate.ts';
 import { opsApi } from '../data/api-client.ts';
 import { useReleaseClient } from '../data/client-mutations.ts';
+import { useActionBlock } from '../data/use-data-now.ts';
 import { buttonClass } from '../ui/button.ts';
 import { ConfirmDialog } from '../ui/confirm-dialog.tsx';
 import { ClientName } from './client-name.tsx';
 import { LockName } from './lock-name.tsx';
+import { WORD_WRAPPED } from './unbroken.ts';
 
 /**
  * The stuck-client case: "Release all held by this client" lists every lock the holder's client
  * holds (by its identity, or by its address when it gave none: the dialog says which), asks once
  * with that whole list, and releases exactly those grants: each token is sent back, so a lock
- * that changed hands meanwhile is left alone and counted as stale in the result.
+ * that changed hands meanwhile is left alone and counted as stale in the result. Like every admin
+ * button it asks for an admin sign-in first (nothing listed, nothing sent; the same client's
+ * list and confirm open after it) and is off while the page has lost its node.
  */
 export function ReleaseClientAction({ holder }: { holder: HolderView }) {
   const client = holderMatch(holder);
@@ -24,6 +29,8 @@ export function ReleaseClientAction({ holder }: { holder: HolderView }) {
   const [problem, setProblem] = useState<string | null>(null);
   const release = useReleaseClient();
   const buttonRef = useRef<HTMLButtonElement>(null);
+  const gate = useAdminGate();
+  const blocked = useActionBlock();
 
   const open = async () => {
     setLoading(true);
@@ -48,7 +55,13 @@ export function ReleaseClientAction({ holder }: { holder: HolderView }) {
 
   return (
     <>
-      <button ref={buttonRef} type="button" className={buttonClass('danger')} disabled={loading || release.isPending} onClick={() => void open()}>
+      <button
+        ref={buttonRef}
+        type="button"
+        className={buttonClass('danger')}
+        disabled={loading || release.isPending || blocked !== null}
+        onClick={() => gate(`release every lock held by ${clientMatchText(client)}`, () => void open())}
+      >
         Release all held by this client
       </button>
       {found !== null && (
@@ -78,6 +91,7 @@ export function ReleaseClientAction({ holder }: { holder: HolderView }) {
 
 function ReleaseClientDialog({ list, onConfirm, onCancel }: { list: ClientHeldList; onConfirm: () => void; onCancel: () => void }) {
   const count = list.held.length;
+  const blocked = useActionBlock();
   return (
     <ConfirmDialog
       title={
@@ -86,7 +100,7 @@ function ReleaseClientDialog({ list, onConfirm, onCancel }: { list: ClientHeldLi
           <span data-testid="release-client-kind" data-kind={list.by}>
             {clientMatchKindText(list.by)}
           </span>{' '}
-          <span className="font-mono break-all">
+          <span className={WORD_WRAPPED} title={list.client}>
             <ClientName name={list.client} />
           </span>
           ?
@@ -95,6 +109,7 @@ function ReleaseClientDialog({ list, onConfirm, onCancel }: { list: ClientHeldLi
       confirmLabel={`Confirm release of ${count}`}
       tone="danger"
       testId="release-client-dialog"
+      blocked={blocked}
       onConfirm={onConfirm}
       onCancel={onCancel}
     >
@@ -117,7 +132,7 @@ function ReleaseClientDialog({ list, onConfirm, onCancel }: { list: ClientHeldLi
               <code className="min-w-0 font-mono break-all">
                 <LockName name={h.name} />
               </code>
-              <span className="shrink-0 font-mono tabular-nums">token {h.token}</span>
+              <span className="shrink-0 font-mono whitespace-nowrap tabular-nums">token {h.token}</span>
             </li>
           ))}
         </ul>

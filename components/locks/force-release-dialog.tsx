@@ -1,5 +1,6 @@
 import type { HolderView } from '@/lib/ops-api/api-types.ts';
 import { ClaimClientName, ClaimDialog, ClaimFact } from './claim-dialog.tsx';
+import { ONE_LINE } from './unbroken.ts';
 
 /**
  * Confirms a force release with the holder the operator saw: its client, protocol and token.
@@ -29,11 +30,11 @@ export function ForceReleaseDialog({
       onCancel={onCancel}
     >
       <ClaimClientName name={holder.clientName} testId="dialog-holder-name" />
-      <ClaimFact label="Holder" valueClass="font-mono break-all" testId="dialog-holder-client">
+      <ClaimFact label="Holder" valueClass={ONE_LINE} testId="dialog-holder-client" title={holder.client}>
         {holder.client}
       </ClaimFact>
       <ClaimFact label="Protocol">{holder.protocol}</ClaimFact>
-      <ClaimFact label="Token" valueClass="font-mono break-all" testId="dialog-holder-token">
+      <ClaimFact label="Token" valueClass={ONE_LINE} testId="dialog-holder-token" title={holder.token}>
         {holder.token}
       </ClaimFact>
     </ClaimDialog>

@@ -1,5 +1,6 @@
 import type { WaiterView } from '@/lib/ops-api/api-types.ts';
 import { ClaimClientName, ClaimDialog, ClaimFact } from './claim-dialog.tsx';
+import { ONE_LINE } from './unbroken.ts';
 
 /** Confirms a kick with the waiter the operator saw: its id, place, client and protocol (like force release). */
 export function KickDialog({ lockName, waiter, onConfirm, onCancel }: { lockName: string; waiter: WaiterView; onConfirm: () => void; onCancel: () => void }) {
@@ -17,7 +18,7 @@ export function KickDialog({ lockName, waiter, onConfirm, onCancel }: { lockName
         {waiter.position}
       </ClaimFact>
       <ClaimClientName name={waiter.clientName} testId="kick-dialog-name" />
-      <ClaimFact label="Address" valueClass="font-mono break-all" testId="kick-dialog-client">
+      <ClaimFact label="Address" valueClass={ONE_LINE} testId="kick-dialog-client" title={waiter.client}>
         {waiter.client}
       </ClaimFact>
       <ClaimFact label="Protocol">{waiter.protocol}</ClaimFact>

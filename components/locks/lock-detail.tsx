@@ -12,9 +12,11 @@ import { ForceReleaseDialog } from './force-release-dialog.tsx';
 import { WaiterTable } from './waiter-table.tsx';
 import { LockName } from './lock-name.tsx';
 import { LockHistoryTable } from './lock-history.tsx';
+import { ClientLink } from './client-link.tsx';
 import { ClientName } from './client-name.tsx';
 import { ReleaseClientAction } from './client-release.tsx';
 import { KickDialog } from './kick-dialog.tsx';
+import { ONE_LINE, WORD_WRAPPED } from './unbroken.ts';
 
 function HolderTimes({ holder, receivedAt }: { holder: HolderView; receivedAt: number }) {
   const now = useDataNow(PAGE_BEAT_MS);
@@ -42,21 +44,25 @@ function HolderTimes({ holder, receivedAt }: { holder: HolderView; receivedAt: n
 
 function HolderFacts({ holder, receivedAt }: { holder: HolderView; receivedAt: number }) {
   return (
-    <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+    <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 text-sm">
       {holder.clientName !== null && (
         <>
           <dt className="text-slate-500 dark:text-slate-400">Client</dt>
-          <dd className="font-mono break-all" data-testid="detail-holder-name">
-            <ClientName name={holder.clientName} />
+          <dd className={WORD_WRAPPED} data-testid="detail-holder-name" title={holder.clientName}>
+            <ClientLink match={{ by: 'identity', value: holder.clientName }}>
+              <ClientName name={holder.clientName} />
+            </ClientLink>
           </dd>
         </>
       )}
       <dt className="text-slate-500 dark:text-slate-400">{holder.clientName === null ? 'Client' : 'Address'}</dt>
-      <dd className="font-mono break-all">{holder.client}</dd>
+      <dd className={ONE_LINE} data-testid="client-address" title={holder.client}>
+        {holder.client}
+      </dd>
       <dt className="text-slate-500 dark:text-slate-400">Protocol</dt>
       <dd>{holder.protocol}</dd>
       <dt className="text-slate-500 dark:text-slate-400">Token</dt>
-      <dd className="font-mono break-all" data-testid="detail-holder-token">
+      <dd className={ONE_LINE} data-testid="detail-holder-token" title={holder.token}>
         {holder.token}
       </dd>
       <dt className="text-slate-500 dark:text-slate-400">Granted</dt>
@@ -163,7 +169,7 @@ export function LockDetailPanel({ name, onClose }: { name: string; onClose: () =
             asOf={detail.asOf}
             receivedAt={holderSeenAt}
             kicking={kick.isPending ? (kick.variables?.id ?? null) : null}
-            onKick={(w) => gate(`kick waiters from ${name}`, () => setKickConfirming(w))}
+            onKick={(w) => gate(`kick waiter ${w.id} from ${name}`, () => setKickConfirming(w))}
           />
         ) : (
           <p className="text-sm text-slate-500 dark:text-slate-400">{query.isPending ? 'Loading…' : 'Nobody is waiting.'}</p>

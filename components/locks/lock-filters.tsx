@@ -40,7 +40,7 @@ export function LockFiltersBar({ filters, search, onSearch, held, onHeld, update
           value={search}
           maxLength={200}
           onChange={(e) => onSearch(e.target.value)}
-          placeholder="Name, holder address or identity…"
+          placeholder="Name, holder or waiter address or identity…"
           className={cn(inputClass, 'w-72 max-w-full')}
         />
       </div>
@@ -70,7 +70,9 @@ export function LockFiltersBar({ filters, search, onSearch, held, onHeld, update
           onChange={(e) => update({ expiringWithinS: e.target.checked ? DEFAULT_EXPIRING_S : null }, 'push')}
           className="size-4"
         />
-        Lease ends within {expiring ?? DEFAULT_EXPIRING_S} s
+        <span title="Keyed (fixed) leases that end by then, sessions whose heartbeats are late, and session claims waiting to be resumed: not a session that heartbeats">
+          Lease ends within {expiring ?? DEFAULT_EXPIRING_S} s
+        </span>
       </label>
       <div className="flex flex-col gap-1">
         <label htmlFor={heldId} className={labelClass}>

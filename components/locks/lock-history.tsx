@@ -104,13 +104,16 @@ export function LockHistoryTable({ name }: { name: string }) {
                 {history.grants.map((g) => (
                   <tr key={`${g.claimId}-${g.endedAt}`} data-testid="history-row" data-end={g.end} className="border-t border-slate-100 dark:border-slate-800">
                     <td className={`${TD} tabular-nums`}>{formatClockTime(g.endedAt)}</td>
-                    <td className={`${TD} break-all`}>
+                    {/* Wraps between words only (never inside an identity's word or an address); the region scrolls. */}
+                    <td className={TD}>
                       {g.clientName !== null && <span className="font-semibold">{g.clientName} </span>}
                       <span className="font-mono">
                         {g.client} ({g.protocol})
                       </span>
                     </td>
-                    <td className={`${TD} font-mono break-all`}>{g.token ?? '—'}</td>
+                    <td className={`${TD} font-mono whitespace-nowrap`} data-testid="history-token">
+                      {g.token ?? '—'}
+                    </td>
                     <td className={`${TD} tabular-nums`}>{formatWait(g.queueWaitMs)}</td>
                     <td className={`${TD} tabular-nums`}>{g.heldMs === null ? '—' : formatSpan(g.heldMs)}</td>
                     <td className={TD}>{END_LABEL[g.end]}</td>

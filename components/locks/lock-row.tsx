@@ -6,6 +6,7 @@ import { PAGE_BEAT_MS } from '../data/use-now.ts';
 import { Badge } from '../ui/badge.tsx';
 import { cn } from '../ui/cn.ts';
 import { CARD_HEIGHT, CARD_LAYOUT, GRID_COLUMNS, ROW_HEIGHT } from './columns.ts';
+import { ClientLink } from './client-link.tsx';
 import { ClientName } from './client-name.tsx';
 import { LockName } from './lock-name.tsx';
 
@@ -116,12 +117,19 @@ export const LockRowView = memo(function LockRowView({ row, index, start, select
         ) : (
           <>
             {holder.reconnecting === true && <ReconnectingBadge />}
-            {holder.clientName !== null && (
+            {/* The identity (or the address of a client that gave none) opens the client view. */}
+            {holder.clientName !== null ? (
               <>
-                <ClientName name={holder.clientName} />{' '}
+                <ClientLink match={{ by: 'identity', value: holder.clientName }} className="align-bottom">
+                  <ClientName name={holder.clientName} />
+                </ClientLink>{' '}
+                <span className="text-slate-600 dark:text-slate-400">{holder.client}</span>
               </>
-            )}
-            <span className={holder.clientName === null ? undefined : 'text-slate-600 dark:text-slate-400'}>{holder.client}</span>{' '}
+            ) : (
+              <ClientLink match={{ by: 'address', value: holder.client }} className="align-bottom">
+                {holder.client}
+              </ClientLink>
+            )}{' '}
             <span className="text-slate-600 dark:text-slate-400">({holder.protocol})</span>
           </>
         )}

@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type ComponentType, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { ClientMatchView } from '@/lib/dashboard/client-match.ts';
 import { formatCount } from '@/lib/dashboard/dashboard-format.ts';
-import { filtersActive, type LockFilters, type LockSort, type LockSortKey, nextSort } from '@/lib/dashboard/lock-table-query.ts';
-import { MAX_HELD_S, secondsParam } from '@/lib/dashboard/view-params.ts';
+import { filtersActive, type LockFilters, type LockSortKey, nextSort } from '@/lib/dashboard/lock-table-query.ts';
+import { MAX_HELD_S, parseViewParams, secondsParam } from '@/lib/dashboard/view-params.ts';
 import { useNarrow } from '../data/use-narrow.ts';
 import { useUrlDraft } from '../data/use-url-draft.ts';
 import { useViewParams } from '../data/use-view-params.ts';
@@ -10,17 +11,22 @@ import { LockDetailPanel } from './lock-detail.tsx';
 import { LockExportButtons } from './lock-export-buttons.tsx';
 import { LockFiltersBar } from './lock-filters.tsx';
 import { LockTable } from './lock-table.tsx';
+import { TopContended } from './top-contended.tsx';
 import { useLockRows } from './use-lock-rows.ts';
 
 const heldSeconds = (text: string) => secondsParam(text.trim(), 0, MAX_HELD_S);
+
+/** The client view (components/clients), handed in by the page: it uses this folder's parts, so this folder cannot import it. */
+export type ClientPanel = ComponentType<{ match: ClientMatchView; onClose: () => void; onSelectLock: (name: string) => void }>;
 
 /**
  * The table with its search, filters and export, and, once a lock is chosen, its detail beside
  * it (below it on narrow screens). The selection, search and filters are the URL's.
  */
-export function LocksSection() {
+export function LocksSection({ clientPanel: ClientViewPanel }: { clientPanel?: ClientPanel }) {
   const { view, update } = useViewParams();
   const selected = view.lock;
+  const client = view.client;
   const compact = useNarrow();
 
   // The first keystroke of a search is a new history entry (Back clears it); the rest refine it.
@@ -34,12 +40,16 @@ export function LocksSection() {
     () => ({ q: search, proto: view.proto, waiters: view.waiters, expiringWithinS: view.expiringWithinS, heldLongerThanS: heldSeconds(held) }),
     [search, view.proto, view.waiters, view.expiringWithinS, held],
   );
-  const [sort, setSort] = useState<LockSort>({ key: 'name', direction: 'asc' });
-  const onSort = useCallback((key: LockSortKey) => setSort((s) => nextSort(s, key)), []);
+  // The sort is the URL's too: a reload or a pasted link keeps it, Back undoes a click.
+  const sort = view.sort;
+  const onSort = useCallback((key: LockSortKey) => update({ sort: nextSort(parseViewParams(window.location.search).sort, key) }, 'push'), [update]);
   const { rows, total, loading } = useLockRows(filters, sort);
   const narrowed = filtersActive(filters);
 
   const onSelect = useCallback((name: string) => update({ lock: name }, 'push'), [update]);
+  // From the client view a lock opens its detail in the client view's place (Back returns to it).
+  const onSelectFromClient = useCallback((name: string) => update({ lock: name, client: null }, 'push'), [update]);
+  const onCloseClient = useCallback(() => update({ client: null }, 'push'), [update]);
   const onClose = useCallback(() => {
     const name = selected;
     update({ lock: null }, 'push');
@@ -72,7 +82,7 @@ export function LocksSection() {
 
   return (
     <section aria-labelledby="locks-heading" className="flex min-w-0 flex-col gap-2">
-      <div className={cn('grid min-w-0 gap-4', selected !== null && 'xl:grid-cols-[minmax(0,1fr)_26rem]')}>
+      <div className={cn('grid min-w-0 gap-4', (selected !== null || client !== null) && 'xl:grid-cols-[minmax(0,1fr)_26rem]')}>
         <div className="flex min-w-0 flex-col gap-3 rounded-lg border border-slate-200 bg-white p-3 shadow-sm dark:border-slate-800 dark:bg-slate-900">
           <div className="flex flex-wrap items-baseline justify-between gap-2">
             <h2 id="locks-heading" tabIndex={-1} className="text-lg font-semibold focus:outline-none">
@@ -102,6 +112,7 @@ export function LocksSection() {
                 : 'The table is still loading: the rows so far, not yet all of them.'}
             </p>
           )}
+          <TopContended onSelect={onSelect} />
           <LockFiltersBar filters={filters} search={search} onSearch={setSearch} held={held} onHeld={setHeld} update={update} />
           <LockTable
             rows={rows}
@@ -114,7 +125,11 @@ export function LocksSection() {
             compact={compact}
           />
         </div>
-        {selected !== null && <LockDetailPanel key={selected} name={selected} onClose={onClose} />}
+        {client !== null && ClientViewPanel !== undefined ? (
+          <ClientViewPanel key={`${client.by}:${client.value}`} match={client} onClose={onCloseClient} onSelectLock={onSelectFromClient} />
+        ) : (
+          selected !== null && <LockDetailPanel key={selected} name={selected} onClose={onClose} />
+        )}
       </div>
     </section>
   );

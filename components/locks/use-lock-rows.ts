@@ -3,6 +3,7 @@ import type { LockRow } from '@/lib/dashboard/dashboard-state.ts';
 import { filtersUseClock, type LockFilters, type LockSort, selectTableView, type TableLoading } from '@/lib/dashboard/lock-table-query.ts';
 import { useLocks, useTablePaging } from '../data/queries.ts';
 import { useNow } from '../data/use-now.ts';
+import { useWaiterSearch } from './use-waiter-search.ts';
 
 // The time filters ("lease ends within", "held longer than") move rows in and out as time passes:
 // with one on, the selection is redone each second; with none, the clock is not read at all
@@ -32,9 +33,12 @@ export function useLockRows(filters: LockFilters, sort: LockSort): LockRowsView 
   const clocked = filtersUseClock(deferred);
   const tick = useNow(clocked ? CLOCK_TICK_MS : IDLE_TICK_MS);
   const now = clocked ? tick : 0;
+  // The search also finds locks by their waiters; an answer for an older search text is ignored
+  // by the selection (WaiterHits.q), so the rows never mix two searches.
+  const waiters = useWaiterSearch(deferred.q);
   const view = useMemo(
-    () => (locks === undefined ? { rows: EMPTY, loading: null } : selectTableView(locks, deferred, sort, now, paging)),
-    [locks, deferred, sort, now, paging],
+    () => (locks === undefined ? { rows: EMPTY, loading: null } : selectTableView(locks, deferred, sort, now, paging, waiters)),
+    [locks, deferred, sort, now, paging, waiters],
   );
   return { rows: view.rows, total: locks?.size, loading: view.loading };
 }

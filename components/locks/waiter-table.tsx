@@ -4,15 +4,17 @@ import { elapsedSince, remainingUntil } from '@/lib/dashboard/dashboard-state.ts
 import { useActionBlock, useDataNow } from '../data/use-data-now.ts';
 import { PAGE_BEAT_MS } from '../data/use-now.ts';
 import { buttonClass } from '../ui/button.ts';
+import { cn } from '../ui/cn.ts';
 import { QUEUE_PAGE_SHOWN } from '../data/api-client.ts';
+import { ClientLink } from './client-link.tsx';
 import { ClientName } from './client-name.tsx';
 
 function WaitCells({ waiter, asOf, receivedAt }: { waiter: WaiterView; asOf: number; receivedAt: number }) {
   const now = useDataNow(PAGE_BEAT_MS);
   return (
     <>
-      <td className="px-2 py-1.5 tabular-nums">{formatDuration(elapsedSince(waiter.waitingForMs, receivedAt, now))}</td>
-      <td className="px-2 py-1.5 tabular-nums">
+      <td className="px-2 pt-1.5 tabular-nums">{formatDuration(elapsedSince(waiter.waitingForMs, receivedAt, now))}</td>
+      <td className="px-2 pt-1.5 tabular-nums">
         {waiter.waitDeadline === null ? 'none' : `in ${formatCountdown(remainingUntil(waiter.waitDeadline, asOf, receivedAt, now))}`}
         {waiter.reconnecting === true && (
           <span className="ml-1 text-amber-700 dark:text-amber-400" data-testid="waiter-reconnecting">
@@ -21,6 +23,30 @@ function WaitCells({ waiter, asOf, receivedAt }: { waiter: WaiterView; asOf: num
         )}
       </td>
     </>
+  );
+}
+
+/**
+ * The waiter's identity over its address, each on one line across the whole row: a value too
+ * long for it ends in an ellipsis and is whole in the tooltip, never broken mid-word (issue 30:
+ * an identity or address broken across lines reads as another client).
+ */
+function ClientLine({ waiter }: { waiter: WaiterView }) {
+  const title = waiter.clientName === null ? waiter.client : `${waiter.clientName} (${waiter.client})`;
+  return (
+    <td colSpan={5} className="px-2 pb-1.5 font-mono" title={title}>
+      <span className="sr-only">Client: </span>
+      {waiter.clientName !== null && (
+        <span className="block truncate">
+          <ClientLink match={{ by: 'identity', value: waiter.clientName }}>
+            <ClientName name={waiter.clientName} />
+          </ClientLink>
+        </span>
+      )}
+      <span data-testid="client-address" className={cn('block truncate', waiter.clientName !== null && 'text-slate-600 dark:text-slate-400')}>
+        {waiter.client}
+      </span>
+    </td>
   );
 }
 
@@ -49,22 +75,25 @@ export function WaiterTable({
   if (queue.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">Nobody is waiting.</p>;
   const shown = [...queue].sort((a, b) => a.position - b.position).slice(0, QUEUE_PAGE_SHOWN);
   return (
-    <div className="relative overflow-x-auto">
-      <table className="w-full min-w-[30rem] text-left text-xs">
-        <caption className="sr-only">Waiters in FIFO order</caption>
+    // Two lines a waiter, so it fits the panel's width (26rem beside the table, a phone's below
+    // it) without scrolling: its place, id, wait and Kick, then its client across the whole row.
+    <div>
+      <table className="w-full table-fixed text-left text-xs">
+        <caption className="sr-only">Waiters in FIFO order, each with its client on a second line</caption>
+        <colgroup>
+          <col className="w-8" />
+          <col />
+          <col className="w-18" />
+          <col className="w-22" />
+          <col className="w-14" />
+        </colgroup>
         <thead className="text-slate-500 dark:text-slate-400">
           <tr>
             <th scope="col" className="px-2 py-1">
               #
             </th>
             <th scope="col" className="px-2 py-1">
-              Id
-            </th>
-            <th scope="col" className="px-2 py-1">
-              Protocol
-            </th>
-            <th scope="col" className="px-2 py-1">
-              Client
+              Waiter
             </th>
             <th scope="col" className="px-2 py-1">
               Waiting
@@ -77,22 +106,15 @@ export function WaiterTable({
             </th>
           </tr>
         </thead>
-        <tbody>
-          {shown.map((w) => (
-            <tr key={w.id} data-testid="waiter-row" data-waiter-id={w.id} className="border-t border-slate-100 dark:border-slate-800">
-              <td className="px-2 py-1.5 tabular-nums">{w.position}</td>
-              <td className="px-2 py-1.5 font-mono">{w.id}</td>
-              <td className="px-2 py-1.5">{w.protocol}</td>
-              <td className="px-2 py-1.5 font-mono break-all">
-                {w.clientName !== null && (
-                  <>
-                    <ClientName name={w.clientName} />{' '}
-                  </>
-                )}
-                <span className={w.clientName === null ? undefined : 'text-slate-600 dark:text-slate-400'}>{w.client}</span>
+        {shown.map((w) => (
+          <tbody key={w.id} data-testid="waiter-row" data-waiter-id={w.id} className="border-t border-slate-100 dark:border-slate-800">
+            <tr>
+              <td className="px-2 pt-1.5 tabular-nums">{w.position}</td>
+              <td className="px-2 pt-1.5">
+                <span className="font-mono">{w.id}</span> <span className="text-slate-600 dark:text-slate-400">{w.protocol}</span>
               </td>
               <WaitCells waiter={w} asOf={asOf} receivedAt={receivedAt} />
-              <td className="px-2 py-1.5 text-right">
+              <td className="px-2 pt-1.5 text-right">
                 <button
                   type="button"
                   aria-label={`Kick waiter ${w.id}`}
@@ -105,8 +127,11 @@ export function WaiterTable({
                 </button>
               </td>
             </tr>
-          ))}
-        </tbody>
+            <tr>
+              <ClientLine waiter={w} />
+            </tr>
+          </tbody>
+        ))}
       </table>
       {queueLength > shown.length && (
         <p className="mt-2 text-xs text-slate-500 dark:text-slate-400" data-testid="queue-first-of">

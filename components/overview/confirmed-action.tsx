@@ -64,6 +64,7 @@ export function ConfirmedAction({
           title={title}
           confirmLabel={confirmLabel}
           testId={`${testId}-dialog`}
+          blocked={reason}
           onCancel={() => setConfirming(false)}
           onConfirm={() => {
             setConfirming(false);

@@ -4,12 +4,15 @@ import { buttonClass } from './button.ts';
 /**
  * A yes/no question before an action that changes the cluster. A native modal <dialog>: focus
  * is trapped, Escape cancels, and Cancel has the focus so Enter does not confirm by accident.
+ * `blocked` (why the action cannot run now, e.g. the page lost its node while the dialog was
+ * open) disables the confirm button and says why above it; it comes back on by itself.
  */
 export function ConfirmDialog({
   title,
   confirmLabel,
   tone = 'primary',
   testId,
+  blocked = null,
   onConfirm,
   onCancel,
   children,
@@ -18,6 +21,7 @@ export function ConfirmDialog({
   confirmLabel: string;
   tone?: 'primary' | 'danger';
   testId: string;
+  blocked?: string | null;
   onConfirm: () => void;
   onCancel: () => void;
   children: ReactNode;
@@ -25,6 +29,7 @@ export function ConfirmDialog({
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const descriptionId = useId();
+  const blockedId = useId();
   // Open as a modal once mounted. No close() on cleanup: its 'close' event would arrive after a
   // StrictMode re-mount and cancel the dialog; unmounting removes it from the top layer anyway.
   useEffect(() => {
@@ -46,11 +51,22 @@ export function ConfirmDialog({
       <div id={descriptionId} className="mt-3 text-sm">
         {children}
       </div>
+      {blocked !== null && (
+        <p id={blockedId} data-testid="confirm-blocked" className="mt-3 text-sm font-medium text-red-700 dark:text-red-300">
+          {blocked}
+        </p>
+      )}
       <div className="mt-5 flex flex-wrap justify-end gap-2">
         <button type="button" className={buttonClass('secondary')} onClick={onCancel} autoFocus>
           Cancel
         </button>
-        <button type="button" className={buttonClass(tone)} onClick={onConfirm}>
+        <button
+          type="button"
+          className={buttonClass(tone)}
+          disabled={blocked !== null}
+          aria-describedby={blocked === null ? undefined : blockedId}
+          onClick={onConfirm}
+        >
           {confirmLabel}
         </button>
       </div>

@@ -39,8 +39,11 @@ export type ConnectionState = 'idle' | 'connecting' | 'open' | 'down' | 'closed'
 
 export interface KeyedClientConnectionHooks {
   readonly releaser: Releaser;
-  /** Requests that were on a connection that dropped; none of them got an answer. */
-  orphaned(requests: PendingRequest[], reason: Error, from: KeyedClientConnection): void;
+  /**
+   * Requests that were on a connection that dropped; none of them got an answer. `lostAt`: the
+   * node the socket talked to (its home, or where a redirect had led it).
+   */
+  orphaned(requests: PendingRequest[], reason: Error, from: KeyedClientConnection, lostAt: Address): void;
   /** The connection is connecting again, so it can take requests (its socket holds them until it is up). */
   usable(connection: KeyedClientConnection): void;
 }
@@ -93,6 +96,16 @@ export class KeyedClientConnection {
     if (request.op === 'A') request.oldestSince = this.pending.oldest(request.slot) ? undefined : performance.now();
     this.pending.push(request.slot, request);
     link.write(requestLine(request));
+  }
+
+  /**
+   * Whether this connection talks to `node` only because a standby's `M` led it there (its home
+   * is another node). When `node` has just died under another connection, this one dies with
+   * it a moment later (a dying process closes its sockets one by one): it is no place to
+   * re-send, and it comes home by itself once it drops.
+   */
+  reachedOnlyByRedirect(node: Address): boolean {
+    return sameAddress(this.address, node) && !sameAddress(this.home, node);
   }
 
   /** Whether `request` is sent here and not yet answered. */
@@ -260,6 +273,7 @@ export class KeyedClientConnection {
     // before it answered anything (a server turning it away), waits the interval.
     // Rate-limited by nature: to be dropped again after coming back, it must first be answered again.
     const served = this.served;
+    const lostAt = this.address; // where the socket talked, before the connection goes home below
     // A redirect's target that could not be reached (the active a standby named has just died):
     // home again soon, where the standby will know better, not after the whole interval.
     const redirectFailed = !served && !sameAddress(this.address, this.home);
@@ -279,7 +293,7 @@ export class KeyedClientConnection {
       this.reconnectTimer.unref();
     }
     const orphans = this.takeUnanswered();
-    if (orphans.length > 0) this.hooks.orphaned(orphans, reason, this);
+    if (orphans.length > 0) this.hooks.orphaned(orphans, reason, this, lostAt);
   }
 
   private readonly reconnect = (): void => {

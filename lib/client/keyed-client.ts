@@ -3,7 +3,7 @@
 // the others stand by for when it drops. It owns the retry rules; each KeyedClientConnection owns
 // its socket, its pending table and its redirects.
 import { DEFAULT_KEYED_PORT, normalizeAddresses } from './address.ts';
-import type { AddressInput } from './address.ts';
+import type { Address, AddressInput } from './address.ts';
 import { KeyedClientConnection } from './keyed-client-connection.ts';
 import type { KeyedGrant } from './keyed-grant.ts';
 import type { Releaser } from './keyed-grant.ts';
@@ -57,12 +57,18 @@ const NO_CONNECTION = 'no connection to a Baton server is up';
 /** setTimeout fires at once (with a warning) for anything longer. */
 const MAX_TIMER_MS = 0x7fffffff;
 
+/** A parked acquire: the timer that gives up on it, and the node it was lost on, when it was. */
+interface Parked {
+  readonly timer: NodeJS.Timeout;
+  readonly lostAt: Address | undefined;
+}
+
 export class KeyedClient implements Releaser {
   private readonly connections: KeyedClientConnection[];
   private started = false;
   private closing: Promise<void> | undefined;
-  /** Acquires waiting for a connection to come up, with the timer that gives up on them. */
-  private readonly parked = new Map<PendingAcquire, NodeJS.Timeout>();
+  /** Acquires waiting for a connection to come up (only after a drop, so never on the hot path). */
+  private readonly parked = new Map<PendingAcquire, Parked>();
   private readonly parkLimitMs: number;
   /** Releases waiting for their next try, with the timer that will send them. */
   private readonly retrying = new Map<PendingRelease, NodeJS.Timeout>();
@@ -77,7 +83,7 @@ export class KeyedClient implements Releaser {
     const homes = addresses.length === 1 ? [...addresses, ...addresses] : addresses;
     const hooks = {
       releaser: this,
-      orphaned: (requests: PendingRequest[], reason: Error, from: KeyedClientConnection) => this.orphaned(requests, reason, from),
+      orphaned: (requests: PendingRequest[], reason: Error, from: KeyedClientConnection, lostAt: Address) => this.orphaned(requests, reason, from, lostAt),
       usable: () => this.unpark(),
     };
     const connectionOptions = {
@@ -212,7 +218,7 @@ export class KeyedClient implements Releaser {
       request.reject(reason);
     }
     this.retrying.clear();
-    for (const [request, timer] of this.parked) {
+    for (const [request, { timer }] of this.parked) {
       clearTimeout(timer);
       request.reject(reason);
     }
@@ -220,39 +226,57 @@ export class KeyedClient implements Releaser {
     await Promise.all(this.connections.map((connection) => connection.close(reason)));
   }
 
-  /** `reason`: why the request is being re-sent, if it is; built only when it fails (an Error's stack costs more than the send). */
-  private sendAcquire(request: PendingAcquire, reason: Error | undefined): void {
-    const connection = this.pick(undefined);
+  /**
+   * `reason`: why the request is being re-sent, if it is; built only when it fails (an Error's
+   * stack costs more than the send). `lostAt`: the node it was just lost on, when it was.
+   */
+  private sendAcquire(request: PendingAcquire, reason: Error | undefined, lostAt?: Address): void {
+    const connection = lostAt === undefined ? this.pick(undefined) : this.pickAwayFrom(lostAt);
     if (connection) connection.send(request);
-    else if (this.connections.some((c) => c.state === 'down')) this.park(request, reason ?? connectionLost(NO_CONNECTION));
-    else request.reject(reason ?? connectionLost(NO_CONNECTION));
+    // Connections that are down, or that a redirect led to the node just lost, come back (home)
+    // by themselves: wait for one rather than fail.
+    else if (this.connections.some((c) => c.state === 'down' || (lostAt !== undefined && c.reachedOnlyByRedirect(lostAt)))) {
+      this.park(request, reason ?? connectionLost(NO_CONNECTION), lostAt);
+    } else request.reject(reason ?? connectionLost(NO_CONNECTION));
   }
 
   /**
    * No connection is up, but some will reconnect (a failover: the connections that were on the
    * dead node are coming home, or asking a standby again): the acquire waits for one, within its
    * own wait and at most one reconnect interval plus a connect timeout, instead of failing at once.
+   * `lostAt`: the node it was just lost on, which unpark keeps it away from too.
    */
-  private park(request: PendingAcquire, reason: Error): void {
+  private park(request: PendingAcquire, reason: Error, lostAt: Address | undefined): void {
     const waitLeft = request.waitMs - (performance.now() - request.startedAt);
     const ms = Math.max(0, Math.min(this.parkLimitMs, waitLeft));
-    this.parked.set(
-      request,
-      setTimeout(() => {
-        this.parked.delete(request);
-        request.reject(reason);
-      }, ms),
-    );
+    const timer = setTimeout(() => {
+      this.parked.delete(request);
+      request.reject(reason);
+    }, ms);
+    this.parked.set(request, { timer, lostAt });
   }
 
+  /**
+   * A connection is connecting again. An acquire lost with a node still keeps away from the
+   * connections a redirect had led to that node: one comes home while another is still open
+   * there (the dying process has not closed that socket yet), and the acquire sent on the open
+   * one would spend a try (with two connections, its last) on the dead node. With only such
+   * connections, or down ones, it stays parked, under the timer it was parked with.
+   */
   private unpark(): void {
     if (this.parked.size === 0) return;
     const now = performance.now();
     const waiting = [...this.parked];
     this.parked.clear();
-    for (const [request, timer] of waiting) {
-      clearTimeout(timer);
+    for (const [request, parked] of waiting) {
+      const away = parked.lostAt === undefined ? undefined : this.pickAwayFrom(parked.lostAt);
+      if (parked.lostAt !== undefined && away === undefined) {
+        this.parked.set(request, parked);
+        continue;
+      }
+      clearTimeout(parked.timer);
       if (!shrinkWait(request, now, waitToWireSeconds)) request.reject(new LockTimeoutError(request.key, request.waitMs));
+      else if (away !== undefined) away.send(request);
       else this.sendAcquire(request, undefined);
     }
   }
@@ -311,7 +335,7 @@ export class KeyedClient implements Releaser {
   }
 
   /** Requests from a connection that dropped: acquires move on, releases retry later. */
-  private orphaned(requests: PendingRequest[], reason: Error, from: KeyedClientConnection): void {
+  private orphaned(requests: PendingRequest[], reason: Error, from: KeyedClientConnection, lostAt: Address): void {
     const now = performance.now();
     for (const request of requests) {
       if (request.op === 'R') {
@@ -322,7 +346,7 @@ export class KeyedClient implements Releaser {
       else if (request.op === 'R') this.retryReleaseLater(request, reason);
       else if (--request.triesLeft <= 0) request.reject(reason);
       else if (!shrinkWait(request, now, waitToWireSeconds)) request.reject(new LockTimeoutError(request.key, request.waitMs));
-      else this.sendAcquire(request, reason);
+      else this.sendAcquire(request, reason, lostAt);
     }
   }
 
@@ -366,5 +390,22 @@ export class KeyedClient implements Releaser {
       if (state === 'connecting' && fallback < 0) fallback = index;
     }
     return fallback < 0 ? undefined : this.connections[fallback];
+  }
+
+  /**
+   * pick, for an acquire just lost on node `lostAt`: a connection that reached that node only
+   * through a standby's `M` is left out. When the node died (kill -9), every connection a
+   * redirect had led there dies with it, each a moment later, and moving the acquire along them
+   * spent all its tries on one death within a millisecond; it waits for one to come home instead.
+   * Kept apart from pick so that the pick of every other request stays as it was.
+   */
+  private pickAwayFrom(lostAt: Address): KeyedClientConnection | undefined {
+    let fallback: KeyedClientConnection | undefined;
+    for (const connection of this.connections) {
+      if (connection.reachedOnlyByRedirect(lostAt)) continue;
+      if (connection.state === 'open') return connection;
+      if (connection.state === 'connecting') fallback ??= connection;
+    }
+    return fallback;
   }
 }

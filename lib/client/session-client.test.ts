@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BatonError } from '../errors.ts';
 import { SessionClient } from './session-client.ts';
 import type { SessionClientOptions } from './session-client.ts';
@@ -150,9 +150,10 @@ describe('SessionClient', () => {
     const lease = await sessions.open('queue', { lease: 400 });
     expect(lease.token).toBe(5n);
     const answeredAtPush = lease.stats.heartbeats;
-    await sleep(600); // longer than the lease: only heartbeats keep it
+    // Four answered heartbeats span longer than the 400 ms lease: only heartbeats keep it. Waited
+    // for by count, not by a fixed sleep (a loaded machine stretches the beat, not the promise).
+    await vi.waitFor(() => expect(lease.stats.heartbeats - answeredAtPush).toBeGreaterThanOrEqual(4), { timeout: 10_000, interval: 20 });
     expect(lease.signal.reason).toBeUndefined();
-    expect(lease.stats.heartbeats - answeredAtPush).toBeGreaterThanOrEqual(4);
     expect(lease.stats.position).toBeUndefined();
     await lease.close();
     expect(lease.signal.aborted).toBe(true);

@@ -21,6 +21,7 @@ import {
 const phase = z.enum(NODE_PHASES);
 /** A u64 in decimal (tokens, ceilings), by the one rule of lib/protocol/u64-text.ts. */
 const decimal = z.string().refine(isU64Text, 'not a u64 in decimal');
+const count = z.number().int().min(0);
 const failover = z.object({
   at: z.number(),
   from: z.string().nullable(),
@@ -32,6 +33,22 @@ const failover = z.object({
   claimsResumed: z.number().int().min(0).optional(),
   claimsExpired: z.number().int().min(0).optional(),
   claimsEnded: z.number().int().min(0).optional(),
+  // The entry's id, and the transition as the clients saw it (api-types.ts: TransitionClients).
+  id: z.string().max(256).optional(),
+  clients: z
+    .object({
+      moved: count,
+      expired: count,
+      lost: count,
+      ended: count,
+      reconnecting: count,
+      requeued: count,
+      regranted: count,
+      longestStallMs: z.number().min(0).nullable(),
+      stalls: count,
+      finishedAt: z.number().nullable(),
+    })
+    .optional(),
 });
 
 export type { SnapshotHolder, SnapshotWaiter };
@@ -42,8 +59,14 @@ export { KEY_HASH };
  * comes up): bounded in count and in every field, since an entry is shown and stored as it came.
  */
 export const MAX_AUDIT_BATCH = 200;
+/**
+ * A sender also keeps one message's entries under this many bytes of JSON (a catch-up pages the
+ * whole retained audit in such messages), well under the peer line limit (4 MiB): 200 entries
+ * of the longest fields, escaped, could pass it.
+ */
+export const MAX_AUDIT_BATCH_BYTES = 1024 * 1024;
 /** The longest text of each field; a sender cuts its entries to these (audit-replication.ts). */
-export const AUDIT_FIELD_MAX = { who: 256, target: 1024, result: 64, detail: 2048 } as const;
+export const AUDIT_FIELD_MAX = { who: 256, target: 1024, result: 64, detail: 2048, node: 64, id: 256 } as const;
 const auditEntry = z
   .object({
     at: z.number().finite(),
@@ -52,8 +75,8 @@ const auditEntry = z
     target: z.string().max(AUDIT_FIELD_MAX.target),
     result: z.string().max(AUDIT_FIELD_MAX.result),
     detail: z.string().max(AUDIT_FIELD_MAX.detail).nullable(),
-    node: z.string().min(1).max(64),
-    id: z.string().min(1).max(256),
+    node: z.string().min(1).max(AUDIT_FIELD_MAX.node),
+    id: z.string().min(1).max(AUDIT_FIELD_MAX.id),
   })
   .strict();
 
@@ -84,6 +107,8 @@ const messages = z.discriminatedUnion('t', [
     leaving: z.boolean().optional(),
     /** Active with state of its own making only (see role-decider.ts). */
     fresh: z.boolean().optional(),
+    /** Holds only part of an active's table (a join cut short): no candidate for the role (role-decider.ts holdsPartialTable). */
+    partial: z.boolean().optional(),
     /**
      * For an active, the highest ceiling it knows of; for a standby, the highest ceiling of ranges
      * other nodes than its active may have issued from (see TokenCeilings.foreign, server/cluster/token-ceilings.ts).
@@ -138,8 +163,16 @@ const messages = z.discriminatedUnion('t', [
   z.object({ t: z.literal('ceil'), ceiling: decimal }),
   z.object({ t: z.literal('ceil-ack'), ceiling: decimal }),
   z.object({ t: z.literal('failover'), f: failover }),
-  z.object({ t: z.literal('handoff'), seq: z.number(), pausedMs: z.number(), cause: z.enum(['signal', 'api-handoff', 'priority-return']) }),
-  z.object({ t: z.literal('promoted'), instance: z.string() }),
+  // lost: the session claims without a claim key the old active ended (REDIRECT) for this handoff.
+  z.object({
+    t: z.literal('handoff'),
+    seq: z.number(),
+    pausedMs: z.number(),
+    cause: z.enum(['signal', 'api-handoff', 'priority-return']),
+    lost: z.number().int().min(0).optional(),
+  }),
+  // failover: the id of the timeline entry the successor recorded for it.
+  z.object({ t: z.literal('promoted'), instance: z.string(), failover: z.string().max(256).optional() }),
   z.object({ t: z.literal('handoff-refused') }),
   /** After the hello: this node will not link with the dialer (its id is already linked; 'auth' is a failed TLS handshake, never sent). */
   z.object({ t: z.literal('refused'), reason: z.enum(['auth', 'duplicate']) }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideRole, type PeerState, type SelfState } from './role-decider.ts';
+import { decideRole, holdsPartialTable, type PeerState, type SelfState } from './role-decider.ts';
 
 const self = (over: Partial<SelfState> = {}): SelfState => ({
   id: 'b',
@@ -25,6 +25,7 @@ const peer = (id: string, priority: number, over: Partial<PeerState> = {}): Peer
   yielded: false,
   leaving: false,
   fresh: false,
+  partial: false,
   following: null,
   lagEvents: 0,
   // Steady for longer than the hold-down unless a test says otherwise.
@@ -160,5 +161,56 @@ describe('decideRole', () => {
   it('a node in the middle of promoting or handing off keeps going', () => {
     expect(decideRole(self({ phase: 'promoting' }), [peer('a', 0, { phase: 'active' })])).toEqual({ kind: 'stay' });
     expect(decideRole(self({ phase: 'handing-off', priority: 1 }), [peer('a', 0, { phase: 'active' })])).toEqual({ kind: 'stay' });
+  });
+
+  describe('a node that holds only part of the last active table (a join cut short)', () => {
+    // b followed a and its snapshot was under way (or not begun) when a went silent.
+    const midJoin = self({ phase: 'syncing', syncedWith: null, lastActiveInstance: 'i-a', following: null });
+
+    it('does not promote while that active is not heard, even with nobody else alive', () => {
+      // Found by the 5M join bench: b froze applying the snapshot, was cut off, heard nobody
+      // after its freeze, and promoted with 8,658 of millions of locks.
+      expect(holdsPartialTable(midJoin, [])).toBe(true);
+      expect(decideRole(midJoin, [])).toEqual({ kind: 'stay' });
+      expect(decideRole({ ...midJoin, priority: 0 }, [peer('c', 2, { syncedWith: null })])).toEqual({
+        kind: 'stay',
+      });
+    });
+
+    it('a re-sync starts the table over: a standby that was in sync holds it back the same way', () => {
+      // syncedWith is cleared when the new snapshot begins (peer-message-handler.ts).
+      expect(decideRole(self({ phase: 'syncing', syncedWith: null, following: null }), [])).toEqual({ kind: 'stay' });
+    });
+
+    it('lets the others take the role: a peer that says it holds part of a table is no candidate', () => {
+      // a restarted (a new instance, no memory of the cluster): it promotes, with an empty table, and b syncs from it.
+      const aBack = self({ id: 'a', priority: 0, instance: 'i-a2', phase: 'discovering', syncedWith: null, lastActiveInstance: null, following: null });
+      expect(decideRole(aBack, [peer('b', 1, { phase: 'syncing', syncedWith: null, partial: true })])).toEqual({ kind: 'promote' });
+      // A lower-priority node does not wait for a higher-priority one that will not take the role.
+      const c = self({ id: 'c', priority: 2, instance: 'i-c', phase: 'discovering', syncedWith: null, lastActiveInstance: null, following: null });
+      expect(decideRole(c, [peer('b', 1, { phase: 'syncing', syncedWith: null, partial: true })])).toEqual({ kind: 'promote' });
+      expect(decideRole(c, [peer('b', 1, { phase: 'syncing', syncedWith: null })])).toEqual({ kind: 'stay' });
+      // A standby in sync with the last active takes over as before.
+      expect(decideRole(self({ id: 'c', priority: 2, instance: 'i-c' }), [peer('b', 1, { phase: 'syncing', syncedWith: null, partial: true })])).toEqual({
+        kind: 'promote',
+      });
+    });
+
+    it('ends when an active is heard (it follows it), or when that active is heard and not active', () => {
+      expect(decideRole(midJoin, [peer('a', 0, { phase: 'active' })])).toEqual({ kind: 'follow', id: 'a' });
+      // a stepped out (a freeze of its own): it has its own state, and is the candidate.
+      const aOut = peer('a', 0, { phase: 'discovering', syncedWith: 'i-a' });
+      expect(holdsPartialTable(midJoin, [aOut])).toBe(false);
+      expect(decideRole({ ...midJoin, priority: 1 }, [aOut])).toEqual({ kind: 'stay' });
+      // a is back as another process: its table is gone, and b still does not serve the part it holds.
+      expect(holdsPartialTable(midJoin, [peer('a', 0, { instance: 'i-a2', phase: 'discovering', syncedWith: null })])).toBe(true);
+    });
+
+    it('never holds back a node that was in sync, was active itself, or never followed anyone', () => {
+      expect(holdsPartialTable(self(), [])).toBe(false);
+      expect(decideRole(self(), [])).toEqual({ kind: 'promote' });
+      expect(holdsPartialTable(self({ syncedWith: 'i-self', lastActiveInstance: 'i-self' }), [])).toBe(false);
+      expect(holdsPartialTable(self({ syncedWith: null, lastActiveInstance: null }), [])).toBe(false);
+    });
   });
 });

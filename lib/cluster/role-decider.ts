@@ -14,6 +14,11 @@
 //   after the discovery wait, the highest-priority candidate promotes.
 //   Candidates prefer nodes synced with the last active (their state is complete), then nodes
 //   that have not yielded.
+// - A node that followed an active and never held all of its table (mid-join: its snapshot was
+//   under way or not begun when that active went silent) is no candidate while that active is
+//   not heard (holdsPartialTable): its table is part of the cluster's, and serving it would lose
+//   the rest for good (an active that merely cut it off, and came up alone with an empty table,
+//   even steps down to it). It says so in its status, so the others pass it over too.
 import { isActivePhase, type NodePhase } from '../ops-api/cluster-vocabulary.ts';
 import { priorityReturn, type ReturnVerdict } from './priority-return.ts';
 
@@ -36,6 +41,8 @@ interface NodeState {
 }
 
 export interface PeerState extends NodeState {
+  /** The peer says it holds part of an active's table only (holdsPartialTable): never a candidate. */
+  partial: boolean;
   /** Replication lag in events, as the active measures it (0 when caught up); null when not known. */
   lagEvents: number | null;
   /** For an active: how long the peer has been its synced standby without a break (priority-return.ts), ms; null when it is not. */
@@ -64,6 +71,25 @@ const STAY: RoleDecision = { kind: 'stay' };
 export function returnVerdict(self: Pick<SelfState, 'priority' | 'instance' | 'returnHoldDownMs'>, alive: readonly PeerState[]): ReturnVerdict {
   const synced = alive.filter((p) => p.phase === 'standby' && p.syncedWith === self.instance);
   return priorityReturn(self.priority, synced, self.returnHoldDownMs);
+}
+
+/**
+ * Whether this node holds only part of the last active's table and must not take the role on its
+ * own: it followed an active (not itself), has not finished a snapshot from it (a join under way,
+ * or a re-sync, which starts the table over), and that active is not heard. It is not known
+ * whether that active is dead or only cut off (a freeze of this node, a partition): either way
+ * the rest of the table is not here. The hold ends when an active is heard (it is followed and
+ * synced from), or that active is heard not active (it stepped out, or follows someone: the
+ * cluster is changing hands and the usual rules pick the node with the state), or the process
+ * starts over (a restart forgets which active it followed: the operator's way out).
+ */
+export function holdsPartialTable(
+  self: Pick<SelfState, 'instance' | 'syncedWith' | 'lastActiveInstance'>,
+  alive: readonly Pick<PeerState, 'instance'>[],
+): boolean {
+  const last = self.lastActiveInstance;
+  if (last === null || last === self.instance || self.syncedWith === last) return false;
+  return !alive.some((p) => p.instance === last);
 }
 
 /** `alive`: the peers heard from within the peer timeout (never this node itself). */
@@ -106,9 +132,11 @@ export function decideRole(self: SelfState, alive: readonly PeerState[]): RoleDe
     yielded: boolean;
     self: boolean;
   }
+  // A node with part of a table is never a candidate, this one or a peer (holdsPartialTable).
+  const selfCandidate = holdsPartialTable(self, alive) ? [] : [{ priority: self.priority, syncedWith: self.syncedWith, yielded: self.yielded, self: true }];
   let pool: Candidate[] = [
-    { priority: self.priority, syncedWith: self.syncedWith, yielded: self.yielded, self: true },
-    ...alive.filter((p) => !p.leaving).map((p) => ({ priority: p.priority, syncedWith: p.syncedWith, yielded: p.yielded, self: false })),
+    ...selfCandidate,
+    ...alive.filter((p) => !p.leaving && !p.partial).map((p) => ({ priority: p.priority, syncedWith: p.syncedWith, yielded: p.yielded, self: false })),
   ];
   if (self.lastActiveInstance !== null) {
     const synced = pool.filter((c) => c.syncedWith === self.lastActiveInstance);

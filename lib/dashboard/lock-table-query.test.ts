@@ -111,6 +111,13 @@ describe('the table filters', () => {
     expect(pick({ q: 'queue' })).toEqual(['queue/only']);
   });
 
+  it('matches a lock by a waiter the server found for the same search, and not for another search', () => {
+    const waiters = { q: 'Deploy-bot', names: new Set(['queue/only']) };
+    const found = (q: string) => names(selectLockRows(rows(), search(q), { key: 'name', direction: 'asc' }, 3_000, undefined, waiters));
+    expect(found('deploy-bot ')).toEqual(['queue/only']);
+    expect(found('deploy-bo')).toEqual([]);
+  });
+
   it('keeps the locks held over one protocol', () => {
     expect(pick({ proto: 'keyed' })).toEqual(['keyed/long', 'keyed/short']);
     expect(pick({ proto: 'session' })).toEqual(['session/held']);

@@ -1,17 +1,21 @@
 // The lock table's search, filters and sort: pure functions over the rows the stream built, with
 // the local clock passed in (the time filters depend on it; the sorts do not).
 import type { Protocol } from '../ops-api/api-types.ts';
-import { heldForAt, leaseRemainingAt, type LockRow } from './dashboard-state.ts';
+import { heldForAt, type LockRow } from './dashboard-state.ts';
+import { leaseAtRisk } from './lease-risk.ts';
 
 /** What narrows the table; every field off is "every lock". */
 export interface LockFilters {
-  /** Text a lock's name, holder address or holder identity contains (case-insensitive). */
+  /**
+   * Text a lock's name, holder address or holder identity contains (case-insensitive); a
+   * waiter's address or identity too, through the names the server found (`WaiterHits`).
+   */
   q: string;
   /** Held over this protocol. */
   proto: Protocol | null;
   /** Has at least one waiter. */
   waiters: boolean;
-  /** Held, and the lease ends within this many seconds. */
+  /** Held, and the holder may lose it within this many seconds (lease-risk.ts: not a heartbeating session). */
   expiringWithinS: number | null;
   /** Held for longer than this many seconds. */
   heldLongerThanS: number | null;
@@ -33,16 +37,24 @@ function contains(text: string | null | undefined, needle: string): boolean {
   return text?.toLowerCase().includes(needle) === true;
 }
 
+/**
+ * The locks one of whose waiters' address or identity contains the search text, as the server
+ * found them (GET /api/v1/locks/waiter-search): the table knows only each lock's queue length.
+ * `q` is the search text they were found for; they count only while the search is still that.
+ */
+export interface WaiterHits {
+  q: string;
+  names: ReadonlySet<string>;
+}
+
 /** One row against the filters at local time `now`. `needle` is the search text, trimmed and lower-cased once. */
-function matches(row: LockRow, f: LockFilters, needle: string, now: number): boolean {
+function matches(row: LockRow, f: LockFilters, needle: string, now: number, waiterNames: ReadonlySet<string> | null): boolean {
   const { name, holder, queueLength } = row.summary;
-  if (needle !== '' && !contains(name, needle) && !contains(holder?.client, needle) && !contains(holder?.clientName, needle)) return false;
+  if (needle !== '' && !contains(name, needle) && !contains(holder?.client, needle) && !contains(holder?.clientName, needle) && waiterNames?.has(name) !== true)
+    return false;
   if (f.proto !== null && holder?.protocol !== f.proto) return false;
   if (f.waiters && queueLength === 0) return false;
-  if (f.expiringWithinS !== null) {
-    const left = leaseRemainingAt(row, now);
-    if (left === null || left > f.expiringWithinS * 1_000) return false;
-  }
+  if (f.expiringWithinS !== null && !leaseAtRisk(row, now, f.expiringWithinS * 1_000)) return false;
   if (f.heldLongerThanS !== null) {
     const held = heldForAt(row, now);
     if (held === null || held <= f.heldLongerThanS * 1_000) return false;
@@ -56,6 +68,9 @@ export interface LockSort {
   key: LockSortKey;
   direction: SortDirection;
 }
+
+/** The table's order when the URL names none: by name, A→Z (the order the snapshot's first page comes in). */
+export const DEFAULT_SORT: LockSort = { key: 'name', direction: 'asc' };
 
 /** Compares two decimal u64 strings numerically (no leading zeros, as the API sends them). */
 export function compareDecimal(a: string, b: string): number {
@@ -113,13 +128,21 @@ function compareRows(a: LockRow, b: LockRow, sort: LockSort): number {
  * The rows the table shows at local time `now`: those the filters keep, sorted. With `through`,
  * only the locks named up to it (code-unit order).
  */
-export function selectLockRows(locks: ReadonlyMap<string, LockRow>, filters: LockFilters, sort: LockSort, now: number, through?: string): LockRow[] {
+export function selectLockRows(
+  locks: ReadonlyMap<string, LockRow>,
+  filters: LockFilters,
+  sort: LockSort,
+  now: number,
+  through?: string,
+  waiters: WaiterHits | null = null,
+): LockRow[] {
   const needle = filters.q.trim().toLowerCase();
   const everything = !filtersActive(filters);
+  const waiterNames = waiters !== null && waiters.q.trim().toLowerCase() === needle ? waiters.names : null;
   const rows: LockRow[] = [];
   for (const row of locks.values()) {
     if (through !== undefined && row.summary.name > through) continue;
-    if (everything || matches(row, filters, needle, now)) rows.push(row);
+    if (everything || matches(row, filters, needle, now, waiterNames)) rows.push(row);
   }
   return rows.sort((a, b) => compareRows(a, b, sort));
 }
@@ -149,13 +172,20 @@ export interface TableView {
 }
 
 /** The table's rows and whether they are all of them yet; `paging` null once the table is complete. */
-export function selectTableView(locks: ReadonlyMap<string, LockRow>, filters: LockFilters, sort: LockSort, now: number, paging: TablePaging | null): TableView {
-  if (paging === null) return { rows: selectLockRows(locks, filters, sort, now), loading: null };
+export function selectTableView(
+  locks: ReadonlyMap<string, LockRow>,
+  filters: LockFilters,
+  sort: LockSort,
+  now: number,
+  paging: TablePaging | null,
+  waiters: WaiterHits | null = null,
+): TableView {
+  if (paging === null) return { rows: selectLockRows(locks, filters, sort, now, undefined, waiters), loading: null };
   const progress = { loaded: paging.loaded, total: Math.max(paging.total, paging.loaded) };
   if (paging.through !== null && sort.key === 'name' && sort.direction === 'asc') {
-    return { rows: selectLockRows(locks, filters, sort, now, paging.through), loading: { kind: 'first-by-name', ...progress } };
+    return { rows: selectLockRows(locks, filters, sort, now, paging.through, waiters), loading: { kind: 'first-by-name', ...progress } };
   }
-  return { rows: selectLockRows(locks, filters, sort, now), loading: { kind: 'partial', ...progress } };
+  return { rows: selectLockRows(locks, filters, sort, now, undefined, waiters), loading: { kind: 'partial', ...progress } };
 }
 
 /** The next sort after a click on a column header: same column flips, a new one starts sensibly. */

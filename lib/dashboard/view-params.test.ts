@@ -12,6 +12,17 @@ const view: fc.Arbitrary<ViewParams> = fc.record({
   waiters: fc.boolean(),
   expiringWithinS: fc.option(fc.integer({ min: 1, max: MAX_EXPIRING_S }), { nil: null }),
   heldLongerThanS: fc.option(fc.integer({ min: 0, max: MAX_HELD_S }), { nil: null }),
+  sort: fc.record({
+    key: fc.constantFrom('name' as const, 'heldFor' as const, 'token' as const, 'leaseLeft' as const, 'queue' as const),
+    direction: fc.constantFrom('asc' as const, 'desc' as const),
+  }),
+  client: fc.option(
+    fc.record({
+      by: fc.constantFrom('identity' as const, 'address' as const),
+      value: fc.string({ minLength: 1, maxLength: 60 }).filter((s) => !/[\p{Cc}\p{Cs}]/u.test(s)),
+    }),
+    { nil: null },
+  ),
 });
 
 describe('the view in the URL', () => {
@@ -37,7 +48,17 @@ describe('the view in the URL', () => {
       waiters: true,
       expiringWithinS: 10,
       heldLongerThanS: 300,
+      sort: { key: 'name', direction: 'asc' },
+      client: null,
     });
+    expect(parseViewParams('?sort=queue.desc&client=deploy-bot%40ci%20pid%207').sort).toEqual({ key: 'queue', direction: 'desc' });
+    expect(parseViewParams('?client=deploy-bot%40ci%20pid%207').client).toEqual({ by: 'identity', value: 'deploy-bot@ci pid 7' });
+    expect(parseViewParams('?client=127.0.0.1%3A5000&clientBy=address').client).toEqual({ by: 'address', value: '127.0.0.1:5000' });
+  });
+
+  it('writes the sort only when it is not the default order', () => {
+    expect(formatViewParams({ ...EMPTY_VIEW, sort: { key: 'queue', direction: 'desc' } })).toBe('?sort=queue.desc');
+    expect(formatViewParams({ ...EMPTY_VIEW, sort: { key: 'name', direction: 'asc' } }, '?sort=queue.desc')).toBe('');
   });
 
   it('ignores values it cannot read instead of failing', () => {
@@ -49,6 +70,11 @@ describe('the view in the URL', () => {
     expect(parseViewParams(`?lock=${'x'.repeat(251)}`).lock).toBeNull();
     expect(parseViewParams(`?q=${'x'.repeat(201)}`).q).toBe('');
     expect(parseViewParams('?lock=a%0Ab').lock).toBeNull();
+    expect(parseViewParams('?sort=queue').sort).toEqual(EMPTY_VIEW.sort);
+    expect(parseViewParams('?sort=queue.down').sort).toEqual(EMPTY_VIEW.sort);
+    expect(parseViewParams('?sort=holder.asc').sort).toEqual(EMPTY_VIEW.sort);
+    expect(parseViewParams('?client=a%0Ab').client).toBeNull();
+    expect(parseViewParams('?client=').client).toBeNull();
   });
 
   it('never throws, whatever the query', () => {
@@ -63,5 +89,8 @@ describe('the view in the URL', () => {
   it('compares views field by field', () => {
     expect(sameView(EMPTY_VIEW, { ...EMPTY_VIEW })).toBe(true);
     expect(sameView(EMPTY_VIEW, { ...EMPTY_VIEW, heldLongerThanS: 0 })).toBe(false);
+    expect(sameView(EMPTY_VIEW, { ...EMPTY_VIEW, sort: { key: 'name', direction: 'desc' } })).toBe(false);
+    expect(sameView(EMPTY_VIEW, { ...EMPTY_VIEW, client: { by: 'identity', value: 'x' } })).toBe(false);
+    expect(sameView({ ...EMPTY_VIEW, client: { by: 'identity', value: 'x' } }, { ...EMPTY_VIEW, client: { by: 'address', value: 'x' } })).toBe(false);
   });
 });

@@ -73,9 +73,12 @@ export class Claim implements HeapItem {
   /** The lease end if not grant + lease (sliding, replicated, cut short), else null: tagged, so a fixed lease has no box. */
   expiresAt = Number.POSITIVE_INFINITY;
 
+  /** Its lock; made on first use for a HeldView (compact-holders.ts), always set for the engine's own claims. */
+  protected home: LockState | null;
+
   constructor(
     readonly id: number,
-    readonly lock: LockState,
+    home: LockState | null,
     /** Changes only for a resumable claim: detached from its connection, or taken up by another. */
     public owner: ClaimOwner,
     protocol: Protocol,
@@ -87,13 +90,26 @@ export class Claim implements HeapItem {
     /** Owner-defined number (e.g. the request's sequence on its connection). */
     tag: number,
   ) {
+    this.home = home;
     this.at = enqueuedAt;
     this.bits = (protocol === 'session' ? SESSION : 0) | (sliding ? SLIDING : 0);
     if (tag !== 0) this.extraFields().tag = tag;
   }
 
+  get lock(): LockState {
+    return this.home as LockState;
+  }
+
   get name(): string {
     return this.lock.name;
+  }
+
+  /**
+   * A compact holder read as a claim (compact-holders.ts: HeldView), not the engine's own
+   * object: the engine takes it back by lock name and claim id.
+   */
+  get isView(): boolean {
+    return false;
   }
 
   get state(): ClaimState {
@@ -119,6 +135,11 @@ export class Claim implements HeapItem {
 
   set renewQueued(on: boolean) {
     this.bits = on ? this.bits | RENEW_QUEUED : this.bits & ~RENEW_QUEUED;
+  }
+
+  /** Granted when it asked (no wait): the grant time is the ask time it was made with. */
+  protected grantedAsAsked(): void {
+    this.bits |= GRANTED;
   }
 
   /** When it was granted; 0 until then. */

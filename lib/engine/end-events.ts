@@ -8,7 +8,7 @@ import type { EndedHolder, ExpireEvent, ForceReleaseEvent, ReleaseEvent } from '
 export function endedHolder(holder: Claim, at: number): EndedHolder {
   return {
     at,
-    lock: holder.lock.name,
+    lock: holder.name,
     claimId: holder.id,
     token: holder.token,
     protocol: holder.protocol,
@@ -23,7 +23,7 @@ export function releaseEvent(holder: Claim, at: number, cause: ReleaseEvent['cau
   return {
     type: 'release',
     at,
-    lock: holder.lock.name,
+    lock: holder.name,
     claimId: holder.id,
     token: holder.token,
     protocol: holder.protocol,
@@ -40,7 +40,7 @@ export function expireEvent(holder: Claim, at: number): ExpireEvent {
   return {
     type: 'expire',
     at,
-    lock: holder.lock.name,
+    lock: holder.name,
     claimId: holder.id,
     token: holder.token,
     protocol: holder.protocol,
@@ -56,7 +56,7 @@ export function forceReleaseEvent(holder: Claim, at: number): ForceReleaseEvent 
   return {
     type: 'force-release',
     at,
-    lock: holder.lock.name,
+    lock: holder.name,
     claimId: holder.id,
     token: holder.token,
     protocol: holder.protocol,

@@ -81,9 +81,11 @@ export class GrantGate {
    * each is filed as held, for releaseHandovers to give to the head of its queue. Found by the
    * chaos checker: a lock stranded for 12.8 s, its queue refilled by clients that timed out.
    */
-  fileFreeQueues(locks: Iterable<LockState>): number {
+  fileFreeQueues(locks: Iterable<LockState | number>): number {
     let filed = 0;
     for (const lock of locks) {
+      // A compact lock (a slot number) has nobody waiting.
+      if (typeof lock === 'number') continue;
       if (lock.holder === null && lock.head !== null) {
         this.heldLocks.add(lock);
         filed++;

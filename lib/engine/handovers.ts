@@ -8,7 +8,7 @@
 // Deadlines (leases and waits) live in one indexed binary heap (see deadline-heap.ts).
 // Sliding leases are extended lazily: a heartbeat only moves `claim.expiresAt`; when the heap
 // pops the stale deadline, the claim is re-filed under its real one. A heartbeat is O(1).
-import type { Claim, HandoverCause, LockState } from './claim.ts';
+import type { Claim, ClaimOwner, HandoverCause, LockState } from './claim.ts';
 import type { Clock } from './clock.ts';
 import { expireEvent, releaseEvent } from './end-events.ts';
 import type { GrantGate } from './grant-gate.ts';
@@ -33,7 +33,17 @@ export class Handovers {
     try {
       const now = this.clock.now();
       const heap = this.table.heap;
-      for (let top = heap.peek(); top !== undefined && heap.peekDue() <= now; top = heap.peek()) {
+      const slots = this.table.compact.heap;
+      for (;;) {
+        // The two heaps (object claims, compact holders) as one: the earlier deadline first.
+        const slotDue = slots.peekDue();
+        if (slotDue < heap.peekDue()) {
+          if (slotDue > now) break;
+          this.expireCompact(slots.peek(), now);
+          continue;
+        }
+        const top = heap.peek();
+        if (top === undefined || heap.peekDue() > now) break;
         const real = top.state === 'holding' ? top.expiresAt : this.queueDeadline(top);
         if (real > now) {
           heap.update(top, real); // a sliding lease was extended since it was filed
@@ -78,7 +88,7 @@ export class Handovers {
    */
   catchUp(): number {
     const now = this.clock.now();
-    if (this.table.heap.peekDue() > now) return now;
+    if (this.table.nextDeadline() > now) return now;
     this.advance();
     return this.clock.now();
   }
@@ -176,6 +186,30 @@ export class Handovers {
     if (this.table.listeners.length > 0) {
       this.table.emit(releaseEvent(holder, now, cause));
     }
+  }
+
+  /** A compact holder released (by token) or undeliverable: ended, its event, and its slot parked. */
+  endCompact(slot: number, now: number, cause: 'release' | 'disconnect', token: bigint): void {
+    const table = this.table;
+    const compact = table.compact;
+    const event = table.listeners.length > 0 ? compact.releaseEvent(slot, now, cause, token) : null;
+    compact.unhold(slot);
+    table.held--;
+    if (event !== null) table.emit(event);
+    // A listener may have taken the lock again meanwhile.
+    table.parkCompactIfIdle(slot);
+  }
+
+  /** A compact holder's lease ran out: as expire() for an object holder. */
+  private expireCompact(slot: number, now: number): void {
+    const table = this.table;
+    const compact = table.compact;
+    const view = compact.view(slot);
+    compact.unhold(slot);
+    table.held--;
+    if (table.listeners.length > 0) table.emit(expireEvent(view, now));
+    (view.owner as ClaimOwner).onEnded(view, 'expired');
+    table.parkCompactIfIdle(slot);
   }
 
   private expire(holder: Claim, now: number): void {

@@ -75,7 +75,8 @@ describe('admin', () => {
     const holder = fixed('a', owner);
     const next = fixed('a', new Owner());
     const result = engine.forceRelease('a');
-    expect(result).toEqual({ ok: true, token: holder.token, claim: holder });
+    expect(result).toMatchObject({ ok: true, token: holder.token, claim: { id: holder.id, token: holder.token, state: 'ended' } });
+    expect(holder.state).toBe('ended');
     expect(owner.ended).toEqual([{ id: holder.id, reason: 'force-released' }]);
     expect(engine.lock('a')?.holder).toBe(next);
   });

@@ -10,7 +10,8 @@ describe('queueing and handover', () => {
     expect(claim.state).toBe('holding');
     expect(owner.granted).toEqual([claim]);
     expect(claim.token).toBe(1n);
-    expect(engine.lock('a')?.holder).toBe(claim);
+    // A keyed holder with nobody waiting is a row (compact-holders.ts): read as a new view each time.
+    expect(engine.lock('a')?.holder?.id).toBe(claim.id);
   });
 
   it('queues later requesters at the tail and grants them in FIFO order', () => {

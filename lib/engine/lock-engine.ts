@@ -36,10 +36,16 @@ export class LockEngine {
   private readonly serving: ServingOps;
   private readonly replica: ReplicaOps;
 
+  /**
+   * `compactHolders: false` keeps every lock in the object form (compact-holders.ts): only for
+   * tests that check the compact form against it.
+   */
   constructor(
     clock: Clock,
     private readonly tokens: TokenSource,
+    options: { compactHolders?: boolean } = {},
   ) {
+    this.table.compactOn = options.compactHolders ?? true;
     this.gate = new GrantGate(clock, tokens);
     this.handovers = new Handovers(this.table, this.gate, clock);
     this.serving = new ServingOps(this.table, this.gate, this.handovers, clock);

@@ -4,7 +4,8 @@
 // Its methods are the changes more than one part makes (file a lock, park it, end a holder, take
 // a waiter out of its queue), so that each keeps the counts and the heap right in one place. Only
 // the engine's parts see it: the rest of the tree reads it through LockEngine.
-import { type Claim, type HandoverCause, LockState } from './claim.ts';
+import { Claim, type HandoverCause, LockState } from './claim.ts';
+import { CompactHolders, type TableEntry } from './compact-holders.ts';
 import { DeadlineHeap } from './deadline-heap.ts';
 import { ParkedLocks } from './parked-locks.ts';
 import type { LockEvent, LockEventListener } from './events.ts';
@@ -37,10 +38,24 @@ export interface DetachLimits {
 export const DEFAULT_DETACH_LIMITS: DetachLimits = Object.freeze({ maxMs: 60_000, maxClaims: 16_384 });
 
 export class LockTable {
-  /** Every lock with a holder or waiters, and up to MAX_PARKED idle ones (parked: `lock.parked`). */
-  readonly locks = new Map<string, LockState>();
-  /** The parked locks, oldest first. */
-  private readonly parkedLocks = new ParkedLocks<LockState>(MAX_PARKED);
+  /**
+   * Every lock with a holder or waiters, and up to MAX_PARKED idle ones (parked: `lock.parked`):
+   * a LockState, or the slot of a compact one (compact-holders.ts: a keyed holder, nobody waiting).
+   */
+  readonly locks = new Map<string, TableEntry>();
+  /** The compact locks' columns and their deadlines. */
+  readonly compact = new CompactHolders(this.locks);
+  /** Whether a keyed grant may take the compact form (off only to test the object form against it). */
+  compactOn = true;
+  /** The parked locks of both forms, oldest first. */
+  private readonly parkedLocks = new ParkedLocks<TableEntry>(MAX_PARKED, {
+    placeOf: (e) => (typeof e === 'number' ? (this.compact.parkPos[e] as number) : e.parkSlot),
+    setPlace: (e, at) => {
+      if (typeof e === 'number') this.compact.parkPos[e] = at;
+      else e.parkSlot = at;
+    },
+  });
+  /** The object-form claims' deadlines (the compact ones are in compact.heap). */
   readonly heap = new DeadlineHeap<Claim>();
   readonly listeners: LockEventListener[] = [];
   /** Claim ids are never reused, not even across a promotion (see ReplicaOps). */
@@ -72,7 +87,9 @@ export class LockTable {
 
   /** The engine clock time at which `advance()` has work next; +Infinity when none. */
   nextDeadline(): number {
-    return this.heap.peekDue();
+    const a = this.heap.peekDue();
+    const b = this.compact.heap.peekDue();
+    return a < b ? a : b;
   }
 
   /** Locks with a holder or waiters. */
@@ -96,6 +113,7 @@ export class LockTable {
   /** The lock's state (holder and queue), or undefined when nobody holds or waits for it. */
   lock(name: string): LockState | undefined {
     const lock = this.locks.get(name);
+    if (typeof lock === 'number') return (this.compact.parkPos[lock] as number) >= 0 ? undefined : this.compact.lockView(lock);
     return lock === undefined || lock.parked ? undefined : lock;
   }
 
@@ -155,15 +173,93 @@ export class LockTable {
 
   /** Every lock that has a holder or waiters (live: a lock filed while iterating may be seen). */
   *allLocks(): IterableIterator<LockState> {
-    for (const lock of this.locks.values()) if (!lock.parked) yield lock;
+    for (const lock of this.locks.values()) {
+      if (typeof lock === 'number') {
+        if ((this.compact.parkPos[lock] as number) < 0) yield this.compact.lockView(lock);
+      } else if (!lock.parked) yield lock;
+    }
+  }
+
+  /** The lock object of `name` if it holds or waits (a compact one turned into objects), else undefined. */
+  objectLock(name: string): LockState | undefined {
+    const lock = this.locks.get(name);
+    if (typeof lock !== 'number') return lock;
+    return this.compact.ids[lock] === 0 ? undefined : this.objectForm(lock);
+  }
+
+  /**
+   * Turns compact slot `slot` into a LockState (with its holder as a Claim, filed in the object
+   * heap under the same deadline) filed under its name; a parked slot becomes an idle lock that
+   * is not parked (the caller gives it a claim). The slot is free afterwards.
+   */
+  objectForm(slot: number): LockState {
+    const c = this.compact;
+    const name = c.names[slot] as string;
+    const lock = new LockState(name);
+    lock.filed = true;
+    if ((c.parkPos[slot] as number) >= 0) this.parkedLocks.take(slot);
+    const id = c.ids[slot] as number;
+    if (id !== 0) {
+      const at = c.grantedAt[slot] as number;
+      const leaseMs = c.leaseMs[slot] as number;
+      const claim = new Claim(id, lock, c.ownerOf(slot), 'keyed', c.clientOf(slot), leaseMs, false, at, 0);
+      claim.token = c.tokens[slot] as bigint;
+      claim.clientName = c.clientNameOf(slot);
+      claim.state = 'holding';
+      claim.grantedAt = at;
+      claim.expiresAt = c.expiresAt(slot);
+      lock.holder = claim;
+      this.heap.push(claim, claim.expiresAt);
+    }
+    c.release(slot);
+    this.locks.set(name, lock);
+    return lock;
+  }
+
+  /** A new compact slot filed under `name` (not held yet); the caller has looked and found none. */
+  addCompact(name: string): number {
+    const slot = this.compact.alloc(name);
+    this.locks.set(name, slot);
+    return slot;
+  }
+
+  /**
+   * A compact slot's holder is gone: it is parked, as an idle lock object would be, unless the
+   * event listeners or the owner called back took it again, turned it into objects or reset all.
+   */
+  parkCompactIfIdle(slot: number): void {
+    const c = this.compact;
+    if (c.ids[slot] !== 0 || (c.parkPos[slot] as number) >= 0 || typeof c.names[slot] !== 'string') return;
+    const pushedOut = this.parkedLocks.park(slot);
+    if (pushedOut !== null) this.unfileEntry(pushedOut);
+  }
+
+  /** A parked compact slot gets a claim again. */
+  unparkCompact(slot: number): void {
+    this.parkedLocks.take(slot);
+  }
+
+  private unfileEntry(entry: TableEntry): void {
+    if (typeof entry === 'number') this.unfileCompact(entry);
+    else this.unfile(entry);
+  }
+
+  /** Takes compact slot `slot` out of the table, silently (its holder, if any, ends with no event: see ReplicaOps.replicaClearLock). */
+  unfileCompact(slot: number): void {
+    const c = this.compact;
+    if ((c.parkPos[slot] as number) >= 0) this.parkedLocks.take(slot);
+    else if (c.ids[slot] !== 0) this.held--;
+    this.locks.delete(c.names[slot] as string);
+    c.release(slot);
   }
 
   // --- the changes more than one part makes ---
 
   /** The lock to file a claim under: the one in the table (taken out of the parked ones) or a new one. */
   lockNamed(name: string): LockState {
-    const lock = this.locks.get(name);
-    if (lock === undefined) return this.addLock(name);
+    const entry = this.locks.get(name);
+    if (entry === undefined) return this.addLock(name);
+    const lock = typeof entry === 'number' ? this.objectForm(entry) : entry;
     if (lock.parked) this.unpark(lock);
     return lock;
   }
@@ -180,7 +276,7 @@ export class LockTable {
   dropIfIdle(lock: LockState): void {
     if (!lock.idle || !lock.filed || lock.parked) return;
     const pushedOut = this.parkedLocks.park(lock);
-    if (pushedOut !== null) this.unfile(pushedOut);
+    if (pushedOut !== null) this.unfileEntry(pushedOut);
   }
 
   /** A parked lock gets a claim again: it starts as a new lock would (no queue, so no last end). */
@@ -199,11 +295,13 @@ export class LockTable {
   /** Empties the table (reset): every lock in it stops being the lock of its name. */
   unfileAll(): void {
     for (const lock of this.locks.values()) {
+      if (typeof lock === 'number') continue;
       lock.filed = false;
       lock.parkSlot = -1;
     }
     this.locks.clear();
     this.parkedLocks.clear();
+    this.compact.clear();
   }
 
   /** Files a claim that sent a claim key (it must have its keyHash already). */

@@ -6,12 +6,29 @@
 // the common case, reuses the same last slot), and when the ring is full of empty slots between
 // parked ones it is compacted, at most once per RING - MAX_PARKED parks (amortized O(1)).
 
-/** What the ring needs of a lock: its slot, -1 when not parked. */
+/**
+ * Where each parked entry's ring slot is kept (-1 when not parked): a field of a lock object, or
+ * a column of compact slots (compact-holders.ts), so the ring holds both kinds in one order.
+ */
+export interface ParkPlaces<L> {
+  placeOf(lock: L): number;
+  setPlace(lock: L, slot: number): void;
+}
+
+/** What a lock object keeps of the ring: its slot, -1 when not parked. */
 export interface Parkable {
   parkSlot: number;
 }
 
-export class ParkedLocks<L extends Parkable> {
+/** The places of lock objects: their own parkSlot field. */
+export const fieldPlaces: ParkPlaces<Parkable> = {
+  placeOf: (lock) => lock.parkSlot,
+  setPlace: (lock, slot) => {
+    lock.parkSlot = slot;
+  },
+};
+
+export class ParkedLocks<L> {
   private ring: (L | null)[];
   /** The oldest used slot, and how many slots from it on are in use (parked or emptied). */
   private head = 0;
@@ -20,7 +37,10 @@ export class ParkedLocks<L extends Parkable> {
   private readonly mask: number;
 
   /** `max` locks at most; the ring has twice as many slots, a power of two. */
-  constructor(readonly max: number) {
+  constructor(
+    readonly max: number,
+    private readonly places: ParkPlaces<L>,
+  ) {
     let size = 2;
     while (size < 2 * max) size *= 2;
     this.mask = size - 1;
@@ -36,7 +56,7 @@ export class ParkedLocks<L extends Parkable> {
     if (this.used > this.mask) this.compact();
     const slot = (this.head + this.used) & this.mask;
     this.ring[slot] = lock;
-    lock.parkSlot = slot;
+    this.places.setPlace(lock, slot);
     this.used++;
     if (++this.parked <= this.max) return null;
     const oldest = this.ring[this.head] as L;
@@ -46,8 +66,8 @@ export class ParkedLocks<L extends Parkable> {
 
   /** Takes a parked `lock` out of the ring. */
   take(lock: L): void {
-    this.ring[lock.parkSlot] = null;
-    lock.parkSlot = -1;
+    this.ring[this.places.placeOf(lock)] = null;
+    this.places.setPlace(lock, -1);
     this.parked--;
     const ring = this.ring;
     while (this.used > 0 && ring[(this.head + this.used - 1) & this.mask] === null) this.used--;
@@ -74,7 +94,7 @@ export class ParkedLocks<L extends Parkable> {
       const lock = old[(this.head + k) & this.mask];
       if (lock === null || lock === undefined) continue;
       ring[n] = lock;
-      lock.parkSlot = n++;
+      this.places.setPlace(lock, n++);
     }
     this.ring = ring;
     this.head = 0;

@@ -3,7 +3,7 @@
 // longest ago) are what the list says, across compactions of the ring.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Parkable, ParkedLocks } from './parked-locks.ts';
+import { fieldPlaces, type Parkable, ParkedLocks } from './parked-locks.ts';
 
 interface Lock extends Parkable {
   id: number;
@@ -18,7 +18,7 @@ describe('ParkedLocks', () => {
           maxLength: 600,
         }),
         (max, ops) => {
-          const ring = new ParkedLocks<Lock>(max);
+          const ring = new ParkedLocks<Lock>(max, fieldPlaces);
           const model: Lock[] = [];
           let nextId = 0;
           for (const op of ops) {
@@ -55,7 +55,7 @@ describe('ParkedLocks', () => {
   });
 
   it('compacts a ring full of emptied slots, and every lock is still found at its slot after', () => {
-    const ring = new ParkedLocks<Lock>(4); // 8 slots
+    const ring = new ParkedLocks<Lock>(4, fieldPlaces); // 8 slots
     const oldest: Lock = { id: 0, parkSlot: -1 };
     ring.park(oldest);
     let newest: Lock = { id: 1, parkSlot: -1 };
@@ -76,7 +76,7 @@ describe('ParkedLocks', () => {
   });
 
   it('reuses one slot for a lock parked and taken out again and again (no compaction needed)', () => {
-    const ring = new ParkedLocks<Lock>(4);
+    const ring = new ParkedLocks<Lock>(4, fieldPlaces);
     const held = [0, 1, 2].map((id) => ({ id, parkSlot: -1 }));
     for (const l of held) ring.park(l);
     const busy: Lock = { id: 9, parkSlot: -1 };

@@ -9,11 +9,15 @@
 // run out where the active's would have. Replicated waiters are not in the heap: a promotion
 // drops them (their connections were on the old active), except resumable session waiters
 // (those that sent a claim key), which keepDetached files there to wait for their client.
-import { Claim, type ClaimOwner, type HandoverCause, type LockState, type Protocol } from './claim.ts';
+import { Claim, type ClaimOwner, type HandoverCause, type LockState } from './claim.ts';
 import type { Clock } from './clock.ts';
 import { endedHolder, expireEvent, forceReleaseEvent, releaseEvent } from './end-events.ts';
-import type { EndedHolder, GrantEvent } from './events.ts';
+import type { EndedHolder } from './events.ts';
 import { type LockTable, NEVER } from './lock-table.ts';
+import { replicaCompactEnd, replicaCompactGrant } from './replica-compact.ts';
+import type { ReplicaGrant, ReplicaHolderEnd, ReplicaQueueLeave, ReplicaWaiter } from './replica-types.ts';
+
+export type { ReplicaGrant, ReplicaHolderEnd, ReplicaQueueLeave, ReplicaWaiter } from './replica-types.ts';
 import type { TokenSource } from '../tokens/token-source.ts';
 
 /** The owner of replicated claims: a grant is always taken, an end is nobody's business. */
@@ -22,37 +26,6 @@ export const DETACHED_OWNER: ClaimOwner = Object.freeze({
   onGranted: () => true,
   onEnded: () => {},
 });
-
-/** A grant as the active's event stream describes it, with where its lease stands now. */
-export interface ReplicaGrant extends Omit<GrantEvent, 'type' | 'at' | 'waitedMs' | 'clientName'> {
-  /** The identity the client gave, or null (absent: none). */
-  clientName?: string | null;
-  /** Lease left on the active, counted from now. */
-  remainingMs: number;
-  /** How long the claim has held already (0 for a grant seen live). */
-  heldForMs: number;
-  /** SHA-256 (hex) of the session's claim key when it opted in to resuming. */
-  keyHash?: string | null;
-}
-
-export interface ReplicaWaiter {
-  lock: string;
-  claimId: number;
-  protocol: Protocol;
-  client: string;
-  /** The identity the client gave, or null (absent: none). */
-  clientName?: string | null;
-  leaseMs: number;
-  sliding: boolean;
-  waitingForMs: number;
-  /** Wait left, counted from now; null waits forever. */
-  waitRemainingMs: number | null;
-  /** SHA-256 (hex) of the session's claim key when it opted in to resuming. */
-  keyHash?: string | null;
-}
-
-export type ReplicaHolderEnd = 'release' | 'disconnect' | 'expire' | 'force-release';
-export type ReplicaQueueLeave = 'timeout' | 'disconnect' | 'expired' | 'kick';
 
 const HANDOVER_CAUSE: Record<ReplicaHolderEnd, HandoverCause> = {
   release: 'release',
@@ -78,6 +51,10 @@ export class ReplicaOps {
     // A token issued by the active: none issued here after a promotion may be at or below it.
     this.tokens.raiseFloor?.(g.token);
     const now = this.clock.now();
+    if (g.protocol === 'keyed' && !g.sliding && !g.keyHash && this.table.compactOn && typeof this.table.locks.get(g.lock) !== 'object') {
+      replicaCompactGrant(this.table, g, DETACHED_OWNER, now, emit);
+      return;
+    }
     const lock = this.table.lockNamed(g.lock);
     const waiter = findWaiter(lock, g.claimId);
     if (waiter !== null) this.table.leaveQueue(waiter, false);
@@ -124,7 +101,9 @@ export class ReplicaOps {
    */
   replicaEndHolder(name: string, claimId: number, how: ReplicaHolderEnd, emit = true): boolean {
     this.claimIdSeen(claimId);
-    const lock = this.table.locks.get(name);
+    const entry = this.table.locks.get(name);
+    if (typeof entry === 'number') return replicaCompactEnd(this.table, entry, claimId, how, this.clock.now(), emit);
+    const lock = entry;
     const holder = lock?.holder;
     if (lock === undefined || !holder || holder.id !== claimId) return false;
     const now = this.clock.now();
@@ -176,7 +155,8 @@ export class ReplicaOps {
   replicaLeaveQueue(name: string, claimId: number, reason: ReplicaQueueLeave, emit = true): boolean {
     this.claimIdSeen(claimId);
     const lock = this.table.locks.get(name);
-    const waiter = lock === undefined ? null : findWaiter(lock, claimId);
+    // A compact lock has nobody waiting.
+    const waiter = lock === undefined || typeof lock === 'number' ? null : findWaiter(lock, claimId);
     if (waiter === null) return false;
     const now = this.clock.now();
     this.table.leaveQueue(waiter);
@@ -194,7 +174,7 @@ export class ReplicaOps {
    */
   replicaRenew(name: string, claimId: number, remainingMs: number): void {
     this.claimIdSeen(claimId);
-    const lock = this.table.locks.get(name);
+    const lock = this.table.objectLock(name);
     const holder = lock?.holder;
     const claim = holder && holder.id === claimId ? holder : this.table.resumable.get(claimId);
     if (claim === undefined || claim.state === 'ended' || claim.lock !== lock) return;
@@ -247,7 +227,13 @@ export class ReplicaOps {
     const ended: EndedHolder[] = [];
     const now = this.clock.now();
     const listening = this.table.listeners.length > 0;
+    const compact = this.table.compact;
     for (const lock of this.table.locks.values()) {
+      if (typeof lock === 'number') {
+        // Ended by the columns' clear below (a HeldView reads its state from them).
+        if (listening && compact.ids[lock] !== 0) ended.push(compact.endedHolder(lock, now));
+        continue;
+      }
       if (lock.holder !== null) {
         if (listening) ended.push(endedHolder(lock.holder, now));
         lock.holder.state = 'ended';
@@ -271,7 +257,13 @@ export class ReplicaOps {
    * active's whole state of that lock (the events seen before it may have left part of it).
    */
   replicaClearLock(name: string): void {
-    const lock = this.table.locks.get(name);
+    const entry = this.table.locks.get(name);
+    if (typeof entry === 'number') {
+      // A compact lock: its row goes, held or parked, silently.
+      this.table.unfileCompact(entry);
+      return;
+    }
+    const lock = entry;
     if (lock === undefined) return;
     if (lock.holder !== null) this.table.endHolder(lock, lock.holder, this.clock.now(), 'release');
     while (lock.head !== null) this.table.leaveQueue(lock.head, false);

@@ -8,6 +8,7 @@
 // constructor, and no call makes a closure or an object but the Claim acquire returns and, with
 // listeners, the events.
 import { type AcquireRequest, Claim, type ClaimOwner, type ClaimState } from './claim.ts';
+import { HeldView } from './compact-holders.ts';
 import type { Clock } from './clock.ts';
 import { forceReleaseEvent } from './end-events.ts';
 import type { GrantGate } from './grant-gate.ts';
@@ -35,11 +36,20 @@ export class ServingOps {
     if (!(leaseMs > 0 && leaseMs < NEVER) || !(waitMs >= 0)) throw new RangeError(`bad lease ${leaseMs} or wait ${waitMs}`);
     const now = this.handovers.catchUp();
     const open = this.gate.isOpenAt(now);
-    const existing = this.table.locks.get(name);
+    const entry = this.table.locks.get(name);
+    const compact = this.table.compact;
+    // A slot that holds is taken (only its holder's fields are in it).
+    const idle = entry === undefined || (typeof entry === 'number' ? compact.ids[entry] === 0 : entry.idle);
     // A token before any change: if none can be issued, the engine is left as it was and the
     // caller gets the TokensUnavailable (its client an error naming why).
-    const token = open && (existing === undefined || existing.idle) ? this.gate.issue() : 0n;
-    const lock = existing ?? this.table.addLock(name);
+    const token = open && idle ? this.gate.issue() : 0n;
+    if (open && idle && typeof entry !== 'object' && !sliding && protocol === 'keyed' && this.table.compactOn) {
+      // The common case at scale: a keyed claim granted at once on a lock nobody else wants.
+      if ((request.tag ?? 0) === 0 && (request.keyHash ?? null) === null && owner.awaitingResume !== true) {
+        return this.grantCompact(entry, request, token, now);
+      }
+    }
+    const lock = entry === undefined ? this.table.addLock(name) : typeof entry === 'number' ? this.table.objectForm(entry) : entry;
     if (lock.parked) this.table.unpark(lock);
     const claim = new Claim(this.table.nextClaimId++, lock, owner, protocol, client, leaseMs, sliding, now, request.tag ?? 0);
     claim.clientName = request.clientName ?? null;
@@ -81,6 +91,47 @@ export class ServingOps {
     return claim;
   }
 
+  /** acquire() of a keyed claim on a free lock, in the compact form: a row of columns, no objects kept. */
+  private grantCompact(entry: number | undefined, request: AcquireRequest, token: bigint, now: number): Claim {
+    const table = this.table;
+    const compact = table.compact;
+    let slot: number;
+    if (entry === undefined) slot = table.addCompact(request.name);
+    else {
+      slot = entry;
+      if ((compact.parkPos[slot] as number) >= 0) table.unparkCompact(slot);
+    }
+    const { owner, client, leaseMs } = request;
+    // The name the table keeps (a parked slot's, the same string each time: readers key on it).
+    const name = compact.names[slot] as string;
+    const clientName = request.clientName ?? null;
+    const id = table.nextClaimId++;
+    compact.hold(slot, id, token, now, leaseMs, owner, client, clientName);
+    table.held++;
+    if (table.listeners.length > 0) {
+      // The same fields, in the same order, as Handovers.grant's event.
+      table.emit({
+        type: 'grant',
+        at: now,
+        lock: name,
+        claimId: id,
+        token,
+        protocol: 'keyed',
+        client,
+        clientName,
+        leaseMs,
+        sliding: false,
+        waitedMs: 0,
+        handoverMs: null,
+        handoverCause: null,
+      });
+    }
+    const view = new HeldView(compact, slot, id, name, owner, client, clientName, leaseMs, now, now + leaseMs, token);
+    // Undeliverable: released at once (unless the owner ended it inside onGranted already).
+    if (!owner.onGranted(view) && compact.ids[slot] === id) this.handovers.endCompact(slot, now, 'disconnect', token);
+    return view;
+  }
+
   /**
    * Releases the keyed grant that `token` names. 'stale' when that token no longer holds `name`;
    * 'session-claim' when it is held by a session: a session's owner is its connection, the only
@@ -90,6 +141,12 @@ export class ServingOps {
   release(name: string, token: bigint): 'ok' | 'stale' | 'session-claim' {
     const now = this.handovers.catchUp();
     const lock = this.table.locks.get(name);
+    if (typeof lock === 'number') {
+      const compact = this.table.compact;
+      if (compact.ids[lock] === 0 || compact.tokens[lock] !== token) return 'stale';
+      this.handovers.endCompact(lock, now, 'release', token);
+      return 'ok';
+    }
     const holder = lock?.holder;
     if (lock === undefined || !holder || holder.token !== token) return 'stale';
     if (holder.protocol === 'session') return 'session-claim';
@@ -99,8 +156,10 @@ export class ServingOps {
   }
 
   /** The owner is gone (connection closed): a holder releases, a waiter leaves the queue. */
-  end(claim: Claim): void {
-    if (claim.state === 'ended') return;
+  end(view: Claim): void {
+    // A compact holder read as a claim: its row if it still holds there, else its lock's holder.
+    const claim = view.isView ? this.resolve(view) : view;
+    if (claim === null || claim.state === 'ended') return;
     const now = this.clock.now();
     if (claim.state === 'holding') {
       this.handovers.dropHolder(claim.lock, claim, now, 'disconnect');
@@ -111,6 +170,16 @@ export class ServingOps {
         this.table.emit({ type: 'leave-queue', at: now, lock: claim.name, claimId: claim.id, protocol: claim.protocol, reason: 'disconnect' });
       }
     }
+  }
+
+  /** The claim a HeldView stands for now: ended (null, or ended itself), its row (ended here), or the object form's holder. */
+  private resolve(view: Claim): Claim | null {
+    const entry = this.table.locks.get(view.name);
+    if (typeof entry === 'number') {
+      if (this.table.compact.ids[entry] === view.id) this.handovers.endCompact(entry, this.clock.now(), 'disconnect', view.token);
+      return null;
+    }
+    return entry !== undefined && entry.holder !== null && entry.holder.id === view.id ? entry.holder : null;
   }
 
   /** A sign of life from a sliding claim's client: its lease restarts. */
@@ -161,7 +230,8 @@ export class ServingOps {
   resume(name: string, keyHash: string, owner: ClaimOwner): Claim | null {
     this.handovers.catchUp();
     const lock = this.table.locks.get(name);
-    if (lock === undefined) return null;
+    // A compact lock has no resumable claim (compact-holders.ts).
+    if (lock === undefined || typeof lock === 'number') return null;
     let claim = lock.holder;
     if (claim === null || claim.keyHash !== keyHash || claim.owner.detached !== true) {
       claim = lock.head;
@@ -186,7 +256,7 @@ export class ServingOps {
   /** Admin: ends the holder of `name` (only the one holding `token`, when given) and hands the lock on. */
   forceRelease(name: string, token?: bigint): ForceReleaseResult {
     this.handovers.catchUp();
-    const lock = this.table.locks.get(name);
+    const lock = this.table.objectLock(name);
     const holder = lock?.holder ?? null;
     if (lock === undefined || holder === null) return { ok: false, reason: 'not-held', holderToken: null };
     if (token !== undefined && holder.token !== token) return { ok: false, reason: 'stale-token', holderToken: holder.token };
@@ -204,7 +274,8 @@ export class ServingOps {
   kick(name: string, claimId: number): boolean {
     this.handovers.catchUp();
     const lock = this.table.locks.get(name);
-    if (lock === undefined) return false;
+    // A compact lock has nobody waiting.
+    if (lock === undefined || typeof lock === 'number') return false;
     let claim = lock.head;
     while (claim !== null && claim.id !== claimId) claim = claim.next;
     if (claim === null) return false;

@@ -130,6 +130,53 @@ export interface FailoverView {
   claimsExpired?: number;
   /** Of those, how many an admin ended (force-release, kick) before their client came back. */
   claimsEnded?: number;
+  /**
+   * The entry's id, unique over the cluster (`<to>/<at>`): the failover messages that update an
+   * entry (its figures grow on the new active) replace the entry with the same id on every node.
+   * Absent on entries recorded before the extension.
+   */
+  id?: string;
+  /**
+   * The transition as the clients saw it (docs/cluster.md#handoff-and-failover-as-the-clients-saw-them).
+   * Absent for a split brain and on entries recorded before the extension.
+   */
+  clients?: TransitionClients;
+}
+
+/** What a handoff or failover did to the claims, and the longest stall a client had. */
+export interface TransitionClients {
+  /**
+   * Claims that went on at the new active with their token or queue place: keyed grants kept at
+   * the promotion, and resumable session claims (held or queued) whose client sent `RESUME`.
+   */
+  moved: number;
+  /** Resumable session claims whose lease ran out on the new active before their client came back. */
+  expired: number;
+  /**
+   * Session claims the transition ended: those without a claim key (told `REDIRECT` at a handoff,
+   * cut at a crash) and resumable ones over the new active's `--max-parked`.
+   */
+  lost: number;
+  /** Resumable session claims an admin ended (force-release, kick) before their client came back. */
+  ended: number;
+  /** Resumable session claims kept for their clients that are neither resumed nor ended yet. */
+  reconnecting: number;
+  /** Keyed waiters whose queue place the promotion dropped (their clients re-send the request). */
+  requeued: number;
+  /** Of those, how many re-sent requests the new active has granted so far (counted per lock). */
+  regranted: number;
+  /**
+   * The longest client stall (ms): from the old active's last grant-capable moment to a claim's
+   * `RESUME` or a re-sent keyed request's grant on the new active; null until one is measured.
+   */
+  longestStallMs: number | null;
+  /** How many stalls were measured (resumed session claims plus re-granted keyed requests). */
+  stalls: number;
+  /**
+   * When every claim had its fate (wall-clock ms): no claim reconnecting, every re-sent keyed
+   * request granted or its watch over (60 s after the promotion); null while that is not so.
+   */
+  finishedAt: number | null;
 }
 
 export interface ClusterView {
@@ -153,6 +200,13 @@ export interface ClusterView {
    * when no such node is waiting, and on a standby. Absent on a single node.
    */
   priorityReturn?: { node: string; inMs: number; reason: string } | null;
+  /**
+   * Set while this node holds only part of the table of the active it followed (a join cut
+   * short), that active is not heard, and so it does not take the active role (docs/cluster.md,
+   * "A join cut short"): `from` that active's id, `locks` what this node holds, `reason` in words.
+   * Null otherwise; absent on a single node.
+   */
+  partialTable?: { from: string | null; locks: number; reason: string } | null;
   failovers: FailoverView[];
   /**
    * Cluster nodes: the longest event-loop delay this node saw in each of its last 60 seconds
@@ -367,6 +421,8 @@ export interface SnapshotMessage {
   firstByName?: boolean;
   history: HistoryBucket[];
   feed: FeedItem[];
+  /** The node's newest audit position (GET /api/v1/audit `latest`) when the snapshot was taken. */
+  audit?: number;
 }
 
 /**
@@ -392,6 +448,8 @@ export interface DeltaMessage {
   feed: FeedItem[];
   /** Present when the cluster view changed. */
   cluster: ClusterView | null;
+  /** Present when the node kept a new audit entry: its newest audit position (GET /api/v1/audit `latest`); the page reads its audit again. */
+  audit?: number;
 }
 
 export interface ApiError {

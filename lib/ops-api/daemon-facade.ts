@@ -3,10 +3,12 @@
 // registers it at start; nothing creates a daemon by importing this file. Route code must use
 // only what is here: plain data and methods, never `instanceof` on daemon classes (a bundled
 // copy of a class is a different class).
+import type { ClientWaitingView, ContentionRange, ContentionView, WaiterSearchView } from './lock-views-types.ts';
 import type { AuditEntry, ClusterView, DaemonState, HistoryRange, LockDetail, LockHistory, LocksPage, NodeRole, StatsHistory, StatsView } from './api-types.ts';
 import type { ClientHeldView } from './client-release-types.ts';
 import type { AdminOp, ClientMatch, LockName } from './admin-request.ts';
 import type { AdminAudit, AdminResult } from './admin-result.ts';
+import type { AuditCursor, AuditFilter, AuditRow } from './audit-filter.ts';
 import type { HeldPage, LocksQuery, QueuePage } from './page-queries.ts';
 
 /** What a request is allowed to do, as decided by the security policy. */
@@ -57,6 +59,12 @@ export interface AuditFacade {
   health(): AuditHealth;
   /** Newest last. */
   recent(limit: number): AuditEntry[];
+  /** One page of GET /api/v1/audit: the newest `limit` matching entries before `cursor`, newest last. */
+  page(filter: AuditFilter, cursor: AuditCursor | null, limit: number): { entries: AuditRow[]; older: string | null };
+  /** The matching entries that arrived after position `after` (GET /api/v1/audit?after=). */
+  since(filter: AuditFilter, after: number, limit: number): { entries: AuditRow[]; latest: number; more: boolean };
+  /** The newest arrival position: it changes whenever an entry is kept (the live feed tells pages so). */
+  readonly latest: number;
   /** Called for each entry as it is recorded (the SSE feed shows admin actions). */
   subscribe(listener: (entry: AuditEntry) => void): () => void;
 }
@@ -133,6 +141,12 @@ export interface DaemonFacade {
   lockHistory(name: LockName): LockHistory;
   /** One page of the locks held by one client, by the identity it gave or its address (client-held-page.ts). */
   clientHeld(client: ClientMatch, page: HeldPage): Promise<ClientHeldView>;
+  /** One page of the waiters of one client across locks (server/lock-views/client-waiting-page.ts). */
+  clientWaiting(client: ClientMatch, page: HeldPage): Promise<ClientWaitingView>;
+  /** The most contended locks now and over the range (server/lock-views/contention-tracker.ts). */
+  contention(range: ContentionRange, limit: number): ContentionView;
+  /** The locks one of whose waiters' address or identity contains `q` (server/lock-views/waiter-search.ts). */
+  searchWaiters(q: string, limit: number): WaiterSearchView;
   /** Mutations (force-release, kick, handoff, restore), forwarded to the active node by a standby. */
   readonly admin: AdminFacade;
   metrics(): Promise<{ contentType: string; body: string }>;

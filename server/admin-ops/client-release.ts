@@ -3,7 +3,8 @@
 // one or the other, issue 26), sees every lock it holds, and releases them in one action. Each
 // release is still guarded by its token, so a lock that changed hands since the list was read
 // is left alone ("stale"). The list is read in pages (client-held-page.ts); the release walks
-// the lock table once, then releases in slices: an admin action, never on the lock path.
+// the lock table once, in slices too, then releases in slices: an admin action, never on the
+// lock path.
 import type { Claim } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { ClientReleaseResult } from '../../lib/ops-api/client-release-types.ts';
@@ -28,6 +29,14 @@ export function heldByClient(claim: Claim, match: ClientMatch): boolean {
 }
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * Locks the walk for the targets reads per turn of the event loop: the whole walk in one turn
+ * held the loop for 40-60 ms at 1,000,000 locks (40-60 ns a lock), on every bulk request; this
+ * many is about a millisecond. By count, not time, so what a release does is the same on a
+ * loaded machine.
+ */
+export const WALK_SLICE = 16_384;
 
 /** What a sliced release needs of its node between slices. */
 export interface SliceHooks {
@@ -55,16 +64,26 @@ export async function releaseClientLocally(engine: LockEngine, match: ClientMatc
   const wanted = new Set(tokens);
   // Found first, released after: a release may drop a lock from the table being walked.
   const targets: { name: string; token: bigint }[] = [];
-  for (const lock of engine.allLocks()) {
+  // A live walk, WALK_SLICE locks per turn: a lock that changes hands between two slices is
+  // found with its new holder or not at all, and the token guard below settles it either way.
+  let stopped: string | null = null;
+  const walk = engine.allLocks();
+  for (let n = 1, next = walk.next(); next.done !== true; n++, next = walk.next()) {
+    const lock = next.value;
     const h = lock.holder;
     if (h !== null && wanted.has(h.token) && heldByClient(h, match)) targets.push({ name: lock.name, token: h.token });
+    if (n % WALK_SLICE === 0) {
+      await nextTurn();
+      stopped = hooks.stopReason();
+      if (stopped !== null) break;
+    }
   }
+  if (stopped !== null) targets.length = 0;
   targets.sort(byName);
   const who = clientMatchText(match);
   const body: ClientReleaseResult = { released: [], stale: [] };
   const audits: AdminAudit[] = [];
   const done = new Set<bigint>();
-  let stopped: string | null = null;
   for (let start = 0; start < targets.length; start += RELEASE_SLICE) {
     if (start > 0) {
       await nextTurn();

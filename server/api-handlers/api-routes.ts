@@ -10,6 +10,7 @@ import { postHandoff } from './handoff.ts';
 import { getLockHistory, getStatsHistory } from './history-read.ts';
 import { forceRelease, kickWaiter } from './lock-actions.ts';
 import { getLock, listLocks } from './locks-read.ts';
+import { getClientWaiting, getContention, getWaiterSearch } from './lock-views-read.ts';
 import { getAudit, getCluster, getStats } from './overview.ts';
 import { getHealthz, getMetrics, getReadyz } from './probes.ts';
 import { postRestore } from './restore.ts';
@@ -53,6 +54,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { pattern: '/api/v1/locks/[name]/force-release', handlers: { POST: forceRelease } },
   { pattern: '/api/v1/locks/[name]/waiters/[id]/kick', handlers: { POST: kickWaiter } },
   { pattern: '/api/v1/clients/held', handlers: { GET: getClientHeld } },
+  { pattern: '/api/v1/clients/waiting', handlers: { GET: getClientWaiting } },
+  { pattern: '/api/v1/contention', handlers: { GET: getContention } },
+  { pattern: '/api/v1/waiters/search', handlers: { GET: getWaiterSearch } },
   { pattern: '/api/v1/clients/force-release', handlers: { POST: releaseClient }, maxBodyBytes: MAX_RELEASE_BODY_BYTES },
 ];
 

@@ -48,7 +48,8 @@ const heldPaging = {
     .pipe(z.union([z.null(), lockNameSchema])),
 };
 
-const heldQuery = z
+/** The query of clients/held, and of clients/waiting (lock-views-read.ts): a client, a page size and a cursor. */
+export const heldQuery = z
   .strictObject({ ...clientFields, ...heldPaging })
   .transform((v, ctx) => ({ match: toMatch(v, ctx), page: { limit: v.limit, after: v.after } }));
 

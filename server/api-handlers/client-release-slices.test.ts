@@ -7,7 +7,7 @@ import type { Claim } from '../../lib/engine/claim.ts';
 import { clientMatchTextSchema } from '../../lib/ops-api/admin-request.ts';
 import { localLockOps } from '../admin-ops/admin-ops.ts';
 import { MAX_BULK_AUDIT_LOCKS } from '../../lib/ops-api/admin-result.ts';
-import { RELEASE_SLICE } from '../admin-ops/client-release.ts';
+import { RELEASE_SLICE, WALK_SLICE } from '../admin-ops/client-release.ts';
 import { apiRequest, asAdmin, type TestFacade, testFacade } from '../ops-facade/testing/test-facade.ts';
 import { releaseClient } from './client-actions.ts';
 
@@ -70,6 +70,22 @@ describe('a bulk release of 10,000 locks', () => {
     );
     expect(bulk.slice(1).map((e) => e.target)).toEqual(claims.slice(0, MAX_BULK_AUDIT_LOCKS).map((_, i) => `bulk/${String(i).padStart(5, '0')}`));
     expect(entries.filter((e) => e.action === 'kick')).toHaveLength(500);
+  });
+});
+
+describe('a bulk release on a large table', () => {
+  it(`walks the table for the client's locks ${WALK_SLICE} locks per loop turn before releasing any`, async () => {
+    const t = await testFacade();
+    // Other clients' locks first in the table, then the client's own.
+    for (let i = 0; i < 2 * WALK_SLICE + 100; i++) t.holdAs(`other/${i}`, '127.0.0.1:6002', 'someone else');
+    const claims = holdMany(t, 10);
+    const total = t.engine.heldCount;
+    const heldSeen: number[] = [];
+    const body = await everyTurn(release(t, claims), () => heldSeen.push(t.engine.heldCount));
+    expect(body.released).toHaveLength(10);
+    // Two turns ran while the walk went on (nothing released yet), before the one slice of releases.
+    expect(heldSeen.slice(0, 2)).toEqual([total, total]);
+    expect(t.engine.heldCount).toBe(total - 10);
   });
 });
 

@@ -1,5 +1,6 @@
 // The node-wide reads of the console: the cluster, the overview numbers and the audit log.
-import { z } from 'zod';
+import type { AuditPage } from '../../lib/ops-api/audit-filter.ts';
+import { auditFilterOf, auditQuerySchema } from '../../lib/ops-api/audit-query.ts';
 import type { DaemonFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { readQuery, refusalResponse } from './request-input.ts';
 import { jsonResponse, refuseRead } from './route-kit.ts';
@@ -12,17 +13,26 @@ export function getStats(req: Request, daemon: DaemonFacade): Response {
   return refuseRead(req, daemon) ?? jsonResponse(200, daemon.stats());
 }
 
-export const DEFAULT_AUDIT_LIMIT = 200;
-/** The audit log keeps this many entries in memory (AUDIT_MEMORY in server/audit/audit-log.ts). */
-export const MAX_AUDIT_LIMIT = 1000;
-
-const auditQuery = z.object({ limit: z.coerce.number().int().min(1).max(MAX_AUDIT_LIMIT).default(DEFAULT_AUDIT_LIMIT) });
-
-/** Newest last, as the log keeps them. */
+/**
+ * One page of the audit (lib/ops-api/audit-query.ts says what a query may ask): back in time
+ * from `before`, or what arrived after `after`; newest last either way.
+ */
 export function getAudit(req: Request, daemon: DaemonFacade): Response {
   const refused = refuseRead(req, daemon);
   if (refused !== null) return refused;
-  const query = readQuery(req, auditQuery);
+  const query = readQuery(req, auditQuerySchema);
   if (!query.ok) return refusalResponse(query);
-  return jsonResponse(200, { entries: daemon.audit.recent(query.value.limit) });
+  const q = query.value;
+  const filter = auditFilterOf(q);
+  if (q.after !== undefined) {
+    const got = daemon.audit.since(filter, q.after, q.limit);
+    const body: AuditPage = { entries: got.entries, older: null, latest: got.latest, more: got.more };
+    return jsonResponse(200, body);
+  }
+  // `latest` with the page: the console asks `after=latest` for what arrives next, so nothing
+  // kept after this answer is missed, whatever its time.
+  const latest = daemon.audit.latest;
+  const got = daemon.audit.page(filter, q.before ?? null, q.limit);
+  const body: AuditPage = { entries: got.entries, older: got.older, latest, more: false };
+  return jsonResponse(200, body);
 }

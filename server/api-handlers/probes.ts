@@ -41,13 +41,13 @@ const readyQuery = z.object({ role: z.enum(['active', 'standby']).optional() });
  * Ready when the node can do its job: serving (starting has no listeners yet, draining is
  * turning clients away) and settled in a role (active, or a standby that has synced; not
  * discovering, syncing, promoting or handing off), and able to grant (see /healthz `grants`).
- * With `?role=` also in that role.
+ * With `?role=` also in that role. A node holding only part of a table (a join cut short) adds `reason`.
  * Always open, like /healthz.
  */
 export function getReadyz(req: Request, daemon: DaemonFacade): Response {
   const state = daemon.state();
   const role = daemon.role();
-  const { phase } = daemon.cluster();
+  const { phase, partialTable } = daemon.cluster();
   const query = readQuery(req, readyQuery);
   if (!query.ok) return refusalResponse(query);
   const wanted = query.value.role;
@@ -55,7 +55,9 @@ export function getReadyz(req: Request, daemon: DaemonFacade): Response {
   const refused = daemon.grants().refusal;
   const ready =
     state === 'serving' && refused === null && (phase === 'active' || phase === 'standby') && (wanted === undefined || (wanted === role && phase === wanted));
-  return jsonResponse(ready ? 200 : 503, { ready, state, role, phase, grants: refused ?? 'ok' }, peerCors(req, daemon));
+  // A node that holds part of a table and will not serve it says why (docs/cluster.md, "A join cut short").
+  const held = partialTable === undefined || partialTable === null ? {} : { reason: partialTable.reason };
+  return jsonResponse(ready ? 200 : 503, { ready, state, role, phase, grants: refused ?? 'ok', ...held }, peerCors(req, daemon));
 }
 
 /**

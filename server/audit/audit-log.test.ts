@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
-import { AUDIT_FILE, AUDIT_MEMORY, AUDIT_RELOAD, AuditLog } from './audit-log.ts';
+import { AUDIT_FILE, AUDIT_MEMORY, AUDIT_MEMORY_BYTES, AuditLog } from './audit-log.ts';
 
 const dirs: string[] = [];
 const logs: AuditLog[] = [];
@@ -54,10 +54,10 @@ describe('AuditLog in memory', () => {
     expect(log.recent(2).map((e) => e.target)).toEqual(['lock-4', 'lock-5']);
   });
 
-  it('keeps only the last 1000 entries', async () => {
+  it(`keeps only the last ${AUDIT_MEMORY} entries`, async () => {
     const log = await openLog(null);
     for (let i = 1; i <= AUDIT_MEMORY + 5; i++) log.record(entry(i));
-    const all = log.recent(5000);
+    const all = log.recent(AUDIT_MEMORY * 2);
     expect(all).toHaveLength(AUDIT_MEMORY);
     expect(all[0]?.target).toBe('lock-6');
   });
@@ -109,6 +109,25 @@ describe('AuditLog on disk', () => {
     expect(kept).toEqual(Array.from({ length: 25 }, (_, i) => `lock-${i}`).slice(25 - kept.length));
   });
 
+  it('keeps at most two files on disk, each at most the rotation size plus one write, however much is recorded', async () => {
+    const dir = await tempDir();
+    const log = await AuditLog.open(dir, 4_000);
+    logs.push(log);
+    for (let i = 0; i < 2_000; i++) {
+      log.record(entry(i));
+      if (i % 100 === 99) await new Promise((r) => setTimeout(r, 0));
+    }
+    await log.close();
+    const files = (await readdir(dir)).sort();
+    expect(files).toEqual([AUDIT_FILE, `${AUDIT_FILE}.1`]);
+    for (const f of files) expect((await stat(join(dir, f))).size).toBeLessThanOrEqual(4_000 + 64 * 1024);
+    // And what they hold is the newest entries, in order, read back at the next start.
+    const again = await openLog(dir);
+    const back = again.recent(AUDIT_MEMORY).map((e) => e.target);
+    expect(back.at(-1)).toBe('lock-1999');
+    expect(back).toEqual(Array.from({ length: back.length }, (_, i) => `lock-${2_000 - back.length + i}`));
+  });
+
   it('appends one JSON line per entry, in order', async () => {
     const dir = await tempDir();
     const log = await openLog(dir);
@@ -130,14 +149,48 @@ describe('AuditLog on disk', () => {
     ]);
   });
 
-  it('reloads only the last 200 entries of a long file', async () => {
+  it(`reloads the newest ${AUDIT_MEMORY} entries of a longer file`, async () => {
     const dir = await tempDir();
-    const lines = Array.from({ length: 500 }, (_, i) => JSON.stringify({ at: i, ...entry(i) })).join('\n');
+    const count = AUDIT_MEMORY + 500;
+    const lines = Array.from({ length: count }, (_, i) => JSON.stringify({ at: i, ...entry(i) })).join('\n');
     await writeFile(join(dir, AUDIT_FILE), `${lines}\n`);
     const log = await openLog(dir);
-    const got = log.recent(1000);
-    expect(got).toHaveLength(AUDIT_RELOAD);
-    expect(got[0]?.target).toBe('lock-300');
+    const got = log.recent(count);
+    expect(got).toHaveLength(AUDIT_MEMORY);
+    expect(got[0]?.target).toBe('lock-500');
+  });
+
+  it('reloads from the rotated file too when the current one holds fewer than the retention, in order', async () => {
+    const dir = await tempDir();
+    const line = (i: number) => JSON.stringify({ at: i, ...entry(i) });
+    await writeFile(join(dir, `${AUDIT_FILE}.1`), `${Array.from({ length: 300 }, (_, i) => line(i)).join('\n')}\n`);
+    await writeFile(join(dir, AUDIT_FILE), `${Array.from({ length: 100 }, (_, i) => line(300 + i)).join('\n')}\n`);
+    const log = await openLog(dir);
+    expect(log.recent(10_000).map((e) => e.target)).toEqual(Array.from({ length: 400 }, (_, i) => `lock-${i}`));
+  });
+
+  it('keeps every field within its bound in memory (the byte ceiling holds) and the whole entry in the file', async () => {
+    const dir = await tempDir();
+    const log = await openLog(dir);
+    const detail = 'd'.repeat(100_000);
+    log.record({ ...entry(1), detail, who: 'w'.repeat(10_000), target: 't'.repeat(10_000) });
+    const [kept] = log.recent(1);
+    expect(kept?.detail).toHaveLength(2_048);
+    expect(kept?.who).toHaveLength(256);
+    expect(kept?.target).toHaveLength(1_024);
+    await log.close();
+    expect((await fileLines(dir))[0]?.detail).toBe(detail);
+  });
+
+  it(`stays under ${AUDIT_MEMORY_BYTES} bytes of entries whatever they hold`, async () => {
+    const log = await openLog(null);
+    const big = { who: 'w'.repeat(300), target: 't'.repeat(2000), result: 'r'.repeat(100), detail: 'd'.repeat(3000) };
+    for (let i = 0; i < AUDIT_MEMORY; i++) log.record({ ...entry(i), ...big });
+    const { entries, bytes } = log.retained();
+    expect(bytes).toBeLessThanOrEqual(AUDIT_MEMORY_BYTES);
+    // The byte ceiling binds before the count does for entries this long.
+    expect(entries).toBeLessThan(AUDIT_MEMORY);
+    expect(entries).toBeGreaterThan(AUDIT_MEMORY_BYTES / 9_000);
   });
 
   it('skips a torn last line and keeps the next entry on a line of its own', async () => {

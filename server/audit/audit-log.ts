@@ -4,6 +4,12 @@
 // entries come in too (server/cluster/audit-replication.ts) and are kept and written the same
 // way, each once (lib/cluster/audit-ring.ts): every node's log is the cluster's.
 //
+// Retention (docs/console.md, "The audit log"): memory keeps the newest AUDIT_MEMORY entries and
+// at most AUDIT_MEMORY_BYTES of them (every field is bounded, so that is a ceiling); the disk
+// keeps two files of AUDIT_ROTATE_BYTES (audit.log and audit.log.1), so at most twice that plus
+// one write. A restart reads the newest entries of both files back, up to the memory retention:
+// what this node recorded and what its peers replicated to it.
+//
 // A write that fails (a full disk, no inode for the new file at rotation) does not end the
 // file: the lines wait in memory, in order, and are written by a retry every second; the
 // outage shows in /healthz and /metrics (health()), and on stderr once when it begins and once
@@ -12,16 +18,19 @@ import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AuditRing } from '../../lib/cluster/audit-ring.ts';
 import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
+import type { AuditCursor, AuditFilter, AuditRow } from '../../lib/ops-api/audit-filter.ts';
 import type { AuditFacade, AuditHealth } from '../../lib/ops-api/daemon-facade.ts';
 import { readTail } from './audit-tail.ts';
 
 export const AUDIT_FILE = 'audit.log';
 /** Past this size the log moves to audit.log.1 (replacing an older one) and starts afresh. */
 export const AUDIT_ROTATE_BYTES = 10 * 1024 * 1024;
-/** Entries kept in memory (what `recent` can return). */
-export const AUDIT_MEMORY = 1000;
-/** Entries read back from the file at start. */
-export const AUDIT_RELOAD = 200;
+/** Entries kept in memory (what the API pages through). */
+export const AUDIT_MEMORY = 10_000;
+/** And at most this many bytes of them (auditEntryBytes in lib/cluster/audit-ring.ts counts each at its most). */
+export const AUDIT_MEMORY_BYTES = 16 * 1024 * 1024;
+/** Bytes read back from the two files at start at most: all of them (the disk ceiling). */
+export const AUDIT_RELOAD_BYTES = 2 * AUDIT_ROTATE_BYTES;
 /** A failed write is tried again after this long. */
 export const AUDIT_RETRY_MS = 1000;
 /** Lines waiting for the file are kept up to this many bytes; past it the oldest are dropped (and counted). */
@@ -65,7 +74,7 @@ export class AuditLog implements AuditFacade {
     private readonly origin: AuditOrigin,
     private readonly retryMs: number,
   ) {
-    this.entries = new AuditRing(AUDIT_MEMORY, history);
+    this.entries = new AuditRing(AUDIT_MEMORY, history, AUDIT_MEMORY_BYTES);
   }
 
   /** `dataDir` null keeps the log in memory only (tests, and daemons without a data dir). */
@@ -80,7 +89,7 @@ export class AuditLog implements AuditFacade {
     const path = join(dataDir, AUDIT_FILE);
     const file = await open(path, 'a+', 0o600);
     try {
-      const tail = await readTail(file, AUDIT_RELOAD);
+      const tail = await readTail(file, AUDIT_MEMORY, Math.max(AUDIT_RELOAD_BYTES, 2 * rotateBytes), `${path}.1`);
       const log = new AuditLog(file, path, tail.entries, (await file.stat()).size, rotateBytes, origin, retryMs);
       // End a torn last line first, or the next entry would be glued to it and lost as well.
       log.tornTail = tail.tornEnd;
@@ -103,8 +112,9 @@ export class AuditLog implements AuditFacade {
       node,
       id: `${node}/${instance}/${++this.recorded}`,
     };
-    this.entries.merge([full]);
-    this.keep(full);
+    // Kept in memory within the fields' bounds; the file gets the entry whole.
+    const [kept] = this.entries.merge([full]);
+    this.keep(full, kept ?? full);
   }
 
   /**
@@ -113,15 +123,15 @@ export class AuditLog implements AuditFacade {
    */
   mergeRemote(entries: readonly AuditEntry[]): AuditEntry[] {
     const added = this.entries.merge(entries);
-    for (const e of added) this.keep(e);
+    for (const e of added) this.keep(e, e);
     return added;
   }
 
-  private keep(full: AuditEntry): void {
+  private keep(full: AuditEntry, shown: AuditEntry): void {
     if (this.path !== null && this.closed === null) this.append(`${JSON.stringify(full)}\n`);
     for (const listener of this.listeners) {
       try {
-        listener(full);
+        listener(shown);
       } catch (err) {
         // A broken subscriber must not turn an admin action that succeeded into an error reply.
         process.stderr.write(`baton: audit subscriber failed: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -132,6 +142,26 @@ export class AuditLog implements AuditFacade {
   /** Newest last. */
   recent(limit: number): AuditEntry[] {
     return this.entries.recent(limit);
+  }
+
+  /** One page back in time from `cursor` (lib/cluster/audit-ring.ts). */
+  page(filter: AuditFilter, cursor: AuditCursor | null, limit: number): { entries: AuditRow[]; older: string | null } {
+    return this.entries.page(filter, cursor, limit);
+  }
+
+  /** What arrived after position `after` (lib/cluster/audit-ring.ts). */
+  since(filter: AuditFilter, after: number, limit: number): { entries: AuditRow[]; latest: number; more: boolean } {
+    return this.entries.since(filter, after, limit);
+  }
+
+  /** The newest arrival position: changes whenever an entry is kept (the live feed tells pages). */
+  get latest(): number {
+    return this.entries.latest;
+  }
+
+  /** Entries and bytes kept in memory, for the docs' ceiling and its test. */
+  retained(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.entries.byteSize };
   }
 
   subscribe(listener: (entry: AuditEntry) => void): () => void {

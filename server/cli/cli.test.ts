@@ -339,12 +339,31 @@ describe('baton run', () => {
     const named = baton('run', 'run/named2', '--addr', addr, '--client-name', 'nightly report @ops-3', '--', 'sh', '-c', 'echo holding; exec sleep 30');
     await eventually(() => byDefault.stdout.includes('holding') && named.stdout.includes('holding'), 5_000, 'both commands to start');
     expect((await holder('run/named'))?.clientName).toMatch(
-      new RegExp(`^baton run sh -c echo holding; exec sleep 30 @${hostname().replace(/\./g, '\\.')} pid \\d+$`),
+      new RegExp(`^baton run sh -c 'echo holding; exec sleep 30' @${hostname().replace(/\./g, '\\.')} pid \\d+$`),
     );
     expect((await holder('run/named2'))?.clientName).toBe('nightly report @ops-3');
     byDefault.child.kill('SIGTERM');
     named.child.kill('SIGTERM');
     expect((await Promise.all([byDefault.done(), named.done()])).map((exit) => exit.code)).toEqual([143, 143]);
+  });
+
+  it('quotes the command in its identity as a shell would, so two different commands never read the same', async () => {
+    const holderName = async (lock: string): Promise<string | null | undefined> => {
+      const response = await fetch(`http://127.0.0.1:${server.httpPort}/api/v1/locks/${encodeURIComponent(lock)}`);
+      return response.ok ? ((await response.json()) as { holder: { clientName: string | null } | null }).holder?.clientName : undefined;
+    };
+    // Two commands that joined with spaces read the same (the script's $0 is "x y", or "x" and $1 "y").
+    const script = 'echo holding; exec sleep 30';
+    const tricky = ['', "it's", 'two\nlines'];
+    const one = baton('run', 'run/quoted1', '--addr', addr, '--', 'sh', '-c', script, 'x y', ...tricky);
+    const split = baton('run', 'run/quoted2', '--addr', addr, '--', 'sh', '-c', script, 'x', 'y', ...tricky);
+    await eventually(() => one.stdout.includes('holding') && split.stdout.includes('holding'), 5_000, 'both commands to start');
+    const quoted = `'' "it's" $'two\\nlines'`;
+    expect(await holderName('run/quoted1')).toBe(`baton run sh -c '${script}' 'x y' ${quoted} @${hostname()} pid ${one.child.pid}`);
+    expect(await holderName('run/quoted2')).toBe(`baton run sh -c '${script}' x y ${quoted} @${hostname()} pid ${split.child.pid}`);
+    one.child.kill('SIGTERM');
+    split.child.kill('SIGTERM');
+    expect((await Promise.all([one.done(), split.done()])).map((exit) => exit.code)).toEqual([143, 143]);
   });
 
   it('refuses a bad --client-name with a message and exit code 2', async () => {

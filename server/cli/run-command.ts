@@ -10,7 +10,7 @@ import { formatAddress } from '../../lib/protocol/address-text.ts';
 import { ERRORS, EXIT_USAGE } from '../../lib/errors.ts';
 import type { ErrorName } from '../../lib/errors.ts';
 import { formatDurationFlag } from '../../lib/duration-flag.ts';
-import { toClientName } from '../../lib/protocol/client-name.ts';
+import { runClientName } from './run-client-name.ts';
 import { addressListOption, clientNameOption, durationOption, maxParkOption, positiveDurationOption } from './cli-options.ts';
 import type { Address } from '../../lib/protocol/address-text.ts';
 
@@ -77,9 +77,10 @@ export function registerRunCommand(program: Command): void {
         .default(60_000, '60s'),
     )
     .addOption(
-      new Option('--client-name <identity>', 'who holds the lock, as operators see it (default: baton run <command> @<host> pid <pid>)').argParser(
-        clientNameOption,
-      ),
+      new Option(
+        '--client-name <identity>',
+        'who holds the lock, as operators see it (default: baton run <command, quoted as a shell reads it> @<host> pid <pid>)',
+      ).argParser(clientNameOption),
     )
     .addHelpText(
       'after',
@@ -111,7 +112,7 @@ async function runUnderLock(name: string, command: string[], flags: RunFlags): P
   const client = new SessionClient({
     addresses: flags.addr,
     reconnectFor: Math.min(UNREACHABLE_AFTER_MS, waitMs / 2),
-    clientName: flags.clientName ?? runClientName(command),
+    clientName: flags.clientName ?? runClientName(command, hostname(), process.pid),
     maxPark: flags.maxPark,
   });
   const deadline = performance.now() + waitMs;
@@ -129,23 +130,6 @@ async function runUnderLock(name: string, command: string[], flags: RunFlags): P
     await lease.close();
   }
   process.exit(await runCommand(lease, command, flags.grace, client));
-}
-
-/** `baton run <command> @<host> pid <pid>`, cut to a valid identity: a long command is cut, the host and pid are kept. */
-export function runClientName(command: readonly string[]): string | null {
-  const tail = ` @${hostname()} pid ${process.pid}`;
-  const head = toClientName(`baton run ${command.join(' ')}`) ?? 'baton run';
-  const room = 128 - Buffer.byteLength(tail);
-  return toClientName(Buffer.byteLength(head) <= room ? head + tail : cutBytes(head, room) + tail);
-}
-
-function cutBytes(text: string, bytes: number): string {
-  let out = '';
-  for (const ch of text) {
-    if (Buffer.byteLength(out + ch) > bytes) break;
-    out += ch;
-  }
-  return out.trimEnd();
 }
 
 function failureToAcquire(error: unknown, name: string, flags: RunFlags): [number, string] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodePeerMessage, encodePeerMessage, type PeerMessage } from '../../lib/cluster/peer-messages.ts';
+import { decodePeerMessage, encodePeerMessage, MAX_AUDIT_BATCH, MAX_AUDIT_BATCH_BYTES, type PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import type { AuditEntry } from '../../lib/ops-api/api-types.ts';
 import { AuditReplication, type ReplicatedAudit } from './audit-replication.ts';
 import type { MeshPeer } from './peer-mesh.ts';
@@ -64,7 +64,32 @@ describe('AuditReplication', () => {
     expect(sent).toEqual([]);
     replication.attach(fakeAudit([entry(1), entry(2, 'a'), entry(3, 'c')]));
     replication.linkUp(peerB);
-    expect(sent).toEqual([{ to: 'b', m: { t: 'audit', entries: [entry(2, 'a'), entry(3, 'c')] } }]);
+    // Newest first: the most useful arrive first.
+    expect(sent).toEqual([{ to: 'b', m: { t: 'audit', entries: [entry(3, 'c'), entry(2, 'a')] } }]);
+  });
+
+  it('gives a peer whose link comes up everything kept, in messages within the protocol’s count and byte bounds', () => {
+    const { mesh, sent } = fakeMesh();
+    const later: Array<() => void> = [];
+    const replication = new AuditReplication('a', mesh, (fn) => later.push(fn));
+    const kept = Array.from({ length: 1_234 }, (_, i) => ({ ...entry(i, 'a'), detail: 'é'.repeat(i % 7 === 0 ? 2_048 : 10) }));
+    replication.attach(fakeAudit(kept));
+    replication.linkUp(peerB);
+    // One message a loop turn: the first now, the rest on later turns (the lock path runs between).
+    expect(sent).toHaveLength(1);
+    while (later.length > 0) (later.shift() as () => void)();
+    const messages = sent.map((s) => s.m);
+    const got: AuditEntry[] = [];
+    for (const m of messages) {
+      if (m.t !== 'audit') throw new Error('not an audit message');
+      expect(m.entries.length).toBeLessThanOrEqual(MAX_AUDIT_BATCH);
+      const line = encodePeerMessage(m);
+      expect(Buffer.byteLength(line)).toBeLessThanOrEqual(MAX_AUDIT_BATCH_BYTES + 100);
+      expect(decodePeerMessage(line.trimEnd()).ok).toBe(true);
+      got.push(...m.entries);
+    }
+    expect(got.map((e) => e.id).sort()).toEqual(kept.map((e) => e.id).sort());
+    expect(messages.length).toBeGreaterThan(1_234 / MAX_AUDIT_BATCH);
   });
 
   it('cuts an over-long field to the protocol’s bound, so the peer does not refuse the message', () => {

@@ -6,7 +6,7 @@ import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import type { AdminOp, AdminResult } from '../../lib/ops-api/daemon-facade.ts';
 import type { ReadAdminOp } from '../../lib/ops-api/admin-request.ts';
 import { AdminForwarder, unavailable } from './admin-forwarder.ts';
-import type { HandoffCause } from './cluster-transitions.ts';
+import type { HandoffCause, HandoffResult } from './cluster-transitions.ts';
 import type { LocalAdmin } from './node-deps.ts';
 import type { NodeState } from './node-state.ts';
 import type { MeshPeer } from './peer-mesh.ts';
@@ -23,8 +23,8 @@ export interface AdminContext {
   readonly mesh: { readonly peers: ReadonlyMap<string, MeshPeer>; send(peer: MeshPeer, m: PeerMessage): void };
   readonly localAdmin: LocalAdmin;
   sendStatus(): void;
-  /** The handoff transition (cluster-transitions.ts): the gap in ms, or null when the successor did not take over. */
-  handoff(to: string, cause: HandoffCause): Promise<number | null>;
+  /** The handoff transition (cluster-transitions.ts): the gap and the successor's entry, or null when the successor did not take over. */
+  handoff(to: string, cause: HandoffCause): Promise<HandoffResult | null>;
 }
 
 export class ClusterAdmin {
@@ -63,9 +63,15 @@ export class ClusterAdmin {
         detail: to === null ? 'no standby is alive and in sync to hand off to' : `${to} is not alive and in sync: it cannot take over now`,
       };
     }
-    const gap = await this.node.handoff(to, 'api-handoff');
-    if (gap === null) return { ok: false, error: 'conflict', detail: `${to} did not take over in time; ${this.node.self.id} stays active` };
-    return { ok: true, body: { handoff: { from: this.node.self.id, target: to, gapMs: gap } }, detail: `to ${to}, gap ${gap.toFixed(1)} ms` };
+    const done = await this.node.handoff(to, 'api-handoff');
+    if (done === null) return { ok: false, error: 'conflict', detail: `${to} did not take over in time; ${this.node.self.id} stays active` };
+    // The role has moved; what its clients went through is still to come (claims reconnecting,
+    // re-sent requests): `failover` names the timeline entry whose `clients` figures follow it.
+    return {
+      ok: true,
+      body: { handoff: { from: this.node.self.id, target: to, gapMs: done.gapMs, failover: done.failover } },
+      detail: `to ${to}, ${done.gapMs.toFixed(1)} ms without an active node`,
+    };
   }
 
   private restore(node: string | null): AdminResult {

@@ -13,7 +13,7 @@ import { type ReconfirmPeer, reconfirmVerdict } from '../../lib/cluster/grant-re
 import { misconfigRule } from '../../lib/cluster/misconfig-rule.ts';
 import { resyncRule } from '../../lib/cluster/resync-rule.ts';
 import { trackSteady } from '../../lib/cluster/priority-return.ts';
-import { decideRole, type PeerState, returnVerdict } from '../../lib/cluster/role-decider.ts';
+import { decideRole, holdsPartialTable, type PeerState, returnVerdict } from '../../lib/cluster/role-decider.ts';
 import type { ReplicationLag } from '../../lib/ops-api/api-types.ts';
 import { HOLD, type Route } from '../lines/routing.ts';
 import { follow, handoff, promoteAfterLoss, requestSync, type TransitionContext } from './cluster-transitions.ts';
@@ -70,6 +70,7 @@ function alivePeers(node: DecisionContext, now: number): PeerState[] {
       yielded: s.yielded,
       leaving: s.leaving === true,
       fresh: s.fresh === true,
+      partial: s.partial === true,
       following: isActivePhase(s.phase) ? null : s.active,
       lagEvents: lags[s.id]?.events ?? null,
       steadyMs,
@@ -170,6 +171,7 @@ export function decide(node: DecisionContext): void {
   node.mesh.closeSilent(node.peerTimeoutMs, st.resumedAt);
   const alive = alivePeers(node, now);
   noteReturnWait(node, alive, now);
+  notePartialHold(node, alive, now);
   // The active this node follows went silent: say so at once (loss-announce-rule.ts).
   const silent = lossToAnnounce({
     following: st.following,
@@ -255,6 +257,31 @@ export function decide(node: DecisionContext): void {
       void handoff(node, decision.to, 'priority-return');
       return;
   }
+}
+
+/**
+ * Whether this node holds only part of the table of the active it followed, which is not heard
+ * (role-decider.ts holdsPartialTable: the decider then never picks it). Said once when it starts
+ * and when it ends, in the log and in the status (peers pass it over); the view and /readyz say why.
+ */
+function notePartialHold(node: DecisionContext, alive: readonly PeerState[], now: number): void {
+  const st = node.state;
+  const held = holdsPartialTable({ instance: node.instanceId, syncedWith: st.syncedWith, lastActiveInstance: st.lastActiveInstance }, alive);
+  if (held === (st.partialHold !== null)) return;
+  if (held) {
+    st.partialHold = { from: st.following, since: now };
+    node.logger.error(
+      { active: st.following, locks: node.engine.lockCount },
+      'not taking the active role: this node never finished syncing from the active node it followed, which is not heard, and holds only part of its table; waiting for an active node to sync from (see docs/cluster.md, "A join cut short")',
+    );
+  } else {
+    node.logger.warn(
+      { active: st.partialHold?.from ?? null, heldMs: Math.round(now - (st.partialHold?.since ?? now)) },
+      'partial table hold over: an active node, or the one this node followed, is heard again',
+    );
+    st.partialHold = null;
+  }
+  node.sendStatus();
 }
 
 /** For the cluster view: on an active, the higher-priority node it will hand the role back to, and why not yet. */

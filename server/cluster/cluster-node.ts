@@ -19,7 +19,7 @@ import type { AdminOp, AdminResult } from '../../lib/ops-api/daemon-facade.ts';
 import { HOLD, type Route, sameRoute } from '../lines/routing.ts';
 import { type AdminContext, ClusterAdmin } from './cluster-admin.ts';
 import { type DecisionContext, decide, noticeFreeze } from './cluster-decisions.ts';
-import { type HandoffCause, handoff, requestSync, takeOver } from './cluster-transitions.ts';
+import { type HandoffCause, type HandoffResult, handoff, requestSync, takeOver } from './cluster-transitions.ts';
 import { clusterView, type ViewContext } from './cluster-view.ts';
 import { FailoverTimeline } from './failover-timeline.ts';
 import { LoopDelayWatch } from './loop-delay.ts';
@@ -123,7 +123,13 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
       onStreamDropped: (id, reason) => d.logger.warn({ peer: id, reason }, 'replication stream dropped'),
       onSnapshotSent: (id, sent) => d.logger.info({ peer: id, ...sent }, 'snapshot streamed to a standby'),
     });
-    this.timeline = new FailoverTimeline({ broadcast: (f) => this.source.broadcastFailover(f), logger: d.logger });
+    this.timeline = new FailoverTimeline({
+      broadcast: (f) => this.source.broadcastFailover(f),
+      logger: d.logger,
+      now: () => d.clock.now(),
+      wallNow: () => d.clock.wallNow(),
+      subscribe: (listener) => d.engine.subscribe(listener),
+    });
     const listen = d.cluster.peerListen ?? { host: this.self.host, port: this.self.peerPort };
     this.mesh = new PeerMesh({
       selfId: nodeId,
@@ -274,6 +280,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
       yielded: st.yielded,
       leaving: st.leaving,
       fresh: active && st.fresh,
+      partial: st.partialHold !== null,
       ceiling: (active ? known : this.ceilings.foreign).toString(),
       known: known.toString(),
       slot: this.priority,
@@ -293,6 +300,8 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
   private heartbeat(): void {
     this.sendStatus();
     if (this.state.stopped) return;
+    // The claims' fates since the last beat, to every node (failover-timeline.ts).
+    this.timeline.flush();
     this.lease.beat(this.clock.now());
     // While the peers are asked to confirm this node after a lapse, the window stays shut.
     if (this.state.reconfirmSince === null) this.engine.setGrantWindow(this.lease.until);
@@ -309,11 +318,11 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
 
   // --- transitions (cluster-transitions.ts), as the admin and the message handler start them ---
 
-  takeOver(peer: MeshPeer, seq: number, pausedMs: number, cause: FailoverCause): Promise<void> {
-    return takeOver(this, peer, seq, pausedMs, cause);
+  takeOver(peer: MeshPeer, seq: number, pausedMs: number, cause: FailoverCause, lost = 0): Promise<void> {
+    return takeOver(this, peer, seq, pausedMs, cause, lost);
   }
 
-  handoff(to: string, cause: HandoffCause): Promise<number | null> {
+  handoff(to: string, cause: HandoffCause): Promise<HandoffResult | null> {
     return handoff(this, to, cause);
   }
 }

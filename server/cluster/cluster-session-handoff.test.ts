@@ -102,6 +102,10 @@ describe('resumable sessions through a graceful handoff', () => {
     expect(timeline(await activeView(cluster, 'b'))).toEqual(['a->b signal']);
     await allResumedOn(cluster, 'b', 'sig', leases);
     for (const l of leases) expect(l.signal.aborted).toBe(false);
+    // As the clients saw it: every claim moved (none expired or lost), each stall measured.
+    const entry = await waitFor(async () => (await cluster.node('b').cluster()).failovers.at(-1)?.clients, { what: "b's entry with client figures" });
+    expect(entry).toMatchObject({ moved: HOLDERS + 2, expired: 0, lost: 0, reconnecting: 0, stalls: HOLDERS + 2 });
+    expect(entry.longestStallMs).toBeGreaterThan(0);
   });
 
   it('there and back (API handoff, then the priority return after restore): the same tokens all along, no abort, and baton run is never signalled', {

@@ -19,8 +19,7 @@ import type { FailoverCause } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import type { Clock } from '../../lib/engine/clock.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
-import { CarriedClaims } from '../../lib/engine/carried-claims.ts';
-import { dropUnreplicable } from './promotion-drops.ts';
+import { type DroppedClaims, dropUnreplicable } from './promotion-drops.ts';
 import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
 import { HOLD, type Route, SERVE } from '../lines/routing.ts';
 import type { FailoverTimeline } from './failover-timeline.ts';
@@ -31,6 +30,7 @@ import type { MeshPeer } from './peer-mesh.ts';
 import type { ReplicationSink } from './replication-sink.ts';
 import type { ReplicationSource } from './replication-source.ts';
 import type { TokenCeilings } from './token-ceilings.ts';
+import { countSessionEnds, TransitionClaims, type TransitionStart } from './transition-report.ts';
 
 /** What a handoff may be for: the causes its `handoff` message can carry. */
 export type HandoffCause = Extract<PeerMessage, { t: 'handoff' }>['cause'];
@@ -52,9 +52,9 @@ export interface TransitionContext {
   readonly logger: Logger;
   readonly mesh: { readonly peers: ReadonlyMap<string, MeshPeer>; send(peer: MeshPeer, m: PeerMessage): void };
   readonly source: Pick<ReplicationSource, 'start' | 'stop' | 'streaming' | 'flush' | 'flushRenewals' | 'lastSeq'>;
-  readonly sink: Pick<ReplicationSink, 'appliedSeq' | 'expectSnapshot' | 'claims'>;
+  readonly sink: Pick<ReplicationSink, 'appliedSeq' | 'expectSnapshot' | 'claims' | 'clearThen' | 'cancelClear'>;
   readonly ceilings: Pick<TokenCeilings, 'fold' | 'promotionFloor'>;
-  readonly timeline: Pick<FailoverTimeline, 'record' | 'withCarried'>;
+  readonly timeline: Pick<FailoverTimeline, 'recordTransition' | 'closeLive'>;
   /** Applies a listener route when it differs from the one in force. */
   setRoute(route: Route): void;
   sendStatus(): void;
@@ -62,10 +62,11 @@ export interface TransitionContext {
 
 /** What a sync request uses. */
 export interface SyncContext {
-  readonly state: Pick<NodeState, 'phase' | 'syncRequestedAt'>;
+  readonly state: Pick<NodeState, 'phase' | 'syncRequestedAt' | 'syncedWith'>;
   readonly clock: Clock;
+  readonly logger: Pick<Logger, 'info'>;
   readonly mesh: { send(peer: MeshPeer, m: PeerMessage): void };
-  readonly sink: Pick<ReplicationSink, 'expectSnapshot'>;
+  readonly sink: Pick<ReplicationSink, 'expectSnapshot' | 'clearThen'>;
 }
 
 /** Asks `peer` (the active this node follows) for a snapshot: a standby re-syncs. */
@@ -75,19 +76,39 @@ export function requestSync(node: SyncContext, peer: MeshPeer): void {
   if (st.phase === 'standby') st.phase = 'syncing';
   // Only the snapshot asked for now is buffered, and only from this peer (replication-sink.ts).
   node.sink.expectSnapshot(peer.config.id);
-  node.mesh.send(peer, { t: 'sync' });
+  // A table in sync with the active stays whole until the new snapshot begins: it is still the
+  // one to promote with if the active dies first. Any other (a join cut short, a new active to
+  // follow) is emptied first, a large one a slice per turn (table-clear.ts), and the snapshot
+  // asked for only then: the table starts over without holding the loop for seconds.
+  if (st.syncedWith !== null) node.mesh.send(peer, { t: 'sync' });
+  else {
+    const since = node.clock.now();
+    node.sink.clearThen((slices) => {
+      if (slices > 0) node.logger.info({ slices, ms: Math.round(node.clock.now() - since) }, 'mirror emptied a slice per turn before a new sync');
+      node.mesh.send(peer, { t: 'sync' });
+    });
+  }
 }
 
 export function follow(node: TransitionContext, id: string): void {
   const peer = node.mesh.peers.get(id);
   if (peer === undefined) return;
+  const st = node.state;
+  // A mirror of another node's table is emptied by requestSync below, a slice per turn. A table
+  // of this node's own (active, or stepped out of the role after a freeze) has clients' claims:
+  // those end at once, in one reset, before the open connections are redirected.
+  const ownTable = st.role() === 'active' || st.syncedWith === node.instanceId || st.lastActiveInstance === node.instanceId;
   if (node.state.role() === 'active') {
+    // The entries this node still follows end here, sent while the stream is up.
+    node.timeline.closeLive();
     node.source.stop();
     node.driver.pause();
     node.setRoute(HOLD);
   }
-  node.engine.reset();
-  node.sink.claims.reset();
+  if (ownTable) {
+    node.engine.reset();
+    node.sink.claims.reset();
+  }
   node.engine.releaseHandovers();
   // Everything this node knew of (its own blocks too, if it was active) may have been issued by
   // someone other than the new active: it reports that in its heartbeat from now on.
@@ -104,19 +125,29 @@ export function follow(node: TransitionContext, id: string): void {
   node.sendStatus();
 }
 
-async function promote(node: TransitionContext): Promise<CarriedClaims | null> {
+/**
+ * Takes the active role. `startedAt` (monotonic ms here) is the old active's last grant-capable
+ * moment, from which the kept claims' stalls are measured. Resolves with what the transition
+ * report needs, or null when the promotion did not complete.
+ */
+async function promote(node: TransitionContext, startedAt: number): Promise<TransitionStart | null> {
   // Taking the role back with its own live state (after a freeze nobody used): its waiters and
   // sessions are still connected here, so they stay.
   const ownState = node.state.syncedWith === node.instanceId;
+  // Its table is what it serves from now on: a clear for a sync it asked for stops here.
+  node.sink.cancelClear();
   node.state.phase = 'promoting';
   node.sendStatus();
   // No handover before the token floor is raised below: a lock freed by a drop whose next
   // waiter is a kept resumable claim waits for releaseHandovers.
   node.engine.holdHandovers();
-  const carried = ownState ? null : new CarriedClaims();
+  const claims = new TransitionClaims(() => node.clock.now(), startedAt);
+  const carried = ownState ? null : claims;
   // The locks the stream gave a waiter or a session holder, rather than a walk of the whole table.
   const candidates = node.sink.claims.take();
-  const dropped = ownState ? { waiters: 0, sessions: 0 } : dropUnreplicable(node.engine, carried, candidates);
+  const dropped: DroppedClaims = ownState
+    ? { waiters: 0, sessions: 0, keyedWaiters: new Map(), sessionWaiters: 0, keyedHolders: 0 }
+    : dropUnreplicable(node.engine, carried, candidates);
   node.tokens.raiseFloor(node.ceilings.promotionFloor());
   // No grant from an unstored block (it could repeat tokens), and no node stuck promoting (it
   // would hold up the whole cluster): a block that cannot be stored in time ends the promotion.
@@ -164,7 +195,7 @@ async function promote(node: TransitionContext): Promise<CarriedClaims | null> {
     },
     'promoted: this node is active',
   );
-  return carried ?? new CarriedClaims();
+  return { claims, keyedHolders: dropped.keyedHolders, lost: dropped.sessions + dropped.sessionWaiters, keyedWaiters: dropped.keyedWaiters };
 }
 
 /** No active is alive and this node is the one to take over (a crash, or a fresh cluster). */
@@ -172,17 +203,20 @@ export async function promoteAfterLoss(node: TransitionContext): Promise<void> {
   const old = node.state.following;
   const oldPeer = old === null ? undefined : node.mesh.peers.get(old);
   const hadActive = node.state.lastActiveInstance !== null;
-  const carried = await promote(node);
-  if (carried === null) return;
+  // The last line heard from the old active: it may have granted until then, not (as far as this
+  // node can know) after. Its clients noticed its death at that moment or later.
+  const lastHeard = oldPeer !== undefined && Number.isFinite(oldPeer.lastSeen) ? oldPeer.lastSeen : node.clock.now();
+  const start = await promote(node, lastHeard);
+  if (start === null) return;
   node.state.fresh = !hadActive;
   if (hadActive && oldPeer !== undefined) {
     const gapMs = node.clock.now() - oldPeer.lastSeen;
-    node.timeline.record(node.timeline.withCarried({ at: node.clock.wallNow(), from: old, to: node.self.id, gapMs: round(gapMs), cause: 'crash' }, carried));
+    node.timeline.recordTransition({ at: node.clock.wallNow(), from: old, to: node.self.id, gapMs: round(gapMs), cause: 'crash' }, start);
   }
 }
 
 /** This standby is the successor in a graceful handoff. */
-export async function takeOver(node: TransitionContext, peer: MeshPeer, seq: number, pausedMs: number, cause: FailoverCause): Promise<void> {
+export async function takeOver(node: TransitionContext, peer: MeshPeer, seq: number, pausedMs: number, cause: FailoverCause, lost = 0): Promise<void> {
   const t0 = node.clock.now();
   if (node.state.leaving || node.state.following !== peer.config.id || node.state.phase !== 'standby' || node.sink.appliedSeq !== seq) {
     const why = node.state.leaving ? 'this node is shutting down' : 'not in sync with the node handing off';
@@ -191,24 +225,34 @@ export async function takeOver(node: TransitionContext, peer: MeshPeer, seq: num
     node.mesh.send(peer, { t: 'handoff-refused' });
     return;
   }
-  const carried = await promote(node);
-  if (carried === null) return;
+  // The old active stopped granting pausedMs before it sent the handoff (its transit, well under
+  // a millisecond on a LAN, is not counted: every client learns of the handoff after it).
+  const start = await promote(node, t0 - pausedMs);
+  if (start === null) return;
+  start.lost += lost;
+  // Recorded before `promoted` goes out, so the old active can name the entry to whoever asked for the handoff.
+  const entry = node.timeline.recordTransition(
+    { at: node.clock.wallNow(), from: peer.config.id, to: node.self.id, gapMs: round(pausedMs + (node.clock.now() - t0)), cause },
+    start,
+  );
   // Its last status says handing-off; it is becoming our standby, whatever its next status is.
   const last = node.state.statuses.get(peer.config.id);
   if (last !== undefined) node.state.statuses.set(peer.config.id, { ...last, phase: 'syncing', active: node.self.id });
-  node.mesh.send(peer, { t: 'promoted', instance: node.instanceId });
+  node.mesh.send(peer, { t: 'promoted', instance: node.instanceId, ...(entry.id === undefined ? {} : { failover: entry.id }) });
   peer.link?.flushNow();
   node.logger.info({ pausedMs, promoteMs: node.clock.now() - t0 }, 'took over by handoff');
-  node.timeline.record(
-    node.timeline.withCarried(
-      { at: node.clock.wallNow(), from: peer.config.id, to: node.self.id, gapMs: round(pausedMs + (node.clock.now() - t0)), cause },
-      carried,
-    ),
-  );
 }
 
-/** The active hands its role to `to`; resolves with the gap (ms), or null when `to` did not take over. */
-export async function handoff(node: TransitionContext, to: string, cause: HandoffCause, timeoutMs = HANDOFF_TIMEOUT_MS): Promise<number | null> {
+/** How a handoff went, from the node that handed off. */
+export interface HandoffResult {
+  /** No active node (ms), as this node measured it: from its stop to the successor's answer. */
+  gapMs: number;
+  /** The successor's timeline entry for it (its client figures follow there), when the successor named it. */
+  failover: string | null;
+}
+
+/** The active hands its role to `to`; resolves with the gap and the successor's entry, or null when `to` did not take over. */
+export async function handoff(node: TransitionContext, to: string, cause: HandoffCause, timeoutMs = HANDOFF_TIMEOUT_MS): Promise<HandoffResult | null> {
   const peer = node.mesh.peers.get(to);
   if (peer === undefined || peer.link === null || node.state.phase !== 'active' || !node.source.streaming(to)) return null;
   const t0 = node.clock.now();
@@ -220,16 +264,16 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   // locks the moment it promotes: their holders are told now (REDIRECT), and the releases ship
   // ahead of the handoff. Resumable ones stay connected, unread, and move with the lock table.
   const route = redirectRoute(peer.config);
-  node.clients.redirectSessions(route);
+  const lost = countSessionEnds(node.engine, () => node.clients.redirectSessions(route));
   node.sendStatus();
   node.source.flush();
   // Every resumable lease as it stands now (nothing renews them while clients are held).
   node.source.flushRenewals();
   const promoted = awaitPromoted(node.state, to, timeoutMs);
-  node.mesh.send(peer, { t: 'handoff', seq: node.source.lastSeq, pausedMs: node.clock.now() - t0, cause });
+  node.mesh.send(peer, { t: 'handoff', seq: node.source.lastSeq, pausedMs: node.clock.now() - t0, cause, lost });
   peer.link.flushNow();
-  const ok = await promoted;
-  if (!ok) {
+  const answer = await promoted;
+  if (answer === false) {
     if (node.state.phase === 'handing-off') {
       node.state.phase = 'active';
       node.setRoute(SERVE);
@@ -248,20 +292,20 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   follow(node, to);
   if (moved > 0) node.logger.info({ to, moved }, 'resumable sessions moved to the successor');
   node.logger.info({ to, cause, gapMs }, `handed off to ${to} (${cause}): ${gapMs} ms without an active node`);
-  return gapMs;
+  return { gapMs, failover: answer.failover };
 }
 
 /**
  * Waits for `promoted` from `peer`; resolves false on timeout, or when the peer refuses or its
  * link goes down (the message handler and the link-down handler resolve `handoffWaiter`).
  */
-function awaitPromoted(state: Pick<NodeState, 'handoffWaiter'>, peer: string, timeoutMs: number): Promise<boolean> {
-  return new Promise<boolean>((resolve) => {
+function awaitPromoted(state: Pick<NodeState, 'handoffWaiter'>, peer: string, timeoutMs: number): Promise<false | { failover: string | null }> {
+  return new Promise((resolve) => {
     const timer = setTimeout(() => done(false), timeoutMs);
-    const done = (ok: boolean) => {
+    const done = (ok: boolean, failover: string | null = null) => {
       clearTimeout(timer);
       if (state.handoffWaiter?.resolve === done) state.handoffWaiter = null;
-      resolve(ok);
+      resolve(ok ? { failover } : false);
     };
     state.handoffWaiter = { peer, resolve: done };
   });

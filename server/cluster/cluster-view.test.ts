@@ -53,6 +53,7 @@ function standbyB(o: { linkUp: boolean; silentMs: number; peerTimeoutMs?: number
     mesh: { peers },
     source: { lags: () => ({}) },
     timeline: { entries: () => [] },
+    engine: { lockCount: 0 },
     loopDelay: { perSecondMaxMs: () => [], perSecondGcMs: () => [], perSecondBusyMs: () => [], perSecondWorkMs: () => [] },
   };
 }

@@ -23,6 +23,7 @@ export interface ViewContext {
   /** The active's measure of its standbys' lag (ReplicationSource.lags). */
   readonly source: { lags(): Record<string, ReplicationLag> };
   readonly timeline: { entries(): readonly FailoverView[] };
+  readonly engine: { readonly lockCount: number };
   readonly loopDelay: Pick<LoopDelayWatch, 'perSecondMaxMs' | 'perSecondGcMs' | 'perSecondBusyMs' | 'perSecondWorkMs'>;
 }
 
@@ -105,10 +106,24 @@ export function clusterView(node: ViewContext, now: number, wallNow: number): Cl
     handoff: { available: reason === null, reason, targets: reason === null ? targets : [] },
     restore: { available: yielded.length > 0, yielded },
     priorityReturn,
+    partialTable: partialTable(node),
     failovers: [...node.timeline.entries()],
     loopDelayMs: node.loopDelay.perSecondMaxMs(),
     gcPauseMs: node.loopDelay.perSecondGcMs(),
     loopBusyMs: node.loopDelay.perSecondBusyMs(),
     loopWorkMs: node.loopDelay.perSecondWorkMs(),
+  };
+}
+
+/** Why this node does not take the active role with the part of a table it holds (role-decider.ts holdsPartialTable); null when it does not hold one. */
+function partialTable(node: ViewContext): ClusterView['partialTable'] {
+  const hold = node.state.partialHold;
+  if (hold === null) return null;
+  const from = hold.from ?? 'the active node it followed';
+  const locks = node.engine.lockCount;
+  return {
+    from: hold.from,
+    locks,
+    reason: `this node never finished syncing from ${from}, which is not heard: it holds ${locks} locks, only part of that table, and will not serve them; it syncs from the next active node it hears (restart it to start over with an empty table)`,
   };
 }

@@ -16,6 +16,12 @@ export class NodeState {
    * and no standby has synced from it since. Between two actives, a fresh one steps down.
    */
   fresh = false;
+  /**
+   * Set while this node holds only part of the table of the active it followed, which is not
+   * heard (role-decider.ts holdsPartialTable): it does not take the role, and says why. `from`:
+   * that active's id; `since`: monotonic ms.
+   */
+  partialHold: { from: string | null; since: number } | null = null;
   /** The peer this node takes as active (null when none is known, or when it is active itself). */
   following: string | null = null;
   /** Instance of the active whose state this node's mirror holds. */
@@ -46,7 +52,7 @@ export class NodeState {
   /** Monotonic time of the last sync request. */
   syncRequestedAt = Number.NEGATIVE_INFINITY;
   /** Set while a handoff waits for its successor's `promoted`. */
-  handoffWaiter: { peer: string; resolve(ok: boolean): void } | null = null;
+  handoffWaiter: { peer: string; resolve(ok: boolean, failover?: string | null): void } | null = null;
   /** Set when the node stops: no timer or message does anything after. */
   stopped = false;
 

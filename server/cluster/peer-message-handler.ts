@@ -42,7 +42,7 @@ export interface MessageContext {
   readonly auditReplication: Pick<AuditReplication, 'receive'>;
   sendStatus(): void;
   /** The take-over transition (cluster-transitions.ts): this node is the successor of a handoff. */
-  takeOver(peer: MeshPeer, seq: number, pausedMs: number, cause: FailoverCause): Promise<void>;
+  takeOver(peer: MeshPeer, seq: number, pausedMs: number, cause: FailoverCause, lost?: number): Promise<void>;
 }
 
 export function handlePeerMessage(node: MessageContext, peer: MeshPeer, m: ReceivedPeerMessage): void {
@@ -80,6 +80,9 @@ export function handlePeerMessage(node: MessageContext, peer: MeshPeer, m: Recei
     case 'snapshot-begin':
       // Taken only when this node asked this peer for it (a new request starts over).
       if (node.state.following !== id || !node.sink.beginSnapshot(id, m)) return;
+      // The table starts over here (a re-sync of a standby that was in sync too): until the end
+      // of this snapshot it is not the active's, and this node no candidate to replace it.
+      node.state.syncedWith = null;
       if (peer.link !== null) peer.link.assembling = true;
       // The active's history becomes this node's: what the stream sends later is judged against it.
       node.ceilings.guard.adopt(maxOf(BigInt(m.ceiling), BigInt(m.highWater)));
@@ -141,13 +144,13 @@ export function handlePeerMessage(node: MessageContext, peer: MeshPeer, m: Recei
       node.timeline.add(m.f);
       return;
     case 'handoff':
-      void node.takeOver(peer, m.seq, m.pausedMs, m.cause);
+      void node.takeOver(peer, m.seq, m.pausedMs, m.cause, m.lost ?? 0);
       return;
     case 'handoff-refused':
       if (node.state.handoffWaiter?.peer === id) node.state.handoffWaiter.resolve(false);
       return;
     case 'promoted':
-      if (node.state.handoffWaiter?.peer === id) node.state.handoffWaiter.resolve(true);
+      if (node.state.handoffWaiter?.peer === id) node.state.handoffWaiter.resolve(true, m.failover ?? null);
       return;
     case 'admin':
       void node.admin.serve(peer, m.req, m.who, m.op);

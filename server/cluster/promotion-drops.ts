@@ -12,13 +12,10 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
  * those are visited instead of the whole table. If they miss a waiter the engine counts (they
  * never should), the whole table is walked after all.
  */
-export function dropUnreplicable(
-  engine: LockEngine,
-  carried: CarriedClaims | null = null,
-  candidates: ReadonlySet<string> | null = null,
-): { waiters: number; sessions: number } {
+export function dropUnreplicable(engine: LockEngine, carried: CarriedClaims | null = null, candidates: ReadonlySet<string> | null = null): DroppedClaims {
   const waiters: Claim[] = [];
   const sessions: Claim[] = [];
+  let carriedHolders = 0;
   if (carried !== null) carried.carried = engine.keepDetached(carried);
   const visit = (lock: LockState): number => {
     let seen = 0;
@@ -26,7 +23,10 @@ export function dropUnreplicable(
       seen++;
       if (w.owner !== carried) waiters.push(w);
     }
-    if (lock.holder !== null && lock.holder.protocol === 'session' && lock.holder.owner !== carried) sessions.push(lock.holder);
+    if (lock.holder !== null && lock.holder.protocol === 'session') {
+      if (lock.holder.owner !== carried) sessions.push(lock.holder);
+      else carriedHolders++;
+    }
     return seen;
   };
   let seen = 0;
@@ -39,9 +39,32 @@ export function dropUnreplicable(
   if (candidates === null || seen !== engine.waiterCount) {
     waiters.length = 0;
     sessions.length = 0;
+    carriedHolders = 0;
     for (const lock of engine.allLocks()) visit(lock);
+  }
+  // Counted before the ends: a claim's lock is gone from the table once its last claim ends.
+  const keyedWaiters = new Map<string, number>();
+  let sessionWaiters = 0;
+  for (const w of waiters) {
+    if (w.protocol === 'keyed') keyedWaiters.set(w.lock.name, (keyedWaiters.get(w.lock.name) ?? 0) + 1);
+    else sessionWaiters++;
   }
   for (const w of waiters) engine.end(w);
   for (const h of sessions) engine.end(h);
-  return { waiters: waiters.length, sessions: sessions.length };
+  // Handovers are held: every holder left is a keyed one or a kept session claim.
+  const keyedHolders = engine.heldCount - carriedHolders;
+  return { waiters: waiters.length, sessions: sessions.length, keyedWaiters, sessionWaiters, keyedHolders };
+}
+
+/** What dropUnreplicable ended, for the log and the failover timeline's client figures. */
+export interface DroppedClaims {
+  waiters: number;
+  /** Session holders ended (no claim key, or over --max-parked). */
+  sessions: number;
+  /** The keyed waiters ended, counted by lock: their clients re-send the request to this node. */
+  keyedWaiters: Map<string, number>;
+  /** Session waiters ended (no claim key, or over --max-parked). */
+  sessionWaiters: number;
+  /** Keyed grants left held (they go on at this node with their lease). */
+  keyedHolders: number;
 }

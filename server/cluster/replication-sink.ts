@@ -8,6 +8,8 @@ import type { HandoverCause, Protocol } from '../../lib/engine/claim.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { isValidClientName } from '../../lib/protocol/client-name.ts';
 import { StreamClaims } from './stream-claims.ts';
+import { StringIntern } from './intern-strings.ts';
+import { TableClear } from './table-clear.ts';
 import { KEY_HASH, type SnapshotBeginMessage, type SnapshotHolder, type SnapshotMessage, type SnapshotWaiter } from '../../lib/cluster/peer-messages.ts';
 
 interface IncomingSnapshot {
@@ -40,9 +42,36 @@ export class ReplicationSink {
   private readonly touched = new Set<string>();
   /** The locks given a waiter or a session holder, for a promotion (stream-claims.ts). */
   readonly claims: StreamClaims;
+  /** Empties the mirror a slice per turn before a sync is asked for (table-clear.ts). */
+  private readonly clear: TableClear;
+  /** The client ids and names a snapshot repeats, one string each (intern-strings.ts). */
+  private readonly intern = new StringIntern();
 
   constructor(private readonly engine: LockEngine) {
     this.claims = new StreamClaims(engine);
+    this.clear = new TableClear(engine);
+  }
+
+  /**
+   * Empties this node's mirror, then calls `then` (which asks for the snapshot): a large table a
+   * slice per turn (table-clear.ts), so that starting over never holds the loop for seconds.
+   */
+  clearThen(then: (slices: number) => void): void {
+    this.clear.clearThen((slices) => {
+      this.claims.reset();
+      this.touched.clear();
+      then(slices);
+    });
+  }
+
+  /** A clear is under way: no snapshot is taken before it ends. */
+  get clearing(): boolean {
+    return this.clear.clearing;
+  }
+
+  /** This node takes the role with its table as it is: a clear under way stops. */
+  cancelClear(): void {
+    this.clear.cancel();
   }
 
   /** This node asked `from` for a snapshot: the next one it begins is taken (a new request starts over). */
@@ -69,7 +98,8 @@ export class ReplicationSink {
    */
   beginSnapshot(from: string, m: SnapshotBeginMessage): boolean {
     const s = this.incoming;
-    if (s === null || s.from !== from) return false;
+    // While the table is being cleared it answers an older request: the one asked after the clear comes next.
+    if (s === null || s.from !== from || this.clear.clearing) return false;
     s.begun = true;
     s.parts = 0;
     this.engine.reset();
@@ -107,6 +137,7 @@ export class ReplicationSink {
     this.touched.clear();
     // Listeners (the dashboard, metrics) saw a reset at the start and none of the parts: re-read all.
     this.engine.replicaAnnounceReset();
+    this.intern.clear();
     return true;
   }
 
@@ -118,6 +149,7 @@ export class ReplicationSink {
       for (const h of m.holders) if (h[0] !== kept && touched.has(h[0])) this.engine.replicaClearLock(h[0]);
       for (const w of m.waiters) if (w[0] !== kept && touched.has(w[0])) this.engine.replicaClearLock(w[0]);
     }
+    const intern = this.intern;
     for (const [lock, claimId, token, protocol, client, leaseMs, sliding, remainingMs, heldForMs, keyHash, clientName] of m.holders) {
       const t = BigInt(token);
       if (t > this.maxToken) this.maxToken = t;
@@ -128,8 +160,8 @@ export class ReplicationSink {
           claimId,
           token: t,
           protocol,
-          client,
-          clientName: clientName ?? null,
+          client: intern.get(client),
+          clientName: clientName === undefined ? null : intern.get(clientName),
           leaseMs,
           sliding,
           remainingMs,
@@ -142,10 +174,21 @@ export class ReplicationSink {
       );
     }
     for (const [lock, claimId, protocol, client, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash, clientName] of m.waiters) {
-      const name = clientName ?? null;
+      const name = clientName === undefined ? null : intern.get(clientName);
       this.claims.note(lock);
       this.engine.replicaEnqueue(
-        { lock, claimId, protocol, client, clientName: name, leaseMs, sliding, waitingForMs, waitRemainingMs, keyHash: sessionKey(protocol, keyHash) },
+        {
+          lock,
+          claimId,
+          protocol,
+          client: intern.get(client),
+          clientName: name,
+          leaseMs,
+          sliding,
+          waitingForMs,
+          waitRemainingMs,
+          keyHash: sessionKey(protocol, keyHash),
+        },
         false,
       );
     }

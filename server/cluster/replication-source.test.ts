@@ -7,7 +7,7 @@ import { FakeClock } from '../../lib/engine/clock.ts';
 import { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { BlockTokenSource, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
 import { FlushScheduler } from '../lines/flush-scheduler.ts';
-import { ReplicationSource, type StandbyLink } from './replication-source.ts';
+import { JOINING_ACK_TIMEOUTS, ReplicationSource, type StandbyLink } from './replication-source.ts';
 
 const owner: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
 
@@ -123,6 +123,49 @@ describe('ReplicationSource', () => {
     expect(dropped).toEqual(['b']);
     expect(slow.link.closed).toMatch(/token ceiling/);
     expect(source.streaming('b')).toBe(false);
+  });
+
+  it('a standby still receiving its snapshot gets JOINING_ACK_TIMEOUTS ack timeouts before it is cut off', async () => {
+    vi.useFakeTimers();
+    const { engine, source, dropped } = setup(500);
+    // A table the walk cannot send while the link is full: the snapshot stays under way.
+    for (let i = 0; i < 100; i++) engine.acquire({ name: `l${i}`, owner, protocol: 'keyed', client: 'c', leaseMs: 60_000, waitMs: 0, sliding: false });
+    const joining = recorder(64 * 1024 * 1024 - 1);
+    const inSync = recorder();
+    source.addStandby('b', joining.link);
+    source.addStandby('c', inSync.link);
+    vi.advanceTimersByTime(0);
+    // streaming(): the snapshot has ended. c has its table; b's walk waits for its link to drain.
+    expect([source.streaming('b'), source.streaming('c')]).toEqual([false, true]);
+    let done = false;
+    const wait = source.awaitCeiling(200n).then(() => {
+      done = true;
+    });
+    source.onCeilingAck('c', 200n);
+    vi.advanceTimersByTime(500);
+    await Promise.resolve();
+    expect(dropped, 'not cut off at the first ack timeout while joining').toEqual([]);
+    expect(done).toBe(false);
+    vi.advanceTimersByTime((JOINING_ACK_TIMEOUTS - 1) * 500 - 1);
+    await Promise.resolve();
+    expect(dropped).toEqual([]);
+    vi.advanceTimersByTime(1);
+    await wait;
+    expect(dropped, 'cut off after JOINING_ACK_TIMEOUTS of them').toEqual(['b']);
+    expect(joining.link.closed).toMatch(/token ceiling/);
+  });
+
+  it('a joining standby that acknowledges late is kept, and the wait ends then', async () => {
+    vi.useFakeTimers();
+    const { engine, source, dropped } = setup(500);
+    for (let i = 0; i < 100; i++) engine.acquire({ name: `l${i}`, owner, protocol: 'keyed', client: 'c', leaseMs: 60_000, waitMs: 0, sliding: false });
+    source.addStandby('b', recorder(64 * 1024 * 1024 - 1).link);
+    vi.advanceTimersByTime(0);
+    const wait = source.awaitCeiling(200n);
+    vi.advanceTimersByTime(3 * 500);
+    source.onCeilingAck('b', 200n);
+    await wait;
+    expect(dropped, 'kept: it acknowledged within its longer time').toEqual([]);
   });
 
   it('a standby that stopped reading is cut off instead of buffered without bound', () => {

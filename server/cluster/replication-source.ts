@@ -40,6 +40,16 @@ export const MAX_UNSENT_SNAPSHOT_BYTES = 1024 * 1024;
  */
 export const RENEW_EVERY_MS = 250;
 
+/**
+ * A standby still receiving its snapshot reads a `ceil` only after the parts queued before it
+ * (up to the unsent cap here, and the sockets' buffers on both sides): at millions of locks
+ * that took longer than one ack timeout on a loaded host, and the standby was cut off mid-join
+ * and started over, again and again (issue 29). It has this many ack timeouts. Tokens do not
+ * wait meanwhile: the current block still has half its tokens when the next is reserved, and one
+ * used up before the acknowledgement gives way to the blocking fallback, which waits for nobody.
+ */
+export const JOINING_ACK_TIMEOUTS = 10;
+
 /** A standby this far behind (stopped reading: paused, or its host is swapping) is cut off; it re-syncs when it is back. */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 
@@ -234,7 +244,8 @@ export class ReplicationSource {
 
   /**
    * Resolves once every standby streaming now has stored `ceiling` (or is gone). A standby
-   * that does not answer within ackTimeoutMs is cut off rather than holding up the tokens.
+   * that does not answer within ackTimeoutMs is cut off rather than holding up the tokens; one
+   * still receiving its snapshot within JOINING_ACK_TIMEOUTS of them.
    */
   awaitCeiling(ceiling: bigint): Promise<void> {
     this.broadcastCeiling(ceiling);
@@ -242,16 +253,23 @@ export class ReplicationSource {
       const wait: CeilingWait = {
         ceiling,
         resolve,
-        timer: setTimeout(() => {
-          for (const s of [...this.streams.values()]) {
-            if (s.ceilingAcked < ceiling) this.drop(s, 'did not acknowledge a token ceiling in time');
-          }
-          this.settle(wait);
-        }, this.o.ackTimeoutMs),
+        timer: setTimeout(() => this.ceilingTimedOut(wait, true), this.o.ackTimeoutMs),
       };
       this.ceilingWaits.add(wait);
       this.checkCeiling(wait);
     });
+  }
+
+  /** Cuts off the standbys that have not stored `wait.ceiling`: at the first timeout, those still joining get longer. */
+  private ceilingTimedOut(wait: CeilingWait, first: boolean): void {
+    let joining = false;
+    for (const s of [...this.streams.values()]) {
+      if (s.ceilingAcked >= wait.ceiling) continue;
+      if (first && s.walk !== null) joining = true;
+      else this.drop(s, 'did not acknowledge a token ceiling in time');
+    }
+    if (joining) wait.timer = setTimeout(() => this.ceilingTimedOut(wait, false), (JOINING_ACK_TIMEOUTS - 1) * this.o.ackTimeoutMs);
+    else this.settle(wait);
   }
 
   broadcastFailover(f: FailoverView): void {

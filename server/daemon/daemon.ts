@@ -274,7 +274,14 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       signInsThrottled: () => ops.security.throttledSignIns,
       ...(clusterNode === null
         ? {}
-        : { clusterNode: { peerAuthRefusals: () => clusterNode.mesh.authRefusals, failoversRecorded: () => clusterNode.timeline.recorded } }),
+        : {
+            clusterNode: {
+              peerAuthRefusals: () => clusterNode.mesh.authRefusals,
+              failoversRecorded: () => clusterNode.timeline.recorded,
+              claimFates: () => clusterNode.timeline.fates,
+              onClientStall: (listener) => clusterNode.timeline.stallListeners.push(listener),
+            },
+          }),
     });
     stopCensus = () => registry.stopCensus();
     const facade = createOpsFacade({
@@ -282,6 +289,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       engine,
       clock: viewClock,
       lockIndex: ops.lockIndex,
+      contention: ops.contention,
       state: () => state,
       role: ops.role,
       stats: ops.stats,

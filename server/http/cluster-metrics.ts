@@ -3,7 +3,7 @@
 // set), plus two counters a cluster node keeps: peer links refused for authentication, and the
 // failovers it recorded. Gauges reset at each scrape, so a node that left the view, or a standby
 // that was promoted, loses its series.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { FAILOVER_CAUSES, type FailoverCause } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
 
@@ -17,7 +17,14 @@ export interface ClusterNodeSources {
   peerAuthRefusals(): number;
   /** Failovers this node recorded since it started, by cause (FailoverTimeline.recorded). */
   failoversRecorded(): Readonly<Record<FailoverCause, number>>;
+  /** Claims by fate over the transitions this node recorded, counted when each finished (FailoverTimeline.fates). */
+  claimFates?(): Readonly<Record<string, number>>;
+  /** Calls `listener` with each client stall (ms) the node measures, and its transition's cause (FailoverTimeline.stallListeners). */
+  onClientStall?(listener: (cause: FailoverCause, ms: number) => void): void;
 }
+
+/** Buckets of baton_failover_client_stall_seconds: a handoff's few ms to a lease that had to run out. */
+const STALL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 export function registerClusterMetrics(registry: Registry, view: () => ClusterView, node?: ClusterNodeSources): void {
   clusterGauges(registry, view);
@@ -41,6 +48,32 @@ export function registerClusterMetrics(registry: Registry, view: () => ClusterVi
       this.reset();
       const recorded = node.failoversRecorded();
       for (const cause of FAILOVER_CAUSES) this.inc({ cause }, recorded[cause]);
+    },
+  });
+  transitionMetrics(registry, node);
+}
+
+/** What the clients went through in the handoffs and failovers this node recorded (failover-timeline.ts). */
+function transitionMetrics(registry: Registry, node: ClusterNodeSources): void {
+  const stall = new Histogram({
+    name: 'baton_failover_client_stall_seconds',
+    help: "Each client stall of a handoff or failover this node took over in: from the old active's last grant-capable moment to the claim's RESUME, or a re-sent keyed request's grant",
+    labelNames: ['cause'] as const,
+    buckets: STALL_BUCKETS,
+    registers: [registry],
+  });
+  for (const cause of FAILOVER_CAUSES) stall.zero({ cause });
+  node.onClientStall?.((cause, ms) => stall.observe({ cause }, ms / 1000));
+  const fates = node.claimFates;
+  if (fates === undefined) return;
+  new Counter({
+    name: 'baton_failover_claims_total',
+    help: 'Claims of the handoffs and failovers this node took over in, by fate (moved, expired, lost, ended, requeued, regranted), counted when each transition finished',
+    labelNames: ['fate'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [fate, n] of Object.entries(fates())) this.inc({ fate }, n);
     },
   });
 }

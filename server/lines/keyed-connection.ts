@@ -146,7 +146,7 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
   onGranted(claim: Claim): boolean {
     if (this.closing || this.transport.destroyed) return false;
     this.removeWaiting(claim);
-    this.send(encodeGranted(claim.lock.name, claim.token));
+    this.send(encodeGranted(claim.name, claim.token));
     this.pendingGrants.push(claim);
     this.pendingEnds.push(this.queuedEnd);
     this.sendHeldBehind(claim);
@@ -184,8 +184,8 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
   onEnded(claim: Claim, reason: EndReason): void {
     if (!this.removeWaiting(claim)) return;
     // Only waiters get an answer here; an expired or force-released grant is learnt by its R (STALE).
-    if (reason === 'wait-timeout') this.replyInOrder(claim, encodeTimeout(claim.lock.name));
-    else if (reason === 'kicked') this.replyInOrder(claim, encodeKeyedError('A', claim.lock.name, 'kicked'));
+    if (reason === 'wait-timeout') this.replyInOrder(claim, encodeTimeout(claim.name));
+    else if (reason === 'kicked') this.replyInOrder(claim, encodeKeyedError('A', claim.name, 'kicked'));
   }
 
   /**
@@ -206,7 +206,7 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
       for (const claim of list) {
         this.engine.end(claim);
         if (answer) {
-          this.send(encodeTimeout(claim.lock.name));
+          this.send(encodeTimeout(claim.name));
           this.sendHeldBehind(claim);
         }
       }
@@ -217,7 +217,7 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
 
   /** Sends `line` unless an earlier waiter on the same key is still unanswered. */
   private replyInOrder(claim: Claim, line: string): void {
-    const earlier = this.lastWaiterOn(claim.lock.name, claim.id);
+    const earlier = this.lastWaiterOn(claim.name, claim.id);
     if (earlier === null) {
       this.send(line);
       this.sendHeldBehind(claim);
@@ -252,8 +252,8 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
   }
 
   private addWaiting(claim: Claim): void {
-    const list = this.waiting.get(claim.lock.name);
-    if (list === undefined) this.waiting.set(claim.lock.name, [claim]);
+    const list = this.waiting.get(claim.name);
+    if (list === undefined) this.waiting.set(claim.name, [claim]);
     else list.push(claim);
     this.waitingCount++;
   }
@@ -262,10 +262,10 @@ export class KeyedConnection extends LineConnection implements ClaimOwner {
   private removeWaiting(claim: Claim): boolean {
     // The uncontended path (a grant at once, nothing waiting here) skips the map lookup.
     if (this.waitingCount === 0) return false;
-    const list = this.waiting.get(claim.lock.name);
+    const list = this.waiting.get(claim.name);
     const i = list === undefined ? -1 : list.indexOf(claim);
     if (list === undefined || i < 0) return false;
-    if (list.length === 1) this.waiting.delete(claim.lock.name);
+    if (list.length === 1) this.waiting.delete(claim.name);
     else list.splice(i, 1);
     this.waitingCount--;
     return true;

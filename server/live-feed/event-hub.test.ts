@@ -485,8 +485,13 @@ describe('EventHub', () => {
   });
 
   it('ends the streams and lets go of the engine and its timers when the first snapshot cannot be built', () => {
-    const { hub, join, listeners, scheduler, hold } = setup();
-    const broken = hold('x');
+    const { hub, join, listeners, scheduler, hold, engine } = setup();
+    hold('x');
+    // A waiter: the lock takes the object form (lib/engine/compact-holders.ts), so the holder the
+    // snapshot reads is this one object, not a view made per read.
+    hold('x');
+    const broken = engine.lock('x')?.holder;
+    if (!broken) throw new Error('x not held');
     // A lock view that throws while the snapshot is built.
     Object.defineProperty(broken, 'token', {
       get: () => {

@@ -90,7 +90,12 @@ export interface EventHubDeps {
   stats(): StatsView;
   cluster(): ClusterView;
   history: HistorySource;
-  audit: Pick<AuditFacade, 'subscribe'>;
+  /**
+   * `latest`: the audit's newest arrival position. Messages carry it when it moved, so a page
+   * re-reads its audit even when the admin item was pushed out of the 200-item feed before a
+   * delta took it (a role change replays the whole table right after its handoff entry).
+   */
+  audit: Pick<AuditFacade, 'subscribe'> & { readonly latest?: number };
   scheduler?: Scheduler;
   /** At most one delta per stream this often. */
   flushIntervalMs?: number;
@@ -187,6 +192,7 @@ export class EventHub implements FeedFacade {
   private pumpScheduled = false;
   // What the last message that every live stream has seen carried: deltas send what moved since.
   private sentFeedSeq = 0;
+  private sentAuditSeq = 0;
   private sentHistoryVersion = 0;
   private sentBucketStart = 0;
   private sentClusterKey = '';
@@ -259,6 +265,8 @@ export class EventHub implements FeedFacade {
     }
     const { history } = this.deps;
     const feedChanged = this.feed.lastSeq !== this.sentFeedSeq;
+    const auditSeq = this.deps.audit.latest ?? 0;
+    const auditChanged = auditSeq !== this.sentAuditSeq;
     const bucketStart = history.currentBucketStart();
     const historyChanged = history.version !== this.sentHistoryVersion || bucketStart !== this.sentBucketStart;
     const cluster = this.deps.cluster();
@@ -266,7 +274,7 @@ export class EventHub implements FeedFacade {
     const clusterChanged = clusterNow !== this.sentClusterKey;
     const stats = this.deps.stats();
     const key = statsKey(stats);
-    if (this.dirty.size === 0 && !feedChanged && !historyChanged && !clusterChanged && key === this.sentStatsKey) return;
+    if (this.dirty.size === 0 && !feedChanged && !auditChanged && !historyChanged && !clusterChanged && key === this.sentStatsKey) return;
 
     const upserts: LockSummary[] = [];
     const removed: string[] = [];
@@ -283,9 +291,11 @@ export class EventHub implements FeedFacade {
       history: historyChanged ? history.changedSince(this.sentHistoryVersion) : [],
       feed: feedChanged ? this.feed.since(this.sentFeedSeq) : [],
       cluster: clusterChanged ? cluster : null,
+      ...(auditChanged ? { audit: auditSeq } : {}),
     };
     this.dirty.clear();
     this.sentFeedSeq = this.feed.lastSeq;
+    this.sentAuditSeq = auditSeq;
     this.sentHistoryVersion = history.version;
     this.sentBucketStart = bucketStart;
     this.sentClusterKey = clusterNow;
@@ -399,6 +409,7 @@ export class EventHub implements FeedFacade {
   /** Remembers what `snapshot` showed: the next delta carries only what moved after it. */
   private markSent(snapshot: Pick<SnapshotMessage, 'cluster' | 'stats'>): void {
     this.sentFeedSeq = this.feed.lastSeq;
+    this.sentAuditSeq = this.deps.audit.latest ?? 0;
     this.sentHistoryVersion = this.deps.history.version;
     this.sentBucketStart = this.deps.history.currentBucketStart();
     this.sentClusterKey = clusterKey(snapshot.cluster);
@@ -418,6 +429,7 @@ export class EventHub implements FeedFacade {
       firstByName: pass.firstByName,
       history: this.deps.history.buckets(),
       feed: this.feed.since(0),
+      audit: this.deps.audit.latest ?? 0,
     };
   }
 

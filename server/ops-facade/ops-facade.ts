@@ -6,7 +6,10 @@ import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { ClusterView, DaemonState, HistoryRange, LockHistory, NodeRole, StatsHistory, StatsView } from '../../lib/ops-api/api-types.ts';
 import type { AdminFacade, AuditFacade, DaemonFacade, FeedFacade, SecurityFacade } from '../../lib/ops-api/daemon-facade.ts';
 import { clientHeldPage } from '../admin-ops/client-held-page.ts';
+import { clientWaitingPage } from '../lock-views/client-waiting-page.ts';
+import type { ContentionTracker } from '../lock-views/contention-tracker.ts';
 import type { LockIndex } from '../lock-views/lock-index.ts';
+import { searchWaiters } from '../lock-views/waiter-search.ts';
 import { lockDetail, locksPage, type ViewClock } from '../lock-views/lock-views.ts';
 
 export interface OpsFacadeParts {
@@ -16,6 +19,8 @@ export interface OpsFacadeParts {
   clock: ViewClock;
   /** The engine's sorted names (one per engine, made with the console services): lock pages and held pages walk it. */
   lockIndex: LockIndex;
+  /** The locks with queues now and the most waited-for over the last day (one per engine, made with the console services). */
+  contention: ContentionTracker;
   state(): DaemonState;
   role(): NodeRole;
   stats(): StatsView;
@@ -46,6 +51,12 @@ export function createOpsFacade(p: OpsFacadeParts): DaemonFacade {
     statsHistory: (range) => p.history.range(range),
     lockHistory: (name) => p.history.lockHistory(name),
     clientHeld: (client, page) => clientHeldPage(engine, p.lockIndex, clock, client, page),
+    clientWaiting: (client, page) => clientWaitingPage(engine, p.lockIndex, clock, client, page),
+    contention: (range, limit) => {
+      const now = p.contention.now(limit);
+      return { asOf: Math.round(clock.wall(clock.now())), range, now: now.locks, over: p.contention.over(range, limit), queuedLocks: now.queuedLocks };
+    },
+    searchWaiters: (q, limit) => searchWaiters(p.contention, clock, q, limit),
     admin: p.admin,
     metrics: p.metrics,
     security: p.security,

@@ -6,6 +6,7 @@ import { AUDIT_ROTATE_BYTES, AuditLog } from '../audit/audit-log.ts';
 import { EventHub } from '../live-feed/event-hub.ts';
 import { HistoryRecorder } from '../chart-history/history-recorder.ts';
 import { type HistoryLog, HistoryStore } from '../chart-history/history-store.ts';
+import { ContentionTracker } from '../lock-views/contention-tracker.ts';
 import { LockIndex } from '../lock-views/lock-index.ts';
 import type { ViewClock } from '../lock-views/lock-views.ts';
 import { Security } from '../console-auth/security.ts';
@@ -41,6 +42,8 @@ export interface OpsServices {
   hub: EventHub;
   /** The engine's sorted names for the lock and held pages (the facade's views walk it). */
   lockIndex: LockIndex;
+  /** The contended locks now and over the last day (contention-tracker.ts). */
+  contention: ContentionTracker;
   cluster: ClusterBackend;
   role(): NodeRole;
   stats(): StatsView;
@@ -73,6 +76,7 @@ function assemble(o: OpsServicesOptions, security: Security, audit: AuditLog, hi
   const stats = (): StatsView =>
     statsView({ engine: o.engine, state: o.state, role, connections: o.connections, grantsTotal: () => history.grantsTotal, history });
   const lockIndex = new LockIndex(o.engine);
+  const contention = new ContentionTracker(o.engine, o.clock);
   const hub = new EventHub({ engine: o.engine, clock: o.clock, instanceId: o.instanceId, stats, cluster: () => cluster.view(), history, audit });
   return {
     security,
@@ -80,6 +84,7 @@ function assemble(o: OpsServicesOptions, security: Security, audit: AuditLog, hi
     history,
     hub,
     lockIndex,
+    contention,
     cluster,
     role,
     stats,
@@ -87,6 +92,7 @@ function assemble(o: OpsServicesOptions, security: Security, audit: AuditLog, hi
       hub.close();
       lockIndex.close();
       await historyStore?.close();
+      contention.close();
       history.close();
       await audit.close();
     },

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from ._address import Address, format_address
 from ._call import Call
@@ -69,8 +69,9 @@ class KeyedEngine:
         self.scheduler = Scheduler()
         self._started = False
         self._closed = False
-        #: Acquires waiting for a connection to come up.
-        self._parked: List[PendingAcquire] = []
+        #: Acquires waiting for a connection to come up, each with the node it was lost on (None
+        #: when none), in the order they were parked.
+        self._parked: Dict[PendingAcquire, Optional[Address]] = {}
         self._park_limit = reconnect_interval + connect_timeout
         #: Releases waiting for their next try.
         self._retrying: List[PendingRelease] = []
@@ -120,7 +121,7 @@ class KeyedEngine:
                     # Connections that are down, or that a redirect led to the node just lost, come
                     # back (home) by themselves: wait for one rather than fail.
                     if any(c.state == DOWN or (lost_at is not None and c.address == lost_at and c.home != lost_at) for c in self.connections):
-                        self._park(request, reason or connection_lost(NO_CONNECTION))
+                        self._park(request, reason or connection_lost(NO_CONNECTION), lost_at)
                         return
                     break
             # Sent again after a drop (``reason``): a socket the server has closed too is given up
@@ -129,36 +130,45 @@ class KeyedEngine:
                 return
         self._fail_acquire(request, client_closed() if self._closed else (reason or connection_lost(NO_CONNECTION)))
 
-    def _park(self, request: PendingAcquire, reason: BaseException) -> None:
+    def _park(self, request: PendingAcquire, reason: BaseException, lost_at: Optional[Address]) -> None:
         """Under the lock. No connection is up, but some will reconnect (a failover): the acquire
         waits for one, within its own wait and at most one reconnect interval plus a connect
-        timeout, instead of failing at once."""
+        timeout, instead of failing at once. ``lost_at``: the node it was just lost on, which
+        ``unpark`` keeps it away from too."""
         limit = self._park_limit
         if request.wait is not None:
             limit = max(0.0, min(limit, request.wait - (time.monotonic() - request.started_at)))
-        self._parked.append(request)
+        self._parked[request] = lost_at
         request.park_timer = self.later(limit, self._park_expired, request, reason)
 
     def _park_expired(self, request: PendingAcquire, reason: BaseException) -> None:
         with self.lock:
             if request not in self._parked:
                 return
-            self._parked.remove(request)
+            del self._parked[request]
         self._fail_acquire(request, reason)
 
     def unpark(self) -> None:
-        """A connection is connecting again, so it can take requests."""
+        """A connection is connecting again, so it can take requests. An acquire lost with a node
+        still keeps away from the connections a redirect had led to that node: one comes home
+        while another is still open there (the dying process has not closed that socket yet), and
+        the acquire sent on the open one would spend a try (with two connections, its last) on the
+        dead node. With only such connections, or down ones, it stays parked, under the timer it
+        was parked with."""
         with self.lock:
             if not self._parked:
                 return
-            waiting, self._parked = self._parked, []
+            waiting, self._parked = self._parked, {}
+            for request, lost_at in list(waiting.items()):
+                if lost_at is not None and self._pick(None, None, lost_at) is None:
+                    self._parked[request] = waiting.pop(request)
         now = time.monotonic()
-        for request in waiting:
+        for request, lost_at in waiting.items():
             cancel(request.park_timer)
             if not request.shrink_wait(now):
                 self._fail_acquire(request, LockTimeout(request.key, request.wait))
             else:
-                self._send_acquire(request, None, None)
+                self._send_acquire(request, None, None, lost_at)
 
     def _acquire_due(self, request: PendingAcquire) -> None:
         """A finite-wait acquire reached its deadline. One behind older acquires of its key on its
@@ -369,7 +379,7 @@ class KeyedEngine:
             if self._closed:
                 return
             self._closed = True
-            parked, self._parked = self._parked, []
+            parked, self._parked = list(self._parked), {}
             retrying, self._retrying = self._retrying, []
         reason = client_closed()
         for request in parked:

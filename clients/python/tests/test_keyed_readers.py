@@ -207,3 +207,62 @@ def test_an_acquire_moved_off_a_dead_active_is_not_sent_along_connections_redire
         assert len(cluster.granted_lines) == 1
         # It never went back to a node it had reached only through a redirect.
         assert len(carrying()) == 1, [conn.received for conn in a.conns]
+
+
+def test_a_parked_acquire_comes_home_past_a_redirected_connection_still_open() -> None:
+    """As above, with one address (a standby that sent both connections to a), and the dead
+    active's other socket slow to close: the connection that lost the acquire comes home while
+    the other is still open on a. The parked acquire goes home with it, not onto that socket,
+    which would spend its last try (two connections, two tries) on the dead node."""
+    promoted = threading.Event()
+    granted_lines: List[str] = []
+
+    def dead_active(conn: FakeConn) -> None:
+        while conn.readline(timeout=30) is not None:
+            pass
+
+    with FakeServer(dead_active) as a:
+
+        def standby(conn: FakeConn) -> None:
+            if not promoted.is_set():
+                conn.send(f"M {a.address}\n".encode())
+            while True:
+                line = conn.readline(timeout=30)
+                if line is None:
+                    return
+                if not promoted.is_set():
+                    conn.send(f"M {a.address}\n".encode())
+                elif line.startswith("A "):
+                    granted_lines.append(line)
+                    conn.send(f"A {line.split()[1]} 9\n".encode())
+
+        with FakeServer(standby) as b:
+            with KeyedClient(b.address, identity=None, reconnect_interval=1.0, connect_timeout=1.0) as client:
+                engine = client._engine
+                with engine.lock:
+                    engine._pick(None, None)
+                conns = engine.connections
+                wait_for(
+                    lambda: all(c.state == "open" and c.address != c.home for c in conns) and len(a.conns) == 2,
+                    5,
+                    "both connections on the active a",
+                )
+                box: List[Any] = []
+                thread = threading.Thread(target=lambda: box.append(_outcome(lambda: client.acquire("readers/later", lease=30, wait=10))), daemon=True)
+                thread.start()
+                sent = lambda: [line for conn in a.conns for line in conn.received if line.startswith("A readers/later")]  # noqa: E731
+                wait_for(lambda: len(sent()) == 1, 5, "the acquire on a")
+                first = next(conn for conn in a.conns if conn.received)
+                promoted.set()
+                first.close()  # the socket carrying the acquire closes ...
+                # ... and the other one only once the connection that lost the acquire has come home
+                # and the acquire has gone somewhere again: to b, or back to a.
+                wait_for(lambda: granted_lines or len(sent()) > 1, 5, "the acquire sent again")
+                a.close()
+                thread.join(15)
+                assert box, "the acquire never settled"
+                grant = box[0]
+                assert not isinstance(grant, BaseException), f"{grant!r} (a received {sent()})"
+                assert grant.token == 9
+                assert len(granted_lines) == 1
+                assert len(sent()) == 1, sent()

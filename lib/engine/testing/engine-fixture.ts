@@ -26,11 +26,13 @@ export interface EngineFixtureOptions {
   startCeiling?: bigint;
   /** Tokens reserved per ceiling save: small by default, so tests run across block ends. */
   blockSize?: bigint;
+  /** Keyed holders may take the compact form (compact-holders.ts); false: object form only. */
+  compact?: boolean;
 }
 
-export function engineFixture({ startCeiling = 0n, blockSize = 4n }: EngineFixtureOptions = {}) {
+export function engineFixture({ startCeiling = 0n, blockSize = 4n, compact = true }: EngineFixtureOptions = {}) {
   const clock = new FakeClock(1_000);
-  const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore(startCeiling), blockSize));
+  const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore(startCeiling), blockSize), { compactHolders: compact });
   /** A keyed-protocol claim: a fixed lease; waitMs 0 waits forever. */
   const fixed = (name: string, owner: ClaimOwner, leaseMs = 10_000, waitMs = 0) =>
     engine.acquire({ name, owner, protocol: 'keyed', client: 'k', leaseMs, waitMs, sliding: false });

@@ -14,6 +14,7 @@ import type { AdminFacade, DaemonFacade, FeedFacade } from '../../../lib/ops-api
 import { localLockOps } from '../../admin-ops/admin-ops.ts';
 import { AuditLog } from '../../audit/audit-log.ts';
 import { HistoryRecorder } from '../../chart-history/history-recorder.ts';
+import { ContentionTracker } from '../../lock-views/contention-tracker.ts';
 import { LockIndex } from '../../lock-views/lock-index.ts';
 import { createOpsFacade } from '../ops-facade.ts';
 import { Security } from '../../console-auth/security.ts';
@@ -95,6 +96,7 @@ export async function testFacade(options: TestFacadeOptions = {}): Promise<TestF
     engine,
     clock: viewClock,
     lockIndex: new LockIndex(engine),
+    contention: new ContentionTracker(engine, viewClock),
     state: () => state,
     role,
     stats,

@@ -1,0 +1,7 @@
+import { getClientWaiting } from '@/server/api-handlers/lock-views-read.ts';
+import { otherMethods, withDaemon } from '@/server/api-handlers/route-kit.ts';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withDaemon(getClientWaiting);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods('GET');

@@ -1,0 +1,90 @@
+// A standby joining a large table, watched as it goes: a 2-node cluster (peer-timeout 1 s), `a`
+// filled with --locks locks (600 s leases) under 2,000 pairs/s of handover churn, then `b`
+// started. Prints b's phase and replication lag as they change, the warnings both nodes log
+// (freezes, cut-off streams, the partial-table hold) and b's GC pauses over --gc-ms (wall, from
+// --trace-gc: set for the baton processes only), then each side's per-second figures of the
+// join: longest block in CPU time (loopBusyMs), the same less GC (loopWorkMs), GC pauses and wall
+// delay. For what the scale section's join part does not show: why a join of millions starts over.
+//   node --import tsx bench/join-trace.ts --locks 5000000 [--timeout-s 600] [--gc-ms 150]
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { startCluster, waitFor, type NodeProcess } from '../server/testing/cluster-harness.ts';
+import { fillLocks, startChurn } from '../server/testing/lock-load.ts';
+import { intFlag } from './flags.ts';
+
+const locks = intFlag('--locks', 1_000_000, 20_000_000);
+const timeoutMs = intFlag('--timeout-s', 600, 7_200) * 1_000;
+const gcMs = intFlag('--gc-ms', 150, 60_000);
+process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import ${fileURLToPath(new URL('./trace-gc.mjs', import.meta.url))}`.trim();
+
+const rssMiB = (node: NodeProcess): number => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${node.pid}/status`, 'utf8'))?.[1]) / 1024);
+
+const cluster = await startCluster({ nodes: 2, start: ['a'], teardownGraceMs: 5_000, startTimeoutMs: 30_000 });
+const [a, b] = [cluster.node('a'), cluster.node('b')];
+try {
+  await waitFor(async () => (await a.cluster()).phase === 'active', { timeoutMs: 15_000, what: 'a active alone' });
+  const f0 = performance.now();
+  await fillLocks(a.ports.lock, locks, 'bench/join');
+  console.log(`filled ${locks} locks in ${Math.round(performance.now() - f0)} ms; RSS a ${rssMiB(a)} MiB`);
+  const churn = await startChurn(a.ports.lock, 2_000);
+  await new Promise((r) => setTimeout(r, 3_000));
+  const t0 = performance.now();
+  const at = () => `${Math.round(performance.now() - t0)} ms`;
+  await b.start();
+  let last = '';
+  const seen = { gc: 0, a: 0, b: 0 };
+  // The views keep 60 seconds: a longer join's maxima are kept here, from the last two seconds of each look.
+  const longest = { activeBusy: 0, activeWork: 0, standbyBusy: 0, standbyWork: 0 };
+  const recent = (xs?: number[]) => Math.max(0, ...(xs ?? []).slice(-2));
+  await waitFor(
+    async () => {
+      const [va, vb] = [await a.cluster().catch(() => null), await b.cluster().catch(() => null)];
+      const state = `b ${vb?.phase ?? 'not answering'}, lag ${JSON.stringify(va?.nodes.find((n) => n.id === 'b')?.replicationLag ?? null)}`;
+      if (state !== last) console.log(`${at()}: ${state}`);
+      longest.activeBusy = Math.max(longest.activeBusy, recent(va?.loopBusyMs));
+      longest.activeWork = Math.max(longest.activeWork, recent(va?.loopWorkMs));
+      longest.standbyBusy = Math.max(longest.standbyBusy, recent(vb?.loopBusyMs));
+      longest.standbyWork = Math.max(longest.standbyWork, recent(vb?.loopWorkMs));
+      last = state;
+      const lines = b.stdout().split('\n');
+      for (const line of lines.slice(seen.gc)) {
+        const pause = /, ([\d.]+) \/ [\d.]+ ms/.exec(line);
+        if (pause !== null && Number(pause[1]) > gcMs) console.log(`  b gc: ${line.slice(0, 200)}`);
+      }
+      seen.gc = lines.length;
+      for (const [id, node] of [
+        ['a', a],
+        ['b', b],
+      ] as const) {
+        const entries = node.logEntries();
+        for (const e of entries.slice(seen[id]))
+          if (Number(e.level) >= 40) console.log(`  ${id} log: ${String(e.msg).slice(0, 120)} ${JSON.stringify(e).slice(0, 160)}`);
+        seen[id] = entries.length;
+      }
+      return va?.nodes.find((n) => n.id === 'b')?.inSync === true;
+    },
+    { timeoutMs, intervalMs: 250, what: 'b in sync' },
+  );
+  const joinMs = performance.now() - t0;
+  await new Promise((r) => setTimeout(r, 1_200));
+  await churn.stop();
+  const seconds = Math.ceil(joinMs / 1_000) + 2;
+  const [va, vb] = [await a.cluster(), await b.cluster()];
+  console.log(`in sync after ${Math.round(joinMs)} ms; RSS a ${rssMiB(a)} MiB, b ${rssMiB(b)} MiB`);
+  const r = (x: number) => Math.round(x * 10) / 10;
+  console.log(
+    `longest block in CPU time over the whole join: active ${r(longest.activeBusy)} ms (less GC ${r(longest.activeWork)}), standby ${r(longest.standbyBusy)} ms (less GC ${r(longest.standbyWork)})`,
+  );
+  for (const [side, v] of [
+    ['active', va],
+    ['standby', vb],
+  ] as const) {
+    const w = (xs?: number[]) => (xs ?? []).slice(-seconds).map(Math.round);
+    console.log(`${side}, the last ${Math.min(seconds, 60)} s:`);
+    console.log(
+      `  busy [${w(v.loopBusyMs).join(',')}]\n  work [${w(v.loopWorkMs).join(',')}]\n  gc   [${w(v.gcPauseMs).join(',')}]\n  wall [${w(v.loopDelayMs).join(',')}]`,
+    );
+  }
+} finally {
+  await cluster.close();
+}

@@ -1,0 +1,270 @@
+// The active role held through an etcd lease (issue 32; not wired into the daemon yet). A node
+// takes a lease, then campaigns with a transaction that creates the role key under that lease only
+// if the key does not exist; it keeps the lease alive with one keep-alive a third of a TTL apart,
+// and may grant only while grant-permission.ts says the lease cannot have expired. Nothing here
+// runs on a grant: mayGrant() compares a clock reading with a number.
+//
+// Why a node that was cut off cannot be overtaken while it still grants. Its permission ends at
+// (its last answered keep-alive's send time) + TTL less the margins; etcd deletes the role key
+// only when the lease has expired, which is no earlier than that send time + TTL; another node's
+// create-if-absent succeeds only after the delete. Nobody deletes the key but its holder (resign)
+// and etcd (expiry).
+//
+// After a lapse (keep-alives failed for longer than the permission, e.g. etcd lost quorum), a
+// keep-alive answered with a TTL proves the lease never expired, so the key is still this node's
+// and nobody else can have held the role: permission comes back with it. A reply of 0 means the
+// lease is gone (and the key with it): this node starts over with a new lease and campaigns.
+import type { Etcd3, ICompare } from 'etcd3';
+import { DEFAULT_MARGINS, GrantPermission, nextKeepAliveAt, type PermissionMargins } from '../../lib/coordination/grant-permission.ts';
+import { electable, encodeInSync, parseInSync } from '../../lib/coordination/sync-gate.ts';
+import { keepAliveOnce } from './etcd-keep-alive.ts';
+
+export interface RoleHolderOptions {
+  client: Etcd3;
+  /** The role key, e.g. `baton/<cluster>/active`. */
+  key: string;
+  nodeId: string;
+  /** The lease TTL asked of etcd (whole seconds; etcd may grant more, and the answer counts). */
+  ttlSeconds: number;
+  /** The monotonic clock (ms), as every permission bound is read on it. */
+  now: () => number;
+  margins?: PermissionMargins;
+  /** Deadline of each etcd call; a third of the TTL if not given. */
+  callTimeoutMs?: number;
+  /** How often a node that does not hold tries the role again; 200 ms if not given. */
+  campaignEveryMs?: number;
+  /**
+   * The in-sync set's key (lib/coordination/sync-gate.ts): when given, this node campaigns only
+   * while it is electable by the set etcd stores (the campaign compares the set's revision as read),
+   * and a node that wins stores an empty set, guarded by its lease, before it counts as holding.
+   */
+  inSyncKey?: string;
+  /** Every change of what this node may do (tests rebuild the grant windows from these). */
+  onEvent?: (event: HolderEvent) => void;
+}
+
+export type HolderEvent =
+  /** This node holds the role key (a campaign won, or its own key found under its lease). */
+  | { kind: 'owner'; at: number }
+  /** A keep-alive (or the lease grant) raised the permission to `until`. */
+  | { kind: 'until'; at: number; until: number }
+  /** This node stops: it resigned, its lease is gone, or it was halted. */
+  | { kind: 'released'; at: number; why: string };
+
+export class EtcdRoleHolder {
+  private lease: string | null = null;
+  private permission: GrantPermission;
+  private owner = false;
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+  /** When the next keep-alive is due (monotonic ms): a third of a TTL after the last one sent, sooner after a failure. */
+  private keepAliveAt = Number.POSITIVE_INFINITY;
+  private ttlMs: number;
+  /** The last etcd error, for logs and the console (cleared by the next success). */
+  lastError: Error | null = null;
+  /** Who holds the key as this node last read it (null: nobody, or not read yet). */
+  seenHolder: string | null = null;
+  /** Whether the in-sync set etcd stores let this node campaign, as last read (true without an in-sync key). */
+  electable = true;
+
+  constructor(private readonly o: RoleHolderOptions) {
+    this.ttlMs = o.ttlSeconds * 1_000;
+    this.permission = new GrantPermission(o.margins ?? DEFAULT_MARGINS);
+  }
+
+  /** Whether this node may grant now. */
+  mayGrant(now: number = this.o.now()): boolean {
+    return this.owner && this.permission.mayGrant(now);
+  }
+
+  get holding(): boolean {
+    return this.owner;
+  }
+
+  /** Grants are allowed strictly before this while holding (monotonic ms). */
+  get permittedUntil(): number {
+    return this.owner ? this.permission.permittedUntil : Number.NEGATIVE_INFINITY;
+  }
+
+  get leaseId(): string | null {
+    return this.lease;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  /**
+   * Gives the role up: stops granting at once, then revokes the lease (which deletes the key, so
+   * another node can win without waiting out the TTL). A revoke that fails leaves the key to expire.
+   */
+  async resign(): Promise<void> {
+    const lease = this.lease;
+    this.stop('resigned');
+    if (lease === null) return;
+    try {
+      await this.o.client.leaseClient.leaseRevoke({ ID: lease }, { deadline: Date.now() + this.callTimeoutMs() });
+    } catch (error) {
+      this.lastError = error as Error;
+    }
+  }
+
+  /** Stops everything without a word to etcd, as a crash would: the key stays until the lease expires. */
+  halt(): void {
+    this.stop('halted');
+  }
+
+  private stop(why: string): void {
+    this.running = false;
+    clearTimeout(this.timer);
+    this.release(why);
+    this.lease = null;
+    this.permission = new GrantPermission(this.o.margins ?? DEFAULT_MARGINS);
+  }
+
+  private release(why: string): void {
+    const was = this.owner;
+    this.owner = false;
+    this.permission.revoke();
+    if (was) this.emit({ kind: 'released', at: this.o.now(), why });
+  }
+
+  private callTimeoutMs(): number {
+    return this.o.callTimeoutMs ?? Math.floor(this.ttlMs / 3);
+  }
+
+  /** How soon a failed call is tried again: a tenth of a TTL, at most 250 ms. */
+  private retryMs(): number {
+    return Math.min(250, this.ttlMs / 10);
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.running) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.turn(), Math.max(0, delayMs));
+  }
+
+  /** One step: a lease if there is none, a keep-alive when due, a campaign while not holding. */
+  private async turn(): Promise<void> {
+    let failed = false;
+    try {
+      if (this.lease === null) await this.grantLease();
+      else if (this.o.now() >= this.keepAliveAt) await this.keepAlive();
+      if (this.running && this.lease !== null && !this.owner) await this.campaign();
+      this.lastError = null;
+    } catch (error) {
+      this.lastError = error as Error;
+      failed = true;
+    }
+    if (!this.running) return;
+    const now = this.o.now();
+    const retry = this.retryMs();
+    let next = this.lease === null ? now + retry : this.keepAliveAt;
+    if (failed) next = Math.min(next, now + retry);
+    if (!this.owner) next = Math.min(next, now + (this.o.campaignEveryMs ?? 200));
+    this.schedule(next - now);
+  }
+
+  private async grantLease(): Promise<void> {
+    const sentAt = this.o.now();
+    const res = await this.o.client.leaseClient.leaseGrant({ TTL: this.o.ttlSeconds }, { deadline: Date.now() + this.callTimeoutMs() });
+    if (!this.running) return;
+    this.lease = res.ID;
+    this.ttlMs = Number(res.TTL) * 1_000;
+    this.permission = new GrantPermission(this.o.margins ?? DEFAULT_MARGINS);
+    this.keepAliveAt = nextKeepAliveAt(sentAt, this.ttlMs);
+    this.renewed(sentAt, this.ttlMs);
+  }
+
+  private async keepAlive(): Promise<void> {
+    const lease = this.lease as string;
+    const sentAt = this.o.now();
+    // Due again a third of a TTL from now whatever the answer; a failure brings it forward (turn()).
+    this.keepAliveAt = nextKeepAliveAt(sentAt, this.ttlMs);
+    let ttlSeconds: number;
+    try {
+      ttlSeconds = await keepAliveOnce(this.o.client, lease, this.callTimeoutMs());
+    } catch (error) {
+      // Not answered: try again soon (another etcd member, maybe), well inside the permission.
+      this.keepAliveAt = Math.min(this.keepAliveAt, this.o.now() + this.retryMs());
+      throw error;
+    }
+    if (!this.running || this.lease !== lease) return;
+    if (ttlSeconds > 0) {
+      this.renewed(sentAt, ttlSeconds * 1_000);
+      return;
+    }
+    // The lease is gone, and the key with it: start over.
+    this.release('lease expired at etcd');
+    this.lease = null;
+  }
+
+  private renewed(sentAt: number, ttlMs: number): void {
+    const before = this.permission.permittedUntil;
+    this.permission.renewed(sentAt, ttlMs);
+    const until = this.permission.permittedUntil;
+    if (this.owner && until > before) this.emit({ kind: 'until', at: this.o.now(), until });
+  }
+
+  /** Creates the role key under this node's lease if nobody holds it (and it is electable); reads it back otherwise. */
+  private async campaign(): Promise<void> {
+    const lease = this.lease as string;
+    const key = Buffer.from(this.o.key);
+    const compare: ICompare[] = [{ key, target: 'Create', result: 'Equal', create_revision: 0 }];
+    const inSync = await this.readInSync();
+    if (inSync !== null) {
+      this.electable = electable(this.o.nodeId, inSync.members);
+      // Not electable: it may still find its own key (a campaign whose answer was lost), never a free one.
+      if (!this.electable) compare.push({ key, target: 'Lease', result: 'Equal', lease });
+      // The set must still be the one read when the key is created (0: still absent).
+      compare.push({ key: Buffer.from(this.o.inSyncKey as string), target: 'Mod', result: 'Equal', mod_revision: inSync.modRevision });
+    }
+    const res = await this.o.client.kv.txn(
+      { compare, success: [{ request_put: { key, value: Buffer.from(this.o.nodeId), lease } }], failure: [{ request_range: { key } }] },
+      { deadline: Date.now() + this.callTimeoutMs() },
+    );
+    if (!this.running || this.lease !== lease) return;
+    const kv = res.succeeded ? undefined : res.responses[0]?.response_range.kvs[0];
+    this.seenHolder = res.succeeded ? this.o.nodeId : (kv?.value.toString() ?? null);
+    // Our own key from before (its reply was lost, or a lapse): still ours while our lease lives.
+    if (!res.succeeded && kv?.lease !== lease) return;
+    // A new active stores its in-sync set (nobody has synced from it yet) before it answers anything.
+    if (this.o.inSyncKey !== undefined && !(await this.storeInSync([]))) return;
+    this.owner = true;
+    const at = this.o.now();
+    this.emit({ kind: 'owner', at });
+    if (this.permission.mayGrant(at)) this.emit({ kind: 'until', at, until: this.permission.permittedUntil });
+  }
+
+  /** The in-sync set etcd stores and its revision ('0': never stored, anyone electable); null without an in-sync key. */
+  private async readInSync(): Promise<{ members: ReadonlySet<string> | null; modRevision: string } | null> {
+    if (this.o.inSyncKey === undefined) return null;
+    const res = await this.o.client.kv.range({ key: Buffer.from(this.o.inSyncKey) }, { deadline: Date.now() + this.callTimeoutMs() });
+    const kv = res.kvs[0];
+    return kv === undefined ? { members: null, modRevision: '0' } : { members: parseInSync(kv.value.toString()), modRevision: kv.mod_revision };
+  }
+
+  /**
+   * Stores the in-sync set, only while the role key is under this node's lease (a transaction);
+   * false when it is not (this node is not the active). The gate counts a change only once this
+   * has resolved true.
+   */
+  async storeInSync(members: Iterable<string>): Promise<boolean> {
+    const lease = this.lease;
+    if (this.o.inSyncKey === undefined || lease === null) return false;
+    const res = await this.o.client.kv.txn(
+      {
+        compare: [{ key: Buffer.from(this.o.key), target: 'Lease', result: 'Equal', lease }],
+        success: [{ request_put: { key: Buffer.from(this.o.inSyncKey), value: Buffer.from(encodeInSync(members)) } }],
+      },
+      { deadline: Date.now() + this.callTimeoutMs() },
+    );
+    return res.succeeded;
+  }
+
+  private emit(event: HolderEvent): void {
+    this.o.onEvent?.(event);
+  }
+}
