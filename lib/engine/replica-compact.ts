@@ -53,8 +53,12 @@ export function replicaCompactEnd(table: LockTable, slot: number, claimId: numbe
   table.parkCompactIfIdle(slot);
   if (holder !== null) {
     if (how === 'release' || how === 'disconnect') table.emit(releaseEvent(holder, now, how));
-    else if (how === 'expire') table.emit(expireEvent(holder, now));
-    else table.emit(forceReleaseEvent(holder, now));
+    else if (how === 'expire') {
+      // As the object form (replica-ops.ts): the active expired it now, so its last sign of life
+      // is a lease before now, whatever lease end this node had.
+      if (holder.expiresAt < now) holder.expiresAt = now;
+      table.emit(expireEvent(holder, now));
+    } else table.emit(forceReleaseEvent(holder, now));
   }
   return true;
 }
