@@ -145,3 +145,20 @@ test('one stuck client holding 300 locks: one confirm names the client by identi
   // The dashboard's audit log shows them too.
   await expect(page.locator('#audit').getByText(`bulk by identity ${CLIENT}`).first()).toBeVisible();
 });
+
+test("an identity with an invisible character is marked in the lock's history too, as in the table", async ({ page, baton }) => {
+  const sly = 'worker\u3164-7@host-3 pid 1'; // HANGUL FILLER: draws as nothing
+  const name = 'e2e-id/history';
+  const keyed = await connectClient(baton.lockPort);
+  lines.push(keyed);
+  keyed.send(`I ${sly}`, `A ${name} 60 0`);
+  const token = (await keyed.waitFor(new RegExp(`^A ${name} \\d+$`))).split(' ')[2];
+  keyed.send(`R ${name} ${token}`, `A ${name} 600 0`);
+  await keyed.waitFor(new RegExp(`^R ${name} OK$`));
+  await page.goto(`/?lock=${encodeURIComponent(name)}`);
+  const history = page.getByTestId('lock-history').getByTestId('history-row');
+  await expect(history).toHaveCount(1);
+  const drawn = history.getByTestId('client-name');
+  await expect(drawn).toHaveAttribute('data-client-name', sly);
+  await expect(drawn).toContainText('worker\\u{3164}-7@host-3');
+});

@@ -3,6 +3,7 @@ import { formatClockTime, formatSpan } from '@/lib/dashboard/dashboard-format.ts
 import type { LockHistory } from '@/lib/ops-api/api-types.ts';
 import { useLockHistory } from '../data/queries.ts';
 import { buttonClass } from '../ui/button.ts';
+import { ClientName } from './client-name.tsx';
 import { saveExport } from '../ui/download.ts';
 
 function Percentiles({ label, p }: { label: string; p: { p50: number | null; p99: number | null } }) {
@@ -106,7 +107,11 @@ export function LockHistoryTable({ name }: { name: string }) {
                     <td className={`${TD} tabular-nums`}>{formatClockTime(g.endedAt)}</td>
                     {/* Wraps between words only (never inside an identity's word or an address); the region scrolls. */}
                     <td className={TD}>
-                      {g.clientName !== null && <span className="font-semibold">{g.clientName} </span>}
+                      {g.clientName !== null && (
+                        <span className="font-semibold">
+                          <ClientName name={g.clientName} />{' '}
+                        </span>
+                      )}
                       <span className="font-mono">
                         {g.client} ({g.protocol})
                       </span>
