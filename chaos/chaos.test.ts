@@ -1,8 +1,8 @@
 // A 20-second chaos run (issues 5 and 26): a three-node cluster on loopback, 20 clients of both
-// protocols doing read-modify-write on the fenced resource, and a fixed seed's faults (an API
-// handoff with the active's peer links cut at once, a pause of the active longer than its lease,
-// a one-way cut of the peers' messages to the active, kill -9 of the active, an API handoff, a
-// client worker killed mid-hold; each undone). The checker must find no violation, and the run
+// protocols doing read-modify-write on the fenced resource, and a fixed seed's faults (the active
+// cut from every peer both ways, an API handoff, kill -9 of the active, a one-way cut of the
+// peers' messages to the active, SIGTERM of the active; each undone). The checker must find no
+// violation, and the run
 // must really have exercised the cluster: failovers happened, the partitions were applied and
 // made a split brain (so they cannot silently become no-ops), grants of both protocols, writes.
 // `npm run chaos -- --seed N --duration 60s` runs longer ones with any seed.
@@ -10,7 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { runChaos } from './chaos-run.ts';
 import { formatReport } from './report.ts';
 
-const SEED = 179;
+// Seed 179 (a handoff cut off 11 ms after its request, then a one-way cut) served until the
+// partial-table rule (docs/cluster.md, "A join cut short"): the old active, following its
+// successor and not yet synced, no longer takes the role back with an empty table, so neither
+// cut makes two actives any more. 320 cuts the active from every peer, which still does.
+const SEED = 320;
 
 describe('chaos', () => {
   it('keeps fencing, unique tokens, mutual exclusion outside partition windows, token succession and liveness through 20 s of seeded faults', {
@@ -27,7 +31,7 @@ describe('chaos', () => {
     // The partitions happened: both windows are in the report with what the nodes made of them,
     // and at least one cut made two actives (a split brain, resolved at the heal).
     expect(counts.partitionWindows.map((w) => w.target)).toEqual([
-      expect.stringMatching(/an API handoff of the active, its links cut 11 ms after the request$/),
+      expect.stringMatching(/the active cut from every peer, both ways$/),
       expect.stringMatching(/one way: the peers' messages to the active held/),
     ]);
     for (const w of counts.partitionWindows) expect(w.observed).toMatch(/^(no active|actives? [a-c+]+) before the heal$/);
