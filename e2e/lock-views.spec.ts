@@ -62,12 +62,12 @@ test('200 stuck locks and a few contended ones: the contended are on top, one cl
   // The table sorted by name shows the stuck client's locks first...
   await expect.poll(async () => (await shownLocks(page))[0]).toBe('aa-stuck/000');
   // ...one click on Queue puts the contended on top, and the URL says so.
-  await page.getByRole('button', { name: 'Queue' }).click();
+  await page.getByRole('button', { name: 'Queue', exact: true }).click();
   await expect.poll(async () => (await shownLocks(page)).slice(0, 3)).toEqual(['zz-hot/a', 'zz-hot/b', 'zz-hot/c']);
   expect(params(page).get('sort')).toBe('queue.desc');
   await page.reload();
   await expect.poll(async () => (await shownLocks(page)).slice(0, 3)).toEqual(['zz-hot/a', 'zz-hot/b', 'zz-hot/c']);
-  await expect(page.getByRole('columnheader', { name: 'Queue' })).toHaveAttribute('aria-sort', 'descending');
+  await expect(page.getByRole('columnheader', { name: 'Queue', exact: true })).toHaveAttribute('aria-sort', 'descending');
   await page.goBack();
   await expect.poll(async () => (await shownLocks(page))[0]).toBe('aa-stuck/000');
   expect(params(page).get('sort')).toBeNull();

@@ -3,7 +3,9 @@ import { formatClockTime, formatSpan } from '@/lib/dashboard/dashboard-format.ts
 import type { LockHistory } from '@/lib/ops-api/api-types.ts';
 import { useLockHistory } from '../data/queries.ts';
 import { buttonClass } from '../ui/button.ts';
+import { cn } from '../ui/cn.ts';
 import { ClientName } from './client-name.tsx';
+import { WORD_WRAPPED } from './unbroken.ts';
 import { saveExport } from '../ui/download.ts';
 
 function Percentiles({ label, p }: { label: string; p: { p50: number | null; p99: number | null } }) {
@@ -108,7 +110,7 @@ export function LockHistoryTable({ name }: { name: string }) {
                     {/* Wraps between words only (never inside an identity's word or an address); the region scrolls. */}
                     <td className={TD}>
                       {g.clientName !== null && (
-                        <span className="font-semibold">
+                        <span className={cn('font-semibold', WORD_WRAPPED)} title={g.clientName}>
                           <ClientName name={g.clientName} />{' '}
                         </span>
                       )}
