@@ -2,8 +2,8 @@
 // reports on a lock nobody waits for here becomes a compact holder (compact-holders.ts), so a
 // standby's table of millions is rows of columns as the active's is, and its end parks the row.
 import type { ClaimOwner } from './claim.ts';
-import { expireEvent, forceReleaseEvent, releaseEvent } from './end-events.ts';
 import type { LockTable } from './lock-table.ts';
+import { replicaEndEvent, replicaGrantEvent } from './replica-events.ts';
 import type { ReplicaGrant, ReplicaHolderEnd } from './replica-types.ts';
 
 /** replicaGrant of a keyed grant (fixed lease, no claim key) on `g.lock`, which has no lock object. */
@@ -25,21 +25,7 @@ export function replicaCompactGrant(table: LockTable, g: ReplicaGrant, owner: Cl
   compact.hold(slot, g.claimId, g.token, now - g.heldForMs, g.leaseMs, owner, g.client, clientName, now + g.remainingMs);
   table.held++;
   if (emit && table.listeners.length > 0) {
-    table.emit({
-      type: 'grant',
-      at: now,
-      lock: g.lock,
-      claimId: g.claimId,
-      token: g.token,
-      protocol: g.protocol,
-      client: g.client,
-      clientName,
-      leaseMs: g.leaseMs,
-      sliding: g.sliding,
-      waitedMs: 0,
-      handoverMs: g.handoverMs,
-      handoverCause: g.handoverCause,
-    });
+    table.emit(replicaGrantEvent(g, now, clientName, 0));
   }
 }
 
@@ -51,14 +37,6 @@ export function replicaCompactEnd(table: LockTable, slot: number, claimId: numbe
   compact.unhold(slot);
   table.held--;
   table.parkCompactIfIdle(slot);
-  if (holder !== null) {
-    if (how === 'release' || how === 'disconnect') table.emit(releaseEvent(holder, now, how));
-    else if (how === 'expire') {
-      // As the object form (replica-ops.ts): the active expired it now, so its last sign of life
-      // is a lease before now, whatever lease end this node had.
-      if (holder.expiresAt < now) holder.expiresAt = now;
-      table.emit(expireEvent(holder, now));
-    } else table.emit(forceReleaseEvent(holder, now));
-  }
+  if (holder !== null) table.emit(replicaEndEvent(holder, how, now));
   return true;
 }

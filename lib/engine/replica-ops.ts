@@ -11,10 +11,11 @@
 // (those that sent a claim key), which keepDetached files there to wait for their client.
 import { Claim, type ClaimOwner, type HandoverCause, type LockState } from './claim.ts';
 import type { Clock } from './clock.ts';
-import { endedHolder, expireEvent, forceReleaseEvent, releaseEvent } from './end-events.ts';
+import { endedHolder } from './end-events.ts';
 import type { EndedHolder } from './events.ts';
 import { type LockTable, NEVER } from './lock-table.ts';
 import { replicaCompactEnd, replicaCompactGrant } from './replica-compact.ts';
+import { replicaEndEvent, replicaGrantEvent } from './replica-events.ts';
 import type { ReplicaGrant, ReplicaHolderEnd, ReplicaQueueLeave, ReplicaWaiter } from './replica-types.ts';
 
 export type { ReplicaGrant, ReplicaHolderEnd, ReplicaQueueLeave, ReplicaWaiter } from './replica-types.ts';
@@ -77,21 +78,7 @@ export class ReplicaOps {
     this.table.held++;
     this.table.heap.push(claim, claim.expiresAt);
     if (emit && this.table.listeners.length > 0) {
-      this.table.emit({
-        type: 'grant',
-        at: now,
-        lock: g.lock,
-        claimId: g.claimId,
-        token: g.token,
-        protocol: g.protocol,
-        client: g.client,
-        clientName: claim.clientName,
-        leaseMs: g.leaseMs,
-        sliding: g.sliding,
-        waitedMs: grantedAt - enqueuedAt,
-        handoverMs: g.handoverMs,
-        handoverCause: g.handoverCause,
-      });
+      this.table.emit(replicaGrantEvent(g, now, claim.clientName, grantedAt - enqueuedAt));
     }
   }
 
@@ -109,15 +96,7 @@ export class ReplicaOps {
     const now = this.clock.now();
     this.table.endHolder(lock, holder, now, HANDOVER_CAUSE[how]);
     this.table.dropIfIdle(lock);
-    if (emit && this.table.listeners.length > 0) {
-      if (how === 'release' || how === 'disconnect') this.table.emit(releaseEvent(holder, now, how));
-      else if (how === 'expire') {
-        // The active expired it now, a lease after its last sign of life; a sliding lease's
-        // heartbeats are not replicated, so the lease end this node has may be stale.
-        if (holder.expiresAt < now) holder.expiresAt = now;
-        this.table.emit(expireEvent(holder, now));
-      } else this.table.emit(forceReleaseEvent(holder, now));
-    }
+    if (emit && this.table.listeners.length > 0) this.table.emit(replicaEndEvent(holder, how, now));
     return true;
   }
 
