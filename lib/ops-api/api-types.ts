@@ -207,6 +207,12 @@ export interface ClusterView {
    * Null otherwise; absent on a single node.
    */
   partialTable?: { from: string | null; locks: number; reason: string } | null;
+  /**
+   * The partition-safe mode (`--coordination etcd`, docs/cluster.md "Two modes"): who holds the
+   * active role in etcd, this node's grant permission, the in-sync set and the etcd endpoints'
+   * health. Absent in the default mode.
+   */
+  coordination?: CoordinationView;
   failovers: FailoverView[];
   /**
    * Cluster nodes: the longest event-loop delay this node saw in each of its last 60 seconds
@@ -223,6 +229,29 @@ export interface ClusterView {
   loopBusyMs?: number[];
   /** The same blocks less the garbage-collection pauses in them: the node's own work in one go (ms). */
   loopWorkMs?: number[];
+}
+
+/** The etcd mode's state as one node sees it (ClusterView.coordination). */
+export interface CoordinationView {
+  mode: 'etcd';
+  /** Each configured etcd endpoint, probed on its own: whether it answered its last status request, and its error. */
+  endpoints: { endpoint: string; healthy: boolean; lastError: string | null; checkedAgoMs: number | null }[];
+  /** Whether this node holds the active role key under its etcd lease. */
+  holding: boolean;
+  /** Who holds the role key as this node last read it (null: nobody, or not read yet). */
+  holder: string | null;
+  /** This node's etcd lease: its id, the TTL etcd granted (ms), and how long this node may still grant (ms; null when it does not hold the role). */
+  lease: { id: string | null; ttlMs: number; grantRemainingMs: number | null };
+  /** The in-sync set etcd stores (the only nodes that may campaign); null when none was ever stored. */
+  inSync: string[] | null;
+  /** Whether the stored in-sync set lets this node campaign for the role. */
+  electable: boolean;
+  /** On the active: turns of replies held until every in-sync standby has applied them. */
+  repliesWaiting: number;
+  /** Why this node cannot grant now (etcd unreachable, quorum lost, lease lapsed), in words; null when it can, or is a standby. */
+  blocked: string | null;
+  /** The last etcd error this node saw (cleared by the next success). */
+  lastError: string | null;
 }
 
 export interface LatencySummary {
