@@ -91,7 +91,7 @@ export class InSyncKeeper {
   wanted(): string[] | null {
     const members = this.o.gate.members;
     const byId = new Map(this.o.standbys().map((s) => [s.id, s]));
-    const ok = (s: StandbyState | undefined): boolean => s !== undefined && s.synced && s.lagMs <= this.o.lagBoundMs;
+    const ok = (s: StandbyState | undefined): boolean => s?.synced === true && s.lagMs <= this.o.lagBoundMs;
     const next = [...members].filter((m) => ok(byId.get(m)));
     for (const s of byId.values()) if (!members.has(s.id) && ok(s) && this.o.gate.mayJoin(s.id)) next.push(s.id);
     next.sort();
