@@ -26,6 +26,8 @@ import { formatAddress } from '../../lib/protocol/address-text.ts';
 import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
 import { EtcdCoordination } from '../coordination/etcd-coordination.ts';
+import { EtcdReplyGating } from '../coordination/etcd-reply-gating.ts';
+import type { NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
 import { localLockOps } from '../admin-ops/admin-ops.ts';
 import { auditForwardedOp } from '../admin-ops/forwarded-op-audit.ts';
 import { CeilingFanOut } from '../cluster/ceiling-fan-out.ts';
@@ -223,9 +225,16 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
             priority: opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId),
             now: () => clock.now(),
             logger: log,
+            // The reply gate's keeper stores the in-sync set (etcd-reply-gating.ts).
+            inSyncKeptElsewhere: true,
+            repliesWaiting: () => gating?.gate.waiting ?? 0,
           });
+    // The etcd mode's reply rule: while this node is active, each turn's replies wait for the in-sync standbys.
+    let gating: EtcdReplyGating | null = null;
     clusterNode = new ClusterNode({
-      ...(coordination === undefined ? {} : { coordination }),
+      ...(coordination === undefined
+        ? {}
+        : { coordination, onRoleChange: (role: NodeRole) => (role === 'active' ? gating?.activate() : gating?.deactivate()) }),
       cluster: opts.cluster,
       instanceId,
       adminToken,
@@ -249,6 +258,16 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     const source = clusterNode.source;
     fanOut?.attach(source);
     flusher.setLead(() => source.flush());
+    if (coordination !== undefined) {
+      const node = clusterNode;
+      gating = new EtcdReplyGating({
+        source,
+        scheduler: flusher,
+        store: (members) => coordination.holder.storeInSync(members),
+        mayChange: () => node.state.phase === 'active',
+        onChange: (e) => log.info({ members: e.members, stored: e.stored, err: e.error }, 'in-sync set change'),
+      });
+    }
   }
   const ops = await createOpsServices({
     ...(clusterNode === null ? {} : { cluster: clusterNode }),
