@@ -2,6 +2,8 @@
 // etcd` nodes on a real three-member etcd. Tokens come only from blocks reserved in etcd, so a
 // successor's first token is above every token the dead active issued and above the etcd ceiling,
 // even one written by hand far above anything the peers knew.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Cluster, startCluster, waitFor, waitReplicated } from '../testing/cluster-harness.ts';
 import { EtcdCluster } from '../testing/etcd-cluster.ts';
@@ -59,6 +61,8 @@ describe('the etcd mode: tokens from etcd blocks', () => {
     for (const t of issued) expect(next.token).toBeGreaterThan(t);
     // The etcd ceiling covers the successor's block too.
     expect(BigInt((await etcd.client().get(ceilingKey).string()) ?? '0')).toBeGreaterThanOrEqual(next.token);
+    // The block is also recorded in the new active's data dir (for a later return to the peers mode).
+    expect(BigInt(readFileSync(join(cluster.node('b').dataDir, 'token-ceiling.ahead'), 'utf8').trim())).toBeGreaterThanOrEqual(next.token);
     // The standby left takes the new active's tokens, jump and all (re-synced if its guard refused the stream).
     await waitReplicated(cluster, 'etcd-tokens-after', next.token, ['c'], 20_000);
   });
