@@ -112,6 +112,20 @@ describe('SuppliedTokenSource', () => {
     expect(s.take(1)).toEqual([31n]);
   });
 
+  it('while active, a floor inside its own blocks (its reservation read back by a promotion) skips nothing', async () => {
+    const s = source(10n);
+    await s.promote();
+    s.tokens.raiseFloor(10n); // the block's own end, as TokenCeilings.known() reports it
+    expect(s.take(5)).toEqual([1n, 2n, 3n, 4n, 5n]);
+    s.supplier.grant(); // 11..20 waits
+    await s.tokens.settled();
+    s.tokens.raiseFloor(20n);
+    expect(s.take(6)).toEqual([6n, 7n, 8n, 9n, 10n, 11n]);
+    // A floor above both is another node's: it counts.
+    s.tokens.raiseFloor(25n);
+    expect(s.log.at(-1)).toBe('starved');
+  });
+
   it('a floor raised past the block in use starves the source and reserves above the floor', async () => {
     const s = source(10n);
     await s.promote();

@@ -118,6 +118,10 @@ export class SuppliedTokenSource implements ReservingTokenSource {
 
   raiseFloor(floor: bigint): void {
     if (floor <= this.current) return;
+    // While this node is the active, a floor inside a block it holds is its own reservation echoed
+    // back (its data dir's record, its reserved ceiling, as a promotion reads its known ceilings):
+    // nobody else issues from a block this node won in etcd, so skipping to it would only waste it.
+    if (this.drawing && (floor <= this.end || (this.waiting !== null && floor >= this.waiting.first && floor <= this.waiting.last))) return;
     this.current = floor;
     if (floor > this.ceiling) this.ceiling = floor;
     if (this.waiting !== null && this.waiting.last <= floor) this.waiting = null;

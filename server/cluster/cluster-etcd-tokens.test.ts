@@ -57,7 +57,8 @@ describe('the etcd mode: tokens from etcd blocks', () => {
     await cluster.node('a').kill9();
     await activeIs(cluster, 'b');
     const next = await keyed.acquire('etcd-tokens-after', { lease: 5_000, wait: 10_000 });
-    expect(next.token).toBeGreaterThan(BY_HAND);
+    // The first token of the block above the hand-written ceiling: no block taken and skipped at the promotion.
+    expect(next.token).toBe(BY_HAND + 1n);
     for (const t of issued) expect(next.token).toBeGreaterThan(t);
     // The etcd ceiling covers the successor's block too.
     expect(BigInt((await etcd.client().get(ceilingKey).string()) ?? '0')).toBeGreaterThanOrEqual(next.token);
@@ -65,5 +66,30 @@ describe('the etcd mode: tokens from etcd blocks', () => {
     expect(BigInt(readFileSync(join(cluster.node('b').dataDir, 'token-ceiling.ahead'), 'utf8').trim())).toBeGreaterThanOrEqual(next.token);
     // The standby left takes the new active's tokens, jump and all (re-synced if its guard refused the stream).
     await waitReplicated(cluster, 'etcd-tokens-after', next.token, ['c'], 20_000);
+  });
+
+  it('across an API handoff the successor’s tokens are above the old active’s, which asks etcd for no block as a standby', { timeout: 90_000 }, async () => {
+    const etcd = await EtcdCluster.start();
+    const prefix = `baton-test/tokens-handoff-${process.pid}`;
+    const cluster = await startEtcdCluster(etcd, prefix);
+    await activeIs(cluster, 'a');
+    await waitFor(async () => JSON.stringify((await cluster.node('a').cluster()).coordination?.inSync) === '["b","c"]', { what: 'in-sync [b, c]' });
+    const keyed = cluster.keyedClient(['a', 'b', 'c']);
+    const before: bigint[] = [];
+    for (let i = 0; i < 10; i++) before.push((await keyed.acquire(`handoff-tokens-${i}`, { lease: 60_000 })).token);
+    // The target must have acknowledged what a answered, or the handoff is refused (409).
+    await waitReplicated(cluster, 'handoff-tokens-9', before.at(-1) as bigint, ['b']);
+    const reply = await cluster.node('a').post('/api/v1/cluster/handoff', { target: 'b' });
+    expect(reply, JSON.stringify(reply)).toMatchObject({ status: 200 });
+    await activeIs(cluster, 'b');
+    const after: bigint[] = [];
+    for (let i = 0; i < 10; i++) after.push((await keyed.acquire(`handoff-after-${i}`, { lease: 60_000, wait: 10_000 })).token);
+    // The first active's first token is the first of the first block (its promotion skipped none).
+    expect(before[0]).toBe(1n);
+    const lastBefore = before.at(-1) as bigint;
+    expect(after.every((t, i) => t > lastBefore && (i === 0 || t > (after[i - 1] as bigint)))).toBe(true);
+    // a replicates b's grants (its floor passes the block it had left) without asking etcd for another.
+    await waitReplicated(cluster, 'handoff-after-9', after.at(-1) as bigint, ['a'], 10_000);
+    expect(cluster.node('a').tail(100_000)).not.toMatch(/token block[^\n]*(refused|not reserved)/);
   });
 });

@@ -71,6 +71,8 @@ export class EtcdTokenBlocks {
 
   /** The next block above the etcd ceiling and above `floor`. */
   async reserve(floor: bigint): Promise<Block> {
+    // No lease to offer: the node knows it is not the active (a standby, or one that stepped out), so nothing to say.
+    if (this.o.lease() === null) throw new NotRoleHolder(`${this.o.prefix}/active`);
     for (;;) {
       if (this.stoppedNow) throw new Error('etcd token blocks stopped: no block reserved');
       try {

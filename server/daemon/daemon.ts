@@ -28,6 +28,7 @@ import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
 import { EtcdCoordination } from '../coordination/etcd-coordination.ts';
 import { tokenBlocksOf } from '../coordination/etcd-token-blocks.ts';
+import { NotRoleHolder } from '../coordination/etcd-block-reserver.ts';
 import { localLockOps } from '../admin-ops/admin-ops.ts';
 import { auditForwardedOp } from '../admin-ops/forwarded-op-audit.ts';
 import { CeilingFanOut } from '../cluster/ceiling-fan-out.ts';
@@ -207,7 +208,11 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
             engine.tokensArrived();
             driver.poke();
           },
-          onError: (err) => log.error({ err }, 'token block from etcd refused, or its ceiling not recorded in the data dir'),
+          onError: (err) => {
+            // Refused as not the holder: the node stepped out (or is stepping out); etcd-token-blocks.ts said so if it was news.
+            if (err instanceof NotRoleHolder) log.info({ err }, 'no token block: this node does not hold the active role');
+            else log.error({ err }, 'token block from etcd not reserved, or its ceiling not recorded in the data dir');
+          },
         });
   const engine = new LockEngine(clock, tokens);
   // The etcd mode's source has no block until this node is promoted: requests wait until then.
