@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import { DEFAULT_DETACH_LIMITS, LockEngine } from '../../lib/engine/lock-engine.ts';
 import { BlockTokenSource, type CeilingStore, MemoryCeilingStore, type ReservingTokenSource } from '../../lib/tokens/token-source.ts';
 import { type BlockSupplier, SuppliedTokenSource } from '../../lib/tokens/supplied-token-source.ts';
+import { suppliedTokens } from './supplied-tokens.ts';
 import { FileCeilingStore } from '../../lib/tokens/file-ceiling-store.ts';
 import { clusterSlot, SINGLE_SLOT } from '../../lib/tokens/token-slots.ts';
 import { EngineDriver } from './engine-driver.ts';
@@ -28,7 +29,6 @@ import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
 import { EtcdCoordination } from '../coordination/etcd-coordination.ts';
 import { tokenBlocksOf } from '../coordination/etcd-token-blocks.ts';
-import { NotRoleHolder } from '../coordination/etcd-block-reserver.ts';
 import { localLockOps } from '../admin-ops/admin-ops.ts';
 import { auditForwardedOp } from '../admin-ops/forwarded-op-audit.ts';
 import { CeilingFanOut } from '../cluster/ceiling-fan-out.ts';
@@ -198,22 +198,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
             slots: opts.cluster === null ? SINGLE_SLOT : clusterSlot(opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId)),
           },
         )
-      : new SuppliedTokenSource({
-          supplier,
-          // Recorded in this node's data dir only: the standbys take the active's tokens from its stream.
-          store: durable,
-          // Called only after the engine below exists (the first reservation is a promotion's).
-          onStarved: () => engine.awaitTokens(),
-          onSupplied: () => {
-            engine.tokensArrived();
-            driver.poke();
-          },
-          onError: (err) => {
-            // Refused as not the holder: the node stepped out (or is stepping out); etcd-token-blocks.ts said so if it was news.
-            if (err instanceof NotRoleHolder) log.info({ err }, 'no token block: this node does not hold the active role');
-            else log.error({ err }, 'token block from etcd not reserved, or its ceiling not recorded in the data dir');
-          },
-        });
+      : // The etcd mode: blocks only from etcd; until one is in hand, requests wait (supplied-tokens.ts).
+        suppliedTokens(supplier, durable, log, () => ({ engine, driver }));
   const engine = new LockEngine(clock, tokens);
   // The etcd mode's source has no block until this node is promoted: requests wait until then.
   if (tokens instanceof SuppliedTokenSource && !tokens.supplied) engine.awaitTokens();
