@@ -236,6 +236,7 @@ export async function takeOver(node: TransitionContext, peer: MeshPeer, seq: num
     node.state.etcdTakeOver = true;
     const won = await node.coordination.win(HANDOFF_TIMEOUT_MS / 2);
     node.state.etcdTakeOver = false;
+    node.logger.info({ won, ms: Math.round(node.clock.now() - t0) }, 'campaigned for the role key as the successor of a handoff');
     if (!won) {
       refuse('the role key could not be won in etcd in time');
       return;
@@ -291,7 +292,7 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   // Every resumable lease as it stands now (nothing renews them while clients are held).
   node.source.flushRenewals();
   const etcd = node.coordination;
-  if (etcd !== null && !(await giveUpRoleKey(node, etcd, to, timeoutMs))) {
+  if (etcd !== null && !(await narrowToSuccessor(node, etcd, to, timeoutMs))) {
     // The key is still this node's (nothing was resigned): it serves again.
     if (node.state.phase === 'handing-off') {
       node.state.phase = 'active';
@@ -309,6 +310,10 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   const promoted = awaitPromoted(node.state, to, timeoutMs);
   node.mesh.send(peer, { t: 'handoff', seq: node.source.lastSeq, pausedMs: node.clock.now() - t0, cause, lost });
   peer.link.flushNow();
+  // The etcd mode: the successor campaigns from the message on (only it and this node are in the
+  // in-sync set, and this node's holder is stopped), so the key goes only now: revoking it first
+  // let the successor win by its ordinary campaign, before the message, and promote as after a crash.
+  if (etcd !== null) await etcd.resign();
   const answer = await promoted;
   if (answer === false && etcd !== null) {
     // The role key is gone (resigned): this node cannot serve again without winning it back. It
@@ -349,13 +354,14 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
 }
 
 /**
- * The etcd mode's part of a handoff (design rule 7), with clients held and the last events sent:
- * the in-sync set narrowed to the successor and this node (stored, so no other node can win),
- * the successor's acknowledgement of every event sent, then the lease revoked (grants stop at
- * once; the key goes, so the successor wins at its first campaign). False, with the key still
- * held, when the set cannot be stored or the successor does not acknowledge in time.
+ * The etcd mode's first part of a handoff (design rule 7), with clients held and the last events
+ * sent: the in-sync set narrowed to the successor and this node (stored, so no other node can win
+ * once the key goes), then the successor's acknowledgement of every event sent. The lease is
+ * revoked after the handoff message (grants stop at once; the key goes, and the successor, which
+ * campaigns from the message on, wins). False, with the key still held, when the set cannot be
+ * stored or the successor does not acknowledge in time.
  */
-async function giveUpRoleKey(node: TransitionContext, etcd: EtcdCoordination, to: string, timeoutMs: number): Promise<boolean> {
+async function narrowToSuccessor(node: TransitionContext, etcd: EtcdCoordination, to: string, timeoutMs: number): Promise<boolean> {
   const deadline = node.clock.now() + timeoutMs;
   if (!(await etcd.storeInSyncNow([to, node.self.id]))) return false;
   for (;;) {
@@ -364,7 +370,6 @@ async function giveUpRoleKey(node: TransitionContext, etcd: EtcdCoordination, to
     if (node.clock.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
-  await etcd.resign();
   return true;
 }
 
