@@ -15,7 +15,7 @@
 //   where their claim went (MOVED) and redirect the rest.
 import type { Logger } from 'pino';
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
-import type { FailoverCause } from '../../lib/ops-api/cluster-vocabulary.ts';
+import type { FailoverCause, NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import type { Clock } from '../../lib/engine/clock.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
@@ -61,6 +61,8 @@ export interface TransitionContext {
   /** Applies a listener route when it differs from the one in force. */
   setRoute(route: Route): void;
   sendStatus(): void;
+  /** This node now serves as the active ('active', just before it serves) or no longer does ('standby'): ClusterNodeDeps.onRoleChange. */
+  roleChanged(role: NodeRole): void;
 }
 
 /** What a sync request uses. */
@@ -108,6 +110,7 @@ export function follow(node: TransitionContext, id: string): void {
     node.driver.pause();
     node.setRoute(HOLD);
   }
+  node.roleChanged('standby');
   if (ownTable) {
     node.engine.reset();
     node.sink.claims.reset();
@@ -179,6 +182,7 @@ async function promote(node: TransitionContext, startedAt: number): Promise<Tran
   node.state.syncedWith = node.instanceId;
   node.state.lastActiveInstance = node.instanceId;
   node.source.start();
+  node.roleChanged('active');
   // Route first: heartbeats that waited in held sockets are read before leases are checked again.
   node.setRoute(SERVE);
   // A lock left free with a queue (freed during the old active's handoff, by the drops above, or

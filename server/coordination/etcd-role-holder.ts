@@ -72,6 +72,9 @@ export interface RoleHolderOptions {
   watch?: boolean;
 }
 
+/** How often a node that does not hold reads the role key while its watch is connected (a backup of the watch). */
+const WATCHED_POLL_MS = 1_000;
+
 export type HolderEvent =
   /** This node holds the role key (a campaign won, or its own key found under its lease). */
   | { kind: 'owner'; at: number }
@@ -102,6 +105,10 @@ export class EtcdRoleHolder {
   /** Until then (monotonic ms) this node campaigns without its stagger (the successor of a handoff). */
   private eagerUntil = Number.NEGATIVE_INFINITY;
   private watcher: Watcher | null = null;
+  /** Whether the watch on the role key is connected (the poll then only backs it up, once a second). */
+  private watching = false;
+  /** When the pending turn's timer fires (monotonic ms). */
+  private timerAt = Number.POSITIVE_INFINITY;
   private inTurn = false;
   private turnWanted = false;
   /** The TTL etcd granted the lease (ms). */
@@ -153,7 +160,7 @@ export class EtcdRoleHolder {
   campaignNow(forMs: number): void {
     this.eagerUntil = this.o.now() + forMs;
     this.absentSince ??= this.o.now();
-    this.schedule(0);
+    this.scheduleSooner(0);
   }
 
   /** The role key as a watch reports it: who holds it, or since when it is absent. */
@@ -164,17 +171,22 @@ export class EtcdRoleHolder {
       if (this.watcher !== w) return;
       this.noteKey(kv);
       // A key that went: campaign as soon as the stagger allows, not at the next poll.
-      if (kv === null && !this.owner) this.schedule(this.campaignWaitMs());
+      if (kv === null && !this.owner) this.scheduleSooner(this.campaignWaitMs());
     };
     w.on('put', (kv) => seen(kv));
     w.on('delete', () => seen(null));
     // (Re)connected: events may have been missed meanwhile; read the key now.
     w.on('connected', () => {
-      if (this.watcher === w && !this.owner) this.schedule(0);
+      if (this.watcher !== w) return;
+      this.watching = true;
+      if (!this.owner) this.scheduleSooner(0);
     });
-    // The watcher reconnects by itself; the poll covers the time it is down.
-    w.on('error', (error) => {
-      this.lastError = error;
+    // The watcher reconnects by itself; the poll (at its short interval again) covers the time it is down.
+    w.on('disconnected', () => {
+      if (this.watcher === w) this.watching = false;
+    });
+    w.on('error', () => {
+      if (this.watcher === w) this.watching = false;
     });
   }
 
@@ -242,7 +254,13 @@ export class EtcdRoleHolder {
   private schedule(delayMs: number): void {
     if (!this.running) return;
     clearTimeout(this.timer);
+    this.timerAt = this.o.now() + Math.max(0, delayMs);
     this.timer = setTimeout(() => void this.turn(), Math.max(0, delayMs));
+  }
+
+  /** A turn within `delayMs`, unless one is due sooner already (a keep-alive keeps its time). */
+  private scheduleSooner(delayMs: number): void {
+    if (this.o.now() + delayMs < this.timerAt || this.inTurn) this.schedule(delayMs);
   }
 
   /** One step: a lease if there is none, a keep-alive when due, a campaign while not holding. */
@@ -280,7 +298,8 @@ export class EtcdRoleHolder {
     const retry = this.retryMs();
     let next = this.lease === null ? now + retry : this.keepAliveAt;
     if (failed) next = Math.min(next, now + retry);
-    if (!this.owner) next = Math.min(next, now + (this.o.campaignEveryMs ?? 200), now + this.campaignWaitMs());
+    const pollMs = this.o.campaignEveryMs ?? 200;
+    if (!this.owner) next = Math.min(next, now + (this.watching ? Math.max(pollMs, WATCHED_POLL_MS) : pollMs), now + this.campaignWaitMs());
     if (this.turnWanted) next = now;
     this.schedule(next - now);
   }
