@@ -142,6 +142,7 @@ export function stepOut(node: EtcdRoleContext, why: string): void {
   node.driver.pause();
   node.engine.holdHandovers();
   node.setRoute(HOLD);
+  node.roleChanged('standby');
   st.phase = 'discovering';
   st.grantsLapsedAt = null;
   st.lastActiveInstance = node.instanceId;
