@@ -142,6 +142,12 @@ describe('token blocks from etcd', { timeout: 60_000 }, () => {
     issued.push(claim.token);
     expect(issued).toEqual([1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n, 10n, 21n]);
     expect(await direct.get(CEILING).string()).toBe('30');
+    // The next active, which heard none of a's tokens, goes on above all of them.
+    const b = tokenNode(cluster, 'b');
+    await a.holder.resign();
+    b.holder.start();
+    await promote(b);
+    expect(await grant(b, 'b-first')).toBe(31n);
   });
 
   it('a ceiling key deleted by hand: the active’s tokens go on rising, and so do the next active’s, from its floor', async () => {
