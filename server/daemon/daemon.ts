@@ -25,7 +25,7 @@ import type { DaemonState } from '../../lib/ops-api/api-types.ts';
 import { formatAddress } from '../../lib/protocol/address-text.ts';
 import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
-import { EtcdCoordination } from '../coordination/etcd-coordination.ts';
+import type { EtcdCoordination } from '../coordination/etcd-coordination.ts';
 import { localLockOps } from '../admin-ops/admin-ops.ts';
 import { auditForwardedOp } from '../admin-ops/forwarded-op-audit.ts';
 import { CeilingFanOut } from '../cluster/ceiling-fan-out.ts';
@@ -214,10 +214,12 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   if (opts.cluster !== null) {
     const etcd = opts.cluster.etcd;
     // The etcd mode (`--coordination etcd`): built here only in that mode; the node starts and stops it.
-    const coordination =
+    // Loaded only in that mode: the etcd client (gRPC) is a second of start-up on a busy host, and
+    // every other command and mode (`baton run` too: it shares this module graph) would pay it.
+    const coordination: EtcdCoordination | undefined =
       etcd === undefined
         ? undefined
-        : new EtcdCoordination({
+        : new (await import('../coordination/etcd-coordination.ts')).EtcdCoordination({
             etcd,
             nodeId: opts.cluster.nodeId,
             priority: opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId),
