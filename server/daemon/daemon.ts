@@ -27,8 +27,8 @@ import type { DaemonState } from '../../lib/ops-api/api-types.ts';
 import { formatAddress } from '../../lib/protocol/address-text.ts';
 import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
-import { EtcdCoordination } from '../coordination/etcd-coordination.ts';
-import { tokenBlocksOf } from '../coordination/etcd-token-blocks.ts';
+import type { EtcdCoordination } from '../coordination/etcd-coordination.ts';
+import type { EtcdTokenBlocks } from '../coordination/etcd-token-blocks.ts';
 import { localLockOps } from '../admin-ops/admin-ops.ts';
 import { auditForwardedOp } from '../admin-ops/forwarded-op-audit.ts';
 import { CeilingFanOut } from '../cluster/ceiling-fan-out.ts';
@@ -91,7 +91,7 @@ export interface DaemonOptions {
   tokenBlockSize?: bigint;
   /**
    * The etcd mode (issue 32): token blocks come only from this supplier (EtcdTokenBlocks,
-   * server/coordination/etcd-token-blocks.ts), not from this node's slot; tokenBlockSize is then unused.
+   * server/coordination/etcd-token-blocks.ts), not from this node's slot; tokenBlockSize then sizes the etcd blocks (tests).
    */
   tokenBlocks?: BlockSupplier;
   logger?: Logger;
@@ -173,10 +173,12 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   const store: CeilingStore = fanOut ?? durable;
   const etcd = opts.cluster?.etcd;
   // The etcd mode (`--coordination etcd`): built here only in that mode; the node starts and stops it.
-  const coordination =
+  // Loaded only in that mode: the etcd client (gRPC) is a second of start-up on a busy host, and
+  // every other command and mode (`baton run` too: it shares this module graph) would pay it.
+  const coordination: EtcdCoordination | undefined =
     etcd === undefined || opts.cluster === null
       ? undefined
-      : new EtcdCoordination({
+      : new (await import('../coordination/etcd-coordination.ts')).EtcdCoordination({
           etcd,
           nodeId: opts.cluster.nodeId,
           priority: opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId),
@@ -184,7 +186,10 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
           logger: log,
         });
   // Its tokens come only from blocks reserved in etcd while this node holds the role (design rule 5).
-  const etcdBlocks = coordination === undefined || etcd === undefined ? undefined : tokenBlocksOf(coordination, etcd.prefix, log, opts.tokenBlockSize);
+  const etcdBlocks: EtcdTokenBlocks | undefined =
+    coordination === undefined || etcd === undefined
+      ? undefined
+      : (await import('../coordination/etcd-token-blocks.ts')).tokenBlocksOf(coordination, etcd.prefix, log, opts.tokenBlockSize);
   const supplier = opts.tokenBlocks ?? etcdBlocks;
   const tokens: ReservingTokenSource =
     supplier === undefined
