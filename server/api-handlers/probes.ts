@@ -47,16 +47,22 @@ const readyQuery = z.object({ role: z.enum(['active', 'standby']).optional() });
 export function getReadyz(req: Request, daemon: DaemonFacade): Response {
   const state = daemon.state();
   const role = daemon.role();
-  const { phase, partialTable } = daemon.cluster();
+  const { phase, partialTable, coordination } = daemon.cluster();
   const query = readQuery(req, readyQuery);
   if (!query.ok) return refusalResponse(query);
   const wanted = query.value.role;
   // A node that can grant nothing (u64 used up, storage failing) is no place to send clients.
   const refused = daemon.grants().refusal;
+  // The etcd mode: an active whose etcd role lease is not confirmed grants nothing (docs/cluster.md, "Two modes").
+  const blocked = coordination?.blocked ?? null;
   const ready =
-    state === 'serving' && refused === null && (phase === 'active' || phase === 'standby') && (wanted === undefined || (wanted === role && phase === wanted));
+    state === 'serving' &&
+    refused === null &&
+    blocked === null &&
+    (phase === 'active' || phase === 'standby') &&
+    (wanted === undefined || (wanted === role && phase === wanted));
   // A node that holds part of a table and will not serve it says why (docs/cluster.md, "A join cut short").
-  const held = partialTable === undefined || partialTable === null ? {} : { reason: partialTable.reason };
+  const held = blocked !== null ? { reason: blocked } : partialTable === undefined || partialTable === null ? {} : { reason: partialTable.reason };
   return jsonResponse(ready ? 200 : 503, { ready, state, role, phase, grants: refused ?? 'ok', ...held }, peerCors(req, daemon));
 }
 

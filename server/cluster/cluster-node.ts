@@ -13,7 +13,7 @@ import { defaultReturnHoldDownMs } from '../../lib/cluster/priority-return.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { AuditReplication } from './audit-replication.ts';
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
-import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
+import type { ReservingTokenSource } from '../../lib/tokens/token-source.ts';
 import type { ClusterBackend } from '../admin-ops/cluster-backend.ts';
 import type { AdminOp, AdminResult } from '../../lib/ops-api/daemon-facade.ts';
 import { HOLD, type Route, sameRoute } from '../lines/routing.ts';
@@ -47,7 +47,7 @@ export interface ClusterNodeDeps {
   /** Authenticates the peer links (peer-mesh.ts). */
   adminToken: string;
   engine: LockEngine;
-  tokens: BlockTokenSource;
+  tokens: ReservingTokenSource;
   driver: EngineDriver;
   clock: NodeClock;
   clients: ClientRouting;
@@ -60,8 +60,9 @@ export interface ClusterNodeDeps {
    */
   coordination?: EtcdCoordination;
   /**
-   * Told of every change of this node's role as the etcd mode makes it ('active' once promoted,
-   * 'standby' once it no longer is): the seam for etcd-gate's reply gate (activate/deactivate).
+   * Told of every change of this node's role ('active' just before a promoted node serves, 'standby'
+   * when it stops serving: it follows another node or steps out): the seam for etcd-gate's reply
+   * gate (activate/deactivate). Absent: nothing is called.
    */
   onRoleChange?: (role: NodeRole) => void;
 }
@@ -77,7 +78,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
   /** Every configured node, in priority order. */
   readonly peers: readonly PeerConfig[];
   readonly engine: LockEngine;
-  readonly tokens: BlockTokenSource;
+  readonly tokens: ReservingTokenSource;
   readonly driver: EngineDriver;
   readonly clock: NodeClock;
   readonly clients: ClientRouting;
@@ -340,15 +341,13 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
   }
 
   private decide(): void {
-    if (this.state.stopped) return;
-    decide(this);
-    if (this.onRoleChange === null) return;
-    // A handoff under way still answers what it held before it (the reply gate stays until the node follows).
-    const role = this.state.phase === 'active' || this.state.phase === 'handing-off' ? 'active' : 'standby';
-    if (role !== this.lastRole) {
-      this.lastRole = role;
-      this.onRoleChange(role);
-    }
+    if (!this.state.stopped) decide(this);
+  }
+
+  roleChanged(role: NodeRole): void {
+    if (this.onRoleChange === null || role === this.lastRole) return;
+    this.lastRole = role;
+    this.onRoleChange(role);
   }
 
   // --- transitions (cluster-transitions.ts), as the admin and the message handler start them ---

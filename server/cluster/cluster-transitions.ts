@@ -15,15 +15,16 @@
 //   where their claim went (MOVED) and redirect the rest.
 import type { Logger } from 'pino';
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
-import type { FailoverCause } from '../../lib/ops-api/cluster-vocabulary.ts';
+import type { FailoverCause, NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import type { Clock } from '../../lib/engine/clock.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { type DroppedClaims, dropUnreplicable } from './promotion-drops.ts';
-import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
+import type { ReservingTokenSource } from '../../lib/tokens/token-source.ts';
 import { HOLD, type Route, SERVE } from '../lines/routing.ts';
 import type { FailoverTimeline } from './failover-timeline.ts';
 import type { EtcdCoordination } from '../coordination/etcd-coordination.ts';
+import { narrowToSuccessor, winAsSuccessor } from './etcd-handoff.ts';
 import type { ClientRouting, EngineDriver, NodeClock } from './node-deps.ts';
 import type { NodeState } from './node-state.ts';
 import { redirectRoute } from './redirect-route.ts';
@@ -46,7 +47,7 @@ export interface TransitionContext {
   readonly peerTimeoutMs: number;
   readonly state: NodeState;
   readonly engine: LockEngine;
-  readonly tokens: BlockTokenSource;
+  readonly tokens: ReservingTokenSource;
   readonly driver: EngineDriver;
   readonly clients: Pick<ClientRouting, 'redirectSessions' | 'moveSessions'>;
   readonly clock: NodeClock;
@@ -61,6 +62,8 @@ export interface TransitionContext {
   /** Applies a listener route when it differs from the one in force. */
   setRoute(route: Route): void;
   sendStatus(): void;
+  /** This node now serves as the active ('active', just before it serves) or no longer does ('standby'): ClusterNodeDeps.onRoleChange. */
+  roleChanged(role: NodeRole): void;
 }
 
 /** What a sync request uses. */
@@ -108,6 +111,7 @@ export function follow(node: TransitionContext, id: string): void {
     node.driver.pause();
     node.setRoute(HOLD);
   }
+  node.roleChanged('standby');
   if (ownTable) {
     node.engine.reset();
     node.sink.claims.reset();
@@ -179,6 +183,7 @@ async function promote(node: TransitionContext, startedAt: number): Promise<Tran
   node.state.syncedWith = node.instanceId;
   node.state.lastActiveInstance = node.instanceId;
   node.source.start();
+  node.roleChanged('active');
   // Route first: heartbeats that waited in held sockets are read before leases are checked again.
   node.setRoute(SERVE);
   // A lock left free with a queue (freed during the old active's handoff, by the drops above, or
@@ -233,10 +238,7 @@ export async function takeOver(node: TransitionContext, peer: MeshPeer, seq: num
   // The etcd mode (design rule 7): the node handing off has resigned the role key; this node
   // campaigns at once (the in-sync set names only the two of them) and promotes once it holds it.
   if (node.coordination !== null) {
-    node.state.etcdTakeOver = true;
-    const won = await node.coordination.win(HANDOFF_TIMEOUT_MS / 2);
-    node.state.etcdTakeOver = false;
-    if (!won) {
+    if (!(await winAsSuccessor(node, node.coordination, HANDOFF_TIMEOUT_MS / 2))) {
       refuse('the role key could not be won in etcd in time');
       return;
     }
@@ -291,7 +293,7 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   // Every resumable lease as it stands now (nothing renews them while clients are held).
   node.source.flushRenewals();
   const etcd = node.coordination;
-  if (etcd !== null && !(await giveUpRoleKey(node, etcd, to, timeoutMs))) {
+  if (etcd !== null && !(await narrowToSuccessor(node, etcd, to, timeoutMs))) {
     // The key is still this node's (nothing was resigned): it serves again.
     if (node.state.phase === 'handing-off') {
       node.state.phase = 'active';
@@ -309,6 +311,10 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   const promoted = awaitPromoted(node.state, to, timeoutMs);
   node.mesh.send(peer, { t: 'handoff', seq: node.source.lastSeq, pausedMs: node.clock.now() - t0, cause, lost });
   peer.link.flushNow();
+  // The etcd mode: the successor campaigns from the message on (only it and this node are in the
+  // in-sync set, and this node's holder is stopped), so the key goes only now: revoking it first
+  // let the successor win by its ordinary campaign, before the message, and promote as after a crash.
+  if (etcd !== null) await etcd.resign();
   const answer = await promoted;
   if (answer === false && etcd !== null) {
     // The role key is gone (resigned): this node cannot serve again without winning it back. It
@@ -346,26 +352,6 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   if (moved > 0) node.logger.info({ to, moved }, 'resumable sessions moved to the successor');
   node.logger.info({ to, cause, gapMs }, `handed off to ${to} (${cause}): ${gapMs} ms without an active node`);
   return { gapMs, failover: answer.failover };
-}
-
-/**
- * The etcd mode's part of a handoff (design rule 7), with clients held and the last events sent:
- * the in-sync set narrowed to the successor and this node (stored, so no other node can win),
- * the successor's acknowledgement of every event sent, then the lease revoked (grants stop at
- * once; the key goes, so the successor wins at its first campaign). False, with the key still
- * held, when the set cannot be stored or the successor does not acknowledge in time.
- */
-async function giveUpRoleKey(node: TransitionContext, etcd: EtcdCoordination, to: string, timeoutMs: number): Promise<boolean> {
-  const deadline = node.clock.now() + timeoutMs;
-  if (!(await etcd.storeInSyncNow([to, node.self.id]))) return false;
-  for (;;) {
-    if (!node.source.streaming(to) || node.state.phase !== 'handing-off') return false;
-    if (node.source.lags()[to]?.events === 0) break;
-    if (node.clock.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  await etcd.resign();
-  return true;
 }
 
 /**

@@ -10,7 +10,7 @@ import { EtcdRoleHolder } from './etcd-role-holder.ts';
 
 const now = () => performance.now();
 
-function holder(client: Etcd3, nodeId: string, ttlSeconds: number, inSyncKey?: string): { holder: EtcdRoleHolder; log: HoldLog } {
+function holder(client: Etcd3 | Etcd3[], nodeId: string, ttlSeconds: number, inSyncKey?: string): { holder: EtcdRoleHolder; log: HoldLog } {
   const log = new HoldLog(nodeId);
   const h = new EtcdRoleHolder({
     client,
@@ -88,7 +88,14 @@ describe('the etcd role holder', () => {
   it('an etcd member killed (the raft leader) does not interrupt the holder', async () => {
     const cluster = await EtcdCluster.start();
     // A TTL well above etcd's election (1 to 2 election timeouts of 1 s) plus a keep-alive interval.
-    const a = holder(cluster.client(), 'a', 5);
+    // One client per endpoint, as baton serve gives it: after a failed call it moves to the next
+    // member (one client over all picks one at random per call, and a call to the dead member
+    // waits out its deadline; with each keep-alive confirmed by a read, that took two rounds).
+    const a = holder(
+      cluster.endpoints.map((e) => cluster.client([e])),
+      'a',
+      5,
+    );
     a.holder.start();
     await vi.waitFor(() => expect(a.holder.mayGrant()).toBe(true), { timeout: 10_000, interval: 10 });
     const leader = await cluster.leaderIndex();

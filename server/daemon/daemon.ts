@@ -5,7 +5,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { DEFAULT_DETACH_LIMITS, LockEngine } from '../../lib/engine/lock-engine.ts';
-import { BlockTokenSource, type CeilingStore, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
+import { BlockTokenSource, type CeilingStore, MemoryCeilingStore, type ReservingTokenSource } from '../../lib/tokens/token-source.ts';
+import { type BlockSupplier, SuppliedTokenSource } from '../../lib/tokens/supplied-token-source.ts';
+import { suppliedTokens } from './supplied-tokens.ts';
 import { FileCeilingStore } from '../../lib/tokens/file-ceiling-store.ts';
 import { clusterSlot, SINGLE_SLOT } from '../../lib/tokens/token-slots.ts';
 import { EngineDriver } from './engine-driver.ts';
@@ -25,8 +27,9 @@ import type { DaemonState } from '../../lib/ops-api/api-types.ts';
 import { formatAddress } from '../../lib/protocol/address-text.ts';
 import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
-import { EtcdCoordination } from '../coordination/etcd-coordination.ts';
+import type { EtcdCoordination } from '../coordination/etcd-coordination.ts';
 import { EtcdReplyGating } from '../coordination/etcd-reply-gating.ts';
+import type { EtcdTokenBlocks } from '../coordination/etcd-token-blocks.ts';
 import type { NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
 import { localLockOps } from '../admin-ops/admin-ops.ts';
 import { auditForwardedOp } from '../admin-ops/forwarded-op-audit.ts';
@@ -88,6 +91,11 @@ export interface DaemonOptions {
   tokenFloor?: bigint | null;
   /** Tokens reserved per ceiling save (tests cross block ends with a small one); 100,000 if not given. */
   tokenBlockSize?: bigint;
+  /**
+   * The etcd mode (issue 32): token blocks come only from this supplier (EtcdTokenBlocks,
+   * server/coordination/etcd-token-blocks.ts), not from this node's slot; tokenBlockSize then sizes the etcd blocks (tests).
+   */
+  tokenBlocks?: BlockSupplier;
   logger?: Logger;
 }
 
@@ -165,17 +173,48 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   const fanOut = opts.cluster === null ? null : new CeilingFanOut(durable);
   let clusterNode: ClusterNode | null = null;
   const store: CeilingStore = fanOut ?? durable;
-  const tokens = new BlockTokenSource(
-    store,
-    opts.tokenBlockSize,
-    (err) => log.error({ err }, 'background token reservation failed; the next block will be reserved with a blocking save'),
-    // In a cluster each node reserves only the blocks of its slot (lib/tokens/token-slots.ts).
-    {
-      now: () => clock.now(),
-      slots: opts.cluster === null ? SINGLE_SLOT : clusterSlot(opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId)),
-    },
-  );
+  const etcd = opts.cluster?.etcd;
+  // The etcd mode (`--coordination etcd`): built here only in that mode; the node starts and stops it.
+  // Loaded only in that mode: the etcd client (gRPC) is a second of start-up on a busy host, and
+  // every other command and mode (`baton run` too: it shares this module graph) would pay it.
+  const coordination: EtcdCoordination | undefined =
+    etcd === undefined || opts.cluster === null
+      ? undefined
+      : new (await import('../coordination/etcd-coordination.ts')).EtcdCoordination({
+          etcd,
+          nodeId: opts.cluster.nodeId,
+          priority: opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId),
+          now: () => clock.now(),
+          logger: log,
+          // The reply gate's keeper stores the in-sync set (etcd-reply-gating.ts).
+          inSyncKeptElsewhere: true,
+          repliesWaiting: () => gating?.gate.waiting ?? 0,
+        });
+  // The etcd mode's reply rule: while this node is active, each turn's replies wait for the in-sync standbys.
+  let gating: EtcdReplyGating | null = null;
+  // Its tokens come only from blocks reserved in etcd while this node holds the role (design rule 5).
+  const etcdBlocks: EtcdTokenBlocks | undefined =
+    coordination === undefined || etcd === undefined
+      ? undefined
+      : (await import('../coordination/etcd-token-blocks.ts')).tokenBlocksOf(coordination, etcd.prefix, log, opts.tokenBlockSize);
+  const supplier = opts.tokenBlocks ?? etcdBlocks;
+  const tokens: ReservingTokenSource =
+    supplier === undefined
+      ? new BlockTokenSource(
+          store,
+          opts.tokenBlockSize,
+          (err) => log.error({ err }, 'background token reservation failed; the next block will be reserved with a blocking save'),
+          // In a cluster each node reserves only the blocks of its slot (lib/tokens/token-slots.ts).
+          {
+            now: () => clock.now(),
+            slots: opts.cluster === null ? SINGLE_SLOT : clusterSlot(opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId)),
+          },
+        )
+      : // The etcd mode: blocks only from etcd; until one is in hand, requests wait (supplied-tokens.ts).
+        suppliedTokens(supplier, durable, log, () => ({ engine, driver }));
   const engine = new LockEngine(clock, tokens);
+  // The etcd mode's source has no block until this node is promoted: requests wait until then.
+  if (tokens instanceof SuppliedTokenSource && !tokens.supplied) engine.awaitTokens();
   // Applied here and, in a cluster, by this node's promotion too (keepDetached): each node its own.
   engine.limitDetached({ maxMs: opts.maxParkMs, maxClaims: opts.maxParked });
   const driver = new EngineDriver(engine, clock);
@@ -214,23 +253,6 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   // standby's: it wakes the driver after a change (admin-ops.ts).
   const lockOps = localLockOps(engine, viewClock, () => driver.poke());
   if (opts.cluster !== null) {
-    const etcd = opts.cluster.etcd;
-    // The etcd mode (`--coordination etcd`): built here only in that mode; the node starts and stops it.
-    const coordination =
-      etcd === undefined
-        ? undefined
-        : new EtcdCoordination({
-            etcd,
-            nodeId: opts.cluster.nodeId,
-            priority: opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId),
-            now: () => clock.now(),
-            logger: log,
-            // The reply gate's keeper stores the in-sync set (etcd-reply-gating.ts).
-            inSyncKeptElsewhere: true,
-            repliesWaiting: () => gating?.gate.waiting ?? 0,
-          });
-    // The etcd mode's reply rule: while this node is active, each turn's replies wait for the in-sync standbys.
-    let gating: EtcdReplyGating | null = null;
     clusterNode = new ClusterNode({
       ...(coordination === undefined
         ? {}
@@ -374,6 +396,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     sessions.destroyAll();
     driver.stop();
     stopCensus();
+    etcdBlocks?.stop();
     await Promise.allSettled([keyed.stopAccepting(), sessions.stopAccepting(), closeHttp(http, consoleServer, log), ops.close(), clusterNode?.stop()]);
     unregisterDaemonFacade(instanceId);
     throw err;
@@ -402,6 +425,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       await Promise.all([keyedClosed, sessionsClosed]);
       grantRetry.stop();
       driver.stop();
+      // A block reservation still trying etcd ends now (its promise rejects; nothing waits for it).
+      etcdBlocks?.stop();
       // A background ceiling save stuck on a dead disk must not hold the exit forever.
       await Promise.race([tokens.settled(), new Promise((resolve) => setTimeout(resolve, STOP_CEILING_SAVE_WAIT_MS).unref())]);
       // The hub ends its event streams first: an open stream would hold the HTTP server open.
