@@ -1,0 +1,106 @@
+import type { ClusterView } from '@/lib/ops-api/api-types.ts';
+import { type CoordinationModel, coordinationModel, type EtcdModel } from '@/lib/dashboard/coordination-model.ts';
+import { useMessageClock } from '../data/queries.ts';
+import { useDataNow } from '../data/use-data-now.ts';
+import { PAGE_BEAT_MS } from '../data/use-now.ts';
+import { Badge } from '../ui/badge.tsx';
+import { cn } from '../ui/cn.ts';
+
+const TERM = 'text-slate-600 dark:text-slate-400';
+
+/**
+ * The etcd mode's lines. Every row is always there (a blocked node's reason takes the grant row's
+ * place, an absent error reads "none"), and the countdown keeps a fixed width, so nothing below
+ * moves as the state changes.
+ */
+function EtcdDetails({ model }: { model: EtcdModel }) {
+  return (
+    <section aria-label="Coordination" data-testid="coordination" className="mb-3 rounded-md border border-slate-200 p-2 text-xs dark:border-slate-800">
+      <dl className="grid grid-cols-[max-content_minmax(0,1fr)] items-baseline gap-x-3 gap-y-1">
+        <dt className={TERM}>Coordination</dt>
+        <dd data-testid="coordination-mode">
+          <Badge tone="info">{model.label}</Badge>
+        </dd>
+        <dt className={TERM}>Grants</dt>
+        <dd data-testid="coordination-grant">
+          {model.blocked === null ? (
+            <>
+              <Badge tone={model.grant.tone}>
+                <span data-testid="coordination-grant-left" className="inline-block min-w-[10ch] tabular-nums">
+                  {model.grant.text}
+                </span>
+              </Badge>{' '}
+              <span className={TERM}>lease TTL {model.ttl}</span>
+            </>
+          ) : (
+            <p
+              data-testid="coordination-blocked"
+              className="rounded border border-red-300 bg-red-50 px-2 py-1 text-sm font-semibold text-red-900 dark:border-red-700 dark:bg-red-950 dark:text-red-100"
+            >
+              Cannot grant: {model.blocked}
+            </p>
+          )}
+        </dd>
+        <dt className={TERM}>Role held by</dt>
+        <dd data-testid="coordination-holder" className="font-mono">
+          {model.holder}
+        </dd>
+        <dt className={TERM}>In-sync set</dt>
+        <dd data-testid="coordination-in-sync">
+          <span className="font-mono">{model.inSync}</span>
+          {!model.electable && <span className={TERM}> · this node may not campaign</span>}
+        </dd>
+        <dt className={TERM}>Replies waiting</dt>
+        <dd data-testid="coordination-replies-waiting" className="tabular-nums">
+          {model.repliesWaiting}
+        </dd>
+        <dt className={TERM}>
+          etcd endpoints ({model.healthyEndpoints}/{model.endpoints.length} healthy)
+        </dt>
+        <dd>
+          <ul data-testid="etcd-endpoints" className="flex flex-col gap-0.5">
+            {model.endpoints.map((e) => (
+              <li key={e.endpoint} data-testid="etcd-endpoint" data-healthy={e.healthy} className="flex flex-wrap items-baseline gap-x-2">
+                <Badge tone={e.healthy ? 'good' : 'bad'}>{e.healthy ? 'healthy' : 'unhealthy'}</Badge>
+                <span className="font-mono break-all">{e.endpoint}</span>
+                {!e.healthy && <span className="break-words text-red-800 dark:text-red-300">{e.status}</span>}
+                {e.checked !== null && <span className={TERM}>{e.checked}</span>}
+              </li>
+            ))}
+          </ul>
+        </dd>
+        <dt className={TERM}>Last etcd error</dt>
+        <dd data-testid="coordination-last-error" className={cn('break-words', model.lastError === null && TERM)}>
+          {model.lastError ?? 'none'}
+        </dd>
+      </dl>
+    </section>
+  );
+}
+
+/** The mode, and in the etcd mode everything about it; the default mode is one quiet line. */
+export function CoordinationDetails({ model }: { model: CoordinationModel }) {
+  if (model.mode === 'etcd') return <EtcdDetails model={model} />;
+  return (
+    <p data-testid="coordination-mode" className={cn('mb-3 text-xs', TERM)}>
+      Coordination: {model.label}
+    </p>
+  );
+}
+
+/** The etcd mode's details, with the grant time and the endpoints' ages moving on the page's beat between views. */
+function EtcdCoordination({ cluster }: { cluster: ClusterView }) {
+  const clock = useMessageClock();
+  const now = useDataNow(PAGE_BEAT_MS);
+  // The view is the server's as of the newest message (the stream re-sends it whenever it changes).
+  const elapsed = clock === undefined ? 0 : Math.max(0, now - clock.receivedAt);
+  const model = coordinationModel(cluster, elapsed);
+  return model === null ? null : <CoordinationDetails model={model} />;
+}
+
+/** Nothing on a single node. */
+export function CoordinationSection({ cluster }: { cluster: ClusterView }) {
+  if (cluster.coordination !== undefined) return <EtcdCoordination cluster={cluster} />;
+  const model = coordinationModel(cluster, 0);
+  return model === null ? null : <CoordinationDetails model={model} />;
+}
