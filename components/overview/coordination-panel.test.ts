@@ -50,7 +50,7 @@ describe('the Cluster card’s coordination lines', () => {
     expect(text(markup, 'coordination-in-sync')).toBe('b');
     expect(text(markup, 'coordination-replies-waiting')).toBe('4');
     expect(markup.match(/data-testid="etcd-endpoint"/g)).toHaveLength(3);
-    expect(markup).toContain('etcd endpoints (3/3 healthy)');
+    expect(text(markup, 'etcd-endpoints-summary')).toBe('3/3 healthy');
     expect(markup).not.toContain('coordination-blocked');
     expect(text(markup, 'coordination-last-error')).toBe('none');
   });
@@ -69,7 +69,7 @@ describe('the Cluster card’s coordination lines', () => {
     );
     expect(text(markup, 'coordination-blocked')).toBe(`Cannot grant: ${blocked}`);
     expect(text(markup, 'coordination-grant-left')).toBeUndefined();
-    expect(markup).toContain('etcd endpoints (0/2 healthy)');
+    expect(text(markup, 'etcd-endpoints-summary')).toBe('0/2 healthy');
     expect(markup).toContain('data-healthy="false"');
     expect(markup).toContain('14 UNAVAILABLE: No connection established');
     expect(markup).toContain('answers, but has no raft leader (quorum lost?)');

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import type { ClusterView } from '@/lib/ops-api/api-types.ts';
 import { type CoordinationModel, coordinationModel, type EtcdModel } from '@/lib/dashboard/coordination-model.ts';
 import { useMessageClock } from '../data/queries.ts';
@@ -8,71 +9,80 @@ import { cn } from '../ui/cn.ts';
 
 const TERM = 'text-slate-600 dark:text-slate-400';
 
+/** One term and its value: a row of the list's grid (a subgrid, so every term lines up). */
+function Row({ term, children, testId, className }: { term: string; children: ReactNode; testId?: string; className?: string }) {
+  return (
+    <div className="col-span-2 grid grid-cols-subgrid items-baseline">
+      <dt className={TERM}>{term}</dt>
+      <dd data-testid={testId} className={cn('min-w-0', className)}>
+        {children}
+      </dd>
+    </div>
+  );
+}
+
 /**
  * The etcd mode's lines. Every row is always there (a blocked node's reason takes the grant row's
- * place, an absent error reads "none"), and the countdown keeps a fixed width, so nothing below
- * moves as the state changes.
+ * place, across the whole width; an absent error reads "none"), and the countdown keeps a fixed
+ * width, so nothing moves as the figures change.
  */
 function EtcdDetails({ model }: { model: EtcdModel }) {
   return (
     <section aria-label="Coordination" data-testid="coordination" className="mb-3 rounded-md border border-slate-200 p-2 text-xs dark:border-slate-800">
-      <dl className="grid grid-cols-[max-content_minmax(0,1fr)] items-baseline gap-x-3 gap-y-1">
-        <dt className={TERM}>Coordination</dt>
-        <dd data-testid="coordination-mode">
+      <dl className="grid grid-cols-[max-content_minmax(0,1fr)] gap-x-3 gap-y-1">
+        <Row term="Coordination" testId="coordination-mode">
           <Badge tone="info">{model.label}</Badge>
-        </dd>
-        <dt className={TERM}>Grants</dt>
-        <dd data-testid="coordination-grant">
-          {model.blocked === null ? (
-            <>
-              <Badge tone={model.grant.tone}>
-                <span data-testid="coordination-grant-left" className="inline-block min-w-[10ch] tabular-nums">
-                  {model.grant.text}
-                </span>
-              </Badge>{' '}
-              <span className={TERM}>lease TTL {model.ttl}</span>
-            </>
-          ) : (
-            <p
+        </Row>
+        {model.blocked === null ? (
+          <Row term="Grants" testId="coordination-grant">
+            <Badge tone={model.grant.tone}>
+              <span data-testid="coordination-grant-left" className="inline-block min-w-[10ch] tabular-nums">
+                {model.grant.text}
+              </span>
+            </Badge>{' '}
+            <span className={cn('whitespace-nowrap', TERM)}>lease TTL {model.ttl}</span>
+          </Row>
+        ) : (
+          <div className="col-span-2">
+            <dt className="sr-only">Grants</dt>
+            <dd
               data-testid="coordination-blocked"
               className="rounded border border-red-300 bg-red-50 px-2 py-1 text-sm font-semibold text-red-900 dark:border-red-700 dark:bg-red-950 dark:text-red-100"
             >
               Cannot grant: {model.blocked}
-            </p>
-          )}
-        </dd>
-        <dt className={TERM}>Role held by</dt>
-        <dd data-testid="coordination-holder" className="font-mono">
+            </dd>
+          </div>
+        )}
+        <Row term="Role held by" testId="coordination-holder" className="font-mono">
           {model.holder}
-        </dd>
-        <dt className={TERM}>In-sync set</dt>
-        <dd data-testid="coordination-in-sync">
+        </Row>
+        <Row term="In-sync set" testId="coordination-in-sync">
           <span className="font-mono">{model.inSync}</span>
           {!model.electable && <span className={TERM}> · this node may not campaign</span>}
-        </dd>
-        <dt className={TERM}>Replies waiting</dt>
-        <dd data-testid="coordination-replies-waiting" className="tabular-nums">
+        </Row>
+        <Row term="Replies waiting" testId="coordination-replies-waiting" className="tabular-nums">
           {model.repliesWaiting}
-        </dd>
-        <dt className={TERM}>
-          etcd endpoints ({model.healthyEndpoints}/{model.endpoints.length} healthy)
-        </dt>
-        <dd>
-          <ul data-testid="etcd-endpoints" className="flex flex-col gap-0.5">
+        </Row>
+        <Row term="Endpoints">
+          <span data-testid="etcd-endpoints-summary">
+            {model.healthyEndpoints}/{model.endpoints.length} healthy
+          </span>
+          <ul data-testid="etcd-endpoints" className="mt-0.5 flex flex-col gap-1">
             {model.endpoints.map((e) => (
-              <li key={e.endpoint} data-testid="etcd-endpoint" data-healthy={e.healthy} className="flex flex-wrap items-baseline gap-x-2">
-                <Badge tone={e.healthy ? 'good' : 'bad'}>{e.healthy ? 'healthy' : 'unhealthy'}</Badge>
-                <span className="font-mono break-all">{e.endpoint}</span>
-                {!e.healthy && <span className="break-words text-red-800 dark:text-red-300">{e.status}</span>}
-                {e.checked !== null && <span className={TERM}>{e.checked}</span>}
+              <li key={e.endpoint} data-testid="etcd-endpoint" data-healthy={e.healthy}>
+                <div className="flex flex-wrap items-baseline gap-x-2">
+                  <Badge tone={e.healthy ? 'good' : 'bad'}>{e.healthy ? 'healthy' : 'unhealthy'}</Badge>
+                  <span className="font-mono break-all">{e.endpoint}</span>
+                  {e.checked !== null && <span className={TERM}>{e.checked}</span>}
+                </div>
+                {!e.healthy && <p className="break-words text-red-800 dark:text-red-300">{e.status}</p>}
               </li>
             ))}
           </ul>
-        </dd>
-        <dt className={TERM}>Last etcd error</dt>
-        <dd data-testid="coordination-last-error" className={cn('break-words', model.lastError === null && TERM)}>
+        </Row>
+        <Row term="Last etcd error" testId="coordination-last-error" className={cn('break-words', model.lastError === null && TERM)}>
           {model.lastError ?? 'none'}
-        </dd>
+        </Row>
       </dl>
     </section>
   );

@@ -70,7 +70,7 @@ describe('etcd endpoint health on a real cluster', () => {
   });
 });
 
-/** A client whose status calls stay open until the test answers them. */
+/** A client whose status calls stay open until the test answers them, or their deadline passes (as a real client's do). */
 function heldClient() {
   const pending: { deadline: number; answer: (leader: string) => void; fail: (err: Error) => void }[] = [];
   let open = 0;
@@ -82,14 +82,17 @@ function heldClient() {
         open++;
         most = Math.max(most, open);
         return new Promise((resolve, reject) => {
-          const answer = (leader: string) => {
+          let settled = false;
+          const settle = (then: () => void) => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
             open--;
-            resolve({ leader });
+            then();
           };
-          const fail = (err: Error) => {
-            open--;
-            reject(err);
-          };
+          const answer = (leader: string) => settle(() => resolve({ leader }));
+          const fail = (err: Error) => settle(() => reject(err));
+          const timer = setTimeout(() => fail(new Error('deadline exceeded')), Math.max(0, deadline - Date.now()));
           pending.push({ deadline, answer, fail });
         });
       },

@@ -129,3 +129,8 @@ function errorText(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
   return text.length <= MAX_ERROR_CHARS ? text : `${text.slice(0, MAX_ERROR_CHARS - 1)}…`;
 }
+
+/** The seam EtcdCoordination reads endpoints through (its EndpointHealthSource): this probe's view. */
+export function endpointHealthSource(health: EndpointHealth): { start(): void; stop(): Promise<void>; snapshot(now: number): EndpointHealthRow[] } {
+  return { start: () => health.start(), stop: () => health.stop(), snapshot: (now) => health.view(now) };
+}

@@ -33,7 +33,8 @@ export interface CoordinationHooks {
  */
 export interface EndpointHealthSource {
   start?(): void;
-  stop?(): void;
+  /** Resolves once its calls under way ended (stop() waits for it before the node's client closes). */
+  stop?(): void | Promise<void>;
   snapshot(now: number): CoordinationView['endpoints'];
 }
 
@@ -110,8 +111,9 @@ export class EtcdCoordination {
   /** At shutdown: resigns (a standby has no key to give up, but its lease goes too) and closes the client. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      this.o.endpointHealth?.stop?.();
+      const health = this.o.endpointHealth?.stop?.();
       await this.holder.resign();
+      await health;
       this.client.close();
     })();
     return this.stopping;

@@ -25,6 +25,7 @@ import type { DaemonState } from '../../lib/ops-api/api-types.ts';
 import { formatAddress } from '../../lib/protocol/address-text.ts';
 import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
+import { EndpointHealth, endpointHealthSource } from '../coordination/endpoint-health.ts';
 import { EtcdCoordination } from '../coordination/etcd-coordination.ts';
 import { localLockOps } from '../admin-ops/admin-ops.ts';
 import { auditForwardedOp } from '../admin-ops/forwarded-op-audit.ts';
@@ -223,6 +224,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
             priority: opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId),
             now: () => clock.now(),
             logger: log,
+            // Each endpoint probed on its own for the console, /readyz and /metrics (endpoint-health.ts).
+            endpointHealth: endpointHealthSource(new EndpointHealth({ endpoints: etcd.endpoints, now: () => clock.now() })),
           });
     clusterNode = new ClusterNode({
       ...(coordination === undefined ? {} : { coordination }),
@@ -294,6 +297,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
               failoversRecorded: () => clusterNode.timeline.recorded,
               claimFates: () => clusterNode.timeline.fates,
               onClientStall: (listener) => clusterNode.timeline.stallListeners.push(listener),
+              coordinationMode: opts.cluster?.etcd === undefined ? 'peers' : 'etcd',
             },
           }),
     });
