@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import type { ClusterView } from '@/lib/ops-api/api-types.ts';
 import { type CoordinationModel, coordinationModel, type EtcdModel } from '@/lib/dashboard/coordination-model.ts';
-import { useMessageClock } from '../data/queries.ts';
+import { useClusterReceivedAt } from '../data/queries.ts';
 import { useDataNow } from '../data/use-data-now.ts';
 import { PAGE_BEAT_MS } from '../data/use-now.ts';
 import { Badge } from '../ui/badge.tsx';
@@ -100,10 +100,10 @@ export function CoordinationDetails({ model }: { model: CoordinationModel }) {
 
 /** The etcd mode's details, with the grant time and the endpoints' ages moving on the page's beat between views. */
 function EtcdCoordination({ cluster }: { cluster: ClusterView }) {
-  const clock = useMessageClock();
+  const arrivedAt = useClusterReceivedAt();
   const now = useDataNow(PAGE_BEAT_MS);
-  // The view is the server's as of the newest message (the stream re-sends it whenever it changes).
-  const elapsed = clock === undefined ? 0 : Math.max(0, now - clock.receivedAt);
+  // The figures are the server's as of the message that carried the view: counted on from its arrival.
+  const elapsed = arrivedAt === undefined ? 0 : Math.max(0, now - arrivedAt);
   const model = coordinationModel(cluster, elapsed);
   return model === null ? null : <CoordinationDetails model={model} />;
 }
