@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { ClusterView } from '@/lib/ops-api/api-types.ts';
-import { type CoordinationModel, coordinationModel, type EtcdModel } from '@/lib/dashboard/coordination-model.ts';
+import { type CoordinationModel, coordinationModel, coordinationModelAt, type EtcdModel } from '@/lib/dashboard/coordination-model.ts';
 import { useClusterReceivedAt } from '../data/queries.ts';
 import { useDataNow } from '../data/use-data-now.ts';
 import { PAGE_BEAT_MS } from '../data/use-now.ts';
@@ -102,9 +102,7 @@ export function CoordinationDetails({ model }: { model: CoordinationModel }) {
 function EtcdCoordination({ cluster }: { cluster: ClusterView }) {
   const arrivedAt = useClusterReceivedAt();
   const now = useDataNow(PAGE_BEAT_MS);
-  // The figures are the server's as of the message that carried the view: counted on from its arrival.
-  const elapsed = arrivedAt === undefined ? 0 : Math.max(0, now - arrivedAt);
-  const model = coordinationModel(cluster, elapsed);
+  const model = coordinationModelAt(cluster, arrivedAt, now);
   return model === null ? null : <CoordinationDetails model={model} />;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { coordinationView, ETCD_ENDPOINTS } from '../ops-api/testing/coordination-fixture.ts';
 import type { CoordinationView } from '../ops-api/api-types.ts';
-import { coordinationModel, type EtcdModel, grantRemainingAt } from './coordination-model.ts';
+import { coordinationModel, coordinationModelAt, type EtcdModel, grantRemainingAt } from './coordination-model.ts';
 
 const etcd = (c: CoordinationView, elapsedMs = 0): EtcdModel => {
   const m = coordinationModel({ clustered: true, self: 'a', coordination: c }, elapsedMs);
@@ -37,6 +37,17 @@ describe('the coordination model', () => {
     expect(grantRemainingAt(c, -50)).toBe(1_250);
     // The endpoints' ages count up the same way.
     expect(etcd(c, 2_000).endpoints[0]?.checked).toBe('checked 2 s ago');
+  });
+
+  it('counts from when the view arrived, not from any later message; nothing before it arrived', () => {
+    const cluster = { clustered: true, self: 'a', coordination: coordinationView() };
+    const at = (arrivedAt: number | undefined, now: number) => {
+      const m = coordinationModelAt(cluster, arrivedAt, now);
+      return m?.mode === 'etcd' ? m.grant.remainingMs : undefined;
+    };
+    expect(at(10_000, 10_500)).toBe(750);
+    expect(at(10_000, 9_900)).toBe(1_250);
+    expect(at(undefined, 10_500)).toBe(1_250);
   });
 
   it('says why the node cannot grant, and shows each endpoint’s error', () => {

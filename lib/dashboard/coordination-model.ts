@@ -51,6 +51,19 @@ export function coordinationModel(cluster: Pick<ClusterView, 'clustered' | 'self
   return etcdModel(c, cluster.self, elapsedMs);
 }
 
+/**
+ * The model at local time `now` of a view that arrived at `arrivedAt` (the message that carried
+ * it: the stream re-sends the view only when a keep-alive or a probe moves its figures, so they
+ * count on from there, not from the newest message). Before any view, as it arrived.
+ */
+export function coordinationModelAt(
+  cluster: Pick<ClusterView, 'clustered' | 'self' | 'coordination'>,
+  arrivedAt: number | undefined,
+  now: number,
+): CoordinationModel | null {
+  return coordinationModel(cluster, arrivedAt === undefined ? 0 : Math.max(0, now - arrivedAt));
+}
+
 function etcdModel(c: CoordinationView, self: string, elapsedMs: number): EtcdModel {
   return {
     mode: 'etcd',
