@@ -3,7 +3,7 @@
 // the highest priority takes it at start, a standby takes over after kill -9 of the active within
 // about a lease TTL and the stagger, holding every replicated lock.
 import { describe, expect, it } from 'vitest';
-import { type Cluster, holderOn, startCluster, waitFor, waitReplicated } from '../testing/cluster-harness.ts';
+import { activeOf, type Cluster, holderOn, startCluster, timeline, waitFor, waitReplicated } from '../testing/cluster-harness.ts';
 import { EtcdCluster } from '../testing/etcd-cluster.ts';
 
 const TTL_S = 2;
@@ -58,5 +58,53 @@ describe('the etcd mode: the role comes from etcd', () => {
     await waitFor(async () => (await cluster.node('c').cluster()).coordination?.holder === 'b', { what: 'c sees b hold the key' });
     const next = await keyed.acquire('etcd-after', { lease: 5_000, wait: 5_000 });
     for (const g of held) expect(next.token).toBeGreaterThan(g.token);
+  });
+
+  it('a handoff by the API moves the role key to the target; a restore hands it back by priority, through etcd too', { timeout: 90_000 }, async () => {
+    const etcd = await EtcdCluster.start();
+    const cluster = await startEtcdCluster(etcd, etcd.endpoints, ['--return-hold-down', '2s']);
+    await activeIs(cluster, 'a');
+    const keyed = cluster.keyedClient(['a', 'b', 'c']);
+    const held = await keyed.acquire('etcd-handoff', { lease: 60_000 });
+    await waitReplicated(cluster, 'etcd-handoff', held.token, ['b', 'c']);
+    const a = cluster.node('a');
+    const b = cluster.node('b');
+
+    const reply = await a.post('/api/v1/cluster/handoff', { target: 'b' });
+    expect(reply).toMatchObject({ status: 200, body: { handoff: { target: 'b' } } });
+    await activeIs(cluster, 'b');
+    const view = await b.cluster();
+    expect(timeline(view)).toEqual(['a->b api-handoff']);
+    console.log(`etcd mode handoff gap (API): ${view.failovers.at(-1)?.gapMs} ms`);
+    expect((await holderOn(b, 'etcd-handoff'))?.token).toBe(held.token.toString());
+    // a yielded: it stays a standby (the key is b's; a does not campaign while b holds it).
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(await activeOf(cluster)).toEqual(['b']);
+
+    expect((await b.post('/api/v1/cluster/restore', {})).status).toBe(200);
+    await activeIs(cluster, 'a');
+    const back = await a.cluster();
+    expect(timeline(back)).toEqual(['a->b api-handoff', 'b->a priority-return']);
+    expect((await holderOn(a, 'etcd-handoff'))?.token).toBe(held.token.toString());
+    expect(await keyed.release('etcd-handoff', held.token)).toBe(true);
+  });
+
+  it('on SIGTERM the active hands the role key to a standby and exits 0', { timeout: 60_000 }, async () => {
+    const etcd = await EtcdCluster.start();
+    const cluster = await startEtcdCluster(etcd);
+    await activeIs(cluster, 'a');
+    const keyed = cluster.keyedClient(['a', 'b', 'c']);
+    const held = await keyed.acquire('etcd-sigterm', { lease: 60_000 });
+    await waitReplicated(cluster, 'etcd-sigterm', held.token, ['b', 'c']);
+    const stoppedAt = performance.now();
+    expect(await cluster.node('a').sigterm()).toBe(0);
+    await waitFor(async () => (await cluster.node('b').cluster()).phase === 'active', { timeoutMs: 10_000, what: 'b active' });
+    // A handoff, not a wait for the lease to expire.
+    const view = await cluster.node('b').cluster();
+    expect(timeline(view)).toEqual(['a->b signal']);
+    console.log(
+      `etcd mode handoff on SIGTERM: b active ${Math.round(performance.now() - stoppedAt)} ms after the signal; gap ${view.failovers.at(-1)?.gapMs} ms`,
+    );
+    expect((await holderOn(cluster.node('b'), 'etcd-sigterm'))?.token).toBe(held.token.toString());
   });
 });

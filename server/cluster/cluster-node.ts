@@ -60,8 +60,9 @@ export interface ClusterNodeDeps {
    */
   coordination?: EtcdCoordination;
   /**
-   * Told of every change of this node's role as the etcd mode makes it ('active' once promoted,
-   * 'standby' once it no longer is): the seam for etcd-gate's reply gate (activate/deactivate).
+   * Told of every change of this node's role ('active' just before a promoted node serves, 'standby'
+   * when it stops serving: it follows another node or steps out): the seam for etcd-gate's reply
+   * gate (activate/deactivate). Absent: nothing is called.
    */
   onRoleChange?: (role: NodeRole) => void;
 }
@@ -340,14 +341,13 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
   }
 
   private decide(): void {
-    if (this.state.stopped) return;
-    decide(this);
-    if (this.onRoleChange === null) return;
-    const role = this.state.phase === 'active' ? 'active' : 'standby';
-    if (role !== this.lastRole) {
-      this.lastRole = role;
-      this.onRoleChange(role);
-    }
+    if (!this.state.stopped) decide(this);
+  }
+
+  roleChanged(role: NodeRole): void {
+    if (this.onRoleChange === null || role === this.lastRole) return;
+    this.lastRole = role;
+    this.onRoleChange(role);
   }
 
   // --- transitions (cluster-transitions.ts), as the admin and the message handler start them ---

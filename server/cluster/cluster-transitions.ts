@@ -15,7 +15,7 @@
 //   where their claim went (MOVED) and redirect the rest.
 import type { Logger } from 'pino';
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
-import type { FailoverCause } from '../../lib/ops-api/cluster-vocabulary.ts';
+import type { FailoverCause, NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import type { Clock } from '../../lib/engine/clock.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
@@ -61,6 +61,8 @@ export interface TransitionContext {
   /** Applies a listener route when it differs from the one in force. */
   setRoute(route: Route): void;
   sendStatus(): void;
+  /** This node now serves as the active ('active', just before it serves) or no longer does ('standby'): ClusterNodeDeps.onRoleChange. */
+  roleChanged(role: NodeRole): void;
 }
 
 /** What a sync request uses. */
@@ -108,6 +110,7 @@ export function follow(node: TransitionContext, id: string): void {
     node.driver.pause();
     node.setRoute(HOLD);
   }
+  node.roleChanged('standby');
   if (ownTable) {
     node.engine.reset();
     node.sink.claims.reset();
@@ -179,6 +182,7 @@ async function promote(node: TransitionContext, startedAt: number): Promise<Tran
   node.state.syncedWith = node.instanceId;
   node.state.lastActiveInstance = node.instanceId;
   node.source.start();
+  node.roleChanged('active');
   // Route first: heartbeats that waited in held sockets are read before leases are checked again.
   node.setRoute(SERVE);
   // A lock left free with a queue (freed during the old active's handoff, by the drops above, or
@@ -236,6 +240,7 @@ export async function takeOver(node: TransitionContext, peer: MeshPeer, seq: num
     node.state.etcdTakeOver = true;
     const won = await node.coordination.win(HANDOFF_TIMEOUT_MS / 2);
     node.state.etcdTakeOver = false;
+    node.logger.info({ won, ms: Math.round(node.clock.now() - t0) }, 'campaigned for the role key as the successor of a handoff');
     if (!won) {
       refuse('the role key could not be won in etcd in time');
       return;
@@ -291,7 +296,7 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   // Every resumable lease as it stands now (nothing renews them while clients are held).
   node.source.flushRenewals();
   const etcd = node.coordination;
-  if (etcd !== null && !(await giveUpRoleKey(node, etcd, to, timeoutMs))) {
+  if (etcd !== null && !(await narrowToSuccessor(node, etcd, to, timeoutMs))) {
     // The key is still this node's (nothing was resigned): it serves again.
     if (node.state.phase === 'handing-off') {
       node.state.phase = 'active';
@@ -309,6 +314,10 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   const promoted = awaitPromoted(node.state, to, timeoutMs);
   node.mesh.send(peer, { t: 'handoff', seq: node.source.lastSeq, pausedMs: node.clock.now() - t0, cause, lost });
   peer.link.flushNow();
+  // The etcd mode: the successor campaigns from the message on (only it and this node are in the
+  // in-sync set, and this node's holder is stopped), so the key goes only now: revoking it first
+  // let the successor win by its ordinary campaign, before the message, and promote as after a crash.
+  if (etcd !== null) await etcd.resign();
   const answer = await promoted;
   if (answer === false && etcd !== null) {
     // The role key is gone (resigned): this node cannot serve again without winning it back. It
@@ -349,13 +358,14 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
 }
 
 /**
- * The etcd mode's part of a handoff (design rule 7), with clients held and the last events sent:
- * the in-sync set narrowed to the successor and this node (stored, so no other node can win),
- * the successor's acknowledgement of every event sent, then the lease revoked (grants stop at
- * once; the key goes, so the successor wins at its first campaign). False, with the key still
- * held, when the set cannot be stored or the successor does not acknowledge in time.
+ * The etcd mode's first part of a handoff (design rule 7), with clients held and the last events
+ * sent: the in-sync set narrowed to the successor and this node (stored, so no other node can win
+ * once the key goes), then the successor's acknowledgement of every event sent. The lease is
+ * revoked after the handoff message (grants stop at once; the key goes, and the successor, which
+ * campaigns from the message on, wins). False, with the key still held, when the set cannot be
+ * stored or the successor does not acknowledge in time.
  */
-async function giveUpRoleKey(node: TransitionContext, etcd: EtcdCoordination, to: string, timeoutMs: number): Promise<boolean> {
+async function narrowToSuccessor(node: TransitionContext, etcd: EtcdCoordination, to: string, timeoutMs: number): Promise<boolean> {
   const deadline = node.clock.now() + timeoutMs;
   if (!(await etcd.storeInSyncNow([to, node.self.id]))) return false;
   for (;;) {
@@ -364,7 +374,6 @@ async function giveUpRoleKey(node: TransitionContext, etcd: EtcdCoordination, to
     if (node.clock.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
-  await etcd.resign();
   return true;
 }
 

@@ -46,7 +46,7 @@ export interface EtcdCoordinationOptions {
   /** The node's monotonic clock (ms): the engine's clock, as the grant window is read on it. */
   now: () => number;
   logger: Logger;
-  /** Tests: an etcd3 client of their own; the endpoints' otherwise. */
+  /** Tests: an etcd3 client of their own (for the holder too); the endpoints' otherwise. */
   client?: Etcd3;
   endpointHealth?: EndpointHealthSource;
   /** Set when another part (etcd-gate's in-sync keeper) stores the in-sync set: keepInSync then does nothing. */
@@ -56,8 +56,10 @@ export interface EtcdCoordinationOptions {
 }
 
 export class EtcdCoordination {
+  /** A client over every endpoint (token blocks and other calls that may go to any member). */
   readonly client: Etcd3;
   readonly holder: EtcdRoleHolder;
+  private readonly holderClients: readonly Etcd3[];
   readonly keys: { active: string; inSync: string; tokenCeiling: string };
   private hooks: CoordinationHooks | null = null;
   /** The in-sync set this active last stored (its text), and whether a write is on its way. */
@@ -71,8 +73,10 @@ export class EtcdCoordination {
     const prefix = o.etcd.prefix;
     this.keys = { active: `${prefix}/active`, inSync: `${prefix}/in-sync`, tokenCeiling: `${prefix}/token-ceiling` };
     this.client = o.client ?? etcdClient(o.etcd.endpoints);
+    // The holder's own client per endpoint: it moves to the next one after a failure (etcd-role-holder.ts).
+    this.holderClients = o.client === undefined ? o.etcd.endpoints.map((e) => etcdClient([e])) : [o.client];
     this.holder = new EtcdRoleHolder({
-      client: this.client,
+      client: this.holderClients,
       key: this.keys.active,
       inSyncKey: this.keys.inSync,
       nodeId: o.nodeId,
@@ -115,6 +119,7 @@ export class EtcdCoordination {
       await this.holder.resign();
       await health;
       this.client.close();
+      for (const c of this.holderClients) if (c !== this.client) c.close();
     })();
     return this.stopping;
   }

@@ -10,7 +10,7 @@ import { EtcdRoleHolder } from './etcd-role-holder.ts';
 
 const now = () => performance.now();
 
-function holder(client: Etcd3, nodeId: string, ttlSeconds: number, inSyncKey?: string): { holder: EtcdRoleHolder; log: HoldLog } {
+function holder(client: Etcd3 | Etcd3[], nodeId: string, ttlSeconds: number, inSyncKey?: string): { holder: EtcdRoleHolder; log: HoldLog } {
   const log = new HoldLog(nodeId);
   const h = new EtcdRoleHolder({
     client,
@@ -88,7 +88,14 @@ describe('the etcd role holder', () => {
   it('an etcd member killed (the raft leader) does not interrupt the holder', async () => {
     const cluster = await EtcdCluster.start();
     // A TTL well above etcd's election (1 to 2 election timeouts of 1 s) plus a keep-alive interval.
-    const a = holder(cluster.client(), 'a', 5);
+    // One client per endpoint, as baton serve gives it: after a failed call it moves to the next
+    // member (one client over all picks one at random per call, and a call to the dead member
+    // waits out its deadline; with each keep-alive confirmed by a read, that took two rounds).
+    const a = holder(
+      cluster.endpoints.map((e) => cluster.client([e])),
+      'a',
+      5,
+    );
     a.holder.start();
     await vi.waitFor(() => expect(a.holder.mayGrant()).toBe(true), { timeout: 10_000, interval: 10 });
     const leader = await cluster.leaderIndex();
@@ -162,5 +169,46 @@ describe('the etcd role holder', () => {
     await vi.waitFor(() => expect(b.holder.mayGrant()).toBe(true), { timeout: 5_000, interval: 10 });
     expect(await etcd.get(IN_SYNC).string()).toBe('[]');
     expect(overlaps([a.log, b.log, c.log])).toEqual([]);
+  });
+});
+
+describe('a stale etcd leader (design rule 2)', () => {
+  it('an isolated etcd leader answers keep-alives alone, and they extend nothing: each counts only once a quorum read confirms it', {
+    timeout: 60_000,
+  }, async () => {
+    const cluster = await EtcdCluster.start();
+    const leader = await cluster.leaderIndex();
+    const untils: { at: number; until: number }[] = [];
+    const a = new EtcdRoleHolder({
+      // Only the leader's endpoint: every keep-alive goes to it, before and after it loses its followers.
+      client: cluster.client([cluster.member(leader).clientUrl]),
+      key: 'baton/test/active',
+      nodeId: 'a',
+      ttlSeconds: 2,
+      now,
+      onEvent: (e) => {
+        if (e.kind === 'until') untils.push({ at: e.at, until: e.until });
+      },
+    });
+    onTestFinished(() => a.halt());
+    a.start();
+    await vi.waitFor(() => expect(a.mayGrant()).toBe(true), { timeout: 10_000, interval: 10 });
+    // Keep-alives a third of a TTL apart for a while: the permission moves on with them.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(untils.length).toBeGreaterThan(1);
+
+    // The leader loses its followers: it goes on answering keep-alives from memory for up to two
+    // election timeouts (0.6 to 1.7 s seen), but no quorum read can be answered.
+    const isolatedAt = now();
+    for (const i of [0, 1, 2].filter((i) => i !== leader)) await cluster.kill9(i);
+    const ttlMs = a.grantedTtlMs;
+    await new Promise((resolve) => setTimeout(resolve, 3 * ttlMs));
+    // No keep-alive sent after the isolation raised the permission: every bound is one a keep-alive
+    // sent before it proved (sent at S: S + TTL less the margins).
+    const bound = isolatedAt + ttlMs * (1 - 0.01) - 50;
+    const latest = Math.max(...untils.map((u) => u.until));
+    console.log(`isolated at +0: the permission ended at +${Math.round(latest - isolatedAt)} ms (bound +${Math.round(bound - isolatedAt)} ms)`);
+    expect(latest).toBeLessThanOrEqual(bound);
+    expect(a.mayGrant()).toBe(false);
   });
 });

@@ -32,7 +32,13 @@ import { electable, encodeInSync, parseInSync } from '../../lib/coordination/syn
 import { keepAliveOnce } from './etcd-keep-alive.ts';
 
 export interface RoleHolderOptions {
-  client: Etcd3;
+  /**
+   * The etcd client, or one client per endpoint: then every call goes to one endpoint, the next
+   * one after a turn that failed. (One client over several endpoints picks a host at random per
+   * call, and a call to a dead member waits out its whole deadline: with a member down, a third
+   * of the rounds would stall for a third of a TTL.)
+   */
+  client: Etcd3 | readonly Etcd3[];
   /** The role key, e.g. `baton/<cluster>/active`. */
   key: string;
   nodeId: string;
@@ -66,6 +72,9 @@ export interface RoleHolderOptions {
   watch?: boolean;
 }
 
+/** How often a node that does not hold reads the role key while its watch is connected (a backup of the watch). */
+const WATCHED_POLL_MS = 1_000;
+
 export type HolderEvent =
   /** This node holds the role key (a campaign won, or its own key found under its lease). */
   | { kind: 'owner'; at: number }
@@ -96,12 +105,28 @@ export class EtcdRoleHolder {
   /** Until then (monotonic ms) this node campaigns without its stagger (the successor of a handoff). */
   private eagerUntil = Number.NEGATIVE_INFINITY;
   private watcher: Watcher | null = null;
+  /** Whether the watch on the role key is connected (the poll then only backs it up, once a second). */
+  private watching = false;
+  /** When the pending turn's timer fires (monotonic ms). */
+  private timerAt = Number.POSITIVE_INFINITY;
+  private inTurn = false;
+  private turnWanted = false;
   /** The TTL etcd granted the lease (ms). */
   get grantedTtlMs(): number {
     return this.ttlMs;
   }
 
+  private readonly clients: readonly Etcd3[];
+  /** Which of `clients` the calls go to now. */
+  private current = 0;
+
+  private get client(): Etcd3 {
+    return this.clients[this.current] as Etcd3;
+  }
+
   constructor(private readonly o: RoleHolderOptions) {
+    this.clients = Array.isArray(o.client) ? o.client : [o.client as Etcd3];
+    if (this.clients.length === 0) throw new RangeError('the role holder needs at least one etcd client');
     this.ttlMs = o.ttlSeconds * 1_000;
     this.permission = new GrantPermission(o.margins ?? DEFAULT_MARGINS);
   }
@@ -135,28 +160,33 @@ export class EtcdRoleHolder {
   campaignNow(forMs: number): void {
     this.eagerUntil = this.o.now() + forMs;
     this.absentSince ??= this.o.now();
-    this.schedule(0);
+    this.scheduleSooner(0);
   }
 
   /** The role key as a watch reports it: who holds it, or since when it is absent. */
   private startWatch(): void {
-    const w = this.o.client.watch().key(this.o.key).watcher();
+    const w = this.client.watch().key(this.o.key).watcher();
     this.watcher = w;
     const seen = (kv: IKeyValue | null) => {
       if (this.watcher !== w) return;
       this.noteKey(kv);
       // A key that went: campaign as soon as the stagger allows, not at the next poll.
-      if (kv === null && !this.owner) this.schedule(this.campaignWaitMs());
+      if (kv === null && !this.owner) this.scheduleSooner(this.campaignWaitMs());
     };
     w.on('put', (kv) => seen(kv));
     w.on('delete', () => seen(null));
     // (Re)connected: events may have been missed meanwhile; read the key now.
     w.on('connected', () => {
-      if (this.watcher === w && !this.owner) this.schedule(0);
+      if (this.watcher !== w) return;
+      this.watching = true;
+      if (!this.owner) this.scheduleSooner(0);
     });
-    // The watcher reconnects by itself; the poll covers the time it is down.
-    w.on('error', (error) => {
-      this.lastError = error;
+    // The watcher reconnects by itself; the poll (at its short interval again) covers the time it is down.
+    w.on('disconnected', () => {
+      if (this.watcher === w) this.watching = false;
+    });
+    w.on('error', () => {
+      if (this.watcher === w) this.watching = false;
     });
   }
 
@@ -183,7 +213,7 @@ export class EtcdRoleHolder {
     this.stop('resigned');
     if (lease === null) return;
     try {
-      await this.o.client.leaseClient.leaseRevoke({ ID: lease }, { deadline: Date.now() + this.callTimeoutMs() });
+      await this.client.leaseClient.leaseRevoke({ ID: lease }, { deadline: Date.now() + this.callTimeoutMs() });
     } catch (error) {
       this.lastError = error as Error;
     }
@@ -224,11 +254,32 @@ export class EtcdRoleHolder {
   private schedule(delayMs: number): void {
     if (!this.running) return;
     clearTimeout(this.timer);
+    this.timerAt = this.o.now() + Math.max(0, delayMs);
     this.timer = setTimeout(() => void this.turn(), Math.max(0, delayMs));
+  }
+
+  /** A turn within `delayMs`, unless one is due sooner already (a keep-alive keeps its time). */
+  private scheduleSooner(delayMs: number): void {
+    if (this.o.now() + delayMs < this.timerAt || this.inTurn) this.schedule(delayMs);
   }
 
   /** One step: a lease if there is none, a keep-alive when due, a campaign while not holding. */
   private async turn(): Promise<void> {
+    // One turn at a time: a turn asked for while one runs (a watch event, campaignNow) runs right after it.
+    if (this.inTurn) {
+      this.turnWanted = true;
+      return;
+    }
+    this.inTurn = true;
+    this.turnWanted = false;
+    try {
+      await this.turnOnce();
+    } finally {
+      this.inTurn = false;
+    }
+  }
+
+  private async turnOnce(): Promise<void> {
     let failed = false;
     try {
       if (this.lease === null) await this.grantLease();
@@ -240,12 +291,16 @@ export class EtcdRoleHolder {
       failed = true;
     }
     this.o.onCall?.(!failed);
+    // The next endpoint after a failure (a member down, or cut off from the others).
+    if (failed) this.current = (this.current + 1) % this.clients.length;
     if (!this.running) return;
     const now = this.o.now();
     const retry = this.retryMs();
     let next = this.lease === null ? now + retry : this.keepAliveAt;
     if (failed) next = Math.min(next, now + retry);
-    if (!this.owner) next = Math.min(next, now + (this.o.campaignEveryMs ?? 200), now + this.campaignWaitMs());
+    const pollMs = this.o.campaignEveryMs ?? 200;
+    if (!this.owner) next = Math.min(next, now + (this.watching ? Math.max(pollMs, WATCHED_POLL_MS) : pollMs), now + this.campaignWaitMs());
+    if (this.turnWanted) next = now;
     this.schedule(next - now);
   }
 
@@ -265,13 +320,13 @@ export class EtcdRoleHolder {
 
   /** The role key, by a linearizable read (a quorum answers it, never a stale leader alone). */
   private async readKey(): Promise<IKeyValue | null> {
-    const res = await this.o.client.kv.range({ key: Buffer.from(this.o.key) }, { deadline: Date.now() + this.callTimeoutMs() });
+    const res = await this.client.kv.range({ key: Buffer.from(this.o.key) }, { deadline: Date.now() + this.callTimeoutMs() });
     return res.kvs[0] ?? null;
   }
 
   private async grantLease(): Promise<void> {
     const sentAt = this.o.now();
-    const res = await this.o.client.leaseClient.leaseGrant({ TTL: this.o.ttlSeconds }, { deadline: Date.now() + this.callTimeoutMs() });
+    const res = await this.client.leaseClient.leaseGrant({ TTL: this.o.ttlSeconds }, { deadline: Date.now() + this.callTimeoutMs() });
     if (!this.running) return;
     this.lease = res.ID;
     this.ttlMs = Number(res.TTL) * 1_000;
@@ -287,7 +342,7 @@ export class EtcdRoleHolder {
     this.keepAliveAt = nextKeepAliveAt(sentAt, this.ttlMs);
     let ttlSeconds: number;
     try {
-      ttlSeconds = await keepAliveOnce(this.o.client, lease, this.callTimeoutMs());
+      ttlSeconds = await keepAliveOnce(this.client, lease, this.callTimeoutMs());
     } catch (error) {
       // Not answered: try again soon (another etcd member, maybe), well inside the permission.
       this.keepAliveAt = Math.min(this.keepAliveAt, this.o.now() + this.retryMs());
@@ -334,7 +389,7 @@ export class EtcdRoleHolder {
       // The set must still be the one read when the key is created (0: still absent).
       compare.push({ key: Buffer.from(this.o.inSyncKey as string), target: 'Mod', result: 'Equal', mod_revision: inSync.modRevision });
     }
-    const res = await this.o.client.kv.txn(
+    const res = await this.client.kv.txn(
       { compare, success: [{ request_put: { key, value: Buffer.from(this.o.nodeId), lease } }], failure: [{ request_range: { key } }] },
       { deadline: Date.now() + this.callTimeoutMs() },
     );
@@ -356,7 +411,7 @@ export class EtcdRoleHolder {
   /** The in-sync set etcd stores and its revision ('0': never stored, anyone electable); null without an in-sync key. */
   private async readInSync(): Promise<{ members: ReadonlySet<string> | null; modRevision: string } | null> {
     if (this.o.inSyncKey === undefined) return null;
-    const res = await this.o.client.kv.range({ key: Buffer.from(this.o.inSyncKey) }, { deadline: Date.now() + this.callTimeoutMs() });
+    const res = await this.client.kv.range({ key: Buffer.from(this.o.inSyncKey) }, { deadline: Date.now() + this.callTimeoutMs() });
     const kv = res.kvs[0];
     this.inSync = kv === undefined ? null : parseInSync(kv.value.toString());
     return kv === undefined ? { members: null, modRevision: '0' } : { members: this.inSync, modRevision: kv.mod_revision };
@@ -371,7 +426,7 @@ export class EtcdRoleHolder {
     const members = [...given];
     const lease = this.lease;
     if (this.o.inSyncKey === undefined || lease === null) return false;
-    const res = await this.o.client.kv.txn(
+    const res = await this.client.kv.txn(
       {
         compare: [{ key: Buffer.from(this.o.key), target: 'Lease', result: 'Equal', lease }],
         success: [{ request_put: { key: Buffer.from(this.o.inSyncKey), value: Buffer.from(encodeInSync(members)) } }],

@@ -1,0 +1,114 @@
+// `baton serve`'s etcd-mode flags (--coordination, --etcd-endpoints, --etcd-prefix,
+// --etcd-lease-ttl): what they become in the daemon's options, and each refusal, as a message and
+// exit code 2 from the real command.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_OPTIONS } from '../daemon/daemon.ts';
+import { BATON_BIN } from '../testing/serve-args.ts';
+import { etcdEndpointsOption, etcdLeaseTtlOption, etcdPrefixOption } from './cli-options.ts';
+import { type ServeFlags, serveOptions } from './serve-command.ts';
+
+const TOKEN = 'cluster-admin-token-0123456789';
+const FLAGS: ServeFlags = {
+  host: DEFAULT_OPTIONS.host,
+  lockPort: DEFAULT_OPTIONS.lockPort,
+  sessionPort: DEFAULT_OPTIONS.sessionPort,
+  httpPort: DEFAULT_OPTIONS.httpPort,
+  dataDir: './data',
+  ioTimeout: DEFAULT_OPTIONS.ioTimeoutMs,
+  drain: DEFAULT_OPTIONS.drainMs,
+  maxConnections: DEFAULT_OPTIONS.maxConnections,
+  maxBacklog: DEFAULT_OPTIONS.maxBacklog,
+  maxPark: DEFAULT_OPTIONS.maxParkMs,
+  maxParked: DEFAULT_OPTIONS.maxParked,
+  console: false,
+  logLevel: 'info',
+  peerTimeout: 1_000,
+  coordination: 'peers',
+  etcdLeaseTtl: 2,
+};
+const A = { id: 'a', host: '127.0.0.1', lockPort: 17070, sessionPort: 17071, peerPort: 17072, httpPort: 17073 };
+const B = { id: 'b', host: '127.0.0.1', lockPort: 17170, sessionPort: 17171, peerPort: 17172, httpPort: 17173 };
+const ENDPOINTS = ['http://127.0.0.1:2379', 'http://10.0.0.2:2379'];
+
+let dir: string;
+let file: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'baton-etcd-flags-'));
+  file = join(dir, 'cluster.json');
+  await writeFile(file, JSON.stringify({ peers: [A, B] }));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const prepare = (given: Partial<ServeFlags>) => serveOptions({ ...FLAGS, ...given }, (key) => (key in given ? 'cli' : 'default'));
+
+describe('the etcd mode flags', () => {
+  it('hand the cluster node the etcd options: endpoints, prefix (default baton/<node ids>) and lease TTL (default 2 s)', async () => {
+    const cluster = { config: file, node: 'a', adminToken: TOKEN, coordination: 'etcd' as const, etcdEndpoints: ENDPOINTS };
+    expect(await prepare(cluster)).toMatchObject({
+      ok: true,
+      options: { cluster: { nodeId: 'a', etcd: { endpoints: ENDPOINTS, prefix: 'baton/a-b', leaseTtlSeconds: 2 } } },
+    });
+    expect(await prepare({ ...cluster, etcdPrefix: 'baton/prod', etcdLeaseTtl: 5 })).toMatchObject({
+      ok: true,
+      options: { cluster: { etcd: { endpoints: ENDPOINTS, prefix: 'baton/prod', leaseTtlSeconds: 5 } } },
+    });
+  });
+
+  it('the peers mode (the default) hands the node no etcd options', async () => {
+    const prepared = await prepare({ config: file, node: 'a', adminToken: TOKEN });
+    expect(prepared.ok && prepared.options.cluster !== null && 'etcd' in prepared.options.cluster).toBe(false);
+  });
+
+  it('refuses the etcd mode without a cluster file or endpoints, and the etcd flags without the etcd mode', async () => {
+    expect(await prepare({ coordination: 'etcd', etcdEndpoints: ENDPOINTS })).toEqual({
+      ok: false,
+      message: '--coordination etcd needs --config (the cluster file): the etcd mode chooses the active among the nodes of a cluster',
+    });
+    expect(await prepare({ config: file, node: 'a', adminToken: TOKEN, coordination: 'etcd' })).toEqual({
+      ok: false,
+      message: '--coordination etcd needs --etcd-endpoints http://host:port[,...]: the etcd members that hold the active role',
+    });
+    expect(await prepare({ config: file, node: 'a', adminToken: TOKEN, etcdEndpoints: ENDPOINTS })).toEqual({
+      ok: false,
+      message: '--etcd-endpoints needs --coordination etcd',
+    });
+    expect(await prepare({ config: file, node: 'a', adminToken: TOKEN, etcdLeaseTtl: 3 })).toEqual({
+      ok: false,
+      message: '--etcd-lease-ttl needs --coordination etcd',
+    });
+  });
+
+  it('checks each value', () => {
+    expect(etcdEndpointsOption('http://127.0.0.1:2379,https://etcd-2.example:2379')).toEqual(['http://127.0.0.1:2379', 'https://etcd-2.example:2379']);
+    for (const bad of ['127.0.0.1:2379', 'http://127.0.0.1', 'ftp://h:1', 'http://h:1/path', 'http://h:1,', 'http://h:1,http://h:1']) {
+      expect(() => etcdEndpointsOption(bad)).toThrow();
+    }
+    expect(etcdPrefixOption('baton/prod-eu')).toBe('baton/prod-eu');
+    for (const bad of ['', '/baton', 'baton/', 'a//b', 'a b', 'x'.repeat(129)]) expect(() => etcdPrefixOption(bad)).toThrow();
+    expect(etcdLeaseTtlOption('1')).toBe(1);
+    expect(etcdLeaseTtlOption('60')).toBe(60);
+    for (const bad of ['0', '61', '1.5', '2s', '-1', '']) expect(() => etcdLeaseTtlOption(bad)).toThrow('expected whole seconds from 1 to 60');
+  });
+
+  it('the real command prints the refusal and exits 2', async () => {
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = execFile(process.execPath, [BATON_BIN, 'serve', ...args], { timeout: 20_000 }, (_err, _stdout, stderr) =>
+          resolve({ code: child.exitCode, stderr }),
+        );
+      });
+    const missing = await run(['--coordination', 'etcd', '--etcd-endpoints', 'http://127.0.0.1:2379']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--coordination etcd needs --config');
+    const badTtl = await run(['--config', file, '--node', 'a', '--coordination', 'etcd', '--etcd-lease-ttl', '0']);
+    expect(badTtl.code).toBe(2);
+    expect(badTtl.stderr).toContain('expected whole seconds from 1 to 60');
+    const badMode = await run(['--coordination', 'zookeeper']);
+    expect(badMode.code).toBe(2);
+    expect(badMode.stderr).toMatch(/--coordination.*zookeeper/);
+  });
+});
