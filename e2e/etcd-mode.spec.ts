@@ -6,6 +6,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures/baton-etcd-node.ts';
 import { guardCsp } from './fixtures/csp-guard.ts';
+import { sample } from '../server/testing/metrics-text.ts';
 
 // A Next server, three etcd members and Chromium share two cores.
 test.beforeEach(() => test.setTimeout(120_000));
@@ -61,6 +62,14 @@ test('the Cluster card shows the etcd mode, healthy endpoints and the grant time
   expect(await axeViolations(page)).toEqual([]);
   await card.screenshot({ path: testInfo.outputPath('coordination-granting.png') });
   expect((await etcdNode.node.api('/readyz')).status).toBe(200);
+  // The same on /metrics: the mode, each configured endpoint up, this node the holder with time left.
+  const metrics = async () => (await etcdNode.node.api<string>('/metrics')).body;
+  const granting = await metrics();
+  expect(sample(granting, 'baton_coordination_mode{mode="etcd"}')).toBe(1);
+  for (const url of etcdNode.etcd.endpoints) expect(sample(granting, `baton_etcd_endpoint_up{endpoint="${url}"}`)).toBe(1);
+  expect(sample(granting, 'baton_etcd_role_holder')).toBe(1);
+  expect(sample(granting, 'baton_etcd_grant_permission_remaining_seconds')).toBeGreaterThan(0);
+  expect(sample(granting, 'baton_etcd_grants_blocked')).toBe(0);
 
   // etcd loses quorum: two of three members killed.
   await etcdNode.etcd.kill9(0);
@@ -80,6 +89,10 @@ test('the Cluster card shows the etcd mode, healthy endpoints and the grant time
   const words = (text: string | null | undefined) => (text ?? '').split(';')[0]?.replace(/\d+(\.\d+)?/g, 'N');
   const shown = ((await blocked.textContent()) ?? '').replace(/^Cannot grant: /, '');
   expect(words(shown)).toBe(words(readyz.body.reason));
+  const blockedMetrics = await metrics();
+  expect(sample(blockedMetrics, 'baton_etcd_grants_blocked')).toBe(1);
+  expect(sample(blockedMetrics, 'baton_etcd_grant_permission_remaining_seconds')).toBe(0);
+  for (const url of etcdNode.etcd.endpoints) expect(sample(blockedMetrics, `baton_etcd_endpoint_up{endpoint="${url}"}`)).toBe(0);
   expect(await axeViolations(page)).toEqual([]);
   await page.screenshot({ path: testInfo.outputPath('coordination-blocked.png'), fullPage: true });
 
