@@ -45,12 +45,17 @@ test('the Cluster card shows the etcd mode, healthy endpoints and the grant time
   // node sends a new figure only when a keep-alive raises it (a third of the TTL apart); between
   // them the page counts it down on its 500 ms beat, so some reading is a beat's worth lower than
   // the one before (without the page's countdown the figure would only ever step up).
+  // Meanwhile the card keeps its size: the figures move, the layout does not.
   const readings: number[] = [];
+  const sizes = new Set<string>();
   for (let i = 0; i < 30; i++) {
     const ms = await grantLeftMs(page);
     if (ms !== null) readings.push(ms);
+    const box = await card.boundingBox();
+    sizes.add(`${box?.width}x${box?.height}`);
     await page.waitForTimeout(100);
   }
+  expect([...sizes]).toHaveLength(1);
   expect(readings.length, `readings: ${readings.join(', ')}`).toBeGreaterThan(25);
   for (const ms of readings) expect(ms).toBeLessThanOrEqual(2_000);
   expect(new Set(readings).size, `readings: ${readings.join(', ')}`).toBeGreaterThan(2);
