@@ -41,8 +41,7 @@ const readyQuery = z.object({ role: z.enum(['active', 'standby']).optional() });
  * Ready when the node can do its job: serving (starting has no listeners yet, draining is
  * turning clients away) and settled in a role (active, or a standby that has synced; not
  * discovering, syncing, promoting or handing off), and able to grant (see /healthz `grants`).
- * With `?role=` also in that role. A node holding only part of a table (a join cut short) adds `reason`,
- * and so does an active in the etcd mode that may not grant (etcd unreachable, quorum lost, lease lapsed).
+ * With `?role=` also in that role. A node holding only part of a table (a join cut short) adds `reason`.
  * Always open, like /healthz.
  */
 export function getReadyz(req: Request, daemon: DaemonFacade): Response {
@@ -54,7 +53,7 @@ export function getReadyz(req: Request, daemon: DaemonFacade): Response {
   const wanted = query.value.role;
   // A node that can grant nothing (u64 used up, storage failing) is no place to send clients.
   const refused = daemon.grants().refusal;
-  // In the etcd mode an active that cannot show etcd its lease lives grants nothing: it says why (docs/cluster.md, "Two modes").
+  // The etcd mode: an active whose etcd role lease is not confirmed grants nothing (docs/cluster.md, "Two modes").
   const blocked = coordination?.blocked ?? null;
   const ready =
     state === 'serving' &&
@@ -63,8 +62,7 @@ export function getReadyz(req: Request, daemon: DaemonFacade): Response {
     (phase === 'active' || phase === 'standby') &&
     (wanted === undefined || (wanted === role && phase === wanted));
   // A node that holds part of a table and will not serve it says why (docs/cluster.md, "A join cut short").
-  const reason = blocked ?? partialTable?.reason ?? null;
-  const held = reason === null ? {} : { reason };
+  const held = blocked !== null ? { reason: blocked } : partialTable === undefined || partialTable === null ? {} : { reason: partialTable.reason };
   return jsonResponse(ready ? 200 : 503, { ready, state, role, phase, grants: refused ?? 'ok', ...held }, peerCors(req, daemon));
 }
 

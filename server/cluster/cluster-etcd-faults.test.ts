@@ -92,6 +92,10 @@ describe('the etcd mode under etcd faults', () => {
     expect(view.phase).toBe('active');
     expect(view.coordination?.blocked).toMatch(/etcd has not confirmed this node's role lease/);
     console.log(`quorum lost at +0: a says it is blocked at +${Date.now() - lostAt} ms: ${view.coordination?.blocked}`);
+    // /readyz too: not ready, and why.
+    const ready = await cluster.node('a').api<{ ready: boolean; reason?: string }>('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body.reason).toMatch(/etcd has not confirmed this node's role lease/);
     // A request for a free lock waits: nothing is granted, on a or anywhere.
     const asked = keyed.acquire('etcd-quorum-during', { lease: 60_000, wait: 30_000 }).then((g) => ({ g, at: Date.now() }));
     await new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -105,5 +109,6 @@ describe('the etcd mode under etcd faults', () => {
     expect(at).toBeGreaterThanOrEqual(backAt);
     expect((await holderOn(cluster.node('a'), 'etcd-quorum-during'))?.token).toBe(g.token.toString());
     expect((await cluster.node('a').cluster()).coordination?.blocked).toBeNull();
+    expect((await cluster.node('a').api('/readyz')).status).toBe(200);
   });
 });

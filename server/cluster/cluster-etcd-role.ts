@@ -76,7 +76,8 @@ export function decideByEtcd(node: EtcdRoleContext, alive: readonly PeerState[],
   if (holder.holding) {
     if (st.phase === 'active') {
       noteLapse(node, now);
-      if (st.handoffWaiter !== null) return;
+      // Lapsed (etcd unreachable or without quorum): nothing can be stored in etcd, so no in-sync change and no handoff.
+      if (st.handoffWaiter !== null || st.grantsLapsedAt !== null) return;
       // Before the reply gate (etcd-gate) keeps the in-sync set, it follows the synced standbys.
       node.coordination.keepInSync(syncedStandbys(node, alive));
       const back = returnVerdict({ priority: node.priority, instance: node.instanceId, returnHoldDownMs: node.returnHoldDownMs }, alive);

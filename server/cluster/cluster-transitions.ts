@@ -24,6 +24,7 @@ import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
 import { HOLD, type Route, SERVE } from '../lines/routing.ts';
 import type { FailoverTimeline } from './failover-timeline.ts';
 import type { EtcdCoordination } from '../coordination/etcd-coordination.ts';
+import { narrowToSuccessor, winAsSuccessor } from './etcd-handoff.ts';
 import type { ClientRouting, EngineDriver, NodeClock } from './node-deps.ts';
 import type { NodeState } from './node-state.ts';
 import { redirectRoute } from './redirect-route.ts';
@@ -237,11 +238,7 @@ export async function takeOver(node: TransitionContext, peer: MeshPeer, seq: num
   // The etcd mode (design rule 7): the node handing off has resigned the role key; this node
   // campaigns at once (the in-sync set names only the two of them) and promotes once it holds it.
   if (node.coordination !== null) {
-    node.state.etcdTakeOver = true;
-    const won = await node.coordination.win(HANDOFF_TIMEOUT_MS / 2);
-    node.state.etcdTakeOver = false;
-    node.logger.info({ won, ms: Math.round(node.clock.now() - t0) }, 'campaigned for the role key as the successor of a handoff');
-    if (!won) {
+    if (!(await winAsSuccessor(node, node.coordination, HANDOFF_TIMEOUT_MS / 2))) {
       refuse('the role key could not be won in etcd in time');
       return;
     }
@@ -355,26 +352,6 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   if (moved > 0) node.logger.info({ to, moved }, 'resumable sessions moved to the successor');
   node.logger.info({ to, cause, gapMs }, `handed off to ${to} (${cause}): ${gapMs} ms without an active node`);
   return { gapMs, failover: answer.failover };
-}
-
-/**
- * The etcd mode's first part of a handoff (design rule 7), with clients held and the last events
- * sent: the in-sync set narrowed to the successor and this node (stored, so no other node can win
- * once the key goes), then the successor's acknowledgement of every event sent. The lease is
- * revoked after the handoff message (grants stop at once; the key goes, and the successor, which
- * campaigns from the message on, wins). False, with the key still held, when the set cannot be
- * stored or the successor does not acknowledge in time.
- */
-async function narrowToSuccessor(node: TransitionContext, etcd: EtcdCoordination, to: string, timeoutMs: number): Promise<boolean> {
-  const deadline = node.clock.now() + timeoutMs;
-  if (!(await etcd.storeInSyncNow([to, node.self.id]))) return false;
-  for (;;) {
-    if (!node.source.streaming(to) || node.state.phase !== 'handing-off') return false;
-    if (node.source.lags()[to]?.events === 0) break;
-    if (node.clock.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  return true;
 }
 
 /**

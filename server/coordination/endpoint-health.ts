@@ -130,7 +130,8 @@ function errorText(err: unknown): string {
   return text.length <= MAX_ERROR_CHARS ? text : `${text.slice(0, MAX_ERROR_CHARS - 1)}…`;
 }
 
-/** The seam EtcdCoordination reads endpoints through (its EndpointHealthSource): this probe's view. */
-export function endpointHealthSource(health: EndpointHealth): { start(): void; stop(): Promise<void>; snapshot(now: number): EndpointHealthRow[] } {
+/** A probe of `o.endpoints` behind the seam EtcdCoordination reads endpoints through (its EndpointHealthSource). */
+export function endpointHealthSource(o: EndpointHealthOptions): { start(): void; stop(): Promise<void>; snapshot(now: number): EndpointHealthRow[] } {
+  const health = new EndpointHealth(o);
   return { start: () => health.start(), stop: () => health.stop(), snapshot: (now) => health.view(now) };
 }

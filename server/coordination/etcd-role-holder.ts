@@ -312,10 +312,24 @@ export class EtcdRoleHolder {
       await this.campaign();
       return;
     }
-    const kv = await this.readKey();
+    const kv = await this.readKeys();
     if (!this.running) return;
     this.noteKey(kv);
-    if (allowed && this.campaignWaitMs() === 0) await this.campaign();
+    if ((this.o.mayCampaign?.(this.inSync) ?? true) && this.campaignWaitMs() === 0) await this.campaign();
+  }
+
+  /** The role key, and the in-sync set with it when there is one (one transaction: the view's holder, set and electability stay current on a standby). */
+  private async readKeys(): Promise<IKeyValue | null> {
+    const inSyncKey = this.o.inSyncKey;
+    if (inSyncKey === undefined) return this.readKey();
+    const res = await this.client.kv.txn(
+      { compare: [], success: [{ request_range: { key: Buffer.from(this.o.key) } }, { request_range: { key: Buffer.from(inSyncKey) } }] },
+      { deadline: Date.now() + this.callTimeoutMs() },
+    );
+    const set = res.responses[1]?.response_range.kvs[0];
+    this.inSync = set === undefined ? null : parseInSync(set.value.toString());
+    this.electable = electable(this.o.nodeId, this.inSync);
+    return res.responses[0]?.response_range.kvs[0] ?? null;
   }
 
   /** The role key, by a linearizable read (a quorum answers it, never a stale leader alone). */

@@ -25,8 +25,7 @@ import type { DaemonState } from '../../lib/ops-api/api-types.ts';
 import { formatAddress } from '../../lib/protocol/address-text.ts';
 import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
-import { EndpointHealth, endpointHealthSource } from '../coordination/endpoint-health.ts';
-import { EtcdCoordination } from '../coordination/etcd-coordination.ts';
+import type { EtcdCoordination } from '../coordination/etcd-coordination.ts';
 import { localLockOps } from '../admin-ops/admin-ops.ts';
 import { auditForwardedOp } from '../admin-ops/forwarded-op-audit.ts';
 import { CeilingFanOut } from '../cluster/ceiling-fan-out.ts';
@@ -215,17 +214,19 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   if (opts.cluster !== null) {
     const etcd = opts.cluster.etcd;
     // The etcd mode (`--coordination etcd`): built here only in that mode; the node starts and stops it.
-    const coordination =
+    // Loaded only in that mode: the etcd client (gRPC) is a second of start-up on a busy host, and
+    // every other command and mode (`baton run` too: it shares this module graph) would pay it.
+    const coordination: EtcdCoordination | undefined =
       etcd === undefined
         ? undefined
-        : new EtcdCoordination({
+        : new (await import('../coordination/etcd-coordination.ts')).EtcdCoordination({
             etcd,
             nodeId: opts.cluster.nodeId,
             priority: opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId),
             now: () => clock.now(),
             logger: log,
             // Each endpoint probed on its own for the console, /readyz and /metrics (endpoint-health.ts).
-            endpointHealth: endpointHealthSource(new EndpointHealth({ endpoints: etcd.endpoints, now: () => clock.now() })),
+            endpointHealth: (await import('../coordination/endpoint-health.ts')).endpointHealthSource({ endpoints: etcd.endpoints, now: () => clock.now() }),
           });
     clusterNode = new ClusterNode({
       ...(coordination === undefined ? {} : { coordination }),
