@@ -65,6 +65,9 @@ test('the Cluster card shows the etcd mode, healthy endpoints and the grant time
   ).toBe(true);
   await expect(page.getByTestId('coordination-blocked')).toHaveCount(0);
   expect(await axeViolations(page)).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  expect(await axeViolations(page)).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'light' });
   await card.screenshot({ path: testInfo.outputPath('coordination-granting.png') });
   expect((await etcdNode.node.api('/readyz')).status).toBe(200);
   // The same on /metrics: the mode, each configured endpoint up, this node the holder with time left.
@@ -100,6 +103,9 @@ test('the Cluster card shows the etcd mode, healthy endpoints and the grant time
   for (const url of etcdNode.etcd.endpoints) expect(sample(blockedMetrics, `baton_etcd_endpoint_up{endpoint="${url}"}`)).toBe(0);
   expect(await axeViolations(page)).toEqual([]);
   await page.screenshot({ path: testInfo.outputPath('coordination-blocked.png'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  expect(await axeViolations(page)).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'light' });
 
   // Quorum returns: the node grants again and says so, with no reload.
   etcdNode.etcd.restart(0);
