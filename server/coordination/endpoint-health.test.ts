@@ -122,6 +122,16 @@ describe('etcd endpoint health: the calls', () => {
     held.pending[1]?.fail(new Error('x'.repeat(1_000)));
     await vi.waitFor(() => expect(byEndpoint(health, 'http://a')?.healthy).toBe(false), { timeout: 5_000, interval: 5 });
     expect(byEndpoint(health, 'http://a')?.lastError).toHaveLength(MAX_ERROR_CHARS);
+    // grpc-js's empty trailer is left out.
+    await vi.waitFor(() => expect(held.pending).toHaveLength(3), { timeout: 5_000, interval: 5 });
+    held.pending[2]?.fail(new Error('14 UNAVAILABLE: No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:1. Resolution note: '));
+    await vi.waitFor(
+      () =>
+        expect(byEndpoint(health, 'http://a')?.lastError).toBe(
+          '14 UNAVAILABLE: No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:1.',
+        ),
+      { timeout: 5_000, interval: 5 },
+    );
     expect(held.most()).toBe(1);
   });
 

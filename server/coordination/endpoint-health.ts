@@ -126,7 +126,8 @@ export class EndpointHealth {
 }
 
 function errorText(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
+  // grpc-js ends an unreachable host's message with an empty "Resolution note:"; it says nothing.
+  const text = (err instanceof Error ? err.message : String(err)).replace(/\s*Resolution note:\s*$/, '');
   return text.length <= MAX_ERROR_CHARS ? text : `${text.slice(0, MAX_ERROR_CHARS - 1)}…`;
 }
 
