@@ -27,9 +27,9 @@ export interface CoordinationHooks {
 }
 
 /**
- * Where the console's endpoint health comes from (etcd-console's server/coordination/endpoint-health.ts:
- * one status call per endpoint every 2 s). Until it is wired in, view() reports every endpoint by
- * the holder's last call (healthy when it succeeded), which is this seam's default.
+ * Where the console's endpoint health comes from: the daemon passes endpoint-health.ts's probe (one
+ * status call per endpoint every 2 s). Without one (tests), view() reports every endpoint by the
+ * holder's last call (healthy when it succeeded).
  */
 export interface EndpointHealthSource {
   start?(): void;
