@@ -80,6 +80,9 @@ test('a standby lists the peers in priority order with their roles, liveness and
   await expect(page.getByTestId('strip-peer-c')).toHaveText('c standby');
   await expect(page.getByTestId('node-phase')).toHaveText('standby');
   await expect(page.getByTestId('standby-banner')).toContainText('forwarded to the active node a');
+  // The default mode is one quiet line in the Cluster card, and nothing of the etcd mode's.
+  await expect(page.getByTestId('coordination-mode')).toHaveText('Coordination: peers');
+  await expect(page.getByTestId('coordination')).toHaveCount(0);
   expect(await violations(page)).toEqual([]);
   await testInfo.attach('standby-peers', { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
 });

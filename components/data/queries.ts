@@ -76,6 +76,13 @@ export function useMessageClock(): { asOf: number; receivedAt: number } | undefi
   return useQuery({ ...dashboardQuery, select: (s: DashboardState) => ({ asOf: s.asOf, receivedAt: s.receivedAt }) }).data;
 }
 
+const selectClusterReceivedAt = (s: DashboardState): number => s.clusterReceivedAt;
+
+/** Local time the cluster view arrived: its running figures (the etcd mode's grant time left) count on from it. */
+export function useClusterReceivedAt(): number | undefined {
+  return useQuery({ ...dashboardQuery, select: selectClusterReceivedAt }).data;
+}
+
 const CONNECTING: StreamStatus = { phase: 'connecting', needsSignIn: false };
 
 export function useStreamStatus(): StreamStatus {

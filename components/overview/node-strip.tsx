@@ -22,6 +22,7 @@ export function NodeStrip() {
   const stats = useStats();
   if (cluster === undefined || stats === undefined) return null;
   const nodes = [...cluster.nodes].sort((a, b) => a.priority - b.priority);
+  const blocked = cluster.coordination?.blocked ?? null;
   return (
     <section
       aria-label="This node at a glance"
@@ -50,6 +51,15 @@ export function NodeStrip() {
             <dt className="sr-only">Grants</dt>
             <dd>
               <Badge tone="bad">grants refused: {stats.grants}</Badge>
+            </dd>
+          </div>
+        )}
+        {blocked !== null && (
+          // The etcd mode's active that cannot grant says why above the fold (the Cluster card has the details).
+          <div className="flex items-center gap-1">
+            <dt className="sr-only">etcd coordination</dt>
+            <dd data-testid="strip-coordination-blocked">
+              <Badge tone="bad">cannot grant: {blocked}</Badge>
             </dd>
           </div>
         )}

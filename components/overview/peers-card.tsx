@@ -5,6 +5,7 @@ import { useDataNow } from '../data/use-data-now.ts';
 import { Badge } from '../ui/badge.tsx';
 import { Card } from '../ui/card.tsx';
 import { cn } from '../ui/cn.ts';
+import { CoordinationSection } from './coordination-panel.tsx';
 
 function LastSeen({ lastSeen }: { lastSeen: number | null }) {
   const clock = useMessageClock();
@@ -84,6 +85,7 @@ export function PeersCard({ className }: { className?: string }) {
   const nodes = cluster === undefined ? [] : [...cluster.nodes].sort((a, b) => a.priority - b.priority);
   return (
     <Card title="Cluster" className={className}>
+      {cluster !== undefined && <CoordinationSection cluster={cluster} />}
       {nodes.length === 0 ? (
         <p className="text-sm text-slate-500 dark:text-slate-400">{cluster === undefined ? 'Waiting for data…' : 'No peers configured.'}</p>
       ) : (

@@ -66,6 +66,15 @@ describe('applying a delta', () => {
     expect(s2?.cluster.self).toBe('n2');
   });
 
+  it('keeps when the cluster view arrived: a delta without one leaves the time, one with it (or a snapshot) moves it', () => {
+    const s0 = applySnapshot(snapshot(), 5);
+    expect(s0.clusterReceivedAt).toBe(5);
+    const s1 = applyReceived(s0, [receivedDelta(delta({ cluster: cluster({ self: 'n2' }) }), 7), receivedDelta(delta({ stats: stats({ held: 1 }) }), 9)]);
+    expect(s1?.receivedAt).toBe(9);
+    expect(s1?.clusterReceivedAt).toBe(7);
+    expect(applyReceived(s1, [receivedDelta(delta({}), 12)])?.clusterReceivedAt).toBe(7);
+  });
+
   it('replaces history buckets by start and keeps them in order', () => {
     const s0 = applySnapshot(snapshot({ history: [bucket(T0 - 10_000, { grants: 1 }), bucket(T0, { grants: 2 })] }), 0);
     const s1 = applyReceived(s0, [receivedDelta(delta({ history: [bucket(T0, { grants: 5 }), bucket(T0 + 10_000, { grants: 1 })] }), 1)]);

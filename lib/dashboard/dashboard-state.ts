@@ -32,6 +32,13 @@ export interface DashboardState {
   readonly receivedAt: number;
   readonly stats: StatsView;
   readonly cluster: ClusterView;
+  /**
+   * Local monotonic time the message that carried `cluster` arrived. The stream re-sends the view
+   * only when it changes (the etcd mode's grant time left and check ages count as changed only when
+   * a keep-alive or a probe moves them), so its running figures count on from here, not from the
+   * newest message.
+   */
+  readonly clusterReceivedAt: number;
   /** By name. A new Map only when some lock changed, so readers can compare identities. */
   readonly locks: ReadonlyMap<string, LockRow>;
   /** Ascending by start, at most the last 5 minutes. */
@@ -72,6 +79,7 @@ export function applySnapshot(msg: SnapshotMessage, receivedAt: number): Dashboa
     receivedAt,
     stats: msg.stats,
     cluster: msg.cluster,
+    clusterReceivedAt: receivedAt,
     locks,
     history: mergeHistory([], msg.history, msg.asOf),
     feed: mergeFeed([], msg.feed),
@@ -108,6 +116,7 @@ export function applyReceived(state: DashboardState | undefined, batch: readonly
   let pagingThrough = state.pagingThrough;
   let lastDelta: ReceivedDelta | null = null;
   let cluster = state.cluster;
+  let clusterReceivedAt = state.clusterReceivedAt;
   let history = state.history;
   const feed: FeedItem[] = [];
   let changed = false;
@@ -143,7 +152,10 @@ export function applyReceived(state: DashboardState | undefined, batch: readonly
         for (const name of touchedLocks(msg)) named.add(name);
       }
     }
-    if (msg.cluster !== null && msg.cluster !== undefined) cluster = msg.cluster;
+    if (msg.cluster !== null && msg.cluster !== undefined) {
+      cluster = msg.cluster;
+      clusterReceivedAt = receivedAt;
+    }
     if (msg.history.length > 0) history = mergeHistory(history, msg.history, msg.asOf);
     for (const f of msg.feed) feed.push(f);
   }
@@ -154,6 +166,7 @@ export function applyReceived(state: DashboardState | undefined, batch: readonly
     receivedAt: lastDelta === null ? state.receivedAt : lastDelta.receivedAt,
     stats: lastDelta === null ? state.stats : lastDelta.msg.stats,
     cluster,
+    clusterReceivedAt,
     locks: next ?? state.locks,
     history,
     feed: feed.length > 0 ? mergeFeed(state.feed, feed) : state.feed,

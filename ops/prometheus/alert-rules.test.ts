@@ -30,10 +30,14 @@ const ALERTS = [
   'BatonPeerAuthRefused',
   'BatonSignInThrottled',
   'BatonAuditUnwritable',
+  'BatonEtcdUnreachable',
 ];
 
-/** Labels an expression may match or group on: target labels and Baton's bounded sets (no lock names, no clients). */
-const BOUNDED_LABELS = new Set(['instance', 'job', 'role', 'node', 'protocol', 'cause', 'reason', 'le']);
+/**
+ * Labels an expression may match or group on: target labels and Baton's bounded sets (no lock
+ * names, no clients). `endpoint` is an etcd endpoint of `--etcd-endpoints` (the configured ones only).
+ */
+const BOUNDED_LABELS = new Set(['instance', 'job', 'role', 'node', 'protocol', 'cause', 'reason', 'le', 'endpoint']);
 
 const dirs: string[] = [];
 afterAll(() => {

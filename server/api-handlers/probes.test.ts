@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { apiRequest, asReader, METRICS_TEXT, METRICS_TYPE, READ_TOKEN, testFacade } from '../ops-facade/testing/test-facade.ts';
-import type { ClusterView, NodePhase, NodeRole } from '../../lib/ops-api/api-types.ts';
+import type { ClusterView, CoordinationView, NodePhase, NodeRole } from '../../lib/ops-api/api-types.ts';
+import { coordinationView } from '../../lib/ops-api/testing/coordination-fixture.ts';
 import { getHealthz, getMetrics, getReadyz } from './probes.ts';
 
 describe('GET /readyz', () => {
@@ -73,6 +74,31 @@ describe('GET /readyz in a cluster', () => {
     const res = getReadyz(apiRequest('/readyz?role=leader'), daemon);
     expect(res.status).toBe(422);
     expect(await res.json()).toMatchObject({ error: { code: 'invalid-input', message: expect.stringContaining('role') } });
+  });
+});
+
+/** A clustered node in the etcd mode, in `phase` with `role`, whose view says `coordination`. */
+async function etcdNode(role: NodeRole, phase: NodePhase, coordination: CoordinationView) {
+  const base = await testFacade();
+  const cluster = (): ClusterView => ({ ...base.daemon.cluster(), clustered: true, phase, coordination });
+  return testFacade({ role: () => role, cluster });
+}
+
+describe('GET /readyz in the etcd mode', () => {
+  it('is ready on an active that may grant, and on a standby', async () => {
+    expect(getReadyz(apiRequest('/readyz'), (await etcdNode('active', 'active', coordinationView())).daemon).status).toBe(200);
+    const standby = coordinationView({ holding: false, holder: 'a', lease: { id: null, ttlMs: 2_000, grantRemainingMs: null } });
+    expect(getReadyz(apiRequest('/readyz?role=standby'), (await etcdNode('standby', 'standby', standby)).daemon).status).toBe(200);
+  });
+
+  it('answers 503 with the reason on an active that cannot grant', async () => {
+    const blocked = 'etcd quorum lost: no keep-alive answered for 1.9 s; grants stopped until etcd answers';
+    const t = await etcdNode('active', 'active', coordinationView({ blocked, lease: { id: 'l', ttlMs: 2_000, grantRemainingMs: 0 } }));
+    for (const path of ['/readyz', '/readyz?role=active']) {
+      const res = getReadyz(apiRequest(path), t.daemon);
+      expect(res.status, path).toBe(503);
+      expect(await res.json()).toEqual({ ready: false, state: 'serving', role: 'active', phase: 'active', grants: 'ok', reason: blocked });
+    }
   });
 });
 

@@ -32,7 +32,9 @@ async function activeIs(cluster: Cluster, id: string, timeoutMs = 10_000): Promi
 }
 
 describe('the etcd mode: the role comes from etcd', () => {
-  it('the highest priority becomes active; after kill -9 of it a standby takes over within about a TTL, holding every lock', { timeout: 60_000 }, async () => {
+  it('the highest priority becomes active; after kill -9 of it a standby (b, normally) takes over within about a TTL, holding every lock', {
+    timeout: 60_000,
+  }, async () => {
     const etcd = await EtcdCluster.start();
     const cluster = await startEtcdCluster(etcd);
     await activeIs(cluster, 'a');
@@ -49,13 +51,22 @@ describe('the etcd mode: the role comes from etcd', () => {
 
     const killedAt = performance.now();
     await cluster.node('a').kill9();
-    await waitFor(async () => (await cluster.node('b').cluster()).phase === 'active', { timeoutMs: 15_000, intervalMs: 20, what: 'b active' });
+    // b normally (its stagger is the shorter: it campaigns 150 ms after it saw the key go, c 300 ms),
+    // but c winning is as safe: both are in the in-sync set.
+    const successor = await waitFor(
+      async () => {
+        for (const id of ['b', 'c']) if ((await cluster.node(id).cluster()).phase === 'active') return id;
+        return null;
+      },
+      { timeoutMs: 15_000, intervalMs: 20, what: 'b or c active' },
+    );
+    const other = successor === 'b' ? 'c' : 'b';
     const tookMs = performance.now() - killedAt;
-    console.log(`etcd mode: b active ${Math.round(tookMs)} ms after kill -9 of a (lease TTL ${TTL_S * 1_000} ms)`);
+    console.log(`etcd mode: ${successor} active ${Math.round(tookMs)} ms after kill -9 of a (lease TTL ${TTL_S * 1_000} ms)`);
     // etcd deletes the key a TTL after the last keep-alive (its expiry check runs every 500 ms), then b campaigns after its 150 ms stagger.
-    expect(tookMs).toBeLessThan(TTL_S * 1_000 + 500 + 150 + 1_000);
-    for (const g of held) expect((await holderOn(cluster.node('b'), g.key))?.token).toBe(g.token.toString());
-    await waitFor(async () => (await cluster.node('c').cluster()).coordination?.holder === 'b', { what: 'c sees b hold the key' });
+    expect(tookMs).toBeLessThan(TTL_S * 1_000 + 500 + 300 + 1_000);
+    for (const g of held) expect((await holderOn(cluster.node(successor), g.key))?.token).toBe(g.token.toString());
+    await waitFor(async () => (await cluster.node(other).cluster()).coordination?.holder === successor, { what: `${other} sees ${successor} hold the key` });
     const next = await keyed.acquire('etcd-after', { lease: 5_000, wait: 5_000 });
     for (const g of held) expect(next.token).toBeGreaterThan(g.token);
   });

@@ -27,13 +27,14 @@ export interface CoordinationHooks {
 }
 
 /**
- * Where the console's endpoint health comes from (etcd-console's server/coordination/endpoint-health.ts:
- * one status call per endpoint every 2 s). Until it is wired in, view() reports every endpoint by
- * the holder's last call (healthy when it succeeded), which is this seam's default.
+ * Where the console's endpoint health comes from: the daemon passes endpoint-health.ts's probe (one
+ * status call per endpoint every 2 s). Without one (tests), view() reports every endpoint by the
+ * holder's last call (healthy when it succeeded).
  */
 export interface EndpointHealthSource {
   start?(): void;
-  stop?(): void;
+  /** Resolves once its calls under way ended (stop() waits for it before the node's client closes). */
+  stop?(): void | Promise<void>;
   snapshot(now: number): CoordinationView['endpoints'];
 }
 
@@ -114,8 +115,9 @@ export class EtcdCoordination {
   /** At shutdown: resigns (a standby has no key to give up, but its lease goes too) and closes the client. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      this.o.endpointHealth?.stop?.();
+      const health = this.o.endpointHealth?.stop?.();
       await this.holder.resign();
+      await health;
       this.client.close();
       for (const c of this.holderClients) if (c !== this.client) c.close();
     })();

@@ -189,6 +189,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
           // The reply gate's keeper stores the in-sync set (etcd-reply-gating.ts).
           inSyncKeptElsewhere: true,
           repliesWaiting: () => gating?.gate.waiting ?? 0,
+          // Each endpoint probed on its own for the console, /readyz and /metrics (endpoint-health.ts).
+          endpointHealth: (await import('../coordination/endpoint-health.ts')).endpointHealthSource({ endpoints: etcd.endpoints, now: () => clock.now() }),
         });
   // The etcd mode's reply rule: while this node is active, each turn's replies wait for the in-sync standbys.
   let gating: EtcdReplyGating | null = null;
@@ -335,6 +337,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
               failoversRecorded: () => clusterNode.timeline.recorded,
               claimFates: () => clusterNode.timeline.fates,
               onClientStall: (listener) => clusterNode.timeline.stallListeners.push(listener),
+              coordinationMode: opts.cluster?.etcd === undefined ? 'peers' : 'etcd',
             },
           }),
     });

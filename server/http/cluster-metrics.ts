@@ -6,6 +6,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { FAILOVER_CAUSES, type FailoverCause } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
+import { type CoordinationMode, registerCoordinationMetrics } from './coordination-metrics.ts';
 
 /**
  * What only a cluster node has, beside its view. Given by a cluster node only: with it the
@@ -21,6 +22,8 @@ export interface ClusterNodeSources {
   claimFates?(): Readonly<Record<string, number>>;
   /** Calls `listener` with each client stall (ms) the node measures, and its transition's cause (FailoverTimeline.stallListeners). */
   onClientStall?(listener: (cause: FailoverCause, ms: number) => void): void;
+  /** `--coordination`: with 'etcd' the etcd series are exported (coordination-metrics.ts); 'peers' if not given. */
+  coordinationMode?: CoordinationMode;
 }
 
 /** Buckets of baton_failover_client_stall_seconds: a handoff's few ms to a lease that had to run out. */
@@ -30,6 +33,7 @@ export function registerClusterMetrics(registry: Registry, view: () => ClusterVi
   clusterGauges(registry, view);
   if (node === undefined) return;
   standbyGauges(registry, view);
+  registerCoordinationMetrics(registry, view, node.coordinationMode ?? 'peers');
   new Counter({
     name: 'baton_peer_auth_refused_total',
     help: 'Peer connections refused because they failed authentication, either way (this node refused a peer, or a peer refused this node): the admin tokens differ',

@@ -5,6 +5,7 @@ import { engineFixture } from '../../lib/engine/testing/engine-fixture.ts';
 import {
   type AuditEntry,
   type ClusterView,
+  type CoordinationView,
   type DeltaMessage,
   type LocksChunkMessage,
   noHandoversByCause,
@@ -15,6 +16,7 @@ import type { FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { EventHub, HEARTBEAT_FRAME, MAX_DIRTY, type Scheduler, type TimerHandle } from './event-hub.ts';
 import { FEED_SIZE } from './feed-ring.ts';
 import { HistoryRecorder } from '../chart-history/history-recorder.ts';
+import { coordinationView } from '../../lib/ops-api/testing/coordination-fixture.ts';
 
 const live: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
 const EPOCH = 1_700_000_000_000;
@@ -118,7 +120,12 @@ function setup() {
       for (const l of auditListeners) l(e);
     },
   };
-  const state = { role: 'active' as 'active' | 'standby', cluster: { nodes: 1 } };
+  const state = {
+    role: 'active' as 'active' | 'standby',
+    cluster: { nodes: 1 },
+    /** The etcd mode's view as of a clock reading; the default mode without it. */
+    coordination: undefined as ((now: number) => CoordinationView) | undefined,
+  };
   const stats = (): StatsView => ({
     asOf: EPOCH + f.clock.now(),
     state: 'serving',
@@ -159,6 +166,7 @@ function setup() {
     ],
     handoff: { available: false, reason: `nodes ${state.cluster.nodes}`, targets: [] },
     failovers: [],
+    ...(state.coordination === undefined ? {} : { coordination: state.coordination(f.clock.now()) }),
   });
   const scheduler = new ManualScheduler();
   const hub = new EventHub({
@@ -444,6 +452,39 @@ describe('EventHub', () => {
       flush();
     }
     expect(sub.frames).toHaveLength(1);
+  });
+
+  it('in the etcd mode sends no delta while only the grant time left and the check ages run, and one when a keep-alive or a probe moves them', () => {
+    const { join, flush, clock, state } = setup();
+    // The view as the node computes it: a bound and check times fixed until a keep-alive or a probe.
+    const moments = { permittedUntil: 2_900, checkedAt: 900 };
+    state.coordination = (now) =>
+      coordinationView({
+        lease: { id: 'l', ttlMs: 2_000, grantRemainingMs: Math.max(0, Math.round(moments.permittedUntil - now)) },
+        endpoints: [{ endpoint: 'http://e0', healthy: true, lastError: null, checkedAgoMs: Math.round(now - moments.checkedAt) }],
+      });
+    const sub = new Recorder();
+    join(sub);
+    for (let i = 0; i < 5; i++) {
+      clock.advance(50);
+      flush();
+    }
+    expect(sub.frames).toHaveLength(1);
+    // A keep-alive: the bound moves by a third of the TTL.
+    moments.permittedUntil += 667;
+    flush();
+    expect(sub.deltas().map((d) => d.cluster?.coordination?.lease.grantRemainingMs)).toEqual([moments.permittedUntil - clock.now()]);
+    // A probe: the check time moves.
+    moments.checkedAt = clock.now();
+    flush();
+    expect(sub.deltas().at(-1)?.cluster?.coordination?.endpoints[0]?.checkedAgoMs).toBe(0);
+    // A permission that ran out stays at 0: no delta for it either.
+    moments.permittedUntil = clock.now() - 10;
+    flush();
+    const sent = sub.frames.length;
+    clock.advance(300);
+    flush();
+    expect(sub.frames).toHaveLength(sent);
   });
 
   it('sends a fresh snapshot instead of a delta when more lock names changed than it keeps track of', () => {

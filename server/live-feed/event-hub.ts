@@ -24,7 +24,7 @@
 // of unknown names are no-ops, feed items carry `seq`: skip seq ≤ the last one seen).
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import type { LockEvent } from '../../lib/engine/events.ts';
-import type { ClusterView, DeltaMessage, LockSummary, SnapshotMessage, StatsView } from '../../lib/ops-api/api-types.ts';
+import type { ClusterView, CoordinationView, DeltaMessage, LockSummary, SnapshotMessage, StatsView } from '../../lib/ops-api/api-types.ts';
 import type { AuditFacade, FeedFacade, FeedJoin, FeedSubscriber } from '../../lib/ops-api/daemon-facade.ts';
 import { LOW_WATER_BYTES, MAX_BUFFERED_BYTES } from '../../lib/ops-api/feed-limits.ts';
 import { FeedRing } from './feed-ring.ts';
@@ -138,10 +138,32 @@ function statsKey(stats: StatsView): string {
 
 /**
  * The cluster compares without this node's own `lastSeen`: for the node itself it is always
- * "now", so comparing it would send an idle dashboard a delta on every flush.
+ * "now", so comparing it would send an idle dashboard a delta on every flush. The etcd mode's
+ * running figures likewise: the grant time left and each endpoint's check age are compared as the
+ * moments they stand for (`now` plus or minus them), which move only with a keep-alive or a probe;
+ * the page counts them on from when the view arrived.
  */
-function clusterKey(cluster: ClusterView): string {
-  return JSON.stringify({ ...cluster, nodes: cluster.nodes.map((n) => (n.self ? { ...n, lastSeen: 0 } : n)) });
+function clusterKey(cluster: ClusterView, now: number): string {
+  const c = cluster.coordination;
+  return JSON.stringify({
+    ...cluster,
+    nodes: cluster.nodes.map((n) => (n.self ? { ...n, lastSeen: 0 } : n)),
+    ...(c === undefined ? {} : { coordination: steadyCoordination(c, now) }),
+  });
+}
+
+/** The grain of those moments in the key: finer than a keep-alive's step (a third of a TTL), coarser than a read's jitter. */
+const MOMENT_GRAIN_MS = 250;
+
+function steadyCoordination(c: CoordinationView, now: number): unknown {
+  const moment = (ms: number) => Math.round(ms / MOMENT_GRAIN_MS);
+  const left = c.lease.grantRemainingMs;
+  return {
+    ...c,
+    // A permission that ran out reads 0 from then on: steady as it is.
+    lease: { ...c.lease, grantRemainingMs: left === null || left <= 0 ? left : { until: moment(now + left) } },
+    endpoints: c.endpoints.map((e) => ({ ...e, checkedAgoMs: e.checkedAgoMs === null ? null : { at: moment(now - e.checkedAgoMs) } })),
+  };
 }
 
 /**
@@ -270,7 +292,7 @@ export class EventHub implements FeedFacade {
     const bucketStart = history.currentBucketStart();
     const historyChanged = history.version !== this.sentHistoryVersion || bucketStart !== this.sentBucketStart;
     const cluster = this.deps.cluster();
-    const clusterNow = clusterKey(cluster);
+    const clusterNow = clusterKey(cluster, this.deps.clock.now());
     const clusterChanged = clusterNow !== this.sentClusterKey;
     const stats = this.deps.stats();
     const key = statsKey(stats);
@@ -412,7 +434,7 @@ export class EventHub implements FeedFacade {
     this.sentAuditSeq = this.deps.audit.latest ?? 0;
     this.sentHistoryVersion = this.deps.history.version;
     this.sentBucketStart = this.deps.history.currentBucketStart();
-    this.sentClusterKey = clusterKey(snapshot.cluster);
+    this.sentClusterKey = clusterKey(snapshot.cluster, this.deps.clock.now());
     this.sentStatsKey = statsKey(snapshot.stats);
   }
 
