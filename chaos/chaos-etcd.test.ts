@@ -19,8 +19,8 @@ describe('chaos in etcd mode', () => {
   it('holds mutual exclusion, fencing, unique increasing tokens and liveness with no fault window excused, through 24 s of seeded faults', {
     timeout: 120_000,
   }, async () => {
-    const result = await runChaos({ seed: SEED, durationMs: 24_000, requireSessionCarryover: false, coordination: 'etcd', etcdLeaseTtlS: 2 });
-    const report = formatReport(result, `npm run chaos -- --coordination etcd --etcd-lease-ttl 2 --seed ${SEED} --duration 24s --allow-session-loss`);
+    const result = await runChaos({ seed: SEED, durationMs: 24_000, requireSessionCarryover: true, coordination: 'etcd', etcdLeaseTtlS: 2 });
+    const report = formatReport(result, `npm run chaos -- --coordination etcd --etcd-lease-ttl 2 --seed ${SEED} --duration 24s`);
     console.log(report);
     const { counts, violations } = result.verdict;
     expect(violations.map((v) => `[${v.property}] ${v.message}`)).toEqual([]);
