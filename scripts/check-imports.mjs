@@ -63,12 +63,23 @@ export const PARTS = [
     part: 'server/http',
     may: [...LIB.filter((f) => f !== 'lib/client' && f !== 'lib/dashboard'), 'server/api-handlers', 'server/console-auth', 'server/lines'],
   },
-  // etcd-backed role lease and token-block reserver over the etcd3 client (not wired into the daemon yet).
-  { part: 'server/coordination', may: lib('', 'coordination') },
-  { part: 'server/cluster', may: [...LIB.filter((f) => f !== 'lib/client' && f !== 'lib/dashboard'), 'server/lines', 'server/admin-ops'] },
+  // The etcd mode's side of etcd over the etcd3 client: the role lease, token blocks, the node's
+  // coordination (its options from lib/cluster, its view in lib/ops-api's shape).
+  { part: 'server/coordination', may: lib('', 'coordination', 'cluster', 'ops-api') },
+  {
+    part: 'server/cluster',
+    may: [...LIB.filter((f) => f !== 'lib/client' && f !== 'lib/dashboard'), 'server/lines', 'server/admin-ops', 'server/coordination'],
+  },
   {
     part: 'server/daemon',
-    may: [...LIB.filter((f) => f !== 'lib/client' && f !== 'lib/dashboard'), 'server/lines', 'server/http', 'server/cluster', ...CONSOLE],
+    may: [
+      ...LIB.filter((f) => f !== 'lib/client' && f !== 'lib/dashboard'),
+      'server/lines',
+      'server/http',
+      'server/cluster',
+      'server/coordination',
+      ...CONSOLE,
+    ],
   },
   // The conformance kit's server plays scripted bytes: it needs only the shared vocabulary.
   { part: 'server/conformance', may: lib('') },

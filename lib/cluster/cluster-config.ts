@@ -37,6 +37,30 @@ export interface ClusterOptions {
    * the active hands the role back to it (priority-return.ts); defaultReturnHoldDownMs when absent.
    */
   returnHoldDownMs?: number;
+  /**
+   * The partition-safe mode (`--coordination etcd`, docs/cluster.md "Two modes"): the active role
+   * is held through an etcd lease. Absent: the peers decide among themselves (the default mode).
+   */
+  etcd?: EtcdOptions;
+}
+
+/** Where and how a node holds the active role in etcd. */
+export interface EtcdOptions {
+  /** etcd's client URLs (http://host:port). */
+  endpoints: string[];
+  /** This cluster's keys are `<prefix>/active`, `<prefix>/in-sync` and `<prefix>/token-ceiling`. */
+  prefix: string;
+  /** The role lease's TTL asked of etcd (whole seconds). */
+  leaseTtlSeconds: number;
+}
+
+/**
+ * The etcd key prefix when none is given: `baton/` and the cluster's node ids, so two clusters
+ * sharing one etcd do not share a role key unless their node lists are the same (give
+ * --etcd-prefix then, and keep it when the node list changes).
+ */
+export function defaultEtcdPrefix(config: ClusterConfig): string {
+  return `baton/${config.peers.map((p) => p.id).join('-')}`;
 }
 
 export type ConfigResult = { ok: true; config: ClusterConfig } | { ok: false; message: string };

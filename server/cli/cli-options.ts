@@ -95,3 +95,60 @@ export function clientNameOption(text: string): string {
   }
   return text;
 }
+
+/** `--coordination`: who decides which node is active (docs/cluster.md, "Two modes"). */
+export const COORDINATION_MODES = ['peers', 'etcd'] as const;
+
+/** `--etcd-endpoints`: one or more http(s)://host:port URLs of etcd members, comma-separated. */
+export function etcdEndpointsOption(text: string): string[] {
+  const parts = text.split(',').map((p) => p.trim());
+  for (const part of parts) {
+    let url: URL | null = null;
+    try {
+      url = new URL(part);
+    } catch {
+      url = null;
+    }
+    if (
+      url === null ||
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      url.port === '' ||
+      url.pathname !== '/' ||
+      url.search !== '' ||
+      url.username !== ''
+    ) {
+      throw new InvalidArgumentError(`expected http://host:port[,http://host:port...] (etcd's client URLs), got ${JSON.stringify(part)}.`);
+    }
+  }
+  if (new Set(parts).size !== parts.length) throw new InvalidArgumentError('names one endpoint twice.');
+  return parts;
+}
+
+/** `--etcd-prefix`: the key prefix of this cluster's keys in etcd (`<prefix>/active` and its siblings). */
+export function etcdPrefixOption(text: string): string {
+  if (!/^[A-Za-z0-9_.\-/]{1,128}$/.test(text) || text.startsWith('/') || text.endsWith('/') || text.includes('//')) {
+    throw new InvalidArgumentError('expected 1 to 128 characters from A-Z a-z 0-9 _ . - /, not starting or ending with / (e.g. baton/prod).');
+  }
+  return text;
+}
+
+/** Whole seconds etcd allows a lease; Baton's bound keeps an absurd TTL (a failover after an hour) out. */
+export const MAX_ETCD_LEASE_TTL_S = 60;
+
+/**
+ * The role lease's TTL when none is given: 2 s. With etcd's default timing (election timeout
+ * 1 s) that is the shortest lease etcd grants anyway (its minimum is 1.5 election timeouts,
+ * rounded up to whole seconds), and it bounds a failover after kill -9 of the active to about
+ * 2 s plus the priority stagger; the keep-alive a third of a TTL apart leaves two missed rounds
+ * of slack before grants lapse. A longer TTL rides out longer etcd elections (a WAN etcd) at the
+ * price of a slower failover.
+ */
+export const DEFAULT_ETCD_LEASE_TTL_S = 2;
+
+/** `--etcd-lease-ttl`: the role lease's TTL in whole seconds (1 to 60). */
+export function etcdLeaseTtlOption(text: string): number {
+  if (!/^\d{1,2}$/.test(text.trim()) || Number(text) < 1 || Number(text) > MAX_ETCD_LEASE_TTL_S) {
+    throw new InvalidArgumentError(`expected whole seconds from 1 to ${MAX_ETCD_LEASE_TTL_S} (etcd leases count in seconds).`);
+  }
+  return Number(text);
+}

@@ -4,8 +4,13 @@ import { EXIT_USAGE } from '../../lib/errors.ts';
 import { DEFAULT_OPTIONS } from '../daemon/daemon.ts';
 import {
   addressOption,
+  COORDINATION_MODES,
+  DEFAULT_ETCD_LEASE_TTL_S,
   countOption,
   durationOption,
+  etcdEndpointsOption,
+  etcdLeaseTtlOption,
+  etcdPrefixOption,
   maxParkOption,
   peerTimeoutOption,
   portOption,
@@ -77,6 +82,24 @@ program
     '--return-hold-down <duration>',
     'with --config: how long a higher-priority node must be a synced standby without a break before the active hands the role back to it (default: 10 peer timeouts, at least 10s; 0: at once)',
     durationOption,
+  )
+  .addOption(
+    new Option(
+      '--coordination <mode>',
+      'with --config: who decides which node is active: the peers among themselves, or etcd (the partition-safe mode: a node cut off from etcd stops granting; see docs/cluster.md, "Two modes")',
+    )
+      .choices(COORDINATION_MODES)
+      .default('peers'),
+  )
+  .option('--etcd-endpoints <urls>', 'with --coordination etcd: the etcd members, http://host:port[,http://host:port...]', etcdEndpointsOption)
+  .option('--etcd-prefix <prefix>', "with --coordination etcd: this cluster's key prefix in etcd (default: baton/<the node ids joined by ->)", etcdPrefixOption)
+  .addOption(
+    new Option(
+      '--etcd-lease-ttl <seconds>',
+      "with --coordination etcd: the role lease's TTL in whole seconds (1 to 60); a failover after a crash takes about this long",
+    )
+      .argParser(etcdLeaseTtlOption)
+      .default(DEFAULT_ETCD_LEASE_TTL_S),
   )
   .action(serve);
 

@@ -3,8 +3,8 @@
 import type { Command, OptionValueSource } from 'commander';
 import pino from 'pino';
 import { EXIT_USAGE } from '../../lib/errors.ts';
-import { findPeer, readClusterConfig } from '../../lib/cluster/cluster-config.ts';
-import { checkToken } from './cli-options.ts';
+import { defaultEtcdPrefix, findPeer, readClusterConfig } from '../../lib/cluster/cluster-config.ts';
+import { checkToken, DEFAULT_ETCD_LEASE_TTL_S } from './cli-options.ts';
 import type { Address } from '../../lib/protocol/address-text.ts';
 import { type Daemon, hostPort, startDaemon, type DaemonOptions } from '../daemon/daemon.ts';
 import { StartRefused } from '../daemon/data-dir-check.ts';
@@ -37,6 +37,12 @@ export interface ServeFlags {
   peerListen?: Address;
   returnHoldDown?: number;
   tokenFloor?: bigint;
+  /** `--coordination`: 'peers' (the default mode) or 'etcd' (the partition-safe mode). */
+  coordination?: 'peers' | 'etcd';
+  etcdEndpoints?: string[];
+  etcdPrefix?: string;
+  /** `--etcd-lease-ttl` in whole seconds (DEFAULT_ETCD_LEASE_TTL_S when not given). */
+  etcdLeaseTtl?: number;
 }
 
 /** Where a flag's value came from (commander's getOptionValueSource): 'cli' or 'env' when given. */
@@ -56,6 +62,13 @@ const CLUSTER_ONLY_FLAGS = [
   ['peerTimeout', '--peer-timeout'],
   ['peerListen', '--peer-listen'],
   ['returnHoldDown', '--return-hold-down'],
+  ['coordination', '--coordination'],
+] as const;
+/** The etcd mode's own flags: meaningless (and refused) without `--coordination etcd`. */
+const ETCD_ONLY_FLAGS = [
+  ['etcdEndpoints', '--etcd-endpoints'],
+  ['etcdPrefix', '--etcd-prefix'],
+  ['etcdLeaseTtl', '--etcd-lease-ttl'],
 ] as const;
 
 /**
@@ -91,7 +104,15 @@ export async function serveOptions(flags: ServeFlags, sourceOf: FlagSource): Pro
     readToken: read.token ?? null,
     ...(flags.tokenFloor === undefined ? {} : { tokenFloor: flags.tokenFloor }),
   };
+  const etcdStray = ETCD_ONLY_FLAGS.find(([key]) => given(key));
+  if (flags.coordination !== 'etcd' && etcdStray !== undefined) return { ok: false, message: `${etcdStray[1]} needs --coordination etcd` };
   const file = flags.config;
+  if (file === undefined && flags.coordination === 'etcd') {
+    return { ok: false, message: '--coordination etcd needs --config (the cluster file): the etcd mode chooses the active among the nodes of a cluster' };
+  }
+  if (flags.coordination === 'etcd' && (flags.etcdEndpoints === undefined || flags.etcdEndpoints.length === 0)) {
+    return { ok: false, message: '--coordination etcd needs --etcd-endpoints http://host:port[,...]: the etcd members that hold the active role' };
+  }
   if (file === undefined) {
     const stray = CLUSTER_ONLY_FLAGS.find(([key]) => given(key));
     if (stray !== undefined) return { ok: false, message: `${stray[1]} needs --config (the cluster file)` };
@@ -131,6 +152,15 @@ export async function serveOptions(flags: ServeFlags, sourceOf: FlagSource): Pro
         peerTimeoutMs: flags.peerTimeout,
         peerListen: flags.peerListen ?? null,
         ...(flags.returnHoldDown === undefined ? {} : { returnHoldDownMs: flags.returnHoldDown }),
+        ...(flags.coordination === 'etcd'
+          ? {
+              etcd: {
+                endpoints: flags.etcdEndpoints ?? [],
+                prefix: flags.etcdPrefix ?? defaultEtcdPrefix(loaded.config),
+                leaseTtlSeconds: flags.etcdLeaseTtl ?? DEFAULT_ETCD_LEASE_TTL_S,
+              },
+            }
+          : {}),
       },
     },
   };

@@ -21,6 +21,7 @@ import type { PeerMesh } from './peer-mesh.ts';
 import type { PeerWatch } from './peer-watch.ts';
 import { redirectRoute } from './redirect-route.ts';
 import type { RoleLease } from './role-lease.ts';
+import { decideByEtcd, type EtcdRoleContext } from './cluster-etcd-role.ts';
 
 const MISCONFIGURED_HOLD: Route = { kind: 'hold', maxMs: 0 };
 
@@ -89,6 +90,12 @@ function alivePeers(node: DecisionContext, now: number): PeerState[] {
 export function noticeFreeze(node: DecisionContext): void {
   const st = node.state;
   const now = node.clock.now();
+  if (node.coordination !== null) {
+    // The etcd mode: the holder's permission lapses by itself over a freeze, and the role is the
+    // holder's to keep or lose (cluster-etcd-role.ts); silences count from the wake-up only.
+    if (now - st.lastDecideAt > node.peerTimeoutMs) st.resumedAt = now;
+    return;
+  }
   // An active whose grant window has passed is treated as frozen even when the gap is shorter
   // than the peer timeout: its heartbeats were too far apart for it to know that no peer has
   // promoted (see role-lease.ts). The engine has refused grants since the window passed.
@@ -200,6 +207,11 @@ export function decide(node: DecisionContext): void {
     followed: followed === undefined ? null : { peer: followed.config, linkUp: followed.link !== null, alive: node.watch.isAlive(followed.config.id) },
   });
   if (route.kind !== 'keep') node.setRoute(route.kind === 'redirect' ? redirectRoute(route.to) : HOLD);
+  // The etcd mode: the role comes from etcd, not from the peers' decider (cluster-etcd-role.ts).
+  if (node.coordination !== null) {
+    decideByEtcd(node as EtcdRoleContext, alive, now);
+    return;
+  }
   const decision = decideRole(
     {
       id: node.self.id,

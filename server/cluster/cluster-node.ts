@@ -33,6 +33,8 @@ import { ReplicationSource } from './replication-source.ts';
 import { RoleLease } from './role-lease.ts';
 import { TokenCeilings } from './token-ceilings.ts';
 import { TokenSlotCheck } from './token-slot-check.ts';
+import type { EtcdCoordination } from '../coordination/etcd-coordination.ts';
+import { type EtcdRoleContext, mayCampaign, onHolderEvent } from './cluster-etcd-role.ts';
 
 export const DECIDE_EVERY_MS = 25;
 /** At a stop, how long a promotion or handoff already under way may take before the stop decides (the service unit's stop timeout counts it). */
@@ -52,6 +54,16 @@ export interface ClusterNodeDeps {
   ceilingStore: StoredCeilings;
   localAdmin: LocalAdmin;
   logger: Logger;
+  /**
+   * The etcd mode (`--coordination etcd`): the role comes from etcd (cluster-etcd-role.ts). Absent
+   * in the peers mode, which then runs exactly as before.
+   */
+  coordination?: EtcdCoordination;
+  /**
+   * Told of every change of this node's role as the etcd mode makes it ('active' once promoted,
+   * 'standby' once it no longer is): the seam for etcd-gate's reply gate (activate/deactivate).
+   */
+  onRoleChange?: (role: NodeRole) => void;
 }
 
 export class ClusterNode implements ClusterBackend, DecisionContext, MessageContext, AdminContext, ViewContext {
@@ -86,6 +98,10 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
   readonly lease: RoleLease;
   /** This process's event-loop delays (shown in the cluster view). */
   readonly loopDelay = new LoopDelayWatch();
+  /** The etcd mode's coordination; null in the peers mode. */
+  readonly coordination: EtcdCoordination | null;
+  private readonly onRoleChange: ((role: NodeRole) => void) | null;
+  private lastRole: NodeRole = 'standby';
   private timers: NodeJS.Timeout[] = [];
   private route: Route | null = null;
 
@@ -157,6 +173,12 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
     });
     this.admin = new ClusterAdmin(this);
     this.auditReplication = new AuditReplication(nodeId, this.mesh);
+    this.coordination = d.coordination ?? null;
+    this.onRoleChange = d.onRoleChange ?? null;
+    if (this.coordination !== null) {
+      const node = this as EtcdRoleContext;
+      this.coordination.bind({ mayCampaign: (inSync) => mayCampaign(node, inSync), onHolderEvent: (event) => onHolderEvent(node, event) });
+    }
   }
 
   /** Applies a listener route when it differs from the one in force. */
@@ -178,10 +200,12 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
     st.discoverUntil = this.clock.now() + this.peerTimeoutMs * 1.5;
     st.lastDecideAt = this.clock.now();
     this.lease.reset(st.lastDecideAt);
-    this.engine.setGrantWindow(this.lease.until);
+    // The etcd mode: nothing is granted before the holder's permission says so.
+    this.engine.setGrantWindow(this.coordination === null ? this.lease.until : Number.NEGATIVE_INFINITY);
     this.timers.push(setInterval(() => this.heartbeat(), this.heartbeatMs));
     this.timers.push(setInterval(() => this.decide(), DECIDE_EVERY_MS));
     this.loopDelay.start();
+    this.coordination?.start();
     this.logger.info(
       { node: this.self.id, priority: this.priority, peerTimeoutMs: this.peerTimeoutMs, returnHoldDownMs: this.returnHoldDownMs },
       'cluster node started: discovering peers',
@@ -224,6 +248,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
     this.loopDelay.stop();
     this.source.stop();
     await this.mesh.stop();
+    await this.coordination?.stop();
   }
 
   // --- peer messages ---
@@ -302,6 +327,8 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
     if (this.state.stopped) return;
     // The claims' fates since the last beat, to every node (failover-timeline.ts).
     this.timeline.flush();
+    // The etcd mode: the grant window is the holder's permission (cluster-etcd-role.ts), not the heartbeats'.
+    if (this.coordination !== null) return;
     this.lease.beat(this.clock.now());
     // While the peers are asked to confirm this node after a lapse, the window stays shut.
     if (this.state.reconfirmSince === null) this.engine.setGrantWindow(this.lease.until);
@@ -313,7 +340,14 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
   }
 
   private decide(): void {
-    if (!this.state.stopped) decide(this);
+    if (this.state.stopped) return;
+    decide(this);
+    if (this.onRoleChange === null) return;
+    const role = this.state.phase === 'active' ? 'active' : 'standby';
+    if (role !== this.lastRole) {
+      this.lastRole = role;
+      this.onRoleChange(role);
+    }
   }
 
   // --- transitions (cluster-transitions.ts), as the admin and the message handler start them ---

@@ -23,6 +23,7 @@ import { type DroppedClaims, dropUnreplicable } from './promotion-drops.ts';
 import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
 import { HOLD, type Route, SERVE } from '../lines/routing.ts';
 import type { FailoverTimeline } from './failover-timeline.ts';
+import type { EtcdCoordination } from '../coordination/etcd-coordination.ts';
 import type { ClientRouting, EngineDriver, NodeClock } from './node-deps.ts';
 import type { NodeState } from './node-state.ts';
 import { redirectRoute } from './redirect-route.ts';
@@ -51,10 +52,12 @@ export interface TransitionContext {
   readonly clock: NodeClock;
   readonly logger: Logger;
   readonly mesh: { readonly peers: ReadonlyMap<string, MeshPeer>; send(peer: MeshPeer, m: PeerMessage): void };
-  readonly source: Pick<ReplicationSource, 'start' | 'stop' | 'streaming' | 'flush' | 'flushRenewals' | 'lastSeq'>;
+  readonly source: Pick<ReplicationSource, 'start' | 'stop' | 'streaming' | 'flush' | 'flushRenewals' | 'lastSeq' | 'lags'>;
   readonly sink: Pick<ReplicationSink, 'appliedSeq' | 'expectSnapshot' | 'claims' | 'clearThen' | 'cancelClear'>;
   readonly ceilings: Pick<TokenCeilings, 'fold' | 'promotionFloor'>;
   readonly timeline: Pick<FailoverTimeline, 'recordTransition' | 'closeLive'>;
+  /** The etcd mode's coordination (the role comes from etcd); null in the peers mode. */
+  readonly coordination: EtcdCoordination | null;
   /** Applies a listener route when it differs from the one in force. */
   setRoute(route: Route): void;
   sendStatus(): void;
@@ -218,12 +221,30 @@ export async function promoteAfterLoss(node: TransitionContext): Promise<void> {
 /** This standby is the successor in a graceful handoff. */
 export async function takeOver(node: TransitionContext, peer: MeshPeer, seq: number, pausedMs: number, cause: FailoverCause, lost = 0): Promise<void> {
   const t0 = node.clock.now();
-  if (node.state.leaving || node.state.following !== peer.config.id || node.state.phase !== 'standby' || node.sink.appliedSeq !== seq) {
-    const why = node.state.leaving ? 'this node is shutting down' : 'not in sync with the node handing off';
+  const refuse = (why: string) => {
     node.logger.warn({ from: peer.config.id, phase: node.state.phase, applied: node.sink.appliedSeq, seq }, `handoff refused: ${why}`);
     // Said at once, so the node handing off serves again now rather than after its timeout.
     node.mesh.send(peer, { t: 'handoff-refused' });
+  };
+  if (node.state.leaving || node.state.following !== peer.config.id || node.state.phase !== 'standby' || node.sink.appliedSeq !== seq) {
+    refuse(node.state.leaving ? 'this node is shutting down' : 'not in sync with the node handing off');
     return;
+  }
+  // The etcd mode (design rule 7): the node handing off has resigned the role key; this node
+  // campaigns at once (the in-sync set names only the two of them) and promotes once it holds it.
+  if (node.coordination !== null) {
+    node.state.etcdTakeOver = true;
+    const won = await node.coordination.win(HANDOFF_TIMEOUT_MS / 2);
+    node.state.etcdTakeOver = false;
+    if (!won) {
+      refuse('the role key could not be won in etcd in time');
+      return;
+    }
+    if (node.state.following !== peer.config.id || node.state.phase !== 'standby' || node.sink.appliedSeq !== seq) {
+      // Something moved on while the key was won: the decision timer promotes (or resigns) by the usual rules.
+      refuse('this node changed while it won the role key');
+      return;
+    }
   }
   // The old active stopped granting pausedMs before it sent the handoff (its transit, well under
   // a millisecond on a LAN, is not counted: every client learns of the handoff after it).
@@ -269,10 +290,40 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   node.source.flush();
   // Every resumable lease as it stands now (nothing renews them while clients are held).
   node.source.flushRenewals();
+  const etcd = node.coordination;
+  if (etcd !== null && !(await giveUpRoleKey(node, etcd, to, timeoutMs))) {
+    // The key is still this node's (nothing was resigned): it serves again.
+    if (node.state.phase === 'handing-off') {
+      node.state.phase = 'active';
+      node.setRoute(SERVE);
+      node.engine.releaseHandovers();
+      node.driver.resume();
+      node.sendStatus();
+    }
+    node.logger.warn(
+      { to, cause },
+      'handoff called off: the in-sync set could not be narrowed to the successor, or it did not acknowledge every event in time; staying active',
+    );
+    return null;
+  }
   const promoted = awaitPromoted(node.state, to, timeoutMs);
   node.mesh.send(peer, { t: 'handoff', seq: node.source.lastSeq, pausedMs: node.clock.now() - t0, cause, lost });
   peer.link.flushNow();
   const answer = await promoted;
+  if (answer === false && etcd !== null) {
+    // The role key is gone (resigned): this node cannot serve again without winning it back. It
+    // steps out with its table and campaigns (the in-sync set names it and the successor, both
+    // with every answered event): whichever wins serves, the other follows.
+    if (node.state.phase === 'handing-off') {
+      node.state.phase = 'discovering';
+      node.state.lastActiveInstance = node.instanceId;
+      node.source.stop();
+      node.sendStatus();
+    }
+    if (!node.state.leaving && !node.state.stopped) etcd.holder.start();
+    node.logger.warn({ to, cause }, 'handoff failed after the role key was resigned: campaigning again');
+    return null;
+  }
   if (answer === false) {
     if (node.state.phase === 'handing-off') {
       node.state.phase = 'active';
@@ -290,9 +341,31 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   // without ending its claim here; follow's reset then forgets them without a word.
   const moved = node.clients.moveSessions(route.session);
   follow(node, to);
+  // The etcd mode: a standby again, it holds a lease and reads the role key (it campaigns only when it may).
+  if (etcd !== null && !node.state.leaving && !node.state.stopped) etcd.holder.start();
   if (moved > 0) node.logger.info({ to, moved }, 'resumable sessions moved to the successor');
   node.logger.info({ to, cause, gapMs }, `handed off to ${to} (${cause}): ${gapMs} ms without an active node`);
   return { gapMs, failover: answer.failover };
+}
+
+/**
+ * The etcd mode's part of a handoff (design rule 7), with clients held and the last events sent:
+ * the in-sync set narrowed to the successor and this node (stored, so no other node can win),
+ * the successor's acknowledgement of every event sent, then the lease revoked (grants stop at
+ * once; the key goes, so the successor wins at its first campaign). False, with the key still
+ * held, when the set cannot be stored or the successor does not acknowledge in time.
+ */
+async function giveUpRoleKey(node: TransitionContext, etcd: EtcdCoordination, to: string, timeoutMs: number): Promise<boolean> {
+  const deadline = node.clock.now() + timeoutMs;
+  if (!(await etcd.storeInSyncNow([to, node.self.id]))) return false;
+  for (;;) {
+    if (!node.source.streaming(to) || node.state.phase !== 'handing-off') return false;
+    if (node.source.lags()[to]?.events === 0) break;
+    if (node.clock.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  await etcd.resign();
+  return true;
 }
 
 /**

@@ -4,7 +4,7 @@
 // (replicated from the active, so every node shows the same one).
 import { formatAddress } from '../../lib/protocol/address-text.ts';
 import type { PeerConfig } from '../../lib/cluster/cluster-config.ts';
-import type { ClusterView, FailoverView, NodeView, ReplicationLag } from '../../lib/ops-api/api-types.ts';
+import type { ClusterView, CoordinationView, FailoverView, NodeView, ReplicationLag } from '../../lib/ops-api/api-types.ts';
 import { isActivePhase } from '../../lib/ops-api/cluster-vocabulary.ts';
 import type { LoopDelayWatch } from './loop-delay.ts';
 import type { NodeState } from './node-state.ts';
@@ -25,6 +25,8 @@ export interface ViewContext {
   readonly timeline: { entries(): readonly FailoverView[] };
   readonly engine: { readonly lockCount: number };
   readonly loopDelay: Pick<LoopDelayWatch, 'perSecondMaxMs' | 'perSecondGcMs' | 'perSecondBusyMs' | 'perSecondWorkMs'>;
+  /** The etcd mode's coordination (its view fills `coordination`); null or absent in the peers mode. */
+  readonly coordination?: { view(now: number): CoordinationView } | null;
 }
 
 /**
@@ -107,6 +109,7 @@ export function clusterView(node: ViewContext, now: number, wallNow: number): Cl
     restore: { available: yielded.length > 0, yielded },
     priorityReturn,
     partialTable: partialTable(node),
+    ...(node.coordination === null || node.coordination === undefined ? {} : { coordination: node.coordination.view(now) }),
     failovers: [...node.timeline.entries()],
     loopDelayMs: node.loopDelay.perSecondMaxMs(),
     gcPauseMs: node.loopDelay.perSecondGcMs(),

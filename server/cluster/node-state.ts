@@ -53,6 +53,10 @@ export class NodeState {
   syncRequestedAt = Number.NEGATIVE_INFINITY;
   /** Set while a handoff waits for its successor's `promoted`. */
   handoffWaiter: { peer: string; resolve(ok: boolean, failover?: string | null): void } | null = null;
+  /** The etcd mode: since when this active's etcd permission has lapsed (grants stopped); null while it grants, and in the peers mode. */
+  grantsLapsedAt: number | null = null;
+  /** The etcd mode: set while this node, the successor of a handoff, campaigns for the role key to take over. */
+  etcdTakeOver = false;
   /** Set when the node stops: no timer or message does anything after. */
   stopped = false;
 

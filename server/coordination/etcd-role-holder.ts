@@ -1,4 +1,4 @@
-// The active role held through an etcd lease (issue 32; not wired into the daemon yet). A node
+// The active role held through an etcd lease (issue 32; `baton serve --coordination etcd`). A node
 // takes a lease, then campaigns with a transaction that creates the role key under that lease only
 // if the key does not exist; it keeps the lease alive with one keep-alive a third of a TTL apart,
 // and may grant only while grant-permission.ts says the lease cannot have expired. Nothing here
@@ -14,7 +14,19 @@
 // keep-alive answered with a TTL proves the lease never expired, so the key is still this node's
 // and nobody else can have held the role: permission comes back with it. A reply of 0 means the
 // lease is gone (and the key with it): this node starts over with a new lease and campaigns.
-import type { Etcd3, ICompare } from 'etcd3';
+//
+// A stale etcd leader (design rule 2). etcd 3.4's leader answers keep-alives from its own memory
+// for 0.6 to 1.7 s after it lost quorum, while the majority may already run a new leader. So an
+// answered keep-alive counts only once a linearizable read of the role key (which needs a quorum:
+// a minority leader cannot answer it), issued after the keep-alive was sent, has come back and
+// shows the key still under this lease (when holding); the bound is still measured from the
+// keep-alive's send time. A stale leader's answers then extend nothing.
+//
+// Who campaigns (design rule 3). Only while `mayCampaign()` says so (the node has a full table and
+// is not leaving), only if the in-sync set lets it, and only `campaignDelayMs` after it saw the key
+// absent (the cluster's priority stagger), so the highest-priority electable node normally wins.
+// A watch on the role key says at once when it goes; a slower poll covers a watch that is down.
+import type { Etcd3, ICompare, IKeyValue, Watcher } from 'etcd3';
 import { DEFAULT_MARGINS, GrantPermission, nextKeepAliveAt, type PermissionMargins } from '../../lib/coordination/grant-permission.ts';
 import { electable, encodeInSync, parseInSync } from '../../lib/coordination/sync-gate.ts';
 import { keepAliveOnce } from './etcd-keep-alive.ts';
@@ -41,6 +53,17 @@ export interface RoleHolderOptions {
   inSyncKey?: string;
   /** Every change of what this node may do (tests rebuild the grant windows from these). */
   onEvent?: (event: HolderEvent) => void;
+  /**
+   * Whether this node may campaign now (asked before each campaign, and again with the in-sync set
+   * the campaign read: undefined when not read yet, null when never stored); always if not given.
+   */
+  mayCampaign?: (storedInSync: ReadonlySet<string> | null | undefined) => boolean;
+  /** After each turn of etcd calls: whether they all succeeded (the console's endpoint health until it probes them itself). */
+  onCall?: (ok: boolean) => void;
+  /** How long after it saw the role key absent this node waits before it campaigns (its priority stagger); 0 if not given. */
+  campaignDelayMs?: number;
+  /** Watch the role key, so a key that goes is seen at once rather than at the next poll. */
+  watch?: boolean;
 }
 
 export type HolderEvent =
@@ -66,6 +89,17 @@ export class EtcdRoleHolder {
   seenHolder: string | null = null;
   /** Whether the in-sync set etcd stores let this node campaign, as last read (true without an in-sync key). */
   electable = true;
+  /** The in-sync set as last read (undefined: not read yet; null: never stored). */
+  inSync: ReadonlySet<string> | null | undefined = undefined;
+  /** Since when (monotonic ms) this node has seen the role key absent; null while it is held (or not read yet). */
+  private absentSince: number | null = null;
+  /** Until then (monotonic ms) this node campaigns without its stagger (the successor of a handoff). */
+  private eagerUntil = Number.NEGATIVE_INFINITY;
+  private watcher: Watcher | null = null;
+  /** The TTL etcd granted the lease (ms). */
+  get grantedTtlMs(): number {
+    return this.ttlMs;
+  }
 
   constructor(private readonly o: RoleHolderOptions) {
     this.ttlMs = o.ttlSeconds * 1_000;
@@ -93,7 +127,51 @@ export class EtcdRoleHolder {
   start(): void {
     if (this.running) return;
     this.running = true;
+    if (this.o.watch === true) this.startWatch();
     this.schedule(0);
+  }
+
+  /** Campaigns at once, without the stagger, for the next `forMs` (a handoff's successor: its predecessor has resigned). */
+  campaignNow(forMs: number): void {
+    this.eagerUntil = this.o.now() + forMs;
+    this.absentSince ??= this.o.now();
+    this.schedule(0);
+  }
+
+  /** The role key as a watch reports it: who holds it, or since when it is absent. */
+  private startWatch(): void {
+    const w = this.o.client.watch().key(this.o.key).watcher();
+    this.watcher = w;
+    const seen = (kv: IKeyValue | null) => {
+      if (this.watcher !== w) return;
+      this.noteKey(kv);
+      // A key that went: campaign as soon as the stagger allows, not at the next poll.
+      if (kv === null && !this.owner) this.schedule(this.campaignWaitMs());
+    };
+    w.on('put', (kv) => seen(kv));
+    w.on('delete', () => seen(null));
+    // (Re)connected: events may have been missed meanwhile; read the key now.
+    w.on('connected', () => {
+      if (this.watcher === w && !this.owner) this.schedule(0);
+    });
+    // The watcher reconnects by itself; the poll covers the time it is down.
+    w.on('error', (error) => {
+      this.lastError = error;
+    });
+  }
+
+  private noteKey(kv: IKeyValue | null): void {
+    this.seenHolder = kv === null ? null : kv.value.toString();
+    if (kv !== null) this.absentSince = null;
+    else this.absentSince ??= this.o.now();
+  }
+
+  /** How long until this node may campaign (0: now); +Infinity while the key is held. */
+  private campaignWaitMs(): number {
+    if (this.absentSince === null) return Number.POSITIVE_INFINITY;
+    const now = this.o.now();
+    if (now < this.eagerUntil) return 0;
+    return Math.max(0, this.absentSince + (this.o.campaignDelayMs ?? 0) - now);
   }
 
   /**
@@ -119,6 +197,9 @@ export class EtcdRoleHolder {
   private stop(why: string): void {
     this.running = false;
     clearTimeout(this.timer);
+    const w = this.watcher;
+    this.watcher = null;
+    if (w !== null) void w.cancel().catch(() => {});
     this.release(why);
     this.lease = null;
     this.permission = new GrantPermission(this.o.margins ?? DEFAULT_MARGINS);
@@ -152,19 +233,40 @@ export class EtcdRoleHolder {
     try {
       if (this.lease === null) await this.grantLease();
       else if (this.o.now() >= this.keepAliveAt) await this.keepAlive();
-      if (this.running && this.lease !== null && !this.owner) await this.campaign();
+      if (this.running && this.lease !== null && !this.owner) await this.contend();
       this.lastError = null;
     } catch (error) {
       this.lastError = error as Error;
       failed = true;
     }
+    this.o.onCall?.(!failed);
     if (!this.running) return;
     const now = this.o.now();
     const retry = this.retryMs();
     let next = this.lease === null ? now + retry : this.keepAliveAt;
     if (failed) next = Math.min(next, now + retry);
-    if (!this.owner) next = Math.min(next, now + (this.o.campaignEveryMs ?? 200));
+    if (!this.owner) next = Math.min(next, now + (this.o.campaignEveryMs ?? 200), now + this.campaignWaitMs());
     this.schedule(next - now);
+  }
+
+  /** While not holding: campaign when this node may and its stagger has passed; otherwise read who holds the key. */
+  private async contend(): Promise<void> {
+    const allowed = this.o.mayCampaign?.(this.inSync) ?? true;
+    // Without a stagger (the holder on its own, or priority 0) the campaign's own read is enough.
+    if (allowed && ((this.o.campaignDelayMs ?? 0) === 0 || this.campaignWaitMs() === 0)) {
+      await this.campaign();
+      return;
+    }
+    const kv = await this.readKey();
+    if (!this.running) return;
+    this.noteKey(kv);
+    if (allowed && this.campaignWaitMs() === 0) await this.campaign();
+  }
+
+  /** The role key, by a linearizable read (a quorum answers it, never a stale leader alone). */
+  private async readKey(): Promise<IKeyValue | null> {
+    const res = await this.o.client.kv.range({ key: Buffer.from(this.o.key) }, { deadline: Date.now() + this.callTimeoutMs() });
+    return res.kvs[0] ?? null;
   }
 
   private async grantLease(): Promise<void> {
@@ -193,6 +295,15 @@ export class EtcdRoleHolder {
     }
     if (!this.running || this.lease !== lease) return;
     if (ttlSeconds > 0) {
+      // Counted only once a quorum confirms it (a stale leader answers keep-alives alone): a
+      // linearizable read sent after the keep-alive, showing the key under this lease if we hold it.
+      const kv = await this.readKey();
+      if (!this.running || this.lease !== lease) return;
+      this.noteKey(kv);
+      if (this.owner && kv?.lease !== lease) {
+        this.release('the role key is no longer under this lease');
+        return;
+      }
       this.renewed(sentAt, ttlSeconds * 1_000);
       return;
     }
@@ -214,6 +325,8 @@ export class EtcdRoleHolder {
     const key = Buffer.from(this.o.key);
     const compare: ICompare[] = [{ key, target: 'Create', result: 'Equal', create_revision: 0 }];
     const inSync = await this.readInSync();
+    if (!this.running || this.lease !== lease) return;
+    if (this.o.mayCampaign !== undefined && !this.o.mayCampaign(inSync === null ? undefined : inSync.members)) return;
     if (inSync !== null) {
       this.electable = electable(this.o.nodeId, inSync.members);
       // Not electable: it may still find its own key (a campaign whose answer was lost), never a free one.
@@ -228,6 +341,8 @@ export class EtcdRoleHolder {
     if (!this.running || this.lease !== lease) return;
     const kv = res.succeeded ? undefined : res.responses[0]?.response_range.kvs[0];
     this.seenHolder = res.succeeded ? this.o.nodeId : (kv?.value.toString() ?? null);
+    if (res.succeeded || kv !== undefined) this.absentSince = null;
+    else this.absentSince ??= this.o.now();
     // Our own key from before (its reply was lost, or a lapse): still ours while our lease lives.
     if (!res.succeeded && kv?.lease !== lease) return;
     // A new active stores its in-sync set (nobody has synced from it yet) before it answers anything.
@@ -243,7 +358,8 @@ export class EtcdRoleHolder {
     if (this.o.inSyncKey === undefined) return null;
     const res = await this.o.client.kv.range({ key: Buffer.from(this.o.inSyncKey) }, { deadline: Date.now() + this.callTimeoutMs() });
     const kv = res.kvs[0];
-    return kv === undefined ? { members: null, modRevision: '0' } : { members: parseInSync(kv.value.toString()), modRevision: kv.mod_revision };
+    this.inSync = kv === undefined ? null : parseInSync(kv.value.toString());
+    return kv === undefined ? { members: null, modRevision: '0' } : { members: this.inSync, modRevision: kv.mod_revision };
   }
 
   /**
@@ -251,7 +367,8 @@ export class EtcdRoleHolder {
    * false when it is not (this node is not the active). The gate counts a change only once this
    * has resolved true.
    */
-  async storeInSync(members: Iterable<string>): Promise<boolean> {
+  async storeInSync(given: Iterable<string>): Promise<boolean> {
+    const members = [...given];
     const lease = this.lease;
     if (this.o.inSyncKey === undefined || lease === null) return false;
     const res = await this.o.client.kv.txn(
@@ -261,6 +378,7 @@ export class EtcdRoleHolder {
       },
       { deadline: Date.now() + this.callTimeoutMs() },
     );
+    if (res.succeeded) this.inSync = new Set(members);
     return res.succeeded;
   }
 

@@ -25,6 +25,7 @@ import type { DaemonState } from '../../lib/ops-api/api-types.ts';
 import { formatAddress } from '../../lib/protocol/address-text.ts';
 import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
+import { EtcdCoordination } from '../coordination/etcd-coordination.ts';
 import { localLockOps } from '../admin-ops/admin-ops.ts';
 import { auditForwardedOp } from '../admin-ops/forwarded-op-audit.ts';
 import { CeilingFanOut } from '../cluster/ceiling-fan-out.ts';
@@ -211,7 +212,20 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   // standby's: it wakes the driver after a change (admin-ops.ts).
   const lockOps = localLockOps(engine, viewClock, () => driver.poke());
   if (opts.cluster !== null) {
+    const etcd = opts.cluster.etcd;
+    // The etcd mode (`--coordination etcd`): built here only in that mode; the node starts and stops it.
+    const coordination =
+      etcd === undefined
+        ? undefined
+        : new EtcdCoordination({
+            etcd,
+            nodeId: opts.cluster.nodeId,
+            priority: opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId),
+            now: () => clock.now(),
+            logger: log,
+          });
     clusterNode = new ClusterNode({
+      ...(coordination === undefined ? {} : { coordination }),
       cluster: opts.cluster,
       instanceId,
       adminToken,
