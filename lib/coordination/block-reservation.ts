@@ -13,7 +13,7 @@
 // may have been applied: the node does not use that block either, and the retry reads a ceiling
 // above it, so at worst a block is skipped, never issued twice. A node's own floor (the highest
 // token it issued or heard of) only ever raises the start.
-import { MAX_TOKEN } from '../tokens/token-contract.ts';
+import { MAX_TOKEN, TokensUnavailable } from '../tokens/token-contract.ts';
 
 /** The ceiling key as read: its value and etcd's mod revision (0n: the key does not exist yet). */
 export interface CeilingRead {
@@ -59,9 +59,11 @@ export type Judgement =
   /** The role key no longer carries this node's lease: it is not the active, and must not issue. */
   | { readonly kind: 'not-holder' };
 
-export class TokensExhausted extends Error {
+/** A TokensUnavailable 'tokens-exhausted': a token source that takes its blocks from etcd says so to the engine. */
+export class TokensExhausted extends TokensUnavailable {
   constructor() {
-    super('fencing tokens exhausted (u64): no block fits above the etcd ceiling');
+    super('tokens-exhausted');
+    this.message = 'fencing tokens exhausted (u64): no block fits above the etcd ceiling';
     this.name = 'TokensExhausted';
   }
 }

@@ -22,6 +22,8 @@ export class GrantGate {
   /** The window the cluster gave (setGrantWindow); +Infinity when it never did. */
   private windowUntil = NEVER;
   private handoversHeld = false;
+  /** No token can be had until a block arrives (the etcd mode's token source, awaitTokens). */
+  private tokensAwaited = false;
   /**
    * Free locks with a queue that got no holder: the gate was shut, or no token could be issued
    * (storage unavailable, u64 exhausted). Handed on by releaseHandovers / retryHeldGrants.
@@ -60,7 +62,23 @@ export class GrantGate {
   /** Handovers go on, as far as the grant window allows (the engine then hands on the held locks). */
   stopHolding(): void {
     this.handoversHeld = false;
-    this.openUntil = this.windowUntil;
+    if (!this.tokensAwaited) this.openUntil = this.windowUntil;
+  }
+
+  /**
+   * The token source has no block to issue from until one arrives (the etcd mode reserves them
+   * over the network, lib/tokens/supplied-token-source.ts): shut like held handovers, so a request
+   * for a free lock queues as a waiter rather than failing, until tokensArrived().
+   */
+  awaitTokens(): void {
+    this.tokensAwaited = true;
+    this.openUntil = Number.NEGATIVE_INFINITY;
+  }
+
+  /** A block arrived: open again as far as held handovers and the grant window allow. */
+  tokensArrived(): void {
+    this.tokensAwaited = false;
+    if (!this.handoversHeld) this.openUntil = this.windowUntil;
   }
 
   /**
@@ -71,7 +89,7 @@ export class GrantGate {
    */
   setGrantWindow(until: number): void {
     this.windowUntil = until;
-    if (!this.handoversHeld) this.openUntil = until;
+    if (!this.handoversHeld && !this.tokensAwaited) this.openUntil = until;
   }
 
   /**

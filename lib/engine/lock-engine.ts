@@ -114,6 +114,17 @@ export class LockEngine {
     this.gate.setGrantWindow(until);
   }
 
+  /** No token until a block arrives: requests for free locks wait (grant-gate.ts). */
+  awaitTokens(): void {
+    this.gate.awaitTokens();
+  }
+
+  /** A block arrived: the locks that came free meanwhile go to the head of their queue now. */
+  tokensArrived(): void {
+    this.gate.tokensArrived();
+    this.handovers.retryHeldGrants();
+  }
+
   fileFreeQueues(): number {
     return this.gate.fileFreeQueues(this.table.locks.values());
   }

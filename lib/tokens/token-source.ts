@@ -38,6 +38,23 @@ export interface TokenSource {
   raiseFloor?(floor: bigint): void;
 }
 
+/**
+ * What a cluster node drives of its token source: BlockTokenSource (blocks of its slot, stored in
+ * its data dir and by its standbys) or, in the etcd mode, SuppliedTokenSource (blocks reserved in
+ * etcd, supplied-token-source.ts).
+ */
+export interface ReservingTokenSource extends TokenSource {
+  raiseFloor(floor: bigint): void;
+  /** Reserves a fresh block and enters it; resolves once the next token can come from it (a promotion). */
+  reserveAhead(): Promise<void>;
+  /** Resolves when no reservation is in flight (tests, shutdown). */
+  settled(): Promise<void>;
+  /** The highest ceiling this source reserved, or its floor when that is higher. */
+  readonly reservedCeiling: bigint;
+  /** Tokens this source can still issue (baton_tokens_remaining). */
+  readonly remaining: bigint;
+}
+
 /** Where the ceiling of the reserved block lives. */
 export interface CeilingStore {
   /** The last durable ceiling, 0n when there is none. */
@@ -63,7 +80,7 @@ export interface CeilingStore {
  * background and not entered yet. A range is never entered unless it lies above every token
  * issued, so the sequence is strictly increasing whatever order saves complete in.
  */
-export class BlockTokenSource implements TokenSource {
+export class BlockTokenSource implements ReservingTokenSource {
   /** The last token issued, or a floor every later token is above. */
   private current: bigint;
   /** The top of the range in use: tokens in (current, end] are this source's and durable. */

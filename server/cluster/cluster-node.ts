@@ -13,7 +13,7 @@ import { defaultReturnHoldDownMs } from '../../lib/cluster/priority-return.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { AuditReplication } from './audit-replication.ts';
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
-import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
+import type { ReservingTokenSource } from '../../lib/tokens/token-source.ts';
 import type { ClusterBackend } from '../admin-ops/cluster-backend.ts';
 import type { AdminOp, AdminResult } from '../../lib/ops-api/daemon-facade.ts';
 import { HOLD, type Route, sameRoute } from '../lines/routing.ts';
@@ -47,7 +47,7 @@ export interface ClusterNodeDeps {
   /** Authenticates the peer links (peer-mesh.ts). */
   adminToken: string;
   engine: LockEngine;
-  tokens: BlockTokenSource;
+  tokens: ReservingTokenSource;
   driver: EngineDriver;
   clock: NodeClock;
   clients: ClientRouting;
@@ -77,7 +77,7 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
   /** Every configured node, in priority order. */
   readonly peers: readonly PeerConfig[];
   readonly engine: LockEngine;
-  readonly tokens: BlockTokenSource;
+  readonly tokens: ReservingTokenSource;
   readonly driver: EngineDriver;
   readonly clock: NodeClock;
   readonly clients: ClientRouting;

@@ -20,7 +20,7 @@ import type { PeerMessage } from '../../lib/cluster/peer-messages.ts';
 import type { Clock } from '../../lib/engine/clock.ts';
 import type { LockEngine } from '../../lib/engine/lock-engine.ts';
 import { type DroppedClaims, dropUnreplicable } from './promotion-drops.ts';
-import type { BlockTokenSource } from '../../lib/tokens/token-source.ts';
+import type { ReservingTokenSource } from '../../lib/tokens/token-source.ts';
 import { HOLD, type Route, SERVE } from '../lines/routing.ts';
 import type { FailoverTimeline } from './failover-timeline.ts';
 import type { EtcdCoordination } from '../coordination/etcd-coordination.ts';
@@ -46,7 +46,7 @@ export interface TransitionContext {
   readonly peerTimeoutMs: number;
   readonly state: NodeState;
   readonly engine: LockEngine;
-  readonly tokens: BlockTokenSource;
+  readonly tokens: ReservingTokenSource;
   readonly driver: EngineDriver;
   readonly clients: Pick<ClientRouting, 'redirectSessions' | 'moveSessions'>;
   readonly clock: NodeClock;

@@ -1,4 +1,4 @@
-// Token blocks reserved in etcd by compare-and-swap (issue 32; not wired into the daemon yet): the
+// Token blocks reserved in etcd by compare-and-swap (issue 32; etcd-token-blocks.ts drives it): the
 // etcd side of lib/coordination/block-reservation.ts. One transaction per try: if the ceiling key is
 // at the revision last read (and, when guarded, the role key still carries this node's lease), write
 // the new ceiling; otherwise read both back, so a lost swap retries without another round trip.
@@ -14,6 +14,7 @@ import {
   type RoleGuard,
   reservationRequest,
   encodeCeiling,
+  TokensExhausted,
 } from '../../lib/coordination/block-reservation.ts';
 
 export interface BlockReserverOptions {
@@ -70,7 +71,8 @@ export class EtcdBlockReserver {
         this.lost++;
         this.read = judged.read;
       } catch (error) {
-        if (error instanceof NotRoleHolder) throw error;
+        // Neither is an unknown outcome: no try can succeed (the role is gone, or no block fits below 2^64).
+        if (error instanceof NotRoleHolder || error instanceof TokensExhausted) throw error;
         // Unknown outcome: forget what was read, so the next try starts from etcd's value.
         this.read = null;
         lastError = error;

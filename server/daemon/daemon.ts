@@ -5,7 +5,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { DEFAULT_DETACH_LIMITS, LockEngine } from '../../lib/engine/lock-engine.ts';
-import { BlockTokenSource, type CeilingStore, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
+import { BlockTokenSource, type CeilingStore, MemoryCeilingStore, type ReservingTokenSource } from '../../lib/tokens/token-source.ts';
+import { type BlockSupplier, SuppliedTokenSource } from '../../lib/tokens/supplied-token-source.ts';
 import { FileCeilingStore } from '../../lib/tokens/file-ceiling-store.ts';
 import { clusterSlot, SINGLE_SLOT } from '../../lib/tokens/token-slots.ts';
 import { EngineDriver } from './engine-driver.ts';
@@ -86,6 +87,11 @@ export interface DaemonOptions {
   tokenFloor?: bigint | null;
   /** Tokens reserved per ceiling save (tests cross block ends with a small one); 100,000 if not given. */
   tokenBlockSize?: bigint;
+  /**
+   * The etcd mode (issue 32): token blocks come only from this supplier (EtcdTokenBlocks,
+   * server/coordination/etcd-token-blocks.ts), not from this node's slot; tokenBlockSize is then unused.
+   */
+  tokenBlocks?: BlockSupplier;
   logger?: Logger;
 }
 
@@ -163,17 +169,33 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   const fanOut = opts.cluster === null ? null : new CeilingFanOut(durable);
   let clusterNode: ClusterNode | null = null;
   const store: CeilingStore = fanOut ?? durable;
-  const tokens = new BlockTokenSource(
-    store,
-    opts.tokenBlockSize,
-    (err) => log.error({ err }, 'background token reservation failed; the next block will be reserved with a blocking save'),
-    // In a cluster each node reserves only the blocks of its slot (lib/tokens/token-slots.ts).
-    {
-      now: () => clock.now(),
-      slots: opts.cluster === null ? SINGLE_SLOT : clusterSlot(opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId)),
-    },
-  );
+  const tokens: ReservingTokenSource =
+    opts.tokenBlocks === undefined
+      ? new BlockTokenSource(
+          store,
+          opts.tokenBlockSize,
+          (err) => log.error({ err }, 'background token reservation failed; the next block will be reserved with a blocking save'),
+          // In a cluster each node reserves only the blocks of its slot (lib/tokens/token-slots.ts).
+          {
+            now: () => clock.now(),
+            slots: opts.cluster === null ? SINGLE_SLOT : clusterSlot(opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId)),
+          },
+        )
+      : new SuppliedTokenSource({
+          supplier: opts.tokenBlocks,
+          // Recorded in this node's data dir only: the standbys take the active's tokens from its stream.
+          store: durable,
+          // Called only after the engine below exists (the first reservation is a promotion's).
+          onStarved: () => engine.awaitTokens(),
+          onSupplied: () => {
+            engine.tokensArrived();
+            driver.poke();
+          },
+          onError: (err) => log.error({ err }, 'token block from etcd refused, or its ceiling not recorded in the data dir'),
+        });
   const engine = new LockEngine(clock, tokens);
+  // The etcd mode's source has no block until this node is promoted: requests wait until then.
+  if (tokens instanceof SuppliedTokenSource && !tokens.supplied) engine.awaitTokens();
   // Applied here and, in a cluster, by this node's promotion too (keepDetached): each node its own.
   engine.limitDetached({ maxMs: opts.maxParkMs, maxClaims: opts.maxParked });
   const driver = new EngineDriver(engine, clock);

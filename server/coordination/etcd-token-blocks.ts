@@ -1,0 +1,110 @@
+// The token blocks of the etcd mode (issue 32, design rule 5): the active takes each block by a
+// compare-and-swap on `<prefix>/token-ceiling`, guarded by its lease on `<prefix>/active`
+// (etcd-block-reserver.ts), above its own floor. lib/tokens/supplied-token-source.ts issues from
+// them. A reservation keeps trying through etcd's faults (a lost answer is never used: the
+// reserver re-reads and takes the block above it) and ends only when a block is won, when the
+// role key no longer carries this node's lease (NotRoleHolder: onNotHolder says the node must
+// step out, and no block is taken), or when no block fits below 2^64.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Etcd3 } from 'etcd3';
+import type { Logger } from 'pino';
+import type { Block } from '../../lib/coordination/block-reservation.ts';
+import { TokensExhausted } from '../../lib/coordination/block-reservation.ts';
+import { EtcdBlockReserver, NotRoleHolder } from './etcd-block-reserver.ts';
+
+/**
+ * Tokens per etcd block. At the pipelined rate of one node (about 100,000 grants/s here) this is
+ * one compare-and-swap every 10 s, and half a block (the refill's head start) lasts 5 s, well past
+ * a lease TTL of etcd faults; it stays inside one reservation's reach of the ceiling guard
+ * (server/cluster/ceiling-guard.ts, 6,400,000), so standbys take the active's tokens as they come.
+ */
+export const ETCD_TOKEN_BLOCK = 1_000_000n;
+const LOG_EVERY_MS = 10_000;
+
+export interface EtcdTokenBlocksOptions {
+  client: Etcd3;
+  /** The cluster's key prefix, e.g. `baton/<cluster-name>`. */
+  prefix: string;
+  /** This node's role lease (EtcdRoleHolder.leaseId); null: it holds none, so it takes no block. */
+  lease: () => string | null;
+  logger: Logger;
+  /** Tokens per block; ETCD_TOKEN_BLOCK if not given. */
+  size?: bigint;
+  /** The role key does not carry this node's lease: it must not issue (the core steps out). */
+  onNotHolder?: () => void;
+  /** Pause between rounds of tries after etcd failed a whole round (ms); 250 if not given. */
+  retryMs?: number;
+  /** Deadline of each etcd call (ms); 1,000 if not given. */
+  callTimeoutMs?: number;
+}
+
+export class EtcdTokenBlocks {
+  readonly size: bigint;
+  private readonly reserver: EtcdBlockReserver;
+  private stopped = false;
+  private readonly stopping = new AbortController();
+  private loggedAt = Number.NEGATIVE_INFINITY;
+  /** Blocks won (the etcd load this adds is about this many compare-and-swaps, plus `lost`). */
+  reserved = 0;
+
+  constructor(private readonly o: EtcdTokenBlocksOptions) {
+    this.size = o.size ?? ETCD_TOKEN_BLOCK;
+    this.reserver = new EtcdBlockReserver({
+      client: o.client,
+      key: `${o.prefix}/token-ceiling`,
+      size: this.size,
+      role: { key: `${o.prefix}/active`, lease: o.lease },
+      callTimeoutMs: o.callTimeoutMs ?? 1_000,
+      maxTries: 4,
+    });
+  }
+
+  /** Compare-and-swaps sent, and those that lost to another writer (or found the key moved by hand). */
+  get tries(): number {
+    return this.reserver.tries;
+  }
+
+  get lost(): number {
+    return this.reserver.lost;
+  }
+
+  /** The next block above the etcd ceiling and above `floor`. */
+  async reserve(floor: bigint): Promise<Block> {
+    for (;;) {
+      if (this.stopped) throw new Error('etcd token blocks stopped: no block reserved');
+      try {
+        const block = await this.reserver.reserve(floor);
+        this.reserved++;
+        return block;
+      } catch (err) {
+        if (err instanceof NotRoleHolder) {
+          this.o.logger.warn({ err }, 'token block refused: this node does not hold the active role in etcd; it must not issue tokens');
+          this.o.onNotHolder?.();
+          throw err;
+        }
+        if (err instanceof TokensExhausted) throw err;
+        this.logFailure(err);
+      }
+      await this.pause();
+    }
+  }
+
+  /** Ends every reservation at its next round (a node shutting down). */
+  stop(): void {
+    this.stopped = true;
+    this.stopping.abort();
+  }
+
+  private async pause(): Promise<void> {
+    if (this.stopped) return;
+    // Rejects at once when stopped: the next round then says so.
+    await sleep(this.o.retryMs ?? 250, undefined, { signal: this.stopping.signal }).catch(() => {});
+  }
+
+  private logFailure(err: unknown): void {
+    const now = performance.now();
+    if (now - this.loggedAt < LOG_EVERY_MS) return;
+    this.loggedAt = now;
+    this.o.logger.error({ err }, 'no token block reserved in etcd yet (retrying): grants wait for one once the block in use is spent');
+  }
+}
