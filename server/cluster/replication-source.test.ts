@@ -67,7 +67,14 @@ describe('ReplicationSource', () => {
     flusher.setLead(() => source.flush());
     // A client connection whose reply (the grant, then the release) goes out in the pass.
     const seenByClientWrite: string[][] = [];
-    const client = { flush: () => seenByClientWrite.push([...written]) };
+    const client = {
+      flush: () => void seenByClientWrite.push([...written]),
+      cut: () => '',
+      writeCut: () => {},
+      abandon: () => {},
+      endTransport: () => {},
+      closed: false,
+    };
     const c = engine.acquire({ name: 'x', owner, protocol: 'keyed', client: 'c', leaseMs: 1000, waitMs: 0, sliding: false });
     flusher.mark(client);
     flusher.flushAll();

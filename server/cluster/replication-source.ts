@@ -109,6 +109,10 @@ export class ReplicationSource {
   private unsubscribe: (() => void) | null = null;
   private readonly flushSoon = (): void => this.flush();
   private renewTimer: NodeJS.Timeout | null = null;
+  /** Renewals go with a stream position of their own (the etcd mode's reply gate: an ack covers them). */
+  private renewalsNumbered = false;
+  /** Told of every ack of a standby that has had all of its snapshot (the reply gate and in-sync keeper). */
+  private ackListener: ((id: string, seq: number) => void) | null = null;
 
   private readonly schedule: (slice: () => void) => void;
 
@@ -228,6 +232,23 @@ export class ReplicationSource {
     if (s === undefined || seq <= s.ackedSeq) return;
     s.ackedSeq = seq;
     while (s.unacked.length > 0 && (s.unacked[0] as [number, number])[0] <= seq) s.unacked.shift();
+    // A standby still receiving its snapshot has applied events on a partial table: it counts once it has all of it.
+    if (this.ackListener !== null && s.walk === null) this.ackListener(id, seq);
+  }
+
+  /** Sets who hears of the acks of standbys in sync (the etcd mode's reply gate); null for nobody. */
+  onSyncedAck(listener: ((id: string, seq: number) => void) | null): void {
+    this.ackListener = listener;
+  }
+
+  /**
+   * In the etcd mode every renewal line is followed by a batch with a position of its own (no
+   * events when none are pending), so that a standby's ack of that position says it has the
+   * renewals too: a heartbeat's answer waits for it like a grant's (reply-gate.ts). Off: renewals
+   * are unnumbered, as in the peers mode.
+   */
+  numberRenewals(on: boolean): void {
+    this.renewalsNumbered = on;
   }
 
   onCeilingAck(id: string, ceiling: bigint): void {
@@ -289,9 +310,16 @@ export class ReplicationSource {
   /** Ships what is pending now (a handoff sends its last events before the handoff message). */
   flush(): void {
     this.scheduled = false;
+    if (this.renewalsNumbered) this.flushRenewals();
     if (this.pending.length === 0) return;
-    const line = `${JSON.stringify({ t: 'ev', seq: this.seq, e: this.pending })}\n`;
+    const pending = this.pending;
     this.pending = [];
+    this.sendBatch(pending);
+  }
+
+  /** Writes one batch (ending at the current position) to every standby, now. */
+  private sendBatch(events: unknown[][]): void {
+    const line = `${JSON.stringify({ t: 'ev', seq: this.seq, e: events })}\n`;
     const now = this.o.clock.now();
     for (const s of [...this.streams.values()]) {
       if (s.link.bufferedBytes() > MAX_BUFFERED_BYTES) {
@@ -317,6 +345,16 @@ export class ReplicationSource {
     if (renewed.length === 0 || this.streams.size === 0) return;
     const line = renewLine(renewed, this.o.clock.now());
     if (line === null) return;
+    if (this.renewalsNumbered) {
+      // The events before the renewals go first, then the renewals, then the position that covers them.
+      const pending = this.pending;
+      this.pending = [];
+      if (pending.length > 0) this.sendBatch(pending);
+      for (const s of this.streams.values()) s.link.sendRaw(line);
+      this.seq++;
+      this.sendBatch([]);
+      return;
+    }
     for (const s of this.streams.values()) s.link.sendRaw(line);
   }
 

@@ -54,6 +54,8 @@ export abstract class LineConnection implements LineSink, TransportSink {
   private handedUnits = 0;
   /** Units whose write completed. */
   private confirmedUnits = 0;
+  /** Units cut from `out` and held by the reply gate (etcd mode), not yet handed to transport.write. */
+  private heldUnits = 0;
   /** Sizes of the writes not yet completed, oldest first. */
   private readonly inflight: number[] = [];
   private readonly splitter: LineSplitter;
@@ -90,7 +92,7 @@ export abstract class LineConnection implements LineSink, TransportSink {
 
   /** Where the output queued so far ends, in units from the start of the connection. */
   protected get queuedEnd(): number {
-    return this.handedUnits + this.out.length;
+    return this.handedUnits + this.heldUnits + this.out.length;
   }
   /** Input arrived (any bytes): sessions treat it as a sign of life. */
   protected onActivity(): void {}
@@ -177,6 +179,41 @@ export abstract class LineConnection implements LineSink, TransportSink {
     if (this.out.length === 0 || this.closed || this.transport.ended) return;
     const data = this.out;
     this.out = '';
+    this.write(data);
+  }
+
+  /** Flushable: this turn's output, taken for the reply gate (etcd mode). */
+  cut(): string {
+    if (this.out.length === 0 || this.closed || this.transport.ended) return '';
+    const data = this.out;
+    this.out = '';
+    this.heldUnits += data.length;
+    // Held output counts toward the high-water mark as buffered output does: a client that
+    // pipelines while its replies wait stops being read.
+    if (this.heldUnits > HIGH_WATER && !this.transport.readingPaused) this.transport.pauseReading();
+    return data;
+  }
+
+  /** Flushable: output cut earlier, released by the reply gate. */
+  writeCut(data: string): void {
+    this.heldUnits -= data.length;
+    if (this.closed || this.transport.ended) return;
+    this.write(data);
+    const paused = this.transport.readingPaused && !this.closing && this.heldSince === 0;
+    if (paused && this.writeBlockedSince === 0 && this.heldUnits <= HIGH_WATER && this.transport.bufferedBytes <= HIGH_WATER) this.transport.resumeReading();
+  }
+
+  /** Flushable: output held for this connection will never be written; the client sees the connection close. */
+  abandon(): void {
+    this.destroy();
+  }
+
+  /** Flushable: ends our side once what was written has gone out (called now, or by the reply gate once it holds nothing for us). */
+  endTransport(): void {
+    this.transport.end();
+  }
+
+  private write(data: string): void {
     if (this.transport.destroyed) {
       this.discardUnwritten(this.confirmedUnits);
       return;
@@ -220,9 +257,9 @@ export abstract class LineConnection implements LineSink, TransportSink {
     this.splitter.stop();
     if (lastLine) this.send(lastLine);
     this.ctx.flusher.flushLead();
-    this.flush();
+    this.ctx.flusher.flushOne(this);
     this.releaseClaims();
-    this.transport.end();
+    this.ctx.flusher.endAfterHeld(this);
     // A peer that never reads cannot hold the socket open: the watchdog destroys it.
     if (this.writeBlockedSince === 0 && this.transport.bufferedBytes > 0) this.writeBlockedSince = this.ctx.clock.now();
   }
@@ -289,8 +326,8 @@ export abstract class LineConnection implements LineSink, TransportSink {
     this.splitter.stop();
     // Claims first: ending waiters may release replies held behind them, which go out too.
     this.releaseClaims();
-    this.flush();
-    this.transport.end();
+    this.ctx.flusher.flushOne(this);
+    this.ctx.flusher.endAfterHeld(this);
     this.ctx.afterInput();
   }
 
@@ -299,6 +336,7 @@ export abstract class LineConnection implements LineSink, TransportSink {
     this.closed = true;
     this.closing = true;
     this.out = '';
+    this.ctx.flusher.forget(this);
     this.discardUnwritten(this.confirmedUnits);
     this.releaseClaims();
     this.ctx.afterInput();

@@ -1,0 +1,141 @@
+// The in-sync keeper against a real three-member etcd (server/testing/etcd-cluster.ts), storing
+// through EtcdRoleHolder.storeInSync: a synced standby that has acked everything answered is
+// added (replies wait for it from the write on), one that lags past the bound is taken out (its
+// replies wait until etcd has stored the removal, then flow), and a node that lost the role
+// changes nothing.
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { FlushScheduler } from '../lines/flush-scheduler.ts';
+import { EtcdCluster } from '../testing/etcd-cluster.ts';
+import { FakeConnection, FakeStream } from '../testing/reply-gate-fakes.ts';
+import { EtcdRoleHolder } from './etcd-role-holder.ts';
+import { InSyncKeeper, type StandbyState } from './in-sync-keeper.ts';
+import { ReplyGate } from './reply-gate.ts';
+
+const now = () => performance.now();
+
+async function setup(prefix: string) {
+  const cluster = await EtcdCluster.start();
+  const etcd = cluster.client();
+  const holder = new EtcdRoleHolder({ client: cluster.client(), key: `${prefix}/active`, inSyncKey: `${prefix}/in-sync`, nodeId: 'a', ttlSeconds: 2, now });
+  onTestFinished(() => holder.halt());
+  holder.start();
+  await vi.waitFor(() => expect(holder.mayGrant()).toBe(true), { timeout: 10_000, interval: 10 });
+  const conn = new FakeConnection('client');
+  const latch = { promise: Promise.resolve(), open: () => {} };
+  /** Writes wait from now until the returned function is called. */
+  const holdWrites = () => {
+    latch.promise = new Promise<void>((resolve) => {
+      latch.open = resolve;
+    });
+    return () => latch.open();
+  };
+  const stream = new FakeStream();
+  const scheduler = new FlushScheduler();
+  const gate = new ReplyGate(stream);
+  gate.attach(scheduler);
+  gate.activate([]); // what the holder stored when it won
+  const standbys = new Map<string, StandbyState>();
+  /** Each write, with what the client had been written when it was sent and when etcd answered. */
+  const writes: { members: string[]; sent: string[]; answered?: string[] }[] = [];
+  const keeper = new InSyncKeeper({
+    gate,
+    store: async (m) => {
+      const w: (typeof writes)[number] = { members: m, sent: [...conn.written] };
+      writes.push(w);
+      // The test may hold a write before it reaches etcd, to see what the gate does meanwhile.
+      await latch.promise;
+      return holder.storeInSync(m).then((ok) => {
+        w.answered = [...conn.written];
+        return ok;
+      });
+    },
+    standbys: () => [...standbys.values()],
+    lagBoundMs: 300,
+    checkEveryMs: 20,
+  });
+  onTestFinished(() => keeper.stop());
+  const reply = (seq: number, text: string) => {
+    stream.lastSeq = seq;
+    scheduler.mark(conn);
+    conn.send(text);
+    scheduler.flushAll();
+  };
+  const stored = async () => JSON.parse((await etcd.get(`${prefix}/in-sync`).string()) ?? 'null') as string[] | null;
+  return { holdWrites, cluster, holder, gate, keeper, standbys, writes, conn, reply, stored };
+}
+
+describe('the in-sync keeper', () => {
+  it('adds a synced standby that acked everything answered, and takes out one that lags, write first', async () => {
+    const t = await setup('baton/keeper-add');
+    expect(await t.stored()).toEqual([]);
+    t.keeper.start();
+    // b is still receiving its snapshot: not added.
+    t.standbys.set('b', { id: 'b', synced: false, lagMs: 0 });
+    t.reply(4, 'one\n');
+    expect(t.conn.written).toEqual(['one\n']); // empty set: answered at once
+    await new Promise((r) => setTimeout(r, 200));
+    expect(t.writes).toEqual([]);
+    // Synced, but it has not acked position 4 (answered): not yet.
+    t.standbys.set('b', { id: 'b', synced: true, lagMs: 0 });
+    t.gate.ack('b', 3);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(t.writes).toEqual([]);
+    const open = t.holdWrites();
+    t.gate.ack('b', 4);
+    await vi.waitFor(() => expect(t.writes.map((w) => w.members)).toEqual([['b']]), { timeout: 5_000, interval: 10 });
+    // From the write on, replies wait for b (it may be electable before we hear it stored).
+    t.reply(6, 'two\n');
+    expect(t.conn.written).toEqual(['one\n']);
+    open();
+    await vi.waitFor(async () => expect(await t.stored()).toEqual(['b']), { timeout: 5_000, interval: 10 });
+    await t.keeper.pending;
+    expect([...t.gate.members]).toEqual(['b']);
+    expect(t.conn.written).toEqual(['one\n']);
+    t.gate.ack('b', 6);
+    expect(t.conn.written).toEqual(['one\n', 'two\n']);
+
+    // b stops acking: past the bound it is taken out; its replies wait until etcd stored that.
+    t.reply(9, 'three\n');
+    t.standbys.set('b', { id: 'b', synced: true, lagMs: 301 });
+    await vi.waitFor(() => expect(t.writes).toHaveLength(2), { timeout: 5_000, interval: 5 });
+    expect(t.writes[1]?.members).toEqual([]);
+    await t.keeper.pending;
+    expect(await t.stored()).toEqual([]);
+    expect(t.writes[1]?.answered).toEqual(['one\n', 'two\n']); // still held when etcd answered
+    expect(t.conn.written).toEqual(['one\n', 'two\n', 'three\n']);
+    expect(t.gate.members.size).toBe(0);
+  });
+
+  it('a member whose stream is gone (cut off, or re-syncing) is taken out; one that lost the role changes nothing', async () => {
+    const t = await setup('baton/keeper-gone');
+    t.keeper.start();
+    t.standbys.set('c', { id: 'c', synced: true, lagMs: 0 });
+    t.gate.ack('c', 0);
+    await vi.waitFor(async () => expect(await t.stored()).toEqual(['c']), { timeout: 5_000, interval: 10 });
+    await t.keeper.pending;
+    t.reply(2, 'held\n');
+    // Re-syncing (a new snapshot): its acks no longer count, it is taken out.
+    t.standbys.set('c', { id: 'c', synced: false, lagMs: 0 });
+    await vi.waitFor(async () => expect(await t.stored()).toEqual([]), { timeout: 5_000, interval: 10 });
+    await t.keeper.pending;
+    expect(t.conn.written).toEqual(['held\n']);
+    // The stream to c is gone altogether while it is a member again: out too.
+    t.gate.ack('c', 2);
+    t.standbys.set('c', { id: 'c', synced: true, lagMs: 0 });
+    await vi.waitFor(async () => expect(await t.stored()).toEqual(['c']), { timeout: 5_000, interval: 10 });
+    await t.keeper.pending;
+    t.standbys.delete('c');
+    await vi.waitFor(async () => expect(await t.stored()).toEqual([]), { timeout: 5_000, interval: 10 });
+
+    // The role is lost (resigned): the write is refused by etcd, the gate keeps the set it had.
+    await t.keeper.pending;
+    t.standbys.set('d', { id: 'd', synced: true, lagMs: 0 });
+    t.gate.ack('d', 2);
+    await t.holder.resign();
+    const before = t.writes.length;
+    await vi.waitFor(() => expect(t.writes.length).toBeGreaterThan(before), { timeout: 5_000, interval: 10 });
+    await t.keeper.pending;
+    expect(await t.stored()).toEqual([]);
+    expect(t.gate.members.size).toBe(0);
+  });
+});

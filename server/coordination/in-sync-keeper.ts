@@ -1,0 +1,133 @@
+// Keeps the in-sync set in etcd (issue 32 rule 6): the standbys an active waits for before it
+// answers, and the only nodes that may campaign after it. The set starts empty (the role holder
+// stores [] when it wins, before the node answers anything). A standby is added once it has had
+// all of its snapshot and has acked everything already answered (SyncGate.mayJoin); a member
+// whose stream is gone, that is re-syncing, or whose oldest unacked batch is older than the lag
+// bound is taken out. Every change is a write guarded by the role lease (`store`): from the
+// moment it is sent replies wait for the old and the new members both, and only once etcd has
+// stored it does the new set alone count. So a member is waited for until etcd says it is no
+// longer electable, and a node is waited for as soon as it might be.
+//
+// One write at a time. A write whose outcome is unknown (a timeout: etcd may have stored it) is
+// sent again, the same set, until etcd says yes or no: the gate keeps waiting for both sets
+// meanwhile, so whichever of them etcd holds, its members are waited for.
+
+/** What the keeper uses of the reply gate (reply-gate.ts). */
+export interface KeptGate {
+  readonly members: ReadonlySet<string>;
+  mayJoin(node: string): boolean;
+  propose(members: Iterable<string>): void;
+  stored(members: Iterable<string>): void;
+}
+
+/** One standby the replication source streams to. */
+export interface StandbyState {
+  readonly id: string;
+  /** It has had all of its snapshot. */
+  readonly synced: boolean;
+  /** Age of its oldest unacked batch (0: none). */
+  readonly lagMs: number;
+}
+
+/** The replication source as the keeper sees it (ReplicationSource fits). */
+export interface StandbySource {
+  lags(): Record<string, { ms: number }>;
+  streaming(id: string): boolean;
+}
+
+/** The standbys of a replication source, as the keeper reads them. */
+export function standbysOf(source: StandbySource): () => StandbyState[] {
+  return () => Object.entries(source.lags()).map(([id, lag]) => ({ id, synced: source.streaming(id), lagMs: lag.ms }));
+}
+
+export interface InSyncKeeperOptions {
+  gate: KeptGate;
+  /** Writes the set to etcd if this node still holds the role key (EtcdRoleHolder.storeInSync); rejects when the outcome is unknown. */
+  store: (members: string[]) => Promise<boolean>;
+  standbys: () => StandbyState[];
+  /** A member whose oldest unacked batch is older than this is taken out of the set (replies wait for it until then). */
+  lagBoundMs: number;
+  /** How often the set is checked (ms). */
+  checkEveryMs?: number;
+  /** A change etcd stored, or a write that failed (for the log). */
+  onChange?: (event: { members: string[]; stored: boolean; error?: Error }) => void;
+}
+
+export const DEFAULT_LAG_BOUND_MS = 1_000;
+const DEFAULT_CHECK_EVERY_MS = 50;
+
+export class InSyncKeeper {
+  private timer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> | null = null;
+  /** The set sent and not yet answered yes or no: sent again until it is. */
+  private unsettled: string[] | null = null;
+
+  constructor(private readonly o: InSyncKeeperOptions) {}
+
+  /** Starts keeping the set (the gate is active with the set the role holder stored). */
+  start(): void {
+    if (this.timer !== null) return;
+    this.timer = setInterval(() => this.check(), this.o.checkEveryMs ?? DEFAULT_CHECK_EVERY_MS);
+    this.timer.unref();
+  }
+
+  /** Stops; a write on its way finishes but changes nothing more. */
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    this.unsettled = null;
+  }
+
+  get running(): boolean {
+    return this.timer !== null;
+  }
+
+  /** A write is on its way (resolves when it is answered). */
+  get pending(): Promise<void> | null {
+    return this.writing;
+  }
+
+  /** The set the next write would store, or null when the stored one is right. */
+  wanted(): string[] | null {
+    const members = this.o.gate.members;
+    const byId = new Map(this.o.standbys().map((s) => [s.id, s]));
+    const ok = (s: StandbyState | undefined): boolean => s?.synced === true && s.lagMs <= this.o.lagBoundMs;
+    const next = [...members].filter((m) => ok(byId.get(m)));
+    for (const s of byId.values()) if (!members.has(s.id) && ok(s) && this.o.gate.mayJoin(s.id)) next.push(s.id);
+    next.sort();
+    if (next.length === members.size && next.every((m) => members.has(m))) return null;
+    return next;
+  }
+
+  /** One look at the set; writes a change when one is due and no write is on its way. */
+  check(): void {
+    if (this.writing !== null || this.timer === null) return;
+    const next = this.unsettled ?? this.wanted();
+    if (next === null) return;
+    this.write(next);
+  }
+
+  private write(next: string[]): void {
+    const before = [...this.o.gate.members];
+    this.o.gate.propose(next);
+    this.unsettled = next;
+    this.writing = this.o
+      .store(next)
+      .then(
+        (ok) => {
+          if (this.unsettled !== next) return; // stopped meanwhile
+          this.unsettled = null;
+          // No: the role key is not under this node's lease; etcd holds the old set still.
+          this.o.gate.stored(ok ? next : before);
+          this.o.onChange?.({ members: ok ? next : before, stored: ok });
+        },
+        (err: Error) => {
+          // Unknown: it may be stored. The gate keeps waiting for both; the next check sends it again.
+          this.o.onChange?.({ members: next, stored: false, error: err });
+        },
+      )
+      .finally(() => {
+        this.writing = null;
+      });
+  }
+}
