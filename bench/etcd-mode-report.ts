@@ -7,6 +7,8 @@ export type ModeName = 'default' | 'etcd';
 export interface LoadRow {
   load: string;
   pairsPerSec: number;
+  /** Wall time of one pair from its acquire to its release answered, as its client sees it, ms. */
+  msPerPair: number;
   /** Server CPU per pair, µs: the active's, and the two standbys' together. */
   activeUsPerPair: number;
   standbysUsPerPair: number;
@@ -14,6 +16,8 @@ export interface LoadRow {
 
 export interface EtcdModeResults {
   machine: { cores: number; cpu: string; node: string };
+  /** 1, 5 and 15 minutes, when the figures were taken. */
+  loadAverage: number[];
   date: string;
   seconds: number;
   repeats: number;
@@ -35,16 +39,16 @@ const methods = (r: EtcdRates) =>
 
 export function formatEtcdModeReport(r: EtcdModeResults): string {
   const lines = [
-    `## Default mode vs etcd mode (${r.date.slice(0, 10)}, ${r.machine.cores} cores ${r.machine.cpu}, Node ${r.machine.node}; ${r.seconds} s runs, median of ${r.repeats}, alternating)`,
+    `## Default mode vs etcd mode (${r.date.slice(0, 16).replace('T', ' ')} UTC, ${r.machine.cores} cores ${r.machine.cpu}, Node ${r.machine.node}, load average ${r.loadAverage.join(' ')}; ${r.seconds} s runs, median of ${r.repeats}, alternating)`,
     '',
-    '| keyed pairs (active node) | default pairs/s | etcd pairs/s | etcd/default | default µs CPU/pair (active / standbys) | etcd µs CPU/pair (active / standbys) |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| keyed pairs on the active | default pairs/s | etcd pairs/s | etcd/default | default ms/pair | etcd ms/pair | default µs CPU/pair (active / standbys) | etcd µs CPU/pair (active / standbys) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const d of r.pairs.default) {
     const e = r.pairs.etcd.find((x) => x.load === d.load);
     if (e === undefined) continue;
     lines.push(
-      `| ${d.load} | ${d.pairsPerSec} | ${e.pairsPerSec} | ${ratio(e.pairsPerSec, d.pairsPerSec)} | ${d.activeUsPerPair} / ${d.standbysUsPerPair} | ${e.activeUsPerPair} / ${e.standbysUsPerPair} |`,
+      `| ${d.load} | ${d.pairsPerSec} | ${e.pairsPerSec} | ${ratio(e.pairsPerSec, d.pairsPerSec)} | ${d.msPerPair} | ${e.msPerPair} | ${d.activeUsPerPair} / ${d.standbysUsPerPair} | ${e.activeUsPerPair} / ${e.standbysUsPerPair} |`,
     );
   }
   lines.push(

@@ -3,16 +3,19 @@
 // loopback for the etcd one (the load generator, etcd and both clusters share the cores; the
 // idle cluster's cost is in the other's figures, both ways). Figures:
 //   1. keyed acquire+release pairs/s and server CPU per pair (the active's, and the two standbys'
-//      together) at 1 in flight (one connection, one pair at a time), 16 in flight (one connection,
-//      pipelined 16) and 50 connections x 16: runs alternate between the modes, median of repeats;
+//      together), 50 clients on distinct keys at 1 and 16 pairs in flight each (as `npm run bench`
+//      section 1), and one client at 1 in flight (with its ms per pair): runs alternate between the
+//      modes, median of repeats;
 //   2. handover p99: 50 clients looping on one key (bench/handover-load.ts), alternating;
 //   3. etcd requests/s that the etcd-mode cluster adds, from etcd's own /metrics (gRPC messages
 //      received by all members, by method; raft proposals committed): idle, and under the
 //      50 x 16 load;
+// The load average is printed with the figures: on a shared machine they move with it.
 //   4. failover after kill -9 of the active: kill -> a standby reports phase active (polled every
 //      10 ms), per mode, with the peer timeout and the etcd lease TTL.
 // Usage: npm run bench:etcd-mode [-- --seconds 4 --repeats 3 --ttl 2 --failovers 3 --idle 10]
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { type Cluster, startCluster, waitFor, waitSettled } from '../server/testing/cluster-harness.ts';
 import { EtcdCluster } from '../server/testing/etcd-cluster.ts';
 import { processCpuMs } from './baton-process.ts';
@@ -31,11 +34,15 @@ const ttlS = intFlag('--ttl', 2, 30);
 const failovers = intFlag('--failovers', 3, 10);
 const idleS = intFlag('--idle', 10, 120);
 const PEER_TIMEOUT_MS = 1_000;
+// As section 1 of `npm run bench` (50 clients on distinct keys, 1 or 16 pairs in flight each),
+// and one lone connection with one pair at a time: what a single request waits for (the reply
+// gate's round trip to the standbys shows there undiluted).
 const LOADS = [
-  { label: '1 in flight', clients: 1, depth: 1 },
-  { label: '16 in flight', clients: 1, depth: 16 },
-  { label: '50 conns x 16', clients: 50, depth: 16 },
+  { label: '50 clients, 1 in flight', clients: 50, depth: 1 },
+  { label: '50 clients, 16 in flight', clients: 50, depth: 16 },
+  { label: '1 client, 1 in flight', clients: 1, depth: 1 },
 ] as const;
+const UNDER_LOAD = '50 clients, 16 in flight';
 const HANDOVER_CLIENTS = 50;
 
 const pidOf = (cluster: Cluster, id: string): number => {
@@ -69,6 +76,7 @@ async function pairsRun(cluster: Cluster, load: (typeof LOADS)[number], etcd: Et
   return {
     load: load.label,
     pairsPerSec: round(r.pairs / (r.elapsedMs / 1_000), 0),
+    msPerPair: round((r.elapsedMs * load.clients * load.depth) / pairs, 3),
     activeUsPerPair: round(((d[0] ?? 0) * 1_000) / pairs, 2),
     standbysUsPerPair: round((d.slice(1).reduce((s, x) => s + x, 0) * 1_000) / pairs, 2),
     etcd: e0 === null || e1 === null ? null : etcdRates(e0, e1),
@@ -151,12 +159,14 @@ try {
   const medianRow = (list: Array<LoadRow & { etcd: EtcdRates | null }>): LoadRow => ({
     load: list[0]?.load ?? '',
     pairsPerSec: median(list.map((r) => r.pairsPerSec)),
+    msPerPair: median(list.map((r) => r.msPerPair)),
     activeUsPerPair: median(list.map((r) => r.activeUsPerPair)),
     standbysUsPerPair: median(list.map((r) => r.standbysUsPerPair)),
   });
-  const underLoad = (rows.etcd['50 conns x 16'] ?? []).map((r) => r.etcd).filter((e) => e !== null);
+  const underLoad = (rows.etcd[UNDER_LOAD] ?? []).map((r) => r.etcd).filter((e) => e !== null);
   const results: EtcdModeResults = {
     machine: hostMachine(),
+    loadAverage: loadavg().map((x) => round(x, 1)),
     date: new Date().toISOString(),
     seconds,
     repeats,
