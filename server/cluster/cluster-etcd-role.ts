@@ -18,6 +18,7 @@ import type { HolderEvent } from '../coordination/etcd-role-holder.ts';
 import type { EtcdCoordination } from '../coordination/etcd-coordination.ts';
 import { type PeerState, returnVerdict } from '../../lib/cluster/role-decider.ts';
 import { HOLD } from '../lines/routing.ts';
+import { mayCampaign as campaignRule } from '../../lib/cluster/etcd-campaign-rule.ts';
 import { follow, handoff, promoteAfterLoss, type TransitionContext } from './cluster-transitions.ts';
 
 /** What the etcd mode's rules read and drive: the transitions' context, and the coordination. */
@@ -29,16 +30,22 @@ export interface EtcdRoleContext extends TransitionContext {
   readonly coordination: EtcdCoordination;
 }
 
-/** Whether this node's table is whole enough to serve if it won the role (design rule 3); `storedInSync` as in CoordinationHooks. */
+/** Whether this node may campaign now (lib/cluster/etcd-campaign-rule.ts); `storedInSync` as in CoordinationHooks. */
 export function mayCampaign(node: EtcdRoleContext, storedInSync: ReadonlySet<string> | null | undefined): boolean {
   const st = node.state;
-  if (st.stopped || st.leaving || st.partialHold !== null) return false;
-  // A standby with the whole table of the active it followed, or an active that stepped out with its own.
-  if (st.phase === 'standby' && st.syncedWith !== null) return true;
-  if (st.phase === 'discovering' && st.syncedWith === node.instanceId) return true;
-  // A node that never held any table: only in a new cluster (no in-sync set ever stored), after the start-up wait.
-  const fresh = st.phase === 'discovering' && st.syncedWith === null && st.lastActiveInstance === null;
-  return fresh && (storedInSync === null || storedInSync === undefined) && node.clock.now() >= st.discoverUntil;
+  return campaignRule(
+    {
+      phase: st.phase,
+      instance: node.instanceId,
+      syncedWith: st.syncedWith,
+      lastActiveInstance: st.lastActiveInstance,
+      stopped: st.stopped,
+      leaving: st.leaving,
+      partial: st.partialHold !== null,
+      discovered: node.clock.now() >= st.discoverUntil,
+    },
+    storedInSync,
+  );
 }
 
 /** The holder's word on what this node may do. */

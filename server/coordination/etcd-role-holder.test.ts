@@ -164,3 +164,44 @@ describe('the etcd role holder', () => {
     expect(overlaps([a.log, b.log, c.log])).toEqual([]);
   });
 });
+
+describe('a stale etcd leader (design rule 2)', () => {
+  it('an isolated etcd leader answers keep-alives alone, and they extend nothing: each counts only once a quorum read confirms it', {
+    timeout: 60_000,
+  }, async () => {
+    const cluster = await EtcdCluster.start();
+    const leader = await cluster.leaderIndex();
+    const untils: { at: number; until: number }[] = [];
+    const a = new EtcdRoleHolder({
+      // Only the leader's endpoint: every keep-alive goes to it, before and after it loses its followers.
+      client: cluster.client([cluster.member(leader).clientUrl]),
+      key: 'baton/test/active',
+      nodeId: 'a',
+      ttlSeconds: 2,
+      now,
+      onEvent: (e) => {
+        if (e.kind === 'until') untils.push({ at: e.at, until: e.until });
+      },
+    });
+    onTestFinished(() => a.halt());
+    a.start();
+    await vi.waitFor(() => expect(a.mayGrant()).toBe(true), { timeout: 10_000, interval: 10 });
+    // Keep-alives a third of a TTL apart for a while: the permission moves on with them.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(untils.length).toBeGreaterThan(1);
+
+    // The leader loses its followers: it goes on answering keep-alives from memory for up to two
+    // election timeouts (0.6 to 1.7 s seen), but no quorum read can be answered.
+    const isolatedAt = now();
+    for (const i of [0, 1, 2].filter((i) => i !== leader)) await cluster.kill9(i);
+    const ttlMs = a.grantedTtlMs;
+    await new Promise((resolve) => setTimeout(resolve, 3 * ttlMs));
+    // No keep-alive sent after the isolation raised the permission: every bound is one a keep-alive
+    // sent before it proved (sent at S: S + TTL less the margins).
+    const bound = isolatedAt + ttlMs * (1 - 0.01) - 50;
+    const latest = Math.max(...untils.map((u) => u.until));
+    console.log(`isolated at +0: the permission ended at +${Math.round(latest - isolatedAt)} ms (bound +${Math.round(bound - isolatedAt)} ms)`);
+    expect(latest).toBeLessThanOrEqual(bound);
+    expect(a.mayGrant()).toBe(false);
+  });
+});
