@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Block } from '../../lib/coordination/block-reservation.ts';
 import { TokensExhausted } from '../../lib/coordination/block-reservation.ts';
 import { EtcdBlockReserver, NotRoleHolder } from './etcd-block-reserver.ts';
+import type { EtcdCoordination } from './etcd-coordination.ts';
 
 /**
  * Tokens per etcd block. At the pipelined rate of one node (about 100,000 grants/s here) this is
@@ -41,7 +42,7 @@ export interface EtcdTokenBlocksOptions {
 export class EtcdTokenBlocks {
   readonly size: bigint;
   private readonly reserver: EtcdBlockReserver;
-  private stopped = false;
+  private stoppedNow = false;
   private readonly stopping = new AbortController();
   private loggedAt = Number.NEGATIVE_INFINITY;
   /** Blocks won (the etcd load this adds is about this many compare-and-swaps, plus `lost`). */
@@ -71,7 +72,7 @@ export class EtcdTokenBlocks {
   /** The next block above the etcd ceiling and above `floor`. */
   async reserve(floor: bigint): Promise<Block> {
     for (;;) {
-      if (this.stopped) throw new Error('etcd token blocks stopped: no block reserved');
+      if (this.stoppedNow) throw new Error('etcd token blocks stopped: no block reserved');
       try {
         const block = await this.reserver.reserve(floor);
         this.reserved++;
@@ -89,14 +90,18 @@ export class EtcdTokenBlocks {
     }
   }
 
+  get stopped(): boolean {
+    return this.stoppedNow;
+  }
+
   /** Ends every reservation at its next round (a node shutting down). */
   stop(): void {
-    this.stopped = true;
+    this.stoppedNow = true;
     this.stopping.abort();
   }
 
   private async pause(): Promise<void> {
-    if (this.stopped) return;
+    if (this.stoppedNow) return;
     // Rejects at once when stopped: the next round then says so.
     await sleep(this.o.retryMs ?? 250, undefined, { signal: this.stopping.signal }).catch(() => {});
   }
@@ -107,4 +112,33 @@ export class EtcdTokenBlocks {
     this.loggedAt = now;
     this.o.logger.error({ err }, 'no token block reserved in etcd yet (retrying): grants wait for one once the block in use is spent');
   }
+}
+
+/**
+ * A node's token blocks in the etcd mode, from its coordination: reserved only while its holder
+ * holds the role key (a standby asks etcd nothing). A refusal means the key is not under this
+ * node's lease although the holder thought it was: the node resigns (its holder says 'released',
+ * and the node steps out as after a lost lease) and campaigns again with a new lease.
+ */
+export function tokenBlocksOf(
+  coordination: Pick<EtcdCoordination, 'client' | 'holder' | 'resign'>,
+  prefix: string,
+  logger: Logger,
+  size?: bigint,
+): EtcdTokenBlocks {
+  const holder = coordination.holder;
+  const blocks: EtcdTokenBlocks = new EtcdTokenBlocks({
+    client: coordination.client,
+    prefix,
+    lease: () => (holder.holding ? holder.leaseId : null),
+    logger,
+    ...(size === undefined ? {} : { size }),
+    onNotHolder: () => {
+      if (!holder.holding) return;
+      void coordination.resign().then(() => {
+        if (!blocks.stopped) holder.start();
+      });
+    },
+  });
+  return blocks;
 }

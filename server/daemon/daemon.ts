@@ -27,6 +27,7 @@ import { formatAddress } from '../../lib/protocol/address-text.ts';
 import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
 import { EtcdCoordination } from '../coordination/etcd-coordination.ts';
+import { tokenBlocksOf } from '../coordination/etcd-token-blocks.ts';
 import { localLockOps } from '../admin-ops/admin-ops.ts';
 import { auditForwardedOp } from '../admin-ops/forwarded-op-audit.ts';
 import { CeilingFanOut } from '../cluster/ceiling-fan-out.ts';
@@ -169,8 +170,23 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   const fanOut = opts.cluster === null ? null : new CeilingFanOut(durable);
   let clusterNode: ClusterNode | null = null;
   const store: CeilingStore = fanOut ?? durable;
+  const etcd = opts.cluster?.etcd;
+  // The etcd mode (`--coordination etcd`): built here only in that mode; the node starts and stops it.
+  const coordination =
+    etcd === undefined || opts.cluster === null
+      ? undefined
+      : new EtcdCoordination({
+          etcd,
+          nodeId: opts.cluster.nodeId,
+          priority: opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId),
+          now: () => clock.now(),
+          logger: log,
+        });
+  // Its tokens come only from blocks reserved in etcd while this node holds the role (design rule 5).
+  const etcdBlocks = coordination === undefined || etcd === undefined ? undefined : tokenBlocksOf(coordination, etcd.prefix, log, opts.tokenBlockSize);
+  const supplier = opts.tokenBlocks ?? etcdBlocks;
   const tokens: ReservingTokenSource =
-    opts.tokenBlocks === undefined
+    supplier === undefined
       ? new BlockTokenSource(
           store,
           opts.tokenBlockSize,
@@ -182,7 +198,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
           },
         )
       : new SuppliedTokenSource({
-          supplier: opts.tokenBlocks,
+          supplier,
           // Recorded in this node's data dir only: the standbys take the active's tokens from its stream.
           store: durable,
           // Called only after the engine below exists (the first reservation is a promotion's).
@@ -234,18 +250,6 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   // standby's: it wakes the driver after a change (admin-ops.ts).
   const lockOps = localLockOps(engine, viewClock, () => driver.poke());
   if (opts.cluster !== null) {
-    const etcd = opts.cluster.etcd;
-    // The etcd mode (`--coordination etcd`): built here only in that mode; the node starts and stops it.
-    const coordination =
-      etcd === undefined
-        ? undefined
-        : new EtcdCoordination({
-            etcd,
-            nodeId: opts.cluster.nodeId,
-            priority: opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId),
-            now: () => clock.now(),
-            logger: log,
-          });
     clusterNode = new ClusterNode({
       ...(coordination === undefined ? {} : { coordination }),
       cluster: opts.cluster,
@@ -377,6 +381,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     sessions.destroyAll();
     driver.stop();
     stopCensus();
+    etcdBlocks?.stop();
     await Promise.allSettled([keyed.stopAccepting(), sessions.stopAccepting(), closeHttp(http, consoleServer, log), ops.close(), clusterNode?.stop()]);
     unregisterDaemonFacade(instanceId);
     throw err;
@@ -405,6 +410,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
       await Promise.all([keyedClosed, sessionsClosed]);
       grantRetry.stop();
       driver.stop();
+      // A block reservation still trying etcd ends now (its promise rejects; nothing waits for it).
+      etcdBlocks?.stop();
       // A background ceiling save stuck on a dead disk must not hold the exit forever.
       await Promise.race([tokens.settled(), new Promise((resolve) => setTimeout(resolve, STOP_CEILING_SAVE_WAIT_MS).unref())]);
       // The hub ends its event streams first: an open stream would hold the HTTP server open.
