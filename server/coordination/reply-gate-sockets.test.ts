@@ -14,6 +14,7 @@ import { LineListener } from '../lines/line-listener.ts';
 import { SESSION_REFUSAL, SessionConnection } from '../lines/session-connection.ts';
 import { eventually, LineClient } from '../testing/line-client.ts';
 import { recordingLink } from '../testing/replication-wire.ts';
+import { EtcdReplyGating } from './etcd-reply-gating.ts';
 import { ReplyGate } from './reply-gate.ts';
 
 const teardown: (() => unknown)[] = [];
@@ -21,7 +22,7 @@ afterEach(async () => {
   for (const fn of teardown.splice(0).reverse()) await fn();
 });
 
-async function stack() {
+async function stack(gated = true) {
   const clock = performanceClock;
   const engine = new LockEngine(clock, new BlockTokenSource(new MemoryCeilingStore()));
   const driver = new EngineDriver(engine, clock);
@@ -54,9 +55,11 @@ async function stack() {
   source.addStandby('b', b.link);
   await eventually(() => source.streaming('b'), 3_000, 'the snapshot to b');
   const gate = new ReplyGate(source);
-  gate.attach(flusher);
-  source.onSyncedAck((id, seq) => gate.ack(id, seq));
-  gate.activate(['b']);
+  if (gated) {
+    gate.attach(flusher);
+    source.onSyncedAck((id, seq) => gate.ack(id, seq));
+    gate.activate(['b']);
+  }
   /** The position of the last batch sent to b. */
   const lastBatch = (): number => {
     const line = b.lines.findLast((l) => l.startsWith('{"t":"ev"'));
@@ -67,7 +70,7 @@ async function stack() {
     teardown.push(() => c.close());
     return c;
   };
-  return { engine, source, gate, b, lastBatch, keyedPort, sessionPort, open };
+  return { engine, source, flusher, gate, b, lastBatch, keyedPort, sessionPort, open };
 }
 
 /** A few event-loop turns: long enough for a reply that was not held to reach the client. */
@@ -144,5 +147,38 @@ describe('the reply gate on real sockets', () => {
     expect(await c.closedWith()).toEqual([]);
     // The claim whose grant was never told is released at once (its reply never left this process).
     await eventually(() => t.engine.lockCount === 0, 3_000, 'the unsent grant to be released');
+  });
+
+  it('as the node wires it (EtcdReplyGating): the set starts empty, the synced standby is added, then waited for; a step-out drops', async () => {
+    const t = await stack(false);
+    const stored: string[][] = [];
+    const gating = new EtcdReplyGating({
+      source: t.source,
+      scheduler: t.flusher,
+      store: async (m) => {
+        stored.push(m);
+        return true;
+      },
+    });
+    teardown.push(() => gating.deactivate());
+    gating.activate();
+    const c = await t.open(t.keyedPort);
+    c.send('A first 30000 0');
+    // Nobody in the set yet: answered at once. b has acked nothing since its snapshot: not added yet.
+    expect(await c.next()).toMatch(/^A first \d+$/);
+    expect(stored).toEqual([]);
+    t.source.onAck('b', t.lastBatch());
+    await eventually(() => gating.gate.members.has('b'), 3_000, 'b to be stored in the set');
+    expect(stored).toEqual([['b']]);
+    c.send('A second 30000 0');
+    await eventually(() => gating.gate.waiting === 1, 3_000, 'the grant to be held for b');
+    await turns();
+    expect(c.lines).toEqual([]);
+    t.source.onAck('b', t.lastBatch());
+    expect(await c.next()).toMatch(/^A second \d+$/);
+    c.send('A third 30000 0');
+    await eventually(() => gating.gate.waiting === 1, 3_000, 'the grant to be held for b');
+    gating.deactivate();
+    expect(await c.closedWith()).toEqual([]);
   });
 });
