@@ -106,6 +106,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       leaseMs,
       waitMs: 3_000,
       seed: options.seed,
+      longSessionHolds: etcdMode,
     });
     await pool.start();
     const runStart = now();
