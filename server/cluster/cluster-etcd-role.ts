@@ -54,7 +54,8 @@ export function onHolderEvent(node: EtcdRoleContext, event: HolderEvent): void {
   switch (event.kind) {
     case 'owner':
       node.coordination.roleWon();
-      node.logger.info({ phase: st.phase }, 'holding the active role key in etcd');
+      // `at`: epoch ms, before the grant window opens (the 'until' event follows): tests line it up with a predecessor's `endedAt`.
+      node.logger.info({ phase: st.phase, at: node.clock.wallNow() }, 'holding the active role key in etcd');
       return;
     case 'until':
       // The engine refuses grants past this by itself (a lapse needs no call); a standby that holds
@@ -109,7 +110,9 @@ function noteLapse(node: EtcdRoleContext, now: number): void {
   const granting = node.coordination.holder.mayGrant(now);
   if (!granting && st.grantsLapsedAt === null) {
     st.grantsLapsedAt = now;
-    node.logger.warn({ reason: node.coordination.blockedReason(now) }, 'grants stopped: the etcd role lease is not confirmed');
+    // `endedAt`: the epoch ms the engine's grant window ended (the engine refused grants from then on by itself).
+    const endedAt = Math.round(node.clock.wallNow() - (now - node.coordination.holder.permittedUntil));
+    node.logger.warn({ endedAt, reason: node.coordination.blockedReason(now) }, 'grants stopped: the etcd role lease is not confirmed');
     node.sendStatus();
   } else if (granting && st.grantsLapsedAt !== null) {
     const lapsedMs = Math.round(now - st.grantsLapsedAt);

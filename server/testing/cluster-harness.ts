@@ -33,6 +33,8 @@ export interface StartClusterOptions {
   proxied?: boolean;
   /** Appended to every node's arguments. */
   extraArgs?: string[];
+  /** Appended to one node's arguments, after extraArgs (e.g. its own etcd endpoints, through a fault proxy). */
+  nodeArgs?: Record<string, string[]>;
   /** Per node, for the serving line; 15,000 ms if not given. */
   startTimeoutMs?: number;
   /** Start only these nodes (the rest are configured but left for the test to start()); all if not given. */
@@ -193,6 +195,7 @@ async function build(options: StartClusterOptions): Promise<Cluster> {
       ...(proxy ? ['--peer-listen', `127.0.0.1:${peerListen}`] : []),
       ...(etcd === null || options.etcd === undefined ? [] : etcdModeArgs(etcd.endpoints, options.etcd)),
       ...(options.extraArgs ?? []),
+      ...(options.nodeArgs?.[id] ?? []),
     ];
     nodes.push(
       new NodeProcess({
