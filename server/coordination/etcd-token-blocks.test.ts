@@ -11,7 +11,8 @@ import { SuppliedTokenSource } from '../../lib/tokens/supplied-token-source.ts';
 import { MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
 import { EtcdCluster } from '../testing/etcd-cluster.ts';
 import { EtcdRoleHolder } from './etcd-role-holder.ts';
-import { EtcdTokenBlocks } from './etcd-token-blocks.ts';
+import { NotRoleHolder } from './etcd-block-reserver.ts';
+import { EtcdTokenBlocks, tokenBlocksOf } from './etcd-token-blocks.ts';
 
 const PREFIX = 'baton/token-blocks-test';
 const CEILING = `${PREFIX}/token-ceiling`;
@@ -176,5 +177,42 @@ describe('token blocks from etcd', { timeout: 60_000 }, () => {
     expect(b.notHolder).toBe(1);
     expect(b.tokens.supplied).toBe(false);
     expect(await cluster.client().get(CEILING).string()).toBe('10');
+  });
+
+  it('a node’s blocks ask etcd nothing while it does not hold the role, and a refusal resigns its lease so it steps out and campaigns again', async () => {
+    const cluster = await EtcdCluster.start();
+    const released: string[] = [];
+    // A long TTL: the holder's own keep-alive (every 2 s) does not find the key gone before the reservation does.
+    const holder = new EtcdRoleHolder({
+      client: cluster.client(),
+      key: `${PREFIX}/active`,
+      nodeId: 'a',
+      ttlSeconds: 6,
+      now: () => performance.now(),
+      onEvent: (e) => {
+        if (e.kind === 'released') released.push(e.why);
+      },
+    });
+    onTestFinished(() => holder.halt());
+    const blocks = tokenBlocksOf({ client: cluster.client(), holder, resign: () => holder.resign() }, PREFIX, pino({ level: 'silent' }), 10n);
+    onTestFinished(() => blocks.stop());
+    // Someone else holds the role: the node has a lease (it campaigns) but asks etcd for no block.
+    const direct = cluster.client();
+    await direct.put(`${PREFIX}/active`).value('someone-else');
+    holder.start();
+    await vi.waitFor(() => expect(holder.leaseId).not.toBeNull(), WAIT);
+    await expect(blocks.reserve(0n)).rejects.toBeInstanceOf(NotRoleHolder);
+    expect(blocks.tries).toBe(0);
+    await direct.delete().key(`${PREFIX}/active`);
+    await vi.waitFor(() => expect(holder.mayGrant()).toBe(true), WAIT);
+    expect(await blocks.reserve(0n)).toEqual({ first: 1n, last: 10n });
+    const lease = holder.leaseId;
+    // The role key is put under no lease by hand: the node no longer holds it, though its holder has not looked yet.
+    await direct.put(`${PREFIX}/active`).value('someone-else');
+    await expect(blocks.reserve(10n)).rejects.toBeInstanceOf(NotRoleHolder);
+    await vi.waitFor(() => expect(released).toEqual(['resigned']), WAIT);
+    // Campaigning again, with a new lease.
+    await vi.waitFor(() => expect([null, lease]).not.toContain(holder.leaseId), WAIT);
+    expect(await direct.get(CEILING).string()).toBe('10');
   });
 });
