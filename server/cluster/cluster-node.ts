@@ -343,7 +343,8 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
     if (this.state.stopped) return;
     decide(this);
     if (this.onRoleChange === null) return;
-    const role = this.state.phase === 'active' ? 'active' : 'standby';
+    // A handoff under way still answers what it held before it (the reply gate stays until the node follows).
+    const role = this.state.phase === 'active' || this.state.phase === 'handing-off' ? 'active' : 'standby';
     if (role !== this.lastRole) {
       this.lastRole = role;
       this.onRoleChange(role);

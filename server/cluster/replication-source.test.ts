@@ -188,3 +188,25 @@ describe('ReplicationSource', () => {
     expect(fine.lines.some((l) => l.includes('"t":"ev"'))).toBe(true);
   });
 });
+
+describe('acks for the reply gate (etcd mode)', () => {
+  it('tells the listener of acks once the snapshot has all gone, the snapshot end at the start position included, and replays the last one to a new listener', async () => {
+    const { source } = setup();
+    const { link } = recorder();
+    const heard: [string, number][] = [];
+    source.onSyncedAck((id, seq) => heard.push([id, seq]));
+    source.addStandby('b', link);
+    source.onAck('b', 0); // during the walk: a partial table, not counted
+    expect(heard).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(source.streaming('b')).toBe(true);
+    source.onAck('b', 0); // the snapshot's end, at the position the stream began at
+    expect(heard).toEqual([['b', 0]]);
+    source.onAck('b', 0);
+    expect(heard).toEqual([['b', 0]]);
+    const later: [string, number][] = [];
+    source.onSyncedAck((id, seq) => later.push([id, seq]));
+    expect(later).toEqual([['b', 0]]);
+  });
+});

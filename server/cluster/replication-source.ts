@@ -58,6 +58,8 @@ interface Stream {
   readonly link: StandbyLink;
   sentSeq: number;
   ackedSeq: number;
+  /** The last ack received once the snapshot had all gone (null: none yet), for the reply gate. */
+  syncedAck: number | null;
   /** [last seq of a batch, monotonic time it was sent], oldest first, unacked only. */
   readonly unacked: [number, number][];
   ceilingAcked: bigint;
@@ -165,6 +167,7 @@ export class ReplicationSource {
       link,
       sentSeq: this.seq,
       ackedSeq: this.seq,
+      syncedAck: null,
       unacked: [],
       ceilingAcked: 0n,
       walk,
@@ -229,16 +232,26 @@ export class ReplicationSource {
 
   onAck(id: string, seq: number): void {
     const s = this.streams.get(id);
-    if (s === undefined || seq <= s.ackedSeq) return;
-    s.ackedSeq = seq;
-    while (s.unacked.length > 0 && (s.unacked[0] as [number, number])[0] <= seq) s.unacked.shift();
-    // A standby still receiving its snapshot has applied events on a partial table: it counts once it has all of it.
-    if (this.ackListener !== null && s.walk === null) this.ackListener(id, seq);
+    if (s === undefined) return;
+    if (seq > s.ackedSeq) {
+      s.ackedSeq = seq;
+      while (s.unacked.length > 0 && (s.unacked[0] as [number, number])[0] <= seq) s.unacked.shift();
+    }
+    // A standby still receiving its snapshot has applied events on a partial table: it counts once
+    // it has all of it. The ack of the snapshot's end counts even at the position the stream began at.
+    if (s.walk !== null || (s.syncedAck !== null && seq <= s.syncedAck)) return;
+    s.syncedAck = seq;
+    if (this.ackListener !== null) this.ackListener(id, seq);
   }
 
-  /** Sets who hears of the acks of standbys in sync (the etcd mode's reply gate); null for nobody. */
+  /**
+   * Sets who hears of the acks of standbys in sync (the etcd mode's reply gate); null for nobody.
+   * The listener hears at once of the last such ack of each standby (an idle stream sends no more).
+   */
   onSyncedAck(listener: ((id: string, seq: number) => void) | null): void {
     this.ackListener = listener;
+    if (listener === null) return;
+    for (const s of this.streams.values()) if (s.walk === null && s.syncedAck !== null) listener(s.id, s.syncedAck);
   }
 
   /**

@@ -18,6 +18,8 @@ export interface EtcdReplyGatingOptions {
   store: (members: string[]) => Promise<boolean>;
   /** A member whose oldest unacked batch is older than this is taken out; DEFAULT_LAG_BOUND_MS if not given. */
   lagBoundMs?: number;
+  /** Whether the keeper may change the set now (the node is active and not handing off). */
+  mayChange?: () => boolean;
   /** Each change of the set etcd stored, or a write that failed (for the log). */
   onChange?: (event: { members: string[]; stored: boolean; error?: Error }) => void;
 }
@@ -36,6 +38,7 @@ export class EtcdReplyGating {
       standbys: standbysOf(o.source),
       lagBoundMs: o.lagBoundMs ?? DEFAULT_LAG_BOUND_MS,
       ...(o.onChange === undefined ? {} : { onChange: o.onChange }),
+      ...(o.mayChange === undefined ? {} : { mayChange: o.mayChange }),
     });
   }
 

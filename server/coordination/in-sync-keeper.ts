@@ -49,6 +49,8 @@ export interface InSyncKeeperOptions {
   lagBoundMs: number;
   /** How often the set is checked (ms). */
   checkEveryMs?: number;
+  /** Whether the keeper may change the set now (not while a handoff narrows it itself); always if not given. */
+  mayChange?: () => boolean;
   /** A change etcd stored, or a write that failed (for the log). */
   onChange?: (event: { members: string[]; stored: boolean; error?: Error }) => void;
 }
@@ -101,7 +103,7 @@ export class InSyncKeeper {
 
   /** One look at the set; writes a change when one is due and no write is on its way. */
   check(): void {
-    if (this.writing !== null || this.timer === null) return;
+    if (this.writing !== null || this.timer === null || this.o.mayChange?.() === false) return;
     const next = this.unsettled ?? this.wanted();
     if (next === null) return;
     this.write(next);

@@ -179,3 +179,17 @@ describe('the reply gate on the flush scheduler', () => {
     expect(x.written).toEqual(['one\n', 'two\n']);
   });
 });
+
+describe('activation', () => {
+  it('counts everything up to the stream position at activation as answered: a standby behind it may not join', () => {
+    const stream = new FakeStream();
+    stream.lastSeq = 40;
+    const gate = new ReplyGate(stream);
+    gate.attach(new FlushScheduler());
+    gate.activate([]);
+    gate.ack('b', 39);
+    expect(gate.mayJoin('b')).toBe(false);
+    gate.ack('b', 40);
+    expect(gate.mayJoin('b')).toBe(true);
+  });
+});

@@ -65,6 +65,10 @@ export class ReplyGate {
   activate(members: Iterable<string>): void {
     this.deactivate();
     this.sync = new SyncGate(members);
+    // Anything up to the stream's position now may have been answered already (the node may have
+    // served a moment before this call): a standby joins only once it has all of it. (With the
+    // empty set a new active starts with, this empty turn is answered at once.)
+    if (this.sync.members.size === 0) this.sync.hold(BigInt(this.stream.lastSeq), []);
     this.stream.numberRenewals(true);
     this.scheduler?.setGate(this);
   }

@@ -28,6 +28,8 @@ import { SerialCeilingStore } from '../../lib/tokens/serial-ceiling-store.ts';
 import { ClusterNode } from '../cluster/cluster-node.ts';
 import { EtcdCoordination } from '../coordination/etcd-coordination.ts';
 import { tokenBlocksOf } from '../coordination/etcd-token-blocks.ts';
+import { EtcdReplyGating } from '../coordination/etcd-reply-gating.ts';
+import type { NodeRole } from '../../lib/ops-api/cluster-vocabulary.ts';
 import { localLockOps } from '../admin-ops/admin-ops.ts';
 import { auditForwardedOp } from '../admin-ops/forwarded-op-audit.ts';
 import { CeilingFanOut } from '../cluster/ceiling-fan-out.ts';
@@ -171,6 +173,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   let clusterNode: ClusterNode | null = null;
   const store: CeilingStore = fanOut ?? durable;
   const etcd = opts.cluster?.etcd;
+  // The etcd mode's reply rule: while this node is active, each turn's replies wait for the in-sync standbys (built with the cluster node below).
+  let gating: EtcdReplyGating | null = null;
   // The etcd mode (`--coordination etcd`): built here only in that mode; the node starts and stops it.
   const coordination =
     etcd === undefined || opts.cluster === null
@@ -181,6 +185,9 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
           priority: opts.cluster.config.peers.findIndex((p) => p.id === opts.cluster?.nodeId),
           now: () => clock.now(),
           logger: log,
+          // The reply gate's keeper stores the in-sync set (etcd-reply-gating.ts).
+          inSyncKeptElsewhere: true,
+          repliesWaiting: () => gating?.gate.waiting ?? 0,
         });
   // Its tokens come only from blocks reserved in etcd while this node holds the role (design rule 5).
   const etcdBlocks = coordination === undefined || etcd === undefined ? undefined : tokenBlocksOf(coordination, etcd.prefix, log, opts.tokenBlockSize);
@@ -251,7 +258,9 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   const lockOps = localLockOps(engine, viewClock, () => driver.poke());
   if (opts.cluster !== null) {
     clusterNode = new ClusterNode({
-      ...(coordination === undefined ? {} : { coordination }),
+      ...(coordination === undefined
+        ? {}
+        : { coordination, onRoleChange: (role: NodeRole) => (role === 'active' ? gating?.activate() : gating?.deactivate()) }),
       cluster: opts.cluster,
       instanceId,
       adminToken,
@@ -275,6 +284,16 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
     const source = clusterNode.source;
     fanOut?.attach(source);
     flusher.setLead(() => source.flush());
+    if (coordination !== undefined) {
+      const node = clusterNode;
+      gating = new EtcdReplyGating({
+        source,
+        scheduler: flusher,
+        store: (members) => coordination.holder.storeInSync(members),
+        mayChange: () => node.state.phase === 'active',
+        onChange: (e) => log.info({ members: e.members, stored: e.stored, err: e.error }, 'in-sync set change'),
+      });
+    }
   }
   const ops = await createOpsServices({
     ...(clusterNode === null ? {} : { cluster: clusterNode }),
