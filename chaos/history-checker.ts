@@ -208,7 +208,7 @@ export function checkHistory(history: History, options: CheckOptions = {}): Verd
     if (h.protocol !== 'keyed' || h.releaseOutcome !== 'stale' || h.leaseCapped || covers(unavailable, h.start) || covers(unavailable, h.end)) continue;
     staleKeyedReleases++;
     notes.push(
-      `keyed release answered STALE within the lease: ${h.lock} token ${h.token} held by ${h.client} ${Math.round(h.end - h.start)} ms, release answered STALE; ${near(h.start)}`,
+      `keyed release answered STALE within the lease: ${h.lock} token ${h.token} held by ${h.client} ${Math.round(h.end - h.start)} ms from ${iso(h.start)}, release sent at ${iso(h.end)} and answered STALE at ${h.releaseAnsweredAt === undefined ? '?' : iso(h.releaseAnsweredAt)}; ${near(h.start)}`,
     );
   }
   const failoversByCause: Record<string, number> = {};
