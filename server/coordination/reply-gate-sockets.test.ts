@@ -138,6 +138,23 @@ describe('the reply gate on real sockets', () => {
     await eventually(() => t.gate.waiting === 0 && t.gate.connectionsHeld === 0, 3_000, 'the gate to hold nothing');
   });
 
+  it('session clients that close (FIN) or reset while replies are held: nothing is kept for them', async () => {
+    const t = await stack();
+    const fin = await t.open(t.sessionPort);
+    const reset = await t.open(t.sessionPort);
+    fin.send('ACQUIRE s-fin 5000');
+    reset.send('ACQUIRE s-reset 5000');
+    await eventually(() => t.gate.connectionsHeld === 2, 3_000, 'both grants held');
+    fin.socket.end(); // session close = release
+    reset.socket.resetAndDestroy();
+    await eventually(() => t.gate.connectionsHeld === 1, 3_000, 'the reset connection forgotten');
+    await eventually(() => t.engine.lockCount === 0, 3_000, 'both claims released');
+    t.source.onAck('b', t.lastBatch());
+    const lines = await fin.closedWith();
+    expect(lines[0]).toMatch(/^ACQUIRED \d+$/);
+    await eventually(() => t.gate.waiting === 0 && t.gate.connectionsHeld === 0, 3_000, 'the gate to hold nothing');
+  });
+
   it('a step-out (deactivate) drops what is held: the client sees its connection close, never the grant', async () => {
     const t = await stack();
     const c = await t.open(t.keyedPort);
