@@ -25,7 +25,8 @@ export interface EtcdModeResults {
   etcdLeaseTtlS: number;
   pairs: Record<ModeName, LoadRow[]>;
   handoverP99Ms: Record<ModeName, number>;
-  failoverMs: Record<ModeName, { median: number; max: number; runs: number[] }>;
+  /** null when no round completed; `errors`: rounds after which the cluster did not come back (that mode's later rounds skipped). */
+  failoverMs: Record<ModeName, { median: number | null; max: number | null; runs: number[]; errors: string[] }>;
   etcdIdle: EtcdRates;
   etcdUnderLoad: EtcdRates | null;
 }
@@ -36,6 +37,9 @@ const methods = (r: EtcdRates) =>
     .sort(([, x], [, y]) => y - x)
     .map(([m, n]) => `${m} ${n}`)
     .join(', ') || 'none';
+
+const failover = (f: EtcdModeResults['failoverMs'][ModeName]) =>
+  `${f.median ?? '-'} / ${f.max ?? '-'}, ${f.runs.length}${f.errors.length > 0 ? ` (+${f.errors.length} failed)` : ''}`;
 
 export function formatEtcdModeReport(r: EtcdModeResults): string {
   const lines = [
@@ -56,11 +60,12 @@ export function formatEtcdModeReport(r: EtcdModeResults): string {
     '| | default | etcd |',
     '|---|---:|---:|',
     `| handover p99, 50 clients on one key (ms) | ${r.handoverP99Ms.default} | ${r.handoverP99Ms.etcd} |`,
-    `| failover after kill -9 of the active, median / max (ms) | ${r.failoverMs.default.median} / ${r.failoverMs.default.max} | ${r.failoverMs.etcd.median} / ${r.failoverMs.etcd.max} |`,
+    `| failover after kill -9 of the active, median / max (ms), rounds | ${failover(r.failoverMs.default)} | ${failover(r.failoverMs.etcd)} |`,
     `| what bounds it | peer timeout ${r.peerTimeoutMs} ms | etcd lease TTL ${r.etcdLeaseTtlS} s |`,
     '',
     `etcd requests that the etcd-mode cluster (3 nodes) adds, from etcd's /metrics (gRPC messages received by the 3 members; raft proposals committed):`,
     `- idle: ${r.etcdIdle.requestsPerSec} requests/s (${methods(r.etcdIdle)}); ${r.etcdIdle.proposalsPerSec} proposals/s`,
+    ...(['default', 'etcd'] as const).flatMap((m) => r.failoverMs[m].errors.map((e) => `- ${m} mode, a failover round failed: ${e}`)),
     r.etcdUnderLoad === null
       ? '- under load: not measured'
       : `- under the 50 x 16 load: ${r.etcdUnderLoad.requestsPerSec} requests/s (${methods(r.etcdUnderLoad)}); ${r.etcdUnderLoad.proposalsPerSec} proposals/s`,

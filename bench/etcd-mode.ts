@@ -14,8 +14,9 @@
 //   4. failover after kill -9 of the active: kill -> a standby reports phase active (polled every
 //      10 ms), per mode, with the peer timeout and the etcd lease TTL.
 // Usage: npm run bench:etcd-mode [-- --seconds 4 --repeats 3 --ttl 2 --failovers 3 --idle 10]
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type Cluster, startCluster, waitFor, waitSettled } from '../server/testing/cluster-harness.ts';
 import { EtcdCluster } from '../server/testing/etcd-cluster.ts';
 import { processCpuMs } from './baton-process.ts';
@@ -150,10 +151,20 @@ try {
     }
   }
   const failoverMs: Record<ModeName, number[]> = { default: [], etcd: [] };
+  const failoverErrors: Record<ModeName, string[]> = { default: [], etcd: [] };
   for (let i = 0; i < failovers; i++) {
     for (const m of modes) {
+      if (failoverErrors[m].length > 0) continue;
       process.stderr.write(`bench: failover ${i + 1}/${failovers} ${m}\n`);
-      failoverMs[m].push(await failoverRun(clusters[m]));
+      try {
+        failoverMs[m].push(await failoverRun(clusters[m]));
+      } catch (error) {
+        // A cluster that did not come back is a result too: said, with its nodes' logs kept.
+        const dir = mkdtempSync(join(tmpdir(), `baton-bench-etcd-mode-${m}-`));
+        for (const n of clusters[m].nodes) writeFileSync(join(dir, `node-${n.id}.log`), `${n.tail(0)}\n${n.logs()}`);
+        failoverErrors[m].push(`${error instanceof Error ? error.message : String(error)} (node logs: ${dir})`);
+        process.stderr.write(`bench: failover ${m} failed: ${failoverErrors[m].at(-1)}\n`);
+      }
     }
   }
   const medianRow = (list: Array<LoadRow & { etcd: EtcdRates | null }>): LoadRow => ({
@@ -177,7 +188,12 @@ try {
     failoverMs: Object.fromEntries(
       modes.map((m) => [
         m,
-        { median: round(median(failoverMs[m]), 0), max: round(percentile(failoverMs[m], 100), 0), runs: failoverMs[m].map((x) => round(x, 0)) },
+        {
+          median: failoverMs[m].length === 0 ? null : round(median(failoverMs[m]), 0),
+          max: failoverMs[m].length === 0 ? null : round(percentile(failoverMs[m], 100), 0),
+          runs: failoverMs[m].map((x) => round(x, 0)),
+          errors: failoverErrors[m],
+        },
       ]),
     ) as EtcdModeResults['failoverMs'],
     etcdIdle: idle,
