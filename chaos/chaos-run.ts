@@ -1,10 +1,12 @@
-// One chaos run: a three-node cluster on loopback (peer links through fault proxies), the
+// One chaos run: a three-node cluster on loopback (peer links through fault proxies; in etcd
+// mode also a three-member etcd, each node reaching it through fault proxies of its own), the
 // protected resource, 20 clients in 4 worker processes, and the seeded fault schedule applied in
 // order, each fault undone and the cluster let settle before the next. Afterwards the clients are
 // stopped, the leases left to run out, and the history handed to the checker. Used by the CLI
 // (chaos/run.ts) and by the test (chaos/chaos.test.ts).
 import type { LocksPage } from '../lib/ops-api/api-types.ts';
 import { startCluster, waitFor, type Cluster } from '../server/testing/cluster-harness.ts';
+import { EtcdCluster } from '../server/testing/etcd-cluster.ts';
 import { ClientPool } from './client-pool.ts';
 import { applyFault, settle } from './fault-injector.ts';
 import { describeFault, faultSchedule, type ScheduledFault } from './fault-schedule.ts';
@@ -25,6 +27,14 @@ export interface ChaosOptions {
   log?: (line: string) => void;
   /** Called with the cluster as soon as it exists (a test registers teardown with it). */
   onCluster?: (cluster: Cluster) => void;
+  /**
+   * 'etcd': the nodes run `--coordination etcd` on a three-member etcd started for the run, each
+   * through its own fault proxies; the schedule adds the etcd faults and the checker excuses no
+   * fault window. 'peers' (the default mode) if not given.
+   */
+  coordination?: 'peers' | 'etcd';
+  /** etcd mode: --etcd-lease-ttl in whole seconds; 2 if not given. */
+  etcdLeaseTtlS?: number;
 }
 
 export interface ChaosResult {
@@ -52,15 +62,35 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const leaseMs = options.leaseMs ?? 2_000;
   const peerTimeoutMs = options.peerTimeoutMs ?? 1_000;
   const log = options.log ?? (() => undefined);
-  const schedule = faultSchedule({ seed: options.seed, durationMs: options.durationMs, leaseMs, clientGroups: GROUPS, peerTimeoutMs });
+  const etcdMode = options.coordination === 'etcd';
+  const leaseTtlS = options.etcdLeaseTtlS ?? 2;
+  const coordination = etcdMode ? ({ mode: 'etcd', leaseTtlMs: leaseTtlS * 1_000 } as const) : undefined;
+  const schedule = faultSchedule({
+    seed: options.seed,
+    durationMs: options.durationMs,
+    leaseMs,
+    clientGroups: GROUPS,
+    peerTimeoutMs,
+    ...(coordination === undefined ? {} : { etcd: { leaseTtlMs: coordination.leaseTtlMs } }),
+  });
   const resource = await ProtectedResource.start();
+  let etcd: EtcdCluster | undefined;
   let cluster: Cluster | undefined;
   let pool: ClientPool | undefined;
   try {
+    if (etcdMode) etcd = await EtcdCluster.start();
     // A short priority-return hold-down (the default is 10 s): the run settles on the highest-priority
     // node after each fault, and a 20 s run would otherwise spend most of its time waiting.
-    cluster = await startCluster({ nodes: 3, proxied: true, peerTimeoutMs, extraArgs: ['--return-hold-down', '1s'] });
+    cluster = await startCluster({
+      nodes: 3,
+      proxied: true,
+      peerTimeoutMs,
+      extraArgs: ['--return-hold-down', '1s'],
+      ...(etcd === undefined ? {} : { etcd: { cluster: etcd, prefix: `baton/chaos-${options.seed}`, leaseTtlS } }),
+    });
     // Whoever tears the cluster down (a test's teardown, the CLI on Ctrl-C) stops the rest with it.
+    const started = etcd;
+    if (started !== undefined) cluster.defer(() => started.close());
     cluster.defer(() => resource.close());
     cluster.defer(() => pool?.close());
     options.onCluster?.(cluster);
@@ -76,6 +106,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       leaseMs,
       waitMs: 3_000,
       seed: options.seed,
+      longSessionHolds: etcdMode,
     });
     await pool.start();
     const runStart = now();
@@ -91,7 +122,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         continue;
       }
       const appliedAt = now();
-      const result = await applyFault(fault, cluster, pool);
+      const result = await applyFault(fault, cluster, pool, etcd);
       faults.push(...result.windows);
       const settled = await settle(cluster);
       const line = `+${((appliedAt - runStart) / 1000).toFixed(1)}s ${result.description}; ${'error' in settled ? `NOT SETTLED: ${settled.error}` : `settled, ${settled.active} active`}`;
@@ -122,8 +153,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       peerTimeoutMs,
       runStart,
       runEnd,
+      ...(coordination === undefined ? {} : { coordination }),
     };
     const nodeLogs = Object.fromEntries(cluster.nodes.map((n) => [n.id, `${n.tail(0)}\n${n.logs()}`]));
+    if (etcd !== undefined) nodeLogs.etcd = etcd.dumpLogs();
     return {
       seed: options.seed,
       schedule,
@@ -138,6 +171,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   } finally {
     await pool?.close();
     await cluster?.close();
+    await etcd?.close();
     await resource.close();
   }
 }

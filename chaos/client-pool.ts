@@ -117,6 +117,7 @@ export class ClientPool {
       leaseMs: this.options.leaseMs,
       waitMs: this.options.waitMs,
       seed: this.options.seed * 1_000 + this.groups.indexOf(group) * 10 + group.incarnation,
+      ...(this.options.longSessionHolds === true ? { longSessionHolds: true } : {}),
     };
     const child = fork(WORKER, [], {
       cwd: REPO,

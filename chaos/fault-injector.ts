@@ -1,13 +1,15 @@
-// Applies one scheduled fault to the running cluster or client pool and undoes it (restart,
-// heal, SIGCONT, respawn), recording the window from the injection to the recovery. It then
+// Applies one scheduled fault to the running cluster, its etcd (etcd mode) or the client pool and
+// undoes it (restart, heal, SIGCONT, respawn), recording the window from the injection to the recovery. It then
 // waits (bounded) for the cluster to settle: one active node, every running node an in-sync
 // standby of it. A cluster that does not settle is reported, not hidden.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cluster } from '../server/testing/cluster-harness.ts';
+import type { EtcdCluster } from '../server/testing/etcd-cluster.ts';
 import type { ClientPool } from './client-pool.ts';
 import { activeId, resolveNode, settle } from './cluster-roles.ts';
 import { type FaultWindow, now } from './history.ts';
 import type { ScheduledFault } from './fault-schedule.ts';
+import { applyEtcdFault } from './etcd-faults.ts';
 import { applyPartition } from './partition-faults.ts';
 
 export { resolveNode, settle } from './cluster-roles.ts';
@@ -18,7 +20,8 @@ export interface Applied {
   description: string;
 }
 
-export async function applyFault(fault: ScheduledFault, cluster: Cluster, pool: ClientPool): Promise<Applied> {
+/** `etcd`: the cluster's etcd in etcd mode (the etcd faults need it; the default mode has none). */
+export async function applyFault(fault: ScheduledFault, cluster: Cluster, pool: ClientPool, etcd?: EtcdCluster): Promise<Applied> {
   switch (fault.kind) {
     case 'kill9':
     case 'sigterm': {
@@ -74,6 +77,13 @@ export async function applyFault(fault: ScheduledFault, cluster: Cluster, pool: 
       await pool.respawn(index);
       const how = holding.includes(index) ? 'while holding' : 'holding nothing';
       return { windows: [{ kind: 'client-kill', target: killed, start, end: now() }], description: `kill -9 client worker ${killed} ${how}, respawned` };
+    }
+    case 'etcd-cut':
+    case 'etcd-member-kill':
+    case 'etcd-quorum-loss': {
+      if (etcd === undefined) throw new Error(`${fault.kind}: the cluster does not run in etcd mode`);
+      const { window, description } = await applyEtcdFault(fault, cluster, etcd);
+      return { windows: [window], description };
     }
   }
 }

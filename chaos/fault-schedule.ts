@@ -47,7 +47,13 @@ export type ScheduledFault =
   /** SIGSTOP for longer than a lease, then SIGCONT. */
   | { kind: 'pause'; at: number; node: NodePick; forMs: number }
   /** kill -9 of a client worker process (chosen among those holding a lock when it is applied), respawned after downMs. */
-  | { kind: 'client-kill'; at: number; group: number; downMs: number };
+  | { kind: 'client-kill'; at: number; group: number; downMs: number }
+  /** etcd mode: one Baton node's every connection to etcd cut (refused, or silent: black-holed) for forMs, then healed. */
+  | { kind: 'etcd-cut'; at: number; node: NodePick; forMs: number; silent: boolean }
+  /** etcd mode: kill -9 of one etcd member (etcd's leader, or a follower), restarted on its data after downMs. */
+  | { kind: 'etcd-member-kill'; at: number; leader: boolean; downMs: number }
+  /** etcd mode: two of the three etcd members killed (quorum lost; the leader among them or not), restarted after forMs. */
+  | { kind: 'etcd-quorum-loss'; at: number; leader: boolean; forMs: number };
 
 export type ScheduledKind = ScheduledFault['kind'];
 
@@ -62,11 +68,42 @@ export interface ScheduleOptions {
   quietEndMs?: number;
   /** The cluster's --peer-timeout (a flap cuts both shorter and longer than it); 1,000 if not given. */
   peerTimeoutMs?: number;
+  /**
+   * etcd mode: its own mix (ETCD_WEIGHTS), with the etcd faults; the lease TTL sets how long
+   * etcd is cut or out (both shorter and longer than it). The default mode's schedules are unchanged.
+   */
+  etcd?: { leaseTtlMs: number };
 }
 
 /** The fallback of the weighted pick (rounding can leave the roll just past the last weight). */
 const FIRST_WEIGHT: [ScheduledKind, number] = ['kill9', 3];
 const WEIGHTS: Array<[ScheduledKind, number]> = [FIRST_WEIGHT, ['sigterm', 2], ['api-handoff', 2], ['partition', 2], ['pause', 2], ['client-kill', 3]];
+/** etcd mode: the same faults (fewer client kills, more partitions) and the three etcd faults. */
+const ETCD_WEIGHTS: Array<[ScheduledKind, number]> = [
+  FIRST_WEIGHT,
+  ['sigterm', 1],
+  ['api-handoff', 1],
+  ['partition', 3],
+  ['pause', 2],
+  ['client-kill', 1],
+  ['etcd-cut', 3],
+  ['etcd-member-kill', 2],
+  ['etcd-quorum-loss', 2],
+];
+
+/** An etcd fault: outages from a quarter of the lease TTL to twice it + 1 s (the lease outlives some, not others). */
+function etcdFault(
+  kind: 'etcd-cut' | 'etcd-member-kill' | 'etcd-quorum-loss',
+  at: number,
+  between: (lo: number, hi: number) => number,
+  pickNode: () => NodePick,
+  ttlMs: number,
+): ScheduledFault {
+  const outage = () => between(ttlMs / 4, 2 * ttlMs + 1_000);
+  if (kind === 'etcd-cut') return { kind, at, node: pickNode(), forMs: outage(), silent: between(0, 1) === 1 };
+  if (kind === 'etcd-member-kill') return { kind, at, leader: between(0, 1) === 1, downMs: between(1_000, 4_000) };
+  return { kind, at, leader: between(0, 1) === 1, forMs: outage() };
+}
 
 /** mulberry32: a small, well-mixed 32-bit PRNG; returns floats in [0, 1). */
 export function mulberry32(seed: number): () => number {
@@ -84,12 +121,13 @@ export function faultSchedule(options: ScheduleOptions): ScheduledFault[] {
   const random = mulberry32(options.seed);
   const between = (lo: number, hi: number) => Math.round(lo + random() * (hi - lo));
   const pickNode = (): NodePick => (random() < 0.6 ? { role: 'active' } : { role: 'standby', index: between(0, 1) });
-  const total = WEIGHTS.reduce((sum, [, w]) => sum + w, 0);
+  const weights = options.etcd === undefined ? WEIGHTS : ETCD_WEIGHTS;
+  const total = weights.reduce((sum, [, w]) => sum + w, 0);
   const faults: ScheduledFault[] = [];
   const lastAt = options.durationMs - (options.quietEndMs ?? 4_000);
   for (let at = options.firstAtMs ?? 2_000; at <= lastAt; at += between(2_000, 4_000)) {
     let roll = random() * total;
-    const [kind] = WEIGHTS.find(([, w]) => (roll -= w) < 0) ?? FIRST_WEIGHT;
+    const [kind] = weights.find(([, w]) => (roll -= w) < 0) ?? FIRST_WEIGHT;
     switch (kind) {
       case 'kill9':
         faults.push({ kind, at, node: pickNode(), downMs: between(300, 1_500) });
@@ -108,6 +146,11 @@ export function faultSchedule(options: ScheduleOptions): ScheduledFault[] {
         break;
       case 'client-kill':
         faults.push({ kind, at, group: between(0, options.clientGroups - 1), downMs: between(200, 800) });
+        break;
+      case 'etcd-cut':
+      case 'etcd-member-kill':
+      case 'etcd-quorum-loss':
+        faults.push(etcdFault(kind, at, between, pickNode, options.etcd?.leaseTtlMs ?? 2_000));
         break;
     }
   }
@@ -180,5 +223,11 @@ export function describeFault(f: ScheduledFault): string {
       return `${at} SIGSTOP ${node(f.node)} for ${f.forMs} ms`;
     case 'client-kill':
       return `${at} kill -9 a client worker holding a lock (else group ${f.group}), respawn after ${f.downMs} ms`;
+    case 'etcd-cut':
+      return `${at} ${node(f.node)} cut from etcd (${f.silent ? 'silent: black-holed' : 'refused'}) for ${f.forMs} ms`;
+    case 'etcd-member-kill':
+      return `${at} kill -9 etcd's ${f.leader ? 'leader' : 'follower'}, restart after ${f.downMs} ms`;
+    case 'etcd-quorum-loss':
+      return `${at} etcd quorum lost: kill -9 two members (${f.leader ? 'the leader and a follower' : 'both followers'}), restart after ${f.forMs} ms`;
   }
 }

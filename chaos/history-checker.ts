@@ -56,8 +56,19 @@
 // 7. Session carry-over (session-carryover.ts), only with `requireSessionCarryover`: no session
 //    claim that spanned a planned handoff (SIGTERM, API handoff, priority return) was lost to it.
 //    Without the option the counts are reported and nothing fails.
+//
+// etcd mode (history.coordination set, `--coordination etcd`): the cluster promises that a node
+// cut off (from its peers or from etcd) stops granting before anyone else may, and answers only
+// what an electable standby holds, so NO window is excused: partition windows and pauses of the
+// active are not left out of properties 2, 3 and 6 (an overlap inside one is a violation, as is a
+// token out of order there), and split-brain failovers are checked for succession like any other.
+// What is still reported apart concerns the clients, not the cluster: a keyed holder that ran past
+// its own lease (a), and a client process that did not run (b). Only the liveness check (4) leaves
+// out the faults that make etcd unavailable to a node (a cut, a killed member, quorum lost: no
+// grants is then the promise) plus a lease and the etcd lease TTL, and its failover bound adds the
+// etcd lease TTL (a dead active's role frees only when its etcd lease runs out).
 import type { FailoverView } from '../lib/ops-api/api-types.ts';
-import type { FaultKind, History } from './history.ts';
+import { ETCD_FAULT_KINDS, type FaultKind, type History } from './history.ts';
 import { foldClientEvents, type Hold } from './holds.ts';
 import { covers, intersect, subtract, totalLength, union, type Interval } from './intervals.ts';
 import { sessionCarryover, type Carryover } from './session-carryover.ts';
@@ -119,8 +130,10 @@ export interface Counts {
   /** Time of the run (clients start..stop) inside partition windows (excluded from the mutual-exclusion check), ms, and its share. */
   excludedMs: number;
   excludedShare: number;
-  /** Time of the run inside pauses + a lease or partition windows (left out of the stranding check), ms. */
+  /** Time of the run left out of the stranding check (pauses + a lease, partition windows; in etcd mode also etcd faults + a lease + the etcd lease TTL), ms. */
   faultWindowMs: number;
+  /** Checked as etcd mode: no window excused (partition windows, pauses) in the safety checks. */
+  etcdMode: boolean;
   /** Overlaps excused by a pause of the active (granted before it, outlived within the first holder's lease). */
   pauseExcusedOverlaps: number;
   /** Grants whose token the per-lock order check compared with an earlier grant. */
@@ -148,9 +161,20 @@ export function checkHistory(history: History, options: CheckOptions = {}): Verd
   // partition windows: from stranding (a lock a paused node holds waits for a failover) and the
   // failover succession check.
   const windows = partitionWindows(history);
-  const partitions = windowIntervals(windows);
-  const excluded = union([...withLease(['pause']), ...partitions]);
-  const pauses = union(history.faults.filter((f) => f.kind === 'pause' && f.hitActive !== false));
+  const etcdTtlMs = history.coordination?.leaseTtlMs;
+  // etcd mode excuses no window (see the header): nothing is left out of the safety checks.
+  const strict = etcdTtlMs !== undefined;
+  const partitions = strict ? [] : windowIntervals(windows);
+  const excluded = strict ? [] : union([...withLease(['pause']), ...partitions]);
+  const pauses = strict ? [] : union(history.faults.filter((f) => f.kind === 'pause' && f.hitActive !== false));
+  // Liveness only: where a node may rightly grant nothing (etcd out of its reach, a pause, a cut).
+  const unavailable = strict
+    ? union([
+        ...withLease(['pause']),
+        ...windowIntervals(windows),
+        ...history.faults.filter((f) => ETCD_FAULT_KINDS.includes(f.kind)).map((f) => ({ start: f.start, end: f.end + history.maxLeaseMs + etcdTtlMs })),
+      ])
+    : excluded;
   const near = (t: number) => describeFaultsNear(history, t);
 
   checkFencing(history, violations);
@@ -166,9 +190,9 @@ export function checkHistory(history: History, options: CheckOptions = {}): Verd
   notes.push(...lapses.map((l) => `keyed lease lapsed in a starved client (not a violation): ${l}`));
   notes.push(...stalled.map((l) => `client process stalled (not a violation): ${l}`));
   const conflictsExplained = checkConflicts(history, holds, ctx, violations, notes);
-  checkTokenSuccession(history, holds, excluded, violations);
-  const strandBoundMs = history.maxLeaseMs + 2.5 * history.peerTimeoutMs + 500 + SLACK_MS;
-  const longestStrandedMs = checkStranded(holds, waits, excluded, strandBoundMs, near, violations);
+  checkTokenSuccession(history, holds, excluded, violations, strict);
+  const strandBoundMs = history.maxLeaseMs + 2.5 * history.peerTimeoutMs + 500 + SLACK_MS + (etcdTtlMs ?? 0);
+  const longestStrandedMs = checkStranded(holds, waits, unavailable, strandBoundMs, near, violations);
   checkFinal(history, violations);
   const tokenOrderChecked = checkTokenOrder(holds, partitions, violations);
   const carryover = sessionCarryover(holds, history.faults, history.failovers, history.maxLeaseMs);
@@ -181,10 +205,10 @@ export function checkHistory(history: History, options: CheckOptions = {}): Verd
 
   let staleKeyedReleases = 0;
   for (const h of holds) {
-    if (h.protocol !== 'keyed' || h.releaseOutcome !== 'stale' || h.leaseCapped || covers(excluded, h.start) || covers(excluded, h.end)) continue;
+    if (h.protocol !== 'keyed' || h.releaseOutcome !== 'stale' || h.leaseCapped || covers(unavailable, h.start) || covers(unavailable, h.end)) continue;
     staleKeyedReleases++;
     notes.push(
-      `keyed release answered STALE within the lease: ${h.lock} token ${h.token} held by ${h.client} ${Math.round(h.end - h.start)} ms, release answered STALE; ${near(h.start)}`,
+      `keyed release answered STALE within the lease: ${h.lock} token ${h.token} held by ${h.client} ${Math.round(h.end - h.start)} ms from ${iso(h.start)}, release sent at ${iso(h.end)} and answered STALE at ${h.releaseAnsweredAt === undefined ? '?' : iso(h.releaseAnsweredAt)}; ${near(h.start)}`,
     );
   }
   const failoversByCause: Record<string, number> = {};
@@ -223,7 +247,8 @@ export function checkHistory(history: History, options: CheckOptions = {}): Verd
       distinctTokens,
       excludedMs: Math.round(excludedMs),
       excludedShare: runMs > 0 ? excludedMs / runMs : 0,
-      faultWindowMs: Math.round(inRun(excluded)),
+      faultWindowMs: Math.round(inRun(unavailable)),
+      etcdMode: strict,
       pauseExcusedOverlaps: paused.length,
       tokenOrderChecked,
       sessionCarryover: carryover.byKind,
@@ -297,13 +322,13 @@ function checkConflicts(history: History, holds: Hold[], ctx: OverlapContext, vi
   return explained;
 }
 
-function checkTokenSuccession(history: History, holds: Hold[], excluded: Interval[], violations: Violation[]): void {
+function checkTokenSuccession(history: History, holds: Hold[], excluded: Interval[], violations: Violation[], strict: boolean): void {
   const grants = holds
     .map((h) => ({ t: h.start, requestedAt: h.requestedAt, token: BigInt(h.token), client: h.client, lock: h.lock }))
     .sort((x, y) => x.t - y.t);
   const windowStarts = history.faults.filter((f) => f.kind === 'partition' || f.kind === 'pause').map((f) => f.start);
   for (const f of history.failovers) {
-    if (f.cause === 'split-brain' || covers(excluded, f.at)) continue;
+    if ((f.cause === 'split-brain' && !strict) || covers(excluded, f.at)) continue;
     // `at` is the successor's Date.now(), in whole ms: the promotion happened within [at, at + 1).
     const after = f.at + 1;
     const until = Math.min(Infinity, ...windowStarts.filter((t) => t > f.at));

@@ -56,7 +56,12 @@ export interface ResourceWrite {
   highestBefore: string | null;
 }
 
-export type FaultKind = 'kill9' | 'sigterm' | 'api-handoff' | 'partition' | 'pause' | 'client-kill';
+export type FaultKind = 'kill9' | 'sigterm' | 'api-handoff' | 'partition' | 'pause' | 'client-kill' | EtcdFaultKind;
+
+/** Faults of etcd mode: a Baton node cut from etcd, an etcd member killed, etcd's quorum lost (two members killed). */
+export type EtcdFaultKind = 'etcd-cut' | 'etcd-member-kill' | 'etcd-quorum-loss';
+
+export const ETCD_FAULT_KINDS: readonly FaultKind[] = ['etcd-cut', 'etcd-member-kill', 'etcd-quorum-loss'];
 
 /** A fault as applied: from the moment it was injected until it was undone (node back, link healed, process resumed). */
 export interface FaultWindow {
@@ -101,4 +106,9 @@ export interface History {
   /** When the clients started and when they were told to stop. */
   runStart: number;
   runEnd: number;
+  /**
+   * Set when the cluster ran in etcd mode (`--coordination etcd`): the checker then excuses no
+   * fault window (history-checker.ts, "etcd mode"). Absent: the default (peers) mode.
+   */
+  coordination?: { mode: 'etcd'; leaseTtlMs: number };
 }

@@ -20,6 +20,8 @@ export interface Hold {
   endedBy: 'release' | 'lost' | 'killed' | 'run-end';
   /** For a hold ended by a release: how the release went (undefined until the answer came, or never). */
   releaseOutcome: 'ok' | 'stale' | 'error' | undefined;
+  /** When that answer came (undefined until then, or never). */
+  releaseAnsweredAt?: number;
   /** Until when the server may still hold it on the client's behalf. */
   occupiedUntil: number;
   /**
@@ -122,6 +124,7 @@ export function foldClientEvents(events: readonly ClientEvent[], runEnd: number)
         const hold = awaitingOutcome.get(`${e.client} ${e.token}`);
         if (hold !== undefined) {
           hold.releaseOutcome = e.outcome;
+          hold.releaseAnsweredAt = e.t;
           // An OK release freed it then; a session's close frees it at once whatever we heard.
           if (e.outcome === 'ok') hold.occupiedUntil = Math.min(hold.occupiedUntil, e.t);
           awaitingOutcome.delete(`${e.client} ${e.token}`);

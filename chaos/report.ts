@@ -26,9 +26,17 @@ export function formatReport(result: ChaosResult, replay: string): string {
     `keyed holders past their lease (starved clients) overlapping a grant made after it could expire: ${c.keyedLeaseLapses}`,
     `overlaps explained by a stalled client process (not violations): ${c.stalledClientOverlaps} (client stall events: ${c.clientStalls})`,
     `writes accepted: ${c.writesAccepted}; stale writes rejected: ${c.staleWritesRejected}; conflicts: ${c.conflicts} (explained ${c.conflictsExplained}, see the notes)`,
-    `partition windows (cut .. heal + peer timeout + a lease; overlaps allowed inside, each counted): ${c.partitionWindows.length}, overlaps inside them: ${c.partitionOverlaps}`,
-    ...c.partitionWindows.map((w, i) => `  ${formatPartitionWindow(w, i, result.history.runStart)}`),
-    `excluded from the mutual-exclusion check (partition windows): ${(c.excludedMs / 1000).toFixed(1)} s, ${(c.excludedShare * 100).toFixed(1)}% of the run; overlaps excused by a pause of the active (granted before it, within the holder's lease): ${c.pauseExcusedOverlaps}`,
+    ...(c.etcdMode
+      ? [
+          `etcd mode (lease TTL ${(result.history.coordination?.leaseTtlMs ?? 0) / 1000} s): no window excused; partitions, pauses and etcd faults are inside the mutual-exclusion, token-order and succession checks (any overlap is a violation)`,
+          `partition windows: ${c.partitionWindows.length}`,
+          ...c.partitionWindows.map((w, i) => `  ${formatPartitionWindow(w, i, result.history.runStart)}`),
+        ]
+      : [
+          `partition windows (cut .. heal + peer timeout + a lease; overlaps allowed inside, each counted): ${c.partitionWindows.length}, overlaps inside them: ${c.partitionOverlaps}`,
+          ...c.partitionWindows.map((w, i) => `  ${formatPartitionWindow(w, i, result.history.runStart)}`),
+          `excluded from the mutual-exclusion check (partition windows): ${(c.excludedMs / 1000).toFixed(1)} s, ${(c.excludedShare * 100).toFixed(1)}% of the run; overlaps excused by a pause of the active (granted before it, within the holder's lease): ${c.pauseExcusedOverlaps}`,
+        ]),
     `tokens: ${c.distinctTokens} distinct tokens granted, each once (a token given twice is a violation)`,
     `per-lock token order: ${c.tokenOrderChecked} grants compared with an earlier grant of their lock`,
     `session claims across faults that hit the active (kind, faults x, holds spanning them: carried over / lost / neither): ${formatCarryover(c.sessionCarryover)}; lost to a planned handoff: ${c.sessionLostToPlannedHandoff}${result.requireSessionCarryover ? ' (each a violation)' : ' (not checked: --allow-session-loss)'}`,

@@ -174,6 +174,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   let clusterNode: ClusterNode | null = null;
   const store: CeilingStore = fanOut ?? durable;
   const etcd = opts.cluster?.etcd;
+  // The etcd mode's reply rule: while this node is active, each turn's replies wait for the in-sync standbys (built with the cluster node below).
+  let gating: EtcdReplyGating | null = null;
   // The etcd mode (`--coordination etcd`): built here only in that mode; the node starts and stops it.
   // Loaded only in that mode: the etcd client (gRPC) is a second of start-up on a busy host, and
   // every other command and mode (`baton run` too: it shares this module graph) would pay it.
@@ -192,8 +194,6 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
           // Each endpoint probed on its own for the console, /readyz and /metrics (endpoint-health.ts).
           endpointHealth: (await import('../coordination/endpoint-health.ts')).endpointHealthSource({ endpoints: etcd.endpoints, now: () => clock.now() }),
         });
-  // The etcd mode's reply rule: while this node is active, each turn's replies wait for the in-sync standbys.
-  let gating: EtcdReplyGating | null = null;
   // Its tokens come only from blocks reserved in etcd while this node holds the role (design rule 5).
   const etcdBlocks: EtcdTokenBlocks | undefined =
     coordination === undefined || etcd === undefined

@@ -1,8 +1,10 @@
 // A real Baton cluster for multi-process tests: N `baton serve --config` processes on
 // 127.0.0.1 with free ports, a shared admin token and a data dir each, optionally with a
-// TcpFaultProxy in front of every node's peer port so a test can cut a node off. Everything is
-// torn down when the test ends (processes killed, proxies closed, temp dirs removed), and a
-// failing test prints the end of each node's log.
+// TcpFaultProxy in front of every node's peer port so a test can cut a node off. In etcd mode
+// (`etcd`) every node runs `--coordination etcd` and reaches each etcd member through fault
+// proxies of its own (node.etcd), so a test can cut one Baton node from etcd while the others
+// keep it. Everything is torn down when the test ends (processes killed, proxies closed, temp
+// dirs removed), and a failing test prints the end of each node's log.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { freePorts } from './free-ports.ts';
 import { tmpdir } from 'node:os';
@@ -11,6 +13,7 @@ import { onTestFinished } from 'vitest';
 import type { ClusterView, HolderView, LockDetail } from '../../lib/ops-api/api-types.ts';
 import { KeyedClient, SessionClient } from '../../lib/client/index.ts';
 import type { KeyedClientOptions, SessionClientOptions } from '../../lib/client/index.ts';
+import type { EtcdCluster } from './etcd-cluster.ts';
 import { NodeProcess, PortClash } from './node-process.ts';
 import { TcpFaultProxy } from './tcp-fault-proxy.ts';
 import { pskIdentity } from './tls-psk-identity.ts';
@@ -40,6 +43,29 @@ export interface StartClusterOptions {
   teardownGraceMs?: number;
   /** A different admin token for some nodes (a misconfiguration); CLUSTER_ADMIN_TOKEN for the rest. */
   adminTokens?: Record<string, string>;
+  /** Start in etcd mode on this etcd cluster (see EtcdModeOptions); the default (peers) mode if not given. */
+  etcd?: EtcdModeOptions;
+}
+
+export interface EtcdModeOptions {
+  cluster: EtcdCluster;
+  /** --etcd-prefix: distinct per test (the etcd cluster may be shared). */
+  prefix: string;
+  /** --etcd-lease-ttl in whole seconds; the node's default if not given. */
+  leaseTtlS?: number;
+}
+
+/** The flags of etcd mode for one node: the endpoints are that node's own proxies. */
+export function etcdModeArgs(endpoints: readonly string[], options: Pick<EtcdModeOptions, 'prefix' | 'leaseTtlS'>): string[] {
+  return [
+    '--coordination',
+    'etcd',
+    '--etcd-endpoints',
+    endpoints.join(','),
+    '--etcd-prefix',
+    options.prefix,
+    ...(options.leaseTtlS === undefined ? [] : ['--etcd-lease-ttl', String(options.leaseTtlS)]),
+  ];
 }
 
 export interface Cluster {
@@ -151,6 +177,8 @@ async function build(options: StartClusterOptions): Promise<Cluster> {
     const peer = proxy ? proxy.port : peerListen;
     peers.push({ id, host: '127.0.0.1', lockPort: lock, sessionPort: session, peerPort: peer, httpPort: http });
     const dataDir = join(dir, id);
+    // Its own proxy per etcd member: cutting them cuts this node from etcd and no other.
+    const etcd = options.etcd === undefined ? null : await options.etcd.cluster.proxies();
     const args = [
       'serve',
       '--config',
@@ -165,6 +193,7 @@ async function build(options: StartClusterOptions): Promise<Cluster> {
       '--log-level',
       'info',
       ...(proxy ? ['--peer-listen', `127.0.0.1:${peerListen}`] : []),
+      ...(etcd === null || options.etcd === undefined ? [] : etcdModeArgs(etcd.endpoints, options.etcd)),
       ...(options.extraArgs ?? []),
       ...(options.nodeArgs?.[id] ?? []),
     ];
@@ -177,6 +206,7 @@ async function build(options: StartClusterOptions): Promise<Cluster> {
         args,
         adminToken: options.adminTokens?.[id] ?? CLUSTER_ADMIN_TOKEN,
         proxy,
+        etcd,
         startTimeoutMs: options.startTimeoutMs ?? 15_000,
       }),
     );

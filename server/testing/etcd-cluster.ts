@@ -38,6 +38,8 @@ export interface EtcdProxies {
   readonly proxies: TcpFaultProxy[];
   /** Drops every connection through the proxies and refuses new ones (the client is cut off etcd). */
   cut(): void;
+  /** etcd gone without a word: open connections stay open and silent, new ones are accepted and never answered (only timeouts tell). */
+  blackhole(): void;
   heal(): void;
 }
 
@@ -151,6 +153,9 @@ export class EtcdCluster {
       proxies,
       cut: () => {
         for (const p of proxies) p.block();
+      },
+      blackhole: () => {
+        for (const p of proxies) p.blackhole();
       },
       heal: () => {
         for (const p of proxies) p.heal();

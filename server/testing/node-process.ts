@@ -3,6 +3,7 @@
 // output is kept across restarts so a failing test can show what each node said.
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { ClusterView } from '../../lib/ops-api/api-types.ts';
+import type { EtcdProxies } from './etcd-cluster.ts';
 import type { TcpFaultProxy } from './tcp-fault-proxy.ts';
 import { BATON_BIN } from './serve-args.ts';
 
@@ -29,6 +30,8 @@ export interface NodeSpec {
   args: string[];
   adminToken: string;
   proxy: TcpFaultProxy | null;
+  /** Etcd mode: this node's own proxies to the etcd members (cut them to cut it from etcd). */
+  etcd?: EtcdProxies | null;
   /** How long to wait for the serving line (ms). */
   startTimeoutMs: number;
   /** The host it binds (its cluster.json entry's); 127.0.0.1 if not given. */
@@ -57,6 +60,8 @@ export class NodeProcess {
   readonly ports: NodePorts;
   readonly dataDir: string;
   readonly proxy: TcpFaultProxy | null;
+  /** Etcd mode: the node's link to etcd (null in the default mode). */
+  readonly etcd: EtcdProxies | null;
   readonly lockAddress: string;
   readonly sessionAddress: string;
   readonly httpAddress: string;
@@ -75,6 +80,7 @@ export class NodeProcess {
     this.ports = spec.ports;
     this.dataDir = spec.dataDir;
     this.proxy = spec.proxy;
+    this.etcd = spec.etcd ?? null;
     const host = spec.host ?? '127.0.0.1';
     this.lockAddress = `${host}:${spec.ports.lock}`;
     this.sessionAddress = `${host}:${spec.ports.session}`;
@@ -256,7 +262,8 @@ export class NodeProcess {
     const state = !this.run ? 'never started' : this.run.exit ? `exited ${this.run.exit.code ?? this.run.exit.signal}` : `running pid ${this.run.child.pid}`;
     const all = (this.earlier + (this.run ? this.describeRun(this.run) : '')).split('\n');
     const proxy = this.proxy ? `, peer proxy ${this.proxy.blocked ? 'blocked' : 'open'}: ${this.proxy.forwarded} forwarded, ${this.proxy.refused} refused` : '';
-    return `--- node ${this.id} (${state}, run ${this.runs}${proxy}) last ${lines} lines ---\n${all.slice(-lines - 1).join('\n')}`;
+    const etcd = this.etcd ? `, etcd proxies: ${this.etcd.proxies.map((p) => (p.blocked ? 'blocked' : 'open')).join('/')}` : '';
+    return `--- node ${this.id} (${state}, run ${this.runs}${proxy}${etcd}) last ${lines} lines ---\n${all.slice(-lines - 1).join('\n')}`;
   }
 
   private describeRun(run: Run): string {
