@@ -10,8 +10,12 @@ const TTL_S = 2;
 let prefixes = 0;
 
 /** A Baton cluster in the etcd mode on `etcd` (its own key prefix), `a` the only active and every node saying who holds the key. */
-async function startEtcdCluster(etcd: EtcdCluster, endpoints: string[] = etcd.endpoints, extra: string[] = []): Promise<Cluster> {
-  const prefix = `baton-test/${process.pid}-${++prefixes}`;
+async function startEtcdCluster(
+  etcd: EtcdCluster,
+  endpoints: string[] = etcd.endpoints,
+  extra: string[] = [],
+  prefix = `baton-test/${process.pid}-${++prefixes}`,
+): Promise<Cluster> {
   return startCluster({
     extraArgs: ['--coordination', 'etcd', '--etcd-endpoints', endpoints.join(','), '--etcd-prefix', prefix, '--etcd-lease-ttl', String(TTL_S), ...extra],
   });
@@ -117,5 +121,33 @@ describe('the etcd mode: the role comes from etcd', () => {
       `etcd mode handoff on SIGTERM: b active ${Math.round(performance.now() - stoppedAt)} ms after the signal; gap ${view.failovers.at(-1)?.gapMs} ms`,
     );
     expect((await holderOn(cluster.node('b'), 'etcd-sigterm'))?.token).toBe(held.token.toString());
+  });
+
+  it('after the whole cluster stopped, no node with an empty table takes the role until an operator deletes the in-sync set', { timeout: 90_000 }, async () => {
+    const etcd = await EtcdCluster.start();
+    const prefix = `baton-test/${process.pid}-restart`;
+    const cluster = await startEtcdCluster(etcd, etcd.endpoints, [], prefix);
+    await activeIs(cluster, 'a');
+    await waitFor(async () => JSON.stringify((await cluster.node('a').cluster()).coordination?.inSync) === '["b","c"]', { what: 'in-sync [b, c]' });
+    for (const node of cluster.nodes) await node.kill9();
+    for (const node of cluster.nodes) await node.restart();
+    // Past the old lease's TTL, the start-up wait and every stagger: the set names b and c, whose tables are gone.
+    await new Promise((resolve) => setTimeout(resolve, 3 * TTL_S * 1_000));
+    for (const node of cluster.nodes) {
+      const view = await node.cluster();
+      expect(view.phase).toBe('discovering');
+      expect(view.coordination?.holder).toBeNull();
+    }
+    await etcd.client().delete().key(`${prefix}/in-sync`);
+    // Any of them may win now (the role key has been absent for a while, so no stagger orders
+    // them: the first to read the set gone campaigns), and the others follow it.
+    const winner = await waitFor(
+      async () => {
+        for (const node of cluster.nodes) if ((await node.cluster()).phase === 'active') return node.id;
+        return null;
+      },
+      { timeoutMs: 10_000, what: 'a node active' },
+    );
+    await activeIs(cluster, winner);
   });
 });
