@@ -43,10 +43,13 @@ export class Handovers {
           continue;
         }
         const top = heap.peek();
-        if (top === undefined || heap.peekDue() > now) break;
+        const filed = heap.peekDue();
+        if (top === undefined || filed > now) break;
         const real = top.state === 'holding' ? top.expiresAt : this.queueDeadline(top);
-        if (real > now) {
-          heap.update(top, real); // a sliding lease was extended since it was filed
+        if (real > filed) {
+          // A sliding lease was extended since it was filed: filed again under its real end, also
+          // when that has passed too, so what falls due in one pass ends in deadline order.
+          heap.update(top, real);
           continue;
         }
         heap.remove(top);
