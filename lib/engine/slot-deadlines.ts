@@ -117,7 +117,12 @@ export class SlotDeadlines {
     if (p >= 0) this.next[p] = n;
     else this.heads[-3 - p] = n >= 0 ? n : -1;
     if (n >= 0) this.prev[n] = p;
-    else this.tails[-3 - n] = p >= 0 ? p : -1;
+    else if (p >= 0) this.tails[-3 - n] = p;
+    else {
+      // The lane is empty now: a length last found with no lane may take it.
+      this.tails[-3 - n] = -1;
+      if (this.lastLane < 0) this.lastLease = Number.NaN;
+    }
   }
 
   /** Empties it at once: new columns, no pass over the old ones. */
@@ -143,11 +148,13 @@ export class SlotDeadlines {
     let lane = this.laneOf.get(leaseMs);
     if (lane === undefined) {
       lane = this.laneLease.length < MAX_LANES ? this.laneLease.length : this.heads.indexOf(-1);
-      if (lane < 0) return -1;
-      if (lane < this.laneLease.length) this.laneOf.delete(this.laneLease[lane] as number);
-      this.laneLease[lane] = leaseMs;
-      this.laneOf.set(leaseMs, lane);
+      if (lane >= 0) {
+        if (lane < this.laneLease.length) this.laneOf.delete(this.laneLease[lane] as number);
+        this.laneLease[lane] = leaseMs;
+        this.laneOf.set(leaseMs, lane);
+      }
     }
+    // A length with no lane is remembered too (-1), until a lane empties (remove).
     this.lastLease = leaseMs;
     this.lastLane = lane;
     return lane;
