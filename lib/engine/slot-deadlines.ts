@@ -11,10 +11,11 @@
 // and its two neighbours, which in a churn of short leases are the other recent grants.
 //
 // A deadline goes to the heap when its lease length has no lane (more than MAX_LANES lengths
-// held at once) or when it is earlier than its lane's tail (a clock that stepped back, or a
-// standby's grant filed with the end its active reported): each lane is in order by construction,
-// never by assumption. The lanes' links are two slot-indexed Int32Array columns, the deadline a
-// Float64Array one: 16 bytes per slot, as the heap's item, deadline and position columns were.
+// held at once, and no lane of a single deadline to take over) or when it is earlier than its
+// lane's tail (a clock that stepped back, or a standby's grant filed with the end its active
+// reported): each lane is in order by construction, never by assumption. The lanes' links are
+// two slot-indexed Int32Array columns, the deadline a Float64Array one: 16 bytes per slot, as
+// the heap's item, deadline and position columns were.
 import { grownFloat, grownInt, SlotHeap } from './slot-heap.ts';
 
 const NEVER = Number.POSITIVE_INFINITY;
@@ -77,25 +78,27 @@ export class SlotDeadlines {
     this.due[slot] = due;
     this.size++;
     const lane = leaseMs === this.lastLease ? this.lastLane : this.laneFor(leaseMs);
-    if (lane >= 0) {
-      const tail = this.tails[lane] as number;
-      if (tail < 0) {
-        this.heads[lane] = slot;
-        this.tails[lane] = slot;
-        this.prev[slot] = laneEnd(lane);
-        this.next[slot] = laneEnd(lane);
-        this.noteFiled(slot, due);
-        return;
-      }
-      if (due >= (this.due[tail] as number)) {
-        // Not the lane's head, so not the earliest: its head is due no later.
-        this.next[tail] = slot;
-        this.prev[slot] = tail;
-        this.next[slot] = laneEnd(lane);
-        this.tails[lane] = slot;
-        return;
-      }
-    }
+    if (lane < 0 || !this.append(slot, due, lane)) this.pushHeap(slot, due);
+  }
+
+  /** Files `slot` at the tail of `lane` if that keeps the lane in order; false if not. */
+  private append(slot: number, due: number, lane: number): boolean {
+    const tail = this.tails[lane] as number;
+    if (tail < 0) {
+      this.heads[lane] = slot;
+      this.prev[slot] = laneEnd(lane);
+      this.noteFiled(slot, due);
+    } else if (due >= (this.due[tail] as number)) {
+      // Not the lane's head, so not the earliest: its head is due no later.
+      this.next[tail] = slot;
+      this.prev[slot] = tail;
+    } else return false;
+    this.next[slot] = laneEnd(lane);
+    this.tails[lane] = slot;
+    return true;
+  }
+
+  private pushHeap(slot: number, due: number): void {
     this.prev[slot] = IN_HEAP;
     this.heap.push(slot, due);
     this.noteFiled(slot, due);
@@ -148,6 +151,7 @@ export class SlotDeadlines {
     let lane = this.laneOf.get(leaseMs);
     if (lane === undefined) {
       lane = this.laneLease.length < MAX_LANES ? this.laneLease.length : this.heads.indexOf(-1);
+      if (lane < 0) lane = this.soloLane();
       if (lane >= 0) {
         if (lane < this.laneLease.length) this.laneOf.delete(this.laneLease[lane] as number);
         this.laneLease[lane] = leaseMs;
@@ -158,6 +162,23 @@ export class SlotDeadlines {
     this.lastLease = leaseMs;
     this.lastLane = lane;
     return lane;
+  }
+
+  /**
+   * A lane holding one deadline, emptied for another length (its deadline moves to the heap), or
+   * -1. Lanes go to lengths first come, so a few long leases of rare lengths would otherwise keep
+   * every lane, and a busy length would go to the heap for as long as they hold.
+   */
+  private soloLane(): number {
+    for (let lane = 0; lane < MAX_LANES; lane++) {
+      const head = this.heads[lane] as number;
+      if (head < 0 || head !== this.tails[lane]) continue;
+      this.heads[lane] = -1;
+      this.tails[lane] = -1;
+      this.pushHeap(head, this.due[head] as number);
+      return lane;
+    }
+    return -1;
   }
 
   /** A slot filed where it may be the earliest (a lane's head, or the heap). */
