@@ -111,7 +111,12 @@ export class SlotDeadlines {
     if (p === NOT_FILED) return;
     this.prev[slot] = NOT_FILED;
     this.size--;
-    if (slot === this.firstSlot) this.firstKnown = false;
+    if (slot === this.firstSlot) {
+      // The earliest left: the next is found on the next look, unless nothing is left.
+      this.firstKnown = this.size === 0;
+      this.firstSlot = -1;
+      this.firstDue = NEVER;
+    }
     if (p === IN_HEAP) {
       this.heap.remove(slot);
       return;
