@@ -3,7 +3,7 @@
 // Claim. The lock table maps its name to the slot (lock-table.ts: a number in the map instead of
 // a LockState); its holder's fields are typed arrays (ids, tokens, times, lease) and plain arrays
 // of references that many rows share (owner, client address, client name), and its deadline is
-// in a heap of slots (slot-heap.ts). The garbage collector walks no object per such lock.
+// in a lane per lease length (slot-deadlines.ts). The garbage collector walks no object per such lock.
 //
 // A compact holder is any keyed claim granted at once with a fixed lease and no tag or claim
 // key. It turns into the object form (a LockState with a Claim) as soon as anything needs
@@ -17,7 +17,8 @@
 import { Claim, type ClaimOwner, type ClaimState, LockState } from './claim.ts';
 import { ClaimOrigins } from './claim-origins.ts';
 import type { EndedHolder, ReleaseEvent } from './events.ts';
-import { grownFloat, grownInt, SlotHeap } from './slot-heap.ts';
+import { SlotDeadlines } from './slot-deadlines.ts';
+import { grownFloat, grownInt } from './slot-heap.ts';
 
 /** What the table maps a name to: the object form, or a compact slot. */
 export type TableEntry = LockState | number;
@@ -35,7 +36,8 @@ export class CompactHolders {
   readonly origins = new ClaimOrigins();
   /** Where the slot is among the parked locks (parked-locks.ts), -1 when not parked. */
   parkPos = new Int32Array(64).fill(-1);
-  heap = new SlotHeap();
+  /** The held slots' lease ends. */
+  deadlines = new SlotDeadlines();
   private free: number[] = [];
   /** Slots handed out so far (the rest of the columns is room). */
   private top = 0;
@@ -51,7 +53,7 @@ export class CompactHolders {
   }
 
   /**
-   * The slot holds from now on: the holder's fields, and its lease end in the heap (grant +
+   * The slot holds from now on: the holder's fields, and its lease end filed (grant +
    * lease, as Handovers.grant computes a fixed lease's end, so both forms agree to the bit; a
    * replicated grant gives the end the active reported).
    */
@@ -71,19 +73,19 @@ export class CompactHolders {
     this.grantedAt[slot] = at;
     this.leaseMs[slot] = leaseMs;
     this.origin[slot] = this.origins.take(owner, client, clientName);
-    this.heap.push(slot, expiresAt);
+    this.deadlines.push(slot, expiresAt, leaseMs);
   }
 
-  /** The lease end of a held slot: its deadline in the heap (a compact holder's lease never moves). */
+  /** The lease end of a held slot: its deadline filed (a compact holder's lease never moves). */
   expiresAt(slot: number): number {
-    return this.heap.dueOf(slot);
+    return this.deadlines.dueOf(slot);
   }
 
   /** The holder is gone; the name stays (the caller parks the slot or frees it). */
   unhold(slot: number): void {
     this.ids[slot] = 0;
     this.origins.drop(this.origin[slot] as number);
-    this.heap.remove(slot);
+    this.deadlines.remove(slot);
   }
 
   /** The slot's lock leaves the table (pushed out of the parked ones, or turned into objects). */
@@ -100,7 +102,7 @@ export class CompactHolders {
     this.free = [];
     this.top = 0;
     this.grow(64, true);
-    this.heap.clear();
+    this.deadlines.clear();
   }
 
   /** The held slot's holder as a Claim (a fresh object each call); `token`: its token, if the caller has it. */

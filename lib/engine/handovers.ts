@@ -5,8 +5,8 @@
 // operations (serving-ops.ts) call it after each change they make; the daemon's timer, through
 // LockEngine.advance; the cluster, when the gate opens again (releaseHandovers).
 //
-// Deadlines (leases and waits) live in one indexed binary heap (see deadline-heap.ts).
-// Sliding leases are extended lazily: a heartbeat only moves `claim.expiresAt`; when the heap
+// Deadlines (leases and waits) of object-form claims live in one indexed 4-ary heap (see
+// deadline-heap.ts), the compact holders' lease ends in their lanes (slot-deadlines.ts). Sliding leases are extended lazily: a heartbeat only moves `claim.expiresAt`; when the heap
 // pops the stale deadline, the claim is re-filed under its real one. A heartbeat is O(1).
 import type { Claim, ClaimOwner, HandoverCause, LockState } from './claim.ts';
 import type { Clock } from './clock.ts';
@@ -33,9 +33,9 @@ export class Handovers {
     try {
       const now = this.clock.now();
       const heap = this.table.heap;
-      const slots = this.table.compact.heap;
+      const slots = this.table.compact.deadlines;
       for (;;) {
-        // The two heaps (object claims, compact holders) as one: the earlier deadline first.
+        // The object heap and the compact holders' deadlines as one: the earlier first.
         const slotDue = slots.peekDue();
         if (slotDue < heap.peekDue()) {
           if (slotDue > now) break;
@@ -43,10 +43,13 @@ export class Handovers {
           continue;
         }
         const top = heap.peek();
-        if (top === undefined || heap.peekDue() > now) break;
+        const filed = heap.peekDue();
+        if (top === undefined || filed > now) break;
         const real = top.state === 'holding' ? top.expiresAt : this.queueDeadline(top);
-        if (real > now) {
-          heap.update(top, real); // a sliding lease was extended since it was filed
+        if (real > filed) {
+          // A sliding lease was extended since it was filed: filed again under its real end, also
+          // when that has passed too, so what falls due in one pass ends in deadline order.
+          heap.update(top, real);
           continue;
         }
         heap.remove(top);

@@ -55,7 +55,7 @@ export class LockTable {
       else e.parkSlot = at;
     },
   });
-  /** The object-form claims' deadlines (the compact ones are in compact.heap). */
+  /** The object-form claims' deadlines (the compact ones are in compact.deadlines). */
   readonly heap = new DeadlineHeap<Claim>();
   readonly listeners: LockEventListener[] = [];
   /** Claim ids are never reused, not even across a promotion (see ReplicaOps). */
@@ -88,7 +88,7 @@ export class LockTable {
   /** The engine clock time at which `advance()` has work next; +Infinity when none. */
   nextDeadline(): number {
     const a = this.heap.peekDue();
-    const b = this.compact.heap.peekDue();
+    const b = this.compact.deadlines.peekDue();
     return a < b ? a : b;
   }
 

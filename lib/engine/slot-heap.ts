@@ -1,5 +1,6 @@
-// The deadline heap of the compact holders (compact-holders.ts): the same 4-ary min-heap as
-// deadline-heap.ts, over slot numbers instead of objects. A compact holder is a row of columns,
+// The compact holders' deadlines that no lane of slot-deadlines.ts takes (a lease length without
+// a lane, a deadline out of its lane's order): the same 4-ary min-heap as deadline-heap.ts, over
+// slot numbers instead of objects. A compact holder is a row of columns,
 // not an object, so its place in the heap is a column too (`pos`, indexed by slot) and the heap
 // itself is two typed arrays: the garbage collector walks none of it (issue 29).
 import { parentSlot } from './deadline-heap.ts';
