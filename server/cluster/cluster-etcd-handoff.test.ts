@@ -97,4 +97,32 @@ describe('the etcd mode: a handoff through the in-sync keeper', () => {
     const view = await cluster.node('a').cluster();
     expect(view.coordination?.electable).toBe(true);
   });
+
+  it('the successor frozen after it acked everything: the key is resigned, no promotion comes, the old active wins it back and keeps the set with the gate', {
+    timeout: 90_000,
+  }, async () => {
+    const etcd = await EtcdCluster.start();
+    const { cluster, prefix } = await startEtcdMode(etcd);
+    await inSyncIs(cluster, 'a', ['b', 'c']);
+    const client = await keyedLine(cluster, 'a');
+    client.send('A before 120 0');
+    expect(await client.next()).toMatch(/^A before \d+$/);
+    // Quiet: b has acked everything; frozen now, it gets the handoff message but never promotes.
+    cluster.node('b').signal('SIGSTOP');
+    cluster.defer(() => cluster.node('b').signal('SIGCONT'));
+    const reply = await cluster.node('a').post('/api/v1/cluster/handoff', { target: 'b' });
+    expect(reply.status).not.toBe(200);
+    // a resigned, then campaigned again (the set named a and b) and won: it answers with c in the set.
+    await inSyncIs(cluster, 'a', ['c']);
+    expect(await etcd.client().get(`${prefix}/active`).string()).toBe('a');
+    client.send('A again 120 0');
+    const again = await client.next(10_000);
+    expect(again).toMatch(/^A again \d+$/);
+    expect((await holderOn(cluster.node('c'), 'again'))?.token).toBe(again.split(' ')[2]);
+    // b thawed follows a and joins the set again.
+    cluster.node('b').signal('SIGCONT');
+    await inSyncIs(cluster, 'a', ['b', 'c'], 20_000);
+    client.send('A last 120 0');
+    expect(await client.next(10_000)).toMatch(/^A last \d+$/);
+  });
 });
