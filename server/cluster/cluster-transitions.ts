@@ -294,7 +294,9 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   node.source.flushRenewals();
   const etcd = node.coordination;
   if (etcd !== null && !(await narrowToSuccessor(node, etcd, to, timeoutMs))) {
-    // The key is still this node's (nothing was resigned): it serves again.
+    // The key is still this node's (nothing was resigned): it serves again, and the keeper widens
+    // the in-sync set again from its next check (etcd may name only the successor and this node).
+    etcd.handoffCalledOff();
     if (node.state.phase === 'handing-off') {
       node.state.phase = 'active';
       node.setRoute(SERVE);
@@ -319,7 +321,9 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   if (answer === false && etcd !== null) {
     // The role key is gone (resigned): this node cannot serve again without winning it back. It
     // steps out with its table and campaigns (the in-sync set names it and the successor, both
-    // with every answered event): whichever wins serves, the other follows.
+    // with every answered event): whichever wins serves, the other follows. If this node wins, its
+    // keeper widens the set again once it is active.
+    etcd.handoffCalledOff();
     if (node.state.phase === 'handing-off') {
       node.state.phase = 'discovering';
       node.state.lastActiveInstance = node.instanceId;

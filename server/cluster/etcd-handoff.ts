@@ -18,15 +18,18 @@ interface HandingOff {
 
 /**
  * The etcd mode's first part of a handoff (design rule 7), with clients held and the last events
- * sent: the in-sync set narrowed to the successor and this node (stored, so no other node can win
- * once the key goes), then the successor's acknowledgement of every event sent. The lease is
+ * sent: the in-sync set narrowed to the successor and this node through the reply gate's keeper
+ * (stored, so no other node can win once the key goes; the gate then waits for the successor
+ * alone), then the successor's acknowledgement of every event sent. The lease is
  * revoked after the handoff message (grants stop at once; the key goes, and the successor, which
  * campaigns from the message on, wins). False, with the key still held, when the set cannot be
  * stored or the successor does not acknowledge in time.
  */
-export async function narrowToSuccessor(node: HandingOff, etcd: Pick<EtcdCoordination, 'storeInSyncNow'>, to: string, timeoutMs: number): Promise<boolean> {
+export async function narrowToSuccessor(node: HandingOff, etcd: Pick<EtcdCoordination, 'narrowInSync'>, to: string, timeoutMs: number): Promise<boolean> {
   const deadline = node.clock.now() + timeoutMs;
-  if (!(await etcd.storeInSyncNow([to, node.self.id]))) return false;
+  // Through the reply gate's keeper: until etcd stores it replies wait for the old set and `to`,
+  // then for `to` alone (a reply `to` acked goes out, whatever the other standbys do).
+  if (!(await etcd.narrowInSync(to))) return false;
   for (;;) {
     if (!node.source.streaming(to) || node.state.phase !== 'handing-off') return false;
     if (node.source.lags()[to]?.events === 0) break;

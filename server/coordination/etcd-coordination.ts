@@ -38,6 +38,12 @@ export interface EndpointHealthSource {
   snapshot(now: number): CoordinationView['endpoints'];
 }
 
+/** What a handoff uses of the in-sync keeper (InSyncKeeper fits). */
+export interface InSyncNarrowing {
+  narrow(to: string, alsoElectable: readonly string[]): Promise<boolean>;
+  resume(): void;
+}
+
 export interface EtcdCoordinationOptions {
   etcd: EtcdOptions;
   nodeId: string;
@@ -51,6 +57,12 @@ export interface EtcdCoordinationOptions {
   endpointHealth?: EndpointHealthSource;
   /** Set when another part (etcd-gate's in-sync keeper) stores the in-sync set: keepInSync then does nothing. */
   inSyncKeptElsewhere?: boolean;
+  /**
+   * The reply gate's in-sync keeper (in-sync-keeper.ts), when it keeps the set: a handoff narrows
+   * the set through it (and resumes it when called off), so the gate waits for exactly what etcd
+   * stores; without it the handoff stores the narrowed set itself.
+   */
+  inSyncKeeper?: () => InSyncNarrowing | null;
   /** etcd-gate's reply gate: how many turns of replies wait for the in-sync standbys (0 without one). */
   repliesWaiting?: () => number;
 }
@@ -162,6 +174,27 @@ export class EtcdCoordination {
       this.o.logger.warn({ err, members }, 'the in-sync set could not be stored in etcd');
       return false;
     }
+  }
+
+  /**
+   * A handoff narrows the in-sync set to its successor `to` and this node (stored, so no other
+   * node can win once the key goes): through the reply gate's keeper when there is one, so the
+   * gate stops waiting for the others only once etcd no longer names them. False when not stored.
+   */
+  async narrowInSync(to: string): Promise<boolean> {
+    const keeper = this.o.inSyncKeeper?.() ?? null;
+    if (keeper === null) return this.storeInSyncNow([to, this.o.nodeId]);
+    try {
+      return await keeper.narrow(to, [this.o.nodeId]);
+    } catch (err) {
+      this.o.logger.warn({ err, to }, 'the in-sync set could not be narrowed to the successor');
+      return false;
+    }
+  }
+
+  /** The handoff was called off with this node still active: the keeper widens the set again (every synced standby). */
+  handoffCalledOff(): void {
+    this.o.inSyncKeeper?.()?.resume();
   }
 
   /** Campaigns at once (a handoff's successor); true once this node holds the role key, false after `timeoutMs`. */

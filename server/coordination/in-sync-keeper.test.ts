@@ -138,4 +138,54 @@ describe('the in-sync keeper', () => {
     expect(await t.stored()).toEqual([]);
     expect(t.gate.members.size).toBe(0);
   });
+
+  it('a handoff narrows the set through the keeper: the gate waits for the old set until etcd stored it, then for the successor alone; called off, the keeper widens it again', async () => {
+    const t = await setup('baton/keeper-narrow');
+    t.keeper.start();
+    for (const id of ['b', 'c']) {
+      t.standbys.set(id, { id, synced: true, lagMs: 0 });
+      t.gate.ack(id, 0);
+    }
+    await vi.waitFor(async () => expect(await t.stored()).toEqual(['b', 'c']), { timeout: 5_000, interval: 10 });
+    await t.keeper.pending;
+    // c stops acking (frozen): a reply b acked is held for c.
+    t.reply(5, 'answered\n');
+    t.gate.ack('b', 5);
+    expect(t.conn.written).toEqual([]);
+    const open = t.holdWrites();
+    const narrowed = t.keeper.narrow('b', ['a']);
+    await vi.waitFor(() => expect(t.writes.at(-1)?.members).toEqual(['a', 'b']), { timeout: 5_000, interval: 5 });
+    // Sent, not stored: c may still be electable, so the reply still waits for it.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(t.conn.written).toEqual([]);
+    open();
+    expect(await narrowed).toBe(true);
+    expect(await t.stored()).toEqual(['a', 'b']);
+    expect([...t.gate.members]).toEqual(['b']);
+    // Stored: b acked it, so it goes out (and would before this node follows: nothing to drop).
+    expect(t.writes.at(-1)?.answered).toEqual([]);
+    expect(t.conn.written).toEqual(['answered\n']);
+    expect(t.gate.connectionsHeld).toBe(0);
+    // The keeper leaves the narrowed set alone meanwhile, though c is synced and could join.
+    t.gate.ack('c', 5);
+    const writes = t.writes.length;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(t.writes.length).toBe(writes);
+    // Called off: the keeper widens it again to every synced standby that acked everything answered.
+    t.keeper.resume();
+    await vi.waitFor(async () => expect(await t.stored()).toEqual(['b', 'c']), { timeout: 5_000, interval: 10 });
+    await t.keeper.pending;
+    expect([...t.gate.members].sort()).toEqual(['b', 'c']);
+  });
+
+  it('a handoff to a standby that has not acked everything answered is refused (the set is not narrowed)', async () => {
+    const t = await setup('baton/keeper-narrow-refused');
+    t.keeper.start();
+    t.reply(3, 'one\n');
+    t.standbys.set('b', { id: 'b', synced: true, lagMs: 0 });
+    t.gate.ack('b', 2);
+    expect(await t.keeper.narrow('b', ['a'])).toBe(false);
+    expect(t.writes).toEqual([]);
+    expect(await t.stored()).toEqual([]);
+  });
 });

@@ -11,6 +11,12 @@
 // One write at a time. A write whose outcome is unknown (a timeout: etcd may have stored it) is
 // sent again, the same set, until etcd says yes or no: the gate keeps waiting for both sets
 // meanwhile, so whichever of them etcd holds, its members are waited for.
+//
+// A handoff (server/cluster/etcd-handoff.ts) narrows the set to its successor through here too
+// (narrow): the gate waits for the old set and the successor until etcd has stored the narrowed
+// one, then for the successor alone, so the gate, this keeper and etcd agree at every step. If the
+// handoff is called off, resume() lets the keeper's next check widen the set again (every standby
+// that is synced and has acked everything answered), as it would after any change.
 
 /** What the keeper uses of the reply gate (reply-gate.ts). */
 export interface KeptGate {
@@ -63,6 +69,8 @@ export class InSyncKeeper {
   private writing: Promise<void> | null = null;
   /** The set sent and not yet answered yes or no: sent again until it is. */
   private unsettled: string[] | null = null;
+  /** A handoff is narrowing the set (or has): the keeper leaves it alone until resume() or stop(). */
+  private narrowing = false;
 
   constructor(private readonly o: InSyncKeeperOptions) {}
 
@@ -78,6 +86,7 @@ export class InSyncKeeper {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
     this.unsettled = null;
+    this.narrowing = false;
   }
 
   get running(): boolean {
@@ -103,10 +112,55 @@ export class InSyncKeeper {
 
   /** One look at the set; writes a change when one is due and no write is on its way. */
   check(): void {
-    if (this.writing !== null || this.timer === null || this.o.mayChange?.() === false) return;
+    if (this.writing !== null || this.timer === null || this.narrowing || this.o.mayChange?.() === false) return;
     const next = this.unsettled ?? this.wanted();
     if (next === null) return;
     this.write(next);
+  }
+
+  /**
+   * A handoff to `to`: stores the set narrowed to `to` (etcd gets `alsoElectable` too: the node
+   * handing off, which may have to campaign again if the handoff fails after it resigned; it
+   * never acks its own stream, so the gate does not wait for it). Replies wait for the old set
+   * and `to` until etcd answers, then for `to` alone. `to` must be a member or able to join (it
+   * has acked everything answered). True once stored; false (the keeper still holds off: call
+   * resume()) when it is not: not joinable, the role key is not this node's, or the outcome is
+   * unknown (then resume() sends the narrowed set again until etcd answers, the gate waiting for
+   * both sets meanwhile).
+   */
+  async narrow(to: string, alsoElectable: readonly string[] = []): Promise<boolean> {
+    this.narrowing = true;
+    while (this.writing !== null) await this.writing;
+    const gate = this.o.gate;
+    if (this.timer === null || this.unsettled !== null || (!gate.members.has(to) && !gate.mayJoin(to))) return false;
+    const before = [...gate.members];
+    const next = [to];
+    gate.propose(next);
+    this.unsettled = next;
+    let ok: boolean;
+    const writing = this.o.store([...new Set([to, ...alsoElectable])].sort());
+    this.writing = writing.then(
+      () => {},
+      () => {},
+    );
+    try {
+      ok = await writing;
+    } catch (err) {
+      this.o.onChange?.({ members: next, stored: false, error: err as Error });
+      return false;
+    } finally {
+      this.writing = null;
+    }
+    if (this.unsettled !== next) return false; // stopped meanwhile
+    this.unsettled = null;
+    gate.stored(ok ? next : before);
+    this.o.onChange?.({ members: ok ? next : before, stored: ok });
+    return ok;
+  }
+
+  /** The handoff is over without this node leaving the role: the keeper keeps the set again from its next check. */
+  resume(): void {
+    this.narrowing = false;
   }
 
   private write(next: string[]): void {

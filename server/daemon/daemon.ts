@@ -190,6 +190,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
           logger: log,
           // The reply gate's keeper stores the in-sync set (etcd-reply-gating.ts).
           inSyncKeptElsewhere: true,
+          // A handoff narrows the set through that keeper too (etcd-handoff.ts).
+          inSyncKeeper: () => gating?.keeper ?? null,
           repliesWaiting: () => gating?.gate.waiting ?? 0,
           // Each endpoint probed on its own for the console, /readyz and /metrics (endpoint-health.ts).
           endpointHealth: (await import('../coordination/endpoint-health.ts')).endpointHealthSource({ endpoints: etcd.endpoints, now: () => clock.now() }),

@@ -1,0 +1,128 @@
+// The etcd mode's handoff through the reply gate's in-sync keeper (docs/cluster.md "Two modes",
+// the handoff; "Replies in the etcd mode"), with real processes: three `baton serve
+// --coordination etcd` nodes on a real three-member etcd on loopback. The handoff narrows the
+// in-sync set through the keeper, so the gate stops waiting for the other standbys once etcd no
+// longer names them: a reply the successor acked goes out before the old active follows (then
+// the redirect), even with another standby frozen. A handoff whose successor dies midway is
+// called off: the old active serves on and the keeper stores the set without the dead node.
+import { describe, expect, it } from 'vitest';
+import { type Cluster, holderOn, startCluster, waitFor } from '../testing/cluster-harness.ts';
+import { EtcdCluster } from '../testing/etcd-cluster.ts';
+import { LineClient } from '../testing/line-client.ts';
+
+const TTL_S = 2;
+let prefixes = 0;
+
+async function startEtcdMode(etcd: EtcdCluster): Promise<{ cluster: Cluster; prefix: string }> {
+  const prefix = `baton-test/handoff-${process.pid}-${++prefixes}`;
+  const cluster = await startCluster({
+    extraArgs: ['--coordination', 'etcd', '--etcd-endpoints', etcd.endpoints.join(','), '--etcd-prefix', prefix, '--etcd-lease-ttl', String(TTL_S)],
+  });
+  return { cluster, prefix };
+}
+
+async function inSyncIs(cluster: Cluster, id: string, members: string[], timeoutMs = 15_000): Promise<void> {
+  await waitFor(
+    async () => {
+      const view = await cluster.node(id).cluster();
+      return view.phase === 'active' && JSON.stringify(view.coordination?.inSync) === JSON.stringify(members);
+    },
+    { timeoutMs, intervalMs: 50, what: `${id} active with in-sync ${JSON.stringify(members)}` },
+  );
+}
+
+async function keyedLine(cluster: Cluster, id: string): Promise<LineClient> {
+  const [host, port] = (cluster.lockAddresses(id)[0] as string).split(':');
+  const client = await LineClient.open(Number(port), host, { timeoutMs: 10_000 });
+  cluster.defer(() => client.close());
+  return client;
+}
+
+describe('the etcd mode: a handoff through the in-sync keeper', () => {
+  it('with a standby frozen, a reply the successor acked is sent before the old active follows, then the redirect', { timeout: 90_000 }, async () => {
+    const etcd = await EtcdCluster.start();
+    const { cluster, prefix } = await startEtcdMode(etcd);
+    await inSyncIs(cluster, 'a', ['b', 'c']);
+    const client = await keyedLine(cluster, 'a');
+    client.send('A warm 120 0');
+    expect(await client.next()).toMatch(/^A warm \d+$/);
+
+    // c stops acking: the next reply waits for it (it is in the stored set, electable) until the
+    // keeper takes it out past the lag bound (1 s); the handoff comes well before that.
+    cluster.node('c').signal('SIGSTOP');
+    cluster.defer(() => cluster.node('c').signal('SIGCONT'));
+    client.send('A held 120 0');
+    const reply = await cluster.node('a').post('/api/v1/cluster/handoff', { target: 'b' });
+    expect(reply).toMatchObject({ status: 200, body: { handoff: { target: 'b' } } });
+    // Without the keeper narrowing the set, the gate still waited for c when a followed b, and
+    // dropped the reply with its connection: the client saw a close, not an answer.
+    const answer = await client.next(10_000);
+    expect(answer).toMatch(/^A held \d+$/);
+    expect((await holderOn(cluster.node('b'), 'held'))?.token).toBe(answer.split(' ')[2]);
+    client.send('A after 120 0');
+    expect(await client.next(10_000)).toMatch(/^M 127\.0\.0\.1:\d+$/);
+    // etcd named only b and a once the key moved; b, now active, keeps its own set from there.
+    expect(await etcd.client().get(`${prefix}/active`).string()).toBe('b');
+  });
+
+  it('the successor killed mid-handoff: the handoff is called off, the old active serves on with the set stored without it', { timeout: 90_000 }, async () => {
+    const etcd = await EtcdCluster.start();
+    const { cluster, prefix } = await startEtcdMode(etcd);
+    await inSyncIs(cluster, 'a', ['b', 'c']);
+    const client = await keyedLine(cluster, 'a');
+    // b frozen with a grant unacked: the handoff narrows the set to b (and a) and waits for its ack.
+    cluster.node('b').signal('SIGSTOP');
+    client.send('A pending 120 0');
+    const handingOff = cluster.node('a').post('/api/v1/cluster/handoff', { target: 'b' });
+    await waitFor(async () => (await etcd.client().get(`${prefix}/in-sync`).string()) === '["a","b"]', {
+      timeoutMs: 10_000,
+      intervalMs: 10,
+      what: 'the in-sync set narrowed to a and b',
+    });
+    await cluster.node('b').kill9();
+    const reply = await handingOff;
+    expect(reply.status).not.toBe(200);
+    // a is still active (it never resigned): the keeper stores the set without b, c is waited for,
+    // and the grant held for b goes out once c has it.
+    await inSyncIs(cluster, 'a', ['c']);
+    expect(await etcd.client().get(`${prefix}/in-sync`).string()).toBe('["c"]');
+    expect(await etcd.client().get(`${prefix}/active`).string()).toBe('a');
+    const answer = await client.next(10_000);
+    expect(answer).toMatch(/^A pending \d+$/);
+    expect((await holderOn(cluster.node('c'), 'pending'))?.token).toBe(answer.split(' ')[2]);
+    client.send('A next 120 0');
+    const next = await client.next(10_000);
+    expect(next).toMatch(/^A next \d+$/);
+    expect((await holderOn(cluster.node('c'), 'next'))?.token).toBe(next.split(' ')[2]);
+    const view = await cluster.node('a').cluster();
+    expect(view.coordination?.electable).toBe(true);
+  });
+
+  it('the successor frozen after it acked everything: the key is resigned, no promotion comes, the old active wins it back and keeps the set with the gate', {
+    timeout: 90_000,
+  }, async () => {
+    const etcd = await EtcdCluster.start();
+    const { cluster, prefix } = await startEtcdMode(etcd);
+    await inSyncIs(cluster, 'a', ['b', 'c']);
+    const client = await keyedLine(cluster, 'a');
+    client.send('A before 120 0');
+    expect(await client.next()).toMatch(/^A before \d+$/);
+    // Quiet: b has acked everything; frozen now, it gets the handoff message but never promotes.
+    cluster.node('b').signal('SIGSTOP');
+    cluster.defer(() => cluster.node('b').signal('SIGCONT'));
+    const reply = await cluster.node('a').post('/api/v1/cluster/handoff', { target: 'b' });
+    expect(reply.status).not.toBe(200);
+    // a resigned, then campaigned again (the set named a and b) and won: it answers with c in the set.
+    await inSyncIs(cluster, 'a', ['c']);
+    expect(await etcd.client().get(`${prefix}/active`).string()).toBe('a');
+    client.send('A again 120 0');
+    const again = await client.next(10_000);
+    expect(again).toMatch(/^A again \d+$/);
+    expect((await holderOn(cluster.node('c'), 'again'))?.token).toBe(again.split(' ')[2]);
+    // b thawed follows a and joins the set again.
+    cluster.node('b').signal('SIGCONT');
+    await inSyncIs(cluster, 'a', ['b', 'c'], 20_000);
+    client.send('A last 120 0');
+    expect(await client.next(10_000)).toMatch(/^A last \d+$/);
+  });
+});
