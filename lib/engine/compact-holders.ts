@@ -17,6 +17,7 @@
 import { Claim, type ClaimOwner, type ClaimState, LockState } from './claim.ts';
 import { ClaimOrigins } from './claim-origins.ts';
 import type { EndedHolder, ReleaseEvent } from './events.ts';
+import type { LockMap } from './lock-map.ts';
 import { grownFloat, grownInt, SlotHeap } from './slot-heap.ts';
 
 /** What the table maps a name to: the object form, or a compact slot. */
@@ -39,15 +40,26 @@ export class CompactHolders {
   private free: number[] = [];
   /** Slots handed out so far (the rest of the columns is room). */
   private top = 0;
+  /** Rows the table is expected to reach (reserve). */
+  private expected = 0;
 
-  constructor(private readonly locks: Map<string, TableEntry>) {}
+  constructor(private readonly locks: Pick<LockMap<TableEntry>, 'get'>) {}
 
   /** A free slot for `name`, its holder fields not yet set. */
   alloc(name: string): number {
     const slot = this.free.length > 0 ? (this.free.pop() as number) : this.top++;
-    if (slot >= this.ids.length) this.grow(2 * this.ids.length);
+    if (slot >= this.ids.length) this.grow(Math.max(2 * this.ids.length, this.expected));
     this.names[slot] = name;
     return slot;
+  }
+
+  /**
+   * Rows the table is expected to reach (a standby told the size of the table coming; 0 when not
+   * known): the columns double as they fill, and each doubling copies every column in one call,
+   * about 200 MB at 4 M rows, so the first growth goes straight to this many instead.
+   */
+  reserve(slots: number): void {
+    this.expected = slots;
   }
 
   /**

@@ -175,10 +175,11 @@ export class LockEngine {
   /**
    * Replaces the whole state (ReplicaOps.reset). The gate's held locks go first, so that nothing
    * held before a node followed another is handed on later, and a standby never advances.
+   * `expectedLocks`: the size of the table a snapshot is bringing, if known (lock-map.ts).
    */
-  reset(): void {
+  reset(expectedLocks = 0): void {
     this.gate.forgetHeld();
-    this.replica.reset();
+    this.replica.reset(expectedLocks);
   }
 
   // --- reads and settings of the lock table (lock-table.ts) ---
