@@ -60,6 +60,7 @@ export class CompactHolders {
    */
   reserve(slots: number): void {
     this.expected = slots;
+    this.heap.reserve(slots);
   }
 
   /**

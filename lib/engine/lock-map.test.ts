@@ -4,6 +4,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LOCKS_PER_SHARD, LockMap, MAX_SHARDS, SHARD_FROM, shardsFor } from './lock-map.ts';
 import { LockTable } from './lock-table.ts';
+import type { ClaimOwner } from './claim.ts';
+
+const owner: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
 
 describe('shardsFor', () => {
   it('keeps a table expected small in one Map, and splits a large one into shards of at most LOCKS_PER_SHARD', () => {
@@ -84,13 +87,15 @@ describe('LockMap', () => {
     const table = new LockTable();
     table.unfileAll(5_000_000);
     expect(table.locks.shardCount).toBe(256);
-    for (let i = 0; i < 65; i++) table.addCompact(`k${i}`);
+    for (let i = 0; i < 65; i++) table.compact.hold(table.addCompact(`k${i}`), i + 1, 1n, 0, 1_000, owner, 'c', null);
     expect(table.compact.ids.length, 'one growth, not sixteen doublings').toBeGreaterThanOrEqual(5_000_000);
+    expect(table.compact.heap.capacity, "the deadlines' too").toBeGreaterThanOrEqual(5_000_000);
     // A small table again: one Map, columns doubling from 64.
     table.unfileAll();
     expect(table.locks.shardCount).toBe(1);
-    for (let i = 0; i < 65; i++) table.addCompact(`k${i}`);
+    for (let i = 0; i < 65; i++) table.compact.hold(table.addCompact(`k${i}`), i + 1, 1n, 0, 1_000, owner, 'c', null);
     expect(table.compact.ids.length).toBe(128);
+    expect(table.compact.heap.capacity).toBe(128);
     expect(table.locks.size).toBe(65);
   });
 
