@@ -42,6 +42,8 @@ try {
   const churn = await startChurn(a.ports.lock, 2_000);
   await new Promise((r) => setTimeout(r, 3_000));
   const t0 = performance.now();
+  // Handovers before the join (the baseline) and during it, by index into the churn's list.
+  const handoversAtStart = churn.live.handoverMs.length;
   const at = () => `${Math.round(performance.now() - t0)} ms`;
   await b.start();
   let last = '';
@@ -79,6 +81,7 @@ try {
     { timeoutMs, intervalMs: 250, what: 'b in sync' },
   );
   const joinMs = performance.now() - t0;
+  const handoversAtSync = churn.live.handoverMs.length;
   if (cpuProf) for (const node of [a, b]) if (node.pid !== undefined) process.kill(node.pid, 'SIGUSR2');
   await new Promise((r) => setTimeout(r, 1_200));
   await churn.stop();
@@ -86,6 +89,13 @@ try {
   const [va, vb] = [await a.cluster(), await b.cluster()];
   console.log(`in sync after ${Math.round(joinMs)} ms; RSS a ${rssMiB(a)} MiB, b ${rssMiB(b)} MiB`);
   const r = (x: number) => Math.round(x * 10) / 10;
+  const ms2 = (x: number) => x.toFixed(2);
+  const pct = (xs: number[], p: number) => [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? Number.NaN;
+  const during = churn.live.handoverMs.slice(handoversAtStart, handoversAtSync);
+  const before = churn.live.handoverMs.slice(0, handoversAtStart);
+  console.log(
+    `handover during the join: p50 ${ms2(pct(during, 0.5))} / p99 ${ms2(pct(during, 0.99))} / max ${ms2(pct(during, 1))} ms (${during.length}); the 3 s before: p99 ${ms2(pct(before, 0.99))} ms (${before.length})`,
+  );
   console.log(
     `longest block in CPU time over the whole join: active ${r(longest.activeBusy)} ms (less GC ${r(longest.activeWork)}), standby ${r(longest.standbyBusy)} ms (less GC ${r(longest.standbyWork)})`,
   );
