@@ -38,14 +38,16 @@ export class LockEngine {
 
   /**
    * `compactHolders: false` keeps every lock in the object form (compact-holders.ts): only for
-   * tests that check the compact form against it.
+   * tests that check the compact form against it. `splitAt`: the lock count at which the table
+   * splits into shards as it grows (lock-map.ts; tests make it small to split under way).
    */
   constructor(
     clock: Clock,
     private readonly tokens: TokenSource,
-    options: { compactHolders?: boolean } = {},
+    options: { compactHolders?: boolean; splitAt?: number } = {},
   ) {
     this.table.compactOn = options.compactHolders ?? true;
+    if (options.splitAt !== undefined) this.table.locks.splitAt = options.splitAt;
     this.gate = new GrantGate(clock, tokens);
     this.handovers = new Handovers(this.table, this.gate, clock);
     this.serving = new ServingOps(this.table, this.gate, this.handovers, clock);

@@ -2,7 +2,7 @@
 // iteration keeps what the snapshot walk relies on.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LOCKS_PER_SHARD, LockMap, MAX_SHARDS, SHARD_FROM, shardsFor } from './lock-map.ts';
+import { LOCKS_PER_SHARD, LockMap, MAX_SHARDS, SHARD_FROM, SPLIT_AT, shardsFor } from './lock-map.ts';
 import { LockTable } from './lock-table.ts';
 import type { ClaimOwner } from './claim.ts';
 
@@ -30,8 +30,9 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 describe('LockMap', () => {
   it('answers get, size and values as a Map does, split or not', () => {
     fc.assert(
-      fc.property(fc.constantFrom(0, SHARD_FROM, 5_000_000), fc.array(opArb, { maxLength: 200 }), (expected, ops) => {
-        const m = new LockMap<number>();
+      fc.property(fc.constantFrom(0, SHARD_FROM, 5_000_000), fc.constantFrom(SPLIT_AT, 8), fc.array(opArb, { maxLength: 200 }), (expected, splitAt, ops) => {
+        // splitAt 8: the table splits as it grows, with locks in the first Map and in shards.
+        const m = new LockMap<number>(splitAt);
         m.clear(expected);
         const model = new Map<string, number>();
         for (const op of ops) {
@@ -97,6 +98,32 @@ describe('LockMap', () => {
     expect(table.compact.ids.length).toBe(128);
     expect(table.compact.heap.capacity).toBe(128);
     expect(table.locks.size).toBe(65);
+  });
+
+  it('splits as it grows past its split size, with no lock moved: an iteration under way reaches every lock once', () => {
+    const m = new LockMap<string>(16);
+    for (let i = 0; i < 10; i++) m.set(`k${i}`, `k${i}`);
+    const it = m.values();
+    const seen: string[] = [];
+    for (let i = 0; i < 3; i++) seen.push(it.next().value as string);
+    // Past 16 the table splits; two locks not reached yet go, and one reached goes and comes back.
+    for (let i = 10; i < 40; i++) m.set(`k${i}`, `k${i}`);
+    expect(m.shardCount).toBe(256);
+    m.delete('k8');
+    m.delete('k9');
+    m.delete(seen[0] as string);
+    m.set(seen[0] as string, seen[0] as string);
+    expect(m.get('k5')).toBe('k5');
+    expect(m.get('k39')).toBe('k39');
+    expect(m.size).toBe(38);
+    for (let r = it.next(); r.done !== true; r = it.next()) seen.push(r.value);
+    // Every lock there from the start and still there, once; each filed later at most once.
+    const counts = new Map<string, number>();
+    for (const s of seen) counts.set(s, (counts.get(s) ?? 0) + 1);
+    for (let i = 0; i < 8; i++) expect(counts.get(`k${i}`), `k${i}`).toBeGreaterThanOrEqual(1);
+    for (const [k, n] of counts) expect(n, k).toBeLessThanOrEqual(k === seen[0] ? 2 : 1);
+    expect(counts.has('k8') || counts.has('k9')).toBe(false);
+    expect(new Set([...m.values()]).size).toBe(38);
   });
 
   it('a clear ends an iteration under way rather than reading the old table', () => {

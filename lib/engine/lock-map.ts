@@ -1,31 +1,39 @@
-// The lock table's map from lock name to its entry (lock-table.ts), in shards when it is known
-// to be large.
+// The lock table's map from lock name to its entry (lock-table.ts): one Map while the table is
+// small, split into shards as it grows large.
 //
 // Why. A JS Map grows by doubling, and each doubling copies every entry into a new table in one
 // call: crossing 4,194,304 locks is one set() of about 360 ms (a 2,097,152-lock crossing about
-// 140 ms), and deleting its way down shrinks it the same way. A standby applying a 5,000,000-lock
-// snapshot blocked its loop for half a second there, half its peer timeout. Split into 2^k Maps
-// by a hash of the name, the largest copy is one shard's.
+// 140 ms). A standby applying a 5,000,000-lock snapshot blocked its loop for half a second there,
+// half its peer timeout, and an active filling up blocked for as long. Split into 2^k Maps by a
+// hash of the name, the largest copy is one shard's.
 //
-// The hash costs a loop over the name on every lookup, so a table is sharded only when its
-// owner says it will be large (reset(expected): a standby told the active's lock count at
-// snapshot-begin); a table that starts small is one Map, read with no hash at all. The shard
-// count is fixed until the next clear, so a lock's shard never moves while it is filed.
+// How. The table starts as one Map (`first`), read with no hash. When it reaches SPLIT_AT
+// entries it splits: `first` keeps what it has but takes no new lock, and every lock filed from
+// then on goes to its shard. Nothing moves, so a split costs nothing and an iteration under way
+// is not disturbed. A reset told that a large table is coming (a standby, told the active's lock
+// count at snapshot-begin) starts split, with shards sized for it. A lookup of a split table
+// reads `first`, then the shard: the hash (a loop over the name) is paid only past SPLIT_AT.
 //
-// Iteration is shard by shard, each with its Map's live iterator: a lock deleted before the
-// iterator reaches it is skipped, one added to a shard not reached yet is reached, one added to
-// a shard already passed is not (a single Map would reach it). The snapshot walk's argument
-// (server/cluster/snapshot-walk.ts) needs only the first two: every lock filed at the start and
-// still filed is reached once, and one filed later has its whole state in the event stream.
+// Iteration reads `first`, then the shards one by one, each with its Map's live iterator: a lock
+// deleted before the iterator reaches it is skipped, one filed in a map not reached yet is
+// reached, one filed in a shard already passed is not (a single Map would reach it). The
+// snapshot walk's argument (server/cluster/snapshot-walk.ts) needs only the first two: every
+// lock filed at the start and still filed is reached exactly once (no lock ever changes map
+// while filed), and one filed later has its whole state in the event stream. Values are never
+// undefined (a lookup's undefined means "not filed").
 
-/** Locks per shard a sharded table aims at: a shard's doubling then copies at most this many entries. */
+/** Locks per shard a table sized in advance aims at: a shard's doubling copies at most this many entries. */
 export const LOCKS_PER_SHARD = 32_768;
-/** Tables expected below this stay one Map (no hash per lookup). */
+/** Tables expected below this start as one Map. */
 export const SHARD_FROM = 262_144;
 /** The most shards: 1,024 x 32,768 is 32 M locks before a shard's doublings pass the aim. */
 export const MAX_SHARDS = 1_024;
+/** Entries at which a table that grew as one Map splits (its last doubling copied half of them: about 5 ms). */
+export const SPLIT_AT = 131_072;
+/** Shards of a table that split as it grew: the aim up to 8 M locks. */
+const GROWN_SHARDS = 256;
 
-/** Shards for a table expected to hold `expected` locks: 1 below SHARD_FROM, else a power of two. */
+/** Shards for a table expected to hold `expected` locks: 1 (one Map) below SHARD_FROM, else a power of two. */
 export function shardsFor(expected: number): number {
   if (!(expected >= SHARD_FROM)) return 1;
   let n = 2;
@@ -45,25 +53,37 @@ function hashName(name: string): number {
 }
 
 export class LockMap<V> {
-  private shards: Map<string, V>[] = [new Map()];
-  /** The first shard: the whole table when there is one. */
-  private first: Map<string, V> = this.shards[0] as Map<string, V>;
-  /** shards.length - 1; 0 when the table is one Map. */
-  private mask = 0;
-  /** Entries in all shards while sharded (a sum over a thousand Maps per read would not do). */
+  /** The whole table until it splits; after, the locks filed before the split (it takes no new one). */
+  private readonly first = new Map<string, V>();
+  /** The shards, once split (none before). */
+  private shards: Map<string, V>[] = [];
+  /** shards.length - 1; -1 while the table is one Map. */
+  private mask = -1;
+  /** Entries in the shards (a sum over a thousand Maps per read would not do). */
   private count = 0;
 
+  /** `splitAt`: the size at which a table grown as one Map splits (tests make it small). */
+  constructor(public splitAt = SPLIT_AT) {}
+
   private shardOf(name: string): Map<string, V> {
-    return this.mask === 0 ? this.first : (this.shards[hashName(name) & this.mask] as Map<string, V>);
+    return this.shards[hashName(name) & this.mask] as Map<string, V>;
   }
 
   get(name: string): V | undefined {
-    return this.mask === 0 ? this.first.get(name) : this.shardOf(name).get(name);
+    if (this.mask < 0) return this.first.get(name);
+    const v = this.first.get(name);
+    return v !== undefined ? v : this.shardOf(name).get(name);
   }
 
   set(name: string, value: V): void {
-    if (this.mask === 0) {
-      this.first.set(name, value);
+    const first = this.first;
+    if (this.mask < 0) {
+      first.set(name, value);
+      if (first.size >= this.splitAt) this.split(GROWN_SHARDS);
+      return;
+    }
+    if (first.has(name)) {
+      first.set(name, value);
       return;
     }
     const shard = this.shardOf(name);
@@ -73,43 +93,51 @@ export class LockMap<V> {
   }
 
   delete(name: string): boolean {
-    if (this.mask === 0) return this.first.delete(name);
-    const gone = this.shardOf(name).delete(name);
-    if (gone) this.count--;
-    return gone;
+    if (this.first.delete(name)) return true;
+    if (this.mask < 0 || !this.shardOf(name).delete(name)) return false;
+    this.count--;
+    return true;
   }
 
   get size(): number {
-    return this.mask === 0 ? this.first.size : this.count;
+    return this.first.size + this.count;
   }
 
-  /** How many Maps the table is split into (1 unless reset for a large table). */
+  /** How many Maps new locks are spread over: 1 until the table splits. */
   get shardCount(): number {
-    return this.shards.length;
+    return this.mask < 0 ? 1 : this.shards.length;
   }
 
-  /** Entries in each shard (how even the split is, for tests and benchmarks). */
+  /** Entries in each shard (how even the split is, for tests and benchmarks); none before a split. */
   shardSizes(): number[] {
     return this.shards.map((s) => s.size);
   }
 
-  /** Every entry, shard by shard (live: see the head of this file). */
+  /** Every entry: the first Map's, then each shard's (live: see the head of this file). */
   *values(): IterableIterator<V> {
-    const shards = this.shards;
-    for (let i = 0; i < shards.length; i++) yield* (shards[i] as Map<string, V>).values();
+    yield* this.first.values();
+    // Read anew each step: a table that splits while this runs has its shards reached too.
+    for (let i = 0; i < this.shards.length; i++) yield* (this.shards[i] as Map<string, V>).values();
   }
 
   /**
-   * Empties the table, split for `expected` locks from now on (shardsFor). The Maps are emptied in
-   * place, as Map.clear() does, so an iterator under way ends instead of reading a stale table.
+   * Empties the table, made for `expected` locks from now on (shardsFor: split from the start
+   * when large). The Maps are emptied in place, as Map.clear() does.
    */
   clear(expected = 0): void {
+    this.first.clear();
     for (const shard of this.shards) shard.clear();
     this.count = 0;
     const count = shardsFor(expected);
-    if (count === this.shards.length) return;
-    this.shards = Array.from({ length: count }, () => new Map<string, V>());
-    this.first = this.shards[0] as Map<string, V>;
+    if (count === 1) {
+      this.shards = [];
+      this.mask = -1;
+    } else this.split(count);
+  }
+
+  /** New locks go to `count` shards from now on (the ones filed stay where they are). */
+  private split(count: number): void {
+    if (count !== this.shards.length) this.shards = Array.from({ length: count }, () => new Map<string, V>());
     this.mask = count - 1;
   }
 }
