@@ -12,7 +12,8 @@
 // then on goes to its shard. Nothing moves, so a split costs nothing and an iteration under way
 // is not disturbed. A reset told that a large table is coming (a standby, told the active's lock
 // count at snapshot-begin) starts split, with shards sized for it. A lookup of a split table
-// reads `first`, then the shard: the hash (a loop over the name) is paid only past SPLIT_AT.
+// reads the shard, then `first` if it is not there: the hash (a loop over the name) is paid only
+// past SPLIT_AT.
 //
 // Iteration reads `first`, then the shards one by one, each with its Map's live iterator: a lock
 // deleted before the iterator reaches it is skipped, one filed in a map not reached yet is
@@ -24,12 +25,17 @@
 
 /** Locks per shard a table sized in advance aims at: a shard's doubling copies at most this many entries. */
 export const LOCKS_PER_SHARD = 32_768;
-/** Tables expected below this start as one Map. */
+/**
+ * Entries at which a table that grew as one Map splits, and tables expected below this start as
+ * one Map: its last doubling (131,072 to 262,144) copied 131,072 entries, about 10 ms. Below it
+ * a lookup pays no hash; past it the hash and a shard's lookup cost about 1.4x a lookup of one
+ * Map of the same size (random names at 1 M, the engine alone, loaded machine).
+ */
 export const SHARD_FROM = 262_144;
 /** The most shards: 1,024 x 32,768 is 32 M locks before a shard's doublings pass the aim. */
 export const MAX_SHARDS = 1_024;
-/** Entries at which a table that grew as one Map splits (its last doubling copied half of them: about 5 ms). */
-export const SPLIT_AT = 131_072;
+/** Entries at which a table grown as one Map splits (SHARD_FROM). */
+export const SPLIT_AT = SHARD_FROM;
 /** Shards of a table that split as it grew: the aim up to 8 M locks. */
 const GROWN_SHARDS = 256;
 
@@ -71,8 +77,9 @@ export class LockMap<V> {
 
   get(name: string): V | undefined {
     if (this.mask < 0) return this.first.get(name);
-    const v = this.first.get(name);
-    return v !== undefined ? v : this.shardOf(name).get(name);
+    // The shard first: past the split, most locks (all of a table split from the start) are there.
+    const v = this.shardOf(name).get(name);
+    return v !== undefined ? v : this.first.get(name);
   }
 
   set(name: string, value: V): void {
@@ -82,7 +89,7 @@ export class LockMap<V> {
       if (first.size >= this.splitAt) this.split(GROWN_SHARDS);
       return;
     }
-    if (first.has(name)) {
+    if (first.size > 0 && first.has(name)) {
       first.set(name, value);
       return;
     }
@@ -93,10 +100,11 @@ export class LockMap<V> {
   }
 
   delete(name: string): boolean {
-    if (this.first.delete(name)) return true;
-    if (this.mask < 0 || !this.shardOf(name).delete(name)) return false;
-    this.count--;
-    return true;
+    if (this.mask >= 0 && this.shardOf(name).delete(name)) {
+      this.count--;
+      return true;
+    }
+    return this.first.delete(name);
   }
 
   get size(): number {
