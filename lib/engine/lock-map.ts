@@ -17,7 +17,8 @@
 //
 // Iteration reads `first`, then the shards one by one, each with its Map's live iterator: a lock
 // deleted before the iterator reaches it is skipped, one filed in a map not reached yet is
-// reached, one filed in a shard already passed is not (a single Map would reach it). The
+// reached, one filed in a shard already passed is not (a single Map would reach it), and an
+// iteration begun before the table split reads the first Map only (what it held then). The
 // snapshot walk's argument (server/cluster/snapshot-walk.ts) needs only the first two: every
 // lock filed at the start and still filed is reached exactly once (no lock ever changes map
 // while filed), and one filed later has its whole state in the event stream. Values are never
