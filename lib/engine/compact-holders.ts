@@ -15,9 +15,9 @@
 // written sees when it ended; the values it was made with are its own, so a slot reused by
 // another lock changes nothing it reports.
 import { Claim, type ClaimOwner, type ClaimState, LockState } from './claim.ts';
+import type { LockMap } from './lock-map.ts';
 import { ClaimOrigins } from './claim-origins.ts';
 import type { EndedHolder, ReleaseEvent } from './events.ts';
-import type { LockMap } from './lock-map.ts';
 import { grownFloat, grownInt, SlotHeap } from './slot-heap.ts';
 
 /** What the table maps a name to: the object form, or a compact slot. */
@@ -51,16 +51,6 @@ export class CompactHolders {
     if (slot >= this.ids.length) this.grow(Math.max(2 * this.ids.length, this.expected));
     this.names[slot] = name;
     return slot;
-  }
-
-  /**
-   * Rows the table is expected to reach (a standby told the size of the table coming; 0 when not
-   * known): the columns double as they fill, and each doubling copies every column in one call,
-   * about 200 MB at 4 M rows, so the first growth goes straight to this many instead.
-   */
-  reserve(slots: number): void {
-    this.expected = slots;
-    this.heap.reserve(slots);
   }
 
   /**
@@ -139,6 +129,16 @@ export class CompactHolders {
   lockView(slot: number): LockState {
     if (this.ids[slot] === 0) return new LockState(this.names[slot] as string);
     return this.view(slot).lock;
+  }
+
+  /**
+   * Rows the table is expected to reach (a standby told the size of the table coming; 0 when not
+   * known): the columns double as they fill, and each doubling copies every column in one call,
+   * about 200 MB at 4 M rows, so the first growth goes straight to this many instead.
+   */
+  reserve(slots: number): void {
+    this.expected = slots;
+    this.heap.reserve(slots);
   }
 
   /** A view's state now: its row while it holds there, else what became of its claim. */
