@@ -49,6 +49,7 @@ export class CompactHolders {
   alloc(name: string): number {
     const slot = this.free.length > 0 ? (this.free.pop() as number) : this.top++;
     if (slot >= this.ids.length) this.grow(Math.max(2 * this.ids.length, this.expected));
+    this.parkPos[slot] = -1;
     this.names[slot] = name;
     return slot;
   }
@@ -198,7 +199,9 @@ export class CompactHolders {
     this.ids = keep ? grownFloat(this.ids, size) : new Float64Array(size);
     this.grantedAt = keep ? grownFloat(this.grantedAt, size) : new Float64Array(size);
     this.leaseMs = keep ? grownFloat(this.leaseMs, size) : new Float64Array(size);
-    this.parkPos = keep ? grownInt(this.parkPos, size, -1) : new Int32Array(size).fill(-1);
+    // Not filled with -1 past the old length (alloc() sets each slot's): a standby's one growth to
+    // millions would write the whole column in one call.
+    this.parkPos = keep ? grownInt(this.parkPos, size, 0) : new Int32Array(size).fill(-1);
     this.origin = keep ? grownInt(this.origin, size, 0) : new Int32Array(size);
     const tokens = new BigUint64Array(size);
     if (keep) tokens.set(this.tokens);
