@@ -138,17 +138,19 @@ export class ReplyGate {
   holdTurn(connections: GatedConnection[]): void {
     const sync = this.sync;
     if (sync === null) return;
-    const cuts: Cut[] = [];
+    // Nothing is allocated for a connection without output (nor a turn without any).
+    let cuts: Cut[] | null = null;
     for (const conn of connections) {
       const data = conn.cut();
       if (data === '') continue;
       const cut = { conn, data };
-      cuts.push(cut);
+      if (cuts === null) cuts = [cut];
+      else cuts.push(cut);
       const h = this.held.get(conn);
       if (h === undefined) this.held.set(conn, { cuts: [cut], ending: false });
       else h.cuts.push(cut);
     }
-    if (cuts.length > 0) this.write(sync.hold(BigInt(this.stream.lastSeq), cuts));
+    if (cuts !== null) this.write(sync.hold(BigInt(this.stream.lastSeq), cuts));
   }
 
   endAfterHeld(conn: GatedConnection): void {
@@ -165,7 +167,7 @@ export class ReplyGate {
     this.held.delete(conn);
   }
 
-  private write(turns: Cut[][]): void {
+  private write(turns: readonly Cut[][]): void {
     for (const turn of turns) {
       for (const cut of turn) {
         const h = this.held.get(cut.conn);
