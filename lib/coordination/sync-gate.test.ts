@@ -88,11 +88,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 interface GateLike {
-  hold(position: bigint, replies: bigint): bigint[];
-  ack(node: string, position: bigint): bigint[];
+  hold(position: bigint, replies: bigint): readonly bigint[];
+  ack(node: string, position: bigint): readonly bigint[];
   mayJoin(node: string): boolean;
   propose(members: Iterable<string>): void;
-  stored(members: Iterable<string>): bigint[];
+  stored(members: Iterable<string>): readonly bigint[];
 }
 
 /** Whether no cut in `steps` leaves a successor without a change a client was told of. */
@@ -104,7 +104,7 @@ function safe(steps: Step[], makeGate: (initial: string[]) => GateLike): boolean
   let etcdSet = new Set(['b']);
   let proposal: Set<string> | null = null;
   let learned = true;
-  const answer = (released: bigint[]) => {
+  const answer = (released: readonly bigint[]) => {
     for (const p of released) if (p > answered) answered = p;
   };
   for (const s of steps) {

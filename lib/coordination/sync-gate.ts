@@ -20,6 +20,9 @@
 // electable: the cluster then waits for that active (or an operator) after a crash, which is the
 // price of never giving a lock twice.
 
+/** What release() returns when nothing is answerable (one frozen array for every caller). */
+const NONE: readonly never[] = Object.freeze([]);
+
 export interface HeldTurn<R> {
   /** The replication stream position of the turn's last event (replies need it applied). */
   readonly position: bigint;
@@ -54,7 +57,7 @@ export class SyncGate<R> {
   }
 
   /** One turn's replies, after its events up to `position`; returns what can be answered now (maybe these). */
-  hold(position: bigint, replies: R): R[] {
+  hold(position: bigint, replies: R): readonly R[] {
     const last = this.held.at(-1);
     if (last !== undefined && position < last.position) throw new Error(`stream position went back: ${position} after ${last.position}`);
     this.held.push({ position, replies });
@@ -62,7 +65,7 @@ export class SyncGate<R> {
   }
 
   /** A standby has applied the stream up to `position`; returns the turns now answerable, in order. */
-  ack(node: string, position: bigint): R[] {
+  ack(node: string, position: bigint): readonly R[] {
     if (position > (this.acked.get(node) ?? -1n)) this.acked.set(node, position);
     return this.release();
   }
@@ -85,16 +88,23 @@ export class SyncGate<R> {
    * force from now. A member added must have been able to join (mayJoin) when the write was sent;
    * a member removed no longer holds replies back. Returns the turns now answerable.
    */
-  stored(members: Iterable<string>): R[] {
+  stored(members: Iterable<string>): readonly R[] {
     this.inSync = new Set(members);
     this.proposed = new Set();
     return this.release();
   }
 
   /** The lowest position every member has applied (every position when the set is empty). */
+  // Called on every turn and every ack: no array is built for the members (the sets are walked
+  // as they are) and nothing is allocated when no turn is released.
   private covered(): bigint | null {
-    let low: bigint | null = null;
-    for (const m of [...this.inSync, ...this.proposed]) {
+    const low = this.lowest(this.inSync, null);
+    return low === -1n || this.proposed.size === 0 ? low : this.lowest(this.proposed, low);
+  }
+
+  private lowest(members: ReadonlySet<string>, from: bigint | null): bigint | null {
+    let low = from;
+    for (const m of members) {
       const a = this.acked.get(m);
       if (a === undefined) return -1n;
       if (low === null || a < low) low = a;
@@ -102,17 +112,18 @@ export class SyncGate<R> {
     return low;
   }
 
-  private release(): R[] {
+  private release(): readonly R[] {
     const covered = this.covered();
-    const out: R[] = [];
+    let out: R[] | null = null;
     while (this.held.length > 0) {
       const turn = this.held[0] as HeldTurn<R>;
       if (covered !== null && turn.position > covered) break;
       this.held.shift();
       if (turn.position > this.answered) this.answered = turn.position;
+      if (out === null) out = [];
       out.push(turn.replies);
     }
-    return out;
+    return out ?? NONE;
   }
 }
 

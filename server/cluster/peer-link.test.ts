@@ -48,6 +48,31 @@ describe('PeerLink', () => {
     ]);
   });
 
+  it('sends one ack per turn, the last position acked, after what else was sent in that turn', async () => {
+    const { link, client } = await pair();
+    let received = '';
+    client.setEncoding('utf8');
+    client.on('data', (chunk: string) => (received += chunk));
+    link.sendAck(7);
+    link.sendAck(8);
+    link.send({ t: 'ack', seq: 1 });
+    link.sendAck(9);
+    await expect.poll(() => received.endsWith('\n') && received.includes('"seq":9')).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(
+      received
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      { t: 'ack', seq: 1 },
+      { t: 'ack', seq: 9 },
+    ]);
+    // A later turn acks again.
+    link.sendAck(10);
+    await expect.poll(() => received.includes('"seq":10')).toBe(true);
+  });
+
   it(`handles received lines for about ${INBOUND_TURN_MS} ms a turn, the rest in later turns, in order, with the socket paused meanwhile`, async () => {
     const got: number[] = [];
     // Each message takes 1 ms to handle: 200 of them are far more than one turn's budget.

@@ -55,11 +55,18 @@ export class PeerLink {
     this.turnStart = -1;
   };
   private out: string[] = [];
+  /** The stream position to ack at the end of this turn (-1: none): see sendAck. */
+  private ackSeq = -1;
   private scheduled = false;
   private closed = false;
   private readonly flush = (): void => {
     this.scheduled = false;
-    if (this.closed || this.out.length === 0) return;
+    if (this.closed) return;
+    if (this.ackSeq >= 0) {
+      this.out.push(encodePeerMessage({ t: 'ack', seq: this.ackSeq }));
+      this.ackSeq = -1;
+    }
+    if (this.out.length === 0) return;
     const text = this.out.length === 1 ? (this.out[0] ?? '') : this.out.join('');
     this.out = [];
     this.socket.write(text);
@@ -89,6 +96,21 @@ export class PeerLink {
   sendRaw(line: string): void {
     if (this.closed) return;
     this.out.push(line);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flush);
+    }
+  }
+
+  /**
+   * Acks the replication stream up to `seq` (a batch just applied) in this turn's write, after
+   * everything else sent this turn. Of several batches applied in one turn (a read that brought
+   * more than one) only the last one's ack leaves: it covers the others, and the active (whose
+   * reply gate in the etcd mode waits for it) parses and handles one ack instead of many.
+   */
+  sendAck(seq: number): void {
+    if (this.closed) return;
+    this.ackSeq = seq;
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.flush);

@@ -125,7 +125,8 @@ export function handlePeerMessage(node: MessageContext, peer: MeshPeer, m: Recei
         requestSync(node, peer);
         return;
       }
-      node.mesh.send(peer, { t: 'ack', seq: m.seq });
+      // Leaves at the end of this turn, one ack for every batch applied in it (peer-link.ts).
+      peer.link?.sendAck(m.seq);
       return;
     case 'renew':
       // Renewals of resumable sessions, on the same link as the stream and in order with it.

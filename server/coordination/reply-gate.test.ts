@@ -57,6 +57,25 @@ describe('the reply gate on the flush scheduler', () => {
     expect(x.written).toEqual(['one\n', 'two\n']);
   });
 
+  it('one ack that answers several turns writes each connection once, its cuts in order; a later turn stays held', () => {
+    const { gate, turn } = setup();
+    const x = new FakeConnection('x');
+    const y = new FakeConnection('y');
+    turn(3, [[x, 'one\n']]);
+    turn(4, [
+      [y, 'why\n'],
+      [x, 'two\n'],
+    ]);
+    turn(6, [[x, 'three\n']]);
+    turn(8, [[x, 'four\n']]);
+    gate.ack('b', 6);
+    expect(x.written).toEqual(['one\ntwo\nthree\n']);
+    expect(y.written).toEqual(['why\n']);
+    gate.ack('b', 8);
+    expect(x.written).toEqual(['one\ntwo\nthree\n', 'four\n']);
+    expect(gate.connectionsHeld).toBe(0);
+  });
+
   it('writes at once with an empty in-sync set, and turns the stream numbering of renewals on while active', () => {
     const { gate, turn, stream } = setup([]);
     expect(stream.numbered).toBe(true);

@@ -40,6 +40,8 @@ export interface GatedStream {
 interface Cut {
   readonly conn: GatedConnection;
   data: string;
+  /** Answered by the release being written now (set only when it answers more than one turn). */
+  released: boolean;
 }
 
 interface ConnHeld {
@@ -138,17 +140,19 @@ export class ReplyGate {
   holdTurn(connections: GatedConnection[]): void {
     const sync = this.sync;
     if (sync === null) return;
-    const cuts: Cut[] = [];
+    // Nothing is allocated for a connection without output (nor a turn without any).
+    let cuts: Cut[] | null = null;
     for (const conn of connections) {
       const data = conn.cut();
       if (data === '') continue;
-      const cut = { conn, data };
-      cuts.push(cut);
+      const cut: Cut = { conn, data, released: false };
+      if (cuts === null) cuts = [cut];
+      else cuts.push(cut);
       const h = this.held.get(conn);
       if (h === undefined) this.held.set(conn, { cuts: [cut], ending: false });
       else h.cuts.push(cut);
     }
-    if (cuts.length > 0) this.write(sync.hold(BigInt(this.stream.lastSeq), cuts));
+    if (cuts !== null) this.write(sync.hold(BigInt(this.stream.lastSeq), cuts));
   }
 
   endAfterHeld(conn: GatedConnection): void {
@@ -165,13 +169,20 @@ export class ReplyGate {
     this.held.delete(conn);
   }
 
-  private write(turns: Cut[][]): void {
+  // One write per connection however many of its turns a release answers (an ack that covers
+  // several turns, as under pipelining when acks lag): a socket write, and the client's read, for
+  // each turn would cost more than the gate itself.
+  private write(turns: readonly Cut[][]): void {
+    if (turns.length > 1) for (const turn of turns) for (const cut of turn) cut.released = true;
     for (const turn of turns) {
       for (const cut of turn) {
         const h = this.held.get(cut.conn);
-        if (h === undefined || h.cuts[0] !== cut) continue; // dropped: the connection went
+        // Dropped (the connection went), or already written with an earlier cut of its connection.
+        if (h === undefined || h.cuts[0] !== cut) continue;
         h.cuts.shift();
-        if (!cut.conn.closed) cut.conn.writeCut(cut.data);
+        let data = cut.data;
+        while (h.cuts.length > 0 && (h.cuts[0] as Cut).released) data += (h.cuts.shift() as Cut).data;
+        if (!cut.conn.closed) cut.conn.writeCut(data);
         if (h.cuts.length === 0) {
           this.held.delete(cut.conn);
           if (h.ending) cut.conn.endTransport();
