@@ -32,6 +32,11 @@ describe('mayCampaign (the etcd mode)', () => {
     expect(mayCampaign({ ...FRESH, discovered: false }, null)).toBe(false);
   });
 
+  it('a standby re-syncing keeps its whole table until the new snapshot begins, and may campaign meanwhile', () => {
+    // Its active died or was restarted empty after it asked for the snapshot: nobody else may be electable.
+    expect(mayCampaign({ ...SYNCED, phase: 'syncing' }, STORED)).toBe(true);
+  });
+
   it('never while syncing, holding part of a table, leaving or stopped', () => {
     expect(mayCampaign({ ...SYNCED, phase: 'syncing', syncedWith: null }, null)).toBe(false);
     // A join cut short: it followed an active and never finished its snapshot.

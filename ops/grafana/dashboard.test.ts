@@ -4,7 +4,8 @@
 // load, with the variables substituted as Grafana would.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Cluster, startCluster, waitFor, waitSettled } from '../../server/testing/cluster-harness.ts';
+import { activeOf, type Cluster, startCluster, waitFor, waitSettled } from '../../server/testing/cluster-harness.ts';
+import { EtcdCluster } from '../../server/testing/etcd-cluster.ts';
 import { type PrometheusServer, startPrometheus } from '../../server/testing/prometheus-harness.ts';
 import { dashboardProblems, describePanel } from './dashboard-check.ts';
 import { type DashboardLoad, startDashboardLoad } from './dashboard-load.ts';
@@ -168,11 +169,21 @@ describe('the Grafana dashboard JSON', () => {
 const RATE_INTERVAL = '15s';
 const ACTIVE = 'a';
 
+/** Panels whose every series exists only in the etcd mode (`--coordination etcd`): checked on an etcd-mode cluster below. */
+const ETCD_SERIES = /^(baton_etcd_|baton_reply_gate_)/;
+function etcdOnly(panel: { targets: { expr: string }[] }): boolean {
+  const series = panel.targets.flatMap((t) =>
+    [...t.expr.matchAll(/\b[a-z_]+_[a-z_]+\b/g)].map((m) => m[0]).filter((n) => n.startsWith('baton_') || n.startsWith('process_')),
+  );
+  return series.some((n) => ETCD_SERIES.test(n)) && series.every((n) => n === 'baton_node_info' || ETCD_SERIES.test(n));
+}
+
 describe('the Grafana dashboard on a real Prometheus scraping a real three-node cluster under load', () => {
   // A file that does not parse fails here and in the structural test (which says why), not at collection.
   const parsed = dashboardSchema.safeParse(DASHBOARD);
   const dashboard = parsed.data ?? { ...(DASHBOARD as Dashboard), panels: [], templating: { list: [] } };
-  const panels = dashboard.panels.filter(isDataPanel);
+  // The etcd mode's panels have no series on this default-mode cluster: the next describe runs them.
+  const panels = dashboard.panels.filter(isDataPanel).filter((p) => !etcdOnly(p));
   let cluster: Cluster | undefined;
   let prometheus: PrometheusServer | undefined;
   let load: DashboardLoad | undefined;
@@ -247,5 +258,57 @@ describe('the Grafana dashboard on a real Prometheus scraping a real three-node 
     expect(typo).toEqual([expect.stringMatching(/^panel \d+ "Grants\/s" A: Prometheus refused .*bad_data/)]);
     const legend = await targetProblems(query, { ...grants, legendFormat: '{{node}} {{protocol}}' }, allNodes);
     expect(legend).toEqual([expect.stringMatching(/^panel \d+ "Grants\/s" A: legend shows \{\{node\}\} but .* has no node label/)]);
+  });
+});
+
+describe("the Grafana dashboard's etcd-mode panels on a real Prometheus scraping a real three-node cluster in the etcd mode", () => {
+  const parsed = dashboardSchema.safeParse(DASHBOARD);
+  const dashboard = parsed.data ?? { ...(DASHBOARD as Dashboard), panels: [], templating: { list: [] } };
+  const panels = dashboard.panels.filter(isDataPanel).filter(etcdOnly);
+  let etcd: EtcdCluster | undefined;
+  let cluster: Cluster | undefined;
+  let prometheus: PrometheusServer | undefined;
+  let allNodes: Record<string, string> = {};
+  const query = (expr: string) => {
+    if (prometheus === undefined) throw new Error('prometheus did not start');
+    return prometheus.query(expr);
+  };
+
+  beforeAll(async () => {
+    etcd = await EtcdCluster.start();
+    cluster = await startCluster({ nodes: 3, etcd: { cluster: etcd, prefix: 'baton-test/dashboard', leaseTtlS: 2 } });
+    const nodes = cluster;
+    await waitFor(async () => (await activeOf(nodes)).length === 1, {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+      what: 'an active node in the etcd mode',
+    });
+    prometheus = await startPrometheus({ targets: nodes.nodes.map((n) => n.httpAddress), scrapeIntervalSeconds: 1 });
+    await prometheus.waitForTargetsUp();
+    // Every etcd series scraped from every node at least once.
+    await waitFor(async () => (await query('count(baton_etcd_endpoint_up)')).some((r) => r.value >= 9), {
+      timeoutMs: 20_000,
+      intervalMs: 250,
+      what: 'every node scraped with its three etcd endpoints',
+    });
+    allNodes = await resolveVariables(query, dashboard, { node: 'all' }, RATE_INTERVAL);
+  }, 90_000);
+
+  afterAll(async () => {
+    await prometheus?.stop();
+    await cluster?.close();
+    await etcd?.close();
+  });
+
+  it('has the etcd panels (series of the etcd mode only, and the node names)', () => {
+    expect(panels.map((p) => p.title)).toEqual(['etcd endpoints answering with a leader', 'etcd role and grant permission']);
+  });
+
+  it.each(panels.map((p) => [describePanel(p)]))('%s: every query returns data for all nodes', async (name) => {
+    const targets = panelTargets(dashboard).filter((t) => t.panel === name);
+    const problems: string[] = [];
+    for (const target of targets) problems.push(...(await targetProblems(query, target, allNodes)));
+    expect(targets.length).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
   });
 });
