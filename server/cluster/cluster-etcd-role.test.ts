@@ -133,9 +133,12 @@ describe('the etcd mode: the role comes from etcd', () => {
     for (const node of cluster.nodes) await node.restart();
     // Past the old lease's TTL, the start-up wait and every stagger: the set names b and c, whose tables are gone.
     await new Promise((resolve) => setTimeout(resolve, 3 * TTL_S * 1_000));
+    // Nobody took the role. A node restarted while the old active's key still stood (its lease not
+    // yet expired) follows that name and asks it for a snapshot (syncing, with an empty table);
+    // one restarted after it sees nobody (discovering): both wait, on a loaded machine either.
     for (const node of cluster.nodes) {
       const view = await node.cluster();
-      expect(view.phase).toBe('discovering');
+      expect(['discovering', 'syncing']).toContain(view.phase);
       expect(view.coordination?.holder).toBeNull();
     }
     await etcd.client().delete().key(`${prefix}/in-sync`);
