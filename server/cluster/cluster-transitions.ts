@@ -349,6 +349,10 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
   if (cause === 'api-handoff') node.state.yielded = true;
   // The successor has their claims now: each resumable session is told where (MOVED) and closed
   // without ending its claim here; follow's reset then forgets them without a word.
+  // The etcd mode: the reply gate goes first (the successor has acked everything answered), so the
+  // MOVED lines below leave ungated; written while it was on, follow() dropped them with their
+  // connections and the sessions lost their claims (CI chaos seed 4926, a SIGTERM handoff).
+  if (etcd !== null) node.roleChanged('standby');
   const moved = node.clients.moveSessions(route.session);
   follow(node, to);
   // The etcd mode: a standby again, it holds a lease and reads the role key (it campaigns only when it may).
