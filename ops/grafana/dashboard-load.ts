@@ -63,8 +63,19 @@ export async function startDashboardLoad(cluster: Cluster, active: string): Prom
         () => 'granted',
         (error: unknown) => (error instanceof Error ? error.message : String(error)),
       );
-      await sleep(20); // the kicked waiter queues first: it is the one the kick below picks
-      const handedOver = keyed.acquire(key, { lease: 100, wait: 3_000 });
+      // The kicked waiter queues first: it is the one the kick below picks. Waited for, not slept
+      // for: on a loaded machine 20 ms was not always enough, the kick took the next waiter, and
+      // its rejection surfaced as an unhandled error (CI at cdcf134).
+      for (let tries = 0; ; tries++) {
+        const queued = (await node.api<LockDetail>(`/api/v1/locks/${encodeURIComponent(key)}`)).body.queue.length;
+        if (queued >= 1) break;
+        if (tries >= 300) throw new Error(`the waiter to kick never queued on ${key}`);
+        await sleep(10);
+      }
+      const handedOver = keyed.acquire(key, { lease: 100, wait: 3_000 }).then(
+        () => 'granted',
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      );
       const timedOut = await timeoutClient.acquire(key, { lease: 100, wait: 30 }).then(
         () => false,
         (error: unknown) => error instanceof LockTimeoutError,
@@ -75,7 +86,8 @@ export async function startDashboardLoad(cluster: Cluster, active: string): Prom
       await admin(`/api/v1/locks/${encodeURIComponent(key)}/waiters/${encodeURIComponent(first.id)}/kick`);
       if ((await kicked) === 'granted') throw new Error(`the kicked waiter on ${key} was granted`);
       await admin(`/api/v1/locks/${encodeURIComponent(key)}/force-release`);
-      await handedOver;
+      const handed = await handedOver;
+      if (handed !== 'granted') throw new Error(`the waiter behind the kicked one on ${key} was not handed the lock: ${handed}`);
       await sleep(200);
     }),
     // Sign-ins with a wrong token, past the limit of 10 a minute per address: answered 429.
