@@ -297,13 +297,7 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
     // The key is still this node's (nothing was resigned): it serves again, and the keeper widens
     // the in-sync set again from its next check (etcd may name only the successor and this node).
     etcd.handoffCalledOff();
-    if (node.state.phase === 'handing-off') {
-      node.state.phase = 'active';
-      node.setRoute(SERVE);
-      node.engine.releaseHandovers();
-      node.driver.resume();
-      node.sendStatus();
-    }
+    serveAgainAfterHandoff(node);
     node.logger.warn(
       { to, cause },
       'handoff called off: the in-sync set could not be narrowed to the successor, or it did not acknowledge every event in time; staying active',
@@ -335,13 +329,7 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
     return null;
   }
   if (answer === false) {
-    if (node.state.phase === 'handing-off') {
-      node.state.phase = 'active';
-      node.setRoute(SERVE);
-      node.engine.releaseHandovers();
-      node.driver.resume();
-      node.sendStatus();
-    }
+    serveAgainAfterHandoff(node);
     node.logger.warn({ to, cause }, 'handoff failed: the successor refused, went away or did not take over in time; staying active');
     return null;
   }
@@ -391,4 +379,14 @@ function boundedBy<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
+}
+
+/** A handoff that did not happen while this node still holds the role: it serves again as it was. */
+function serveAgainAfterHandoff(node: TransitionContext): void {
+  if (node.state.phase !== 'handing-off') return;
+  node.state.phase = 'active';
+  node.setRoute(SERVE);
+  node.engine.releaseHandovers();
+  node.driver.resume();
+  node.sendStatus();
 }
