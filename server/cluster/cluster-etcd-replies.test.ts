@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Cluster, holderOn, startCluster, waitFor } from '../testing/cluster-harness.ts';
 import { EtcdCluster } from '../testing/etcd-cluster.ts';
-import { LineClient } from '../testing/line-client.ts';
+import { inSyncIs, keyedLine } from '../testing/etcd-mode-checks.ts';
 
 const TTL_S = 2;
 let prefixes = 0;
@@ -18,23 +18,6 @@ async function startEtcdMode(etcd: EtcdCluster, proxied = false): Promise<{ clus
     extraArgs: ['--coordination', 'etcd', '--etcd-endpoints', etcd.endpoints.join(','), '--etcd-prefix', prefix, '--etcd-lease-ttl', String(TTL_S)],
   });
   return { cluster, prefix };
-}
-
-async function inSyncIs(cluster: Cluster, id: string, members: string[], timeoutMs = 15_000): Promise<void> {
-  await waitFor(
-    async () => {
-      const view = await cluster.node(id).cluster();
-      return view.phase === 'active' && JSON.stringify(view.coordination?.inSync) === JSON.stringify(members);
-    },
-    { timeoutMs, intervalMs: 50, what: `${id} active with in-sync ${JSON.stringify(members)}` },
-  );
-}
-
-async function keyedLine(cluster: Cluster, id: string): Promise<LineClient> {
-  const [host, port] = (cluster.lockAddresses(id)[0] as string).split(':');
-  const client = await LineClient.open(Number(port), host, { timeoutMs: 10_000 });
-  cluster.defer(() => client.close());
-  return client;
 }
 
 describe('the etcd mode: replies wait for the in-sync standbys', () => {
