@@ -52,6 +52,11 @@ export interface EtcdOptions {
   prefix: string;
   /** The role lease's TTL asked of etcd (whole seconds). */
   leaseTtlSeconds: number;
+  /**
+   * At most this many standbys in the in-sync set (`--etcd-in-sync`): every reply waits for each
+   * of them, and only they may win the role after the active. Every synced standby if absent.
+   */
+  inSyncMembers?: number;
 }
 
 /**

@@ -5,6 +5,7 @@ import { parseDurationFlag } from '../../lib/duration-flag.ts';
 import type { Address } from '../../lib/protocol/address-text.ts';
 import { isValidClientName } from '../../lib/protocol/client-name.ts';
 import { parseU64Text } from '../../lib/protocol/u64-text.ts';
+import { TOKEN_SLOTS } from '../../lib/tokens/token-slots.ts';
 
 export function durationOption(text: string): number {
   if (text.trim() === '0') return 0; // zero needs no unit
@@ -149,6 +150,23 @@ export const DEFAULT_ETCD_LEASE_TTL_S = 2;
 export function etcdLeaseTtlOption(text: string): number {
   if (!/^\d{1,2}$/.test(text.trim()) || Number(text) < 1 || Number(text) > MAX_ETCD_LEASE_TTL_S) {
     throw new InvalidArgumentError(`expected whole seconds from 1 to ${MAX_ETCD_LEASE_TTL_S} (etcd leases count in seconds).`);
+  }
+  return Number(text);
+}
+
+/**
+ * The in-sync set's bound when none is given (`--etcd-in-sync`): 1. Every reply waits for every
+ * member's acknowledgement, so one member is one ack per turn to wait for and wake up on, and no
+ * turn waits for the slower of two standbys (docs/benchmarks.md, "The in-sync set's size"). The
+ * price: the active and that one member lost together leave no node electable until an operator
+ * acts (docs/cluster.md); 2 rides out that double loss in a three-node cluster.
+ */
+export const DEFAULT_ETCD_IN_SYNC = 1;
+
+/** `--etcd-in-sync`: at most this many standbys in the in-sync set (1 to 63: a cluster has at most 64 nodes). */
+export function etcdInSyncOption(text: string): number {
+  if (!/^\d{1,2}$/.test(text.trim()) || Number(text) < 1 || Number(text) > TOKEN_SLOTS - 1) {
+    throw new InvalidArgumentError(`expected a whole number of standbys from 1 to ${TOKEN_SLOTS - 1}.`);
   }
   return Number(text);
 }

@@ -5,10 +5,12 @@ import { DEFAULT_OPTIONS } from '../daemon/daemon.ts';
 import {
   addressOption,
   COORDINATION_MODES,
+  DEFAULT_ETCD_IN_SYNC,
   DEFAULT_ETCD_LEASE_TTL_S,
   countOption,
   durationOption,
   etcdEndpointsOption,
+  etcdInSyncOption,
   etcdLeaseTtlOption,
   etcdPrefixOption,
   maxParkOption,
@@ -100,6 +102,14 @@ program
     )
       .argParser(etcdLeaseTtlOption)
       .default(DEFAULT_ETCD_LEASE_TTL_S),
+  )
+  .addOption(
+    new Option(
+      '--etcd-in-sync <n>',
+      'with --coordination etcd: at most this many standbys in the in-sync set, the highest-priority synced ones (1 to 63); every reply waits for each of them, and only they may take the role after the active (see docs/cluster.md, "Replies in the etcd mode")',
+    )
+      .argParser(etcdInSyncOption)
+      .default(DEFAULT_ETCD_IN_SYNC),
   )
   .action(serve);
 

@@ -4,7 +4,7 @@ import type { Command, OptionValueSource } from 'commander';
 import pino from 'pino';
 import { EXIT_USAGE } from '../../lib/errors.ts';
 import { defaultEtcdPrefix, findPeer, readClusterConfig } from '../../lib/cluster/cluster-config.ts';
-import { checkToken, DEFAULT_ETCD_LEASE_TTL_S } from './cli-options.ts';
+import { checkToken, DEFAULT_ETCD_IN_SYNC, DEFAULT_ETCD_LEASE_TTL_S } from './cli-options.ts';
 import type { Address } from '../../lib/protocol/address-text.ts';
 import { type Daemon, hostPort, startDaemon, type DaemonOptions } from '../daemon/daemon.ts';
 import { StartRefused } from '../daemon/data-dir-check.ts';
@@ -43,6 +43,8 @@ export interface ServeFlags {
   etcdPrefix?: string;
   /** `--etcd-lease-ttl` in whole seconds (DEFAULT_ETCD_LEASE_TTL_S when not given). */
   etcdLeaseTtl?: number;
+  /** `--etcd-in-sync`: at most this many standbys in the in-sync set (DEFAULT_ETCD_IN_SYNC when not given). */
+  etcdInSync?: number;
 }
 
 /** Where a flag's value came from (commander's getOptionValueSource): 'cli' or 'env' when given. */
@@ -69,6 +71,7 @@ const ETCD_ONLY_FLAGS = [
   ['etcdEndpoints', '--etcd-endpoints'],
   ['etcdPrefix', '--etcd-prefix'],
   ['etcdLeaseTtl', '--etcd-lease-ttl'],
+  ['etcdInSync', '--etcd-in-sync'],
 ] as const;
 
 /**
@@ -158,6 +161,7 @@ export async function serveOptions(flags: ServeFlags, sourceOf: FlagSource): Pro
                 endpoints: flags.etcdEndpoints ?? [],
                 prefix: flags.etcdPrefix ?? defaultEtcdPrefix(loaded.config),
                 leaseTtlSeconds: flags.etcdLeaseTtl ?? DEFAULT_ETCD_LEASE_TTL_S,
+                inSyncMembers: flags.etcdInSync ?? DEFAULT_ETCD_IN_SYNC,
               },
             }
           : {}),

@@ -1,5 +1,5 @@
 // `baton serve`'s etcd-mode flags (--coordination, --etcd-endpoints, --etcd-prefix,
-// --etcd-lease-ttl): what they become in the daemon's options, and each refusal, as a message and
+// --etcd-lease-ttl, --etcd-in-sync): what they become in the daemon's options, and each refusal, as a message and
 // exit code 2 from the real command.
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPTIONS } from '../daemon/daemon.ts';
 import { BATON_BIN } from '../testing/serve-args.ts';
-import { etcdEndpointsOption, etcdLeaseTtlOption, etcdPrefixOption } from './cli-options.ts';
+import { etcdEndpointsOption, etcdInSyncOption, etcdLeaseTtlOption, etcdPrefixOption } from './cli-options.ts';
 import { type ServeFlags, serveOptions } from './serve-command.ts';
 
 const TOKEN = 'cluster-admin-token-0123456789';
@@ -46,15 +46,15 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 const prepare = (given: Partial<ServeFlags>) => serveOptions({ ...FLAGS, ...given }, (key) => (key in given ? 'cli' : 'default'));
 
 describe('the etcd mode flags', () => {
-  it('hand the cluster node the etcd options: endpoints, prefix (default baton/<node ids>) and lease TTL (default 2 s)', async () => {
+  it('hand the cluster node the etcd options: endpoints, prefix (default baton/<node ids>), lease TTL (default 2 s) and in-sync bound (default 1)', async () => {
     const cluster = { config: file, node: 'a', adminToken: TOKEN, coordination: 'etcd' as const, etcdEndpoints: ENDPOINTS };
     expect(await prepare(cluster)).toMatchObject({
       ok: true,
-      options: { cluster: { nodeId: 'a', etcd: { endpoints: ENDPOINTS, prefix: 'baton/a-b', leaseTtlSeconds: 2 } } },
+      options: { cluster: { nodeId: 'a', etcd: { endpoints: ENDPOINTS, prefix: 'baton/a-b', leaseTtlSeconds: 2, inSyncMembers: 1 } } },
     });
-    expect(await prepare({ ...cluster, etcdPrefix: 'baton/prod', etcdLeaseTtl: 5 })).toMatchObject({
+    expect(await prepare({ ...cluster, etcdPrefix: 'baton/prod', etcdLeaseTtl: 5, etcdInSync: 2 })).toMatchObject({
       ok: true,
-      options: { cluster: { etcd: { endpoints: ENDPOINTS, prefix: 'baton/prod', leaseTtlSeconds: 5 } } },
+      options: { cluster: { etcd: { endpoints: ENDPOINTS, prefix: 'baton/prod', leaseTtlSeconds: 5, inSyncMembers: 2 } } },
     });
   });
 
@@ -80,6 +80,10 @@ describe('the etcd mode flags', () => {
       ok: false,
       message: '--etcd-lease-ttl needs --coordination etcd',
     });
+    expect(await prepare({ config: file, node: 'a', adminToken: TOKEN, etcdInSync: 2 })).toEqual({
+      ok: false,
+      message: '--etcd-in-sync needs --coordination etcd',
+    });
   });
 
   it('checks each value', () => {
@@ -92,6 +96,9 @@ describe('the etcd mode flags', () => {
     expect(etcdLeaseTtlOption('1')).toBe(1);
     expect(etcdLeaseTtlOption('60')).toBe(60);
     for (const bad of ['0', '61', '1.5', '2s', '-1', '']) expect(() => etcdLeaseTtlOption(bad)).toThrow('expected whole seconds from 1 to 60');
+    expect(etcdInSyncOption('1')).toBe(1);
+    expect(etcdInSyncOption('63')).toBe(63);
+    for (const bad of ['0', '64', '1.5', 'all', '-1', '']) expect(() => etcdInSyncOption(bad)).toThrow('expected a whole number of standbys from 1 to 63');
   });
 
   it('the real command prints the refusal and exits 2', async () => {
@@ -107,6 +114,9 @@ describe('the etcd mode flags', () => {
     const badTtl = await run(['--config', file, '--node', 'a', '--coordination', 'etcd', '--etcd-lease-ttl', '0']);
     expect(badTtl.code).toBe(2);
     expect(badTtl.stderr).toContain('expected whole seconds from 1 to 60');
+    const badInSync = await run(['--config', file, '--node', 'a', '--coordination', 'etcd', '--etcd-in-sync', '0']);
+    expect(badInSync.code).toBe(2);
+    expect(badInSync.stderr).toContain('expected a whole number of standbys from 1 to 63');
     const badMode = await run(['--coordination', 'zookeeper']);
     expect(badMode.code).toBe(2);
     expect(badMode.stderr).toMatch(/--coordination.*zookeeper/);

@@ -18,6 +18,10 @@ export interface EtcdReplyGatingOptions {
   store: (members: string[]) => Promise<boolean>;
   /** A member whose oldest unacked batch is older than this is taken out; DEFAULT_LAG_BOUND_MS if not given. */
   lagBoundMs?: number;
+  /** At most this many members (`--etcd-in-sync`); every synced standby if not given. */
+  maxMembers?: number;
+  /** Node ids in priority order (the cluster file's): the keeper prefers the first ones. */
+  priority?: readonly string[];
   /** Whether the keeper may change the set now (the node is active and not handing off). */
   mayChange?: () => boolean;
   /** Each change of the set etcd stored, or a write that failed (for the log). */
@@ -39,6 +43,8 @@ export class EtcdReplyGating {
       lagBoundMs: o.lagBoundMs ?? DEFAULT_LAG_BOUND_MS,
       ...(o.onChange === undefined ? {} : { onChange: o.onChange }),
       ...(o.mayChange === undefined ? {} : { mayChange: o.mayChange }),
+      ...(o.maxMembers === undefined ? {} : { maxMembers: o.maxMembers }),
+      ...(o.priority === undefined ? {} : { priority: o.priority }),
     });
   }
 

@@ -8,12 +8,12 @@ import { FlushScheduler } from '../lines/flush-scheduler.ts';
 import { EtcdCluster } from '../testing/etcd-cluster.ts';
 import { FakeConnection, FakeStream } from '../testing/reply-gate-fakes.ts';
 import { EtcdRoleHolder } from './etcd-role-holder.ts';
-import { InSyncKeeper, type StandbyState } from './in-sync-keeper.ts';
+import { InSyncKeeper, type InSyncKeeperOptions, type StandbyState } from './in-sync-keeper.ts';
 import { ReplyGate } from './reply-gate.ts';
 
 const now = () => performance.now();
 
-async function setup(prefix: string) {
+async function setup(prefix: string, bound: Pick<InSyncKeeperOptions, 'maxMembers' | 'priority'> = {}) {
   const cluster = await EtcdCluster.start();
   const etcd = cluster.client();
   const holder = new EtcdRoleHolder({ client: cluster.client(), key: `${prefix}/active`, inSyncKey: `${prefix}/in-sync`, nodeId: 'a', ttlSeconds: 2, now });
@@ -52,6 +52,7 @@ async function setup(prefix: string) {
     standbys: () => [...standbys.values()],
     lagBoundMs: 300,
     checkEveryMs: 20,
+    ...bound,
   });
   onTestFinished(() => keeper.stop());
   const reply = (seq: number, text: string) => {
@@ -187,5 +188,95 @@ describe('the in-sync keeper', () => {
     expect(await t.keeper.narrow('b', ['a'])).toBe(false);
     expect(t.writes).toEqual([]);
     expect(await t.stored()).toEqual([]);
+  });
+});
+
+describe('the in-sync keeper with a bound on the set (--etcd-in-sync)', () => {
+  const priority = ['a', 'b', 'c', 'd'];
+
+  it('keeps at most that many members, the highest-priority synced standbys that acked everything answered', async () => {
+    const t = await setup('baton/keeper-bound', { maxMembers: 1, priority });
+    t.keeper.start();
+    for (const id of ['d', 'c', 'b']) {
+      t.standbys.set(id, { id, synced: true, lagMs: 0 });
+      t.gate.ack(id, 0);
+    }
+    await vi.waitFor(async () => expect(await t.stored()).toEqual(['b']), { timeout: 5_000, interval: 10 });
+    await t.keeper.pending;
+    await new Promise((r) => setTimeout(r, 150));
+    expect(t.writes.map((w) => w.members)).toEqual([['b']]);
+    // Replies wait for b alone: c and d acking changes nothing.
+    t.reply(3, 'one\n');
+    t.gate.ack('c', 3);
+    t.gate.ack('d', 3);
+    expect(t.conn.written).toEqual([]);
+    t.gate.ack('b', 3);
+    expect(t.conn.written).toEqual(['one\n']);
+  });
+
+  it('a higher-priority standby that syncs later takes the place of a lower one; replies wait for both until etcd stored it', async () => {
+    const t = await setup('baton/keeper-bound-swap', { maxMembers: 1, priority });
+    t.keeper.start();
+    t.standbys.set('c', { id: 'c', synced: true, lagMs: 0 });
+    t.gate.ack('c', 0);
+    await vi.waitFor(async () => expect(await t.stored()).toEqual(['c']), { timeout: 5_000, interval: 10 });
+    await t.keeper.pending;
+    t.reply(2, 'one\n');
+    t.gate.ack('c', 2);
+    expect(t.conn.written).toEqual(['one\n']);
+    // b is synced but has not acked what was answered: c stays.
+    t.standbys.set('b', { id: 'b', synced: true, lagMs: 0 });
+    t.gate.ack('b', 1);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(t.writes.map((w) => w.members)).toEqual([['c']]);
+    const open = t.holdWrites();
+    t.gate.ack('b', 2);
+    await vi.waitFor(() => expect(t.writes.map((w) => w.members)).toEqual([['c'], ['b']]), { timeout: 5_000, interval: 5 });
+    // Sent, not stored: c is still electable and b may already be.
+    t.reply(4, 'two\n');
+    t.gate.ack('b', 4);
+    expect(t.conn.written).toEqual(['one\n']);
+    open();
+    await vi.waitFor(async () => expect(await t.stored()).toEqual(['b']), { timeout: 5_000, interval: 10 });
+    await t.keeper.pending;
+    expect(t.writes[1]?.answered).toEqual(['one\n']);
+    expect(t.conn.written).toEqual(['one\n', 'two\n']);
+  });
+
+  it('a member taken out is replaced by another synced standby in the same write; replies wait for both until it is stored', async () => {
+    const t = await setup('baton/keeper-bound-replace', { maxMembers: 1, priority });
+    t.keeper.start();
+    for (const id of ['b', 'c']) {
+      t.standbys.set(id, { id, synced: true, lagMs: 0 });
+      t.gate.ack(id, 0);
+    }
+    await vi.waitFor(async () => expect(await t.stored()).toEqual(['b']), { timeout: 5_000, interval: 10 });
+    await t.keeper.pending;
+    // b stops acking; c has everything. Past the bound, b goes and c comes, in one write.
+    t.reply(5, 'held\n');
+    t.gate.ack('c', 5);
+    expect(t.conn.written).toEqual([]);
+    const open = t.holdWrites();
+    t.standbys.set('b', { id: 'b', synced: true, lagMs: 301 });
+    await vi.waitFor(() => expect(t.writes).toHaveLength(2), { timeout: 5_000, interval: 5 });
+    expect(t.writes[1]?.members).toEqual(['c']);
+    // Sent, not stored: b may still win, so the reply c acked still waits.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(t.conn.written).toEqual([]);
+    open();
+    await t.keeper.pending;
+    expect(await t.stored()).toEqual(['c']);
+    expect(t.writes[1]?.answered).toEqual([]);
+    expect(t.conn.written).toEqual(['held\n']);
+    expect([...t.gate.members]).toEqual(['c']);
+    // The stream to c goes too, with b still lagging: nobody can join, the set is empty (nobody
+    // else electable) and replies flow.
+    t.standbys.delete('c');
+    await vi.waitFor(async () => expect(await t.stored()).toEqual([]), { timeout: 5_000, interval: 10 });
+  });
+
+  it('refuses a bound below 1', () => {
+    const gate = new ReplyGate(new FakeStream());
+    expect(() => new InSyncKeeper({ gate, store: async () => true, standbys: () => [], lagBoundMs: 1, maxMembers: 0 })).toThrow(/at least 1/);
   });
 });

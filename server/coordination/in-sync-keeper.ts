@@ -12,11 +12,22 @@
 // sent again, the same set, until etcd says yes or no: the gate keeps waiting for both sets
 // meanwhile, so whichever of them etcd holds, its members are waited for.
 //
+// The set is bounded (`maxMembers`, `--etcd-in-sync`): every reply waits for every member, so each
+// member is one more ack per turn for the active to wait for and wake up on, and the turn waits
+// for the slowest. The keeper keeps at most that many: a member that is still fine stays, a
+// member taken out is replaced by another synced standby that has acked everything answered (the
+// same propose-then-store write, so nothing about safety changes: a node outside the stored set
+// is not electable, and every answered reply is held by every stored member), and among the
+// standbys that may be members it prefers the highest-priority ones (front of the cluster file),
+// so that after a crash the node that wins is the one the priorities name. The price of a small
+// set is availability, not safety: with one member, the active and that member lost together
+// leave nobody electable (docs/cluster.md, "Replies in the etcd mode").
+//
 // A handoff (server/cluster/etcd-handoff.ts) narrows the set to its successor through here too
 // (narrow): the gate waits for the old set and the successor until etcd has stored the narrowed
 // one, then for the successor alone, so the gate, this keeper and etcd agree at every step. If the
-// handoff is called off, resume() lets the keeper's next check widen the set again (every standby
-// that is synced and has acked everything answered), as it would after any change.
+// handoff is called off, resume() lets the keeper's next check widen the set again (standbys that
+// are synced and have acked everything answered, up to the bound), as it would after any change.
 
 /** What the keeper uses of the reply gate (reply-gate.ts). */
 export interface KeptGate {
@@ -57,6 +68,10 @@ export interface InSyncKeeperOptions {
   checkEveryMs?: number;
   /** Whether the keeper may change the set now (not while a handoff narrows it itself); always if not given. */
   mayChange?: () => boolean;
+  /** At most this many members (at least 1); every synced standby if not given. */
+  maxMembers?: number;
+  /** Node ids in priority order (front = highest): with more candidates than maxMembers, the first ones are kept. */
+  priority?: readonly string[];
   /** A change etcd stored, or a write that failed (for the log). */
   onChange?: (event: { members: string[]; stored: boolean; error?: Error }) => void;
 }
@@ -72,7 +87,15 @@ export class InSyncKeeper {
   /** A handoff is narrowing the set (or has): the keeper leaves it alone until resume() or stop(). */
   private narrowing = false;
 
-  constructor(private readonly o: InSyncKeeperOptions) {}
+  /** A standby's place in the priority order (unlisted ones after every listed one). */
+  private readonly rank: (id: string) => number;
+
+  constructor(private readonly o: InSyncKeeperOptions) {
+    if (o.maxMembers !== undefined && !(Number.isInteger(o.maxMembers) && o.maxMembers >= 1))
+      throw new RangeError(`maxMembers must be a whole number of at least 1, not ${o.maxMembers}`);
+    const places = new Map((o.priority ?? []).map((id, i) => [id, i]));
+    this.rank = (id) => places.get(id) ?? places.size;
+  }
 
   /** Starts keeping the set (the gate is active with the set the role holder stored). */
   start(): void {
@@ -103,9 +126,12 @@ export class InSyncKeeper {
     const members = this.o.gate.members;
     const byId = new Map(this.o.standbys().map((s) => [s.id, s]));
     const ok = (s: StandbyState | undefined): boolean => s?.synced === true && s.lagMs <= this.o.lagBoundMs;
-    const next = [...members].filter((m) => ok(byId.get(m)));
-    for (const s of byId.values()) if (!members.has(s.id) && ok(s) && this.o.gate.mayJoin(s.id)) next.push(s.id);
-    next.sort();
+    // Who may be a member: a member still fine, or a standby that may join (it has acked
+    // everything answered, so adding it holds no reply already sent). Then the bound, by priority.
+    const candidates = [...members].filter((m) => ok(byId.get(m)));
+    for (const s of byId.values()) if (!members.has(s.id) && ok(s) && this.o.gate.mayJoin(s.id)) candidates.push(s.id);
+    candidates.sort((x, y) => this.rank(x) - this.rank(y) || (x < y ? -1 : x > y ? 1 : 0));
+    const next = candidates.slice(0, this.o.maxMembers ?? candidates.length).sort();
     if (next.length === members.size && next.every((m) => members.has(m))) return null;
     return next;
   }

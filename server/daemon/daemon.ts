@@ -291,6 +291,8 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
         scheduler: flusher,
         store: (members) => coordination.holder.storeInSync(members),
         mayChange: () => node.state.phase === 'active',
+        ...(etcd?.inSyncMembers === undefined ? {} : { maxMembers: etcd.inSyncMembers }),
+        priority: opts.cluster.config.peers.map((p) => p.id),
         onChange: (e) => log.info({ members: e.members, stored: e.stored, err: e.error }, 'in-sync set change'),
       });
     }
