@@ -13,7 +13,11 @@
 // The load average is printed with the figures: on a shared machine they move with it.
 //   4. failover after kill -9 of the active: kill -> a standby reports phase active (polled every
 //      10 ms), per mode, with the peer timeout and the etcd lease TTL.
-// Usage: npm run bench:etcd-mode [-- --seconds 4 --repeats 3 --ttl 2 --failovers 3 --idle 10]
+// `--in-sync 1,2` runs one etcd-mode cluster per in-sync bound (`--etcd-in-sync`), all in the same
+// alternating rounds, so the bounds are compared side by side too (each against the default
+// mode); absent, one etcd-mode cluster with the node's default bound. They share one etcd: its
+// idle figure is every etcd-mode cluster's together.
+// Usage: npm run bench:etcd-mode [-- --seconds 4 --repeats 3 --ttl 2 --failovers 3 --idle 10 --in-sync 1,2]
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,8 +25,8 @@ import { type Cluster, startCluster, waitFor, waitSettled } from '../server/test
 import { EtcdCluster } from '../server/testing/etcd-cluster.ts';
 import { processCpuMs } from './baton-process.ts';
 import { etcdRates, type EtcdRates, readEtcdCounters } from './etcd-requests.ts';
-import { formatEtcdModeReport, type EtcdModeResults, type LoadRow, type ModeName } from './etcd-mode-report.ts';
-import { intFlag } from './flags.ts';
+import { etcdModeName, formatEtcdModeReport, type EtcdModeResults, type LoadRow, type ModeName } from './etcd-mode-report.ts';
+import { intFlag, intListFlag } from './flags.ts';
 import { runHandover } from './handover-load.ts';
 import { rawKeyedLoad } from './raw-keyed-load.ts';
 import { hostMachine } from './report.ts';
@@ -34,6 +38,8 @@ const repeats = intFlag('--repeats', 3, 10);
 const ttlS = intFlag('--ttl', 2, 30);
 const failovers = intFlag('--failovers', 3, 10);
 const idleS = intFlag('--idle', 10, 120);
+// Empty: one etcd-mode cluster with the node's own default bound.
+const inSyncBounds: Array<number | null> = process.argv.includes('--in-sync') ? intListFlag('--in-sync', [], 4) : [null];
 const PEER_TIMEOUT_MS = 1_000;
 // As section 1 of `npm run bench` (50 clients on distinct keys, 1 or 16 pairs in flight each),
 // and one lone connection with one pair at a time: what a single request waits for (the reply
@@ -117,53 +123,64 @@ async function failoverRun(cluster: Cluster): Promise<number> {
 const etcd = await EtcdCluster.start();
 const clusters: Record<ModeName, Cluster> = {
   default: await startCluster({ nodes: 3, peerTimeoutMs: PEER_TIMEOUT_MS, extraArgs: ['--return-hold-down', '1s'] }),
-  etcd: await startCluster({
+};
+for (const n of inSyncBounds) {
+  clusters[etcdModeName(n)] = await startCluster({
     nodes: 3,
     peerTimeoutMs: PEER_TIMEOUT_MS,
-    extraArgs: ['--return-hold-down', '1s'],
-    etcd: { cluster: etcd, prefix: 'baton/bench-etcd-mode', leaseTtlS: ttlS },
-  }),
+    extraArgs: ['--return-hold-down', '1s', ...(n === null ? [] : ['--etcd-in-sync', String(n)])],
+    etcd: { cluster: etcd, prefix: `baton/bench-etcd-mode-${n ?? 'default'}`, leaseTtlS: ttlS },
+  });
+}
+const modes: ModeName[] = Object.keys(clusters);
+const cluster = (m: ModeName): Cluster => {
+  const c = clusters[m];
+  if (c === undefined) throw new Error(`no cluster for ${m}`);
+  return c;
 };
-const modes: ModeName[] = ['default', 'etcd'];
 const stopAll = async () => {
   for (const c of Object.values(clusters)) await c.close();
   await etcd.close();
 };
 process.once('SIGINT', () => void stopAll().finally(() => process.exit(130)));
 try {
-  for (const m of modes) await waitSettled(clusters[m], 'a', 30_000);
+  for (const m of modes) await waitSettled(cluster(m), 'a', 30_000);
   process.stderr.write('bench: etcd mode vs default: idle etcd load\n');
   const idle0 = await readEtcdCounters(etcd);
   await new Promise((r) => setTimeout(r, idleS * 1_000));
   const idle = etcdRates(idle0, await readEtcdCounters(etcd));
-  const rows: Record<ModeName, Record<string, Array<LoadRow & { etcd: EtcdRates | null }>>> = { default: {}, etcd: {} };
-  const handoverP99: Record<ModeName, number[]> = { default: [], etcd: [] };
+  const rows: Record<ModeName, Record<string, Array<LoadRow & { etcd: EtcdRates | null }>>> = Object.fromEntries(modes.map((m) => [m, {}]));
+  const handoverP99: Record<ModeName, number[]> = Object.fromEntries(modes.map((m) => [m, []]));
   for (let i = 0; i < repeats; i++) {
     // Alternate the order each round, so neither mode always runs on the warmer machine.
     for (const m of i % 2 === 0 ? modes : [...modes].reverse()) {
       for (const load of LOADS) {
         process.stderr.write(`bench: round ${i + 1}/${repeats} ${m} ${load.label}\n`);
-        const row = await pairsRun(clusters[m], load, m === 'etcd' ? etcd : null);
-        (rows[m][load.label] ??= []).push(row);
+        const row = await pairsRun(cluster(m), load, m === 'default' ? null : etcd);
+        const byLoad = rows[m] ?? {};
+        (byLoad[load.label] ??= []).push(row);
+        rows[m] = byLoad;
       }
       process.stderr.write(`bench: round ${i + 1}/${repeats} ${m} handover\n`);
-      handoverP99[m].push(await handoverRun(clusters[m]));
+      handoverP99[m]?.push(await handoverRun(cluster(m)));
     }
   }
-  const failoverMs: Record<ModeName, number[]> = { default: [], etcd: [] };
-  const failoverErrors: Record<ModeName, string[]> = { default: [], etcd: [] };
+  const failoverMs: Record<ModeName, number[]> = Object.fromEntries(modes.map((m) => [m, []]));
+  const failoverErrors: Record<ModeName, string[]> = Object.fromEntries(modes.map((m) => [m, []]));
   for (let i = 0; i < failovers; i++) {
     for (const m of modes) {
-      if (failoverErrors[m].length > 0) continue;
+      const errors = failoverErrors[m] ?? [];
+      if (errors.length > 0) continue;
       process.stderr.write(`bench: failover ${i + 1}/${failovers} ${m}\n`);
       try {
-        failoverMs[m].push(await failoverRun(clusters[m]));
+        failoverMs[m]?.push(await failoverRun(cluster(m)));
       } catch (error) {
         // A cluster that did not come back is a result too: said, with its nodes' logs kept.
-        const dir = mkdtempSync(join(tmpdir(), `baton-bench-etcd-mode-${m}-`));
-        for (const n of clusters[m].nodes) writeFileSync(join(dir, `node-${n.id}.log`), `${n.tail(0)}\n${n.logs()}`);
-        failoverErrors[m].push(`${error instanceof Error ? error.message : String(error)} (node logs: ${dir})`);
-        process.stderr.write(`bench: failover ${m} failed: ${failoverErrors[m].at(-1)}\n`);
+        const dir = mkdtempSync(join(tmpdir(), `baton-bench-etcd-mode-${m.replace(/\W+/g, '-')}-`));
+        for (const n of cluster(m).nodes) writeFileSync(join(dir, `node-${n.id}.log`), `${n.tail(0)}\n${n.logs()}`);
+        errors.push(`${error instanceof Error ? error.message : String(error)} (node logs: ${dir})`);
+        failoverErrors[m] = errors;
+        process.stderr.write(`bench: failover ${m} failed: ${errors.at(-1)}\n`);
       }
     }
   }
@@ -174,7 +191,8 @@ try {
     activeUsPerPair: median(list.map((r) => r.activeUsPerPair)),
     standbysUsPerPair: median(list.map((r) => r.standbysUsPerPair)),
   });
-  const underLoad = (rows.etcd[UNDER_LOAD] ?? []).map((r) => r.etcd).filter((e) => e !== null);
+  // Under load: the first etcd-mode cluster's 50 x 16 runs (the others idle meanwhile).
+  const underLoad = (rows[modes[1] ?? '']?.[UNDER_LOAD] ?? []).map((r) => r.etcd).filter((e) => e !== null);
   const results: EtcdModeResults = {
     machine: hostMachine(),
     loadAverage: loadavg().map((x) => round(x, 1)),
@@ -183,19 +201,23 @@ try {
     repeats,
     peerTimeoutMs: PEER_TIMEOUT_MS,
     etcdLeaseTtlS: ttlS,
-    pairs: Object.fromEntries(modes.map((m) => [m, LOADS.map((l) => medianRow(rows[m][l.label] ?? []))])) as Record<ModeName, LoadRow[]>,
-    handoverP99Ms: Object.fromEntries(modes.map((m) => [m, round(median(handoverP99[m]), 3)])) as Record<ModeName, number>,
+    modes,
+    pairs: Object.fromEntries(modes.map((m) => [m, LOADS.map((l) => medianRow(rows[m]?.[l.label] ?? []))])),
+    handoverP99Ms: Object.fromEntries(modes.map((m) => [m, round(median(handoverP99[m] ?? []), 3)])),
     failoverMs: Object.fromEntries(
-      modes.map((m) => [
-        m,
-        {
-          median: failoverMs[m].length === 0 ? null : round(median(failoverMs[m]), 0),
-          max: failoverMs[m].length === 0 ? null : round(percentile(failoverMs[m], 100), 0),
-          runs: failoverMs[m].map((x) => round(x, 0)),
-          errors: failoverErrors[m],
-        },
-      ]),
-    ) as EtcdModeResults['failoverMs'],
+      modes.map((m) => {
+        const runs = failoverMs[m] ?? [];
+        return [
+          m,
+          {
+            median: runs.length === 0 ? null : round(median(runs), 0),
+            max: runs.length === 0 ? null : round(percentile(runs, 100), 0),
+            runs: runs.map((x) => round(x, 0)),
+            errors: failoverErrors[m] ?? [],
+          },
+        ];
+      }),
+    ),
     etcdIdle: idle,
     etcdUnderLoad: underLoad.length === 0 ? null : (underLoad.sort((x, y) => x.requestsPerSec - y.requestsPerSec)[Math.floor(underLoad.length / 2)] ?? null),
   };

@@ -1,10 +1,12 @@
 // The etcd mode's handoff through the reply gate's in-sync keeper (docs/cluster.md "Two modes",
 // the handoff; "Replies in the etcd mode"), with real processes: three `baton serve
-// --coordination etcd` nodes on a real three-member etcd on loopback. The handoff narrows the
-// in-sync set through the keeper, so the gate stops waiting for the other standbys once etcd no
-// longer names them: a reply the successor acked goes out before the old active follows (then
-// the redirect), even with another standby frozen. A handoff whose successor dies midway is
-// called off: the old active serves on and the keeper stores the set without the dead node.
+// --coordination etcd` nodes on a real three-member etcd on loopback, with the default in-sync
+// bound of one member (b, the highest-priority standby). The handoff narrows the in-sync set
+// through the keeper, so the gate stops waiting for the old member once etcd no longer names it:
+// a reply the successor acked goes out before the old active follows (then the redirect), even
+// when the successor was not a member and the member is frozen. A handoff whose successor dies
+// midway is called off: the old active serves on and the keeper stores the set without the dead
+// node.
 import { describe, expect, it } from 'vitest';
 import { type Cluster, holderOn, startCluster, waitFor } from '../testing/cluster-harness.ts';
 import { EtcdCluster } from '../testing/etcd-cluster.ts';
@@ -22,36 +24,39 @@ async function startEtcdMode(etcd: EtcdCluster): Promise<{ cluster: Cluster; pre
 }
 
 describe('the etcd mode: a handoff through the in-sync keeper', () => {
-  it('with a standby frozen, a reply the successor acked is sent before the old active follows, then the redirect', { timeout: 90_000 }, async () => {
+  it('with the member frozen, a handoff to the other standby: a reply the successor acked is sent before the old active follows, then the redirect', {
+    timeout: 90_000,
+  }, async () => {
     const etcd = await EtcdCluster.start();
     const { cluster, prefix } = await startEtcdMode(etcd);
-    await inSyncIs(cluster, 'a', ['b', 'c']);
+    await inSyncIs(cluster, 'a', ['b']);
     const client = await keyedLine(cluster, 'a');
     client.send('A warm 120 0');
     expect(await client.next()).toMatch(/^A warm \d+$/);
 
-    // c stops acking: the next reply waits for it (it is in the stored set, electable) until the
-    // keeper takes it out past the lag bound (1 s); the handoff comes well before that.
-    cluster.node('c').signal('SIGSTOP');
-    cluster.defer(() => cluster.node('c').signal('SIGCONT'));
+    // b, the one member, stops acking: the next reply waits for it (it is in the stored set,
+    // electable) until the keeper replaces it past the lag bound (1 s); the handoff to c, which is
+    // not a member but has acked everything answered, comes well before that.
+    cluster.node('b').signal('SIGSTOP');
+    cluster.defer(() => cluster.node('b').signal('SIGCONT'));
     client.send('A held 120 0');
-    const reply = await cluster.node('a').post('/api/v1/cluster/handoff', { target: 'b' });
-    expect(reply).toMatchObject({ status: 200, body: { handoff: { target: 'b' } } });
-    // Without the keeper narrowing the set, the gate still waited for c when a followed b, and
+    const reply = await cluster.node('a').post('/api/v1/cluster/handoff', { target: 'c' });
+    expect(reply).toMatchObject({ status: 200, body: { handoff: { target: 'c' } } });
+    // Without the keeper narrowing the set, the gate still waited for b when a followed c, and
     // dropped the reply with its connection: the client saw a close, not an answer.
     const answer = await client.next(10_000);
     expect(answer).toMatch(/^A held \d+$/);
-    expect((await holderOn(cluster.node('b'), 'held'))?.token).toBe(answer.split(' ')[2]);
+    expect((await holderOn(cluster.node('c'), 'held'))?.token).toBe(answer.split(' ')[2]);
     client.send('A after 120 0');
     expect(await client.next(10_000)).toMatch(/^M 127\.0\.0\.1:\d+$/);
-    // etcd named only b and a once the key moved; b, now active, keeps its own set from there.
-    expect(await etcd.client().get(`${prefix}/active`).string()).toBe('b');
+    // etcd named only c and a once the key moved; c, now active, keeps its own set from there.
+    expect(await etcd.client().get(`${prefix}/active`).string()).toBe('c');
   });
 
   it('the successor killed mid-handoff: the handoff is called off, the old active serves on with the set stored without it', { timeout: 90_000 }, async () => {
     const etcd = await EtcdCluster.start();
     const { cluster, prefix } = await startEtcdMode(etcd);
-    await inSyncIs(cluster, 'a', ['b', 'c']);
+    await inSyncIs(cluster, 'a', ['b']);
     const client = await keyedLine(cluster, 'a');
     // b frozen with a grant unacked: the handoff narrows the set to b (and a) and waits for its ack.
     cluster.node('b').signal('SIGSTOP');
@@ -65,8 +70,8 @@ describe('the etcd mode: a handoff through the in-sync keeper', () => {
     await cluster.node('b').kill9();
     const reply = await handingOff;
     expect(reply.status).not.toBe(200);
-    // a is still active (it never resigned): the keeper stores the set without b, c is waited for,
-    // and the grant held for b goes out once c has it.
+    // a is still active (it never resigned): the keeper stores the set without b, with c in its
+    // place (it acked everything answered), and the grant held for b goes out once c has it.
     await inSyncIs(cluster, 'a', ['c']);
     expect(await etcd.client().get(`${prefix}/in-sync`).string()).toBe('["c"]');
     expect(await etcd.client().get(`${prefix}/active`).string()).toBe('a');
@@ -86,7 +91,7 @@ describe('the etcd mode: a handoff through the in-sync keeper', () => {
   }, async () => {
     const etcd = await EtcdCluster.start();
     const { cluster, prefix } = await startEtcdMode(etcd);
-    await inSyncIs(cluster, 'a', ['b', 'c']);
+    await inSyncIs(cluster, 'a', ['b']);
     const client = await keyedLine(cluster, 'a');
     client.send('A before 120 0');
     expect(await client.next()).toMatch(/^A before \d+$/);
@@ -102,9 +107,9 @@ describe('the etcd mode: a handoff through the in-sync keeper', () => {
     const again = await client.next(10_000);
     expect(again).toMatch(/^A again \d+$/);
     expect((await holderOn(cluster.node('c'), 'again'))?.token).toBe(again.split(' ')[2]);
-    // b thawed follows a and joins the set again.
+    // b thawed follows a and takes c's place in the set again (the higher priority, once synced).
     cluster.node('b').signal('SIGCONT');
-    await inSyncIs(cluster, 'a', ['b', 'c'], 20_000);
+    await inSyncIs(cluster, 'a', ['b'], 20_000);
     client.send('A last 120 0');
     expect(await client.next(10_000)).toMatch(/^A last \d+$/);
   });
