@@ -36,7 +36,7 @@ async function activeIs(cluster: Cluster, id: string, timeoutMs = 10_000): Promi
 }
 
 describe('the etcd mode: the role comes from etcd', () => {
-  it('the highest priority becomes active; after kill -9 of it a standby (b, normally) takes over within about a TTL, holding every lock', {
+  it('the highest priority becomes active; after kill -9 of it the in-sync member (b) takes over within about a TTL, holding every lock', {
     timeout: 60_000,
   }, async () => {
     const etcd = await EtcdCluster.start();
