@@ -82,7 +82,7 @@ export function formatEtcdModeReport(r: EtcdModeResults): string {
     `| failover after kill -9 of the active, median / max (ms), rounds | ${r.modes.map((m) => failover(r.failoverMs[m])).join(' | ')} |`,
     `| what bounds it | peer timeout ${r.peerTimeoutMs} ms | ${etcdModes.map(() => `etcd lease TTL ${r.etcdLeaseTtlS} s`).join(' | ')} |`,
     '',
-    `etcd requests that the etcd-mode cluster${etcdModes.length > 1 ? `s (${etcdModes.length} of 3 nodes each)` : ' (3 nodes)'} add${etcdModes.length > 1 ? '' : 's'}, from etcd's /metrics (gRPC messages received by the 3 members; raft proposals committed):`,
+    `etcd requests that the etcd-mode cluster${etcdModes.length > 1 ? `s (${etcdModes.length} clusters of 3 nodes)` : ' (3 nodes)'} add${etcdModes.length > 1 ? '' : 's'}, from etcd's /metrics (gRPC messages received by the 3 members; raft proposals committed):`,
     `- idle${etcdModes.length > 1 ? `, the ${etcdModes.length} clusters together` : ''}: ${r.etcdIdle.requestsPerSec} requests/s (${methods(r.etcdIdle)}); ${r.etcdIdle.proposalsPerSec} proposals/s`,
     ...r.modes.flatMap((m) => (r.failoverMs[m]?.errors ?? []).map((e) => `- ${m} mode, a failover round failed: ${e}`)),
     r.etcdUnderLoad === null
