@@ -21,7 +21,7 @@
 // standbys that may be members it prefers the highest-priority ones (front of the cluster file),
 // so that after a crash the node that wins is the one the priorities name. The price of a small
 // set is availability, not safety: with one member, the active and that member lost together
-// leave nobody electable (docs/cluster.md, "Replies in the etcd mode").
+// leave nobody electable (docs/cluster.md, "How many members").
 //
 // A handoff (server/cluster/etcd-handoff.ts) narrows the set to its successor through here too
 // (narrow): the gate waits for the old set and the successor until etcd has stored the narrowed
