@@ -156,10 +156,11 @@ export function etcdLeaseTtlOption(text: string): number {
 
 /**
  * The in-sync set's bound when none is given (`--etcd-in-sync`): 1. Every reply waits for every
- * member's acknowledgement, so one member is one ack per turn to wait for and wake up on, and no
- * turn waits for the slower of two standbys (docs/benchmarks.md, "The in-sync set's size"). The
- * price: the active and that one member lost together leave no node electable until an operator
- * acts (docs/cluster.md); 2 rides out that double loss in a three-node cluster.
+ * member's acknowledgement, so with one member no turn waits for the slower of two standbys; it
+ * cost less CPU per pair than two in every side-by-side run (docs/benchmarks.md, "The in-sync
+ * set's size"). The price: the active and that one member lost together leave no node electable
+ * until an operator acts (docs/cluster.md, "How many members"); 2 rides out that double loss in
+ * a three-node cluster.
  */
 export const DEFAULT_ETCD_IN_SYNC = 1;
 

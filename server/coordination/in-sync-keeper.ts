@@ -13,8 +13,7 @@
 // meanwhile, so whichever of them etcd holds, its members are waited for.
 //
 // The set is bounded (`maxMembers`, `--etcd-in-sync`): every reply waits for every member, so each
-// member is one more ack per turn for the active to wait for and wake up on, and the turn waits
-// for the slowest. The keeper keeps at most that many: a member that is still fine stays, a
+// member is one more ack each turn's replies wait for, and the turn waits for the slowest. The keeper keeps at most that many: a member that is still fine stays, a
 // member taken out is replaced by another synced standby that has acked everything answered (the
 // same propose-then-store write, so nothing about safety changes: a node outside the stored set
 // is not electable, and every answered reply is held by every stored member), and among the
