@@ -5,21 +5,34 @@
 // --trace-gc: set for the baton processes only), then each side's per-second figures of the
 // join: longest block in CPU time (loopBusyMs), the same less GC (loopWorkMs), GC pauses and wall
 // delay. For what the scale section's join part does not show: why a join of millions starts over.
-//   node --import tsx bench/join-trace.ts --locks 5000000 [--timeout-s 600] [--gc-ms 150]
-import { readFileSync } from 'node:fs';
+// --kill: then kill -9 of `a` (bench/join-kill.ts: the kill to b's first grant, and the locks kept).
+// --cpu-prof: CPU profiles of both nodes over the join (bench/join-cpu-prof.mjs).
+//   node --import tsx bench/join-trace.ts --locks 5000000 [--timeout-s 600] [--gc-ms 150] [--kill] [--cpu-prof]
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCluster, waitFor, type NodeProcess } from '../server/testing/cluster-harness.ts';
 import { fillLocks, startChurn } from '../server/testing/lock-load.ts';
 import { intFlag } from './flags.ts';
+import { killAndTakeOver } from './join-kill.ts';
+import { PEER_TIMEOUT_MS } from './sections/failover-section.ts';
 
 const locks = intFlag('--locks', 1_000_000, 20_000_000);
 const timeoutMs = intFlag('--timeout-s', 600, 7_200) * 1_000;
 const gcMs = intFlag('--gc-ms', 150, 60_000);
-process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import ${fileURLToPath(new URL('./trace-gc.mjs', import.meta.url))}`.trim();
+const kill = process.argv.includes('--kill');
+const cpuProf = process.argv.includes('--cpu-prof');
+const preload = (file: string) => ` --import ${fileURLToPath(new URL(file, import.meta.url))}`;
+process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''}${preload('./trace-gc.mjs')}${cpuProf ? preload('./join-cpu-prof.mjs') : ''}`.trim();
+if (cpuProf) {
+  process.env.JOIN_CPU_PROF_DIR = mkdtempSync(join(tmpdir(), 'join-prof-'));
+  console.log(`CPU profiles of a and b at the end of the join: ${process.env.JOIN_CPU_PROF_DIR}`);
+}
 
 const rssMiB = (node: NodeProcess): number => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${node.pid}/status`, 'utf8'))?.[1]) / 1024);
 
-const cluster = await startCluster({ nodes: 2, start: ['a'], teardownGraceMs: 5_000, startTimeoutMs: 30_000 });
+const cluster = await startCluster({ nodes: 2, start: ['a'], peerTimeoutMs: PEER_TIMEOUT_MS, teardownGraceMs: 5_000, startTimeoutMs: 30_000 });
 const [a, b] = [cluster.node('a'), cluster.node('b')];
 try {
   await waitFor(async () => (await a.cluster()).phase === 'active', { timeoutMs: 15_000, what: 'a active alone' });
@@ -29,6 +42,8 @@ try {
   const churn = await startChurn(a.ports.lock, 2_000);
   await new Promise((r) => setTimeout(r, 3_000));
   const t0 = performance.now();
+  // Handovers before the join (the baseline) and during it, by index into the churn's list.
+  const handoversAtStart = churn.live.handoverMs.length;
   const at = () => `${Math.round(performance.now() - t0)} ms`;
   await b.start();
   let last = '';
@@ -66,12 +81,21 @@ try {
     { timeoutMs, intervalMs: 250, what: 'b in sync' },
   );
   const joinMs = performance.now() - t0;
+  const handoversAtSync = churn.live.handoverMs.length;
+  if (cpuProf) for (const node of [a, b]) if (node.pid !== undefined) process.kill(node.pid, 'SIGUSR2');
   await new Promise((r) => setTimeout(r, 1_200));
   await churn.stop();
   const seconds = Math.ceil(joinMs / 1_000) + 2;
   const [va, vb] = [await a.cluster(), await b.cluster()];
   console.log(`in sync after ${Math.round(joinMs)} ms; RSS a ${rssMiB(a)} MiB, b ${rssMiB(b)} MiB`);
   const r = (x: number) => Math.round(x * 10) / 10;
+  const ms2 = (x: number) => x.toFixed(2);
+  const pct = (xs: number[], p: number) => [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? Number.NaN;
+  const during = churn.live.handoverMs.slice(handoversAtStart, handoversAtSync);
+  const before = churn.live.handoverMs.slice(0, handoversAtStart);
+  console.log(
+    `handover during the join: p50 ${ms2(pct(during, 0.5))} / p99 ${ms2(pct(during, 0.99))} / max ${ms2(pct(during, 1))} ms (${during.length}); the 3 s before: p99 ${ms2(pct(before, 0.99))} ms (${before.length})`,
+  );
   console.log(
     `longest block in CPU time over the whole join: active ${r(longest.activeBusy)} ms (less GC ${r(longest.activeWork)}), standby ${r(longest.standbyBusy)} ms (less GC ${r(longest.standbyWork)})`,
   );
@@ -83,6 +107,18 @@ try {
     console.log(`${side}, the last ${Math.min(seconds, 60)} s:`);
     console.log(
       `  busy [${w(v.loopBusyMs).join(',')}]\n  work [${w(v.loopWorkMs).join(',')}]\n  gc   [${w(v.gcPauseMs).join(',')}]\n  wall [${w(v.loopDelayMs).join(',')}]`,
+    );
+  }
+  if (kill) {
+    // The join's garbage settled, as a standby at rest would meet the kill.
+    await new Promise((r) => setTimeout(r, 3_000));
+    const k = await killAndTakeOver(a, b, locks, 'bench/join');
+    console.log(
+      `kill -9 of a holding ${k.heldBefore} locks: b's first grant ${r(k.firstGrantMs)} ms after the kill (peer timeout + 200 ms = ${PEER_TIMEOUT_MS + 200}); gap on b's timeline ${r(k.gapMs)} ms; b holds ${k.heldAfter} of them; ${k.sampleKept}/${k.sample} sampled locks with the same token`,
+    );
+    const vb2 = await b.cluster();
+    console.log(
+      `b after the kill: busy [${(vb2.loopBusyMs ?? []).slice(-6).map(Math.round).join(',')}] work [${(vb2.loopWorkMs ?? []).slice(-6).map(Math.round).join(',')}] gc [${(vb2.gcPauseMs ?? []).slice(-6).map(Math.round).join(',')}]`,
     );
   }
 } finally {

@@ -22,6 +22,8 @@ const phase = z.enum(NODE_PHASES);
 /** A u64 in decimal (tokens, ceilings), by the one rule of lib/protocol/u64-text.ts. */
 const decimal = z.string().refine(isU64Text, 'not a u64 in decimal');
 const count = z.number().int().min(0);
+/** The largest lock count a snapshot-begin may announce (a hint: the standby's table is split for at most 1,024 shards whatever it says). */
+export const MAX_SNAPSHOT_LOCKS_HINT = 1_000_000_000;
 const failover = z.object({
   at: z.number(),
   from: z.string().nullable(),
@@ -131,9 +133,17 @@ const messages = z.discriminatedUnion('t', [
    * (`ev`) interleaved in the order things happened on the active, then `snapshot`, which ends
    * it and names how many parts came (see server/cluster/snapshot-walk.ts for why the result is
    * the active's table). Its own holders and waiters, if any, are applied as one more part (the
-   * source sends none).
+   * source sends none). `locks`: how many locks the active has as it begins, so that the
+   * standby's table is made for that many (lib/engine/lock-map.ts); absent from older actives.
    */
-  z.object({ t: z.literal('snapshot-begin'), instance: z.string(), seq: z.number(), ceiling: decimal, highWater: decimal }),
+  z.object({
+    t: z.literal('snapshot-begin'),
+    instance: z.string(),
+    seq: z.number(),
+    ceiling: decimal,
+    highWater: decimal,
+    locks: z.number().int().min(0).max(MAX_SNAPSHOT_LOCKS_HINT).optional(),
+  }),
   z.object({
     t: z.literal('snapshot'),
     instance: z.string(),

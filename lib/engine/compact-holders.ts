@@ -15,6 +15,7 @@
 // written sees when it ended; the values it was made with are its own, so a slot reused by
 // another lock changes nothing it reports.
 import { Claim, type ClaimOwner, type ClaimState, LockState } from './claim.ts';
+import type { LockMap } from './lock-map.ts';
 import { ClaimOrigins } from './claim-origins.ts';
 import type { EndedHolder, ReleaseEvent } from './events.ts';
 import { SlotDeadlines } from './slot-deadlines.ts';
@@ -41,13 +42,16 @@ export class CompactHolders {
   private free: number[] = [];
   /** Slots handed out so far (the rest of the columns is room). */
   private top = 0;
+  /** Rows the table is expected to reach (reserve). */
+  private expected = 0;
 
-  constructor(private readonly locks: Map<string, TableEntry>) {}
+  constructor(private readonly locks: Pick<LockMap<TableEntry>, 'get'>) {}
 
   /** A free slot for `name`, its holder fields not yet set. */
   alloc(name: string): number {
     const slot = this.free.length > 0 ? (this.free.pop() as number) : this.top++;
-    if (slot >= this.ids.length) this.grow(2 * this.ids.length);
+    if (slot >= this.ids.length) this.grow(Math.max(2 * this.ids.length, this.expected));
+    this.parkPos[slot] = -1;
     this.names[slot] = name;
     return slot;
   }
@@ -130,6 +134,16 @@ export class CompactHolders {
     return this.view(slot).lock;
   }
 
+  /**
+   * Rows the table is expected to reach (a standby told the size of the table coming; 0 when not
+   * known): the columns double as they fill, and each doubling copies every column in one call,
+   * about 200 MB at 4 M rows, so the first growth goes straight to this many instead.
+   */
+  reserve(slots: number): void {
+    this.expected = slots;
+    this.deadlines.reserve(slots);
+  }
+
   /** A view's state now: its row while it holds there, else what became of its claim. */
   stateOf(v: HeldView): ClaimState {
     if (v.slot < this.ids.length && this.ids[v.slot] === v.id) return 'holding';
@@ -187,7 +201,9 @@ export class CompactHolders {
     this.ids = keep ? grownFloat(this.ids, size) : new Float64Array(size);
     this.grantedAt = keep ? grownFloat(this.grantedAt, size) : new Float64Array(size);
     this.leaseMs = keep ? grownFloat(this.leaseMs, size) : new Float64Array(size);
-    this.parkPos = keep ? grownInt(this.parkPos, size, -1) : new Int32Array(size).fill(-1);
+    // Not filled with -1 past the old length (alloc() sets each slot's): a standby's one growth to
+    // millions would write the whole column in one call.
+    this.parkPos = keep ? grownInt(this.parkPos, size, 0) : new Int32Array(size).fill(-1);
     this.origin = keep ? grownInt(this.origin, size, 0) : new Int32Array(size);
     const tokens = new BigUint64Array(size);
     if (keep) tokens.set(this.tokens);

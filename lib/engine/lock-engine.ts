@@ -38,14 +38,16 @@ export class LockEngine {
 
   /**
    * `compactHolders: false` keeps every lock in the object form (compact-holders.ts): only for
-   * tests that check the compact form against it.
+   * tests that check the compact form against it. `splitAt`: the lock count at which the table
+   * splits into shards as it grows (lock-map.ts; tests make it small to split under way).
    */
   constructor(
     clock: Clock,
     private readonly tokens: TokenSource,
-    options: { compactHolders?: boolean } = {},
+    options: { compactHolders?: boolean; splitAt?: number } = {},
   ) {
     this.table.compactOn = options.compactHolders ?? true;
+    if (options.splitAt !== undefined) this.table.locks.splitAt = options.splitAt;
     this.gate = new GrantGate(clock, tokens);
     this.handovers = new Handovers(this.table, this.gate, clock);
     this.serving = new ServingOps(this.table, this.gate, this.handovers, clock);
@@ -186,10 +188,11 @@ export class LockEngine {
   /**
    * Replaces the whole state (ReplicaOps.reset). The gate's held locks go first, so that nothing
    * held before a node followed another is handed on later, and a standby never advances.
+   * `expectedLocks`: the size of the table a snapshot is bringing, if known (lock-map.ts).
    */
-  reset(): void {
+  reset(expectedLocks = 0): void {
     this.gate.forgetHeld();
-    this.replica.reset();
+    this.replica.reset(expectedLocks);
   }
 
   // --- reads and settings of the lock table (lock-table.ts) ---

@@ -7,6 +7,7 @@
 import { Claim, type HandoverCause, LockState } from './claim.ts';
 import { CompactHolders, type TableEntry } from './compact-holders.ts';
 import { DeadlineHeap } from './deadline-heap.ts';
+import { LockMap, SHARD_FROM } from './lock-map.ts';
 import { ParkedLocks } from './parked-locks.ts';
 import type { LockEvent, LockEventListener } from './events.ts';
 
@@ -42,7 +43,7 @@ export class LockTable {
    * Every lock with a holder or waiters, and up to MAX_PARKED idle ones (parked: `lock.parked`):
    * a LockState, or the slot of a compact one (compact-holders.ts: a keyed holder, nobody waiting).
    */
-  readonly locks = new Map<string, TableEntry>();
+  readonly locks = new LockMap<TableEntry>();
   /** The compact locks' columns and their deadlines. */
   readonly compact = new CompactHolders(this.locks);
   /** Whether a keyed grant may take the compact form (off only to test the object form against it). */
@@ -292,16 +293,22 @@ export class LockTable {
     this.locks.delete(lock.name);
   }
 
-  /** Empties the table (reset): every lock in it stops being the lock of its name. */
-  unfileAll(): void {
+  /**
+   * Empties the table (reset): every lock in it stops being the lock of its name. `expected`: how
+   * many locks are coming (a standby's snapshot), so that the map is split for them (lock-map.ts).
+   */
+  unfileAll(expected = 0): void {
     for (const lock of this.locks.values()) {
       if (typeof lock === 'number') continue;
       lock.filed = false;
       lock.parkSlot = -1;
     }
-    this.locks.clear();
+    this.locks.clear(expected);
     this.parkedLocks.clear();
     this.compact.clear();
+    // Most of a large table is compact rows (a keyed holder, nobody waiting): room for all of
+    // them, plus some for what the stream adds meanwhile.
+    this.compact.reserve(expected >= SHARD_FROM ? Math.ceil(expected * 1.05) : 0);
   }
 
   /** Files a claim that sent a claim key (it must have its keyHash already). */

@@ -201,8 +201,9 @@ export class ReplicaOps {
    * Forgets every claim: each ends silently (no owner is called back, no per-lock event), so a
    * connection that still holds one finds it ended and its later end() is a no-op. Listeners get
    * one 'reset' event: re-read everything. Claim ids and tokens carry on; they never go back.
+   * `expectedLocks`: how many locks a snapshot is bringing (the table is split for them: lock-map.ts).
    */
-  reset(): void {
+  reset(expectedLocks = 0): void {
     const ended: EndedHolder[] = [];
     const now = this.clock.now();
     const listening = this.table.listeners.length > 0;
@@ -222,7 +223,7 @@ export class ReplicaOps {
     }
     // Every claim filed in the heap is one of those: out in one pass, not one sift each.
     this.table.heap.clear();
-    this.table.unfileAll();
+    this.table.unfileAll(expectedLocks);
     this.table.resumable.clear();
     this.table.renewals = [];
     this.table.detachedNow = 0;

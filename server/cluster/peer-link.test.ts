@@ -105,6 +105,21 @@ describe('PeerLink', () => {
     await expect.poll(() => link.socket.isPaused(), { message: 'the socket reads again once everything was handled' }).toBe(false);
   });
 
+  it(`keeps to the ${INBOUND_TURN_MS} ms budget over all the reads of one turn, not per read`, async () => {
+    const got: number[] = [];
+    const { link } = await pair((m) => {
+      if (m.t !== 'ack') return;
+      const until = performance.now() + 1;
+      while (performance.now() < until);
+      got.push(m.seq);
+    });
+    // libuv reads a socket up to 32 times in one poll phase: 20 'data' events of one line each, in one turn.
+    for (let i = 0; i < 20; i++) link.socket.emit('data', `{"t":"ack","seq":${i}}\n`);
+    expect(got.length, 'lines handled in the turn the reads came').toBeLessThanOrEqual(INBOUND_TURN_MS + 2);
+    await expect.poll(() => got.length).toBe(20);
+    expect(got).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
   it('refuses a long line before the hello without waiting for its end', async () => {
     const { client, closedWith } = await pair();
     client.write('x'.repeat(5000));

@@ -43,3 +43,24 @@ describe('ReplicationSink handover causes', () => {
     }
   });
 });
+
+describe('ReplicationSink snapshot size', () => {
+  it('starts the table over made for the lock count the active announced at snapshot-begin (none from an older active)', () => {
+    for (const [locks, expected] of [
+      [5_000_000, 5_000_000],
+      [undefined, 0],
+    ] as const) {
+      const { engine, sink } = standby();
+      const resets: number[] = [];
+      const reset = engine.reset.bind(engine);
+      engine.reset = (n = 0) => {
+        resets.push(n);
+        reset(n);
+      };
+      sink.expectSnapshot('a');
+      const begin = { t: 'snapshot-begin', instance: 'i-a', seq: 0, ceiling: '0', highWater: '0', ...(locks === undefined ? {} : { locks }) } as const;
+      expect(sink.beginSnapshot('a', begin)).toBe(true);
+      expect(resets).toEqual([expected]);
+    }
+  });
+});

@@ -160,6 +160,7 @@ export class ReplicationSource {
       seq: this.seq,
       ceiling: this.o.ceiling().toString(),
       highWater: this.o.engine.tokenHighWater.toString(),
+      locks: this.o.engine.lockCount,
     });
     const walk = new SnapshotWalk(this.o.engine, this.o.clock, (line) => link.sendRaw(line), this.o.walkBudget ?? DEFAULT_WALK_BUDGET);
     const s: Stream = {

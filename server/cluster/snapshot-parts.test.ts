@@ -131,6 +131,7 @@ describe('a streamed snapshot', () => {
     const parts = messages.filter((m): m is SnapshotPartMessage => m.t === 'snapshot-part');
     const end = messages.at(-1) as SnapshotMessage;
     if (begin?.t !== 'snapshot-begin') throw new Error('no begin');
+    expect(begin.locks, 'the start names the table size, for the standby to make room').toBe(20_000);
     expect(parts.length).toBeGreaterThan(1);
     const b = mirror();
     const sink = new ReplicationSink(b);

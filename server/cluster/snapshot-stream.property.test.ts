@@ -9,6 +9,7 @@ import { expect, it } from 'vitest';
 import type { ClaimOwner } from '../../lib/engine/claim.ts';
 import { FakeClock } from '../../lib/engine/clock.ts';
 import { LockEngine } from '../../lib/engine/lock-engine.ts';
+import { SHARD_FROM } from '../../lib/engine/lock-map.ts';
 import { BlockTokenSource, MAX_TOKEN, MemoryCeilingStore } from '../../lib/tokens/token-source.ts';
 import { ReplicationSource } from './replication-source.ts';
 import { ReplicationSink } from './replication-sink.ts';
@@ -55,10 +56,14 @@ it('any interleaving of parts, events and re-syncs ends with the standby holding
       fc.array(opArb, { maxLength: 40 }),
       fc.array(opArb, { minLength: 1, maxLength: 120 }),
       fc.record({ chars: fc.integer({ min: 1, max: 600 }), lineChars: fc.integer({ min: 60, max: 400 }) }),
-      (setup, during, budget) => {
+      fc.constantFrom('one map', 'sized', 'splits'),
+      fc.integer({ min: 1, max: 8 }),
+      (setup, during, budget, tables, splitAt) => {
         const clockA = new FakeClock();
         const clockB = new FakeClock();
-        const a = new LockEngine(clockA, new BlockTokenSource(new MemoryCeilingStore(), 5n));
+        // 'splits': the active's table splits as it grows, at `splitAt` locks (lib/engine/lock-map.ts),
+        // whenever that comes (before the walk, during it, or not at all).
+        const a = new LockEngine(clockA, new BlockTokenSource(new MemoryCeilingStore(), 5n), tables === 'splits' ? { splitAt } : {});
         const b = new LockEngine(clockB, new BlockTokenSource(new MemoryCeilingStore(), 5n));
         const slices = new HeldSlices();
         const source = new ReplicationSource({
@@ -75,6 +80,13 @@ it('any interleaving of parts, events and re-syncs ends with the standby holding
         source.start();
         const sink = new ReplicationSink(b);
         const { link, lines } = recordingLink();
+        if (tables === 'sized') {
+          // Both tables split as for millions of locks (lib/engine/lock-map.ts: the walk's cursor
+          // then goes shard by shard): the active's now, the standby's at each snapshot-begin.
+          a.reset(SHARD_FROM);
+          const send = link.send;
+          link.send = (m) => send(m.t === 'snapshot-begin' ? { ...m, locks: SHARD_FROM } : m);
+        }
         const got: Delivered = { begun: 0, parts: 0, finished: 0 };
         const run = (op: Op): void => {
           switch (op.kind) {

@@ -2,10 +2,11 @@
 // its whole table in one turn (a million locks took the loop for seconds, long enough for the
 // freeze check to step the active out), and never holds a copy of it.
 //
-// The cursor is the engine's lock Map iterator: a Map iterates in insertion order and its
-// iterator is live, so a lock deleted before the cursor reaches it is skipped, and a lock added
-// while the walk is under way (a new lock, or an idle one dropped and filed again) is appended
-// and reached later. Each slice reads the locks it covers as they are at that turn, after the
+// The cursor is the engine's lock table iterator (lib/engine/lock-map.ts: one Map, or a first
+// Map and shards, each read by its live iterator): a lock deleted before the cursor reaches it is
+// skipped, a lock filed at the start and still filed is reached exactly once, and a lock added
+// while the walk is under way (a new lock, or an idle one dropped and filed again) may be
+// reached later or not, which the argument below allows. Each slice reads the locks it covers as they are at that turn, after the
 // events of earlier turns have been sent (the source flushes before each slice), so on the link
 // a part always follows every event that came before the state it carries.
 //

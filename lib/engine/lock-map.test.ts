@@ -1,0 +1,141 @@
+// The lock table's map (lock-map.ts): one Map or 2^k shards, it answers as a Map would, and its
+// iteration keeps what the snapshot walk relies on.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { LOCKS_PER_SHARD, LockMap, MAX_SHARDS, SHARD_FROM, SPLIT_AT, shardsFor } from './lock-map.ts';
+import { LockTable } from './lock-table.ts';
+import type { ClaimOwner } from './claim.ts';
+
+const owner: ClaimOwner = { onGranted: () => true, onEnded: () => {} };
+
+describe('shardsFor', () => {
+  it('keeps a table expected small in one Map, and splits a large one into shards of at most LOCKS_PER_SHARD', () => {
+    expect(shardsFor(0)).toBe(1);
+    expect(shardsFor(SHARD_FROM - 1)).toBe(1);
+    expect(shardsFor(Number.NaN)).toBe(1);
+    expect(shardsFor(SHARD_FROM)).toBe(SHARD_FROM / LOCKS_PER_SHARD);
+    expect(shardsFor(5_000_000)).toBe(256);
+    expect(shardsFor(1e12)).toBe(MAX_SHARDS);
+  });
+});
+
+type Op = { kind: 'set'; key: string; value: number } | { kind: 'delete'; key: string } | { kind: 'clear'; expected: number };
+const key = fc.oneof(fc.constantFrom('a', 'b', 'lock/1', 'lock/2'), fc.string({ maxLength: 40 }));
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('set' as const), key, value: fc.integer() }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('delete' as const), key }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('clear' as const), expected: fc.constantFrom(0, SHARD_FROM, 5_000_000) }) },
+);
+
+describe('LockMap', () => {
+  it('answers get, size and values as a Map does, split or not', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(0, SHARD_FROM, 5_000_000), fc.constantFrom(SPLIT_AT, 8), fc.array(opArb, { maxLength: 200 }), (expected, splitAt, ops) => {
+        // splitAt 8: the table splits as it grows, with locks in the first Map and in shards.
+        const m = new LockMap<number>(splitAt);
+        m.clear(expected);
+        const model = new Map<string, number>();
+        for (const op of ops) {
+          if (op.kind === 'set') {
+            m.set(op.key, op.value);
+            model.set(op.key, op.value);
+          } else if (op.kind === 'delete') expect(m.delete(op.key)).toBe(model.delete(op.key));
+          else {
+            m.clear(op.expected);
+            model.clear();
+            expect(m.shardCount).toBe(shardsFor(op.expected));
+          }
+          expect(m.size).toBe(model.size);
+        }
+        for (const [k, v] of model) expect(m.get(k)).toBe(v);
+        expect([...m.values()].sort()).toEqual([...model.values()].sort());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('spreads names over its shards (a 5 M table of numbered names: no shard over twice its share)', () => {
+    const m = new LockMap<number>();
+    m.clear(5_000_000);
+    const names = 200_000;
+    for (let i = 0; i < names; i++) m.set(`job/${i}`, i);
+    const sizes = m.shardSizes();
+    expect(sizes.length).toBe(256);
+    expect(Math.max(...sizes)).toBeLessThan((2 * names) / sizes.length);
+    expect(Math.min(...sizes)).toBeGreaterThan(names / sizes.length / 2);
+  });
+
+  it('iterates live: a name deleted before it is reached is skipped, one added to a shard not reached yet is reached', () => {
+    const m = new LockMap<string>();
+    m.clear(SHARD_FROM);
+    for (let i = 0; i < 64; i++) m.set(`k${i}`, `k${i}`);
+    const it = m.values();
+    const first = it.next().value as string;
+    const seen = new Set([first]);
+    // Every other name not yet seen goes, and comes back: deleted then filed again, it is reached (once).
+    const again = [...m.values()].filter((n) => n !== first);
+    for (const n of again) m.delete(n);
+    for (const n of again) m.set(n, n);
+    for (let r = it.next(); r.done !== true; r = it.next()) {
+      expect(seen.has(r.value), `${r.value} reached twice`).toBe(false);
+      seen.add(r.value);
+    }
+    // The first shard was being read when they came back: its own are reached, the rest too.
+    expect(seen.size).toBe(64);
+  });
+
+  it("a table reset for a large snapshot is split, and its compact columns' first growth is to the table's size", () => {
+    const table = new LockTable();
+    table.unfileAll(5_000_000);
+    expect(table.locks.shardCount).toBe(256);
+    for (let i = 0; i < 65; i++) table.compact.hold(table.addCompact(`k${i}`), i + 1, 1n, 0, 1_000, owner, 'c', null);
+    expect(table.compact.ids.length, 'one growth, not sixteen doublings').toBeGreaterThanOrEqual(5_000_000);
+    expect(table.compact.deadlines.capacity, "the deadlines' too").toBeGreaterThanOrEqual(5_000_000);
+    // A small table again: one Map, columns doubling from 64.
+    table.unfileAll();
+    expect(table.locks.shardCount).toBe(1);
+    for (let i = 0; i < 65; i++) table.compact.hold(table.addCompact(`k${i}`), i + 1, 1n, 0, 1_000, owner, 'c', null);
+    expect(table.compact.ids.length).toBe(128);
+    expect(table.compact.deadlines.capacity).toBe(128);
+    expect(table.locks.size).toBe(65);
+  });
+
+  it('splits as it grows past its split size, with no lock moved: an iteration under way reaches every lock once', () => {
+    const m = new LockMap<string>(16);
+    for (let i = 0; i < 10; i++) m.set(`k${i}`, `k${i}`);
+    const it = m.values();
+    const seen: string[] = [];
+    for (let i = 0; i < 3; i++) seen.push(it.next().value as string);
+    // Past 16 the table splits; two locks not reached yet go, and one reached goes and comes back.
+    for (let i = 10; i < 40; i++) m.set(`k${i}`, `k${i}`);
+    expect(m.shardCount).toBe(256);
+    m.delete('k8');
+    m.delete('k9');
+    m.delete(seen[0] as string);
+    m.set(seen[0] as string, seen[0] as string);
+    expect(m.get('k5')).toBe('k5');
+    expect(m.get('k39')).toBe('k39');
+    expect(m.size).toBe(38);
+    for (let r = it.next(); r.done !== true; r = it.next()) seen.push(r.value);
+    // Every lock there from the start and still there, once; each filed later at most once.
+    const counts = new Map<string, number>();
+    for (const s of seen) counts.set(s, (counts.get(s) ?? 0) + 1);
+    for (let i = 0; i < 8; i++) expect(counts.get(`k${i}`), `k${i}`).toBeGreaterThanOrEqual(1);
+    for (const [k, n] of counts) expect(n, k).toBeLessThanOrEqual(k === seen[0] ? 2 : 1);
+    expect(counts.has('k8') || counts.has('k9')).toBe(false);
+    expect(new Set([...m.values()]).size).toBe(38);
+  });
+
+  it('a clear ends an iteration under way rather than reading the old table', () => {
+    for (const expected of [0, SHARD_FROM]) {
+      const m = new LockMap<number>();
+      m.clear(expected);
+      for (let i = 0; i < 100; i++) m.set(`k${i}`, i);
+      const it = m.values();
+      it.next();
+      m.clear(SHARD_FROM - expected);
+      expect(it.next().done).toBe(true);
+      expect(m.size).toBe(0);
+    }
+  });
+});

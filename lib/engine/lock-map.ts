@@ -1,0 +1,167 @@
+// The lock table's map from lock name to its entry (lock-table.ts): one Map while the table is
+// small, split into shards as it grows large.
+//
+// Why. A JS Map grows by doubling, and each doubling copies every entry into a new table in one
+// call: crossing 4,194,304 locks is one set() of about 360 ms (a 2,097,152-lock crossing about
+// 140 ms). A standby applying a 5,000,000-lock snapshot blocked its loop for half a second there,
+// half its peer timeout, and an active filling up blocked for as long. Split into 2^k Maps by a
+// hash of the name, the largest copy is one shard's.
+//
+// How. The table starts as one Map (`first`), read with no hash. When it reaches SPLIT_AT
+// entries it splits: `first` keeps what it has but takes no new lock, and every lock filed from
+// then on goes to its shard. Nothing moves, so a split costs nothing and an iteration under way
+// is not disturbed. A reset told that a large table is coming (a standby, told the active's lock
+// count at snapshot-begin) starts split, with shards sized for it. A lookup of a split table
+// reads the shard, then `first` if it is not there: the hash (a loop over the name) is paid only
+// past SPLIT_AT.
+//
+// Iteration reads `first`, then the shards one by one, each with its Map's live iterator: a lock
+// deleted before the iterator reaches it is skipped, one filed in a map not reached yet is
+// reached, one filed in a shard already passed is not (a single Map would reach it), and an
+// iteration begun before the table split reads the first Map only (what it held then). The
+// snapshot walk's argument (server/cluster/snapshot-walk.ts) needs only the first two: every
+// lock filed at the start and still filed is reached exactly once (no lock ever changes map
+// while filed), and one filed later has its whole state in the event stream. Values are never
+// undefined (a lookup's undefined means "not filed").
+
+/** Locks per shard a table sized in advance aims at: a shard's doubling copies at most this many entries. */
+export const LOCKS_PER_SHARD = 32_768;
+/**
+ * Entries at which a table that grew as one Map splits, and tables expected below this start as
+ * one Map: its last doubling (131,072 to 262,144) copied 131,072 entries, about 10 ms. Below it
+ * a lookup pays no hash; past it the hash and a shard's lookup cost about 1.4x a lookup of one
+ * Map of the same size (random names at 1 M, the engine alone, loaded machine).
+ */
+export const SHARD_FROM = 262_144;
+/** The most shards: 1,024 x 32,768 is 32 M locks before a shard's doublings pass the aim. */
+export const MAX_SHARDS = 1_024;
+/** Entries at which a table grown as one Map splits (SHARD_FROM). */
+export const SPLIT_AT = SHARD_FROM;
+/** Shards of a table that split as it grew: the aim up to 8 M locks. */
+const GROWN_SHARDS = 256;
+
+/** Shards for a table expected to hold `expected` locks: 1 (one Map) below SHARD_FROM, else a power of two. */
+export function shardsFor(expected: number): number {
+  if (!(expected >= SHARD_FROM)) return 1;
+  let n = 2;
+  while (n < MAX_SHARDS && n * LOCKS_PER_SHARD < expected) n *= 2;
+  return n;
+}
+
+/**
+ * FNV-1a over the name's last 32 characters and its length. Names that differ only before their
+ * last 32 characters share a shard: the table is then slower to grow, never wrong.
+ */
+function hashName(name: string): number {
+  const n = name.length;
+  let h = Math.imul(0x811c9dc5 ^ n, 0x01000193);
+  for (let i = n > 32 ? n - 32 : 0; i < n; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+  return h ^ (h >>> 16);
+}
+
+export class LockMap<V> {
+  /** The whole table until it splits; after, the locks filed before the split (it takes no new one). */
+  private readonly first = new Map<string, V>();
+  /** The shards, once split (none before). */
+  private shards: Map<string, V>[] = [];
+  /** shards.length - 1; -1 while the table is one Map. */
+  private mask = -1;
+  /** Entries in the shards (a sum over a thousand Maps per read would not do). */
+  private count = 0;
+
+  /** `splitAt`: the size at which a table grown as one Map splits (tests make it small). */
+  constructor(public splitAt = SPLIT_AT) {}
+
+  private shardOf(name: string): Map<string, V> {
+    return this.shards[hashName(name) & this.mask] as Map<string, V>;
+  }
+
+  get(name: string): V | undefined {
+    if (this.mask < 0) return this.first.get(name);
+    // The shard first: past the split, most locks (all of a table split from the start) are there.
+    const v = this.shardOf(name).get(name);
+    return v !== undefined ? v : this.first.get(name);
+  }
+
+  set(name: string, value: V): void {
+    const first = this.first;
+    if (this.mask < 0) {
+      first.set(name, value);
+      if (first.size >= this.splitAt) this.split(GROWN_SHARDS);
+      return;
+    }
+    if (first.size > 0 && first.has(name)) {
+      first.set(name, value);
+      return;
+    }
+    const shard = this.shardOf(name);
+    const before = shard.size;
+    shard.set(name, value);
+    this.count += shard.size - before;
+  }
+
+  delete(name: string): boolean {
+    if (this.mask >= 0 && this.shardOf(name).delete(name)) {
+      this.count--;
+      return true;
+    }
+    return this.first.delete(name);
+  }
+
+  get size(): number {
+    return this.first.size + this.count;
+  }
+
+  /** How many Maps new locks are spread over: 1 until the table splits. */
+  get shardCount(): number {
+    return this.mask < 0 ? 1 : this.shards.length;
+  }
+
+  /** Entries in each shard (how even the split is, for tests and benchmarks); none before a split. */
+  shardSizes(): number[] {
+    return this.shards.map((s) => s.size);
+  }
+
+  /**
+   * Every entry: the first Map's, then each shard's (live: see the head of this file). A table
+   * not split is read by its Map's own iterator (a walk of millions in one turn, a reset, pays no
+   * generator step per entry); if it splits meanwhile, the locks filed after are not reached,
+   * which the head of this file allows.
+   */
+  values(): IterableIterator<V> {
+    if (this.mask < 0) return this.first.values();
+    let at = -1;
+    let current: Iterator<V> = this.first.values();
+    const next = (): IteratorResult<V> => {
+      for (;;) {
+        const r = current.next();
+        // The shards are read anew each step: a clear that changes them ends this walk.
+        if (r.done !== true || ++at >= this.shards.length) return r;
+        current = (this.shards[at] as Map<string, V>).values();
+      }
+    };
+    const it: IterableIterator<V> = { next, [Symbol.iterator]: () => it };
+    return it;
+  }
+
+  /**
+   * Empties the table, made for `expected` locks from now on (shardsFor: split from the start
+   * when large). The Maps are emptied in place, as Map.clear() does.
+   */
+  clear(expected = 0): void {
+    this.first.clear();
+    for (const shard of this.shards) shard.clear();
+    this.count = 0;
+    const count = shardsFor(expected);
+    if (count === 1) {
+      this.shards = [];
+      this.mask = -1;
+    } else this.split(count);
+  }
+
+  /** New locks go to `count` shards from now on (the ones filed stay where they are). */
+  private split(count: number): void {
+    if (count !== this.shards.length) this.shards = Array.from({ length: count }, () => new Map<string, V>());
+    this.mask = count - 1;
+  }
+}
