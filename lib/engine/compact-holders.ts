@@ -4,6 +4,8 @@
 // a LockState); its holder's fields are typed arrays (ids, tokens, times, lease) and plain arrays
 // of references that many rows share (owner, client address, client name), and its deadline is
 // in a lane per lease length (slot-deadlines.ts). The garbage collector walks no object per such lock.
+// Each column is paged (paged-columns.ts): the table grows a page at a time and never copies a
+// column, which at millions of rows blocked the loop for longer than the peer timeout.
 //
 // A compact holder is any keyed claim granted at once with a fixed lease and no tag or claim
 // key. It turns into the object form (a LockState with a Claim) as soon as anything needs
@@ -18,41 +20,39 @@ import { Claim, type ClaimOwner, type ClaimState, LockState } from './claim.ts';
 import type { LockMap } from './lock-map.ts';
 import { ClaimOrigins } from './claim-origins.ts';
 import type { EndedHolder, ReleaseEvent } from './events.ts';
+import { BigUint64Pages, Float64Pages, Int32Pages, RefPages } from './paged-columns.ts';
 import { SlotDeadlines } from './slot-deadlines.ts';
-import { grownFloat, grownInt } from './slot-heap.ts';
 
 /** What the table maps a name to: the object form, or a compact slot. */
 export type TableEntry = LockState | number;
 
 export class CompactHolders {
   /** The lock's name, while the slot is held or parked; null when free. */
-  names: (string | null)[] = [];
+  readonly names = new RefPages<string | null>(null);
   /** The holder's claim id; 0 while nobody holds the slot's lock. */
-  ids = new Float64Array(64);
-  tokens = new BigUint64Array(64);
-  grantedAt = new Float64Array(64);
-  leaseMs = new Float64Array(64);
+  readonly ids = new Float64Pages();
+  readonly tokens = new BigUint64Pages();
+  readonly grantedAt = new Float64Pages();
+  readonly leaseMs = new Float64Pages();
   /** The holder's owner, address and client name, as an entry of `origins` (claim-origins.ts). */
-  origin = new Int32Array(64);
+  readonly origin = new Int32Pages();
   readonly origins = new ClaimOrigins();
   /** Where the slot is among the parked locks (parked-locks.ts), -1 when not parked. */
-  parkPos = new Int32Array(64).fill(-1);
+  readonly parkPos = new Int32Pages(-1);
   /** The held slots' lease ends. */
-  deadlines = new SlotDeadlines();
+  readonly deadlines = new SlotDeadlines();
   private free: number[] = [];
   /** Slots handed out so far (the rest of the columns is room). */
   private top = 0;
-  /** Rows the table is expected to reach (reserve). */
-  private expected = 0;
 
   constructor(private readonly locks: Pick<LockMap<TableEntry>, 'get'>) {}
 
   /** A free slot for `name`, its holder fields not yet set. */
   alloc(name: string): number {
     const slot = this.free.length > 0 ? (this.free.pop() as number) : this.top++;
-    if (slot >= this.ids.length) this.grow(Math.max(2 * this.ids.length, this.expected));
-    this.parkPos[slot] = -1;
-    this.names[slot] = name;
+    if (slot >= this.ids.capacity) this.grow(slot + 1);
+    this.parkPos.set(slot, -1);
+    this.names.set(slot, name);
     return slot;
   }
 
@@ -72,11 +72,11 @@ export class CompactHolders {
     clientName: string | null,
     expiresAt = at + leaseMs,
   ): void {
-    this.ids[slot] = id;
-    this.tokens[slot] = token;
-    this.grantedAt[slot] = at;
-    this.leaseMs[slot] = leaseMs;
-    this.origin[slot] = this.origins.take(owner, client, clientName);
+    this.ids.set(slot, id);
+    this.tokens.set(slot, token);
+    this.grantedAt.set(slot, at);
+    this.leaseMs.set(slot, leaseMs);
+    this.origin.set(slot, this.origins.take(owner, client, clientName));
     this.deadlines.push(slot, expiresAt, leaseMs);
   }
 
@@ -87,42 +87,41 @@ export class CompactHolders {
 
   /** The holder is gone; the name stays (the caller parks the slot or frees it). */
   unhold(slot: number): void {
-    this.ids[slot] = 0;
-    this.origins.drop(this.origin[slot] as number);
+    this.ids.set(slot, 0);
+    this.origins.drop(this.origin.get(slot));
     this.deadlines.remove(slot);
   }
 
   /** The slot's lock leaves the table (pushed out of the parked ones, or turned into objects). */
   release(slot: number): void {
-    if (this.ids[slot] !== 0) this.unhold(slot);
-    this.names[slot] = null;
+    if (this.ids.get(slot) !== 0) this.unhold(slot);
+    this.names.set(slot, null);
     this.free.push(slot);
   }
 
   /** Forgets every slot at once: new columns, no pass over the old ones (a reset). */
   clear(): void {
-    this.names = [];
+    for (const column of [this.names, this.ids, this.tokens, this.grantedAt, this.leaseMs, this.origin, this.parkPos]) column.reset();
     this.origins.clear();
     this.free = [];
     this.top = 0;
-    this.grow(64, true);
     this.deadlines.clear();
   }
 
   /** The held slot's holder as a Claim (a fresh object each call); `token`: its token, if the caller has it. */
-  view(slot: number, token = this.tokens[slot] as bigint): HeldView {
-    const o = this.origin[slot] as number;
+  view(slot: number, token = this.tokens.get(slot)): HeldView {
+    const o = this.origin.get(slot);
     const origins = this.origins;
     return new HeldView(
       this,
       slot,
-      this.ids[slot] as number,
-      this.names[slot] as string,
+      this.ids.get(slot),
+      this.names.get(slot) as string,
       origins.owners[o] as ClaimOwner,
       origins.clients[o] as string,
       origins.clientNames[o] as string | null,
-      this.leaseMs[slot] as number,
-      this.grantedAt[slot] as number,
+      this.leaseMs.get(slot),
+      this.grantedAt.get(slot),
       this.expiresAt(slot),
       token,
     );
@@ -130,23 +129,13 @@ export class CompactHolders {
 
   /** The lock of a slot as readers see it: a LockState with the holder's view (or none between its holders). */
   lockView(slot: number): LockState {
-    if (this.ids[slot] === 0) return new LockState(this.names[slot] as string);
+    if (this.ids.get(slot) === 0) return new LockState(this.names.get(slot) as string);
     return this.view(slot).lock;
-  }
-
-  /**
-   * Rows the table is expected to reach (a standby told the size of the table coming; 0 when not
-   * known): the columns double as they fill, and each doubling copies every column in one call,
-   * about 200 MB at 4 M rows, so the first growth goes straight to this many instead.
-   */
-  reserve(slots: number): void {
-    this.expected = slots;
-    this.heap.reserve(slots);
   }
 
   /** A view's state now: its row while it holds there, else what became of its claim. */
   stateOf(v: HeldView): ClaimState {
-    if (v.slot < this.ids.length && this.ids[v.slot] === v.id) return 'holding';
+    if (v.slot < this.ids.capacity && this.ids.get(v.slot) === v.id) return 'holding';
     const entry = this.locks.get(v.name);
     if (entry === undefined || typeof entry === 'number') return 'ended';
     return entry.holder !== null && entry.holder.id === v.id ? entry.holder.state : 'ended';
@@ -156,13 +145,13 @@ export class CompactHolders {
   endedHolder(slot: number, at: number): EndedHolder {
     return {
       at,
-      lock: this.names[slot] as string,
-      claimId: this.ids[slot] as number,
-      token: this.tokens[slot] as bigint,
+      lock: this.names.get(slot) as string,
+      claimId: this.ids.get(slot),
+      token: this.tokens.get(slot),
       protocol: 'keyed',
       client: this.clientOf(slot),
       clientName: this.clientNameOf(slot),
-      grantedAt: this.grantedAt[slot] as number,
+      grantedAt: this.grantedAt.get(slot),
       waitedMs: 0,
     };
   }
@@ -172,42 +161,33 @@ export class CompactHolders {
     return {
       type: 'release',
       at,
-      lock: this.names[slot] as string,
-      claimId: this.ids[slot] as number,
+      lock: this.names.get(slot) as string,
+      claimId: this.ids.get(slot),
       token,
       protocol: 'keyed',
       client: this.clientOf(slot),
       clientName: this.clientNameOf(slot),
-      grantedAt: this.grantedAt[slot] as number,
+      grantedAt: this.grantedAt.get(slot),
       waitedMs: 0,
       cause,
     };
   }
 
   clientOf(slot: number): string {
-    return this.origins.clients[this.origin[slot] as number] as string;
+    return this.origins.clients[this.origin.get(slot)] as string;
   }
 
   clientNameOf(slot: number): string | null {
-    return this.origins.clientNames[this.origin[slot] as number] as string | null;
+    return this.origins.clientNames[this.origin.get(slot)] as string | null;
   }
 
   ownerOf(slot: number): ClaimOwner {
-    return this.origins.owners[this.origin[slot] as number] as ClaimOwner;
+    return this.origins.owners[this.origin.get(slot)] as ClaimOwner;
   }
 
-  private grow(size: number, fresh = false): void {
-    const keep = !fresh;
-    this.ids = keep ? grownFloat(this.ids, size) : new Float64Array(size);
-    this.grantedAt = keep ? grownFloat(this.grantedAt, size) : new Float64Array(size);
-    this.leaseMs = keep ? grownFloat(this.leaseMs, size) : new Float64Array(size);
-    // Not filled with -1 past the old length (alloc() sets each slot's): a standby's one growth to
-    // millions would write the whole column in one call.
-    this.parkPos = keep ? grownInt(this.parkPos, size, 0) : new Int32Array(size).fill(-1);
-    this.origin = keep ? grownInt(this.origin, size, 0) : new Int32Array(size);
-    const tokens = new BigUint64Array(size);
-    if (keep) tokens.set(this.tokens);
-    this.tokens = tokens;
+  /** Room for `rows` slots in every column: a new page each at most, no column copied. */
+  private grow(rows: number): void {
+    for (const column of [this.names, this.ids, this.tokens, this.grantedAt, this.leaseMs, this.origin, this.parkPos]) column.ensure(rows);
   }
 }
 

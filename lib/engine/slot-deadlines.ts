@@ -14,9 +14,11 @@
 // held at once, and no lane of a single deadline to take over) or when it is earlier than its
 // lane's tail (a clock that stepped back, or a standby's grant filed with the end its active
 // reported): each lane is in order by construction, never by assumption. The lanes' links are
-// two slot-indexed Int32Array columns, the deadline a Float64Array one: 16 bytes per slot, as
-// the heap's item, deadline and position columns were.
-import { grownFloat, grownInt, SlotHeap } from './slot-heap.ts';
+// two slot-indexed Int32 columns, the deadline a Float64 one: 16 bytes per slot, as the heap's
+// item, deadline and position columns were. The columns are paged (paged-columns.ts): growing
+// them to millions of slots adds pages and copies nothing.
+import { Float64Pages, Int32Pages } from './paged-columns.ts';
+import { SlotHeap } from './slot-heap.ts';
 
 const NEVER = Number.POSITIVE_INFINITY;
 /** Lease lengths that get a lane; a deployment uses a handful, the rest go to the heap. */
@@ -30,11 +32,11 @@ const laneEnd = (lane: number): number => -3 - lane;
 
 export class SlotDeadlines {
   /** Each filed slot's deadline. */
-  private due = new Float64Array(64);
+  private readonly due = new Float64Pages();
   /** The slot before it in its lane, or laneEnd(lane) at the head; IN_HEAP, NOT_FILED. */
-  private prev = new Int32Array(64).fill(NOT_FILED);
+  private readonly prev = new Int32Pages(NOT_FILED);
   /** The slot after it in its lane, or laneEnd(lane) at the tail (in the heap: unused). */
-  private next = new Int32Array(64);
+  private readonly next = new Int32Pages();
   private readonly laneOf = new Map<number, number>();
   /** Each lane's lease length. */
   private readonly laneLease: number[] = [];
@@ -65,17 +67,21 @@ export class SlotDeadlines {
 
   /** The deadline `slot` is filed under; +Infinity when it is not filed. */
   dueOf(slot: number): number {
-    return this.has(slot) ? (this.due[slot] as number) : NEVER;
+    return this.has(slot) ? this.due.get(slot) : NEVER;
   }
 
   has(slot: number): boolean {
-    return slot < this.prev.length && this.prev[slot] !== NOT_FILED;
+    return slot < this.prev.capacity && this.prev.get(slot) !== NOT_FILED;
   }
 
   /** Files `slot` (not filed now) under `due`, in the lane of `leaseMs` when it keeps that lane in order. */
   push(slot: number, due: number, leaseMs: number): void {
-    if (slot >= this.prev.length) this.grow(Math.max(2 * this.prev.length, slot + 1));
-    this.due[slot] = due;
+    if (slot >= this.prev.capacity) {
+      this.due.ensure(slot + 1);
+      this.prev.ensure(slot + 1);
+      this.next.ensure(slot + 1);
+    }
+    this.due.set(slot, due);
     this.size++;
     const lane = leaseMs === this.lastLease ? this.lastLane : this.laneFor(leaseMs);
     if (lane < 0 || !this.append(slot, due, lane)) this.pushHeap(slot, due);
@@ -86,30 +92,30 @@ export class SlotDeadlines {
     const tail = this.tails[lane] as number;
     if (tail < 0) {
       this.heads[lane] = slot;
-      this.prev[slot] = laneEnd(lane);
+      this.prev.set(slot, laneEnd(lane));
       this.noteFiled(slot, due);
-    } else if (due >= (this.due[tail] as number)) {
+    } else if (due >= this.due.get(tail)) {
       // Not the lane's head, so not the earliest: its head is due no later.
-      this.next[tail] = slot;
-      this.prev[slot] = tail;
+      this.next.set(tail, slot);
+      this.prev.set(slot, tail);
     } else return false;
-    this.next[slot] = laneEnd(lane);
+    this.next.set(slot, laneEnd(lane));
     this.tails[lane] = slot;
     return true;
   }
 
   private pushHeap(slot: number, due: number): void {
-    this.prev[slot] = IN_HEAP;
+    this.prev.set(slot, IN_HEAP);
     this.heap.push(slot, due);
     this.noteFiled(slot, due);
   }
 
   /** Takes `slot`'s deadline out (nothing when it has none). */
   remove(slot: number): void {
-    if (slot >= this.prev.length) return;
-    const p = this.prev[slot] as number;
+    if (slot >= this.prev.capacity) return;
+    const p = this.prev.get(slot);
     if (p === NOT_FILED) return;
-    this.prev[slot] = NOT_FILED;
+    this.prev.set(slot, NOT_FILED);
     this.size--;
     if (slot === this.firstSlot) {
       // The earliest left: the next is found on the next look, unless nothing is left.
@@ -121,10 +127,10 @@ export class SlotDeadlines {
       this.heap.remove(slot);
       return;
     }
-    const n = this.next[slot] as number;
-    if (p >= 0) this.next[p] = n;
+    const n = this.next.get(slot);
+    if (p >= 0) this.next.set(p, n);
     else this.heads[-3 - p] = n >= 0 ? n : -1;
-    if (n >= 0) this.prev[n] = p;
+    if (n >= 0) this.prev.set(n, p);
     else if (p >= 0) this.tails[-3 - n] = p;
     else {
       // The lane is empty now: a length last found with no lane may take it.
@@ -135,9 +141,9 @@ export class SlotDeadlines {
 
   /** Empties it at once: new columns, no pass over the old ones. */
   clear(): void {
-    this.due = new Float64Array(64);
-    this.prev = new Int32Array(64).fill(NOT_FILED);
-    this.next = new Int32Array(64);
+    this.due.reset();
+    this.prev.reset();
+    this.next.reset();
     this.laneOf.clear();
     this.laneLease.length = 0;
     this.heads.fill(-1);
@@ -180,7 +186,7 @@ export class SlotDeadlines {
       if (head < 0 || head !== this.tails[lane]) continue;
       this.heads[lane] = -1;
       this.tails[lane] = -1;
-      this.pushHeap(head, this.due[head] as number);
+      this.pushHeap(head, this.due.get(head));
       return lane;
     }
     return -1;
@@ -200,19 +206,13 @@ export class SlotDeadlines {
     let firstDue = this.heap.peekDue();
     for (let lane = 0; lane < this.laneLease.length; lane++) {
       const head = this.heads[lane] as number;
-      if (head >= 0 && (this.due[head] as number) < firstDue) {
+      if (head >= 0 && this.due.get(head) < firstDue) {
         first = head;
-        firstDue = this.due[head] as number;
+        firstDue = this.due.get(head);
       }
     }
     this.firstSlot = first;
     this.firstDue = firstDue;
     this.firstKnown = true;
-  }
-
-  private grow(size: number): void {
-    this.due = grownFloat(this.due, size);
-    this.prev = grownInt(this.prev, size, NOT_FILED);
-    this.next = grownInt(this.next, size, 0);
   }
 }
