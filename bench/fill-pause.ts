@@ -4,7 +4,9 @@
 // locks of 600 s on one pipelined connection (server/testing/lock-load.ts fillLocks). While it
 // fills, a's per-second loop figures are read from GET /api/v1/cluster twice a second: the
 // longest wall delay (loopDelayMs), the longest block in CPU time (loopBusyMs), the same less GC
-// (loopWorkMs) and the longest GC pause (gcPauseMs). After the fill: how many times a logged
+// (loopWorkMs) and the longest GC pause (gcPauseMs); and every gap over 50 ms of a 5 ms timer in
+// the node (bench/loop-blocks.mjs), the longest block whatever second it fell in (the per-second
+// figures can miss a block that ends as their second turns). After the fill: how many times a logged
 // "frozen longer than the peer timeout: stepping out of the active role" (a false step-out: in a
 // cluster, a failover risk). Figures are the longest over the fill; each row is one fill.
 // --cpu-prof: CPU profiles of each fill (bench/join-cpu-prof.mjs) in a directory it prints.
@@ -26,9 +28,10 @@ if (roots.length !== 2 || roots.some((r) => r.startsWith('-'))) {
 }
 const sizes = intListFlag('--locks', [1_000_000, 5_000_000], 20_000_000);
 const runs = intFlag('--runs', 2, 20);
+const preload = (file: string): string => ` --import ${fileURLToPath(new URL(file, import.meta.url))}`;
+process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''}${preload('./loop-blocks.mjs')}`.trim();
 if (process.argv.includes('--cpu-prof')) {
-  const preload = fileURLToPath(new URL('./join-cpu-prof.mjs', import.meta.url));
-  process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import ${preload}`.trim();
+  process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS}${preload('./join-cpu-prof.mjs')}`;
   process.env.JOIN_CPU_PROF_DIR = mkdtempSync(path.join(tmpdir(), 'fill-prof-'));
   console.log(`CPU profiles of each fill: ${process.env.JOIN_CPU_PROF_DIR}`);
 }
@@ -41,7 +44,12 @@ interface Fill {
   busyMs: number;
   workMs: number;
   gcMs: number;
+  /** The longest gap of the node's 5 ms timer (loop-blocks.mjs), and how many were over 500 ms. */
+  blockMs: number;
+  over500: number;
   stepOuts: number;
+  /** frozenMs of each step-out. */
+  frozen: number[];
 }
 
 const STEP_OUT = 'frozen longer than the peer timeout: stepping out of the active role';
@@ -77,16 +85,42 @@ async function fillOnce(root: string, locks: number): Promise<Fill> {
       process.kill(a.pid, 'SIGUSR2');
       await new Promise((r) => setTimeout(r, 3_000));
     }
-    const stepOuts = a.logEntries().filter((e) => String(e.msg).includes(STEP_OUT)).length;
-    return { build: root, locks, fillMs, ...worst, stepOuts };
+    const log = a.logEntries();
+    const steps = log.filter((e) => String(e.msg).includes(STEP_OUT));
+    const blocks = log.filter((e) => e.msg === 'loop block').map((e) => Number(e.ms));
+    return {
+      build: root,
+      locks,
+      fillMs,
+      ...worst,
+      blockMs: Math.max(0, ...blocks),
+      over500: blocks.filter((ms) => ms > 500).length,
+      stepOuts: steps.length,
+      frozen: steps.map((e) => Number(e.frozenMs)),
+    };
   } finally {
     await cluster.close();
   }
 }
 
 const fills: Fill[] = [];
-const cols = ['build', 'locks', 'fill ms', 'longest delay ms', 'longest busy ms', 'longest work ms', 'longest GC ms', 'step-outs'];
-console.log(`old ${roots[0]}\nnew ${roots[1]}\nload average at start ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+const cols = [
+  'build',
+  'locks',
+  'fill ms',
+  'longest block ms',
+  'blocks > 500 ms',
+  'longest delay ms',
+  'longest busy ms',
+  'longest work ms',
+  'longest GC ms',
+  'step-outs',
+];
+console.log(
+  `old ${roots[0]}\nnew ${roots[1]}\nload average at start ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 console.log(cols.join(' | '));
 for (const locks of sizes) {
   for (let run = 0; run < runs; run++) {
@@ -96,17 +130,31 @@ for (const locks of sizes) {
       const f = await fillOnce(root, locks);
       fills.push(f);
       const name = root === roots[0] ? 'old' : 'new';
-      console.log([name, f.locks, f.fillMs, f.delayMs, f.busyMs, f.workMs, f.gcMs, f.stepOuts].join(' | '));
+      const frozen = f.frozen.length > 0 ? ` (frozen ${f.frozen.join(', ')} ms)` : '';
+      console.log([name, f.locks, f.fillMs, f.blockMs, f.over500, f.delayMs, f.busyMs, f.workMs, f.gcMs, `${f.stepOuts}${frozen}`].join(' | '));
     }
   }
 }
-console.log(`\nmedians (load average at end ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+console.log(
+  `\nmedians (load average at end ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')})`,
+);
 console.log(cols.join(' | '));
 for (const locks of sizes) {
   for (const [i, root] of roots.entries()) {
     const mine = fills.filter((f) => f.build === root && f.locks === locks);
-    const m = (k: keyof Omit<Fill, 'build'>) => median(mine.map((f) => f[k]));
-    const steps = mine.map((f) => f.stepOuts).join(',');
-    console.log([i === 0 ? 'old' : 'new', locks, m('fillMs'), m('delayMs'), m('busyMs'), m('workMs'), m('gcMs'), `${m('stepOuts')} (${steps})`].join(' | '));
+    const m = (k: Exclude<keyof Fill, 'build' | 'frozen'>) => median(mine.map((f) => f[k]));
+    const each = (k: 'blockMs' | 'over500' | 'stepOuts') => mine.map((f) => f[k]).join(',');
+    const row = [
+      m('fillMs'),
+      `${m('blockMs')} (${each('blockMs')})`,
+      `${m('over500')} (${each('over500')})`,
+      m('delayMs'),
+      m('busyMs'),
+      m('workMs'),
+      m('gcMs'),
+    ];
+    console.log([i === 0 ? 'old' : 'new', locks, ...row, `${m('stepOuts')} (${each('stepOuts')})`].join(' | '));
   }
 }

@@ -4,8 +4,8 @@
 // a LockState); its holder's fields are typed arrays (ids, tokens, times, lease) and plain arrays
 // of references that many rows share (owner, client address, client name), and its deadline is
 // in a lane per lease length (slot-deadlines.ts). The garbage collector walks no object per such lock.
-// Each column is paged (paged-columns.ts): the table grows a page at a time and never copies a
-// column, which at millions of rows blocked the loop for longer than the peer timeout.
+// The columns are in pages of rows (holder-pages.ts): the table grows a page at a time and never
+// copies a column, which at millions of rows blocked the loop for longer than the peer timeout.
 //
 // A compact holder is any keyed claim granted at once with a fixed lease and no tag or claim
 // key. It turns into the object form (a LockState with a Claim) as soon as anything needs
@@ -20,25 +20,18 @@ import { Claim, type ClaimOwner, type ClaimState, LockState } from './claim.ts';
 import type { LockMap } from './lock-map.ts';
 import { ClaimOrigins } from './claim-origins.ts';
 import type { EndedHolder, ReleaseEvent } from './events.ts';
-import { BigUint64Pages, Float64Pages, Int32Pages, RefPages } from './paged-columns.ts';
+import { type HolderPage, holderPages } from './holder-pages.ts';
+import { PAGE_BITS, PAGE_MASK } from './paged-columns.ts';
 import { SlotDeadlines } from './slot-deadlines.ts';
 
 /** What the table maps a name to: the object form, or a compact slot. */
 export type TableEntry = LockState | number;
 
 export class CompactHolders {
-  /** The lock's name, while the slot is held or parked; null when free. */
-  readonly names = new RefPages<string | null>(null);
-  /** The holder's claim id; 0 while nobody holds the slot's lock. */
-  readonly ids = new Float64Pages();
-  readonly tokens = new BigUint64Pages();
-  readonly grantedAt = new Float64Pages();
-  readonly leaseMs = new Float64Pages();
-  /** The holder's owner, address and client name, as an entry of `origins` (claim-origins.ts). */
-  readonly origin = new Int32Pages();
+  /** Each slot's row: name, holder fields, park position (holder-pages.ts). */
+  private readonly rows = holderPages();
+  /** The holders' owner, address and client name, shared by many rows (claim-origins.ts). */
   readonly origins = new ClaimOrigins();
-  /** Where the slot is among the parked locks (parked-locks.ts), -1 when not parked. */
-  readonly parkPos = new Int32Pages(-1);
   /** The held slots' lease ends. */
   readonly deadlines = new SlotDeadlines();
   private free: number[] = [];
@@ -47,12 +40,43 @@ export class CompactHolders {
 
   constructor(private readonly locks: Pick<LockMap<TableEntry>, 'get'>) {}
 
+  /** Slots the columns have room for (a slot at or past it was never handed out). */
+  get capacity(): number {
+    return this.rows.capacity;
+  }
+
+  /** The holder's claim id; 0 while nobody holds the slot's lock. */
+  idOf(slot: number): number {
+    return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).ids[slot & PAGE_MASK] as number;
+  }
+
+  tokenOf(slot: number): bigint {
+    return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).tokens[slot & PAGE_MASK] as bigint;
+  }
+
+  /** The lock's name, while the slot is held or parked; null when free. */
+  nameOf(slot: number): string | null {
+    return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).names[slot & PAGE_MASK] as string | null;
+  }
+
+  /** Where the slot is among the parked locks (parked-locks.ts), -1 when not parked. */
+  parkPosOf(slot: number): number {
+    return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).parkPos[slot & PAGE_MASK] as number;
+  }
+
+  setParkPos(slot: number, at: number): void {
+    this.page(slot).parkPos[slot & PAGE_MASK] = at;
+  }
+
   /** A free slot for `name`, its holder fields not yet set. */
   alloc(name: string): number {
     const slot = this.free.length > 0 ? (this.free.pop() as number) : this.top++;
-    if (slot >= this.ids.capacity) this.grow(slot + 1);
-    this.parkPos.set(slot, -1);
-    this.names.set(slot, name);
+    // Room for one more page at most: no column is copied (past the first page's doublings).
+    if (slot >= this.rows.capacity) this.rows.ensure(slot + 1);
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    page.parkPos[r] = -1;
+    page.names[r] = name;
     return slot;
   }
 
@@ -72,11 +96,13 @@ export class CompactHolders {
     clientName: string | null,
     expiresAt = at + leaseMs,
   ): void {
-    this.ids.set(slot, id);
-    this.tokens.set(slot, token);
-    this.grantedAt.set(slot, at);
-    this.leaseMs.set(slot, leaseMs);
-    this.origin.set(slot, this.origins.take(owner, client, clientName));
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    page.ids[r] = id;
+    page.tokens[r] = token;
+    page.grantedAt[r] = at;
+    page.leaseMs[r] = leaseMs;
+    page.origin[r] = this.origins.take(owner, client, clientName);
     this.deadlines.push(slot, expiresAt, leaseMs);
   }
 
@@ -87,21 +113,23 @@ export class CompactHolders {
 
   /** The holder is gone; the name stays (the caller parks the slot or frees it). */
   unhold(slot: number): void {
-    this.ids.set(slot, 0);
-    this.origins.drop(this.origin.get(slot));
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    page.ids[r] = 0;
+    this.origins.drop(page.origin[r] as number);
     this.deadlines.remove(slot);
   }
 
   /** The slot's lock leaves the table (pushed out of the parked ones, or turned into objects). */
   release(slot: number): void {
-    if (this.ids.get(slot) !== 0) this.unhold(slot);
-    this.names.set(slot, null);
+    if (this.idOf(slot) !== 0) this.unhold(slot);
+    this.page(slot).names[slot & PAGE_MASK] = null;
     this.free.push(slot);
   }
 
   /** Forgets every slot at once: new columns, no pass over the old ones (a reset). */
   clear(): void {
-    for (const column of [this.names, this.ids, this.tokens, this.grantedAt, this.leaseMs, this.origin, this.parkPos]) column.reset();
+    this.rows.reset();
     this.origins.clear();
     this.free = [];
     this.top = 0;
@@ -109,19 +137,21 @@ export class CompactHolders {
   }
 
   /** The held slot's holder as a Claim (a fresh object each call); `token`: its token, if the caller has it. */
-  view(slot: number, token = this.tokens.get(slot)): HeldView {
-    const o = this.origin.get(slot);
+  view(slot: number, token = this.tokenOf(slot)): HeldView {
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    const o = page.origin[r] as number;
     const origins = this.origins;
     return new HeldView(
       this,
       slot,
-      this.ids.get(slot),
-      this.names.get(slot) as string,
+      page.ids[r] as number,
+      page.names[r] as string,
       origins.owners[o] as ClaimOwner,
       origins.clients[o] as string,
       origins.clientNames[o] as string | null,
-      this.leaseMs.get(slot),
-      this.grantedAt.get(slot),
+      page.leaseMs[r] as number,
+      page.grantedAt[r] as number,
       this.expiresAt(slot),
       token,
     );
@@ -129,13 +159,13 @@ export class CompactHolders {
 
   /** The lock of a slot as readers see it: a LockState with the holder's view (or none between its holders). */
   lockView(slot: number): LockState {
-    if (this.ids.get(slot) === 0) return new LockState(this.names.get(slot) as string);
+    if (this.idOf(slot) === 0) return new LockState(this.nameOf(slot) as string);
     return this.view(slot).lock;
   }
 
   /** A view's state now: its row while it holds there, else what became of its claim. */
   stateOf(v: HeldView): ClaimState {
-    if (v.slot < this.ids.capacity && this.ids.get(v.slot) === v.id) return 'holding';
+    if (v.slot < this.rows.capacity && this.idOf(v.slot) === v.id) return 'holding';
     const entry = this.locks.get(v.name);
     if (entry === undefined || typeof entry === 'number') return 'ended';
     return entry.holder !== null && entry.holder.id === v.id ? entry.holder.state : 'ended';
@@ -145,13 +175,13 @@ export class CompactHolders {
   endedHolder(slot: number, at: number): EndedHolder {
     return {
       at,
-      lock: this.names.get(slot) as string,
-      claimId: this.ids.get(slot),
-      token: this.tokens.get(slot),
+      lock: this.nameOf(slot) as string,
+      claimId: this.idOf(slot),
+      token: this.tokenOf(slot),
       protocol: 'keyed',
       client: this.clientOf(slot),
       clientName: this.clientNameOf(slot),
-      grantedAt: this.grantedAt.get(slot),
+      grantedAt: this.grantedAtOf(slot),
       waitedMs: 0,
     };
   }
@@ -161,33 +191,45 @@ export class CompactHolders {
     return {
       type: 'release',
       at,
-      lock: this.names.get(slot) as string,
-      claimId: this.ids.get(slot),
+      lock: this.nameOf(slot) as string,
+      claimId: this.idOf(slot),
       token,
       protocol: 'keyed',
       client: this.clientOf(slot),
       clientName: this.clientNameOf(slot),
-      grantedAt: this.grantedAt.get(slot),
+      grantedAt: this.grantedAtOf(slot),
       waitedMs: 0,
       cause,
     };
   }
 
   clientOf(slot: number): string {
-    return this.origins.clients[this.origin.get(slot)] as string;
+    return this.origins.clients[this.originOf(slot)] as string;
   }
 
   clientNameOf(slot: number): string | null {
-    return this.origins.clientNames[this.origin.get(slot)] as string | null;
+    return this.origins.clientNames[this.originOf(slot)] as string | null;
   }
 
   ownerOf(slot: number): ClaimOwner {
-    return this.origins.owners[this.origin.get(slot)] as ClaimOwner;
+    return this.origins.owners[this.originOf(slot)] as ClaimOwner;
   }
 
-  /** Room for `rows` slots in every column: a new page each at most, no column copied. */
-  private grow(rows: number): void {
-    for (const column of [this.names, this.ids, this.tokens, this.grantedAt, this.leaseMs, this.origin, this.parkPos]) column.ensure(rows);
+  grantedAtOf(slot: number): number {
+    return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).grantedAt[slot & PAGE_MASK] as number;
+  }
+
+  leaseMsOf(slot: number): number {
+    return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).leaseMs[slot & PAGE_MASK] as number;
+  }
+
+  private originOf(slot: number): number {
+    return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).origin[slot & PAGE_MASK] as number;
+  }
+
+  /** The page of a slot below capacity. */
+  private page(slot: number): HolderPage {
+    return this.rows.pages[slot >>> PAGE_BITS] as HolderPage;
   }
 }
 

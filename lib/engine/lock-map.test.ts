@@ -93,7 +93,7 @@ describe('LockMap', () => {
     table.unfileAll();
     expect(table.locks.shardCount).toBe(1);
     for (let i = 0; i < 65; i++) table.compact.hold(table.addCompact(`k${i}`), i + 1, 1n, 0, 1_000, owner, 'c', null);
-    expect(table.compact.ids.capacity, 'columns from 64 rows again').toBe(128);
+    expect(table.compact.capacity, 'columns from 64 rows again').toBe(128);
     expect(table.locks.size).toBe(65);
   });
 

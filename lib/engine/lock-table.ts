@@ -50,9 +50,9 @@ export class LockTable {
   compactOn = true;
   /** The parked locks of both forms, oldest first. */
   private readonly parkedLocks = new ParkedLocks<TableEntry>(MAX_PARKED, {
-    placeOf: (e) => (typeof e === 'number' ? this.compact.parkPos.get(e) : e.parkSlot),
+    placeOf: (e) => (typeof e === 'number' ? this.compact.parkPosOf(e) : e.parkSlot),
     setPlace: (e, at) => {
-      if (typeof e === 'number') this.compact.parkPos.set(e, at);
+      if (typeof e === 'number') this.compact.setParkPos(e, at);
       else e.parkSlot = at;
     },
   });
@@ -114,7 +114,7 @@ export class LockTable {
   /** The lock's state (holder and queue), or undefined when nobody holds or waits for it. */
   lock(name: string): LockState | undefined {
     const lock = this.locks.get(name);
-    if (typeof lock === 'number') return this.compact.parkPos.get(lock) >= 0 ? undefined : this.compact.lockView(lock);
+    if (typeof lock === 'number') return this.compact.parkPosOf(lock) >= 0 ? undefined : this.compact.lockView(lock);
     return lock === undefined || lock.parked ? undefined : lock;
   }
 
@@ -176,7 +176,7 @@ export class LockTable {
   *allLocks(): IterableIterator<LockState> {
     for (const lock of this.locks.values()) {
       if (typeof lock === 'number') {
-        if (this.compact.parkPos.get(lock) < 0) yield this.compact.lockView(lock);
+        if (this.compact.parkPosOf(lock) < 0) yield this.compact.lockView(lock);
       } else if (!lock.parked) yield lock;
     }
   }
@@ -185,7 +185,7 @@ export class LockTable {
   objectLock(name: string): LockState | undefined {
     const lock = this.locks.get(name);
     if (typeof lock !== 'number') return lock;
-    return this.compact.ids.get(lock) === 0 ? undefined : this.objectForm(lock);
+    return this.compact.idOf(lock) === 0 ? undefined : this.objectForm(lock);
   }
 
   /**
@@ -195,16 +195,16 @@ export class LockTable {
    */
   objectForm(slot: number): LockState {
     const c = this.compact;
-    const name = c.names.get(slot) as string;
+    const name = c.nameOf(slot) as string;
     const lock = new LockState(name);
     lock.filed = true;
-    if (c.parkPos.get(slot) >= 0) this.parkedLocks.take(slot);
-    const id = c.ids.get(slot);
+    if (c.parkPosOf(slot) >= 0) this.parkedLocks.take(slot);
+    const id = c.idOf(slot);
     if (id !== 0) {
-      const at = c.grantedAt.get(slot);
-      const leaseMs = c.leaseMs.get(slot);
+      const at = c.grantedAtOf(slot);
+      const leaseMs = c.leaseMsOf(slot);
       const claim = new Claim(id, lock, c.ownerOf(slot), 'keyed', c.clientOf(slot), leaseMs, false, at, 0);
-      claim.token = c.tokens.get(slot);
+      claim.token = c.tokenOf(slot);
       claim.clientName = c.clientNameOf(slot);
       claim.state = 'holding';
       claim.grantedAt = at;
@@ -230,7 +230,7 @@ export class LockTable {
    */
   parkCompactIfIdle(slot: number): void {
     const c = this.compact;
-    if (c.ids.get(slot) !== 0 || c.parkPos.get(slot) >= 0 || typeof c.names.get(slot) !== 'string') return;
+    if (c.idOf(slot) !== 0 || c.parkPosOf(slot) >= 0 || typeof c.nameOf(slot) !== 'string') return;
     const pushedOut = this.parkedLocks.park(slot);
     if (pushedOut !== null) this.unfileEntry(pushedOut);
   }
@@ -248,9 +248,9 @@ export class LockTable {
   /** Takes compact slot `slot` out of the table, silently (its holder, if any, ends with no event: see ReplicaOps.replicaClearLock). */
   unfileCompact(slot: number): void {
     const c = this.compact;
-    if (c.parkPos.get(slot) >= 0) this.parkedLocks.take(slot);
-    else if (c.ids.get(slot) !== 0) this.held--;
-    this.locks.delete(c.names.get(slot) as string);
+    if (c.parkPosOf(slot) >= 0) this.parkedLocks.take(slot);
+    else if (c.idOf(slot) !== 0) this.held--;
+    this.locks.delete(c.nameOf(slot) as string);
     c.release(slot);
   }
 

@@ -13,16 +13,21 @@
 // columns. Each class is written out for its element type rather than made generic: one get()
 // shared by several typed-array kinds would make its loads polymorphic on the hot path.
 // A row must be below `capacity` (ensure) to be read or written.
+//
+// A get() or set() is a call that the optimizing compiler does not always inline (a budget per
+// function): the compact holders' and the lanes' columns, on the path of every grant and
+// release, are pages of rows instead (RowPages below: holder-pages.ts, slot-deadlines.ts), found
+// once per row with PAGE_BITS and PAGE_MASK. The column classes serve the slot heap, off that path.
 
 export const PAGE_BITS = 16;
 /** Rows per page: 65,536 (512 KiB of a Float64 column). */
 export const PAGE_ROWS = 1 << PAGE_BITS;
-const PAGE_MASK = PAGE_ROWS - 1;
+export const PAGE_MASK = PAGE_ROWS - 1;
 /** Rows of the first page when a column is made or reset. */
 export const FIRST_ROWS = 64;
 
 /** The capacity after growing from `capacity` to hold row `rows - 1`: the first page doubles, then whole pages. */
-function grownCapacity(capacity: number, rows: number): number {
+export function grownCapacity(capacity: number, rows: number): number {
   if (rows <= PAGE_ROWS) {
     let c = capacity;
     while (c < rows) c *= 2;
@@ -108,82 +113,35 @@ export class Int32Pages {
   }
 }
 
-export class BigUint64Pages {
-  /** The pages, PAGE_ROWS rows each but the first while it is smaller (read by tests: growth keeps them). */
-  pages: BigUint64Array<ArrayBuffer>[] = [new BigUint64Array(FIRST_ROWS)];
-  capacity = FIRST_ROWS;
-
-  get(row: number): bigint {
-    return (this.pages[row >>> PAGE_BITS] as BigUint64Array)[row & PAGE_MASK] as bigint;
-  }
-
-  set(row: number, value: bigint): void {
-    (this.pages[row >>> PAGE_BITS] as BigUint64Array)[row & PAGE_MASK] = value;
-  }
-
-  ensure(rows: number): void {
-    if (rows <= this.capacity) return;
-    const to = grownCapacity(this.capacity, rows);
-    if (this.capacity < PAGE_ROWS) {
-      const first = new BigUint64Array(Math.min(to, PAGE_ROWS));
-      first.set(this.pages[0] as BigUint64Array);
-      this.pages[0] = first;
-    }
-    while (this.pages.length * PAGE_ROWS < to) this.pages.push(new BigUint64Array(PAGE_ROWS));
-    this.capacity = to;
-  }
-
-  reset(): void {
-    this.pages = [new BigUint64Array(FIRST_ROWS)];
-    this.capacity = FIRST_ROWS;
-  }
-}
-
 /**
- * References by row (a compact holder's lock name), in pages of plain arrays: a single JS array
- * doubles its backing store the same way, and at millions of rows that is one large object the
- * collector copies and scans whole.
+ * Pages of rows: each page an object with a typed array per column for PAGE_ROWS consecutive rows
+ * (the first page smaller until it has doubled to PAGE_ROWS). A caller finds a row's page with
+ * `pages[row >>> PAGE_BITS]` and its place in it with `row & PAGE_MASK`.
  */
-export class RefPages<T> {
-  /** The pages, PAGE_ROWS rows each but the first while it is smaller (read by tests: growth keeps them). */
-  pages: T[][];
+export class RowPages<P> {
+  pages: P[];
   capacity = FIRST_ROWS;
 
-  /** `empty`: what a row holds before it is first written. */
-  constructor(private readonly empty: T) {
-    this.pages = [this.page(FIRST_ROWS)];
+  /** `make(rows)`: a new page of `rows` rows; `grown(page, rows)`: a bigger copy of the first page. */
+  constructor(
+    private readonly make: (rows: number) => P,
+    private readonly grown: (from: P, rows: number) => P,
+  ) {
+    this.pages = [make(FIRST_ROWS)];
   }
 
-  get(row: number): T {
-    return (this.pages[row >>> PAGE_BITS] as T[])[row & PAGE_MASK] as T;
-  }
-
-  set(row: number, value: T): void {
-    (this.pages[row >>> PAGE_BITS] as T[])[row & PAGE_MASK] = value;
-  }
-
+  /** Room for rows 0 to `rows - 1`: the first page doubled while under PAGE_ROWS, then new pages. */
   ensure(rows: number): void {
     if (rows <= this.capacity) return;
     const to = grownCapacity(this.capacity, rows);
-    if (this.capacity < PAGE_ROWS) {
-      const old = this.pages[0] as T[];
-      const first = this.page(Math.min(to, PAGE_ROWS));
-      for (let i = 0; i < old.length; i++) first[i] = old[i] as T;
-      this.pages[0] = first;
-    }
-    while (this.pages.length * PAGE_ROWS < to) this.pages.push(this.page(PAGE_ROWS));
+    if (this.capacity < PAGE_ROWS) this.pages[0] = this.grown(this.pages[0] as P, Math.min(to, PAGE_ROWS));
+    while (this.pages.length * PAGE_ROWS < to) this.pages.push(this.make(PAGE_ROWS));
     this.capacity = to;
   }
 
+  /** One small page again: no pass over the old ones. */
   reset(): void {
-    this.pages = [this.page(FIRST_ROWS)];
+    this.pages = [this.make(FIRST_ROWS)];
     this.capacity = FIRST_ROWS;
-  }
-
-  private page(rows: number): T[] {
-    // Pushed, not `new Array(rows).fill()`: an array made with holes stays a holey array in V8.
-    const page: T[] = [];
-    for (let i = 0; i < rows; i++) page.push(this.empty);
-    return page;
   }
 }

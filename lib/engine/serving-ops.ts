@@ -39,7 +39,7 @@ export class ServingOps {
     const entry = this.table.locks.get(name);
     const compact = this.table.compact;
     // A slot that holds is taken (only its holder's fields are in it).
-    const idle = entry === undefined || (typeof entry === 'number' ? compact.ids.get(entry) === 0 : entry.idle);
+    const idle = entry === undefined || (typeof entry === 'number' ? compact.idOf(entry) === 0 : entry.idle);
     // A token before any change: if none can be issued, the engine is left as it was and the
     // caller gets the TokensUnavailable (its client an error naming why).
     const token = open && idle ? this.gate.issue() : 0n;
@@ -99,11 +99,11 @@ export class ServingOps {
     if (entry === undefined) slot = table.addCompact(request.name);
     else {
       slot = entry;
-      if (compact.parkPos.get(slot) >= 0) table.unparkCompact(slot);
+      if (compact.parkPosOf(slot) >= 0) table.unparkCompact(slot);
     }
     const { owner, client, leaseMs } = request;
     // The name the table keeps (a parked slot's, the same string each time: readers key on it).
-    const name = compact.names.get(slot) as string;
+    const name = compact.nameOf(slot) as string;
     const clientName = request.clientName ?? null;
     const id = table.nextClaimId++;
     compact.hold(slot, id, token, now, leaseMs, owner, client, clientName);
@@ -128,7 +128,7 @@ export class ServingOps {
     }
     const view = new HeldView(compact, slot, id, name, owner, client, clientName, leaseMs, now, now + leaseMs, token);
     // Undeliverable: released at once (unless the owner ended it inside onGranted already).
-    if (!owner.onGranted(view) && compact.ids.get(slot) === id) this.handovers.endCompact(slot, now, 'disconnect', token);
+    if (!owner.onGranted(view) && compact.idOf(slot) === id) this.handovers.endCompact(slot, now, 'disconnect', token);
     return view;
   }
 
@@ -143,7 +143,7 @@ export class ServingOps {
     const lock = this.table.locks.get(name);
     if (typeof lock === 'number') {
       const compact = this.table.compact;
-      if (compact.ids.get(lock) === 0 || compact.tokens.get(lock) !== token) return 'stale';
+      if (compact.idOf(lock) === 0 || compact.tokenOf(lock) !== token) return 'stale';
       this.handovers.endCompact(lock, now, 'release', token);
       return 'ok';
     }
@@ -176,7 +176,7 @@ export class ServingOps {
   private resolve(view: Claim): Claim | null {
     const entry = this.table.locks.get(view.name);
     if (typeof entry === 'number') {
-      if (this.table.compact.ids.get(entry) === view.id) this.handovers.endCompact(entry, this.clock.now(), 'disconnect', view.token);
+      if (this.table.compact.idOf(entry) === view.id) this.handovers.endCompact(entry, this.clock.now(), 'disconnect', view.token);
       return null;
     }
     return entry !== undefined && entry.holder !== null && entry.holder.id === view.id ? entry.holder : null;

@@ -15,9 +15,9 @@
 // lane's tail (a clock that stepped back, or a standby's grant filed with the end its active
 // reported): each lane is in order by construction, never by assumption. The lanes' links are
 // two slot-indexed Int32 columns, the deadline a Float64 one: 16 bytes per slot, as the heap's
-// item, deadline and position columns were. The columns are paged (paged-columns.ts): growing
-// them to millions of slots adds pages and copies nothing.
-import { Float64Pages, Int32Pages } from './paged-columns.ts';
+// item, deadline and position columns were. The columns are in pages of rows (LanePage, on
+// paged-columns.ts RowPages): growing them to millions of slots adds pages and copies nothing.
+import { PAGE_BITS, PAGE_MASK, RowPages } from './paged-columns.ts';
 import { SlotHeap } from './slot-heap.ts';
 
 const NEVER = Number.POSITIVE_INFINITY;
@@ -30,13 +30,35 @@ const IN_HEAP = -2;
 /** `prev` of a lane's head and `next` of its tail: the lane, coded below IN_HEAP. */
 const laneEnd = (lane: number): number => -3 - lane;
 
-export class SlotDeadlines {
+/** The deadline columns of PAGE_ROWS consecutive slots. */
+class LanePage {
   /** Each filed slot's deadline. */
-  private readonly due = new Float64Pages();
+  readonly due: Float64Array<ArrayBuffer>;
   /** The slot before it in its lane, or laneEnd(lane) at the head; IN_HEAP, NOT_FILED. */
-  private readonly prev = new Int32Pages(NOT_FILED);
+  readonly prev: Int32Array<ArrayBuffer>;
   /** The slot after it in its lane, or laneEnd(lane) at the tail (in the heap: unused). */
-  private readonly next = new Int32Pages();
+  readonly next: Int32Array<ArrayBuffer>;
+
+  constructor(rows: number) {
+    this.due = new Float64Array(rows);
+    this.prev = new Int32Array(rows).fill(NOT_FILED);
+    this.next = new Int32Array(rows);
+  }
+
+  static grownFrom(from: LanePage, rows: number): LanePage {
+    const page = new LanePage(rows);
+    page.due.set(from.due);
+    page.prev.set(from.prev);
+    page.next.set(from.next);
+    return page;
+  }
+}
+
+export class SlotDeadlines {
+  private readonly rows = new RowPages(
+    (n) => new LanePage(n),
+    (from: LanePage, n) => LanePage.grownFrom(from, n),
+  );
   private readonly laneOf = new Map<number, number>();
   /** Each lane's lease length. */
   private readonly laneLease: number[] = [];
@@ -67,21 +89,17 @@ export class SlotDeadlines {
 
   /** The deadline `slot` is filed under; +Infinity when it is not filed. */
   dueOf(slot: number): number {
-    return this.has(slot) ? this.due.get(slot) : NEVER;
+    return this.has(slot) ? (this.page(slot).due[slot & PAGE_MASK] as number) : NEVER;
   }
 
   has(slot: number): boolean {
-    return slot < this.prev.capacity && this.prev.get(slot) !== NOT_FILED;
+    return slot < this.rows.capacity && this.page(slot).prev[slot & PAGE_MASK] !== NOT_FILED;
   }
 
   /** Files `slot` (not filed now) under `due`, in the lane of `leaseMs` when it keeps that lane in order. */
   push(slot: number, due: number, leaseMs: number): void {
-    if (slot >= this.prev.capacity) {
-      this.due.ensure(slot + 1);
-      this.prev.ensure(slot + 1);
-      this.next.ensure(slot + 1);
-    }
-    this.due.set(slot, due);
+    if (slot >= this.rows.capacity) this.rows.ensure(slot + 1);
+    this.page(slot).due[slot & PAGE_MASK] = due;
     this.size++;
     const lane = leaseMs === this.lastLease ? this.lastLane : this.laneFor(leaseMs);
     if (lane < 0 || !this.append(slot, due, lane)) this.pushHeap(slot, due);
@@ -90,32 +108,38 @@ export class SlotDeadlines {
   /** Files `slot` at the tail of `lane` if that keeps the lane in order; false if not. */
   private append(slot: number, due: number, lane: number): boolean {
     const tail = this.tails[lane] as number;
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
     if (tail < 0) {
       this.heads[lane] = slot;
-      this.prev.set(slot, laneEnd(lane));
+      page.prev[r] = laneEnd(lane);
       this.noteFiled(slot, due);
-    } else if (due >= this.due.get(tail)) {
+    } else {
+      const tailPage = this.page(tail);
       // Not the lane's head, so not the earliest: its head is due no later.
-      this.next.set(tail, slot);
-      this.prev.set(slot, tail);
-    } else return false;
-    this.next.set(slot, laneEnd(lane));
+      if (due < (tailPage.due[tail & PAGE_MASK] as number)) return false;
+      tailPage.next[tail & PAGE_MASK] = slot;
+      page.prev[r] = tail;
+    }
+    page.next[r] = laneEnd(lane);
     this.tails[lane] = slot;
     return true;
   }
 
   private pushHeap(slot: number, due: number): void {
-    this.prev.set(slot, IN_HEAP);
+    this.page(slot).prev[slot & PAGE_MASK] = IN_HEAP;
     this.heap.push(slot, due);
     this.noteFiled(slot, due);
   }
 
   /** Takes `slot`'s deadline out (nothing when it has none). */
   remove(slot: number): void {
-    if (slot >= this.prev.capacity) return;
-    const p = this.prev.get(slot);
+    if (slot >= this.rows.capacity) return;
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    const p = page.prev[r] as number;
     if (p === NOT_FILED) return;
-    this.prev.set(slot, NOT_FILED);
+    page.prev[r] = NOT_FILED;
     this.size--;
     if (slot === this.firstSlot) {
       // The earliest left: the next is found on the next look, unless nothing is left.
@@ -127,10 +151,10 @@ export class SlotDeadlines {
       this.heap.remove(slot);
       return;
     }
-    const n = this.next.get(slot);
-    if (p >= 0) this.next.set(p, n);
+    const n = page.next[r] as number;
+    if (p >= 0) this.page(p).next[p & PAGE_MASK] = n;
     else this.heads[-3 - p] = n >= 0 ? n : -1;
-    if (n >= 0) this.prev.set(n, p);
+    if (n >= 0) this.page(n).prev[n & PAGE_MASK] = p;
     else if (p >= 0) this.tails[-3 - n] = p;
     else {
       // The lane is empty now: a length last found with no lane may take it.
@@ -141,9 +165,7 @@ export class SlotDeadlines {
 
   /** Empties it at once: new columns, no pass over the old ones. */
   clear(): void {
-    this.due.reset();
-    this.prev.reset();
-    this.next.reset();
+    this.rows.reset();
     this.laneOf.clear();
     this.laneLease.length = 0;
     this.heads.fill(-1);
@@ -186,7 +208,7 @@ export class SlotDeadlines {
       if (head < 0 || head !== this.tails[lane]) continue;
       this.heads[lane] = -1;
       this.tails[lane] = -1;
-      this.pushHeap(head, this.due.get(head));
+      this.pushHeap(head, this.dueAt(head));
       return lane;
     }
     return -1;
@@ -204,15 +226,28 @@ export class SlotDeadlines {
   private findFirst(): void {
     let first = this.heap.peek();
     let firstDue = this.heap.peekDue();
+    const pages = this.rows.pages;
     for (let lane = 0; lane < this.laneLease.length; lane++) {
       const head = this.heads[lane] as number;
-      if (head >= 0 && this.due.get(head) < firstDue) {
+      if (head < 0) continue;
+      const due = (pages[head >>> PAGE_BITS] as LanePage).due[head & PAGE_MASK] as number;
+      if (due < firstDue) {
         first = head;
-        firstDue = this.due.get(head);
+        firstDue = due;
       }
     }
     this.firstSlot = first;
     this.firstDue = firstDue;
     this.firstKnown = true;
+  }
+
+  /** The deadline filed for `slot` (filed, so below capacity). */
+  private dueAt(slot: number): number {
+    return this.page(slot).due[slot & PAGE_MASK] as number;
+  }
+
+  /** The page of a slot below capacity. */
+  private page(slot: number): LanePage {
+    return this.rows.pages[slot >>> PAGE_BITS] as LanePage;
   }
 }
