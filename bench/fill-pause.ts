@@ -47,6 +47,8 @@ interface Fill {
   /** The longest gap of the node's 5 ms timer (loop-blocks.mjs), and how many were over 500 ms. */
   blockMs: number;
   over500: number;
+  /** The most CPU time the process spent within one such gap: its own work in one go (GC included). */
+  cpuBlockMs: number;
   stepOuts: number;
   /** frozenMs of each step-out. */
   frozen: number[];
@@ -87,7 +89,8 @@ async function fillOnce(root: string, locks: number): Promise<Fill> {
     }
     const log = a.logEntries();
     const steps = log.filter((e) => String(e.msg).includes(STEP_OUT));
-    const blocks = log.filter((e) => e.msg === 'loop block').map((e) => Number(e.ms));
+    const gaps = log.filter((e) => e.msg === 'loop block');
+    const blocks = gaps.map((e) => Number(e.ms));
     return {
       build: root,
       locks,
@@ -95,6 +98,7 @@ async function fillOnce(root: string, locks: number): Promise<Fill> {
       ...worst,
       blockMs: Math.max(0, ...blocks),
       over500: blocks.filter((ms) => ms > 500).length,
+      cpuBlockMs: Math.max(0, ...gaps.map((e) => Number(e.cpuMs))),
       stepOuts: steps.length,
       frozen: steps.map((e) => Number(e.frozenMs)),
     };
@@ -110,6 +114,7 @@ const cols = [
   'fill ms',
   'longest block ms',
   'blocks > 500 ms',
+  'most CPU in a block ms',
   'longest delay ms',
   'longest busy ms',
   'longest work ms',
@@ -131,7 +136,7 @@ for (const locks of sizes) {
       fills.push(f);
       const name = root === roots[0] ? 'old' : 'new';
       const frozen = f.frozen.length > 0 ? ` (frozen ${f.frozen.join(', ')} ms)` : '';
-      console.log([name, f.locks, f.fillMs, f.blockMs, f.over500, f.delayMs, f.busyMs, f.workMs, f.gcMs, `${f.stepOuts}${frozen}`].join(' | '));
+      console.log([name, f.locks, f.fillMs, f.blockMs, f.over500, f.cpuBlockMs, f.delayMs, f.busyMs, f.workMs, f.gcMs, `${f.stepOuts}${frozen}`].join(' | '));
     }
   }
 }
@@ -145,11 +150,12 @@ for (const locks of sizes) {
   for (const [i, root] of roots.entries()) {
     const mine = fills.filter((f) => f.build === root && f.locks === locks);
     const m = (k: Exclude<keyof Fill, 'build' | 'frozen'>) => median(mine.map((f) => f[k]));
-    const each = (k: 'blockMs' | 'over500' | 'stepOuts') => mine.map((f) => f[k]).join(',');
+    const each = (k: 'blockMs' | 'over500' | 'cpuBlockMs' | 'stepOuts') => mine.map((f) => f[k]).join(',');
     const row = [
       m('fillMs'),
       `${m('blockMs')} (${each('blockMs')})`,
       `${m('over500')} (${each('over500')})`,
+      `${m('cpuBlockMs')} (${each('cpuBlockMs')})`,
       m('delayMs'),
       m('busyMs'),
       m('workMs'),

@@ -173,34 +173,48 @@ export class CompactHolders {
 
   /** What an end event says of a held slot's holder (end-events.ts: endedHolder). */
   endedHolder(slot: number, at: number): EndedHolder {
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    const o = page.origin[r] as number;
     return {
       at,
-      lock: this.nameOf(slot) as string,
-      claimId: this.idOf(slot),
-      token: this.tokenOf(slot),
+      lock: page.names[r] as string,
+      claimId: page.ids[r] as number,
+      token: page.tokens[r] as bigint,
       protocol: 'keyed',
-      client: this.clientOf(slot),
-      clientName: this.clientNameOf(slot),
-      grantedAt: this.grantedAtOf(slot),
+      client: this.origins.clients[o] as string,
+      clientName: this.origins.clientNames[o] as string | null,
+      grantedAt: page.grantedAt[r] as number,
       waitedMs: 0,
     };
   }
 
   /** The release event of a held slot (as end-events.ts builds it from a Claim); `token` is the slot's. */
   releaseEvent(slot: number, at: number, cause: ReleaseEvent['cause'], token: bigint): ReleaseEvent {
+    // The page found once: on the path of every keyed release.
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    const o = page.origin[r] as number;
     return {
       type: 'release',
       at,
-      lock: this.nameOf(slot) as string,
-      claimId: this.idOf(slot),
+      lock: page.names[r] as string,
+      claimId: page.ids[r] as number,
       token,
       protocol: 'keyed',
-      client: this.clientOf(slot),
-      clientName: this.clientNameOf(slot),
-      grantedAt: this.grantedAtOf(slot),
+      client: this.origins.clients[o] as string,
+      clientName: this.origins.clientNames[o] as string | null,
+      grantedAt: page.grantedAt[r] as number,
       waitedMs: 0,
       cause,
     };
+  }
+
+  /** Whether the slot's lock is in the table with no holder and not parked: to be parked (LockTable.parkCompactIfIdle). */
+  idleUnparked(slot: number): boolean {
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    return page.ids[r] === 0 && (page.parkPos[r] as number) < 0 && typeof page.names[r] === 'string';
   }
 
   clientOf(slot: number): string {

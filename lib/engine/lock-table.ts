@@ -229,8 +229,7 @@ export class LockTable {
    * event listeners or the owner called back took it again, turned it into objects or reset all.
    */
   parkCompactIfIdle(slot: number): void {
-    const c = this.compact;
-    if (c.idOf(slot) !== 0 || c.parkPosOf(slot) >= 0 || typeof c.nameOf(slot) !== 'string') return;
+    if (!this.compact.idleUnparked(slot)) return;
     const pushedOut = this.parkedLocks.park(slot);
     if (pushedOut !== null) this.unfileEntry(pushedOut);
   }

@@ -65,6 +65,8 @@ export class SlotDeadlines {
   /** Each lane's first and last slot, -1 when empty. */
   private readonly heads = new Int32Array(MAX_LANES).fill(-1);
   private readonly tails = new Int32Array(MAX_LANES).fill(-1);
+  /** Each lane's head's deadline (+Infinity when empty): the earliest is found without reading a page per lane. */
+  private readonly headDues = new Float64Array(MAX_LANES).fill(NEVER);
   /** The last lease length looked up, and its lane (a run of grants mostly has one length). */
   private lastLease = Number.NaN;
   private lastLane = -1;
@@ -112,6 +114,7 @@ export class SlotDeadlines {
     const r = slot & PAGE_MASK;
     if (tail < 0) {
       this.heads[lane] = slot;
+      this.headDues[lane] = due;
       page.prev[r] = laneEnd(lane);
       this.noteFiled(slot, due);
     } else {
@@ -153,7 +156,10 @@ export class SlotDeadlines {
     }
     const n = page.next[r] as number;
     if (p >= 0) this.page(p).next[p & PAGE_MASK] = n;
-    else this.heads[-3 - p] = n >= 0 ? n : -1;
+    else {
+      this.heads[-3 - p] = n >= 0 ? n : -1;
+      this.headDues[-3 - p] = n >= 0 ? this.dueAt(n) : NEVER;
+    }
     if (n >= 0) this.page(n).prev[n & PAGE_MASK] = p;
     else if (p >= 0) this.tails[-3 - n] = p;
     else {
@@ -170,6 +176,7 @@ export class SlotDeadlines {
     this.laneLease.length = 0;
     this.heads.fill(-1);
     this.tails.fill(-1);
+    this.headDues.fill(NEVER);
     this.lastLease = Number.NaN;
     this.lastLane = -1;
     this.heap.clear();
@@ -208,6 +215,7 @@ export class SlotDeadlines {
       if (head < 0 || head !== this.tails[lane]) continue;
       this.heads[lane] = -1;
       this.tails[lane] = -1;
+      this.headDues[lane] = NEVER;
       this.pushHeap(head, this.dueAt(head));
       return lane;
     }
@@ -226,13 +234,10 @@ export class SlotDeadlines {
   private findFirst(): void {
     let first = this.heap.peek();
     let firstDue = this.heap.peekDue();
-    const pages = this.rows.pages;
     for (let lane = 0; lane < this.laneLease.length; lane++) {
-      const head = this.heads[lane] as number;
-      if (head < 0) continue;
-      const due = (pages[head >>> PAGE_BITS] as LanePage).due[head & PAGE_MASK] as number;
+      const due = this.headDues[lane] as number;
       if (due < firstDue) {
-        first = head;
+        first = this.heads[lane] as number;
         firstDue = due;
       }
     }
