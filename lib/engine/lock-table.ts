@@ -46,6 +46,12 @@ export class LockTable {
   readonly locks = new LockMap<TableEntry>();
   /** The compact locks' columns and their deadlines. */
   readonly compact = new CompactHolders(this.locks);
+  /**
+   * The locks of `locks` in the object form. Only they can have a queue (a compact lock has one
+   * holder and nobody waiting), so a walk for free locks with a queue (a promotion's
+   * fileFreeQueues) reads these, not the millions of compact rows: 140 ms of one turn at 5 M.
+   */
+  readonly objectLocks = new Set<LockState>();
   /** Whether a keyed grant may take the compact form (off only to test the object form against it). */
   compactOn = true;
   /** The parked locks of both forms, oldest first. */
@@ -214,6 +220,7 @@ export class LockTable {
     }
     c.release(slot);
     this.locks.set(name, lock);
+    this.objectLocks.add(lock);
     return lock;
   }
 
@@ -269,6 +276,7 @@ export class LockTable {
     const lock = new LockState(name);
     lock.filed = true;
     this.locks.set(name, lock);
+    this.objectLocks.add(lock);
     return lock;
   }
 
@@ -290,6 +298,7 @@ export class LockTable {
     if (lock.parked) this.unpark(lock);
     lock.filed = false;
     this.locks.delete(lock.name);
+    this.objectLocks.delete(lock);
   }
 
   /**
@@ -303,6 +312,7 @@ export class LockTable {
       lock.parkSlot = -1;
     }
     this.locks.clear(expected);
+    this.objectLocks.clear();
     this.parkedLocks.clear();
     // The compact columns need no size told in advance: they grow a page at a time (paged-columns.ts).
     this.compact.clear();
