@@ -241,8 +241,12 @@ export class CompactHolders {
     return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).origin[slot & PAGE_MASK] as number;
   }
 
-  /** The page of a slot below capacity. */
-  private page(slot: number): HolderPage {
+  /**
+   * The page of a slot below capacity; its row there is `slot & PAGE_MASK`. Small enough that
+   * the optimizing compiler always inlines it, where a row accessor (idOf, ...) is a call once a
+   * hot function has used its inlining budget: the grant and release paths read rows this way.
+   */
+  page(slot: number): HolderPage {
     return this.rows.pages[slot >>> PAGE_BITS] as HolderPage;
   }
 }

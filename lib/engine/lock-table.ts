@@ -8,6 +8,7 @@ import { Claim, type HandoverCause, LockState } from './claim.ts';
 import { CompactHolders, type TableEntry } from './compact-holders.ts';
 import { DeadlineHeap } from './deadline-heap.ts';
 import { LockMap } from './lock-map.ts';
+import { PAGE_MASK } from './paged-columns.ts';
 import { ParkedLocks } from './parked-locks.ts';
 import type { LockEvent, LockEventListener } from './events.ts';
 
@@ -56,9 +57,9 @@ export class LockTable {
   compactOn = true;
   /** The parked locks of both forms, oldest first. */
   private readonly parkedLocks = new ParkedLocks<TableEntry>(MAX_PARKED, {
-    placeOf: (e) => (typeof e === 'number' ? this.compact.parkPosOf(e) : e.parkSlot),
+    placeOf: (e) => (typeof e === 'number' ? (this.compact.page(e).parkPos[e & PAGE_MASK] as number) : e.parkSlot),
     setPlace: (e, at) => {
-      if (typeof e === 'number') this.compact.setParkPos(e, at);
+      if (typeof e === 'number') this.compact.page(e).parkPos[e & PAGE_MASK] = at;
       else e.parkSlot = at;
     },
   });
