@@ -37,7 +37,8 @@ if (process.argv.includes('--cpu-prof')) {
 }
 
 interface Fill {
-  build: string;
+  /** 'old' or 'new' (the two checkouts may be one, to see the spread of a build against itself). */
+  build: 'old' | 'new';
   locks: number;
   fillMs: number;
   delayMs: number;
@@ -57,7 +58,8 @@ interface Fill {
 const STEP_OUT = 'frozen longer than the peer timeout: stepping out of the active role';
 const longestRecent = (xs?: number[]): number => Math.max(0, ...(xs ?? []).slice(-3));
 
-async function fillOnce(root: string, locks: number): Promise<Fill> {
+async function fillOnce(build: 'old' | 'new', locks: number): Promise<Fill> {
+  const root = build === 'old' ? (roots[0] as string) : (roots[1] as string);
   const cluster = await startCluster({ nodes: 2, start: [], peerTimeoutMs: PEER_TIMEOUT_MS, teardownGraceMs: 5_000, startTimeoutMs: 30_000 });
   const a = cluster.node('a');
   try {
@@ -92,7 +94,7 @@ async function fillOnce(root: string, locks: number): Promise<Fill> {
     const gaps = log.filter((e) => e.msg === 'loop block');
     const blocks = gaps.map((e) => Number(e.ms));
     return {
-      build: root,
+      build,
       locks,
       fillMs,
       ...worst,
@@ -130,13 +132,12 @@ console.log(cols.join(' | '));
 for (const locks of sizes) {
   for (let run = 0; run < runs; run++) {
     // Alternate which build goes first, so neither always fills on the quieter machine.
-    const order = run % 2 === 0 ? roots : [...roots].reverse();
-    for (const root of order) {
-      const f = await fillOnce(root, locks);
+    const order: ('old' | 'new')[] = run % 2 === 0 ? ['old', 'new'] : ['new', 'old'];
+    for (const build of order) {
+      const f = await fillOnce(build, locks);
       fills.push(f);
-      const name = root === roots[0] ? 'old' : 'new';
       const frozen = f.frozen.length > 0 ? ` (frozen ${f.frozen.join(', ')} ms)` : '';
-      console.log([name, f.locks, f.fillMs, f.blockMs, f.over500, f.cpuBlockMs, f.delayMs, f.busyMs, f.workMs, f.gcMs, `${f.stepOuts}${frozen}`].join(' | '));
+      console.log([build, f.locks, f.fillMs, f.blockMs, f.over500, f.cpuBlockMs, f.delayMs, f.busyMs, f.workMs, f.gcMs, `${f.stepOuts}${frozen}`].join(' | '));
     }
   }
 }
@@ -147,8 +148,8 @@ console.log(
 );
 console.log(cols.join(' | '));
 for (const locks of sizes) {
-  for (const [i, root] of roots.entries()) {
-    const mine = fills.filter((f) => f.build === root && f.locks === locks);
+  for (const build of ['old', 'new'] as const) {
+    const mine = fills.filter((f) => f.build === build && f.locks === locks);
     const m = (k: Exclude<keyof Fill, 'build' | 'frozen'>) => median(mine.map((f) => f[k]));
     const each = (k: 'blockMs' | 'over500' | 'cpuBlockMs' | 'stepOuts') => mine.map((f) => f[k]).join(',');
     const row = [
@@ -161,6 +162,6 @@ for (const locks of sizes) {
       m('workMs'),
       m('gcMs'),
     ];
-    console.log([i === 0 ? 'old' : 'new', locks, ...row, `${m('stepOuts')} (${each('stepOuts')})`].join(' | '));
+    console.log([build, locks, ...row, `${m('stepOuts')} (${each('stepOuts')})`].join(' | '));
   }
 }
