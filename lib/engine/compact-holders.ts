@@ -64,10 +64,6 @@ export class CompactHolders {
     return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).parkPos[slot & PAGE_MASK] as number;
   }
 
-  setParkPos(slot: number, at: number): void {
-    this.page(slot).parkPos[slot & PAGE_MASK] = at;
-  }
-
   /** A free slot for `name`, its holder fields not yet set. */
   alloc(name: string): number {
     const slot = this.free.length > 0 ? (this.free.pop() as number) : this.top++;
