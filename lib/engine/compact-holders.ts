@@ -4,6 +4,8 @@
 // a LockState); its holder's fields are typed arrays (ids, tokens, times, lease) and plain arrays
 // of references that many rows share (owner, client address, client name), and its deadline is
 // in a lane per lease length (slot-deadlines.ts). The garbage collector walks no object per such lock.
+// The columns are in pages of rows (holder-pages.ts): the table grows a page at a time and never
+// copies a column, which at millions of rows blocked the loop for longer than the peer timeout.
 //
 // A compact holder is any keyed claim granted at once with a fixed lease and no tag or claim
 // key. It turns into the object form (a LockState with a Claim) as soon as anything needs
@@ -18,41 +20,59 @@ import { Claim, type ClaimOwner, type ClaimState, LockState } from './claim.ts';
 import type { LockMap } from './lock-map.ts';
 import { ClaimOrigins } from './claim-origins.ts';
 import type { EndedHolder, ReleaseEvent } from './events.ts';
+import { type HolderPage, holderPages } from './holder-pages.ts';
+import { PAGE_BITS, PAGE_MASK } from './paged-columns.ts';
 import { SlotDeadlines } from './slot-deadlines.ts';
-import { grownFloat, grownInt } from './slot-heap.ts';
 
 /** What the table maps a name to: the object form, or a compact slot. */
 export type TableEntry = LockState | number;
 
 export class CompactHolders {
-  /** The lock's name, while the slot is held or parked; null when free. */
-  names: (string | null)[] = [];
-  /** The holder's claim id; 0 while nobody holds the slot's lock. */
-  ids = new Float64Array(64);
-  tokens = new BigUint64Array(64);
-  grantedAt = new Float64Array(64);
-  leaseMs = new Float64Array(64);
-  /** The holder's owner, address and client name, as an entry of `origins` (claim-origins.ts). */
-  origin = new Int32Array(64);
+  /** Each slot's row: name, holder fields, park position (holder-pages.ts). */
+  private readonly rows = holderPages();
+  /** The holders' owner, address and client name, shared by many rows (claim-origins.ts). */
   readonly origins = new ClaimOrigins();
-  /** Where the slot is among the parked locks (parked-locks.ts), -1 when not parked. */
-  parkPos = new Int32Array(64).fill(-1);
   /** The held slots' lease ends. */
-  deadlines = new SlotDeadlines();
+  readonly deadlines = new SlotDeadlines();
   private free: number[] = [];
   /** Slots handed out so far (the rest of the columns is room). */
   private top = 0;
-  /** Rows the table is expected to reach (reserve). */
-  private expected = 0;
 
   constructor(private readonly locks: Pick<LockMap<TableEntry>, 'get'>) {}
+
+  /** Slots the columns have room for (a slot at or past it was never handed out). */
+  get capacity(): number {
+    return this.rows.capacity;
+  }
+
+  /** The holder's claim id; 0 while nobody holds the slot's lock. */
+  idOf(slot: number): number {
+    return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).ids[slot & PAGE_MASK] as number;
+  }
+
+  tokenOf(slot: number): bigint {
+    return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).tokens[slot & PAGE_MASK] as bigint;
+  }
+
+  /** The lock's name, while the slot is held or parked; null when free. */
+  nameOf(slot: number): string | null {
+    return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).names[slot & PAGE_MASK] as string | null;
+  }
+
+  /** Where the slot is among the parked locks (parked-locks.ts), -1 when not parked. */
+  parkPosOf(slot: number): number {
+    return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).parkPos[slot & PAGE_MASK] as number;
+  }
 
   /** A free slot for `name`, its holder fields not yet set. */
   alloc(name: string): number {
     const slot = this.free.length > 0 ? (this.free.pop() as number) : this.top++;
-    if (slot >= this.ids.length) this.grow(Math.max(2 * this.ids.length, this.expected));
-    this.parkPos[slot] = -1;
-    this.names[slot] = name;
+    // Room for one more page at most: no column is copied (past the first page's doublings).
+    if (slot >= this.rows.capacity) this.rows.ensure(slot + 1);
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    page.parkPos[r] = -1;
+    page.names[r] = name;
     return slot;
   }
 
@@ -72,11 +92,13 @@ export class CompactHolders {
     clientName: string | null,
     expiresAt = at + leaseMs,
   ): void {
-    this.ids[slot] = id;
-    this.tokens[slot] = token;
-    this.grantedAt[slot] = at;
-    this.leaseMs[slot] = leaseMs;
-    this.origin[slot] = this.origins.take(owner, client, clientName);
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    page.ids[r] = id;
+    page.tokens[r] = token;
+    page.grantedAt[r] = at;
+    page.leaseMs[r] = leaseMs;
+    page.origin[r] = this.origins.take(owner, client, clientName);
     this.deadlines.push(slot, expiresAt, leaseMs);
   }
 
@@ -87,42 +109,45 @@ export class CompactHolders {
 
   /** The holder is gone; the name stays (the caller parks the slot or frees it). */
   unhold(slot: number): void {
-    this.ids[slot] = 0;
-    this.origins.drop(this.origin[slot] as number);
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    page.ids[r] = 0;
+    this.origins.drop(page.origin[r] as number);
     this.deadlines.remove(slot);
   }
 
   /** The slot's lock leaves the table (pushed out of the parked ones, or turned into objects). */
   release(slot: number): void {
-    if (this.ids[slot] !== 0) this.unhold(slot);
-    this.names[slot] = null;
+    if (this.idOf(slot) !== 0) this.unhold(slot);
+    this.page(slot).names[slot & PAGE_MASK] = null;
     this.free.push(slot);
   }
 
   /** Forgets every slot at once: new columns, no pass over the old ones (a reset). */
   clear(): void {
-    this.names = [];
+    this.rows.reset();
     this.origins.clear();
     this.free = [];
     this.top = 0;
-    this.grow(64, true);
     this.deadlines.clear();
   }
 
   /** The held slot's holder as a Claim (a fresh object each call); `token`: its token, if the caller has it. */
-  view(slot: number, token = this.tokens[slot] as bigint): HeldView {
-    const o = this.origin[slot] as number;
+  view(slot: number, token = this.tokenOf(slot)): HeldView {
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    const o = page.origin[r] as number;
     const origins = this.origins;
     return new HeldView(
       this,
       slot,
-      this.ids[slot] as number,
-      this.names[slot] as string,
+      page.ids[r] as number,
+      page.names[r] as string,
       origins.owners[o] as ClaimOwner,
       origins.clients[o] as string,
       origins.clientNames[o] as string | null,
-      this.leaseMs[slot] as number,
-      this.grantedAt[slot] as number,
+      page.leaseMs[r] as number,
+      page.grantedAt[r] as number,
       this.expiresAt(slot),
       token,
     );
@@ -130,23 +155,13 @@ export class CompactHolders {
 
   /** The lock of a slot as readers see it: a LockState with the holder's view (or none between its holders). */
   lockView(slot: number): LockState {
-    if (this.ids[slot] === 0) return new LockState(this.names[slot] as string);
+    if (this.idOf(slot) === 0) return new LockState(this.nameOf(slot) as string);
     return this.view(slot).lock;
-  }
-
-  /**
-   * Rows the table is expected to reach (a standby told the size of the table coming; 0 when not
-   * known): the columns double as they fill, and each doubling copies every column in one call,
-   * about 200 MB at 4 M rows, so the first growth goes straight to this many instead.
-   */
-  reserve(slots: number): void {
-    this.expected = slots;
-    this.deadlines.reserve(slots);
   }
 
   /** A view's state now: its row while it holds there, else what became of its claim. */
   stateOf(v: HeldView): ClaimState {
-    if (v.slot < this.ids.length && this.ids[v.slot] === v.id) return 'holding';
+    if (v.slot < this.rows.capacity && this.idOf(v.slot) === v.id) return 'holding';
     const entry = this.locks.get(v.name);
     if (entry === undefined || typeof entry === 'number') return 'ended';
     return entry.holder !== null && entry.holder.id === v.id ? entry.holder.state : 'ended';
@@ -154,60 +169,81 @@ export class CompactHolders {
 
   /** What an end event says of a held slot's holder (end-events.ts: endedHolder). */
   endedHolder(slot: number, at: number): EndedHolder {
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    const o = page.origin[r] as number;
     return {
       at,
-      lock: this.names[slot] as string,
-      claimId: this.ids[slot] as number,
-      token: this.tokens[slot] as bigint,
+      lock: page.names[r] as string,
+      claimId: page.ids[r] as number,
+      token: page.tokens[r] as bigint,
       protocol: 'keyed',
-      client: this.clientOf(slot),
-      clientName: this.clientNameOf(slot),
-      grantedAt: this.grantedAt[slot] as number,
+      client: this.origins.clients[o] as string,
+      clientName: this.origins.clientNames[o] as string | null,
+      grantedAt: page.grantedAt[r] as number,
       waitedMs: 0,
     };
   }
 
   /** The release event of a held slot (as end-events.ts builds it from a Claim); `token` is the slot's. */
   releaseEvent(slot: number, at: number, cause: ReleaseEvent['cause'], token: bigint): ReleaseEvent {
+    // The page found once: on the path of every keyed release.
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    const o = page.origin[r] as number;
     return {
       type: 'release',
       at,
-      lock: this.names[slot] as string,
-      claimId: this.ids[slot] as number,
+      lock: page.names[r] as string,
+      claimId: page.ids[r] as number,
       token,
       protocol: 'keyed',
-      client: this.clientOf(slot),
-      clientName: this.clientNameOf(slot),
-      grantedAt: this.grantedAt[slot] as number,
+      client: this.origins.clients[o] as string,
+      clientName: this.origins.clientNames[o] as string | null,
+      grantedAt: page.grantedAt[r] as number,
       waitedMs: 0,
       cause,
     };
   }
 
+  /** Whether the slot's lock is in the table with no holder and not parked: to be parked (LockTable.parkCompactIfIdle). */
+  idleUnparked(slot: number): boolean {
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    return page.ids[r] === 0 && (page.parkPos[r] as number) < 0 && typeof page.names[r] === 'string';
+  }
+
   clientOf(slot: number): string {
-    return this.origins.clients[this.origin[slot] as number] as string;
+    return this.origins.clients[this.originOf(slot)] as string;
   }
 
   clientNameOf(slot: number): string | null {
-    return this.origins.clientNames[this.origin[slot] as number] as string | null;
+    return this.origins.clientNames[this.originOf(slot)] as string | null;
   }
 
   ownerOf(slot: number): ClaimOwner {
-    return this.origins.owners[this.origin[slot] as number] as ClaimOwner;
+    return this.origins.owners[this.originOf(slot)] as ClaimOwner;
   }
 
-  private grow(size: number, fresh = false): void {
-    const keep = !fresh;
-    this.ids = keep ? grownFloat(this.ids, size) : new Float64Array(size);
-    this.grantedAt = keep ? grownFloat(this.grantedAt, size) : new Float64Array(size);
-    this.leaseMs = keep ? grownFloat(this.leaseMs, size) : new Float64Array(size);
-    // Not filled with -1 past the old length (alloc() sets each slot's): a standby's one growth to
-    // millions would write the whole column in one call.
-    this.parkPos = keep ? grownInt(this.parkPos, size, 0) : new Int32Array(size).fill(-1);
-    this.origin = keep ? grownInt(this.origin, size, 0) : new Int32Array(size);
-    const tokens = new BigUint64Array(size);
-    if (keep) tokens.set(this.tokens);
-    this.tokens = tokens;
+  grantedAtOf(slot: number): number {
+    return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).grantedAt[slot & PAGE_MASK] as number;
+  }
+
+  leaseMsOf(slot: number): number {
+    return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).leaseMs[slot & PAGE_MASK] as number;
+  }
+
+  private originOf(slot: number): number {
+    return (this.rows.pages[slot >>> PAGE_BITS] as HolderPage).origin[slot & PAGE_MASK] as number;
+  }
+
+  /**
+   * The page of a slot below capacity; its row there is `slot & PAGE_MASK`. Small enough that
+   * the optimizing compiler always inlines it, where a row accessor (idOf, ...) is a call once a
+   * hot function has used its inlining budget: the grant and release paths read rows this way.
+   */
+  page(slot: number): HolderPage {
+    return this.rows.pages[slot >>> PAGE_BITS] as HolderPage;
   }
 }
 

@@ -98,12 +98,11 @@ export class GrantGate {
    * survive a promotion are kept (resumable sessions), nothing else would hand such a lock on:
    * each is filed as held, for releaseHandovers to give to the head of its queue. Found by the
    * chaos checker: a lock stranded for 12.8 s, its queue refilled by clients that timed out.
+   * `locks`: the table's object-form locks (LockTable.objectLocks): a compact lock has nobody waiting.
    */
-  fileFreeQueues(locks: Iterable<LockState | number>): number {
+  fileFreeQueues(locks: Iterable<LockState>): number {
     let filed = 0;
     for (const lock of locks) {
-      // A compact lock (a slot number) has nobody waiting.
-      if (typeof lock === 'number') continue;
       if (lock.holder === null && lock.head !== null) {
         this.heldLocks.add(lock);
         filed++;

@@ -128,7 +128,7 @@ export class LockEngine {
   }
 
   fileFreeQueues(): number {
-    return this.gate.fileFreeQueues(this.table.locks.values());
+    return this.gate.fileFreeQueues(this.table.objectLocks);
   }
 
   grantsOpen(): boolean {

@@ -84,19 +84,16 @@ describe('LockMap', () => {
     expect(seen.size).toBe(64);
   });
 
-  it("a table reset for a large snapshot is split, and its compact columns' first growth is to the table's size", () => {
+  // (The compact columns are not sized in advance: they grow a page at a time, paged-columns.test.ts.)
+  it('a table reset for a large snapshot is split, and one reset for a small table is one Map again', () => {
     const table = new LockTable();
     table.unfileAll(5_000_000);
     expect(table.locks.shardCount).toBe(256);
     for (let i = 0; i < 65; i++) table.compact.hold(table.addCompact(`k${i}`), i + 1, 1n, 0, 1_000, owner, 'c', null);
-    expect(table.compact.ids.length, 'one growth, not sixteen doublings').toBeGreaterThanOrEqual(5_000_000);
-    expect(table.compact.deadlines.capacity, "the deadlines' too").toBeGreaterThanOrEqual(5_000_000);
-    // A small table again: one Map, columns doubling from 64.
     table.unfileAll();
     expect(table.locks.shardCount).toBe(1);
     for (let i = 0; i < 65; i++) table.compact.hold(table.addCompact(`k${i}`), i + 1, 1n, 0, 1_000, owner, 'c', null);
-    expect(table.compact.ids.length).toBe(128);
-    expect(table.compact.deadlines.capacity).toBe(128);
+    expect(table.compact.capacity, 'columns from 64 rows again').toBe(128);
     expect(table.locks.size).toBe(65);
   });
 

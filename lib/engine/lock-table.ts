@@ -7,7 +7,8 @@
 import { Claim, type HandoverCause, LockState } from './claim.ts';
 import { CompactHolders, type TableEntry } from './compact-holders.ts';
 import { DeadlineHeap } from './deadline-heap.ts';
-import { LockMap, SHARD_FROM } from './lock-map.ts';
+import { LockMap } from './lock-map.ts';
+import { PAGE_MASK } from './paged-columns.ts';
 import { ParkedLocks } from './parked-locks.ts';
 import type { LockEvent, LockEventListener } from './events.ts';
 
@@ -46,13 +47,19 @@ export class LockTable {
   readonly locks = new LockMap<TableEntry>();
   /** The compact locks' columns and their deadlines. */
   readonly compact = new CompactHolders(this.locks);
+  /**
+   * The locks of `locks` in the object form. Only they can have a queue (a compact lock has one
+   * holder and nobody waiting), so a walk for free locks with a queue (a promotion's
+   * fileFreeQueues) reads these, not the millions of compact rows: 140 ms of one turn at 5 M.
+   */
+  readonly objectLocks = new Set<LockState>();
   /** Whether a keyed grant may take the compact form (off only to test the object form against it). */
   compactOn = true;
   /** The parked locks of both forms, oldest first. */
   private readonly parkedLocks = new ParkedLocks<TableEntry>(MAX_PARKED, {
-    placeOf: (e) => (typeof e === 'number' ? (this.compact.parkPos[e] as number) : e.parkSlot),
+    placeOf: (e) => (typeof e === 'number' ? (this.compact.page(e).parkPos[e & PAGE_MASK] as number) : e.parkSlot),
     setPlace: (e, at) => {
-      if (typeof e === 'number') this.compact.parkPos[e] = at;
+      if (typeof e === 'number') this.compact.page(e).parkPos[e & PAGE_MASK] = at;
       else e.parkSlot = at;
     },
   });
@@ -114,7 +121,7 @@ export class LockTable {
   /** The lock's state (holder and queue), or undefined when nobody holds or waits for it. */
   lock(name: string): LockState | undefined {
     const lock = this.locks.get(name);
-    if (typeof lock === 'number') return (this.compact.parkPos[lock] as number) >= 0 ? undefined : this.compact.lockView(lock);
+    if (typeof lock === 'number') return this.compact.parkPosOf(lock) >= 0 ? undefined : this.compact.lockView(lock);
     return lock === undefined || lock.parked ? undefined : lock;
   }
 
@@ -176,7 +183,7 @@ export class LockTable {
   *allLocks(): IterableIterator<LockState> {
     for (const lock of this.locks.values()) {
       if (typeof lock === 'number') {
-        if ((this.compact.parkPos[lock] as number) < 0) yield this.compact.lockView(lock);
+        if (this.compact.parkPosOf(lock) < 0) yield this.compact.lockView(lock);
       } else if (!lock.parked) yield lock;
     }
   }
@@ -185,7 +192,7 @@ export class LockTable {
   objectLock(name: string): LockState | undefined {
     const lock = this.locks.get(name);
     if (typeof lock !== 'number') return lock;
-    return this.compact.ids[lock] === 0 ? undefined : this.objectForm(lock);
+    return this.compact.idOf(lock) === 0 ? undefined : this.objectForm(lock);
   }
 
   /**
@@ -195,16 +202,16 @@ export class LockTable {
    */
   objectForm(slot: number): LockState {
     const c = this.compact;
-    const name = c.names[slot] as string;
+    const name = c.nameOf(slot) as string;
     const lock = new LockState(name);
     lock.filed = true;
-    if ((c.parkPos[slot] as number) >= 0) this.parkedLocks.take(slot);
-    const id = c.ids[slot] as number;
+    if (c.parkPosOf(slot) >= 0) this.parkedLocks.take(slot);
+    const id = c.idOf(slot);
     if (id !== 0) {
-      const at = c.grantedAt[slot] as number;
-      const leaseMs = c.leaseMs[slot] as number;
+      const at = c.grantedAtOf(slot);
+      const leaseMs = c.leaseMsOf(slot);
       const claim = new Claim(id, lock, c.ownerOf(slot), 'keyed', c.clientOf(slot), leaseMs, false, at, 0);
-      claim.token = c.tokens[slot] as bigint;
+      claim.token = c.tokenOf(slot);
       claim.clientName = c.clientNameOf(slot);
       claim.state = 'holding';
       claim.grantedAt = at;
@@ -214,6 +221,7 @@ export class LockTable {
     }
     c.release(slot);
     this.locks.set(name, lock);
+    this.objectLocks.add(lock);
     return lock;
   }
 
@@ -229,8 +237,7 @@ export class LockTable {
    * event listeners or the owner called back took it again, turned it into objects or reset all.
    */
   parkCompactIfIdle(slot: number): void {
-    const c = this.compact;
-    if (c.ids[slot] !== 0 || (c.parkPos[slot] as number) >= 0 || typeof c.names[slot] !== 'string') return;
+    if (!this.compact.idleUnparked(slot)) return;
     const pushedOut = this.parkedLocks.park(slot);
     if (pushedOut !== null) this.unfileEntry(pushedOut);
   }
@@ -248,9 +255,9 @@ export class LockTable {
   /** Takes compact slot `slot` out of the table, silently (its holder, if any, ends with no event: see ReplicaOps.replicaClearLock). */
   unfileCompact(slot: number): void {
     const c = this.compact;
-    if ((c.parkPos[slot] as number) >= 0) this.parkedLocks.take(slot);
-    else if (c.ids[slot] !== 0) this.held--;
-    this.locks.delete(c.names[slot] as string);
+    if (c.parkPosOf(slot) >= 0) this.parkedLocks.take(slot);
+    else if (c.idOf(slot) !== 0) this.held--;
+    this.locks.delete(c.nameOf(slot) as string);
     c.release(slot);
   }
 
@@ -270,6 +277,7 @@ export class LockTable {
     const lock = new LockState(name);
     lock.filed = true;
     this.locks.set(name, lock);
+    this.objectLocks.add(lock);
     return lock;
   }
 
@@ -291,6 +299,7 @@ export class LockTable {
     if (lock.parked) this.unpark(lock);
     lock.filed = false;
     this.locks.delete(lock.name);
+    this.objectLocks.delete(lock);
   }
 
   /**
@@ -304,11 +313,10 @@ export class LockTable {
       lock.parkSlot = -1;
     }
     this.locks.clear(expected);
+    this.objectLocks.clear();
     this.parkedLocks.clear();
+    // The compact columns need no size told in advance: they grow a page at a time (paged-columns.ts).
     this.compact.clear();
-    // Most of a large table is compact rows (a keyed holder, nobody waiting): room for all of
-    // them, plus some for what the stream adds meanwhile.
-    this.compact.reserve(expected >= SHARD_FROM ? Math.ceil(expected * 1.05) : 0);
   }
 
   /** Files a claim that sent a claim key (it must have its keyHash already). */

@@ -14,8 +14,8 @@ export function replicaCompactGrant(table: LockTable, g: ReplicaGrant, owner: Cl
   if (entry === undefined) slot = table.addCompact(g.lock);
   else {
     slot = entry;
-    if ((compact.parkPos[slot] as number) >= 0) table.unparkCompact(slot);
-    else if (compact.ids[slot] !== 0) {
+    if (compact.parkPosOf(slot) >= 0) table.unparkCompact(slot);
+    else if (compact.idOf(slot) !== 0) {
       // A different holder still in place (a missed event) ends silently first.
       compact.unhold(slot);
       table.held--;
@@ -32,7 +32,7 @@ export function replicaCompactGrant(table: LockTable, g: ReplicaGrant, owner: Cl
 /** replicaEndHolder of compact slot `slot`: ended, the slot parked, then its event (the object form's order). */
 export function replicaCompactEnd(table: LockTable, slot: number, claimId: number, how: ReplicaHolderEnd, now: number, emit: boolean): boolean {
   const compact = table.compact;
-  if (compact.ids[slot] !== claimId) return false;
+  if (compact.idOf(slot) !== claimId) return false;
   const holder = emit && table.listeners.length > 0 ? compact.view(slot) : null;
   compact.unhold(slot);
   table.held--;

@@ -211,7 +211,7 @@ export class ReplicaOps {
     for (const lock of this.table.locks.values()) {
       if (typeof lock === 'number') {
         // Ended by the columns' clear below (a HeldView reads its state from them).
-        if (listening && compact.ids[lock] !== 0) ended.push(compact.endedHolder(lock, now));
+        if (listening && compact.idOf(lock) !== 0) ended.push(compact.endedHolder(lock, now));
         continue;
       }
       if (lock.holder !== null) {

@@ -14,6 +14,7 @@ import { forceReleaseEvent } from './end-events.ts';
 import type { GrantGate } from './grant-gate.ts';
 import type { Handovers } from './handovers.ts';
 import { type LockTable, NEVER } from './lock-table.ts';
+import { PAGE_MASK } from './paged-columns.ts';
 
 export type ForceReleaseResult = { ok: true; token: bigint; claim: Claim } | { ok: false; reason: 'not-held' | 'stale-token'; holderToken: bigint | null };
 
@@ -39,7 +40,7 @@ export class ServingOps {
     const entry = this.table.locks.get(name);
     const compact = this.table.compact;
     // A slot that holds is taken (only its holder's fields are in it).
-    const idle = entry === undefined || (typeof entry === 'number' ? compact.ids[entry] === 0 : entry.idle);
+    const idle = entry === undefined || (typeof entry === 'number' ? compact.page(entry).ids[entry & PAGE_MASK] === 0 : entry.idle);
     // A token before any change: if none can be issued, the engine is left as it was and the
     // caller gets the TokensUnavailable (its client an error naming why).
     const token = open && idle ? this.gate.issue() : 0n;
@@ -99,11 +100,11 @@ export class ServingOps {
     if (entry === undefined) slot = table.addCompact(request.name);
     else {
       slot = entry;
-      if ((compact.parkPos[slot] as number) >= 0) table.unparkCompact(slot);
+      if ((compact.page(slot).parkPos[slot & PAGE_MASK] as number) >= 0) table.unparkCompact(slot);
     }
     const { owner, client, leaseMs } = request;
     // The name the table keeps (a parked slot's, the same string each time: readers key on it).
-    const name = compact.names[slot] as string;
+    const name = compact.page(slot).names[slot & PAGE_MASK] as string;
     const clientName = request.clientName ?? null;
     const id = table.nextClaimId++;
     compact.hold(slot, id, token, now, leaseMs, owner, client, clientName);
@@ -128,7 +129,7 @@ export class ServingOps {
     }
     const view = new HeldView(compact, slot, id, name, owner, client, clientName, leaseMs, now, now + leaseMs, token);
     // Undeliverable: released at once (unless the owner ended it inside onGranted already).
-    if (!owner.onGranted(view) && compact.ids[slot] === id) this.handovers.endCompact(slot, now, 'disconnect', token);
+    if (!owner.onGranted(view) && compact.page(slot).ids[slot & PAGE_MASK] === id) this.handovers.endCompact(slot, now, 'disconnect', token);
     return view;
   }
 
@@ -143,7 +144,9 @@ export class ServingOps {
     const lock = this.table.locks.get(name);
     if (typeof lock === 'number') {
       const compact = this.table.compact;
-      if (compact.ids[lock] === 0 || compact.tokens[lock] !== token) return 'stale';
+      const page = compact.page(lock);
+      const r = lock & PAGE_MASK;
+      if (page.ids[r] === 0 || page.tokens[r] !== token) return 'stale';
       this.handovers.endCompact(lock, now, 'release', token);
       return 'ok';
     }
@@ -176,7 +179,7 @@ export class ServingOps {
   private resolve(view: Claim): Claim | null {
     const entry = this.table.locks.get(view.name);
     if (typeof entry === 'number') {
-      if (this.table.compact.ids[entry] === view.id) this.handovers.endCompact(entry, this.clock.now(), 'disconnect', view.token);
+      if (this.table.compact.idOf(entry) === view.id) this.handovers.endCompact(entry, this.clock.now(), 'disconnect', view.token);
       return null;
     }
     return entry !== undefined && entry.holder !== null && entry.holder.id === view.id ? entry.holder : null;

@@ -14,39 +14,59 @@
 // held at once, and no lane of a single deadline to take over) or when it is earlier than its
 // lane's tail (a clock that stepped back, or a standby's grant filed with the end its active
 // reported): each lane is in order by construction, never by assumption. The lanes' links are
-// two slot-indexed Int32Array columns, the deadline a Float64Array one: 16 bytes per slot, as
-// the heap's item, deadline and position columns were.
-import { grownFloat, grownInt, SlotHeap } from './slot-heap.ts';
+// two slot-indexed Int32 columns, the deadline a Float64 one: 16 bytes per slot, as the heap's
+// item, deadline and position columns were. The columns are in pages of rows (LanePage, on
+// paged-columns.ts RowPages): growing them to millions of slots adds pages and copies nothing.
+import { PAGE_BITS, PAGE_MASK, RowPages } from './paged-columns.ts';
+import { SlotHeap } from './slot-heap.ts';
 
 const NEVER = Number.POSITIVE_INFINITY;
 /** Lease lengths that get a lane; a deployment uses a handful, the rest go to the heap. */
 export const MAX_LANES = 16;
-/**
- * `prev` of a slot with no deadline filed. Zero, so that columns grown for a large table need no
- * fill pass (a fill of millions of entries in one call blocked a standby's loop): a slot before
- * another in its lane is stored as its index + 1.
- */
-const NOT_FILED = 0;
+/** `prev` of a slot with no deadline filed. */
+const NOT_FILED = -1;
 /** `prev` of a slot whose deadline is in the heap. */
 const IN_HEAP = -2;
 /** `prev` of a lane's head and `next` of its tail: the lane, coded below IN_HEAP. */
 const laneEnd = (lane: number): number => -3 - lane;
 
-export class SlotDeadlines {
+/** The deadline columns of PAGE_ROWS consecutive slots. */
+class LanePage {
   /** Each filed slot's deadline. */
-  private due = new Float64Array(64);
-  /** The slot before it in its lane plus 1, or laneEnd(lane) at the head; IN_HEAP, NOT_FILED. */
-  private prev = new Int32Array(64);
-  /** What reserve() said the columns will reach (0: not known). */
-  private expected = 0;
+  readonly due: Float64Array<ArrayBuffer>;
+  /** The slot before it in its lane, or laneEnd(lane) at the head; IN_HEAP, NOT_FILED. */
+  readonly prev: Int32Array<ArrayBuffer>;
   /** The slot after it in its lane, or laneEnd(lane) at the tail (in the heap: unused). */
-  private next = new Int32Array(64);
+  readonly next: Int32Array<ArrayBuffer>;
+
+  constructor(rows: number) {
+    this.due = new Float64Array(rows);
+    this.prev = new Int32Array(rows).fill(NOT_FILED);
+    this.next = new Int32Array(rows);
+  }
+
+  static grownFrom(from: LanePage, rows: number): LanePage {
+    const page = new LanePage(rows);
+    page.due.set(from.due);
+    page.prev.set(from.prev);
+    page.next.set(from.next);
+    return page;
+  }
+}
+
+export class SlotDeadlines {
+  private readonly rows = new RowPages(
+    (n) => new LanePage(n),
+    (from: LanePage, n) => LanePage.grownFrom(from, n),
+  );
   private readonly laneOf = new Map<number, number>();
   /** Each lane's lease length. */
   private readonly laneLease: number[] = [];
   /** Each lane's first and last slot, -1 when empty. */
   private readonly heads = new Int32Array(MAX_LANES).fill(-1);
   private readonly tails = new Int32Array(MAX_LANES).fill(-1);
+  /** Each lane's head's deadline (+Infinity when empty): the earliest is found without reading a page per lane. */
+  private readonly headDues = new Float64Array(MAX_LANES).fill(NEVER);
   /** The last lease length looked up, and its lane (a run of grants mostly has one length). */
   private lastLease = Number.NaN;
   private lastLane = -1;
@@ -71,32 +91,17 @@ export class SlotDeadlines {
 
   /** The deadline `slot` is filed under; +Infinity when it is not filed. */
   dueOf(slot: number): number {
-    return this.has(slot) ? (this.due[slot] as number) : NEVER;
-  }
-
-  /**
-   * Slots the columns are expected to reach (a standby told the size of the table coming; 0 when
-   * not known): their first growth goes straight there instead of doubling to it, each doubling a
-   * copy of every column in one call (CompactHolders.reserve).
-   */
-  reserve(slots: number): void {
-    this.expected = slots;
-    this.heap.reserve(slots);
-  }
-
-  /** Slots the columns have room for before they grow. */
-  get capacity(): number {
-    return this.prev.length;
+    return this.has(slot) ? (this.page(slot).due[slot & PAGE_MASK] as number) : NEVER;
   }
 
   has(slot: number): boolean {
-    return slot < this.prev.length && this.prev[slot] !== NOT_FILED;
+    return slot < this.rows.capacity && this.page(slot).prev[slot & PAGE_MASK] !== NOT_FILED;
   }
 
   /** Files `slot` (not filed now) under `due`, in the lane of `leaseMs` when it keeps that lane in order. */
   push(slot: number, due: number, leaseMs: number): void {
-    if (slot >= this.prev.length) this.grow(Math.max(2 * this.prev.length, slot + 1, this.expected));
-    this.due[slot] = due;
+    if (slot >= this.rows.capacity) this.rows.ensure(slot + 1);
+    this.page(slot).due[slot & PAGE_MASK] = due;
     this.size++;
     const lane = leaseMs === this.lastLease ? this.lastLane : this.laneFor(leaseMs);
     if (lane < 0 || !this.append(slot, due, lane)) this.pushHeap(slot, due);
@@ -105,32 +110,39 @@ export class SlotDeadlines {
   /** Files `slot` at the tail of `lane` if that keeps the lane in order; false if not. */
   private append(slot: number, due: number, lane: number): boolean {
     const tail = this.tails[lane] as number;
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
     if (tail < 0) {
       this.heads[lane] = slot;
-      this.prev[slot] = laneEnd(lane);
+      this.headDues[lane] = due;
+      page.prev[r] = laneEnd(lane);
       this.noteFiled(slot, due);
-    } else if (due >= (this.due[tail] as number)) {
+    } else {
+      const tailPage = this.page(tail);
       // Not the lane's head, so not the earliest: its head is due no later.
-      this.next[tail] = slot;
-      this.prev[slot] = tail + 1;
-    } else return false;
-    this.next[slot] = laneEnd(lane);
+      if (due < (tailPage.due[tail & PAGE_MASK] as number)) return false;
+      tailPage.next[tail & PAGE_MASK] = slot;
+      page.prev[r] = tail;
+    }
+    page.next[r] = laneEnd(lane);
     this.tails[lane] = slot;
     return true;
   }
 
   private pushHeap(slot: number, due: number): void {
-    this.prev[slot] = IN_HEAP;
+    this.page(slot).prev[slot & PAGE_MASK] = IN_HEAP;
     this.heap.push(slot, due);
     this.noteFiled(slot, due);
   }
 
   /** Takes `slot`'s deadline out (nothing when it has none). */
   remove(slot: number): void {
-    if (slot >= this.prev.length) return;
-    const p = this.prev[slot] as number;
+    if (slot >= this.rows.capacity) return;
+    const page = this.page(slot);
+    const r = slot & PAGE_MASK;
+    const p = page.prev[r] as number;
     if (p === NOT_FILED) return;
-    this.prev[slot] = NOT_FILED;
+    page.prev[r] = NOT_FILED;
     this.size--;
     if (slot === this.firstSlot) {
       // The earliest left: the next is found on the next look, unless nothing is left.
@@ -142,11 +154,14 @@ export class SlotDeadlines {
       this.heap.remove(slot);
       return;
     }
-    const n = this.next[slot] as number;
-    if (p > 0) this.next[p - 1] = n;
-    else this.heads[-3 - p] = n >= 0 ? n : -1;
-    if (n >= 0) this.prev[n] = p;
-    else if (p > 0) this.tails[-3 - n] = p - 1;
+    const n = page.next[r] as number;
+    if (p >= 0) this.page(p).next[p & PAGE_MASK] = n;
+    else {
+      this.heads[-3 - p] = n >= 0 ? n : -1;
+      this.headDues[-3 - p] = n >= 0 ? this.dueAt(n) : NEVER;
+    }
+    if (n >= 0) this.page(n).prev[n & PAGE_MASK] = p;
+    else if (p >= 0) this.tails[-3 - n] = p;
     else {
       // The lane is empty now: a length last found with no lane may take it.
       this.tails[-3 - n] = -1;
@@ -156,13 +171,12 @@ export class SlotDeadlines {
 
   /** Empties it at once: new columns, no pass over the old ones. */
   clear(): void {
-    this.due = new Float64Array(64);
-    this.prev = new Int32Array(64);
-    this.next = new Int32Array(64);
+    this.rows.reset();
     this.laneOf.clear();
     this.laneLease.length = 0;
     this.heads.fill(-1);
     this.tails.fill(-1);
+    this.headDues.fill(NEVER);
     this.lastLease = Number.NaN;
     this.lastLane = -1;
     this.heap.clear();
@@ -201,7 +215,8 @@ export class SlotDeadlines {
       if (head < 0 || head !== this.tails[lane]) continue;
       this.heads[lane] = -1;
       this.tails[lane] = -1;
-      this.pushHeap(head, this.due[head] as number);
+      this.headDues[lane] = NEVER;
+      this.pushHeap(head, this.dueAt(head));
       return lane;
     }
     return -1;
@@ -220,10 +235,10 @@ export class SlotDeadlines {
     let first = this.heap.peek();
     let firstDue = this.heap.peekDue();
     for (let lane = 0; lane < this.laneLease.length; lane++) {
-      const head = this.heads[lane] as number;
-      if (head >= 0 && (this.due[head] as number) < firstDue) {
-        first = head;
-        firstDue = this.due[head] as number;
+      const due = this.headDues[lane] as number;
+      if (due < firstDue) {
+        first = this.heads[lane] as number;
+        firstDue = due;
       }
     }
     this.firstSlot = first;
@@ -231,9 +246,13 @@ export class SlotDeadlines {
     this.firstKnown = true;
   }
 
-  private grow(size: number): void {
-    this.due = grownFloat(this.due, size);
-    this.prev = grownInt(this.prev, size, 0);
-    this.next = grownInt(this.next, size, 0);
+  /** The deadline filed for `slot` (filed, so below capacity). */
+  private dueAt(slot: number): number {
+    return this.page(slot).due[slot & PAGE_MASK] as number;
+  }
+
+  /** The page of a slot below capacity. */
+  private page(slot: number): LanePage {
+    return this.rows.pages[slot >>> PAGE_BITS] as LanePage;
   }
 }
