@@ -7,7 +7,10 @@
 // delay. For what the scale section's join part does not show: why a join of millions starts over.
 // --kill: then kill -9 of `a` (bench/join-kill.ts: the kill to b's first grant, and the locks kept).
 // --cpu-prof: CPU profiles of both nodes over the join (bench/join-cpu-prof.mjs).
-//   node --import tsx bench/join-trace.ts --locks 5000000 [--timeout-s 600] [--gc-ms 150] [--kill] [--cpu-prof]
+// --no-churn: the churn stops before b starts (after its 3 s baseline), so the join's blocks are
+//   measured with the load generator idle: what the two nodes' own work costs on this machine's
+//   two cores, without the third process (issue 29: "a run where the load generator is paused").
+//   node --import tsx bench/join-trace.ts --locks 5000000 [--timeout-s 600] [--gc-ms 150] [--kill] [--cpu-prof] [--no-churn]
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +26,7 @@ const timeoutMs = intFlag('--timeout-s', 600, 7_200) * 1_000;
 const gcMs = intFlag('--gc-ms', 150, 60_000);
 const kill = process.argv.includes('--kill');
 const cpuProf = process.argv.includes('--cpu-prof');
+const noChurn = process.argv.includes('--no-churn');
 const preload = (file: string) => ` --import ${fileURLToPath(new URL(file, import.meta.url))}`;
 process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''}${preload('./trace-gc.mjs')}${cpuProf ? preload('./join-cpu-prof.mjs') : ''}`.trim();
 if (cpuProf) {
@@ -45,6 +49,10 @@ try {
   // Handovers before the join (the baseline) and during it, by index into the churn's list.
   const handoversAtStart = churn.live.handoverMs.length;
   const at = () => `${Math.round(performance.now() - t0)} ms`;
+  if (noChurn) {
+    await churn.stop();
+    console.log('churn stopped for the join (--no-churn)');
+  }
   await b.start();
   let last = '';
   const seen = { gc: 0, a: 0, b: 0 };
@@ -84,7 +92,7 @@ try {
   const handoversAtSync = churn.live.handoverMs.length;
   if (cpuProf) for (const node of [a, b]) if (node.pid !== undefined) process.kill(node.pid, 'SIGUSR2');
   await new Promise((r) => setTimeout(r, 1_200));
-  await churn.stop();
+  if (!noChurn) await churn.stop();
   const seconds = Math.ceil(joinMs / 1_000) + 2;
   const [va, vb] = [await a.cluster(), await b.cluster()];
   console.log(`in sync after ${Math.round(joinMs)} ms; RSS a ${rssMiB(a)} MiB, b ${rssMiB(b)} MiB`);
