@@ -2,7 +2,7 @@
 // iteration keeps what the snapshot walk relies on.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LOCKS_PER_SHARD, LockMap, MAX_SHARDS, SHARD_FROM, SPLIT_AT, shardsFor } from './lock-map.ts';
+import { BYPASS_ROUNDS, LOCKS_PER_SHARD, LockMap, MAX_SHARDS, SHARD_FROM, SPLIT_AT, shardsFor } from './lock-map.ts';
 import { LockTable } from './lock-table.ts';
 import type { ClaimOwner } from './claim.ts';
 
@@ -116,6 +116,26 @@ describe('LockMap', () => {
     for (const i of [2, 3, 4, 1]) expect(m.get(name(i))).toBe(i === 1 ? 11 : i);
     m.clear();
     expect(m.get(name(1))).toBe(undefined);
+  });
+
+  it('keeps a working set that fits in the hot cache, and reads around it for a while when the names in use do not fit', () => {
+    const hotMax = 64;
+    const m = new LockMap<number>(8, hotMax);
+    for (let i = 0; i < 1_000; i++) m.set(`k${i}`, i);
+    const rotate = (names: number, lookups: number) => {
+      for (let i = 0; i < lookups; i++) expect(m.get(`k${i % names}`)).toBe(i % names);
+    };
+    rotate(40, 400);
+    expect(m.hotSize, 'forty names in use: all kept').toBe(40);
+    // Three times the cache in rotation: every lookup misses it, and within the first round or
+    // two it stops taking names, for BYPASS_ROUNDS x its size in lookups.
+    rotate(3 * hotMax, 3 * hotMax);
+    expect(m.hotSize).toBe(0);
+    rotate(3 * hotMax, (BYPASS_ROUNDS - 3) * hotMax);
+    expect(m.hotSize, 'still read around').toBe(0);
+    // Then tried again: a working set that fits is kept once more.
+    rotate(40, 3 * hotMax + 400);
+    expect(m.hotSize).toBe(40);
   });
 
   it('spreads names over its shards (a 5 M table of numbered names: no shard over twice its share)', () => {
