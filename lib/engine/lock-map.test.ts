@@ -136,6 +136,17 @@ describe('LockMap', () => {
     // Then tried again: a working set that fits is kept once more.
     rotate(40, 3 * hotMax + 400);
     expect(m.hotSize).toBe(40);
+    // Names found once and then deleted (locks taken, given back and unfiled): the cache never
+    // fills, but it served no hit for the names it took, so it is read around just the same.
+    for (let i = 0; i < 2 * hotMax; i++) {
+      const name = `once/${i}`;
+      m.set(name, i);
+      expect(m.get(name)).toBe(i);
+      m.delete(name);
+    }
+    m.set('once/last', -1);
+    expect(m.get('once/last')).toBe(-1);
+    expect(m.hotSize, 'not taken: read around').toBe(0);
   });
 
   it('spreads names over its shards (a 5 M table of numbered names: no shard over twice its share)', () => {

@@ -33,7 +33,7 @@
 // a lookup that finds its name adds it (filling millions of new locks adds nothing), a full
 // cache is emptied and refills with what is used next, and set() and delete() drop the name
 // from it, so it never answers other than the shards would. When the names in use do not fit
-// (a full cache that served fewer hits than half the names it took), it is left empty and
+// (fewer hits than half the names it took, counted every hotMax names), it is left empty and
 // unread for a while, then tried again: such a working set costs what it cost with no cache. A
 // table not split has no cache: its one Map is the same single probe.
 
@@ -59,7 +59,7 @@ const GROWN_SHARDS = 256;
  */
 export const HOT_MAX = 16_384;
 /**
- * A hot cache that served fewer hits than half the names it took is left empty and unread for
+ * A hot cache that served fewer hits than half the names it took (counted every hotMax names taken) is left empty and unread for
  * this many times its size in lookups, then tried again: a working set too large for it costs a
  * trial of hotMax inserts per 16 x hotMax lookups (a few ns each on average) instead of ~100 ns
  * on every lookup.
@@ -96,8 +96,9 @@ export class LockMap<V> {
   private count = 0;
   /** Split tables only: names found lately, with their values (see the head of this file). */
   private readonly hot = new Map<string, V>();
-  /** Lookups the hot cache answered since it was last emptied. */
+  /** Lookups the hot cache answered, and names it took, since they were last weighed (get()). */
   private hits = 0;
+  private taken = 0;
   /** Lookups left that skip the hot cache, which found itself thrashing (see get()). */
   private bypass = 0;
 
@@ -128,18 +129,21 @@ export class LockMap<V> {
     }
     const v = this.coldGet(name);
     if (v !== undefined) {
-      // Emptied when full rather than kept in use order: no per-hit bookkeeping on the hot path.
-      if (hot.size >= this.hotMax) {
-        hot.clear();
-        // Fewer hits than half the names it took: the names in use do not fit, and each miss
-        // paid a probe and an insert for nothing (about 1.3x a lookup). Read around it a while.
-        const thrashing = this.hits < this.hotMax / 2;
+      if (++this.taken >= this.hotMax) {
+        // Fewer hits than half the names taken since the last count: the names in use do not
+        // fit (or are each used once, then deleted), and each miss paid a probe and an insert,
+        // and a delete, for nothing. Read around the cache a while.
+        const thrashing = this.hits < this.taken / 2;
         this.hits = 0;
+        this.taken = 0;
         if (thrashing) {
+          hot.clear();
           this.bypass = BYPASS_ROUNDS * this.hotMax;
           return v;
         }
       }
+      // Emptied when full rather than kept in use order: no per-hit bookkeeping on the hot path.
+      if (hot.size >= this.hotMax) hot.clear();
       hot.set(name, v);
     }
     return v;
@@ -232,6 +236,7 @@ export class LockMap<V> {
     for (const shard of this.shards) shard.clear();
     this.hot.clear();
     this.hits = 0;
+    this.taken = 0;
     this.bypass = 0;
     this.count = 0;
     const count = shardsFor(expected);
