@@ -59,10 +59,10 @@ const GROWN_SHARDS = 256;
  */
 export const HOT_MAX = 16_384;
 /**
- * A hot cache that served fewer hits than half the names it took (counted every hotMax names taken) is left empty and unread for
- * this many times its size in lookups, then tried again: a working set too large for it costs a
- * trial of hotMax inserts per 16 x hotMax lookups (a few ns each on average) instead of ~100 ns
- * on every lookup.
+ * A hot cache that served fewer hits than half the names it took (weighed every hotMax names
+ * taken) is left empty and unread for this many times its size in lookups, then tried again: a
+ * working set it cannot hold costs a trial of hotMax inserts per 16 x hotMax lookups (a few ns
+ * a lookup on average) instead of a probe, an insert and a delete on every one.
  */
 export const BYPASS_ROUNDS = 16;
 
