@@ -141,7 +141,7 @@ export class CompactHolders {
    */
   reserve(slots: number): void {
     this.expected = slots;
-    this.heap.reserve(slots);
+    this.deadlines.reserve(slots);
   }
 
   /** A view's state now: its row while it holds there, else what became of its claim. */

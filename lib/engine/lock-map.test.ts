@@ -185,13 +185,13 @@ describe('LockMap', () => {
     expect(table.locks.shardCount).toBe(256);
     for (let i = 0; i < 65; i++) table.compact.hold(table.addCompact(`k${i}`), i + 1, 1n, 0, 1_000, owner, 'c', null);
     expect(table.compact.ids.length, 'one growth, not sixteen doublings').toBeGreaterThanOrEqual(5_000_000);
-    expect(table.compact.heap.capacity, "the deadlines' too").toBeGreaterThanOrEqual(5_000_000);
+    expect(table.compact.deadlines.capacity, "the deadlines' too").toBeGreaterThanOrEqual(5_000_000);
     // A small table again: one Map, columns doubling from 64.
     table.unfileAll();
     expect(table.locks.shardCount).toBe(1);
     for (let i = 0; i < 65; i++) table.compact.hold(table.addCompact(`k${i}`), i + 1, 1n, 0, 1_000, owner, 'c', null);
     expect(table.compact.ids.length).toBe(128);
-    expect(table.compact.heap.capacity).toBe(128);
+    expect(table.compact.deadlines.capacity).toBe(128);
     expect(table.locks.size).toBe(65);
   });
 

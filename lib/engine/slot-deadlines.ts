@@ -21,8 +21,12 @@ import { grownFloat, grownInt, SlotHeap } from './slot-heap.ts';
 const NEVER = Number.POSITIVE_INFINITY;
 /** Lease lengths that get a lane; a deployment uses a handful, the rest go to the heap. */
 export const MAX_LANES = 16;
-/** `prev` of a slot with no deadline filed. */
-const NOT_FILED = -1;
+/**
+ * `prev` of a slot with no deadline filed. Zero, so that columns grown for a large table need no
+ * fill pass (a fill of millions of entries in one call blocked a standby's loop): a slot before
+ * another in its lane is stored as its index + 1.
+ */
+const NOT_FILED = 0;
 /** `prev` of a slot whose deadline is in the heap. */
 const IN_HEAP = -2;
 /** `prev` of a lane's head and `next` of its tail: the lane, coded below IN_HEAP. */
@@ -31,8 +35,10 @@ const laneEnd = (lane: number): number => -3 - lane;
 export class SlotDeadlines {
   /** Each filed slot's deadline. */
   private due = new Float64Array(64);
-  /** The slot before it in its lane, or laneEnd(lane) at the head; IN_HEAP, NOT_FILED. */
-  private prev = new Int32Array(64).fill(NOT_FILED);
+  /** The slot before it in its lane plus 1, or laneEnd(lane) at the head; IN_HEAP, NOT_FILED. */
+  private prev = new Int32Array(64);
+  /** What reserve() said the columns will reach (0: not known). */
+  private expected = 0;
   /** The slot after it in its lane, or laneEnd(lane) at the tail (in the heap: unused). */
   private next = new Int32Array(64);
   private readonly laneOf = new Map<number, number>();
@@ -68,13 +74,28 @@ export class SlotDeadlines {
     return this.has(slot) ? (this.due[slot] as number) : NEVER;
   }
 
+  /**
+   * Slots the columns are expected to reach (a standby told the size of the table coming; 0 when
+   * not known): their first growth goes straight there instead of doubling to it, each doubling a
+   * copy of every column in one call (CompactHolders.reserve).
+   */
+  reserve(slots: number): void {
+    this.expected = slots;
+    this.heap.reserve(slots);
+  }
+
+  /** Slots the columns have room for before they grow. */
+  get capacity(): number {
+    return this.prev.length;
+  }
+
   has(slot: number): boolean {
     return slot < this.prev.length && this.prev[slot] !== NOT_FILED;
   }
 
   /** Files `slot` (not filed now) under `due`, in the lane of `leaseMs` when it keeps that lane in order. */
   push(slot: number, due: number, leaseMs: number): void {
-    if (slot >= this.prev.length) this.grow(Math.max(2 * this.prev.length, slot + 1));
+    if (slot >= this.prev.length) this.grow(Math.max(2 * this.prev.length, slot + 1, this.expected));
     this.due[slot] = due;
     this.size++;
     const lane = leaseMs === this.lastLease ? this.lastLane : this.laneFor(leaseMs);
@@ -91,7 +112,7 @@ export class SlotDeadlines {
     } else if (due >= (this.due[tail] as number)) {
       // Not the lane's head, so not the earliest: its head is due no later.
       this.next[tail] = slot;
-      this.prev[slot] = tail;
+      this.prev[slot] = tail + 1;
     } else return false;
     this.next[slot] = laneEnd(lane);
     this.tails[lane] = slot;
@@ -122,10 +143,10 @@ export class SlotDeadlines {
       return;
     }
     const n = this.next[slot] as number;
-    if (p >= 0) this.next[p] = n;
+    if (p > 0) this.next[p - 1] = n;
     else this.heads[-3 - p] = n >= 0 ? n : -1;
     if (n >= 0) this.prev[n] = p;
-    else if (p >= 0) this.tails[-3 - n] = p;
+    else if (p > 0) this.tails[-3 - n] = p - 1;
     else {
       // The lane is empty now: a length last found with no lane may take it.
       this.tails[-3 - n] = -1;
@@ -136,7 +157,7 @@ export class SlotDeadlines {
   /** Empties it at once: new columns, no pass over the old ones. */
   clear(): void {
     this.due = new Float64Array(64);
-    this.prev = new Int32Array(64).fill(NOT_FILED);
+    this.prev = new Int32Array(64);
     this.next = new Int32Array(64);
     this.laneOf.clear();
     this.laneLease.length = 0;
@@ -212,7 +233,7 @@ export class SlotDeadlines {
 
   private grow(size: number): void {
     this.due = grownFloat(this.due, size);
-    this.prev = grownInt(this.prev, size, NOT_FILED);
+    this.prev = grownInt(this.prev, size, 0);
     this.next = grownInt(this.next, size, 0);
   }
 }
