@@ -6,7 +6,9 @@
 // Both builds share the process, its caches and the machine's load, so the ratios compare what
 // the table's size costs each build (issue 29: "the same CPU per pair with 5,000,000 locks held as
 // with 1,000"). The daemon's figure (npm run bench:scale) adds the sockets and the protocol.
-// Usage: node --max-old-space-size=8000 --import tsx bench/engine-scale-ab.ts <old checkout> <new checkout> [sizes=100000,1000000,5000000] [runs=7]
+// `keys`: how many names the pairs rotate over (800 by default, the daemon bench's 50 x 16; more
+// than the lock map's hot cache of 4,096 shows what a working set it cannot hold costs).
+// Usage: node --max-old-space-size=8000 --import tsx bench/engine-scale-ab.ts <old checkout> <new checkout> [sizes=100000,1000000,5000000] [runs=7] [keys=800]
 import path from 'node:path';
 import type { ClaimOwner } from '../lib/engine/claim.ts';
 import type { LockEngine } from '../lib/engine/lock-engine.ts';
@@ -16,7 +18,7 @@ import { median, round } from './stats.ts';
 type EngineModule = { LockEngine: typeof LockEngine };
 type TokenModule = { BlockTokenSource: typeof BlockTokenSource; MemoryCeilingStore: typeof MemoryCeilingStore };
 
-const [oldRoot, newRoot, sizesArg, runsArg] = process.argv.slice(2);
+const [oldRoot, newRoot, sizesArg, runsArg, keysArg] = process.argv.slice(2);
 if (oldRoot === undefined || newRoot === undefined) throw new Error('usage: engine-scale-ab.ts <old checkout> <new checkout> [sizes] [runs]');
 const roots = [path.resolve(oldRoot), path.resolve(newRoot)];
 const sizes = (sizesArg ?? '100000,1000000,5000000').split(',').map(Number);
@@ -43,7 +45,7 @@ const makers = await Promise.all(
   }),
 );
 
-const keys = Array.from({ length: 800 }, (_, i) => `bench/${i}`);
+const keys = Array.from({ length: Number(keysArg ?? 800) }, (_, i) => `bench/${i}`);
 const request = { name: '', owner, protocol: 'keyed' as const, client: '127.0.0.1:2', clientName: null, leaseMs: 30_000, waitMs: 0, sliding: false };
 const tokens: bigint[] = new Array(DEPTH).fill(0n);
 
@@ -66,7 +68,9 @@ function run(e: LockEngine): number {
 
 const label = (root: string) => path.basename(root);
 const refs = makers.map((make) => make(REFERENCE));
-console.log(`engine alone, ${PAIRS.toLocaleString('en-US')} pairs per run, ${DEPTH} in flight, ${runs} repeats; load average ${process.env.LOADAVG ?? ''}`);
+console.log(
+  `engine alone, ${PAIRS.toLocaleString('en-US')} pairs per run over ${keys.length.toLocaleString('en-US')} names, ${DEPTH} in flight, ${runs} repeats; load average ${process.env.LOADAVG ?? ''}`,
+);
 for (const size of sizes) {
   const bigs = makers.map((make) => make(size));
   const all = [...refs, ...bigs];

@@ -2,7 +2,7 @@
 // iteration keeps what the snapshot walk relies on.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LOCKS_PER_SHARD, LockMap, MAX_SHARDS, SHARD_FROM, SPLIT_AT, shardsFor } from './lock-map.ts';
+import { BYPASS_ROUNDS, LOCKS_PER_SHARD, LockMap, MAX_SHARDS, SHARD_FROM, SPLIT_AT, shardsFor } from './lock-map.ts';
 import { LockTable } from './lock-table.ts';
 import type { ClaimOwner } from './claim.ts';
 
@@ -52,6 +52,101 @@ describe('LockMap', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('answers every lookup as a Map does with its hot cache in front: gets between sets, deletes, splits and clears', () => {
+    type HotOp = Op | { kind: 'get'; key: string };
+    // Twelve names mostly: each is found, changed, deleted and filed again many times in a run.
+    const hotKey = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...Array.from({ length: 12 }, (_, i) => `k${i}`)) }, { weight: 1, arbitrary: key });
+    const hotOp: fc.Arbitrary<HotOp> = fc.oneof(
+      { weight: 8, arbitrary: fc.record({ kind: fc.constant('get' as const), key: hotKey }) },
+      { weight: 6, arbitrary: fc.record({ kind: fc.constant('set' as const), key: hotKey, value: fc.integer() }) },
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('delete' as const), key: hotKey }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('clear' as const), expected: fc.constantFrom(0, SHARD_FROM) }) },
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom(0, SHARD_FROM),
+        fc.constantFrom(4, 8, SPLIT_AT),
+        fc.constantFrom(1, 3, 16),
+        // size max: fast-check otherwise makes arrays of about ten, too few to split and then reuse a name.
+        fc.array(hotOp, { maxLength: 300, size: 'max' }),
+        (expected, splitAt, hotMax, ops) => {
+          // A cache of 1 to 16 names: it fills and is emptied many times in one run.
+          const m = new LockMap<number>(splitAt, hotMax);
+          m.clear(expected);
+          const model = new Map<string, number>();
+          for (const op of ops) {
+            if (op.kind === 'get') {
+              // Twice: the first may fill the cache, the second is then answered from it.
+              expect(m.get(op.key)).toBe(model.get(op.key));
+              expect(m.get(op.key)).toBe(model.get(op.key));
+            } else if (op.kind === 'set') {
+              m.set(op.key, op.value);
+              model.set(op.key, op.value);
+            } else if (op.kind === 'delete') expect(m.delete(op.key)).toBe(model.delete(op.key));
+            else {
+              m.clear(op.expected);
+              model.clear();
+            }
+            expect(m.size).toBe(model.size);
+            expect(m.hotSize).toBeLessThanOrEqual(m.shardCount > 1 ? hotMax : 0);
+          }
+          for (const [k, v] of model) expect(m.get(k)).toBe(v);
+          expect([...m.values()].sort()).toEqual([...model.values()].sort());
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a split table answers a name found lately from its hot cache, and a value changed or deleted since from the shards', () => {
+    const m = new LockMap<number>(4, 2);
+    for (let i = 0; i < 10; i++) m.set(`k${i}`, i);
+    expect(m.shardCount).toBe(256);
+    // Fresh strings, as the protocol's parser makes them: equal names, not the same objects.
+    const name = (i: number) => ['k', String(i)].join('');
+    expect(m.get(name(1))).toBe(1);
+    expect(m.get(name(7))).toBe(7);
+    m.set('k1', 11);
+    expect(m.get(name(1))).toBe(11);
+    m.delete('k7');
+    expect(m.get(name(7))).toBe(undefined);
+    // A third name fills the cache of two past full: it is emptied, and answers stay right.
+    for (const i of [2, 3, 4, 1]) expect(m.get(name(i))).toBe(i === 1 ? 11 : i);
+    m.clear();
+    expect(m.get(name(1))).toBe(undefined);
+  });
+
+  it('keeps a working set that fits in the hot cache, and reads around it for a while when the names in use do not fit', () => {
+    const hotMax = 64;
+    const m = new LockMap<number>(8, hotMax);
+    for (let i = 0; i < 1_000; i++) m.set(`k${i}`, i);
+    const rotate = (names: number, lookups: number) => {
+      for (let i = 0; i < lookups; i++) expect(m.get(`k${i % names}`)).toBe(i % names);
+    };
+    rotate(40, 400);
+    expect(m.hotSize, 'forty names in use: all kept').toBe(40);
+    // Three times the cache in rotation: every lookup misses it, and within the first round or
+    // two it stops taking names, for BYPASS_ROUNDS x its size in lookups.
+    rotate(3 * hotMax, 3 * hotMax);
+    expect(m.hotSize).toBe(0);
+    rotate(3 * hotMax, (BYPASS_ROUNDS - 3) * hotMax);
+    expect(m.hotSize, 'still read around').toBe(0);
+    // Then tried again: a working set that fits is kept once more.
+    rotate(40, 3 * hotMax + 400);
+    expect(m.hotSize).toBe(40);
+    // Names found once and then deleted (locks taken, given back and unfiled): the cache never
+    // fills, but it served no hit for the names it took, so it is read around just the same.
+    for (let i = 0; i < 2 * hotMax; i++) {
+      const name = `once/${i}`;
+      m.set(name, i);
+      expect(m.get(name)).toBe(i);
+      m.delete(name);
+    }
+    m.set('once/last', -1);
+    expect(m.get('once/last')).toBe(-1);
+    expect(m.hotSize, 'not taken: read around').toBe(0);
   });
 
   it('spreads names over its shards (a 5 M table of numbered names: no shard over twice its share)', () => {
