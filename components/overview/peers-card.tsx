@@ -1,4 +1,5 @@
 import type { ClusterView, NodeView } from '@/lib/ops-api/api-types.ts';
+import { successorBadge } from '@/lib/dashboard/coordination-model.ts';
 import { formatAgo } from '@/lib/dashboard/dashboard-format.ts';
 import { useCluster, useMessageClock } from '../data/queries.ts';
 import { useDataNow } from '../data/use-data-now.ts';
@@ -27,7 +28,8 @@ function roleLabel(node: NodeView): string {
 }
 
 /** Only this node knows its own phase; a peer shows its role. */
-function PeerRow({ node, phase }: { node: NodeView; phase: ClusterView['phase'] | null }) {
+function PeerRow({ node, phase, coordination }: { node: NodeView; phase: ClusterView['phase'] | null; coordination: ClusterView['coordination'] }) {
+  const successor = successorBadge(coordination, node);
   return (
     <li
       data-testid={`peer-row-${node.id}`}
@@ -45,6 +47,11 @@ function PeerRow({ node, phase }: { node: NodeView; phase: ClusterView['phase'] 
         {phase !== null && phase !== node.role && <Badge tone="warn">{phase}</Badge>}
         <Badge tone={node.alive ? 'good' : 'bad'}>{node.alive ? 'alive' : 'dead'}</Badge>
         {node.role === 'standby' && node.alive && <Badge tone={node.inSync ? 'good' : 'warn'}>{node.inSync ? 'in sync' : 'not in sync'}</Badge>}
+        {successor !== null && (
+          <span data-testid="peer-successor" title={successor.title}>
+            <Badge tone={successor.tone}>{successor.text}</Badge>
+          </span>
+        )}
         {node.yielded && (
           <span title="Handed the active role away: does not take it back by priority until restored">
             <Badge tone="warn">yielded</Badge>
@@ -91,7 +98,7 @@ export function PeersCard({ className }: { className?: string }) {
       ) : (
         <ol className="flex flex-col gap-2" aria-label="Nodes in priority order">
           {nodes.map((n) => (
-            <PeerRow key={n.id} node={n} phase={n.self && cluster !== undefined ? cluster.phase : null} />
+            <PeerRow key={n.id} node={n} phase={n.self && cluster !== undefined ? cluster.phase : null} coordination={cluster?.coordination} />
           ))}
         </ol>
       )}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { coordinationView, ETCD_ENDPOINTS } from '../ops-api/testing/coordination-fixture.ts';
 import type { CoordinationView } from '../ops-api/api-types.ts';
-import { coordinationModel, coordinationModelAt, type EtcdModel, grantRemainingAt } from './coordination-model.ts';
+import { coordinationModel, coordinationModelAt, type EtcdModel, grantRemainingAt, successorBadge } from './coordination-model.ts';
 
 const etcd = (c: CoordinationView, elapsedMs = 0): EtcdModel => {
   const m = coordinationModel({ clustered: true, self: 'a', coordination: c }, elapsedMs);
@@ -81,5 +81,23 @@ describe('the coordination model', () => {
     expect(m.electable).toBe(false);
     expect(etcd(coordinationView({ ...standby, holder: null, inSync: null })).holder).toBe('nobody');
     expect(etcd(coordinationView({ ...standby, inSync: null })).inSync).toBe('never stored');
+  });
+});
+
+describe('successorBadge', () => {
+  const view = (inSync: string[] | null) => coordinationView({ inSync });
+  const standby = (id: string) => ({ id, role: 'standby', alive: true });
+
+  it('names the in-sync set members among the standbys, and the synced ones outside it', () => {
+    expect(successorBadge(view(['b']), standby('b'))).toMatchObject({ text: 'in-sync set', tone: 'good' });
+    expect(successorBadge(view(['b']), standby('c'))).toMatchObject({ text: 'not in the in-sync set', tone: 'neutral' });
+    expect(successorBadge(view(['b', 'c']), standby('c'))).toMatchObject({ text: 'in-sync set' });
+  });
+
+  it('says nothing in the peers mode, before a set was stored, on the active or a dead node', () => {
+    expect(successorBadge(undefined, standby('b'))).toBeNull();
+    expect(successorBadge(view(null), standby('b'))).toBeNull();
+    expect(successorBadge(view(['b']), { id: 'b', role: 'active', alive: true })).toBeNull();
+    expect(successorBadge(view(['b']), { id: 'b', role: 'standby', alive: false })).toBeNull();
   });
 });

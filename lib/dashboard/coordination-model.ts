@@ -106,3 +106,19 @@ function grantLine(c: CoordinationView, elapsedMs: number): EtcdModel['grant'] {
   // Under a third of the TTL left means a keep-alive round is late (one is sent every third).
   return { text: `${formatDuration(left)} left`, tone: left === 0 ? 'bad' : left < c.lease.ttlMs / 3 ? 'warn' : 'good', remainingMs: left };
 }
+
+/**
+ * In the etcd mode a standby's replication "in sync" is not what makes it a successor: only the
+ * members of the in-sync set etcd stores may take the role (with `--etcd-in-sync 1`, one standby
+ * of two). The peers card says which standbys those are, so a synced non-member does not read as
+ * one. Null in the peers mode, for non-standbys and before a set was stored.
+ */
+export function successorBadge(
+  coordination: CoordinationView | undefined,
+  node: { id: string; role: string; alive: boolean },
+): { text: string; tone: Tone; title: string } | null {
+  if (coordination === undefined || coordination.inSync === null || node.role !== 'standby' || !node.alive) return null;
+  return coordination.inSync.includes(node.id)
+    ? { text: 'in-sync set', tone: 'good', title: 'A member of the in-sync set stored in etcd: may take the active role' }
+    : { text: 'not in the in-sync set', tone: 'neutral', title: 'Not a member of the in-sync set stored in etcd: may not take the active role' };
+}
