@@ -9,10 +9,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBaton } from './baton-process.ts';
-import { intFlag } from './flags.ts';
+import { exitWithUsageOnHelp, intFlag } from './flags.ts';
 import { startRedis } from './servers/redis-server.ts';
 import { ensureDebianServers } from './servers/server-process.ts';
 import { median, round } from './stats.ts';
+
+exitWithUsageOnHelp(import.meta.url);
 
 const seconds = intFlag('--seconds', 4, 60);
 const repeats = intFlag('--repeats', 3, 10);

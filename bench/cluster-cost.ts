@@ -22,8 +22,10 @@ import { failoverSection } from './sections/failover-section.ts';
 import { median, round } from './stats.ts';
 import { joinSection } from './sections/join-section.ts';
 import { holdersSection } from './sections/holders-section.ts';
-import { intFlag, listFlag } from './flags.ts';
+import { exitWithUsageOnHelp, intFlag, listFlag } from './flags.ts';
 import { hostMachine } from './report.ts';
+
+exitWithUsageOnHelp(import.meta.url);
 
 const seconds = intFlag('--seconds', 4, 60);
 const repeats = intFlag('--repeats', 3, 10);

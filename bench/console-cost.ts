@@ -3,9 +3,11 @@
 // build (`npm run build`).
 // Usage: npm run bench:console [-- --seconds 5 --repeats 3] [--bin <checkout>/bin/baton]
 // --bin serves another checkout's baton and its console build (a before/after on one machine).
-import { intFlag, stringFlag } from './flags.ts';
+import { exitWithUsageOnHelp, intFlag, stringFlag } from './flags.ts';
 import { hostMachine, markdown } from './report.ts';
 import { consoleSection } from './sections/console-section.ts';
+
+exitWithUsageOnHelp(import.meta.url);
 
 const seconds = intFlag('--seconds', 5, 120);
 const repeats = intFlag('--repeats', 3, 20);

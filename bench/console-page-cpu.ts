@@ -10,10 +10,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { KeyedClient } from '../lib/client/index.ts';
 import { startBaton } from './baton-process.ts';
 import { launchChromium } from './chromium.ts';
-import { intFlag } from './flags.ts';
+import { exitWithUsageOnHelp, intFlag } from './flags.ts';
 import { hostMachine } from './report.ts';
 import { track } from './servers/server-process.ts';
 import { median } from './stats.ts';
+
+exitWithUsageOnHelp(import.meta.url);
 
 const PAGES = intFlag('--pages', 1, 20);
 const SECONDS = intFlag('--seconds', 8, 120);

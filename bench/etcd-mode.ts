@@ -26,12 +26,14 @@ import { EtcdCluster } from '../server/testing/etcd-cluster.ts';
 import { processCpuMs } from './baton-process.ts';
 import { etcdRates, type EtcdRates, readEtcdCounters } from './etcd-requests.ts';
 import { etcdModeName, formatEtcdModeReport, type EtcdModeResults, type LoadRow, type ModeName } from './etcd-mode-report.ts';
-import { intFlag, intListFlag } from './flags.ts';
+import { exitWithUsageOnHelp, intFlag, intListFlag } from './flags.ts';
 import { runHandover } from './handover-load.ts';
 import { rawKeyedLoad } from './raw-keyed-load.ts';
 import { hostMachine } from './report.ts';
 import { median, percentile, round } from './stats.ts';
 import { batonRawKeyed } from './systems/baton-raw-keyed.ts';
+
+exitWithUsageOnHelp(import.meta.url);
 
 const seconds = intFlag('--seconds', 4, 60);
 const repeats = intFlag('--repeats', 3, 10);

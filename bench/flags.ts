@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
 // Whole-number flags of the benchmark scripts (`--seconds 5`): a bad value exits 2 with a message.
 export function intFlag(name: string, fallback: number, max: number): number {
   const i = process.argv.indexOf(name);
@@ -44,4 +47,23 @@ export function intListFlag(name: string, fallback: number[], max: number): numb
     process.exit(2);
   }
   return [...new Set(values)].sort((a, b) => a - b);
+}
+
+/**
+ * `--help`: prints the script's own leading comment (each bench script says there what it
+ * measures and which flags it takes) and exits 0, before anything is started. Called first by
+ * the scripts `npm run bench*` runs; without it `--help` was an unknown word and the whole
+ * benchmark started.
+ */
+export function exitWithUsageOnHelp(scriptUrl: string): void {
+  if (!process.argv.includes('--help') && !process.argv.includes('-h')) return;
+  const lines = readFileSync(fileURLToPath(scriptUrl), 'utf8').split('\n');
+  const end = lines.findIndex((line) => !line.startsWith('//'));
+  console.log(
+    lines
+      .slice(0, end < 0 ? lines.length : end)
+      .map((line) => line.replace(/^\/\/ ?/, ''))
+      .join('\n'),
+  );
+  process.exit(0);
 }

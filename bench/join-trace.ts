@@ -17,9 +17,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCluster, waitFor, type NodeProcess } from '../server/testing/cluster-harness.ts';
 import { fillLocks, startChurn } from '../server/testing/lock-load.ts';
-import { intFlag } from './flags.ts';
+import { exitWithUsageOnHelp, intFlag } from './flags.ts';
 import { killAndTakeOver } from './join-kill.ts';
 import { PEER_TIMEOUT_MS } from './sections/failover-section.ts';
+
+exitWithUsageOnHelp(import.meta.url);
 
 const locks = intFlag('--locks', 1_000_000, 20_000_000);
 const timeoutMs = intFlag('--timeout-s', 600, 7_200) * 1_000;

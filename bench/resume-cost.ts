@@ -19,9 +19,11 @@ import type { Claim } from '../lib/engine/claim.ts';
 import { FakeClock } from '../lib/engine/clock.ts';
 import { BlockTokenSource, MemoryCeilingStore } from '../lib/tokens/token-source.ts';
 import { processCpuMs } from './baton-process.ts';
-import { intFlag } from './flags.ts';
+import { exitWithUsageOnHelp, intFlag } from './flags.ts';
 import { hostMachine } from './report.ts';
 import { median, round } from './stats.ts';
+
+exitWithUsageOnHelp(import.meta.url);
 
 const sessions = intFlag('--sessions', 10_000, 15_000);
 const seconds = intFlag('--seconds', 8, 60);

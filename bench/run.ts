@@ -20,7 +20,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { batonProfile, startBaton } from './baton-process.ts';
-import { intFlag, listFlag, stringFlag } from './flags.ts';
+import { exitWithUsageOnHelp, intFlag, listFlag, stringFlag } from './flags.ts';
 import { type BenchResults, hostMachine, markdown } from './report.ts';
 import { consoleLoadSection } from './sections/console-load-section.ts';
 import { consoleSection } from './sections/console-section.ts';
@@ -38,6 +38,8 @@ import { batonKeyed, batonSession } from './systems/baton-systems.ts';
 import { etcdElection, etcdLock } from './systems/etcd-systems.ts';
 import { floorKeyed, floorSession } from './systems/floor-systems.ts';
 import { redisSetNx, redlockDefault } from './systems/redis-systems.ts';
+
+exitWithUsageOnHelp(import.meta.url);
 
 const SECTIONS = ['pairs', 'handover', 'sessions', 'failover', 'console', 'console-load', 'scale'] as const;
 const only = listFlag('--only', SECTIONS);
