@@ -8,7 +8,15 @@ export default defineConfig({
     globals: false,
     // A stray it.only must fail the run, not quietly narrow it.
     allowOnly: false,
-    include: ['lib/**/*.test.ts', 'bench/**/*.test.ts', 'server/**/*.test.ts', 'chaos/**/*.test.ts', 'components/**/*.test.ts', 'scripts/**/*.test.mjs', 'ops/**/*.test.ts'],
+    include: [
+      'lib/**/*.test.ts',
+      'bench/**/*.test.ts',
+      'server/**/*.test.ts',
+      'chaos/**/*.test.ts',
+      'components/**/*.test.ts',
+      'scripts/**/*.test.mjs',
+      'ops/**/*.test.ts',
+    ],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Integration tests spawn real servers and processes; two workers match the two cores.
