@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Cluster, holderOn, startCluster, waitFor } from '../testing/cluster-harness.ts';
 import { EtcdCluster } from '../testing/etcd-cluster.ts';
-import { inSyncIs, keyedLine } from '../testing/etcd-mode-checks.ts';
+import { inSyncIs, keyedLine, standbysSynced } from '../testing/etcd-mode-checks.ts';
 
 const TTL_S = 2;
 let prefixes = 0;
@@ -30,6 +30,7 @@ describe('the etcd mode: a handoff through the in-sync keeper', () => {
     const etcd = await EtcdCluster.start();
     const { cluster, prefix } = await startEtcdMode(etcd);
     await inSyncIs(cluster, 'a', ['b']);
+    await standbysSynced(cluster, 'a', ['b', 'c']);
     const client = await keyedLine(cluster, 'a');
     client.send('A warm 120 0');
     expect(await client.next()).toMatch(/^A warm \d+$/);
@@ -57,6 +58,7 @@ describe('the etcd mode: a handoff through the in-sync keeper', () => {
     const etcd = await EtcdCluster.start();
     const { cluster, prefix } = await startEtcdMode(etcd);
     await inSyncIs(cluster, 'a', ['b']);
+    await standbysSynced(cluster, 'a', ['b', 'c']);
     const client = await keyedLine(cluster, 'a');
     // b frozen with a grant unacked: the handoff narrows the set to b (and a) and waits for its ack.
     cluster.node('b').signal('SIGSTOP');
@@ -92,6 +94,7 @@ describe('the etcd mode: a handoff through the in-sync keeper', () => {
     const etcd = await EtcdCluster.start();
     const { cluster, prefix } = await startEtcdMode(etcd);
     await inSyncIs(cluster, 'a', ['b']);
+    await standbysSynced(cluster, 'a', ['b', 'c']);
     const client = await keyedLine(cluster, 'a');
     client.send('A before 120 0');
     expect(await client.next()).toMatch(/^A before \d+$/);

@@ -318,6 +318,10 @@ export async function handoff(node: TransitionContext, to: string, cause: Handof
     // with every answered event): whichever wins serves, the other follows. If this node wins, its
     // keeper widens the set again once it is active.
     etcd.handoffCalledOff();
+    // Not active until it wins the key back: as at any step-out, the reply gate lets go (what it
+    // holds is dropped, those connections closed) and the keeper stops, so a win starts them
+    // afresh (roleChanged('active') is a no-op while the last role said is still 'active').
+    node.roleChanged('standby');
     if (node.state.phase === 'handing-off') {
       node.state.phase = 'discovering';
       node.state.lastActiveInstance = node.instanceId;

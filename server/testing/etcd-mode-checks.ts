@@ -21,3 +21,18 @@ export async function keyedLine(cluster: Cluster, id: string): Promise<LineClien
   cluster.defer(() => client.close());
   return client;
 }
+
+/**
+ * Waits until `id`'s view shows each of `standbys` alive and in sync (has had its whole snapshot).
+ * The in-sync set holds one member by default, so a test that hands off to, or reads from, the
+ * other standby waits for it here first: under load its join can end after the set was stored.
+ */
+export async function standbysSynced(cluster: Cluster, id: string, standbys: string[], timeoutMs = 30_000): Promise<void> {
+  await waitFor(
+    async () => {
+      const nodes = (await cluster.node(id).cluster()).nodes;
+      return standbys.every((s) => nodes.some((n) => n.id === s && n.alive && n.inSync));
+    },
+    { timeoutMs, intervalMs: 50, what: `${standbys.join(', ')} alive and in sync on ${id}` },
+  );
+}
