@@ -10,8 +10,9 @@
 //
 // The first page grows by doubling from FIRST_ROWS up to PAGE_ROWS (a copy of 32,768 rows at
 // most), so an engine with a few locks, as in most tests and small deployments, keeps small
-// columns. Each class is written out for its element type rather than made generic: one get()
-// shared by several typed-array kinds would make its loads polymorphic on the hot path.
+// columns. Growth and reset are RowPages' for every column; get() and set() are written out per
+// element type rather than shared: one get() over several typed-array kinds would make its loads
+// polymorphic.
 // A row must be below `capacity` (ensure) to be read or written.
 //
 // A get() or set() is a call that the optimizing compiler does not always inline (a budget per
@@ -34,83 +35,6 @@ export function grownCapacity(capacity: number, rows: number): number {
     return c;
   }
   return Math.ceil(rows / PAGE_ROWS) * PAGE_ROWS;
-}
-
-export class Float64Pages {
-  /** The pages, PAGE_ROWS rows each but the first while it is smaller (read by tests: growth keeps them). */
-  pages: Float64Array<ArrayBuffer>[] = [new Float64Array(FIRST_ROWS)];
-  /** Rows that may be read and written (0 to capacity - 1). */
-  capacity = FIRST_ROWS;
-
-  get(row: number): number {
-    return (this.pages[row >>> PAGE_BITS] as Float64Array)[row & PAGE_MASK] as number;
-  }
-
-  set(row: number, value: number): void {
-    (this.pages[row >>> PAGE_BITS] as Float64Array)[row & PAGE_MASK] = value;
-  }
-
-  /** Room for rows 0 to `rows - 1`, new rows 0. */
-  ensure(rows: number): void {
-    if (rows <= this.capacity) return;
-    const to = grownCapacity(this.capacity, rows);
-    if (this.capacity < PAGE_ROWS) {
-      const first = new Float64Array(Math.min(to, PAGE_ROWS));
-      first.set(this.pages[0] as Float64Array);
-      this.pages[0] = first;
-    }
-    while (this.pages.length * PAGE_ROWS < to) this.pages.push(new Float64Array(PAGE_ROWS));
-    this.capacity = to;
-  }
-
-  /** Back to one small page: no pass over the old ones. */
-  reset(): void {
-    this.pages = [new Float64Array(FIRST_ROWS)];
-    this.capacity = FIRST_ROWS;
-  }
-}
-
-export class Int32Pages {
-  /** The pages, PAGE_ROWS rows each but the first while it is smaller (read by tests: growth keeps them). */
-  pages: Int32Array<ArrayBuffer>[];
-  capacity = FIRST_ROWS;
-
-  /** `fill`: what a row holds before it is first written (-1 for "none"). */
-  constructor(private readonly fill = 0) {
-    this.pages = [this.page(FIRST_ROWS)];
-  }
-
-  get(row: number): number {
-    return (this.pages[row >>> PAGE_BITS] as Int32Array)[row & PAGE_MASK] as number;
-  }
-
-  set(row: number, value: number): void {
-    (this.pages[row >>> PAGE_BITS] as Int32Array)[row & PAGE_MASK] = value;
-  }
-
-  /** Room for rows 0 to `rows - 1`, new rows `fill` (one page of writes at a time, at most). */
-  ensure(rows: number): void {
-    if (rows <= this.capacity) return;
-    const to = grownCapacity(this.capacity, rows);
-    if (this.capacity < PAGE_ROWS) {
-      const first = this.page(Math.min(to, PAGE_ROWS));
-      first.set(this.pages[0] as Int32Array);
-      this.pages[0] = first;
-    }
-    while (this.pages.length * PAGE_ROWS < to) this.pages.push(this.page(PAGE_ROWS));
-    this.capacity = to;
-  }
-
-  reset(): void {
-    this.pages = [this.page(FIRST_ROWS)];
-    this.capacity = FIRST_ROWS;
-  }
-
-  private page(rows: number): Int32Array<ArrayBuffer> {
-    const page = new Int32Array(rows);
-    if (this.fill !== 0) page.fill(this.fill);
-    return page;
-  }
 }
 
 /**
@@ -143,5 +67,54 @@ export class RowPages<P> {
   reset(): void {
     this.pages = [this.make(FIRST_ROWS)];
     this.capacity = FIRST_ROWS;
+  }
+}
+
+/** Growth and reset of a column's pages (RowPages); only get() and set() are the column's own. */
+function float64Page(rows: number): Float64Array<ArrayBuffer> {
+  return new Float64Array(rows);
+}
+
+function grownFloat64(from: Float64Array<ArrayBuffer>, rows: number): Float64Array<ArrayBuffer> {
+  const page = new Float64Array(rows);
+  page.set(from);
+  return page;
+}
+
+export class Float64Pages extends RowPages<Float64Array<ArrayBuffer>> {
+  constructor() {
+    super(float64Page, grownFloat64);
+  }
+
+  get(row: number): number {
+    return (this.pages[row >>> PAGE_BITS] as Float64Array)[row & PAGE_MASK] as number;
+  }
+
+  set(row: number, value: number): void {
+    (this.pages[row >>> PAGE_BITS] as Float64Array)[row & PAGE_MASK] = value;
+  }
+}
+
+export class Int32Pages extends RowPages<Int32Array<ArrayBuffer>> {
+  /** `fill`: what a row holds before it is first written (-1 for "none"; new rows get it at ensure). */
+  constructor(fill = 0) {
+    const page = (rows: number): Int32Array<ArrayBuffer> => {
+      const p = new Int32Array(rows);
+      if (fill !== 0) p.fill(fill);
+      return p;
+    };
+    super(page, (from, rows) => {
+      const p = page(rows);
+      p.set(from);
+      return p;
+    });
+  }
+
+  get(row: number): number {
+    return (this.pages[row >>> PAGE_BITS] as Int32Array)[row & PAGE_MASK] as number;
+  }
+
+  set(row: number, value: number): void {
+    (this.pages[row >>> PAGE_BITS] as Int32Array)[row & PAGE_MASK] = value;
   }
 }
