@@ -27,6 +27,18 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('clear' as const), expected: fc.constantFrom(0, SHARD_FROM, 5_000_000) }) },
 );
 
+/** Applies a set, delete or clear to the map and to its model Map alike (a delete's answers must agree). */
+function applyOp(m: LockMap<number>, model: Map<string, number>, op: Op): void {
+  if (op.kind === 'set') {
+    m.set(op.key, op.value);
+    model.set(op.key, op.value);
+  } else if (op.kind === 'delete') expect(m.delete(op.key)).toBe(model.delete(op.key));
+  else {
+    m.clear(op.expected);
+    model.clear();
+  }
+}
+
 describe('LockMap', () => {
   it('answers get, size and values as a Map does, split or not', () => {
     fc.assert(
@@ -36,15 +48,8 @@ describe('LockMap', () => {
         m.clear(expected);
         const model = new Map<string, number>();
         for (const op of ops) {
-          if (op.kind === 'set') {
-            m.set(op.key, op.value);
-            model.set(op.key, op.value);
-          } else if (op.kind === 'delete') expect(m.delete(op.key)).toBe(model.delete(op.key));
-          else {
-            m.clear(op.expected);
-            model.clear();
-            expect(m.shardCount).toBe(shardsFor(op.expected));
-          }
+          applyOp(m, model, op);
+          if (op.kind === 'clear') expect(m.shardCount).toBe(shardsFor(op.expected));
           expect(m.size).toBe(model.size);
         }
         for (const [k, v] of model) expect(m.get(k)).toBe(v);
@@ -81,14 +86,7 @@ describe('LockMap', () => {
               // Twice: the first may fill the cache, the second is then answered from it.
               expect(m.get(op.key)).toBe(model.get(op.key));
               expect(m.get(op.key)).toBe(model.get(op.key));
-            } else if (op.kind === 'set') {
-              m.set(op.key, op.value);
-              model.set(op.key, op.value);
-            } else if (op.kind === 'delete') expect(m.delete(op.key)).toBe(model.delete(op.key));
-            else {
-              m.clear(op.expected);
-              model.clear();
-            }
+            } else applyOp(m, model, op);
             expect(m.size).toBe(model.size);
             expect(m.hotSize).toBeLessThanOrEqual(m.shardCount > 1 ? hotMax : 0);
           }

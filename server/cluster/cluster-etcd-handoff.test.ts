@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { type Cluster, holderOn, startCluster, waitFor } from '../testing/cluster-harness.ts';
 import { EtcdCluster } from '../testing/etcd-cluster.ts';
 import { inSyncIs, keyedLine, standbysSynced } from '../testing/etcd-mode-checks.ts';
+import type { LineClient } from '../testing/line-client.ts';
 
 const TTL_S = 2;
 let prefixes = 0;
@@ -23,15 +24,23 @@ async function startEtcdMode(etcd: EtcdCluster): Promise<{ cluster: Cluster; pre
   return { cluster, prefix };
 }
 
+/**
+ * Every test's start: a active with b, the one member, in its in-sync set, c synced too (a
+ * handoff to c, or a read of c's table, needs c's join to have ended), and a keyed line to a.
+ */
+async function startWithMemberB(): Promise<{ etcd: EtcdCluster; cluster: Cluster; prefix: string; client: LineClient }> {
+  const etcd = await EtcdCluster.start();
+  const { cluster, prefix } = await startEtcdMode(etcd);
+  await inSyncIs(cluster, 'a', ['b']);
+  await standbysSynced(cluster, 'a', ['b', 'c']);
+  return { etcd, cluster, prefix, client: await keyedLine(cluster, 'a') };
+}
+
 describe('the etcd mode: a handoff through the in-sync keeper', () => {
   it('with the member frozen, a handoff to the other standby: a reply the successor acked is sent before the old active follows, then the redirect', {
     timeout: 90_000,
   }, async () => {
-    const etcd = await EtcdCluster.start();
-    const { cluster, prefix } = await startEtcdMode(etcd);
-    await inSyncIs(cluster, 'a', ['b']);
-    await standbysSynced(cluster, 'a', ['b', 'c']);
-    const client = await keyedLine(cluster, 'a');
+    const { etcd, cluster, prefix, client } = await startWithMemberB();
     client.send('A warm 120 0');
     expect(await client.next()).toMatch(/^A warm \d+$/);
 
@@ -55,11 +64,7 @@ describe('the etcd mode: a handoff through the in-sync keeper', () => {
   });
 
   it('the successor killed mid-handoff: the handoff is called off, the old active serves on with the set stored without it', { timeout: 90_000 }, async () => {
-    const etcd = await EtcdCluster.start();
-    const { cluster, prefix } = await startEtcdMode(etcd);
-    await inSyncIs(cluster, 'a', ['b']);
-    await standbysSynced(cluster, 'a', ['b', 'c']);
-    const client = await keyedLine(cluster, 'a');
+    const { etcd, cluster, prefix, client } = await startWithMemberB();
     // b frozen with a grant unacked: the handoff narrows the set to b (and a) and waits for its ack.
     cluster.node('b').signal('SIGSTOP');
     client.send('A pending 120 0');
@@ -91,11 +96,7 @@ describe('the etcd mode: a handoff through the in-sync keeper', () => {
   it('the successor frozen after it acked everything: the key is resigned, no promotion comes, the old active wins it back and keeps the set with the gate', {
     timeout: 90_000,
   }, async () => {
-    const etcd = await EtcdCluster.start();
-    const { cluster, prefix } = await startEtcdMode(etcd);
-    await inSyncIs(cluster, 'a', ['b']);
-    await standbysSynced(cluster, 'a', ['b', 'c']);
-    const client = await keyedLine(cluster, 'a');
+    const { etcd, cluster, prefix, client } = await startWithMemberB();
     client.send('A before 120 0');
     expect(await client.next()).toMatch(/^A before \d+$/);
     // Quiet: b has acked everything; frozen now, it gets the handoff message but never promotes.
