@@ -36,6 +36,8 @@ test('the Cluster card shows the etcd mode, healthy endpoints and the grant time
   await card.scrollIntoViewIfNeeded();
   await expect(card.getByTestId('coordination-mode')).toHaveText('etcd (partition-safe)');
   await expect(card.getByTestId('coordination-holder')).toHaveText('this node (a)');
+  // No clean stop stored in this etcd: the quiet period's row says so.
+  await expect(card.getByTestId('coordination-quiet')).toHaveText('none');
   const endpoints = card.getByTestId('etcd-endpoint');
   await expect(endpoints).toHaveCount(3);
   await expect(card.locator('[data-testid="etcd-endpoint"][data-healthy="true"]')).toHaveCount(3);

@@ -80,5 +80,12 @@ describe('the Cluster card’s coordination lines', () => {
     expect(text(markup, 'coordination-holder')).toBe('b');
     expect(text(markup, 'coordination-grant-left')).toBe('not the holder: grants nothing');
     expect(text(markup, 'coordination-in-sync')).toBe('b · this node may not campaign');
+    expect(text(markup, 'coordination-quiet')).toBe('none');
+  });
+
+  it("after a clean stop: the quiet period's row says who stopped and how long nobody takes the role", () => {
+    const markup = html(coordinationView({ holding: false, holder: null, inSync: null, quiet: { by: 'a', remainingMs: 30_000 } }), 5_000);
+    expect(text(markup, 'coordination-quiet')).toBe('a stopped cleanly: nobody takes the role for 25.0 s (its longest lease)');
+    expect(text(markup, 'coordination-holder')).toBe('nobody');
   });
 });

@@ -60,6 +60,9 @@ function EtcdDetails({ model }: { model: EtcdModel }) {
           <span className="font-mono">{model.inSync}</span>
           {!model.electable && <span className={TERM}> · this node may not campaign</span>}
         </Row>
+        <Row term="Quiet period" testId="coordination-quiet">
+          {model.quiet === null ? <span className={TERM}>none</span> : <Badge tone="warn">{model.quiet}</Badge>}
+        </Row>
         <Row term="Replies waiting" testId="coordination-replies-waiting" className="tabular-nums">
           {model.repliesWaiting}
         </Row>

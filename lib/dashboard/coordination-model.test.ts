@@ -82,6 +82,16 @@ describe('the coordination model', () => {
     expect(etcd(coordinationView({ ...standby, holder: null, inSync: null })).holder).toBe('nobody');
     expect(etcd(coordinationView({ ...standby, inSync: null })).inSync).toBe('never stored');
   });
+
+  it("says a clean stop's quiet period, counting down between views and never below 0", () => {
+    const quiet = coordinationView({ holding: false, holder: null, inSync: null, quiet: { by: 'a', remainingMs: 12_400 } });
+    expect(etcd(quiet).quiet).toBe('a stopped cleanly: nobody takes the role for 12.4 s (its longest lease)');
+    expect(etcd(quiet, 2_000).quiet).toBe('a stopped cleanly: nobody takes the role for 10.4 s (its longest lease)');
+    expect(etcd(quiet, 20_000).quiet).toBe('a stopped cleanly: nobody takes the role for 0 ms (its longest lease)');
+    expect(etcd(coordinationView()).quiet).toBeNull();
+    const forever = coordinationView({ holding: false, holder: null, inSync: null, quiet: { by: 'a', remainingMs: null } });
+    expect(etcd(forever, 5_000).quiet).toBe('a stopped cleanly: nobody takes the role until the quiet key (no lease) is deleted');
+  });
 });
 
 describe('successorBadge', () => {

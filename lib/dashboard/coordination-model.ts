@@ -29,6 +29,8 @@ export interface EtcdModel {
   ttl: string;
   inSync: string;
   electable: boolean;
+  /** A clean stop's quiet period, counting down ("a stopped cleanly: nobody takes the role for 12 s"); null when there is none. */
+  quiet: string | null;
   repliesWaiting: number;
   endpoints: EndpointLine[];
   healthyEndpoints: number;
@@ -74,6 +76,7 @@ function etcdModel(c: CoordinationView, self: string, elapsedMs: number): EtcdMo
     ttl: formatDuration(c.lease.ttlMs),
     inSync: c.inSync === null ? 'never stored' : c.inSync.length === 0 ? 'empty (no standby in sync yet)' : c.inSync.join(', '),
     electable: c.electable,
+    quiet: quietText(c, elapsedMs),
     repliesWaiting: c.repliesWaiting,
     endpoints: c.endpoints.map((e) => ({
       endpoint: e.endpoint,
@@ -85,6 +88,15 @@ function etcdModel(c: CoordinationView, self: string, elapsedMs: number): EtcdMo
     healthyEndpoints: c.endpoints.filter((e) => e.healthy).length,
     lastError: c.lastError,
   };
+}
+
+function quietText(c: CoordinationView, elapsedMs: number): string | null {
+  if (c.quiet === null) return null;
+  // Baton always writes the key under a lease; one without (written by hand) lasts until deleted.
+  if (c.quiet.remainingMs === null) return `${c.quiet.by} stopped cleanly: nobody takes the role until the quiet key (no lease) is deleted`;
+  const left = Math.max(0, c.quiet.remainingMs - Math.max(0, elapsedMs));
+  // At 0 the key is about to go (its lease ran out); the next view drops the line.
+  return `${c.quiet.by} stopped cleanly: nobody takes the role for ${formatDuration(left)} (its longest lease)`;
 }
 
 function holderText(c: CoordinationView, self: string): string {

@@ -14,6 +14,7 @@
 // - the replica operations (replica-ops.ts): how a standby mirrors the active from its stream.
 // Each forwarding method is a single call V8 inlines at the caller, so the hot path (acquire,
 // release) costs what it did when this was one class.
+import { latestLeaseEnd } from './lease-horizon.ts';
 import type { AcquireRequest, Claim, ClaimOwner, ClaimState, LockState } from './claim.ts';
 import type { Clock } from './clock.ts';
 import type { LockEventListener } from './events.ts';
@@ -224,6 +225,11 @@ export class LockEngine {
 
   get heldCount(): number {
     return this.table.heldCount;
+  }
+
+  /** The latest lease end of any holder (this engine's clock, ms); -Infinity when nobody holds (lease-horizon.ts). */
+  latestLeaseEnd(): number {
+    return latestLeaseEnd(this.table.compact.deadlines, this.table.objectLocks);
   }
 
   get waiterCount(): number {

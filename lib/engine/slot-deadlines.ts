@@ -186,6 +186,26 @@ export class SlotDeadlines {
     this.size = 0;
   }
 
+  /**
+   * The latest deadline filed; -Infinity when none is. A pass over the columns (typed arrays, no
+   * object per slot): for a rare question (the etcd mode's clean stop, lease-horizon.ts).
+   */
+  latestDue(): number {
+    let latest = Number.NEGATIVE_INFINITY;
+    if (this.size === 0) return latest;
+    const capacity = this.rows.capacity;
+    for (let p = 0; p < this.rows.pages.length; p++) {
+      const page = this.rows.pages[p] as LanePage;
+      const rows = Math.min(page.prev.length, capacity - (p << PAGE_BITS));
+      for (let r = 0; r < rows; r++) {
+        if (page.prev[r] === NOT_FILED) continue;
+        const due = page.due[r] as number;
+        if (due > latest) latest = due;
+      }
+    }
+    return latest;
+  }
+
   /** The lane of `leaseMs`: its own, a new one, an empty one taken over, or -1 (the heap). */
   private laneFor(leaseMs: number): number {
     let lane = this.laneOf.get(leaseMs);

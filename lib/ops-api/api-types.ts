@@ -246,6 +246,12 @@ export interface CoordinationView {
   inSync: string[] | null;
   /** Whether the stored in-sync set lets this node campaign for the role. */
   electable: boolean;
+  /**
+   * A clean stop's quiet period, as this node last read it: the last active (`by`) stopped with no
+   * successor, and no node takes the role for `remainingMs` more (its longest lease still running
+   * then; null: the key has no lease, so only deleting it ends the period); null when there is none.
+   */
+  quiet: { by: string; remainingMs: number | null } | null;
   /** On the active: turns of replies held until every in-sync standby has applied them. */
   repliesWaiting: number;
   /** Why this node cannot grant now (etcd unreachable, quorum lost, lease lapsed), in words; null when it can, or is a standby. */

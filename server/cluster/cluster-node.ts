@@ -243,13 +243,31 @@ export class ClusterNode implements ClusterBackend, DecisionContext, MessageCont
   }
 
   async stop(): Promise<void> {
+    // Read before anything stops: which standbys are alive, synced and staying.
+    const quietMs = this.cleanStopQuietMs();
     this.state.stopped = true;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     this.loopDelay.stop();
     this.source.stop();
     await this.mesh.stop();
+    if (quietMs !== null) await this.coordination?.stopClean(quietMs);
     await this.coordination?.stop();
+  }
+
+  /**
+   * The etcd mode's clean stop (docs/cluster.md "Stopping the whole cluster"): null unless this
+   * node still holds the role key at shutdown (no handoff took it) and no member of the stored
+   * in-sync set is alive, synced and staying (such a member takes the role with everything, as
+   * after a crash); else how long its longest lease still runs (ms, 0 when none does). The
+   * protocols have drained: nothing more is answered, so no lease is granted after this reading.
+   */
+  private cleanStopQuietMs(): number | null {
+    const holder = this.coordination?.holder;
+    if (holder === undefined || !holder.holding) return null;
+    const staying = this.watch.handoffTargets();
+    if (staying.some((id) => holder.inSync?.has(id) === true)) return null;
+    return Math.max(0, this.engine.latestLeaseEnd() - this.clock.now());
   }
 
   // --- peer messages ---

@@ -72,7 +72,7 @@ export class EtcdCoordination {
   readonly client: Etcd3;
   readonly holder: EtcdRoleHolder;
   private readonly holderClients: readonly Etcd3[];
-  readonly keys: { active: string; inSync: string; tokenCeiling: string };
+  readonly keys: { active: string; inSync: string; tokenCeiling: string; quiet: string };
   private hooks: CoordinationHooks | null = null;
   /** The in-sync set this active last stored (its text), and whether a write is on its way. */
   private storedInSync = '';
@@ -83,7 +83,7 @@ export class EtcdCoordination {
 
   constructor(private readonly o: EtcdCoordinationOptions) {
     const prefix = o.etcd.prefix;
-    this.keys = { active: `${prefix}/active`, inSync: `${prefix}/in-sync`, tokenCeiling: `${prefix}/token-ceiling` };
+    this.keys = { active: `${prefix}/active`, inSync: `${prefix}/in-sync`, tokenCeiling: `${prefix}/token-ceiling`, quiet: `${prefix}/quiet` };
     this.client = o.client ?? etcdClient(o.etcd.endpoints);
     // The holder's own client per endpoint: it moves to the next one after a failure (etcd-role-holder.ts).
     this.holderClients = o.client === undefined ? o.etcd.endpoints.map((e) => etcdClient([e])) : [o.client];
@@ -91,6 +91,7 @@ export class EtcdCoordination {
       client: this.holderClients,
       key: this.keys.active,
       inSyncKey: this.keys.inSync,
+      quietKey: this.keys.quiet,
       nodeId: o.nodeId,
       ttlSeconds: o.etcd.leaseTtlSeconds,
       now: o.now,
@@ -122,6 +123,27 @@ export class EtcdCoordination {
   /** Gives the role up (revokes the lease: the key goes at once) and stops campaigning until start() again. */
   resign(): Promise<void> {
     return this.holder.resign();
+  }
+
+  /**
+   * The last active stops with nobody to take over (docs/cluster.md "Stopping the whole cluster"):
+   * the in-sync set goes, and nobody takes the role for `quietMs` (the longest lease still running
+   * in its table), after which a cluster restarted with empty tables comes up by itself. Called
+   * after the protocols drained (nothing more is answered) and before stop() resigns. Never throws:
+   * a write that fails leaves the set as it was (an operator's `etcdctl del` then, as before).
+   */
+  async stopClean(quietMs: number): Promise<void> {
+    try {
+      const done = await this.holder.stopClean(quietMs);
+      if (done)
+        this.o.logger.info(
+          { quietMs: Math.ceil(quietMs), key: this.keys.quiet },
+          'clean stop stored in etcd: nodes may take the role once the quiet period is over',
+        );
+      else this.o.logger.warn('clean stop not stored: this node no longer holds the role key');
+    } catch (err) {
+      this.o.logger.warn({ err }, `clean stop not stored in etcd; a restarted cluster needs \`etcdctl del ${this.keys.inSync}\``);
+    }
   }
 
   /** At shutdown: resigns (a standby has no key to give up, but its lease goes too) and closes the client. */
@@ -226,6 +248,7 @@ export class EtcdCoordination {
       lease: { id: h.leaseId, ttlMs: h.grantedTtlMs, grantRemainingMs: remaining },
       inSync: h.inSync === null || h.inSync === undefined ? null : [...h.inSync].sort(),
       electable: h.electable,
+      quiet: h.quiet === null ? null : { by: h.quiet.by, remainingMs: Number.isFinite(h.quiet.until) ? Math.max(0, Math.round(h.quiet.until - now)) : null },
       repliesWaiting: this.o.repliesWaiting?.() ?? 0,
       blocked: this.blockedReason(now),
       lastError: h.lastError?.message ?? null,

@@ -10,7 +10,7 @@ import { EtcdRoleHolder } from './etcd-role-holder.ts';
 
 const now = () => performance.now();
 
-function holder(client: Etcd3 | Etcd3[], nodeId: string, ttlSeconds: number, inSyncKey?: string): { holder: EtcdRoleHolder; log: HoldLog } {
+function holder(client: Etcd3 | Etcd3[], nodeId: string, ttlSeconds: number, inSyncKey?: string, quietKey?: string): { holder: EtcdRoleHolder; log: HoldLog } {
   const log = new HoldLog(nodeId);
   const h = new EtcdRoleHolder({
     client,
@@ -20,6 +20,7 @@ function holder(client: Etcd3 | Etcd3[], nodeId: string, ttlSeconds: number, inS
     now,
     onEvent: log.onEvent,
     ...(inSyncKey === undefined ? {} : { inSyncKey }),
+    ...(quietKey === undefined ? {} : { quietKey }),
   });
   // Stopped when the test ends, pass or fail, without a word to etcd (the cluster goes next).
   onTestFinished(() => h.halt());
@@ -169,6 +170,34 @@ describe('the etcd role holder', () => {
     await vi.waitFor(() => expect(b.holder.mayGrant()).toBe(true), { timeout: 5_000, interval: 10 });
     expect(await etcd.get(IN_SYNC).string()).toBe('[]');
     expect(overlaps([a.log, b.log, c.log])).toEqual([]);
+  });
+  it('a clean stop: only the holder writes it; its quiet key keeps everyone out until its lease runs out, then one wins', async () => {
+    const cluster = await EtcdCluster.start();
+    const IN_SYNC = 'baton/test/in-sync';
+    const QUIET = 'baton/test/quiet';
+    const etcd = cluster.client();
+    const a = holder(cluster.client(), 'a', 2, IN_SYNC, QUIET);
+    a.holder.start();
+    await vi.waitFor(() => expect(a.holder.mayGrant()).toBe(true), { timeout: 10_000, interval: 10 });
+    const b = holder(cluster.client(), 'b', 2, IN_SYNC, QUIET);
+    b.holder.start();
+    await vi.waitFor(() => expect(b.holder.seenHolder).toBe('a'), { timeout: 5_000, interval: 10 });
+    // Not the holder: nothing is written.
+    expect(await b.holder.stopClean(3_000)).toBe(false);
+    expect(await etcd.get(QUIET).string()).toBeNull();
+    expect(await etcd.get(IN_SYNC).string()).toBe('[]');
+
+    const stoppedAt = now();
+    expect(await a.holder.stopClean(3_000)).toBe(true);
+    expect(await etcd.get(IN_SYNC).string()).toBeNull();
+    expect(await etcd.get(QUIET).string()).toBe('a');
+    await a.holder.resign();
+    // The role key is gone and no set is stored, yet b waits: it reads the quiet period.
+    await vi.waitFor(() => expect(b.holder.quiet?.by).toBe('a'), { timeout: 5_000, interval: 10 });
+    await vi.waitFor(() => expect(b.holder.mayGrant()).toBe(true), { timeout: 10_000, interval: 10 });
+    expect((b.log.windows[0]?.start ?? 0) - stoppedAt).toBeGreaterThanOrEqual(3_000);
+    expect(b.holder.quiet).toBeNull();
+    expect(await etcd.get(IN_SYNC).string()).toBe('[]');
   });
 });
 

@@ -70,6 +70,20 @@ export interface RoleHolderOptions {
   campaignDelayMs?: number;
   /** Watch the role key, so a key that goes is seen at once rather than at the next poll. */
   watch?: boolean;
+  /**
+   * The quiet key of a clean stop (`<prefix>/quiet`, under a lease of its own): while it exists no
+   * node campaigns, whatever the in-sync set says (stopClean() writes it; docs/cluster.md
+   * "Stopping the whole cluster"). Needs `inSyncKey`.
+   */
+  quietKey?: string;
+}
+
+/** The quiet key of a clean stop as last read: until when nothing campaigns (monotonic ms, this node's clock). */
+export interface QuietPeriod {
+  /** The node that stopped cleanly and wrote it. */
+  readonly by: string;
+  /** About when it ends on this node's clock (the key's lease TTL as etcd answered it, from the read). */
+  readonly until: number;
 }
 
 /** How often a node that does not hold reads the role key while its watch is connected (a backup of the watch). */
@@ -100,6 +114,8 @@ export class EtcdRoleHolder {
   electable = true;
   /** The in-sync set as last read (undefined: not read yet; null: never stored). */
   inSync: ReadonlySet<string> | null | undefined = undefined;
+  /** The quiet period of a clean stop as last read; null when there is none (or no quiet key). */
+  quiet: QuietPeriod | null = null;
   /** Since when (monotonic ms) this node has seen the role key absent; null while it is held (or not read yet). */
   private absentSince: number | null = null;
   /** Until then (monotonic ms) this node campaigns without its stagger (the successor of a handoff). */
@@ -306,7 +322,7 @@ export class EtcdRoleHolder {
 
   /** While not holding: campaign when this node may and its stagger has passed; otherwise read who holds the key. */
   private async contend(): Promise<void> {
-    const allowed = this.o.mayCampaign?.(this.inSync) ?? true;
+    const allowed = this.quiet === null && (this.o.mayCampaign?.(this.inSync) ?? true);
     // Without a stagger (the holder on its own, or priority 0) the campaign's own read is enough.
     if (allowed && ((this.o.campaignDelayMs ?? 0) === 0 || this.campaignWaitMs() === 0)) {
       await this.campaign();
@@ -315,21 +331,39 @@ export class EtcdRoleHolder {
     const kv = await this.readKeys();
     if (!this.running) return;
     this.noteKey(kv);
-    if ((this.o.mayCampaign?.(this.inSync) ?? true) && this.campaignWaitMs() === 0) await this.campaign();
+    if (this.quiet === null && (this.o.mayCampaign?.(this.inSync) ?? true) && this.campaignWaitMs() === 0) await this.campaign();
   }
 
   /** The role key, and the in-sync set with it when there is one (one transaction: the view's holder, set and electability stay current on a standby). */
   private async readKeys(): Promise<IKeyValue | null> {
     const inSyncKey = this.o.inSyncKey;
     if (inSyncKey === undefined) return this.readKey();
+    const ranges = [this.o.key, inSyncKey, ...(this.o.quietKey === undefined ? [] : [this.o.quietKey])];
     const res = await this.client.kv.txn(
-      { compare: [], success: [{ request_range: { key: Buffer.from(this.o.key) } }, { request_range: { key: Buffer.from(inSyncKey) } }] },
+      { compare: [], success: ranges.map((key) => ({ request_range: { key: Buffer.from(key) } })) },
       { deadline: Date.now() + this.callTimeoutMs() },
     );
     const set = res.responses[1]?.response_range.kvs[0];
     this.inSync = set === undefined ? null : parseInSync(set.value.toString());
     this.electable = electable(this.o.nodeId, this.inSync);
+    await this.noteQuiet(res.responses[2]?.response_range.kvs[0]);
     return res.responses[0]?.response_range.kvs[0] ?? null;
+  }
+
+  /** The quiet key as read (undefined: absent): how long it has left is its lease's, asked of etcd only while it exists. */
+  private async noteQuiet(kv: IKeyValue | undefined): Promise<void> {
+    if (kv === undefined || this.o.quietKey === undefined) {
+      this.quiet = null;
+      return;
+    }
+    const readAt = this.o.now();
+    let leftMs = Number.POSITIVE_INFINITY;
+    if (kv.lease !== '0') {
+      const ttl = await this.client.leaseClient.leaseTimeToLive({ ID: kv.lease }, { deadline: Date.now() + this.callTimeoutMs() });
+      // -1: the lease has just run out (the key goes with it); the next read finds it gone.
+      leftMs = Math.max(0, Number(ttl.TTL)) * 1_000;
+    }
+    this.quiet = { by: kv.value.toString().slice(0, 64), until: readAt + leftMs };
   }
 
   /** The role key, by a linearizable read (a quorum answers it, never a stale leader alone). */
@@ -395,6 +429,8 @@ export class EtcdRoleHolder {
     const compare: ICompare[] = [{ key, target: 'Create', result: 'Equal', create_revision: 0 }];
     const inSync = await this.readInSync();
     if (!this.running || this.lease !== lease) return;
+    // A clean stop's quiet period: nobody takes the role until every lease it left has run out.
+    if (this.quiet !== null) return;
     if (this.o.mayCampaign !== undefined && !this.o.mayCampaign(inSync === null ? undefined : inSync.members)) return;
     if (inSync !== null) {
       this.electable = electable(this.o.nodeId, inSync.members);
@@ -403,6 +439,8 @@ export class EtcdRoleHolder {
       // The set must still be the one read when the key is created (0: still absent).
       compare.push({ key: Buffer.from(this.o.inSyncKey as string), target: 'Mod', result: 'Equal', mod_revision: inSync.modRevision });
     }
+    // Still no quiet key when the role key is created (a clean stop may land between the read and this).
+    if (this.o.quietKey !== undefined) compare.push({ key: Buffer.from(this.o.quietKey), target: 'Create', result: 'Equal', create_revision: 0 });
     const res = await this.client.kv.txn(
       { compare, success: [{ request_put: { key, value: Buffer.from(this.o.nodeId), lease } }], failure: [{ request_range: { key } }] },
       { deadline: Date.now() + this.callTimeoutMs() },
@@ -425,9 +463,14 @@ export class EtcdRoleHolder {
   /** The in-sync set etcd stores and its revision ('0': never stored, anyone electable); null without an in-sync key. */
   private async readInSync(): Promise<{ members: ReadonlySet<string> | null; modRevision: string } | null> {
     if (this.o.inSyncKey === undefined) return null;
-    const res = await this.client.kv.range({ key: Buffer.from(this.o.inSyncKey) }, { deadline: Date.now() + this.callTimeoutMs() });
-    const kv = res.kvs[0];
+    const keys = [this.o.inSyncKey, ...(this.o.quietKey === undefined ? [] : [this.o.quietKey])];
+    const res = await this.client.kv.txn(
+      { compare: [], success: keys.map((key) => ({ request_range: { key: Buffer.from(key) } })) },
+      { deadline: Date.now() + this.callTimeoutMs() },
+    );
+    const kv = res.responses[0]?.response_range.kvs[0];
     this.inSync = kv === undefined ? null : parseInSync(kv.value.toString());
+    await this.noteQuiet(res.responses[1]?.response_range.kvs[0]);
     return kv === undefined ? { members: null, modRevision: '0' } : { members: this.inSync, modRevision: kv.mod_revision };
   }
 
@@ -448,6 +491,36 @@ export class EtcdRoleHolder {
       { deadline: Date.now() + this.callTimeoutMs() },
     );
     if (res.succeeded) this.inSync = new Set(members);
+    return res.succeeded;
+  }
+
+  /**
+   * The last active stopping with nobody to hand off to (docs/cluster.md "Stopping the whole
+   * cluster"): while the role key is still under this node's lease, one transaction deletes the
+   * in-sync set (so nodes with empty tables may take the role later) and, when a lease is still
+   * running (`quietMs` > 0), writes the quiet key under a new lease of that length rounded up, so
+   * nobody takes the role before every lease this node granted has run out. The caller has stopped
+   * answering clients. False when this node does not hold the role key (nothing is written).
+   */
+  async stopClean(quietMs: number): Promise<boolean> {
+    const lease = this.lease;
+    const inSyncKey = this.o.inSyncKey;
+    const quietKey = this.o.quietKey;
+    if (!this.owner || lease === null || inSyncKey === undefined || quietKey === undefined) return false;
+    const deadline = () => ({ deadline: Date.now() + this.callTimeoutMs() });
+    // etcd counts the lease from its grant, after `quietMs` was measured: it ends no earlier.
+    const quietLease = quietMs > 0 ? (await this.client.leaseClient.leaseGrant({ TTL: Math.ceil(quietMs / 1_000) }, deadline())).ID : null;
+    const res = await this.client.kv.txn(
+      {
+        compare: [{ key: Buffer.from(this.o.key), target: 'Lease', result: 'Equal', lease }],
+        success: [
+          { request_delete_range: { key: Buffer.from(inSyncKey) } },
+          ...(quietLease === null ? [] : [{ request_put: { key: Buffer.from(quietKey), value: Buffer.from(this.o.nodeId), lease: quietLease } }]),
+        ],
+      },
+      deadline(),
+    );
+    if (!res.succeeded && quietLease !== null) await this.client.leaseClient.leaseRevoke({ ID: quietLease }, deadline()).catch(() => {});
     return res.succeeded;
   }
 

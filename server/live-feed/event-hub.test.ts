@@ -487,6 +487,29 @@ describe('EventHub', () => {
     expect(sub.frames).toHaveLength(sent);
   });
 
+  it("sends no delta while a clean stop's quiet period only counts down, and one when it ends", () => {
+    const { join, flush, clock, state } = setup();
+    const quiet = { until: 9_000 as number | null };
+    state.coordination = (now) =>
+      coordinationView({
+        holding: false,
+        holder: null,
+        endpoints: [],
+        lease: { id: 'l', ttlMs: 2_000, grantRemainingMs: null },
+        quiet: quiet.until === null ? null : { by: 'a', remainingMs: Math.max(0, Math.round(quiet.until - now)) },
+      });
+    const sub = new Recorder();
+    join(sub);
+    for (let i = 0; i < 5; i++) {
+      clock.advance(50);
+      flush();
+    }
+    expect(sub.frames).toHaveLength(1);
+    quiet.until = null;
+    flush();
+    expect(sub.deltas().map((d) => d.cluster?.coordination?.quiet)).toEqual([null]);
+  });
+
   it('sends a fresh snapshot instead of a delta when more lock names changed than it keeps track of', () => {
     const { hub, join, hold, flush, scheduler } = setup();
     const sub = new Recorder();

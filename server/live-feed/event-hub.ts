@@ -163,6 +163,8 @@ function steadyCoordination(c: CoordinationView, now: number): unknown {
     // A permission that ran out reads 0 from then on: steady as it is.
     lease: { ...c.lease, grantRemainingMs: left === null || left <= 0 ? left : { until: moment(now + left) } },
     endpoints: c.endpoints.map((e) => ({ ...e, checkedAgoMs: e.checkedAgoMs === null ? null : { at: moment(now - e.checkedAgoMs) } })),
+    // A quiet period counts down like the grant time: its end is what stays put.
+    quiet: c.quiet === null || c.quiet.remainingMs === null ? c.quiet : { by: c.quiet.by, until: moment(now + c.quiet.remainingMs) },
   };
 }
 

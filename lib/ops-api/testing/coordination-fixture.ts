@@ -14,6 +14,7 @@ export function coordinationView(over: Partial<CoordinationView> = {}): Coordina
     lease: { id: '694d8c4c1f8e0a11', ttlMs: 2_000, grantRemainingMs: 1_250 },
     inSync: ['b'],
     electable: true,
+    quiet: null,
     repliesWaiting: 0,
     blocked: null,
     lastError: null,
