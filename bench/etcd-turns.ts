@@ -8,9 +8,10 @@
 // generator's and etcd's CPU, and how idle the machine was (/proc/stat); then the medians per
 // mode and etcd against the default round by round.
 // `--period-ms 0` (the default) is the closed loop: each client sends its next batch as soon as
-// the last one is answered, so each mode runs as fast as it can. `--period-ms N` paces each client
-// to one batch at most every N ms, so both modes get the same offered rate and their CPU per pair
-// compares at equal work; `--period-ms 10,0` runs both loads in the same alternating rounds.
+// the last one is answered, so each mode runs as fast as it can. `--period-ms N` paces each
+// client to one batch per N ms (bench/raw-keyed-load.ts says how), so both modes get the same
+// offered rate and their CPU per pair compares at equal work; `--period-ms 10,0` runs both loads
+// in the same alternating rounds.
 // Everything shares the machine's cores: the idle cluster's small cost is in the other's figures.
 // Results: bench/results/etcd-turns-latest.{json,md}.
 // Usage: npm run bench:etcd-turns [-- --seconds 4 --repeats 3 --clients 50 --depth 16 --period-ms 0]
