@@ -37,13 +37,18 @@ export function stringFlag(name: string): string | undefined {
   return value;
 }
 
-/** `--name 10000,100000`: whole numbers from 1 to `max`, ascending; `fallback` when absent. */
-export function intListFlag(name: string, fallback: number[], max: number): number[] {
+/**
+ * `--name 10000,100000`: whole numbers from `min` (1 unless given) to `max`, ascending, each once;
+ * `fallback` when absent.
+ */
+export function intListFlag(name: string, fallback: number[], max: number, min = 1): number[] {
   const i = process.argv.indexOf(name);
   if (i < 0) return fallback;
-  const values = (process.argv[i + 1] ?? '').split(',').map(Number);
-  if (values.length === 0 || values.some((v) => !(Number.isInteger(v) && v >= 1 && v <= max))) {
-    console.error(`bench: ${name} takes a comma-separated list of whole numbers from 1 to ${max}`);
+  const text = process.argv[i + 1] ?? '';
+  // Number('') is 0: an empty item is refused, not read as 0.
+  const values = text.split(',').map((s) => (s.trim() === '' ? Number.NaN : Number(s)));
+  if (values.some((v) => !(Number.isInteger(v) && v >= min && v <= max))) {
+    console.error(`bench: ${name} takes a comma-separated list of whole numbers from ${min} to ${max}`);
     process.exit(2);
   }
   return [...new Set(values)].sort((a, b) => a - b);

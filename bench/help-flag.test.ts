@@ -10,6 +10,7 @@ describe('bench scripts answer --help', () => {
   for (const [script, usage] of [
     ['bench/run.ts', 'Usage: npm run bench'],
     ['bench/etcd-mode.ts', 'npm run bench:etcd-mode'],
+    ['bench/etcd-turns.ts', 'npm run bench:etcd-turns'],
     ['bench/join-trace.ts', '--no-churn'],
     ['bench/cluster-cost.ts', 'npm run bench:cluster'],
   ] as const) {

@@ -107,6 +107,11 @@ export class EtcdCluster {
     return this.running.has(this.member(i).name);
   }
 
+  /** The process ids of the running members (a benchmark reads their CPU time from /proc). */
+  get pids(): number[] {
+    return [...this.running.values()].flatMap((r) => (r.child.pid === undefined ? [] : [r.child.pid]));
+  }
+
   /** kill -9 of one member; resolves once it has exited. Its data dir stays for restart(). */
   async kill9(i: number): Promise<void> {
     const m = this.member(i);
