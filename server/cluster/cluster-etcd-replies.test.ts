@@ -58,8 +58,9 @@ describe('the etcd mode: replies wait for the in-sync standbys', () => {
     // need not have seen it: the reply may overtake a poll read already on its way.)
     expect(reads.filter(([started, , value]) => started > repliedAt && value.includes('"b"'))).toEqual([]);
     expect(await kv.get(`${prefix}/in-sync`).string()).toBe('["c"]');
-    // And it waited for the removal: b's unacked batch had to be older than the lag bound (1 s).
-    expect(repliedAt - sentAt).toBeGreaterThan(900);
+    // And it waited for the removal: b's unacked batch had to be older than the stall bound
+    // (a quarter of the 1 s lag bound, with c healthy to take its place: in-sync-keeper.ts).
+    expect(repliedAt - sentAt).toBeGreaterThan(200);
     console.log(
       `etcd mode: with b frozen, a grant was answered ${Math.round(repliedAt - sentAt)} ms after its request (b replaced by c in the in-sync set first)`,
     );

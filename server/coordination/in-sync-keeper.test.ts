@@ -13,7 +13,7 @@ import { ReplyGate } from './reply-gate.ts';
 
 const now = () => performance.now();
 
-async function setup(prefix: string, bound: Pick<InSyncKeeperOptions, 'maxMembers' | 'priority'> = {}) {
+async function setup(prefix: string, bound: Pick<InSyncKeeperOptions, 'maxMembers' | 'priority' | 'now'> = {}) {
   const cluster = await EtcdCluster.start();
   const etcd = cluster.client();
   const holder = new EtcdRoleHolder({ client: cluster.client(), key: `${prefix}/active`, inSyncKey: `${prefix}/in-sync`, nodeId: 'a', ttlSeconds: 2, now });
@@ -273,6 +273,43 @@ describe('the in-sync keeper with a bound on the set (--etcd-in-sync)', () => {
     // else electable) and replies flow.
     t.standbys.delete('c');
     await vi.waitFor(async () => expect(await t.stored()).toEqual([]), { timeout: 5_000, interval: 10 });
+  });
+
+  it('a member that stalls (a quarter of the lag bound) is replaced at once by a standby that has not, and takes its place back only after the hold-down', async () => {
+    // The hold-down runs on this clock; the keeper's checks and etcd on real time.
+    let clock = 0;
+    const t = await setup('baton/keeper-stall', { maxMembers: 1, priority, now: () => clock });
+    t.keeper.start();
+    for (const id of ['b', 'c']) {
+      t.standbys.set(id, { id, synced: true, lagMs: 0 });
+      t.gate.ack(id, 0);
+    }
+    await vi.waitFor(async () => expect(await t.stored()).toEqual(['b']), { timeout: 5_000, interval: 10 });
+    await t.keeper.pending;
+    // Both stall (say, the active itself was held up): nobody is better, b stays.
+    t.standbys.set('b', { id: 'b', synced: true, lagMs: 100 });
+    t.standbys.set('c', { id: 'c', synced: true, lagMs: 100 });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(t.writes.map((w) => w.members)).toEqual([['b']]);
+    // Past the hold-down, c is fine again; then b stalls, well under the 300 ms bound: c takes its place.
+    clock += 30 * 300;
+    t.standbys.set('c', { id: 'c', synced: true, lagMs: 0 });
+    t.reply(3, 'held\n');
+    t.gate.ack('c', 3);
+    t.standbys.set('b', { id: 'b', synced: true, lagMs: 100 });
+    await vi.waitFor(async () => expect(await t.stored()).toEqual(['c']), { timeout: 5_000, interval: 10 });
+    await t.keeper.pending;
+    expect(t.conn.written).toEqual(['held\n']);
+    // b is back to normal, and first by priority, but stalled a moment ago: c stays.
+    t.standbys.set('b', { id: 'b', synced: true, lagMs: 0 });
+    t.gate.ack('b', 3);
+    clock += 30 * 300 - 1;
+    await new Promise((r) => setTimeout(r, 150));
+    expect(t.writes.map((w) => w.members)).toEqual([['b'], ['c']]);
+    // The hold-down is over: b takes its place back by priority.
+    clock += 1;
+    await vi.waitFor(async () => expect(await t.stored()).toEqual(['b']), { timeout: 5_000, interval: 10 });
+    expect(t.writes.map((w) => w.members)).toEqual([['b'], ['c'], ['b']]);
   });
 
   it('refuses a bound below 1', () => {

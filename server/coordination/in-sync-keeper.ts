@@ -22,6 +22,17 @@
 // set is availability, not safety: with one member, the active and that member lost together
 // leave nobody electable (docs/cluster.md, "How many members").
 //
+// A member that stalls (a gray link: it delivers in bursts, or a standby that is slow now and
+// then) would hold every reply for up to the lag bound again and again without ever passing it:
+// a link held 900 ms of every second kept its member in the set and cut the active's answers to
+// a twentieth (server/cluster/cluster-etcd-flap.test.ts). So a standby whose oldest unacked batch
+// is older than the stall bound (a quarter of the lag bound) is marked as having stalled, and for
+// the stall hold-down (30 lag bounds) it ranks after every standby that has not: with a healthy
+// synced standby to take its place, it is replaced at once (the same propose-then-store write),
+// and it does not take its place back by priority until the hold-down is over. A member whose
+// stream went (a dropped link) or that re-syncs is marked the same way. With nobody healthy to
+// take its place it stays a member, and the lag bound still applies.
+//
 // A handoff (server/cluster/etcd-handoff.ts) narrows the set to its successor through here too
 // (narrow): the gate waits for the old set and the successor until etcd has stored the narrowed
 // one, then for the successor alone, so the gate, this keeper and etcd agree at every step. If the
@@ -73,9 +84,15 @@ export interface InSyncKeeperOptions {
   priority?: readonly string[];
   /** A change etcd stored, or a write that failed (for the log). */
   onChange?: (event: { members: string[]; stored: boolean; error?: Error }) => void;
+  /** The monotonic clock (ms) the stall hold-down is measured on; performance.now if not given. */
+  now?: () => number;
 }
 
 export const DEFAULT_LAG_BOUND_MS = 1_000;
+/** A standby whose oldest unacked batch is older than this share of the lag bound has stalled. */
+export const STALL_SHARE = 0.25;
+/** How long a standby that stalled ranks after those that did not, in lag bounds. */
+export const STALL_HOLD_DOWN_BOUNDS = 30;
 const DEFAULT_CHECK_EVERY_MS = 50;
 
 export class InSyncKeeper {
@@ -88,12 +105,16 @@ export class InSyncKeeper {
 
   /** A standby's place in the priority order (unlisted ones after every listed one). */
   private readonly rank: (id: string) => number;
+  /** When each standby was last seen stalled (monotonic ms); one entry per standby at most. */
+  private readonly stalledAt = new Map<string, number>();
+  private readonly now: () => number;
 
   constructor(private readonly o: InSyncKeeperOptions) {
     if (o.maxMembers !== undefined && !(Number.isInteger(o.maxMembers) && o.maxMembers >= 1))
       throw new RangeError(`maxMembers must be a whole number of at least 1, not ${o.maxMembers}`);
     const places = new Map((o.priority ?? []).map((id, i) => [id, i]));
     this.rank = (id) => places.get(id) ?? places.size;
+    this.now = o.now ?? (() => performance.now());
   }
 
   /** Starts keeping the set (the gate is active with the set the role holder stored). */
@@ -125,11 +146,23 @@ export class InSyncKeeper {
     const members = this.o.gate.members;
     const byId = new Map(this.o.standbys().map((s) => [s.id, s]));
     const ok = (s: StandbyState | undefined): boolean => s?.synced === true && s.lagMs <= this.o.lagBoundMs;
+    const now = this.now();
+    const stallMs = this.o.lagBoundMs * STALL_SHARE;
+    for (const s of byId.values()) if (s.lagMs > stallMs) this.stalledAt.set(s.id, now);
+    // A member whose stream went (a link that dropped) or that re-syncs counts as stalled too: a
+    // link that drops every few hundred ms would otherwise take its place back after each resync.
+    for (const m of members) if (byId.get(m)?.synced !== true) this.stalledAt.set(m, now);
+    const holdDownMs = this.o.lagBoundMs * STALL_HOLD_DOWN_BOUNDS;
+    const stalled = (id: string): number => {
+      const at = this.stalledAt.get(id);
+      return at !== undefined && now - at < holdDownMs ? 1 : 0;
+    };
     // Who may be a member: a member still fine, or a standby that may join (it has acked
-    // everything answered, so adding it holds no reply already sent). Then the bound, by priority.
+    // everything answered, so adding it holds no reply already sent). Then the bound: those that
+    // have not stalled lately first, each group by priority.
     const candidates = [...members].filter((m) => ok(byId.get(m)));
     for (const s of byId.values()) if (!members.has(s.id) && ok(s) && this.o.gate.mayJoin(s.id)) candidates.push(s.id);
-    candidates.sort((x, y) => this.rank(x) - this.rank(y) || (x < y ? -1 : x > y ? 1 : 0));
+    candidates.sort((x, y) => stalled(x) - stalled(y) || this.rank(x) - this.rank(y) || (x < y ? -1 : x > y ? 1 : 0));
     const next = candidates.slice(0, this.o.maxMembers ?? candidates.length).sort();
     if (next.length === members.size && next.every((m) => members.has(m))) return null;
     return next;
