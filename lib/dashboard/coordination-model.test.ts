@@ -80,7 +80,7 @@ describe('the coordination model', () => {
     expect(m.inSync).toBe('empty (no standby in sync yet)');
     expect(m.electable).toBe(false);
     expect(etcd(coordinationView({ ...standby, holder: null, inSync: null })).holder).toBe('nobody');
-    expect(etcd(coordinationView({ ...standby, inSync: null })).inSync).toBe('never stored');
+    expect(etcd(coordinationView({ ...standby, inSync: null })).inSync).toBe('not stored (a new cluster, or after a clean stop)');
   });
 
   it("says a clean stop's quiet period, counting down between views and never below 0", () => {
