@@ -13,9 +13,10 @@
 //      graceful handoff and then a kill -9 of the active: how many kept their token, were lost
 //      or saw their work aborted (sections/holders-section.ts).
 // Usage: npm run bench:cluster [-- --seconds 4 --repeats 3 --only cost,failover,join,holders --join-locks 1000000 --join-rate 2000]
+import { pidOf } from './cluster-nodes.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { ClusterView } from '../lib/ops-api/api-types.ts';
-import { type Cluster, startCluster, waitSettled } from '../server/testing/cluster-harness.ts';
+import { startCluster, waitSettled } from '../server/testing/cluster-harness.ts';
 import { processCpuMs, startBaton } from './baton-process.ts';
 import { rawKeyedLoad } from './raw-keyed-load.ts';
 import { failoverSection } from './sections/failover-section.ts';
@@ -84,12 +85,6 @@ function medians(runs: CostRun[]): Record<keyof CostRun, number | null> {
     maxLagEvents: pick('maxLagEvents'),
     maxLagMs: pick('maxLagMs'),
   };
-}
-
-function pidOf(cluster: Cluster, id: string): number {
-  const pid = cluster.node(id).pid;
-  if (pid === undefined) throw new Error(`node ${id} is not running`);
-  return pid;
 }
 
 async function costFigures() {

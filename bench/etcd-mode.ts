@@ -18,6 +18,7 @@
 // mode); absent, one etcd-mode cluster with the node's default bound. They share one etcd: its
 // idle figure is every etcd-mode cluster's together.
 // Usage: npm run bench:etcd-mode [-- --seconds 4 --repeats 3 --ttl 2 --failovers 3 --idle 10 --in-sync 1,2]
+import { pidOf, theActive } from './cluster-nodes.ts';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,25 +55,8 @@ const LOADS = [
 const UNDER_LOAD = '50 clients, 16 in flight';
 const HANDOVER_CLIENTS = 50;
 
-const pidOf = (cluster: Cluster, id: string): number => {
-  const pid = cluster.node(id).pid;
-  if (pid === undefined) throw new Error(`node ${id} is not running`);
-  return pid;
-};
-
-async function activeOf(cluster: Cluster): Promise<string> {
-  return waitFor(
-    async () => {
-      const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.cluster().catch(() => null)));
-      const actives = views.filter((v) => v?.phase === 'active');
-      return actives.length === 1 ? (actives[0]?.self ?? null) : null;
-    },
-    { timeoutMs: 30_000, intervalMs: 50, what: 'one active' },
-  );
-}
-
 async function pairsRun(cluster: Cluster, load: (typeof LOADS)[number], etcd: EtcdCluster | null): Promise<LoadRow & { etcd: EtcdRates | null }> {
-  const active = await activeOf(cluster);
+  const active = await theActive(cluster);
   const standbys = cluster.nodes.filter((n) => n.id !== active).map((n) => pidOf(cluster, n.id));
   const activePid = pidOf(cluster, active);
   const cpu0 = [processCpuMs(activePid), ...standbys.map(processCpuMs)];
@@ -93,7 +77,7 @@ async function pairsRun(cluster: Cluster, load: (typeof LOADS)[number], etcd: Et
 }
 
 async function handoverRun(cluster: Cluster): Promise<number> {
-  const active = await activeOf(cluster);
+  const active = await theActive(cluster);
   const pid = pidOf(cluster, active);
   const h = await runHandover(
     batonRawKeyed(cluster.node(active).ports.lock, () => processCpuMs(pid)),
@@ -105,7 +89,7 @@ async function handoverRun(cluster: Cluster): Promise<number> {
 
 /** kill -9 of the active; ms until another node says it is active. Then the killed node comes back and takes its place back. */
 async function failoverRun(cluster: Cluster): Promise<number> {
-  const active = await activeOf(cluster);
+  const active = await theActive(cluster);
   await waitSettled(cluster, active, 30_000);
   const victim = cluster.node(active);
   const others = cluster.nodes.filter((n) => n !== victim);

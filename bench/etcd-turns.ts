@@ -15,9 +15,10 @@
 // Everything shares the machine's cores: the idle cluster's small cost is in the other's figures.
 // Results: bench/results/etcd-turns-latest.{json,md}.
 // Usage: npm run bench:etcd-turns [-- --seconds 4 --repeats 3 --clients 50 --depth 16 --period-ms 0]
+import { pidOf, theActive } from './cluster-nodes.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { type Cluster, startCluster, waitFor, waitSettled } from '../server/testing/cluster-harness.ts';
+import { type Cluster, startCluster, waitSettled } from '../server/testing/cluster-harness.ts';
 import { EtcdCluster } from '../server/testing/etcd-cluster.ts';
 import { processCpuMs } from './baton-process.ts';
 import { formatTurnsReport, medianRun, type PerPair, type TurnsMode, type TurnsResults, type TurnsRun } from './etcd-turns-report.ts';
@@ -38,23 +39,6 @@ const IN_SYNC = 1;
 const LEASE_TTL_S = 2;
 const MODES: readonly TurnsMode[] = ['default', 'etcd'];
 
-async function activeOf(cluster: Cluster): Promise<string> {
-  return waitFor(
-    async () => {
-      const views = await Promise.all(cluster.nodes.filter((n) => n.running).map((n) => n.cluster().catch(() => null)));
-      const actives = views.filter((v) => v?.phase === 'active');
-      return actives.length === 1 ? (actives[0]?.self ?? null) : null;
-    },
-    { timeoutMs: 30_000, intervalMs: 50, what: 'one active' },
-  );
-}
-
-const pidOf = (cluster: Cluster, id: string): number => {
-  const pid = cluster.node(id).pid;
-  if (pid === undefined) throw new Error(`node ${id} is not running`);
-  return pid;
-};
-
 function perPair(before: ProcessCounters, after: ProcessCounters, pairs: number): PerPair {
   return {
     us: round(((after.cpuMs - before.cpuMs) * 1_000) / pairs, 2),
@@ -66,7 +50,7 @@ function perPair(before: ProcessCounters, after: ProcessCounters, pairs: number)
 }
 
 async function run(cluster: Cluster, etcd: EtcdCluster, mode: TurnsMode, periodMs: number, roundNo: number): Promise<TurnsRun> {
-  const active = await activeOf(cluster);
+  const active = await theActive(cluster);
   const pids = [pidOf(cluster, active), ...cluster.nodes.filter((n) => n.id !== active).map((n) => pidOf(cluster, n.id))];
   const etcdPids = etcd.pids;
   const etcdCpu = () => etcdPids.reduce((s, p) => s + processCpuMs(p), 0);

@@ -13,10 +13,17 @@ const TTL_S = 2;
 // Longer than the stops and restarts take (each stop a 2 s drain): it still runs after them.
 const LEASE_MS = 20_000;
 
-async function startOne(etcd: EtcdCluster, prefix: string): Promise<Cluster> {
-  return startCluster({
+/** A new etcd and cluster in the etcd mode: a active, b the in-sync set's one member. */
+async function startSettled(name: string) {
+  const etcd = await EtcdCluster.start();
+  const prefix = `baton-test/${process.pid}-${name}`;
+  const cluster = await startCluster({
     extraArgs: ['--coordination', 'etcd', '--etcd-endpoints', etcd.endpoints.join(','), '--etcd-prefix', prefix, '--etcd-lease-ttl', String(TTL_S)],
   });
+  const kv = etcd.client();
+  await waitFor(async () => (await activeNode(cluster)) === 'a', { what: 'a active' });
+  await waitFor(async () => (await kv.get(`${prefix}/in-sync`).string()) === '["b"]', { what: 'in-sync [b]' });
+  return { etcd, prefix, cluster, kv };
 }
 
 async function activeNode(cluster: Cluster): Promise<string | null> {
@@ -32,12 +39,7 @@ async function stopAll(cluster: Cluster): Promise<void> {
 
 describe('the etcd mode: a whole cluster stopped on purpose', () => {
   it('with no lease running, comes back by itself at once after a restart', { timeout: 90_000 }, async () => {
-    const etcd = await EtcdCluster.start();
-    const prefix = `baton-test/${process.pid}-clean-none`;
-    const cluster = await startOne(etcd, prefix);
-    const kv = etcd.client();
-    await waitFor(async () => (await activeNode(cluster)) === 'a', { what: 'a active' });
-    await waitFor(async () => (await kv.get(`${prefix}/in-sync`).string()) === '["b"]', { what: 'in-sync [b]' });
+    const { prefix, cluster, kv } = await startSettled('clean-none');
     await stopAll(cluster);
     expect(await kv.get(`${prefix}/in-sync`).string()).toBeNull();
     expect(await kv.get(`${prefix}/quiet`).string()).toBeNull();
@@ -46,12 +48,7 @@ describe('the etcd mode: a whole cluster stopped on purpose', () => {
   });
 
   it('with a keyed lease running, nobody takes the role until it has run out; then the lock is free', { timeout: 90_000 }, async () => {
-    const etcd = await EtcdCluster.start();
-    const prefix = `baton-test/${process.pid}-clean-lease`;
-    const cluster = await startOne(etcd, prefix);
-    const kv = etcd.client();
-    await waitFor(async () => (await activeNode(cluster)) === 'a', { what: 'a active' });
-    await waitFor(async () => (await kv.get(`${prefix}/in-sync`).string()) === '["b"]', { what: 'in-sync [b]' });
+    const { prefix, cluster, kv } = await startSettled('clean-lease');
     const keyed = cluster.keyedClient(['a']);
     // The lease runs from the grant, after this moment: nobody may grant the lock before sentAt + LEASE_MS.
     const sentAt = performance.now();
