@@ -27,6 +27,7 @@
 // one, then for the successor alone, so the gate, this keeper and etcd agree at every step. If the
 // handoff is called off, resume() lets the keeper's next check widen the set again (standbys that
 // are synced and have acked everything answered, up to the bound), as it would after any change.
+import { DEFAULT_ETCD_LAG_BOUND_MS } from '../../lib/cluster/cluster-config.ts';
 
 /** What the keeper uses of the reply gate (reply-gate.ts). */
 export interface KeptGate {
@@ -75,7 +76,8 @@ export interface InSyncKeeperOptions {
   onChange?: (event: { members: string[]; stored: boolean; error?: Error }) => void;
 }
 
-export const DEFAULT_LAG_BOUND_MS = 1_000;
+/** `--etcd-lag-bound` when not given (lib/cluster/cluster-config.ts). */
+export const DEFAULT_LAG_BOUND_MS = DEFAULT_ETCD_LAG_BOUND_MS;
 const DEFAULT_CHECK_EVERY_MS = 50;
 
 export class InSyncKeeper {
