@@ -73,8 +73,9 @@ export interface EtcdOptions {
  */
 export const DEFAULT_ETCD_TOKEN_BLOCK = 1_000_000;
 /**
- * The smallest block: the next one is asked for when half is left, so 500 tokens must outlast a
- * compare-and-swap round trip; below that a busy node waits on etcd between blocks.
+ * The smallest block: the next one is asked for when half is left, and 500 tokens are already
+ * about a millisecond of one node's pipelined grants, less than a swap's round trip to most etcds;
+ * below that a busy node would wait on etcd at every block.
  */
 export const MIN_ETCD_TOKEN_BLOCK = 1_000;
 /**
@@ -84,16 +85,20 @@ export const MIN_ETCD_TOKEN_BLOCK = 1_000;
  * active's term tokens jump only where a block is skipped (a compare-and-swap whose answer was
  * lost may have moved the ceiling; the block above it is taken instead): one token past a block
  * per skip. 3,000,000 keeps two skipped blocks in a row inside the reach (6,000,001); the default
- * keeps six. A new active's standbys re-sync from its snapshot, so a promotion's jump is not
- * judged. server/cluster/etcd-block-reach.test.ts ties this to CEILING_SLACK.
+ * keeps six. Two blocks also cover a successor's first token over the last its standbys saw (the
+ * rest of the block in use and the one reserved ahead), though they re-sync from its snapshot
+ * anyway. server/cluster/etcd-block-reach.test.ts ties this to CEILING_SLACK.
  */
 export const MAX_ETCD_TOKEN_BLOCK = 3_000_000;
 
-/** The in-sync lag bound when none is given: 1 s (a frozen member holds replies at most that long). */
+/**
+ * The in-sync lag bound when none is given: 1 s. A member that stops acknowledging holds replies
+ * about that long plus one etcd write (or the peer timeout, if its heartbeats stop and that is shorter).
+ */
 export const DEFAULT_ETCD_LAG_BOUND_MS = 1_000;
 /** Below 100 ms a member that is only slow for a moment (a GC pause, a busy core) is taken out. */
 export const MIN_ETCD_LAG_BOUND_MS = 100;
-/** Above a minute, a frozen member would hold every reply longer than any client waits. */
+/** Above a minute, a member that heartbeats but acknowledges nothing would hold every reply longer than any client waits. */
 export const MAX_ETCD_LAG_BOUND_MS = 60_000;
 
 /**

@@ -133,7 +133,7 @@ program
   .addOption(
     new Option(
       '--etcd-lag-bound <duration>',
-      `with --coordination etcd: how old an in-sync member's oldest unacknowledged batch may grow before the active takes it out of the set (${MIN_ETCD_LAG_BOUND_MS}ms to ${MAX_ETCD_LAG_BOUND_MS / 1_000}s); lower resumes replies sooner after a member freezes, at the price of taking out a member that is only slow`,
+      `with --coordination etcd: how old an in-sync member's oldest unacknowledged batch may grow before the active takes it out of the set (${MIN_ETCD_LAG_BOUND_MS}ms to ${MAX_ETCD_LAG_BOUND_MS / 1_000}s); lower resumes replies sooner when a member stalls, at the price of taking out one that is only slow (a member silent for --peer-timeout is out anyway)`,
     )
       .argParser(etcdLagBoundOption)
       .default(DEFAULT_ETCD_LAG_BOUND_MS, formatDurationFlag(DEFAULT_ETCD_LAG_BOUND_MS)),
