@@ -57,7 +57,49 @@ export interface EtcdOptions {
    * of them, and only they may win the role after the active. Every synced standby if absent.
    */
   inSyncMembers?: number;
+  /** Tokens per block reserved in etcd (`--etcd-token-block`); DEFAULT_ETCD_TOKEN_BLOCK if absent. */
+  tokenBlock?: number;
+  /**
+   * How old an in-sync member's oldest unacked batch may grow before the active takes it out of
+   * the set (`--etcd-lag-bound`, ms); DEFAULT_ETCD_LAG_BOUND_MS if absent.
+   */
+  lagBoundMs?: number;
 }
+
+/**
+ * Tokens per etcd block when none is given. At the pipelined rate of one node (about 100,000
+ * grants/s here) this is one compare-and-swap every 10 s, and half a block (the refill's head
+ * start) lasts 5 s, well past a lease TTL of etcd faults.
+ */
+export const DEFAULT_ETCD_TOKEN_BLOCK = 1_000_000;
+/**
+ * The smallest block: the next one is asked for when half is left, and 500 tokens are already
+ * about a millisecond of one node's pipelined grants, less than a swap's round trip to most etcds;
+ * below that a busy node would wait on etcd at every block.
+ */
+export const MIN_ETCD_TOKEN_BLOCK = 1_000;
+/**
+ * The largest block, bound by one reservation's reach in the ceiling guard
+ * (server/cluster/ceiling-guard.ts, CEILING_SLACK = 6,400,000): a standby refuses a replicated
+ * grant more than that reach above the highest token it has seen, and re-syncs. Inside one
+ * active's term tokens jump only where a block is skipped (a compare-and-swap whose answer was
+ * lost may have moved the ceiling; the block above it is taken instead): one token past a block
+ * per skip. 3,000,000 keeps two skipped blocks in a row inside the reach (6,000,001); the default
+ * keeps six. Two blocks also cover a successor's first token over the last its standbys saw (the
+ * rest of the block in use and the one reserved ahead), though they re-sync from its snapshot
+ * anyway. server/cluster/etcd-block-reach.test.ts ties this to CEILING_SLACK.
+ */
+export const MAX_ETCD_TOKEN_BLOCK = 3_000_000;
+
+/**
+ * The in-sync lag bound when none is given: 1 s. A member that stops acknowledging holds replies
+ * about that long plus one etcd write (or the peer timeout, if its heartbeats stop and that is shorter).
+ */
+export const DEFAULT_ETCD_LAG_BOUND_MS = 1_000;
+/** Below 100 ms a member that is only slow for a moment (a GC pause, a busy core) is taken out. */
+export const MIN_ETCD_LAG_BOUND_MS = 100;
+/** Above a minute, a member that heartbeats but acknowledges nothing would hold every reply longer than any client waits. */
+export const MAX_ETCD_LAG_BOUND_MS = 60_000;
 
 /**
  * The etcd key prefix when none is given: `baton/` and the cluster's node ids, so two clusters

@@ -100,6 +100,39 @@ describe('SuppliedTokenSource', () => {
     expect(s.take(2)).toEqual([11n, 12n]);
   });
 
+  it('a block handed out to a starved source and spent past its half inside onSupplied (the engine grants its waiters there) still gets its refill', async () => {
+    const supplier = new ManualSupplier(10n);
+    const issued: bigint[] = [];
+    let grantOnSupply = 0;
+    const tokens: SuppliedTokenSource = new SuppliedTokenSource({
+      supplier,
+      store: new MemoryCeilingStore(0n),
+      onStarved: () => {},
+      // LockEngine.tokensArrived hands the waiting requests their grants at once, before the reservation settles.
+      onSupplied: () => {
+        for (; grantOnSupply > 0 && tokens.supplied; grantOnSupply--) issued.push(tokens.next());
+      },
+      onError: () => {},
+    });
+    const promoted = tokens.reserveAhead();
+    await drain();
+    supplier.grant();
+    await promoted;
+    for (let i = 0; i < 10; i++) issued.push(tokens.next()); // the refill asked at 5 has not come
+    expect(tokens.supplied).toBe(false);
+    grantOnSupply = 100; // more waiters than a block holds
+    supplier.grant();
+    await drain();
+    expect(issued.at(-1)).toBe(20n);
+    // Spent past its half while its own reservation had not settled: the next one is asked for all the same.
+    expect(supplier.inFlight).toBe(1);
+    expect(supplier.floors.at(-1)).toBe(20n);
+    supplier.grant(); // the waiters left take this one whole too, and the next is asked for again
+    await drain();
+    expect(issued).toEqual(Array.from({ length: 30 }, (_, i) => BigInt(i + 1)));
+    expect(supplier.floors).toEqual([0n, 10n, 20n, 30n]);
+  });
+
   it('a promotion enters a fresh block, not one reserved in its earlier term', async () => {
     const s = source(10n);
     await s.promote();

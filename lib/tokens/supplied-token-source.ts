@@ -173,6 +173,10 @@ export class SuppliedTokenSource implements ReservingTokenSource {
     this.pending = run.then(
       () => {
         this.pending = null;
+        // A refill asked for while this one was in flight was dropped (one at a time). The block
+        // may have been spent past its half since, even to the end: onSupplied grants the engine's
+        // waiters at once, inside `use`. Asked for now, or a starved source would wait forever.
+        if (this.waiting === null && this.end - this.current <= this.refillAt) this.refill();
       },
       (err: unknown) => {
         this.pending = null;

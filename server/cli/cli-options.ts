@@ -1,6 +1,7 @@
 // Option parsers shared by the CLI's commands. A bad value throws commander's
 // InvalidArgumentError, which cli.ts turns into a clear message and exit code 2.
 import { InvalidArgumentError } from 'commander';
+import { MAX_ETCD_LAG_BOUND_MS, MAX_ETCD_TOKEN_BLOCK, MIN_ETCD_LAG_BOUND_MS, MIN_ETCD_TOKEN_BLOCK } from '../../lib/cluster/cluster-config.ts';
 import { parseDurationFlag } from '../../lib/duration-flag.ts';
 import type { Address } from '../../lib/protocol/address-text.ts';
 import { isValidClientName } from '../../lib/protocol/client-name.ts';
@@ -146,12 +147,19 @@ export const MAX_ETCD_LEASE_TTL_S = 60;
  */
 export const DEFAULT_ETCD_LEASE_TTL_S = 2;
 
+/**
+ * A whole number from `min` to `max`, digits only (no sign, fraction, unit or exponent, which
+ * Number() would take); `expected` says what was wanted when it is not one.
+ */
+export function boundedWholeOption(text: string, min: number, max: number, expected: string): number {
+  const digits = text.trim();
+  if (!/^\d{1,16}$/.test(digits) || Number(digits) < min || Number(digits) > max) throw new InvalidArgumentError(expected);
+  return Number(digits);
+}
+
 /** `--etcd-lease-ttl`: the role lease's TTL in whole seconds (1 to 60). */
 export function etcdLeaseTtlOption(text: string): number {
-  if (!/^\d{1,2}$/.test(text.trim()) || Number(text) < 1 || Number(text) > MAX_ETCD_LEASE_TTL_S) {
-    throw new InvalidArgumentError(`expected whole seconds from 1 to ${MAX_ETCD_LEASE_TTL_S} (etcd leases count in seconds).`);
-  }
-  return Number(text);
+  return boundedWholeOption(text, 1, MAX_ETCD_LEASE_TTL_S, `expected whole seconds from 1 to ${MAX_ETCD_LEASE_TTL_S} (etcd leases count in seconds).`);
 }
 
 /**
@@ -166,8 +174,27 @@ export const DEFAULT_ETCD_IN_SYNC = 1;
 
 /** `--etcd-in-sync`: at most this many standbys in the in-sync set (1 to 63: a cluster has at most 64 nodes). */
 export function etcdInSyncOption(text: string): number {
-  if (!/^\d{1,2}$/.test(text.trim()) || Number(text) < 1 || Number(text) > TOKEN_SLOTS - 1) {
-    throw new InvalidArgumentError(`expected a whole number of standbys from 1 to ${TOKEN_SLOTS - 1}.`);
+  return boundedWholeOption(text, 1, TOKEN_SLOTS - 1, `expected a whole number of standbys from 1 to ${TOKEN_SLOTS - 1}.`);
+}
+
+/**
+ * `--etcd-token-block`: tokens per block reserved in etcd (MIN_ETCD_TOKEN_BLOCK to
+ * MAX_ETCD_TOKEN_BLOCK; lib/cluster/cluster-config.ts says why each).
+ */
+export function etcdTokenBlockOption(text: string): number {
+  return boundedWholeOption(
+    text,
+    MIN_ETCD_TOKEN_BLOCK,
+    MAX_ETCD_TOKEN_BLOCK,
+    `expected a whole number of tokens from ${MIN_ETCD_TOKEN_BLOCK} to ${MAX_ETCD_TOKEN_BLOCK} (a standby accepts tokens up to two skipped blocks ahead of the last it saw).`,
+  );
+}
+
+/** `--etcd-lag-bound`: a duration from 100ms to 60s (lib/cluster/cluster-config.ts says why each). */
+export function etcdLagBoundOption(text: string): number {
+  const ms = durationOption(text);
+  if (ms < MIN_ETCD_LAG_BOUND_MS || ms > MAX_ETCD_LAG_BOUND_MS) {
+    throw new InvalidArgumentError(`must be from ${MIN_ETCD_LAG_BOUND_MS}ms to ${MAX_ETCD_LAG_BOUND_MS / 1_000}s.`);
   }
-  return Number(text);
+  return ms;
 }

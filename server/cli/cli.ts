@@ -1,5 +1,14 @@
 // The `baton` command line. Bad flags or arguments print a clear message and exit 2.
 import { Command, CommanderError, Option } from 'commander';
+import {
+  DEFAULT_ETCD_LAG_BOUND_MS,
+  DEFAULT_ETCD_TOKEN_BLOCK,
+  MAX_ETCD_LAG_BOUND_MS,
+  MAX_ETCD_TOKEN_BLOCK,
+  MIN_ETCD_LAG_BOUND_MS,
+  MIN_ETCD_TOKEN_BLOCK,
+} from '../../lib/cluster/cluster-config.ts';
+import { formatDurationFlag } from '../../lib/duration-flag.ts';
 import { EXIT_USAGE } from '../../lib/errors.ts';
 import { DEFAULT_OPTIONS } from '../daemon/daemon.ts';
 import {
@@ -11,8 +20,10 @@ import {
   durationOption,
   etcdEndpointsOption,
   etcdInSyncOption,
+  etcdLagBoundOption,
   etcdLeaseTtlOption,
   etcdPrefixOption,
+  etcdTokenBlockOption,
   maxParkOption,
   peerTimeoutOption,
   portOption,
@@ -110,6 +121,22 @@ program
     )
       .argParser(etcdInSyncOption)
       .default(DEFAULT_ETCD_IN_SYNC),
+  )
+  .addOption(
+    new Option(
+      '--etcd-token-block <n>',
+      `with --coordination etcd: tokens per block the active reserves in etcd, one compare-and-swap each (${MIN_ETCD_TOKEN_BLOCK} to ${MAX_ETCD_TOKEN_BLOCK}: a standby accepts tokens up to two skipped blocks ahead of the last it saw); smaller means more swaps, larger more tokens skipped at each failover (see docs/cluster.md, "Tokens in the etcd mode")`,
+    )
+      .argParser(etcdTokenBlockOption)
+      .default(DEFAULT_ETCD_TOKEN_BLOCK),
+  )
+  .addOption(
+    new Option(
+      '--etcd-lag-bound <duration>',
+      `with --coordination etcd: how old an in-sync member's oldest unacknowledged batch may grow before the active takes it out of the set (${MIN_ETCD_LAG_BOUND_MS}ms to ${MAX_ETCD_LAG_BOUND_MS / 1_000}s); lower resumes replies sooner when a member stalls, at the price of taking out one that is only slow (a member silent for --peer-timeout is out anyway)`,
+    )
+      .argParser(etcdLagBoundOption)
+      .default(DEFAULT_ETCD_LAG_BOUND_MS, formatDurationFlag(DEFAULT_ETCD_LAG_BOUND_MS)),
   )
   .action(serve);
 

@@ -3,7 +3,7 @@
 import type { Command, OptionValueSource } from 'commander';
 import pino from 'pino';
 import { EXIT_USAGE } from '../../lib/errors.ts';
-import { defaultEtcdPrefix, findPeer, readClusterConfig } from '../../lib/cluster/cluster-config.ts';
+import { DEFAULT_ETCD_LAG_BOUND_MS, DEFAULT_ETCD_TOKEN_BLOCK, defaultEtcdPrefix, findPeer, readClusterConfig } from '../../lib/cluster/cluster-config.ts';
 import { checkToken, DEFAULT_ETCD_IN_SYNC, DEFAULT_ETCD_LEASE_TTL_S } from './cli-options.ts';
 import type { Address } from '../../lib/protocol/address-text.ts';
 import { type Daemon, hostPort, startDaemon, type DaemonOptions } from '../daemon/daemon.ts';
@@ -45,6 +45,10 @@ export interface ServeFlags {
   etcdLeaseTtl?: number;
   /** `--etcd-in-sync`: at most this many standbys in the in-sync set (DEFAULT_ETCD_IN_SYNC when not given). */
   etcdInSync?: number;
+  /** `--etcd-token-block`: tokens per block reserved in etcd (DEFAULT_ETCD_TOKEN_BLOCK when not given). */
+  etcdTokenBlock?: number;
+  /** `--etcd-lag-bound` in ms (DEFAULT_ETCD_LAG_BOUND_MS when not given). */
+  etcdLagBound?: number;
 }
 
 /** Where a flag's value came from (commander's getOptionValueSource): 'cli' or 'env' when given. */
@@ -72,6 +76,8 @@ const ETCD_ONLY_FLAGS = [
   ['etcdPrefix', '--etcd-prefix'],
   ['etcdLeaseTtl', '--etcd-lease-ttl'],
   ['etcdInSync', '--etcd-in-sync'],
+  ['etcdTokenBlock', '--etcd-token-block'],
+  ['etcdLagBound', '--etcd-lag-bound'],
 ] as const;
 
 /**
@@ -162,6 +168,8 @@ export async function serveOptions(flags: ServeFlags, sourceOf: FlagSource): Pro
                 prefix: flags.etcdPrefix ?? defaultEtcdPrefix(loaded.config),
                 leaseTtlSeconds: flags.etcdLeaseTtl ?? DEFAULT_ETCD_LEASE_TTL_S,
                 inSyncMembers: flags.etcdInSync ?? DEFAULT_ETCD_IN_SYNC,
+                tokenBlock: flags.etcdTokenBlock ?? DEFAULT_ETCD_TOKEN_BLOCK,
+                lagBoundMs: flags.etcdLagBound ?? DEFAULT_ETCD_LAG_BOUND_MS,
               },
             }
           : {}),

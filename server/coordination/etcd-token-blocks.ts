@@ -8,18 +8,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
+import { DEFAULT_ETCD_TOKEN_BLOCK } from '../../lib/cluster/cluster-config.ts';
 import type { Block } from '../../lib/coordination/block-reservation.ts';
 import { TokensExhausted } from '../../lib/coordination/block-reservation.ts';
 import { EtcdBlockReserver, NotRoleHolder } from './etcd-block-reserver.ts';
 import type { EtcdCoordination } from './etcd-coordination.ts';
 
 /**
- * Tokens per etcd block. At the pipelined rate of one node (about 100,000 grants/s here) this is
- * one compare-and-swap every 10 s, and half a block (the refill's head start) lasts 5 s, well past
- * a lease TTL of etcd faults; it stays inside one reservation's reach of the ceiling guard
- * (server/cluster/ceiling-guard.ts, 6,400,000), so standbys take the active's tokens as they come.
+ * Tokens per etcd block when `--etcd-token-block` is not given (lib/cluster/cluster-config.ts says
+ * why a million, and why the flag stays inside the ceiling guard's reach: standbys then take the
+ * active's tokens as they come).
  */
-export const ETCD_TOKEN_BLOCK = 1_000_000n;
+export const ETCD_TOKEN_BLOCK = BigInt(DEFAULT_ETCD_TOKEN_BLOCK);
 const LOG_EVERY_MS = 10_000;
 
 export interface EtcdTokenBlocksOptions {

@@ -38,6 +38,7 @@
 // one, then for the successor alone, so the gate, this keeper and etcd agree at every step. If the
 // handoff is called off, resume() lets the keeper's next check widen the set again (standbys that
 // are synced and have acked everything answered, up to the bound), as it would after any change.
+import { DEFAULT_ETCD_LAG_BOUND_MS } from '../../lib/cluster/cluster-config.ts';
 
 /** What the keeper uses of the reply gate (reply-gate.ts). */
 export interface KeptGate {
@@ -88,7 +89,8 @@ export interface InSyncKeeperOptions {
   now?: () => number;
 }
 
-export const DEFAULT_LAG_BOUND_MS = 1_000;
+/** `--etcd-lag-bound` when not given (lib/cluster/cluster-config.ts). */
+export const DEFAULT_LAG_BOUND_MS = DEFAULT_ETCD_LAG_BOUND_MS;
 /** A standby whose oldest unacked batch is older than this share of the lag bound has stalled. */
 export const STALL_SHARE = 0.25;
 /** How long a standby that stalled ranks after those that did not, in lag bounds. */

@@ -93,7 +93,8 @@ export interface DaemonOptions {
   tokenBlockSize?: bigint;
   /**
    * The etcd mode (issue 32): token blocks come only from this supplier (EtcdTokenBlocks,
-   * server/coordination/etcd-token-blocks.ts), not from this node's slot; tokenBlockSize then sizes the etcd blocks (tests).
+   * server/coordination/etcd-token-blocks.ts), not from this node's slot; tokenBlockSize then sizes the etcd blocks (tests)
+   * unless the etcd options name a size (`--etcd-token-block`).
    */
   tokenBlocks?: BlockSupplier;
   logger?: Logger;
@@ -200,7 +201,13 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
   const etcdBlocks: EtcdTokenBlocks | undefined =
     coordination === undefined || etcd === undefined
       ? undefined
-      : (await import('../coordination/etcd-token-blocks.ts')).tokenBlocksOf(coordination, etcd.prefix, log, opts.tokenBlockSize);
+      : (await import('../coordination/etcd-token-blocks.ts')).tokenBlocksOf(
+          coordination,
+          etcd.prefix,
+          log,
+          // `--etcd-token-block` first; the tests' tokenBlockSize sizes etcd blocks when it is not given.
+          etcd.tokenBlock === undefined ? opts.tokenBlockSize : BigInt(etcd.tokenBlock),
+        );
   const supplier = opts.tokenBlocks ?? etcdBlocks;
   const tokens: ReservingTokenSource =
     supplier === undefined
@@ -292,6 +299,7 @@ async function assemble(opts: DaemonOptions, log: Logger, dirLock: DataDirLock |
         store: (members) => coordination.holder.storeInSync(members),
         mayChange: () => node.state.phase === 'active',
         ...(etcd?.inSyncMembers === undefined ? {} : { maxMembers: etcd.inSyncMembers }),
+        ...(etcd?.lagBoundMs === undefined ? {} : { lagBoundMs: etcd.lagBoundMs }),
         priority: opts.cluster.config.peers.map((p) => p.id),
         onChange: (e) => log.info({ members: e.members, stored: e.stored, err: e.error }, 'in-sync set change'),
       });
