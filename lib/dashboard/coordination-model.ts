@@ -74,7 +74,8 @@ function etcdModel(c: CoordinationView, self: string, elapsedMs: number): EtcdMo
     holder: holderText(c, self),
     grant: grantLine(c, elapsedMs),
     ttl: formatDuration(c.lease.ttlMs),
-    inSync: c.inSync === null ? 'not stored (a new cluster, or after a clean stop)' : c.inSync.length === 0 ? 'empty (no standby in sync yet)' : c.inSync.join(', '),
+    inSync:
+      c.inSync === null ? 'not stored (a new cluster, or after a clean stop)' : c.inSync.length === 0 ? 'empty (no standby in sync yet)' : c.inSync.join(', '),
     electable: c.electable,
     quiet: quietText(c, elapsedMs),
     repliesWaiting: c.repliesWaiting,
