@@ -199,6 +199,24 @@ describe('the etcd role holder', () => {
     expect(b.holder.quiet).toBeNull();
     expect(await etcd.get(IN_SYNC).string()).toBe('[]');
   });
+
+  it('a clean stop is not undone by an in-sync write: one on its way lands first, none is sent after', async () => {
+    const cluster = await EtcdCluster.start();
+    const IN_SYNC = 'baton/test/in-sync';
+    const etcd = cluster.client();
+    const a = holder(cluster.client(), 'a', 2, IN_SYNC, 'baton/test/quiet');
+    a.holder.start();
+    await vi.waitFor(() => expect(a.holder.mayGrant()).toBe(true), { timeout: 10_000, interval: 10 });
+    // The keeper's write, sent just before the node stops: it may reach etcd after the stop's own.
+    const before = a.holder.storeInSync(['b']);
+    expect(await a.holder.stopClean(0)).toBe(true);
+    expect(await before).toBe(true);
+    expect(await etcd.get(IN_SYNC).string()).toBeNull();
+    // Still holding the role key until it resigns, and its keeper still running: nothing is written.
+    expect(a.holder.holding).toBe(true);
+    expect(await a.holder.storeInSync([])).toBe(false);
+    expect(await etcd.get(IN_SYNC).string()).toBeNull();
+  });
 });
 
 describe('a stale etcd leader (design rule 2)', () => {

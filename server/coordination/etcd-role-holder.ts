@@ -116,6 +116,10 @@ export class EtcdRoleHolder {
   inSync: ReadonlySet<string> | null | undefined = undefined;
   /** The quiet period of a clean stop as last read; null when there is none (or no quiet key). */
   quiet: QuietPeriod | null = null;
+  /** stopClean() has begun: no in-sync write is sent any more (it would undo the clean stop). */
+  private stoppingClean = false;
+  /** In-sync writes sent and not yet answered: a clean stop waits for them before its own. */
+  private readonly inSyncWrites = new Set<Promise<unknown>>();
   /** Since when (monotonic ms) this node has seen the role key absent; null while it is held (or not read yet). */
   private absentSince: number | null = null;
   /** Until then (monotonic ms) this node campaigns without its stagger (the successor of a handoff). */
@@ -482,16 +486,22 @@ export class EtcdRoleHolder {
   async storeInSync(given: Iterable<string>): Promise<boolean> {
     const members = [...given];
     const lease = this.lease;
-    if (this.o.inSyncKey === undefined || lease === null) return false;
-    const res = await this.client.kv.txn(
+    if (this.o.inSyncKey === undefined || lease === null || this.stoppingClean) return false;
+    const sent = this.client.kv.txn(
       {
         compare: [{ key: Buffer.from(this.o.key), target: 'Lease', result: 'Equal', lease }],
         success: [{ request_put: { key: Buffer.from(this.o.inSyncKey), value: Buffer.from(encodeInSync(members)) } }],
       },
       { deadline: Date.now() + this.callTimeoutMs() },
     );
-    if (res.succeeded) this.inSync = new Set(members);
-    return res.succeeded;
+    this.inSyncWrites.add(sent);
+    try {
+      const res = await sent;
+      if (res.succeeded) this.inSync = new Set(members);
+      return res.succeeded;
+    } finally {
+      this.inSyncWrites.delete(sent);
+    }
   }
 
   /**
@@ -507,6 +517,11 @@ export class EtcdRoleHolder {
     const inSyncKey = this.o.inSyncKey;
     const quietKey = this.o.quietKey;
     if (!this.owner || lease === null || inSyncKey === undefined || quietKey === undefined) return false;
+    // No in-sync write after this one: the keeper, still running until the node resigns, would
+    // store a set again and leave the restarted cluster with nobody electable (seen in CI: an
+    // empty set stored after the clean stop's delete). One already sent is waited for.
+    this.stoppingClean = true;
+    await Promise.allSettled([...this.inSyncWrites]);
     const deadline = () => ({ deadline: Date.now() + this.callTimeoutMs() });
     // etcd counts the lease from its grant, after `quietMs` was measured: it ends no earlier.
     const quietLease = quietMs > 0 ? (await this.client.leaseClient.leaseGrant({ TTL: Math.ceil(quietMs / 1_000) }, deadline())).ID : null;
